@@ -1,0 +1,12 @@
+/** The one settings module: types, defaults, parsing, the variable table. No server dependencies. */
+export * from './errors';
+export * from './parsers';
+export * from './variables';
+export * from './settings';
+export * from './env';
+export * from './sections/service';
+export * from './sections/rate-limit';
+export * from './sections/search';
+export * from './sections/ai';
+export * from './sections/alerting';
+export * from './sections/deploy';

@@ -1,0 +1,124 @@
+import { bool, duration, int, num, str } from '../parsers';
+import { variable, type VariableSpec } from '../variables';
+
+const DNS_LABEL = str({ pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, accepted: 'a DNS label (lower-case letters, digits, -)' });
+const IMAGE = str({ pattern: /^[\w./:@-]+$/, accepted: 'a container image reference such as redis:7.2' });
+const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted: 'a Kubernetes quantity such as 1Gi' });
+
+/** What `cdk8s synth` generates around the service. Synth-only: the service ignores these. */
+export interface DeploySettings {
+  /** Namespace of every object. @default 'svc-ai-search' */
+  readonly namespace: string;
+  /** Backend image. @default 'svc-ai-search-backend:0.1.0' */
+  readonly backendImage: string;
+  /** Backend replicas (the HPA's minimum when enabled). @default 2 */
+  readonly backendReplicas: number;
+  /** Create a HorizontalPodAutoscaler. @default false */
+  readonly hpaEnabled: boolean;
+  /** HPA maximum replicas. @default 10 */
+  readonly hpaMaxReplicas: number;
+  /** HPA CPU utilisation target, percent. @default 70 */
+  readonly hpaCpuPercent: number;
+  /** Redis image of the kvstore. @default 'redis:7.2-alpine' */
+  readonly kvstoreImage: string;
+  /** kvstore volume size. @default '1Gi' */
+  readonly kvstoreStorage: string;
+  /** Prometheus image. @default 'prom/prometheus:v2.53.0' */
+  readonly prometheusImage: string;
+  /** Prometheus volume size. @default '10Gi' */
+  readonly prometheusStorage: string;
+  /** Prometheus global scrape_interval. @default '15s' */
+  readonly scrapeInterval: string;
+  /** Prometheus global evaluation_interval. @default '15s' */
+  readonly evaluationInterval: string;
+  /** Alertmanager image. @default 'prom/alertmanager:v0.25.0' */
+  readonly alertmanagerImage: string;
+}
+
+/** Thresholds and `for` durations of the generated alert rules. Synth-only. */
+export interface AlertRuleSettings {
+  /** BackendDown fires after the target is down this long. @default '1m' */
+  readonly backendDownFor: string;
+  /** HighErrorRate: failed / total over 5m above this ratio. @default 0.05 */
+  readonly errorRateThreshold: number;
+  /** @default '5m' */ readonly errorRateFor: string;
+  /** HighLatency: p99 above this many seconds. @default 2 */
+  readonly latencyP99Seconds: number;
+  /** @default '10m' */ readonly latencyFor: string;
+  /** LowHealthScore: health score below this. @default 70 */
+  readonly healthScoreMin: number;
+  /** @default '10m' */ readonly healthScoreFor: string;
+  /** HighTokenSpend: tokens per hour above this. @default 1000000 */
+  readonly tokensPerHour: number;
+  /** CacheNearFull: cache usage percent above this. @default 90 */
+  readonly cacheUsagePercent: number;
+  /** @default '15m' */ readonly cacheFor: string;
+  /** KvstoreFallback: memory backend in use this long. @default '2m' */
+  readonly kvstoreFallbackFor: string;
+  /** NoTraffic: no requests this long. @default '30m' */
+  readonly noTrafficFor: string;
+  /** Availability SLO for the burn-rate alerts, e.g. 0.999. @default 0.999 */
+  readonly sloAvailability: number;
+}
+
+export const DEFAULT_DEPLOY: DeploySettings = {
+  namespace: 'svc-ai-search',
+  backendImage: 'svc-ai-search-backend:0.1.0',
+  backendReplicas: 2,
+  hpaEnabled: false,
+  hpaMaxReplicas: 10,
+  hpaCpuPercent: 70,
+  kvstoreImage: 'redis:7.2-alpine',
+  kvstoreStorage: '1Gi',
+  prometheusImage: 'prom/prometheus:v2.53.0',
+  prometheusStorage: '10Gi',
+  scrapeInterval: '15s',
+  evaluationInterval: '15s',
+  alertmanagerImage: 'prom/alertmanager:v0.25.0',
+};
+
+export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
+  backendDownFor: '1m',
+  errorRateThreshold: 0.05,
+  errorRateFor: '5m',
+  latencyP99Seconds: 2,
+  latencyFor: '10m',
+  healthScoreMin: 70,
+  healthScoreFor: '10m',
+  tokensPerHour: 1000000,
+  cacheUsagePercent: 90,
+  cacheFor: '15m',
+  kvstoreFallbackFor: '2m',
+  noTrafficFor: '30m',
+  sloAvailability: 0.999,
+};
+
+const s = { synthOnly: true };
+export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
+  variable('NAMESPACE', 'deploy.namespace', DNS_LABEL, 'Kubernetes namespace', s),
+  variable('BACKEND_IMAGE', 'deploy.backendImage', IMAGE, 'Backend container image', s),
+  variable('BACKEND_REPLICAS', 'deploy.backendReplicas', int({ min: 1, max: 100 }), 'Backend replicas', s),
+  variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),
+  variable('HPA_MAX_REPLICAS', 'deploy.hpaMaxReplicas', int({ min: 1, max: 1000 }), 'HPA maximum replicas', s),
+  variable('HPA_CPU_PERCENT', 'deploy.hpaCpuPercent', int({ min: 1, max: 100 }), 'HPA CPU utilisation target, percent', s),
+  variable('KVSTORE_IMAGE', 'deploy.kvstoreImage', IMAGE, 'kvstore (Redis) image', s),
+  variable('KVSTORE_STORAGE', 'deploy.kvstoreStorage', QUANTITY, 'kvstore volume size', s),
+  variable('PROMETHEUS_IMAGE', 'deploy.prometheusImage', IMAGE, 'Prometheus image', s),
+  variable('PROMETHEUS_STORAGE', 'deploy.prometheusStorage', QUANTITY, 'Prometheus volume size', s),
+  variable('PROMETHEUS_SCRAPE_INTERVAL', 'deploy.scrapeInterval', duration(), 'Prometheus scrape_interval', s),
+  variable('PROMETHEUS_EVALUATION_INTERVAL', 'deploy.evaluationInterval', duration(), 'Prometheus evaluation_interval', s),
+  variable('ALERTMANAGER_IMAGE', 'deploy.alertmanagerImage', IMAGE, 'Alertmanager image', s),
+  variable('ALERT_BACKEND_DOWN_FOR', 'alertRules.backendDownFor', duration(), 'BackendDown: for', s),
+  variable('ALERT_ERROR_RATE_THRESHOLD', 'alertRules.errorRateThreshold', num({ min: 0, exclusiveMin: true, max: 1 }), 'HighErrorRate: failed/total ratio', s),
+  variable('ALERT_ERROR_RATE_FOR', 'alertRules.errorRateFor', duration(), 'HighErrorRate: for', s),
+  variable('ALERT_LATENCY_P99_SECONDS', 'alertRules.latencyP99Seconds', num({ min: 0, exclusiveMin: true }), 'HighLatency: p99 seconds', s),
+  variable('ALERT_LATENCY_FOR', 'alertRules.latencyFor', duration(), 'HighLatency: for', s),
+  variable('ALERT_HEALTH_SCORE_MIN', 'alertRules.healthScoreMin', num({ min: 0, max: 100 }), 'LowHealthScore: threshold', s),
+  variable('ALERT_HEALTH_SCORE_FOR', 'alertRules.healthScoreFor', duration(), 'LowHealthScore: for', s),
+  variable('ALERT_TOKENS_PER_HOUR', 'alertRules.tokensPerHour', num({ min: 0, exclusiveMin: true }), 'HighTokenSpend: tokens per hour', s),
+  variable('ALERT_CACHE_USAGE_PERCENT', 'alertRules.cacheUsagePercent', num({ min: 0, exclusiveMin: true, max: 100 }), 'CacheNearFull: usage percent', s),
+  variable('ALERT_CACHE_FOR', 'alertRules.cacheFor', duration(), 'CacheNearFull: for', s),
+  variable('ALERT_KVSTORE_FALLBACK_FOR', 'alertRules.kvstoreFallbackFor', duration(), 'KvstoreFallback: for', s),
+  variable('ALERT_NO_TRAFFIC_FOR', 'alertRules.noTrafficFor', duration(), 'NoTraffic: for', s),
+  variable('SLO_AVAILABILITY', 'alertRules.sloAvailability', num({ min: 0.5, max: 0.99999 }), 'Availability SLO for burn-rate alerts', s),
+];

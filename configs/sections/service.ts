@@ -1,0 +1,114 @@
+import { isIP } from 'node:net';
+import { ParseFailure, int, oneOf, size, str, url, type Parser } from '../parsers';
+import { variable, type VariableSpec } from '../variables';
+
+/** Deployment environment; decides the rate-limit multiplier. */
+export type Environment = 'development' | 'testing' | 'staging' | 'production';
+/** Every accepted `ENVIRONMENT`. */
+export const ENVIRONMENTS: readonly Environment[] = ['development', 'testing', 'staging', 'production'];
+
+/** pino log levels. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * Which proxies are trusted to report the client address in `X-Forwarded-For`.
+ * A number is a hop count (0 = no proxy: the socket address is the client); a list holds the
+ * trusted proxies' addresses or CIDRs (or the names `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = number | readonly string[];
+
+/** Process-level settings of the HTTP service. */
+export interface ServiceSettings {
+  /** TCP port the service listens on. @default 8080 */
+  readonly port: number;
+  /** Deployment environment (`ENVIRONMENT`, else `NODE_ENV`). @default 'development' */
+  readonly environment: Environment;
+  /** Log level of the JSON logs. @default 'info' */
+  readonly logLevel: LogLevel;
+  /** Bearer token required by write endpoints. Secret. @default undefined (writes open in development, refused in production) */
+  readonly apiToken?: string;
+  /** Folder of the embedded content store. @default './data' */
+  readonly dataDir: string;
+  /** Trusted proxies for client addresses. @default 0 (none) */
+  readonly trustProxy: TrustProxy;
+  /** Largest accepted request body (JSON, upload), bytes. @default 10 MiB */
+  readonly maxBodyBytes: number;
+  /** How long SIGTERM waits for in-flight requests before closing connections, seconds. @default 10 */
+  readonly shutdownTimeoutSeconds: number;
+}
+
+/** The shared key-value store (Redis). */
+export interface KvstoreSettings {
+  /** `redis://` or `rediss://` URL; without it everything lives in memory / on disk. Secret when it holds a password. @default undefined */
+  readonly url?: string;
+  /** Password, overriding one in the URL. Secret. @default undefined */
+  readonly password?: string;
+  /** Per-command timeout, milliseconds: a slow kvstore must not slow requests. @default 250 */
+  readonly commandTimeoutMs: number;
+  /** Connect timeout, milliseconds. @default 1000 */
+  readonly connectTimeoutMs: number;
+}
+
+export const DEFAULT_SERVICE: ServiceSettings = {
+  port: 8080,
+  environment: 'development',
+  logLevel: 'info',
+  apiToken: undefined,
+  dataDir: './data',
+  trustProxy: 0,
+  maxBodyBytes: 10 * 1024 * 1024,
+  shutdownTimeoutSeconds: 10,
+};
+
+export const DEFAULT_KVSTORE: KvstoreSettings = {
+  url: undefined,
+  password: undefined,
+  commandTimeoutMs: 250,
+  connectTimeoutMs: 1000,
+};
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyEntry(s: string): boolean {
+  if (PROXY_NAMES.has(s)) return true;
+  const [addr, bits, ...rest] = s.split('/');
+  const family = isIP(addr);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** `TRUST_PROXY`: a hop count or a list of addresses/CIDRs. `true` is refused (it trusts spoofed headers). */
+export function trustProxyParser(): Parser<TrustProxy> {
+  const check = (v: unknown): TrustProxy => {
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10) return v;
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && isProxyEntry(x))) return v as string[];
+    throw new ParseFailure();
+  };
+  return {
+    accepted:
+      'a hop count from 0 to 10 (0 or false = no proxy) or a comma-separated list of proxy IPs/CIDRs (or loopback, linklocal, uniquelocal)',
+    check,
+    parse: (raw) => {
+      const s = raw.trim().toLowerCase();
+      if (s === 'false' || s === 'no' || s === 'none') return 0;
+      if (/^\d+$/.test(s)) return check(Number(s));
+      return check(s.split(',').map((x) => x.trim()).filter(Boolean));
+    },
+  };
+}
+
+export const SERVICE_VARIABLES: readonly VariableSpec[] = [
+  variable('PORT', 'service.port', int({ min: 1, max: 65535 }), 'TCP port of the HTTP service'),
+  variable('ENVIRONMENT', 'service.environment', oneOf(ENVIRONMENTS), 'development, testing, staging or production; falls back to NODE_ENV (test → testing, prod → production)'),
+  variable('LOG_LEVEL', 'service.logLevel', oneOf<LogLevel>(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'Level of the JSON logs'),
+  variable('API_TOKEN', 'service.apiToken', str(), 'Bearer token for write endpoints (ingest, ingest-batch, upload)', { secret: true }),
+  variable('DATA_DIR', 'service.dataDir', str(), 'Folder of the embedded durable content store'),
+  variable('TRUST_PROXY', 'service.trustProxy', trustProxyParser(), 'Proxies trusted for X-Forwarded-For'),
+  variable('MAX_BODY_SIZE', 'service.maxBodyBytes', size({ min: 1024 }), 'Largest request body (JSON and uploads); larger gets 413'),
+  variable('SHUTDOWN_TIMEOUT_SECONDS', 'service.shutdownTimeoutSeconds', int({ min: 0, max: 300 }), 'On SIGTERM, how long in-flight requests may drain'),
+  variable('KVSTORE_URL', 'kvstore.url', url(['redis', 'rediss']), 'Key-value store (Redis) for rate limits and content; unset = memory/disk', { secret: true, secretIsPassword: true }),
+  variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
+  variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
+  variable('KVSTORE_CONNECT_TIMEOUT_MS', 'kvstore.connectTimeoutMs', int({ min: 10, max: 60000 }), 'Connect timeout for the key-value store, ms'),
+];
