@@ -1,0 +1,59 @@
+# svc-ai-search-backend — two commands on a fresh Debian/Ubuntu machine:
+#   make run    install, build, synthesize, serve on :8080 (in-memory defaults, no Redis needed)
+#   make test   install what is missing (system packages included), then run every test
+SHELL := /bin/bash
+NPM ?= npm
+PORT ?= 8080
+
+.PHONY: install system-deps build synth run test test-unit e2e lint typecheck bench validate apply test-alert up clean
+
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.package-lock.json
+
+system-deps:
+	@scripts/install-system-deps.sh
+
+build: install
+	$(NPM) run build
+
+synth: install
+	npx cdk8s synth
+
+run: build synth
+	PORT=$(PORT) $(NPM) start
+
+typecheck: install
+	$(NPM) run typecheck
+
+lint: install
+	$(NPM) run lint
+
+# Every test: types, lint, unit + integration (real redis-server, promtool, amtool) and e2e.
+test: install system-deps
+	$(NPM) run typecheck
+	$(NPM) run lint
+	npx jest --ci
+
+e2e: install system-deps
+	npx jest --ci test/e2e
+
+bench: build system-deps
+	npx ts-node -T bench/run.ts
+
+validate: synth system-deps
+	npx ts-node -T scripts/validate-dist.ts dist
+
+apply: synth
+	kubectl apply -f dist/
+
+test-alert: install
+	npx ts-node -T scripts/test-alert.ts
+
+up: build synth system-deps
+	npx ts-node -T scripts/up.ts
+
+clean:
+	rm -rf build dist coverage .tmp

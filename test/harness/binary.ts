@@ -1,0 +1,74 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+/**
+ * Finds a Debian-packaged binary. `make test` installs them (scripts/install-system-deps.sh);
+ * when one is still missing the error says how to get it rather than letting a test hang.
+ */
+export function requireBinary(name: string): string {
+  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  const path = r.stdout.trim();
+  if (r.status !== 0 || !path) {
+    throw new Error(`${name} is not installed; run scripts/install-system-deps.sh (or make test), which apt-get installs it`);
+  }
+  return path;
+}
+
+/** Result of a finished command. */
+export interface RunResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a binary to completion (promtool, amtool) and returns its output. */
+export function runTool(name: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): RunResult {
+  const r = spawnSync(requireBinary(name), args, { encoding: 'utf8', cwd: opts.cwd, input: opts.input, timeout: 60000 });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** A long-running binary under test: its output is kept so a failing test can print it. */
+export class ManagedProcess {
+  private child: ChildProcess | undefined;
+  private output: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly binary: string,
+    private readonly args: readonly string[],
+    private readonly cwd?: string,
+  ) {}
+
+  /** Starts the process (again, after `stop`). */
+  start(): void {
+    if (this.child && this.child.exitCode === null) throw new Error(`${this.name} already running`);
+    const child = spawn(requireBinary(this.binary), this.args, { cwd: this.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (b: Buffer) => {
+      this.output.push(b.toString());
+      if (this.output.length > 2000) this.output.splice(0, 1000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.child = child;
+  }
+
+  /** The process's output so far (for failure reports). */
+  logs(): string {
+    return this.output.join('');
+  }
+
+  /** True while the process runs. */
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}
