@@ -1,0 +1,31 @@
+import express, { type Express } from 'express';
+import type { AppDeps } from './deps';
+import { errorHandler, notFoundHandler } from './http/errors';
+import { metricsMiddleware } from './metrics/middleware';
+import { opsRouter } from './routes/ops';
+
+/** Express's `trust proxy` value for the `TRUST_PROXY` setting (0 = trust nothing). */
+function trustProxyValue(v: number | readonly string[]): number | string[] | false {
+  if (typeof v === 'number') return v === 0 ? false : v;
+  return [...v];
+}
+
+/**
+ * Builds the Express app without listening. Order: metrics (so every outcome is counted,
+ * 404s and 429s included) → operational endpoints (exempt from limits) → rate limiter →
+ * JSON body → functional API → 404 → one JSON error handler.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxyValue(deps.settings.service.trustProxy));
+  app.set('etag', false);
+  app.use(metricsMiddleware(deps.stats, deps.metrics));
+  app.use(opsRouter(deps));
+  app.use(deps.rateLimiter.middleware);
+  app.use(express.json({ limit: deps.settings.service.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(deps.features.router);
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

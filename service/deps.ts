@@ -1,0 +1,85 @@
+import { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import type { Settings } from '../configs';
+import { systemClock, type Clock } from './clock';
+import { KvstoreConnection } from './kvstore/connection';
+import { Lifecycle } from './lifecycle';
+import { silentLogger } from './logger';
+import { RequestStats } from './metrics/request-stats';
+import { ServiceMetrics } from './metrics/service-metrics';
+import { createRateLimiter, type RateLimiter } from './ratelimit';
+import { createFeatures, type Features } from './routes/features';
+
+/** Dependencies every part of the service may use. Injected, never module-level singletons. */
+export interface CoreDeps {
+  readonly settings: Settings;
+  readonly logger: Logger;
+  /** prom-client registry of this app instance (never the global one). */
+  readonly registry: Registry;
+  readonly clock: Clock;
+  /** The shared kvstore connection (state `not_configured` without KVSTORE_URL). */
+  readonly kvstore: KvstoreConnection;
+  /** The rate limiter's own store connection: RATELIMIT_STORAGE_URL, else the shared kvstore. */
+  readonly rateLimitStore: KvstoreConnection;
+  readonly stats: RequestStats;
+  readonly metrics: ServiceMetrics;
+  readonly lifecycle: Lifecycle;
+}
+
+/** Everything `createApp` needs. */
+export interface AppDeps extends CoreDeps {
+  readonly rateLimiter: RateLimiter;
+  readonly features: Features;
+}
+
+/** Overrides for `createDeps`, for tests and `main`. */
+export type DepsOverrides = Partial<Omit<AppDeps, 'settings'>> & {
+  /** Also register Node process metrics. @default false (tests), main sets true */
+  processMetrics?: boolean;
+};
+
+/**
+ * Wires the default dependencies for `settings`; anything in `overrides` wins. Does not connect
+ * or load anything: call `startDeps` for that.
+ */
+export function createDeps(settings: Settings, overrides: DepsOverrides = {}): AppDeps {
+  const logger = overrides.logger ?? silentLogger();
+  const clock = overrides.clock ?? systemClock;
+  const registry = overrides.registry ?? new Registry();
+  const kvstore = overrides.kvstore ?? new KvstoreConnection(settings.kvstore.url, settings, logger);
+  const rateLimitStore =
+    overrides.rateLimitStore ??
+    (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
+      ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }))
+      : kvstore);
+  const stats = overrides.stats ?? new RequestStats(clock);
+  const metrics =
+    overrides.metrics ??
+    new ServiceMetrics(
+      registry,
+      { stats, kvstoreDegraded: () => kvstore.state === 'disconnected' || rateLimitStore.state === 'disconnected' },
+      { processMetrics: overrides.processMetrics ?? false },
+    );
+  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
+  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitStore, stats, metrics, lifecycle };
+  const features = overrides.features ?? createFeatures(core);
+  metrics.sources.cache = features.cache;
+  const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);
+  return { ...core, features, rateLimiter };
+}
+
+/** Connects the kvstore(s) and loads content; marks the service ready. */
+export async function startDeps(deps: AppDeps): Promise<void> {
+  await deps.kvstore.connect();
+  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.connect();
+  await deps.features.start();
+  deps.lifecycle.markReady();
+}
+
+/** Stops everything `createDeps` and `startDeps` started. */
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await deps.rateLimiter.close();
+  await deps.features.close();
+  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.close();
+  await deps.kvstore.close();
+}

@@ -1,0 +1,47 @@
+import { loadSettings, redactSettings, SettingsError } from '../configs';
+import { createApp } from './app';
+import { createDeps, startDeps } from './deps';
+import { createLogger } from './logger';
+import { listen } from './server';
+
+/** Starts the service: settings → logger → deps → app → listen; SIGTERM/SIGINT drain and exit 0. */
+async function main(): Promise<void> {
+  let settings;
+  try {
+    settings = loadSettings(process.env);
+  } catch (e) {
+    if (e instanceof SettingsError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(settings.service.logLevel);
+  logger.info({ settings: redactSettings(settings) }, 'settings loaded');
+  const deps = createDeps(settings, { logger, processMetrics: true });
+  const app = createApp(deps);
+  const running = await listen(app, deps, settings.service.port);
+  logger.info({ port: running.port, environment: settings.service.environment }, 'listening');
+  await startDeps(deps);
+  logger.info('ready');
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    running.shutdown().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

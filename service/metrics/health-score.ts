@@ -1,0 +1,43 @@
+/** Letter grades, best first. */
+export type PerformanceGrade = 'A' | 'B' | 'C' | 'D' | 'F';
+
+/** How a grade is encoded as the value of `svc_ai_search_performance_grade` (GPA scale). */
+export const GRADE_VALUES: Readonly<Record<PerformanceGrade, number>> = { A: 4, B: 3, C: 2, D: 1, F: 0 };
+
+/** Inputs of the health score. */
+export interface HealthInputs {
+  /** Success rate over the recent window, percent (100 with no traffic). */
+  readonly recentSuccessRate: number;
+  /** Mean response time over the recent window, ms (0 with no traffic). */
+  readonly avgResponseTimeMs: number;
+  /** True when a configured kvstore is unreachable (memory fallback in use). */
+  readonly kvstoreDegraded: boolean;
+}
+
+/** Latency at or under which the latency component is full. */
+export const LATENCY_GOOD_MS = 200;
+/** Latency at or over which the latency component is zero. */
+export const LATENCY_BAD_MS = 2000;
+
+/**
+ * Health score 0–100 = 60% success + 30% latency + 10% dependencies, where
+ * success = recent success rate (percent); latency = 100 at ≤ 200 ms falling linearly to 0 at
+ * ≥ 2000 ms; dependencies = 100, or 0 while a configured kvstore is unreachable.
+ * Rounded to one decimal.
+ */
+export function healthScore(h: HealthInputs): number {
+  const success = Math.min(100, Math.max(0, h.recentSuccessRate));
+  const span = LATENCY_BAD_MS - LATENCY_GOOD_MS;
+  const latency = 100 * Math.min(1, Math.max(0, (LATENCY_BAD_MS - h.avgResponseTimeMs) / span));
+  const deps = h.kvstoreDegraded ? 0 : 100;
+  return Math.round((0.6 * success + 0.3 * latency + 0.1 * deps) * 10) / 10;
+}
+
+/** A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, F below. */
+export function performanceGrade(score: number): PerformanceGrade {
+  if (score >= 90) return 'A';
+  if (score >= 80) return 'B';
+  if (score >= 70) return 'C';
+  if (score >= 60) return 'D';
+  return 'F';
+}

@@ -1,0 +1,175 @@
+import { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 'prom-client';
+import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
+import { REQUEST_TYPES, type RequestType } from './request-types';
+import type { RequestStats, StatsSnapshot } from './request-stats';
+
+/** Occupancy of the search result cache, read at scrape time. */
+export interface CacheStats {
+  /** Entries now. */
+  size(): number;
+  /** Most entries. */
+  maxSize(): number;
+}
+
+/** Metric name prefix (spec: `svc`). */
+export const METRIC_PREFIX = 'svc_ai_search';
+
+/** Sources the gauges read at scrape time. */
+export interface MetricSources {
+  readonly stats: RequestStats;
+  /** The search result cache; absent = empty cache of size 0. */
+  cache?: CacheStats;
+  /** True while a configured kvstore is unreachable. */
+  kvstoreDegraded?: () => boolean;
+}
+
+/** A consistent health view derived from the statistics. */
+export interface HealthView {
+  readonly score: number;
+  readonly grade: PerformanceGrade;
+  readonly snapshot: StatsSnapshot;
+}
+
+/** Latency buckets in seconds, from 5 ms to 10 s. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Registers every metric family of spec §2.1 (plus a latency histogram and Node process metrics)
+ * on the given registry. Counters are fed from `RequestStats` at scrape time, so the exposition
+ * is always consistent with `/metrics`: total = successful + failed.
+ */
+export class ServiceMetrics {
+  /** Latency histogram by route, method and status class (beyond the spec: real percentiles). */
+  readonly requestDuration: Histogram<'route' | 'method' | 'status_class'>;
+
+  constructor(
+    readonly registry: Registry,
+    readonly sources: MetricSources,
+    opts: { processMetrics?: boolean } = {},
+  ) {
+    const p = METRIC_PREFIX;
+    const snap = () => sources.stats.snapshot();
+    // Counters mirror RequestStats, which only grows; prom-client counters cannot be set, so
+    // each collect() increments by the difference since the last scrape.
+    const mirrored = (name: string, help: string, read: (s: StatsSnapshot) => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const now = read(snap());
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    mirrored(`${p}_requests_total`, 'Total number of requests (operational endpoints excluded)', (s) => s.total);
+    mirrored(`${p}_requests_successful`, 'Total successful requests (status < 400)', (s) => s.successful);
+    mirrored(`${p}_requests_failed`, 'Total failed requests (status >= 400)', (s) => s.failed);
+    new Gauge({
+      name: `${p}_success_rate`,
+      help: 'Success rate, percentage: 100 * successful / total (100 with no traffic)',
+      registers: [registry],
+      collect() {
+        this.set(snap().successRate);
+      },
+    });
+    new Gauge({
+      name: `${p}_avg_response_time_ms`,
+      help: 'Average response time over the last 5 minutes, milliseconds',
+      registers: [registry],
+      collect() {
+        this.set(snap().avgResponseTimeMs);
+      },
+    });
+    mirrored(`${p}_total_tokens_used`, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
+    const view = () => this.health();
+    new Gauge({
+      name: `${p}_health_score`,
+      help: 'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
+      registers: [registry],
+      collect() {
+        this.set(view().score);
+      },
+    });
+    new Gauge({
+      name: `${p}_performance_grade`,
+      help: 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0',
+      registers: [registry],
+      collect() {
+        this.set(GRADE_VALUES[view().grade]);
+      },
+    });
+    new Gauge({
+      name: `${p}_cache_size`,
+      help: 'Current cache size (entries in the search result cache)',
+      registers: [registry],
+      collect() {
+        this.set(sources.cache?.size() ?? 0);
+      },
+    });
+    new Gauge({
+      name: `${p}_cache_maxsize`,
+      help: 'Maximum cache size (entries)',
+      registers: [registry],
+      collect() {
+        this.set(sources.cache?.maxSize() ?? 0);
+      },
+    });
+    new Gauge({
+      name: `${p}_cache_usage_percent`,
+      help: 'Cache usage, percentage: 100 * size / maxsize',
+      registers: [registry],
+      collect() {
+        const max = sources.cache?.maxSize() ?? 0;
+        this.set(max ? (100 * (sources.cache?.size() ?? 0)) / max : 0);
+      },
+    });
+    const byTypeSeen = new Map<RequestType, number>();
+    new Counter({
+      name: `${p}_requests_by_type_total`,
+      help: 'Requests per request type (search, chat, ingest, upload, export, eval, content, other)',
+      labelNames: ['type'],
+      registers: [registry],
+      collect() {
+        const s = snap();
+        for (const t of REQUEST_TYPES) {
+          const now = s.byType[t].count;
+          const seen = byTypeSeen.get(t) ?? 0;
+          this.inc({ type: t }, now - seen);
+          byTypeSeen.set(t, now);
+        }
+      },
+    });
+    new Gauge({
+      name: `${p}_requests_by_type_avg_time_ms`,
+      help: 'Average time per request type over the last 5 minutes, milliseconds',
+      labelNames: ['type'],
+      registers: [registry],
+      collect() {
+        const s = snap();
+        for (const t of REQUEST_TYPES) this.set({ type: t }, s.byType[t].avgTimeMs);
+      },
+    });
+    this.requestDuration = new Histogram({
+      name: `${p}_http_request_duration_seconds`,
+      help: 'Request duration in seconds by route, method and status class (operational endpoints excluded)',
+      labelNames: ['route', 'method', 'status_class'],
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${p}_` });
+  }
+
+  /** Health score and grade now. */
+  health(): HealthView {
+    const snapshot = this.sources.stats.snapshot();
+    const score = healthScore({
+      recentSuccessRate: snapshot.recentSuccessRate,
+      avgResponseTimeMs: snapshot.avgResponseTimeMs,
+      kvstoreDegraded: this.sources.kvstoreDegraded?.() ?? false,
+    });
+    return { score, grade: performanceGrade(score), snapshot };
+  }
+}

@@ -1,0 +1,93 @@
+import { Router, type Request } from 'express';
+import { TIER_NAMES } from '../../configs';
+import type { AppDeps } from '../deps';
+import { SERVICE_NAME, SERVICE_VERSION } from '../version';
+
+/** The health record of `/health` and `/api/health`. */
+export function healthRecord(deps: AppDeps) {
+  const { score, grade } = deps.metrics.health();
+  const kvstore = deps.kvstore.state;
+  const degraded = kvstore === 'disconnected' || deps.rateLimitStore.state === 'disconnected';
+  return {
+    status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
+    service: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    environment: deps.settings.service.environment,
+    uptime_seconds: Math.max(0, Math.round((deps.clock.now() - deps.lifecycle.startedAt) / 1000)),
+    timestamp: new Date(deps.clock.now()).toISOString(),
+    kvstore,
+    rate_limit: deps.rateLimiter.status(),
+    rate_limit_backend: deps.rateLimiter.backend(),
+    health_score: score,
+    performance_grade: grade,
+  };
+}
+
+/** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
+export function rateLimitRecord(deps: AppDeps, req: Request) {
+  const eff = deps.settings.rateLimit.effective.tiers;
+  const tier = (t: (typeof TIER_NAMES)[number]) => ({
+    limit: eff[t].limit,
+    window_seconds: eff[t].windowSeconds,
+    burst: eff[t].burst,
+  });
+  return {
+    rate_limits: { global: tier('global'), ip: tier('ip'), search: tier('search'), upload: tier('upload') },
+    backend: deps.rateLimiter.backend(),
+    client_ip: req.ip ?? req.socket.remoteAddress ?? '',
+    environment: deps.settings.service.environment,
+    alert_threshold: deps.settings.rateLimit.alertThreshold,
+    log_warnings: deps.settings.rateLimit.logWarnings,
+    log_all: deps.settings.rateLimit.logAll,
+  };
+}
+
+/** Operational endpoints of spec §4.1; never rate limited, not counted as traffic. */
+export function opsRouter(deps: AppDeps): Router {
+  const r = Router();
+  r.get('/api/metrics/prometheus', async (_req, res) => {
+    const text = await deps.registry.metrics();
+    res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').send(text);
+  });
+  r.get(['/health', '/api/health'], (_req, res) => {
+    res.json(healthRecord(deps));
+  });
+  r.get('/health/live', (_req, res) => {
+    res.json({ status: 'alive' });
+  });
+  r.get('/health/ready', (_req, res) => {
+    const state = deps.lifecycle.state;
+    res.status(state === 'ready' ? 200 : 503).json({
+      status: state === 'ready' ? 'ready' : 'not_ready',
+      state,
+      kvstore: deps.kvstore.state,
+    });
+  });
+  r.get('/metrics', (_req, res) => {
+    const { score, grade, snapshot: s } = deps.metrics.health();
+    const cache = deps.features.cache;
+    const max = cache.maxSize();
+    res.json({
+      requests: {
+        total: s.total,
+        successful: s.successful,
+        failed: s.failed,
+        success_rate: s.successRate,
+        avg_response_time_ms: s.avgResponseTimeMs,
+        window_seconds: deps.stats.windowSeconds,
+      },
+      total_tokens_used: s.tokensUsed,
+      health_score: score,
+      performance_grade: grade,
+      cache: { size: cache.size(), maxsize: max, usage_percent: max ? (100 * cache.size()) / max : 0 },
+      requests_by_type: Object.fromEntries(
+        Object.entries(s.byType).map(([t, v]) => [t, { total: v.count, avg_time_ms: v.avgTimeMs }]),
+      ),
+      uptime_seconds: Math.round((deps.clock.now() - deps.lifecycle.startedAt) / 1000),
+    });
+  });
+  r.get('/api/rate-limit', (req, res) => {
+    res.json(rateLimitRecord(deps, req));
+  });
+  return r;
+}
