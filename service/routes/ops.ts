@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { TIER_NAMES } from '../../configs';
+import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 
