@@ -81,5 +81,7 @@ export function redactSettings(settings: Settings): Settings {
   for (const spec of VARIABLES) {
     if (spec.secret && getPath(copy, spec.path) !== undefined) setPath(copy, spec.path, '<hidden>');
   }
+  // Derived copies of secret values.
+  if (getPath(copy, 'rateLimit.effective.storeUrl') !== undefined) setPath(copy, 'rateLimit.effective.storeUrl', '<hidden>');
   return copy as unknown as Settings;
 }

@@ -132,7 +132,7 @@ export function list<T>(item: Parser<T>, opts: { minItems?: number } = {}): Pars
     return v.map((x) => item.check(x));
   };
   return {
-    accepted: `a comma-separated list${minItems ? ` of at least ${minItems}` : ''} of ${item.accepted.replace(/^an? /, '')} values`,
+    accepted: `a comma-separated list${minItems ? ` of at least ${minItems} item(s)` : ''}, each ${item.accepted}`,
     check,
     parse: (raw) => {
       const parts = raw

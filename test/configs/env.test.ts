@@ -1,0 +1,244 @@
+import {
+  SettingsError,
+  VARIABLES,
+  loadSettings,
+  redactSettings,
+  serviceEnvironment,
+  settingsInputFromEnv,
+} from '../../configs';
+
+/** Runs loadSettings and returns the SettingsError it throws. */
+function errorOf(env: Record<string, string>): SettingsError {
+  try {
+    loadSettings(env);
+  } catch (e) {
+    if (e instanceof SettingsError) return e;
+    throw e;
+  }
+  throw new Error('expected loadSettings to throw');
+}
+
+describe('loadSettings: defaults', () => {
+  it('with an empty environment gives the spec defaults in development (x5)', () => {
+    const s = loadSettings({});
+    expect(s.service.port).toBe(8080);
+    expect(s.service.environment).toBe('development');
+    expect(s.rateLimit.enabled).toBe(true);
+    expect(s.rateLimit.tiers.search).toEqual({ limit: 60, windowSeconds: 60, burst: 15 });
+    expect(s.rateLimit.effective.multiplier).toBe(5);
+    expect(s.rateLimit.effective.tiers.search).toEqual({ limit: 300, windowSeconds: 60, burst: 75 });
+    expect(s.rateLimit.alertThreshold).toBe(0.8);
+    expect(s.rateLimit.logExceeded).toBe(true);
+    expect(s.rateLimit.logWarnings).toBe(false);
+    expect(s.rateLimit.logAll).toBe(false);
+    expect(s.rateLimit.enableMetrics).toBe(true);
+    expect(s.kvstore.url).toBeUndefined();
+    expect(s.rateLimit.effective.storeUrl).toBeUndefined();
+  });
+
+  it('production applies RATE_LIMIT_PROD_MULTIPLIER (1.0): the spec table of §8.1', () => {
+    const t = loadSettings({ ENVIRONMENT: 'production' }).rateLimit.effective.tiers;
+    expect(t.global).toEqual({ limit: 1000, windowSeconds: 3600, burst: 100 });
+    expect(t.ip).toEqual({ limit: 100, windowSeconds: 60, burst: 20 });
+    expect(t.search).toEqual({ limit: 60, windowSeconds: 60, burst: 15 });
+    expect(t.chat).toEqual({ limit: 30, windowSeconds: 60, burst: 10 });
+    expect(t.upload).toEqual({ limit: 10, windowSeconds: 60, burst: 5 });
+  });
+
+  it.each([
+    ['development', 5],
+    ['testing', 5],
+    ['staging', 1],
+    ['production', 1],
+  ])('ENVIRONMENT=%s uses multiplier %d', (env, m) => {
+    expect(loadSettings({ ENVIRONMENT: env }).rateLimit.effective.multiplier).toBe(m);
+  });
+
+  it('multipliers round down and never go below 1', () => {
+    const s = loadSettings({
+      ENVIRONMENT: 'production',
+      RATE_LIMIT_PROD_MULTIPLIER: '0.01',
+      RATE_LIMIT_SEARCH_REQUESTS: '150',
+    });
+    expect(s.rateLimit.effective.tiers.search).toEqual({ limit: 1, windowSeconds: 60, burst: 1 });
+    const d = loadSettings({ ENVIRONMENT: 'development', RATE_LIMIT_DEV_MULTIPLIER: '2.5' });
+    expect(d.rateLimit.effective.tiers.upload).toEqual({ limit: 25, windowSeconds: 60, burst: 12 });
+  });
+
+  it('falls back to NODE_ENV when ENVIRONMENT is unset', () => {
+    expect(loadSettings({ NODE_ENV: 'production' }).service.environment).toBe('production');
+    expect(loadSettings({ NODE_ENV: 'test' }).service.environment).toBe('testing');
+    expect(loadSettings({ NODE_ENV: 'whatever' }).service.environment).toBe('development');
+    expect(loadSettings({ NODE_ENV: 'production', ENVIRONMENT: 'staging' }).service.environment).toBe('staging');
+  });
+
+  it('RATELIMIT_STORAGE_URL wins over KVSTORE_URL for the limiter store', () => {
+    expect(loadSettings({ KVSTORE_URL: 'redis://a:6379' }).rateLimit.effective.storeUrl).toBe('redis://a:6379');
+    expect(
+      loadSettings({ KVSTORE_URL: 'redis://a:6379', RATELIMIT_STORAGE_URL: 'rediss://:pw@b:6380/2' }).rateLimit.effective
+        .storeUrl,
+    ).toBe('rediss://:pw@b:6380/2');
+  });
+
+  it('empty strings count as unset', () => {
+    expect(loadSettings({ PORT: '', API_TOKEN: '  ' }).service.port).toBe(8080);
+    expect(loadSettings({ API_TOKEN: '' }).service.apiToken).toBeUndefined();
+  });
+});
+
+describe('loadSettings: every variable parses', () => {
+  // One good raw value per variable, so a variable added without a test fails here.
+  const GOOD: Record<string, string> = {
+    PORT: '9000', ENVIRONMENT: 'staging', LOG_LEVEL: 'debug', API_TOKEN: 't0k3n', DATA_DIR: '/var/lib/svc',
+    TRUST_PROXY: '10.0.0.0/8,loopback', MAX_BODY_SIZE: '5mb', SHUTDOWN_TIMEOUT_SECONDS: '3',
+    KVSTORE_URL: 'redis://:pw@kv:6379/1', KVSTORE_PASSWORD: 'pw', KVSTORE_COMMAND_TIMEOUT_MS: '100',
+    KVSTORE_CONNECT_TIMEOUT_MS: '500', RATELIMIT_ENABLED: 'no', RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
+    RATE_LIMIT_DEV_MULTIPLIER: '2', RATE_LIMIT_PROD_MULTIPLIER: '1.5', RATE_LIMIT_LOG_EXCEEDED: '0',
+    RATE_LIMIT_LOG_WARNINGS: 'yes', RATE_LIMIT_LOG_ALL: 'TRUE', RATE_LIMIT_ALERT_THRESHOLD: '0.5',
+    RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
+    SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
+    AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
+    AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
+    SMTP_HOST: 'mail.example.com', SMTP_PORT: '25', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_FROM: 'am@example.com',
+    WEBHOOK_URL: 'https://hooks.example.com/x', WEBHOOK_BEARER_TOKEN: 'b', INCIDENT_SERVICE_KEY: 'k',
+    ALERT_GROUP_BY: 'alertname,service', ALERT_GROUP_WAIT: '10s', ALERT_GROUP_INTERVAL: '1m', ALERT_REPEAT_INTERVAL: '2h',
+    NAMESPACE: 'search', BACKEND_IMAGE: 'registry.local/svc:1.2.3', BACKEND_REPLICAS: '3', HPA_ENABLED: 'on',
+    HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60', KVSTORE_IMAGE: 'redis:7', KVSTORE_STORAGE: '2Gi',
+    PROMETHEUS_IMAGE: 'prom/prometheus:v2', PROMETHEUS_STORAGE: '20Gi', PROMETHEUS_SCRAPE_INTERVAL: '30s',
+    PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0',
+  };
+  for (const v of VARIABLES) {
+    if (GOOD[v.name] !== undefined) continue;
+    if (/^CHAT_CHANNEL_/.test(v.name)) GOOD[v.name] = '#c-' + v.name.toLowerCase();
+    else if (/^EMAIL_/.test(v.name)) GOOD[v.name] = v.name.toLowerCase() + '@example.org';
+    else if (/^RATE_LIMIT_\w+_(REQUESTS|BURST)$/.test(v.name)) GOOD[v.name] = '7';
+    else if (/^RATE_LIMIT_\w+_WINDOW$/.test(v.name)) GOOD[v.name] = '30';
+    else if (/^RATE_LIMIT_\w+_PATHS$/.test(v.name)) GOOD[v.name] = '/x/' + v.name.split('_')[2].toLowerCase();
+    else if (/^RATE_LIMIT_\w+_METHODS$/.test(v.name)) GOOD[v.name] = 'get,post';
+    else if (/_FOR$/.test(v.name)) GOOD[v.name] = '3m';
+    else if (/^ALERT_|^SLO_/.test(v.name)) GOOD[v.name] = '0.5';
+  }
+
+  it('has a sample value for every variable in the table', () => {
+    expect(VARIABLES.filter((v) => GOOD[v.name] === undefined).map((v) => v.name)).toEqual([]);
+  });
+
+  it('loads all of them together', () => {
+    const s = loadSettings(GOOD);
+    expect(s.service).toMatchObject({ port: 9000, environment: 'staging', logLevel: 'debug', maxBodyBytes: 5 * 1024 * 1024 });
+    expect(s.service.trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(s.rateLimit.enabled).toBe(false);
+    expect(s.rateLimit.logAll).toBe(true);
+    expect(s.rateLimit.mapping.chat).toEqual({ paths: ['/x/chat'], methods: ['GET', 'POST'] });
+    expect(s.rateLimit.effective.multiplier).toBe(1.5);
+    expect(s.rateLimit.effective.tiers.ip).toEqual({ limit: 10, windowSeconds: 30, burst: 10 });
+    expect(s.ai).toMatchObject({ provider: 'openai', maxRetries: 0, temperature: 0 });
+    expect(s.alerting.groupBy).toEqual(['alertname', 'service']);
+    expect(s.deploy).toMatchObject({ scrapeInterval: '30s', hpaEnabled: true, backendReplicas: 3 });
+  });
+
+  it.each(VARIABLES.map((v) => [v.name, v.path]))('%s lands at %s', (name, path) => {
+    const input = settingsInputFromEnv({ [name]: GOOD[name] }) as Record<string, unknown>;
+    const value = path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], input);
+    expect(value).toBeDefined();
+  });
+});
+
+describe('loadSettings: bad values stop startup with one clear message', () => {
+  it.each([
+    ['RATE_LIMIT_IP_REQUESTS', 'abc', 'an integer'],
+    ['RATE_LIMIT_IP_REQUESTS', '1.5', 'an integer'],
+    ['RATE_LIMIT_SEARCH_WINDOW', '-60', 'an integer from 1'],
+    ['RATE_LIMIT_CHAT_BURST', '0', 'an integer from 1'],
+    ['ENVIRONMENT', 'prod-eu', 'one of development, testing, staging, production'],
+    ['RATE_LIMIT_DEV_MULTIPLIER', '0', 'a number > 0'],
+    ['RATE_LIMIT_PROD_MULTIPLIER', '-1', 'a number > 0'],
+    ['RATE_LIMIT_ALERT_THRESHOLD', '1.5', '<= 1'],
+    ['RATELIMIT_ENABLED', 'maybe', 'true/false'],
+    ['PORT', '70000', 'an integer from 1 to 65535'],
+    ['LOG_LEVEL', 'loud', 'one of fatal'],
+    ['AI_BASE_URL', 'not a url', 'a URL'],
+    ['AI_BASE_URL', 'ftp://x/v1', 'a URL'],
+    ['RATE_LIMIT_SEARCH_PATHS', 'api/search', 'a path starting with /'],
+    ['RATE_LIMIT_SEARCH_METHODS', 'FETCH', 'an HTTP method'],
+    ['TRUST_PROXY', 'true', 'a hop count'],
+    ['TRUST_PROXY', '10.0.0.0/99', 'a hop count'],
+    ['MAX_BODY_SIZE', 'ten megs', 'a size'],
+    ['PROMETHEUS_SCRAPE_INTERVAL', '15', 'a duration'],
+    ['EMAIL_CRITICAL', 'nobody', 'an e-mail address'],
+    ['NAMESPACE', 'Bad_Name', 'a DNS label'],
+  ])('%s=%s', (name, value, accepted) => {
+    const err = errorOf({ [name]: value });
+    expect(err.code).toBe('ERR_SETTINGS_INVALID_VALUE');
+    expect(err.issues).toHaveLength(1);
+    expect(err.message).toContain(name);
+    expect(err.message).toContain(JSON.stringify(value));
+    expect(err.message).toContain(accepted);
+  });
+
+  it('a malformed KVSTORE_URL is named, with any password masked', () => {
+    const err = errorOf({ KVSTORE_URL: 'http://:supersecret@kv:6379' });
+    expect(err.message).toContain('KVSTORE_URL');
+    expect(err.message).toContain('redis://');
+    expect(err.message).not.toContain('supersecret');
+    expect(errorOf({ KVSTORE_URL: 'not a url' }).message).toContain('<hidden>');
+  });
+
+  it('never echoes a secret value', () => {
+    const err = errorOf({ SMTP_PORT: 'x', RATE_LIMIT_IP_BURST: 'y', CHAT_WEBHOOK_URL: 'hooks-secret-value' });
+    expect(err.issues).toHaveLength(3);
+    expect(err.message).not.toContain('hooks-secret-value');
+    expect(err.message).toContain('CHAT_WEBHOOK_URL=<hidden>');
+  });
+
+  it('reports every bad variable at once', () => {
+    const err = errorOf({ PORT: 'x', RATE_LIMIT_IP_WINDOW: '0', ENVIRONMENT: 'nope' });
+    expect(err.issues.map((i) => i.variable).sort()).toEqual(['ENVIRONMENT', 'PORT', 'RATE_LIMIT_IP_WINDOW']);
+  });
+
+  it('a path prefix given to two tiers is a conflict naming both variables', () => {
+    const err = errorOf({ RATE_LIMIT_CHAT_PATHS: '/api/chat,/api/search', RATE_LIMIT_CHAT_METHODS: 'GET' });
+    expect(err.code).toBe('ERR_SETTINGS_CONFLICT');
+    expect(err.message).toContain('RATE_LIMIT_SEARCH_PATHS');
+    expect(err.message).toContain('RATE_LIMIT_CHAT_PATHS');
+  });
+
+  it.each([
+    ['1', true], ['0', false], ['yes', true], ['no', false], ['true', true], ['FALSE', false], ['On', true], ['off', false],
+  ])('boolean %s → %s', (raw, value) => {
+    expect(loadSettings({ RATE_LIMIT_LOG_ALL: raw as string }).rateLimit.logAll).toBe(value);
+  });
+
+  it.each([
+    ['0', 0], ['false', 0], ['1', 1], ['2', 2], ['10.0.0.0/8', ['10.0.0.0/8']], ['::1, fd00::/8', ['::1', 'fd00::/8']],
+  ])('TRUST_PROXY=%s → %j', (raw, value) => {
+    expect(loadSettings({ TRUST_PROXY: raw as string }).service.trustProxy).toEqual(value);
+  });
+});
+
+describe('serviceEnvironment and redactSettings', () => {
+  it('round-trips: the ConfigMap environment reproduces the settings', () => {
+    const s = loadSettings({ ENVIRONMENT: 'production', RATE_LIMIT_SEARCH_REQUESTS: '120', TRUST_PROXY: '1' });
+    const env = serviceEnvironment(s);
+    expect(env.RATE_LIMIT_SEARCH_REQUESTS).toBe('120');
+    expect(env.RATE_LIMIT_SEARCH_PATHS).toBe('/api/search,/api/eval,/api/v1/articles,/api/v1/projects,/api/v1/experiences');
+    expect(loadSettings(env).rateLimit).toEqual(s.rateLimit);
+    expect(loadSettings(env).service).toEqual(s.service);
+  });
+
+  it('leaves secrets and synth-only settings out', () => {
+    const s = loadSettings({ API_TOKEN: 'tok-123', AI_API_KEY: 'sk-456', KVSTORE_URL: 'redis://:pw-789@kv:6379' });
+    const env = serviceEnvironment(s);
+    const text = JSON.stringify(env);
+    for (const secret of ['tok-123', 'sk-456', 'pw-789']) expect(text).not.toContain(secret);
+    expect(env.SMTP_HOST).toBeUndefined();
+    expect(env.NAMESPACE).toBeUndefined();
+  });
+
+  it('redacts every secret for logging', () => {
+    const s = loadSettings({ API_TOKEN: 'tok-123', AI_API_KEY: 'sk-456', SMTP_PASSWORD: 'smtp-789', KVSTORE_URL: 'redis://:kv-000@kv:6379' });
+    const text = JSON.stringify(redactSettings(s));
+    for (const secret of ['tok-123', 'sk-456', 'smtp-789', 'kv-000']) expect(text).not.toContain(secret);
+    expect(redactSettings(s).service.apiToken).toBe('<hidden>');
+  });
+});

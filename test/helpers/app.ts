@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import { parseSettings, type Settings, type SettingsInput } from '../../configs';
+import { createApp } from '../../service/app';
+import { ManualClock } from '../../service/clock';
+import { closeDeps, createDeps, startDeps, type AppDeps, type DepsOverrides } from '../../service/deps';
+
+/** An app built for a test, with its deps, settings and a manual clock. */
+export interface TestApp {
+  readonly app: Express;
+  readonly deps: AppDeps;
+  readonly settings: Settings;
+  readonly clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds an app from typed settings (defaults + `input`), a fresh registry, a silent logger and a
+ * manual clock; starts its deps (so it is ready) unless `start: false`.
+ */
+export async function buildTestApp(
+  input: SettingsInput = {},
+  overrides: DepsOverrides & { start?: boolean } = {},
+): Promise<TestApp> {
+  // Each app gets its own data folder unless the test names one.
+  const dataDir = input.service?.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const settings = parseSettings({ ...input, service: { ...input.service, dataDir } });
+  const clock = (overrides.clock as ManualClock | undefined) ?? new ManualClock();
+  const deps = createDeps(settings, { ...overrides, clock });
+  if (overrides.start ?? true) await startDeps(deps);
+  const close = async () => {
+    await closeDeps(deps);
+    if (!input.service?.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { app: createApp(deps), deps, settings, clock, close };
+}

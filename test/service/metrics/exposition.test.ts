@@ -1,0 +1,127 @@
+import { Registry } from 'prom-client';
+import { ManualClock } from '../../../service/clock';
+import { RequestStats } from '../../../service/metrics/request-stats';
+import { ServiceMetrics } from '../../../service/metrics/service-metrics';
+
+/** The thirteen families of spec §2.1 with their types. */
+const SPEC_FAMILIES: ReadonlyArray<readonly [string, 'counter' | 'gauge']> = [
+  ['svc_ai_search_requests_total', 'counter'],
+  ['svc_ai_search_requests_successful', 'counter'],
+  ['svc_ai_search_requests_failed', 'counter'],
+  ['svc_ai_search_success_rate', 'gauge'],
+  ['svc_ai_search_avg_response_time_ms', 'gauge'],
+  ['svc_ai_search_total_tokens_used', 'counter'],
+  ['svc_ai_search_health_score', 'gauge'],
+  ['svc_ai_search_performance_grade', 'gauge'],
+  ['svc_ai_search_cache_size', 'gauge'],
+  ['svc_ai_search_cache_maxsize', 'gauge'],
+  ['svc_ai_search_cache_usage_percent', 'gauge'],
+  ['svc_ai_search_requests_by_type_total', 'counter'],
+  ['svc_ai_search_requests_by_type_avg_time_ms', 'gauge'],
+];
+
+/** A metrics set with fixed, deterministic traffic. */
+function fixture() {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const stats = new RequestStats(clock);
+  const registry = new Registry();
+  const cache = { n: 25, size: () => cache.n, maxSize: () => 100 };
+  const metrics = new ServiceMetrics(registry, { stats, cache, kvstoreDegraded: () => false }, { processMetrics: false });
+  stats.record('search', 200, 40);
+  stats.record('search', 200, 60);
+  stats.record('chat', 200, 400);
+  stats.record('ingest', 201, 100);
+  stats.record('other', 404, 0.5);
+  stats.addTokens(321);
+  return { clock, stats, registry, cache, metrics };
+}
+
+/** Parses `name{labels} value` sample lines into a map. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    out.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return out;
+}
+
+describe('Prometheus exposition', () => {
+  it('matches the snapshot', async () => {
+    const { registry } = fixture();
+    expect(await registry.metrics()).toMatchSnapshot();
+  });
+
+  it.each(SPEC_FAMILIES)('has %s with TYPE %s and a HELP line', async (name, type) => {
+    const text = await fixture().registry.metrics();
+    expect(text).toContain(`# TYPE ${name} ${type}\n`);
+    expect(text).toMatch(new RegExp(`^# HELP ${name} \\S.*$`, 'm'));
+  });
+
+  it('reports the figures of the traffic', async () => {
+    const s = samples(await fixture().registry.metrics());
+    expect(s.get('svc_ai_search_requests_total')).toBe(5);
+    expect(s.get('svc_ai_search_requests_successful')).toBe(4);
+    expect(s.get('svc_ai_search_requests_failed')).toBe(1);
+    expect(s.get('svc_ai_search_success_rate')).toBe(80);
+    expect(s.get('svc_ai_search_avg_response_time_ms')).toBeCloseTo(120.1);
+    expect(s.get('svc_ai_search_total_tokens_used')).toBe(321);
+    expect(s.get('svc_ai_search_cache_size')).toBe(25);
+    expect(s.get('svc_ai_search_cache_maxsize')).toBe(100);
+    expect(s.get('svc_ai_search_cache_usage_percent')).toBe(25);
+    expect(s.get('svc_ai_search_requests_by_type_total{type="search"}')).toBe(2);
+    expect(s.get('svc_ai_search_requests_by_type_total{type="eval"}')).toBe(0);
+    expect(s.get('svc_ai_search_requests_by_type_avg_time_ms{type="search"}')).toBe(50);
+    // 0.6*80 + 0.3*100 + 0.1*100 = 88 → B (3)
+    expect(s.get('svc_ai_search_health_score')).toBe(88);
+    expect(s.get('svc_ai_search_performance_grade')).toBe(3);
+  });
+
+  it('labels by type cover every request type, always', async () => {
+    const text = await new ServiceMetrics(new Registry(), { stats: new RequestStats(new ManualClock()) }, { processMetrics: false }).registry.metrics();
+    for (const t of ['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other']) {
+      expect(text).toContain(`svc_ai_search_requests_by_type_total{type="${t}"} 0`);
+    }
+  });
+
+  it('counters only grow across scrapes and stay equal to the statistics', async () => {
+    const { registry, stats } = fixture();
+    await registry.metrics();
+    stats.record('search', 500, 10);
+    const s = samples(await registry.metrics());
+    expect(s.get('svc_ai_search_requests_total')).toBe(6);
+    expect(s.get('svc_ai_search_requests_failed')).toBe(2);
+    expect(s.get('svc_ai_search_requests_by_type_total{type="search"}')).toBe(3);
+    const again = samples(await registry.metrics());
+    expect(again.get('svc_ai_search_requests_total')).toBe(6);
+  });
+
+  it('the dependency state moves the health score', async () => {
+    const stats = new RequestStats(new ManualClock());
+    let degraded = false;
+    const registry = new Registry();
+    new ServiceMetrics(registry, { stats, kvstoreDegraded: () => degraded }, { processMetrics: false });
+    expect(samples(await registry.metrics()).get('svc_ai_search_health_score')).toBe(100);
+    degraded = true;
+    expect(samples(await registry.metrics()).get('svc_ai_search_health_score')).toBe(90);
+  });
+
+  it('registers the latency histogram and, when asked, Node process metrics', async () => {
+    const registry = new Registry();
+    const m = new ServiceMetrics(registry, { stats: new RequestStats(new ManualClock()) }, { processMetrics: true });
+    m.requestDuration.observe({ route: 'search', method: 'GET', status_class: '2xx' }, 0.02);
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE svc_ai_search_http_request_duration_seconds histogram');
+    expect(text).toContain('svc_ai_search_http_request_duration_seconds_bucket{le="0.025",route="search",method="GET",status_class="2xx"} 1');
+    expect(text).toContain('svc_ai_search_process_cpu_user_seconds_total');
+  });
+
+  it('two instances never share state (no global registry)', async () => {
+    const a = fixture();
+    const b = new Registry();
+    new ServiceMetrics(b, { stats: new RequestStats(new ManualClock()) }, { processMetrics: false });
+    expect(samples(await b.metrics()).get('svc_ai_search_requests_total')).toBe(0);
+    expect(samples(await a.registry.metrics()).get('svc_ai_search_requests_total')).toBe(5);
+  });
+});
