@@ -40,7 +40,7 @@ export class ManagedProcess {
 
   /** Starts the process (again, after `stop`). */
   start(): void {
-    if (this.child && this.child.exitCode === null) throw new Error(`${this.name} already running`);
+    if (this.running) throw new Error(`${this.name} already running`);
     const child = spawn(requireBinary(this.binary), this.args, { cwd: this.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (b: Buffer) => {
       this.output.push(b.toString());
