@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth run test test-unit e2e lint typecheck bench validate apply test-alert up clean
+.PHONY: install system-deps build synth run test e2e lint typecheck bench validate apply test-alert up readme clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -54,6 +54,10 @@ test-alert: install
 
 up: build synth system-deps
 	npx ts-node -T scripts/up.ts
+
+# Regenerates the settings table in README.md from configs/.
+readme: install
+	npx ts-node -T scripts/settings-table.ts
 
 clean:
 	rm -rf build dist coverage .tmp
