@@ -6,4 +6,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };
