@@ -7,8 +7,10 @@ PORT ?= 8080
 
 .PHONY: install system-deps build synth run test e2e lint typecheck bench validate apply test-alert up readme clean
 
+# `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
+# optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
 node_modules/.package-lock.json: package.json package-lock.json
-	$(NPM) ci --no-audit --no-fund
+	$(NPM) install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.package-lock.json
