@@ -36,12 +36,18 @@ export class ManagedProcess {
     private readonly binary: string,
     private readonly args: readonly string[],
     private readonly cwd?: string,
+    /** Environment of the child. @default the test process's environment */
+    private readonly env?: NodeJS.ProcessEnv,
   ) {}
 
   /** Starts the process (again, after `stop`). */
   start(): void {
     if (this.running) throw new Error(`${this.name} already running`);
-    const child = spawn(requireBinary(this.binary), this.args, { cwd: this.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(requireBinary(this.binary), this.args, {
+      cwd: this.cwd,
+      env: this.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (b: Buffer) => {
       this.output.push(b.toString());
       if (this.output.length > 2000) this.output.splice(0, 1000);
@@ -54,6 +60,19 @@ export class ManagedProcess {
   /** The process's output so far (for failure reports). */
   logs(): string {
     return this.output.join('');
+  }
+
+  /** The last `lines` lines of output, for failure reports that must stay readable. */
+  tail(lines = 60): string {
+    const all = this.logs().split('\n');
+    return all.slice(-lines - 1).join('\n');
+  }
+
+  /** Exit code or signal of a process that has stopped, e.g. `exit 1` or `signal SIGKILL`; undefined while it runs. */
+  get exitStatus(): string | undefined {
+    const c = this.child;
+    if (!c || this.running) return undefined;
+    return c.signalCode ? `signal ${c.signalCode}` : `exit ${c.exitCode}`;
   }
 
   /** True while the process runs. */

@@ -32,3 +32,54 @@ export async function waitForPort(port: number, timeoutMs = 15000): Promise<void
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** True when nothing listens on 127.0.0.1:port right now (so it can be bound). */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** `preferred` when it is free on 127.0.0.1 (a person's usual port), else any free port. */
+export async function preferredPort(preferred: number | undefined): Promise<number> {
+  if (preferred !== undefined && (await portIsFree(preferred))) return preferred;
+  return freePort();
+}
+
+/** Options of `waitFor`. */
+export interface WaitForOptions {
+  /** Give up after this long. @default 15000 */
+  readonly timeoutMs?: number;
+  /** Pause between attempts. @default 250 */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Polls `check` until it returns something other than `undefined` or `false` and resolves with
+ * that. A throwing check counts as "not yet". On timeout the error names `what` and the last
+ * value or error seen, so a failing test says what it was waiting for and what it saw instead.
+ */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: WaitForOptions = {},
+): Promise<T> {
+  const timeoutMs = opts.timeoutMs ?? 15000;
+  const intervalMs = opts.intervalMs ?? 250;
+  const deadline = Date.now() + timeoutMs;
+  let last = 'nothing yet';
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+      last = `got ${JSON.stringify(v)}`;
+    } catch (e) {
+      last = `error: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

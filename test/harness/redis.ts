@@ -19,9 +19,9 @@ export class RedisServer {
     this.process = new ManagedProcess('redis-server', 'redis-server', args);
   }
 
-  /** Starts a server and waits until it accepts connections. */
-  static async start(opts: { password?: string } = {}): Promise<RedisServer> {
-    const server = new RedisServer(await freePort(), opts.password);
+  /** Starts a server (on `port`, else a free one) and waits until it accepts connections. */
+  static async start(opts: { password?: string; port?: number } = {}): Promise<RedisServer> {
+    const server = new RedisServer(opts.port ?? (await freePort()), opts.password);
     await server.restart();
     return server;
   }

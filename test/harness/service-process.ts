@@ -1,0 +1,124 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { resolve } from 'node:path';
+import { ManagedProcess } from './binary';
+import { freePort, waitFor } from './ports';
+
+/** The repository root (where `service/main.ts` and `node_modules/` are). */
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+
+/** A finished HTTP exchange with the service. */
+export interface ServiceResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+  /** The body parsed as JSON (throws when it is not JSON). */
+  json<T = unknown>(): T;
+}
+
+/** Options of one request to the service. */
+export interface ServiceRequestOptions {
+  /** @default 'GET' */
+  readonly method?: string;
+  /**
+   * Loopback source address to connect from, e.g. `127.0.0.5` (Linux routes all of 127.0.0.0/8
+   * to lo). The service then sees that client address without trusting any proxy header, so a
+   * test can be "one client" without sharing limits with the others.
+   * @default the kernel's choice (127.0.0.1)
+   */
+  readonly from?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** JSON-encoded when not a string. */
+  readonly body?: unknown;
+}
+
+/** How to start the service. */
+export interface ServiceProcessOptions {
+  /** The child's whole environment (PORT is set from `port`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** @default a free port */
+  readonly port?: number;
+}
+
+/**
+ * The real service as a child process: `node -r ts-node/register/transpile-only service/main.ts`,
+ * exactly what `main` does in production minus the build step (transpile-only: types are the
+ * typecheck's job). Ready means `/health/ready` answers 200.
+ */
+export class ServiceProcess {
+  readonly process: ManagedProcess;
+
+  private constructor(
+    readonly port: number,
+    env: Readonly<Record<string, string | undefined>>,
+  ) {
+    this.process = new ManagedProcess(
+      'service',
+      'node',
+      ['-r', 'ts-node/register/transpile-only', 'service/main.ts'],
+      REPO_ROOT,
+      { ...env, PORT: String(port) },
+    );
+  }
+
+  /** Starts the service and waits until it is ready. */
+  static async start(opts: ServiceProcessOptions): Promise<ServiceProcess> {
+    const svc = new ServiceProcess(opts.port ?? (await freePort()), opts.env);
+    await svc.restart();
+    return svc;
+  }
+
+  /** `http://127.0.0.1:<port>`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** True while the process runs. */
+  get running(): boolean {
+    return this.process.running;
+  }
+
+  /** Starts it again on the same port (after `stop`) and waits until ready. */
+  async restart(): Promise<void> {
+    this.process.start();
+    await waitFor(
+      'the service to be ready (/health/ready 200)',
+      async () => {
+        if (!this.process.running) throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
+        return (await this.request('/health/ready')).status === 200;
+      },
+      { timeoutMs: 30000, intervalMs: 200 },
+    );
+  }
+
+  /** One HTTP request on a fresh connection (no keep-alive pool survives a restart). */
+  request(path: string, opts: ServiceRequestOptions = {}): Promise<ServiceResponse> {
+    const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const headers: Record<string, string> = { ...opts.headers };
+    if (payload !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+    return new Promise((resolvePromise, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: this.port, path, method: opts.method ?? 'GET', headers, localAddress: opts.from, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+          });
+        },
+      );
+      req.setTimeout(10000, () => req.destroy(new Error(`${opts.method ?? 'GET'} ${path}: no answer in 10 s`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** Graceful stop (SIGTERM: drain, close, exit 0). */
+  async stop(): Promise<void> {
+    await this.process.stop('SIGTERM', 15000);
+  }
+}
