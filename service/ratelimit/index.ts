@@ -1,14 +1,55 @@
 import type { CoreDeps } from '../deps';
+import { FailoverStore } from './failover-store';
+import { MemoryStore } from './memory-store';
+import { RateLimitMetrics } from './metrics';
+import { rateLimitMiddleware } from './middleware';
+import { RedisStore } from './redis-store';
+import { TierResolver } from './tiers';
 import type { RateLimiter } from './types';
 
-export type { RateLimiter, RateLimitBackend, RateLimitStatus } from './types';
+export type { RateLimiter, RateLimitBackend, RateLimitStatus, Decision, DecisionStore } from './types';
+export { clientId } from './client-key';
+export { RATE_LIMIT_METRICS } from './metrics';
+export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tiers';
+export { MemoryStore } from './memory-store';
+export { RedisStore } from './redis-store';
+export { FailoverStore } from './failover-store';
 
-/** Builds the rate limiter from settings. (Placeholder until the limiter lands: lets all through.) */
-export function createRateLimiter(deps: CoreDeps): RateLimiter {
+/** Options beyond settings, for tests. */
+export interface RateLimiterOptions {
+  /** How often a failing-but-connected kvstore is probed, ms. @default 1000 */
+  readonly probeIntervalMs?: number;
+}
+
+/**
+ * Builds the multi-level rate limiter from `deps.settings.rateLimit`: GCRA tiers (global, ip and
+ * the endpoint tier of the path) decided in one atomic step on the rate-limit kvstore connection,
+ * with the in-memory store whenever that store is not configured or not working.
+ *
+ * `status()` is `enabled` or `disabled` from settings: the limiter is built synchronously from
+ * validated settings, so there is no state in which it cannot tell (`unknown` is never returned).
+ * `backend()` is where decisions are made right now; with rate limiting disabled it still reports
+ * where they would be made.
+ */
+export function createRateLimiter(deps: CoreDeps, options: RateLimiterOptions = {}): RateLimiter {
+  const rl = deps.settings.rateLimit;
+  const connection = deps.rateLimitStore;
+  const logger = deps.logger.child({ component: 'ratelimit' });
+  const memory = new MemoryStore(deps.clock, rl.memoryMaxKeys);
+  const redis = connection.client ? new RedisStore(connection.client) : undefined;
+  let metrics: RateLimitMetrics | undefined;
+  const store = new FailoverStore(connection, redis, memory, logger, deps.clock, {
+    probeIntervalMs: options.probeIntervalMs,
+    onStoreError: () => metrics?.storeError(),
+  });
+  if (rl.enableMetrics) metrics = new RateLimitMetrics(deps.registry, () => store.backend());
+  const middleware = rl.enabled
+    ? rateLimitMiddleware({ settings: rl, resolver: new TierResolver(rl), store, logger, metrics })
+    : (_req: unknown, _res: unknown, next: () => void) => next();
   return {
-    middleware: (_req, _res, next) => next(),
-    backend: () => (deps.kvstore.available ? 'kvstore' : 'memory'),
-    status: () => (deps.settings.rateLimit.enabled ? 'enabled' : 'disabled'),
-    close: async () => undefined,
+    middleware,
+    backend: () => store.backend(),
+    status: () => (rl.enabled ? 'enabled' : 'disabled'),
+    close: async () => store.close(),
   };
 }

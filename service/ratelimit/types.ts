@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { TierPlan } from './tiers';
 
 /** Where rate-limit state lives right now. */
 export type RateLimitBackend = 'kvstore' | 'memory';
@@ -16,4 +17,20 @@ export interface RateLimiter {
   status(): RateLimitStatus;
   /** Releases timers and connections it owns. */
   close(): Promise<void>;
+}
+
+/**
+ * The outcome of checking one request against all its tiers at once. `debts[i]` is tier i's debt
+ * (see gcra.ts) as of `now` after the decision: consumed when admitted, untouched when refused.
+ */
+export interface Decision {
+  readonly allowed: boolean;
+  /** The store's clock, ms since the epoch (Redis `TIME` for the kvstore). */
+  readonly now: number;
+  readonly debts: readonly number[];
+}
+
+/** Where tier state lives. Decides every tier of a plan atomically: all admit, or nothing is consumed. */
+export interface DecisionStore {
+  decide(plan: TierPlan, keys: readonly string[]): Promise<Decision>;
 }

@@ -1,0 +1,148 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock';
+import type { KvstoreState } from '../kvstore/connection';
+import type { MemoryStore } from './memory-store';
+import type { TierPlan } from './tiers';
+import type { Decision, DecisionStore, RateLimitBackend } from './types';
+
+/** What the failover store needs of the connection (a KvstoreConnection): state and `up`/`down` events. */
+export interface StoreConnection {
+  readonly available: boolean;
+  readonly state: KvstoreState;
+  on(event: 'up' | 'down', listener: () => void): unknown;
+  off(event: 'up' | 'down', listener: () => void): unknown;
+}
+
+/** The shared store: decisions plus a cheap probe (the RedisStore). */
+export interface SharedStore extends DecisionStore {
+  probe(): Promise<void>;
+}
+
+/** Options of the failover store. */
+export interface FailoverOptions {
+  /** How often a failing-but-connected kvstore is probed while requests use memory, ms. @default 1000 */
+  readonly probeIntervalMs?: number;
+  /** Called on every kvstore error (the store-error counter). */
+  readonly onStoreError?: (err: unknown) => void;
+}
+
+/**
+ * Uses the kvstore while it works and the memory store otherwise, explicitly (the analogue of
+ * express-rate-limit's `passOnStoreError`, except that requests stay limited, per replica):
+ *
+ * - no store URL: memory, always;
+ * - connection down (at startup or later): memory at once, no command is even tried (the
+ *   connection has no offline queue), and back to the kvstore on the connection's `up` event;
+ * - connection up but a command fails (timeout of a hung server, READONLY, OOM...): that request
+ *   is decided by memory, later ones go straight to memory, and a background probe (one
+ *   round trip per `probeIntervalMs`, through the real script) switches back when it succeeds.
+ *
+ * One warning when an outage starts and one line when it ends, never one per request.
+ */
+export class FailoverStore implements DecisionStore {
+  private tripped = false;
+  private outageSince: number | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly probeIntervalMs: number;
+  private readonly onUp = () => {
+    this.tripped = false;
+    this.stopProbe();
+    this.sync('kvstore connection is back');
+  };
+  private readonly onDown = () => this.sync('kvstore connection lost or refused');
+
+  constructor(
+    private readonly connection: StoreConnection,
+    private readonly redis: SharedStore | undefined,
+    private readonly memory: MemoryStore,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+    private readonly options: FailoverOptions = {},
+  ) {
+    this.probeIntervalMs = options.probeIntervalMs ?? 1000;
+    if (redis) {
+      connection.on('up', this.onUp);
+      connection.on('down', this.onDown);
+    }
+  }
+
+  /** The backend requests are decided by right now. */
+  backend(): RateLimitBackend {
+    return this.redis !== undefined && this.connection.available && !this.tripped ? 'kvstore' : 'memory';
+  }
+
+  decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
+    if (this.backend() === 'memory') return this.memory.decide(plan, keys);
+    return this.redis!.decide(plan, keys).catch((err: unknown) => {
+      this.failed(err);
+      return this.memory.decideNow(plan, keys);
+    });
+  }
+
+  /** Stops probing and listening. */
+  close(): void {
+    this.closed = true;
+    this.stopProbe();
+    this.connection.off('up', this.onUp);
+    this.connection.off('down', this.onDown);
+  }
+
+  private failed(err: unknown): void {
+    this.options.onStoreError?.(err);
+    this.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'rate-limit kvstore command failed');
+    if (this.tripped || !this.connection.available) return;
+    this.tripped = true;
+    this.sync(`kvstore command failed: ${err instanceof Error ? err.message : String(err)}`);
+    this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.closed || this.probeTimer) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      this.probe();
+    }, this.probeIntervalMs);
+    this.probeTimer.unref();
+  }
+
+  private probe(): void {
+    // A lost connection untrips on its own `up` event; until then there is nothing to probe.
+    if (!this.tripped || this.closed || !this.connection.available) return;
+    this.redis!.probe().then(
+      () => {
+        if (!this.tripped) return;
+        this.tripped = false;
+        this.sync('kvstore answers again');
+      },
+      (err: unknown) => {
+        this.options.onStoreError?.(err);
+        this.scheduleProbe();
+      },
+    );
+  }
+
+  private stopProbe(): void {
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+
+  /** Logs the start and the end of an outage, once each. */
+  private sync(reason: string): void {
+    if (this.redis === undefined) return;
+    const backend = this.backend();
+    const now = this.clock.now();
+    // While the first connection attempt is still running there is no outage yet.
+    const outage = backend === 'memory' && this.connection.state !== 'connecting';
+    if (outage && this.outageSince === undefined) {
+      this.outageSince = now;
+      this.logger.warn(
+        { backend, reason },
+        'rate limiting falls back to the in-memory store: limits now hold per replica until the kvstore returns',
+      );
+    } else if (!outage && backend === 'kvstore' && this.outageSince !== undefined) {
+      this.logger.warn({ backend, reason, outage_ms: now - this.outageSince }, 'rate limiting is back on the kvstore');
+      this.outageSince = undefined;
+    }
+  }
+}

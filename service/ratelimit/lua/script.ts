@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type Redis from 'ioredis';
+
+/**
+ * Decides every tier of one request in one atomic step: the GCRA of gcra.ts, line by line.
+ *
+ * KEYS[i]  the key of tier i (global, ip, then the endpoint tier).
+ * ARGV[1]  "now" in ms, or "" to read Redis `TIME` (the default: replicas share one clock).
+ * ARGV[3i-1], ARGV[3i], ARGV[3i+1]  limit, window ms and burst of tier i.
+ *
+ * Each key holds "<t> <debt>" with a PX expiry at the moment its bucket is full again, so idle
+ * keys vanish on their own. The script reads every tier first and writes only when all admit: a
+ * refused request consumes nothing anywhere. Reply: { allowed (1|0), now, debt_1, ..., debt_n },
+ * every debt as of `now` after the decision. With no keys it only reads the clock (a probe).
+ */
+export const DECIDE_SOURCE = `
+if redis.replicate_commands then redis.replicate_commands() end
+local now
+if ARGV[1] == '' then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
+local n = #KEYS
+local debts = {}
+local stamps = {}
+local allowed = 1
+for i = 1, n do
+  local limit = tonumber(ARGV[3 * i - 1])
+  local window = tonumber(ARGV[3 * i])
+  local capacity = tonumber(ARGV[3 * i + 1]) * window
+  local debt = 0
+  local stamp = now
+  local value = redis.call('GET', KEYS[i])
+  if value then
+    local space = string.find(value, ' ', 1, true)
+    local t = tonumber(string.sub(value, 1, space - 1))
+    debt = tonumber(string.sub(value, space + 1))
+    if now > t then
+      debt = debt - (now - t) * limit
+      if debt < 0 then debt = 0 end
+    else
+      stamp = t
+    end
+  end
+  if debt + window > capacity then allowed = 0 end
+  debts[i] = debt
+  stamps[i] = stamp
+end
+if allowed == 1 then
+  for i = 1, n do
+    local limit = tonumber(ARGV[3 * i - 1])
+    local debt = debts[i] + tonumber(ARGV[3 * i])
+    debts[i] = debt
+    redis.call('SET', KEYS[i], string.format('%.0f %.0f', stamps[i], debt), 'PX', math.ceil(debt / limit))
+  end
+end
+local reply = { allowed, now }
+for i = 1, n do reply[i + 2] = debts[i] end
+return reply
+`.trim();
+
+/** True for Redis's "script not in cache" reply (after `SCRIPT FLUSH`, a restart or a failover). */
+export function isNoScriptError(err: unknown): boolean {
+  return err instanceof Error && /^NOSCRIPT(?:\s|$)/.test(err.message);
+}
+
+/**
+ * A Lua script run by its SHA1. `EVALSHA` sends only the hash; when Redis answers NOSCRIPT the
+ * same call is repeated once as `EVAL`, which runs the script and caches it again, so a flushed
+ * script costs one extra round trip once and never an error.
+ */
+export class LuaScript {
+  /** SHA1 of the source, as Redis computes it. */
+  readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /**
+   * Runs the script. `args` is `[slot, numKeys, ...keys, ...argv]`: the runner writes the script
+   * reference into `slot`, so the caller builds one array per call and the fast path copies none.
+   */
+  async run(client: Redis, args: (string | number)[]): Promise<unknown> {
+    args[0] = this.sha;
+    try {
+      return await client.call('EVALSHA', args);
+    } catch (err) {
+      if (!isNoScriptError(err)) throw err;
+      args[0] = this.source;
+      return client.call('EVAL', args);
+    }
+  }
+}
+
+/** The decision script. */
+export const decideScript = new LuaScript(DECIDE_SOURCE);

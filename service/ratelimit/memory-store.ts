@@ -1,0 +1,98 @@
+import type { Clock } from '../clock';
+import { admits, debtAt, msUntilFull, stampAt } from './gcra';
+import type { TierPlan } from './tiers';
+import type { Decision, DecisionStore } from './types';
+
+/** One key's GCRA state (see gcra.ts) and the moment its bucket is full again. */
+interface Entry {
+  t: number;
+  debt: number;
+  /** When the debt has drained: from then on the entry is the same as no entry. */
+  expires: number;
+}
+
+/**
+ * The in-process store: the same decisions as the Lua script, for a single replica. A Map in
+ * insertion order doubles as an LRU list (an admitted key moves to the end), so memory stays
+ * bounded by `maxKeys` however many clients come and go; no timer per key: an entry whose bucket
+ * is full again is simply dropped when next seen, or evicted as the oldest.
+ *
+ * Eviction forgets a client's debt early (it gets a full bucket back). With the cap far above the
+ * number of clients active within one window, only an address-rotating flood evicts anything, and
+ * then the oldest keys first: the ones most likely already drained.
+ */
+export class MemoryStore implements DecisionStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly found: (Entry | undefined)[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    /** Most keys kept (`RATE_LIMIT_MEMORY_MAX_KEYS`). */
+    readonly maxKeys: number,
+  ) {}
+
+  /** Keys held now (drained ones included until seen or evicted). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Forgets everything (tests). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** The decision, synchronously (the failover store uses it when the kvstore fails mid-request). */
+  decideNow(plan: TierPlan, keys: readonly string[]): Decision {
+    const now = this.clock.now();
+    const tiers = plan.tiers;
+    const n = tiers.length;
+    const debts = new Array<number>(n);
+    const found = this.found;
+    let allowed = true;
+    for (let i = 0; i < n; i++) {
+      let entry = this.entries.get(keys[i]);
+      if (entry !== undefined && entry.expires <= now) {
+        this.entries.delete(keys[i]);
+        entry = undefined;
+      }
+      found[i] = entry;
+      debts[i] = debtAt(entry, now, tiers[i].gcra);
+      if (!admits(debts[i], tiers[i].gcra)) allowed = false;
+    }
+    if (allowed) {
+      for (let i = 0; i < n; i++) {
+        const g = tiers[i].gcra;
+        const entry = found[i];
+        const t = stampAt(entry, now);
+        const debt = debts[i] + g.windowMs;
+        debts[i] = debt;
+        const expires = t + msUntilFull(debt, g);
+        if (entry !== undefined) {
+          // Move to the LRU end.
+          this.entries.delete(keys[i]);
+          entry.t = t;
+          entry.debt = debt;
+          entry.expires = expires;
+          this.entries.set(keys[i], entry);
+        } else {
+          this.entries.set(keys[i], { t, debt, expires });
+          this.evict();
+        }
+      }
+    }
+    found.fill(undefined);
+    return { allowed, now, debts };
+  }
+
+  decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
+    return Promise.resolve(this.decideNow(plan, keys));
+  }
+
+  private evict(): void {
+    while (this.entries.size > this.maxKeys) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) return;
+      this.entries.delete(oldest.value);
+    }
+  }
+}

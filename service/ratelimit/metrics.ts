@@ -1,0 +1,106 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { TIER_NAMES, type TierName } from '../../configs';
+import { METRIC_PREFIX } from '../metrics/service-metrics';
+import type { RateLimitBackend } from './types';
+
+/** The rate-limit metric names (alert rules reference them; keep them stable). */
+export const RATE_LIMIT_METRICS = {
+  /** counter {tier, result="allowed"|"refused"}: each decision, once per applicable tier, with that tier's own verdict. */
+  requests: `${METRIC_PREFIX}_rate_limit_requests_total`,
+  /** counter {tier}: admitted requests that left the tier at or above RATE_LIMIT_ALERT_THRESHOLD usage. */
+  nearLimit: `${METRIC_PREFIX}_rate_limit_near_limit_total`,
+  /** counter: failed kvstore commands (each one made a request fall back to memory). */
+  storeErrors: `${METRIC_PREFIX}_rate_limit_store_errors_total`,
+  /** gauge {backend="kvstore"|"memory"}: 1 for the backend in use, 0 for the other. */
+  backend: `${METRIC_PREFIX}_rate_limit_backend`,
+  /** histogram {backend}: seconds to decide a request (the kvstore round trip included). */
+  decision: `${METRIC_PREFIX}_rate_limit_decision_seconds`,
+} as const;
+
+/** Buckets of the decision histogram: 50 µs to 1 s (a kvstore decision is ~0.1-1 ms, a timeout 250 ms). */
+export const DECISION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+interface Incrementable {
+  inc(value?: number): void;
+}
+
+/**
+ * The rate-limit metrics on an injected registry. Label children are bound once, so the hot path
+ * does no label hashing; every tier × result series exists from the start (at 0).
+ */
+export class RateLimitMetrics {
+  private readonly allowed: Record<TierName, Incrementable>;
+  private readonly refused: Record<TierName, Incrementable>;
+  private readonly near: Record<TierName, Incrementable>;
+  private readonly errors: Counter;
+  private readonly durations: Record<RateLimitBackend, { observe(v: number): void }>;
+
+  constructor(registry: Registry, backend: () => RateLimitBackend) {
+    const requests = new Counter({
+      name: RATE_LIMIT_METRICS.requests,
+      help: 'Rate-limit decisions: one per applicable tier per request, result = that tier\'s verdict (allowed | refused)',
+      labelNames: ['tier', 'result'],
+      registers: [registry],
+    });
+    const near = new Counter({
+      name: RATE_LIMIT_METRICS.nearLimit,
+      help: 'Admitted requests that left a tier at or above the alert threshold (used / burst >= RATE_LIMIT_ALERT_THRESHOLD)',
+      labelNames: ['tier'],
+      registers: [registry],
+    });
+    this.errors = new Counter({
+      name: RATE_LIMIT_METRICS.storeErrors,
+      help: 'Failed rate-limit kvstore commands (the request was decided by the in-memory store instead)',
+      registers: [registry],
+    });
+    new Gauge({
+      name: RATE_LIMIT_METRICS.backend,
+      help: 'Rate-limit backend in use: 1 for the current one (kvstore | memory), 0 for the other',
+      labelNames: ['backend'],
+      registers: [registry],
+      collect() {
+        const now = backend();
+        this.set({ backend: 'kvstore' }, now === 'kvstore' ? 1 : 0);
+        this.set({ backend: 'memory' }, now === 'memory' ? 1 : 0);
+      },
+    });
+    const decision = new Histogram({
+      name: RATE_LIMIT_METRICS.decision,
+      help: 'Time to decide a request against all its tiers, seconds, by backend',
+      labelNames: ['backend'],
+      buckets: DECISION_BUCKETS,
+      registers: [registry],
+    });
+    const bind = (f: (t: TierName) => Incrementable) =>
+      Object.fromEntries(TIER_NAMES.map((t) => [t, f(t)])) as Record<TierName, Incrementable>;
+    this.allowed = bind((t) => requests.labels(t, 'allowed'));
+    this.refused = bind((t) => requests.labels(t, 'refused'));
+    this.near = bind((t) => near.labels(t));
+    for (const t of TIER_NAMES) {
+      this.allowed[t].inc(0);
+      this.refused[t].inc(0);
+      this.near[t].inc(0);
+    }
+    this.durations = { kvstore: decision.labels('kvstore'), memory: decision.labels('memory') };
+  }
+
+  /** Counts one tier's verdict. */
+  verdict(tier: TierName, admitted: boolean): void {
+    (admitted ? this.allowed : this.refused)[tier].inc();
+  }
+
+  /** Counts an admitted request that left `tier` near its limit. */
+  nearLimit(tier: TierName): void {
+    this.near[tier].inc();
+  }
+
+  /** Counts a failed kvstore command. */
+  storeError(): void {
+    this.errors.inc();
+  }
+
+  /** Records how long a decision took. */
+  decided(backend: RateLimitBackend, seconds: number): void {
+    this.durations[backend].observe(seconds);
+  }
+}

@@ -1,0 +1,51 @@
+import { ManualClock } from '../../../service/clock';
+import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { planFor, WIDE } from './helpers';
+
+describe('MemoryStore', () => {
+  it('decides all tiers together: a refusal by one tier consumes nothing from the others', () => {
+    const plan = planFor(
+      { global: { limit: 10, windowSeconds: 60, burst: 10 }, ip: { limit: 10, windowSeconds: 60, burst: 10 }, search: { limit: 2, windowSeconds: 60, burst: 2 } },
+      'search',
+    );
+    const store = new MemoryStore(new ManualClock(), 1000);
+    const a = plan.keys('192.0.2.1');
+    expect(store.decideNow(plan, a).allowed).toBe(true);
+    expect(store.decideNow(plan, a).allowed).toBe(true);
+    const before = store.decideNow(plan, a);
+    expect(before.allowed).toBe(false);
+    for (let i = 0; i < 20; i++) expect(store.decideNow(plan, a)).toEqual(before);
+    // global and ip were charged for the two admitted requests only.
+    expect(before.debts.slice(0, 2)).toEqual([120000, 120000]);
+  });
+
+  it('keeps memory bounded: never more than maxKeys keys, oldest evicted first', () => {
+    const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 1 } });
+    const store = new MemoryStore(new ManualClock(), 100);
+    for (let i = 0; i < 10000; i++) store.decideNow(plan, plan.keys(`10.0.${i >> 8}.${i & 255}`));
+    expect(store.size).toBe(100);
+    // The most recent client is still limited; the first one was evicted and starts afresh.
+    expect(store.decideNow(plan, plan.keys('10.0.39.15')).allowed).toBe(false);
+    expect(store.decideNow(plan, plan.keys('10.0.0.0')).allowed).toBe(true);
+  });
+
+  it('keeps an active key (the global one) however many clients pass', () => {
+    const plan = planFor({ global: { limit: 1, windowSeconds: 3600, burst: 50 }, ip: WIDE });
+    const store = new MemoryStore(new ManualClock(), 100);
+    for (let i = 0; i < 50; i++) expect(store.decideNow(plan, plan.keys(`10.1.0.${i}`)).allowed).toBe(true);
+    for (let i = 0; i < 500; i++) expect(store.decideNow(plan, plan.keys(`10.2.${i >> 8}.${i & 255}`)).allowed).toBe(false);
+  });
+
+  it('drops a drained key when it is next seen (no timers)', () => {
+    const plan = planFor({ global: WIDE, ip: { limit: 60, windowSeconds: 60, burst: 5 } });
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock, 100);
+    store.decideNow(plan, plan.keys('192.0.2.1'));
+    expect(store.size).toBe(2);
+    clock.advance(1000);
+    // The ip key's single request drained after 1 s: same as no key at all.
+    const d = store.decideNow(plan, plan.keys('192.0.2.1'));
+    expect(d.debts[1]).toBe(60000);
+    expect(store.size).toBe(2);
+  });
+});
