@@ -1,0 +1,193 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import type { SettingsInput } from '../../../../configs';
+import { RATE_LIMIT_METRICS } from '../../../../service/ratelimit/metrics';
+import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { freePort } from '../../../harness/ports';
+import { RedisServer } from '../../../harness/redis';
+import { captureLogger, stubFeatures, until } from '../helpers';
+
+/** ip tier: 5 at once, then 1 per hour (so real time between requests never refills it). */
+const SLOW_IP = { ip: { limit: 1, windowSeconds: 3600, burst: 5 } };
+
+async function appOn(url: string | undefined, input: SettingsInput = {}) {
+  const log = captureLogger();
+  const t = await buildTestApp(
+    {
+      ...input,
+      service: { environment: 'production', ...input.service },
+      kvstore: { url, commandTimeoutMs: 100, connectTimeoutMs: 500, ...input.kvstore },
+      rateLimit: { ...input.rateLimit, tiers: { ...SLOW_IP, ...input.rateLimit?.tiers } },
+    },
+    { features: stubFeatures(), logger: log.logger },
+  );
+  return { t, log, warnings: () => log.at(40).filter((l) => l.component === 'ratelimit').map((l) => l.msg) };
+}
+
+const backendOf = async (t: TestApp) => (await request(t.app).get('/api/rate-limit')).body.backend as string;
+
+describe('rate limiting across replicas and kvstore outages (real redis-server)', () => {
+  let server: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+  beforeEach(async () => {
+    if (client.status !== 'ready') await client.connect().catch(() => undefined);
+    await client.flushall();
+  });
+
+  it('two app instances share one limit: 5 admitted in all, then 429 on both', async () => {
+    const a = await appOn(server.url);
+    const b = await appOn(server.url);
+    try {
+      expect(await backendOf(a.t)).toBe('kvstore');
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await request((i % 2 ? b : a).t.app).get('/api/x')).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      const r = await request(b.t.app).get('/api/x');
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+      expect(await client.exists('ratelimit:global', 'ratelimit:ip:127.0.0.1')).toBe(2);
+    } finally {
+      await a.t.close();
+      await b.t.close();
+    }
+  });
+
+  it('killing Redis: no 5xx, backend "memory", one warning; restarting it: back to "kvstore"', async () => {
+    const { t, warnings } = await appOn(server.url);
+    try {
+      expect(await backendOf(t)).toBe('kvstore');
+      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      client.disconnect();
+      await server.kill();
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await request(t.app).get('/api/x')).status);
+      // Decided in memory, which starts afresh: 5 admitted, then refused. Never a 5xx.
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+      expect(await backendOf(t)).toBe('memory');
+      const health = (await request(t.app).get('/health')).body;
+      expect(health).toMatchObject({ rate_limit: 'enabled', rate_limit_backend: 'memory', kvstore: 'disconnected' });
+      const text = (await request(t.app).get('/api/metrics/prometheus')).text;
+      expect(text).toContain(`${RATE_LIMIT_METRICS.backend}{backend="memory"} 1`);
+      expect(warnings()).toEqual([expect.stringContaining('falls back to the in-memory store')]);
+
+      await server.restart();
+      await until('backend kvstore after restart', async () => (await backendOf(t)) === 'kvstore');
+      // Redis came back empty (no persistence): a fresh shared bucket.
+      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      await client.connect();
+      expect(await client.get('ratelimit:ip:127.0.0.1')).toMatch(/^\d+ \d+$/);
+      expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a hung Redis (SIGSTOP): requests time out to memory, no 5xx; SIGCONT: a probe switches back', async () => {
+    const { t, warnings } = await appOn(server.url);
+    const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))![1]);
+    try {
+      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      process.kill(pid, 'SIGSTOP');
+      const first = await request(t.app).get('/api/x');
+      expect(first.status).toBe(200);
+      expect(await backendOf(t)).toBe('memory');
+      for (let i = 0; i < 10; i++) expect([200, 429]).toContain((await request(t.app).get('/api/x')).status);
+      const text = (await request(t.app).get('/api/metrics/prometheus')).text;
+      expect(text).toMatch(new RegExp(`${RATE_LIMIT_METRICS.storeErrors} [1-9]`));
+      process.kill(pid, 'SIGCONT');
+      await until('backend kvstore after SIGCONT', async () => (await backendOf(t)) === 'kvstore');
+      expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await t.close();
+    }
+  });
+
+  it('Redis unreachable at startup: memory from the start, then kvstore once it is up', async () => {
+    const port = await freePort();
+    const later = `redis://127.0.0.1:${port}`;
+    const { t, warnings } = await appOn(later);
+    let late: RedisServer | undefined;
+    try {
+      expect(await backendOf(t)).toBe('memory');
+      for (let i = 0; i < 7; i++) expect([200, 429]).toContain((await request(t.app).get('/api/x')).status);
+      expect(warnings()).toHaveLength(1);
+      late = await RedisServer.start({ port });
+      await until('backend kvstore once Redis is up', async () => (await backendOf(t)) === 'kvstore');
+      expect((await request(t.app).get('/api/x')).status).toBe(200);
+    } finally {
+      await t.close();
+      await late?.stop();
+    }
+  });
+
+  it('TRUST_PROXY and IPv6 /64 keying hold through the kvstore', async () => {
+    const direct = await appOn(server.url);
+    const proxied = await appOn(server.url, { service: { trustProxy: 1 } });
+    try {
+      // No trusted proxy: a spoofed X-Forwarded-For is ignored, the socket address is the key.
+      for (let i = 0; i < 6; i++) await request(direct.t.app).get('/api/x').set('X-Forwarded-For', `203.0.113.${i}`);
+      expect(await client.keys('ratelimit:ip:*')).toEqual(['ratelimit:ip:127.0.0.1']);
+      // One trusted hop: the forwarded address; IPv6 by its /64.
+      for (let i = 1; i <= 5; i++) {
+        expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `2001:db8:9:9::${i}`)).status).toBe(200);
+      }
+      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:9:9:abcd::1')).status).toBe(429);
+      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:9:a::1')).status).toBe(200);
+      expect((await client.keys('ratelimit:ip:*')).sort()).toEqual([
+        'ratelimit:ip:127.0.0.1',
+        'ratelimit:ip:2001:db8:9:9::/64',
+        'ratelimit:ip:2001:db8:9:a::/64',
+      ]);
+    } finally {
+      await direct.t.close();
+      await proxied.t.close();
+    }
+  });
+});
+
+describe('rate-limit store URLs (real redis-server)', () => {
+  it('honours a password and a database number in the URL', async () => {
+    const secured = await RedisServer.start({ password: 's3cret' });
+    const { t } = await appOn(`${secured.url}/3`);
+    const c = new Redis(`${secured.url}/3`);
+    try {
+      expect(await backendOf(t)).toBe('kvstore');
+      await request(t.app).get('/api/x');
+      expect(await c.exists('ratelimit:ip:127.0.0.1')).toBe(1);
+      await c.select(0);
+      expect(await c.dbsize()).toBe(0);
+    } finally {
+      c.disconnect();
+      await t.close();
+      await secured.stop();
+    }
+  });
+
+  it('RATELIMIT_STORAGE_URL takes precedence over KVSTORE_URL', async () => {
+    const shared = await RedisServer.start();
+    const dedicated = await RedisServer.start();
+    const { t } = await appOn(shared.url, { rateLimit: { storageUrl: dedicated.url } });
+    const s = new Redis(shared.url);
+    const d = new Redis(dedicated.url);
+    try {
+      expect(await backendOf(t)).toBe('kvstore');
+      await request(t.app).get('/api/x');
+      expect(await d.exists('ratelimit:global')).toBe(1);
+      expect(await s.exists('ratelimit:global')).toBe(0);
+    } finally {
+      s.disconnect();
+      d.disconnect();
+      await t.close();
+      await shared.stop();
+      await dedicated.stop();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import Redis from 'ioredis';
+import { ManualClock } from '../../../../service/clock';
+import { clientId } from '../../../../service/ratelimit/client-key';
+import { decideScript } from '../../../../service/ratelimit/lua/script';
+import { MemoryStore } from '../../../../service/ratelimit/memory-store';
+import { RedisStore } from '../../../../service/ratelimit/redis-store';
+import { RedisServer } from '../../../harness/redis';
+import { planFor, WIDE } from '../helpers';
+import { CLIENTS, stepsArb, tierArb } from '../reference-model';
+
+/** Counts the commands clients send (not those a script runs) while `fn` runs. */
+async function countCommands(server: RedisServer, client: Redis, fn: () => Promise<void>): Promise<string[]> {
+  const monitor = new Redis(server.url);
+  const m = await monitor.monitor();
+  const seen: string[] = [];
+  m.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
+  });
+  await fn();
+  // A marker: once it shows up, every command sent before it has been seen.
+  await client.echo('end-of-count');
+  while (!seen.includes('ECHO')) await new Promise((r) => setTimeout(r, 5));
+  m.disconnect();
+  monitor.disconnect();
+  return seen.slice(0, seen.indexOf('ECHO'));
+}
+
+describe('RedisStore against a real redis-server', () => {
+  let server: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = new Redis(server.url);
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+  beforeEach(async () => {
+    await client.flushall();
+  });
+
+  it('the Lua script decides exactly as the memory store, step by step (same clock)', async () => {
+    await fc.assert(
+      fc.asyncProperty(tierArb, tierArb, tierArb, stepsArb(40), async (global, ip, search, steps) => {
+        await client.flushall();
+        const plan = planFor({ global, ip, search }, 'search');
+        const clock = new ManualClock();
+        const redis = new RedisStore(client, clock);
+        const memory = new MemoryStore(clock, 1000);
+        for (const step of steps) {
+          if ('wait' in step) {
+            clock.advance(step.wait);
+            continue;
+          }
+          const keys = plan.keys(clientId(CLIENTS[step.client], 64));
+          expect(await redis.decide(plan, keys)).toEqual(memory.decideNow(plan, keys));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('writes nothing when it refuses, and keys expire when their bucket is full again', async () => {
+    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 60, burst: 3 } });
+    const clock = new ManualClock();
+    const store = new RedisStore(client, clock);
+    const keys = plan.keys('192.0.2.1');
+    for (let i = 0; i < 3; i++) expect((await store.decide(plan, keys)).allowed).toBe(true);
+    const before = await client.mget(...keys);
+    expect(before).toEqual([`${clock.now()} 10800000`, `${clock.now()} 180000`]);
+    clock.advance(500);
+    for (let i = 0; i < 5; i++) expect((await store.decide(plan, keys)).allowed).toBe(false);
+    expect(await client.mget(...keys)).toEqual(before);
+    // PX = time until full: 3 requests × 3.6 s and × 1 s.
+    const [gTtl, ipTtl] = await Promise.all(keys.map((k) => client.pttl(k)));
+    expect(gTtl).toBeGreaterThan(10000);
+    expect(gTtl).toBeLessThanOrEqual(10800);
+    expect(ipTtl).toBeGreaterThan(2000);
+    expect(ipTtl).toBeLessThanOrEqual(3000);
+  });
+
+  it('reads Redis TIME when no clock is given', async () => {
+    const plan = planFor({ global: WIDE, ip: WIDE });
+    const before = Date.now();
+    const d = await new RedisStore(client).decide(plan, plan.keys('192.0.2.1'));
+    const after = Date.now();
+    // Same host: the Redis clock is the system clock, to the millisecond.
+    expect(d.now).toBeGreaterThanOrEqual(before - 5);
+    expect(d.now).toBeLessThanOrEqual(after + 5);
+  });
+
+  it('costs exactly one round trip per decision, whatever the number of tiers', async () => {
+    const store = new RedisStore(client);
+    const base = planFor({ global: WIDE, ip: WIDE });
+    const search = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
+    await store.decide(base, base.keys('192.0.2.1'));
+    const seen = await countCommands(server, client, async () => {
+      for (let i = 0; i < 25; i++) await store.decide(base, base.keys(`192.0.2.${i}`));
+      for (let i = 0; i < 25; i++) await store.decide(search, search.keys(`192.0.2.${i}`));
+    });
+    expect(seen).toEqual(new Array(50).fill('EVALSHA'));
+  });
+
+  it('survives SCRIPT FLUSH: one EVAL reloads the script, state is kept, EVALSHA again afterwards', async () => {
+    const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 2 } });
+    const store = new RedisStore(client);
+    const keys = plan.keys('192.0.2.1');
+    expect((await store.decide(plan, keys)).allowed).toBe(true);
+    await client.script('FLUSH');
+    expect(await client.script('EXISTS', decideScript.sha)).toEqual([0]);
+    const seen = await countCommands(server, client, async () => {
+      expect((await store.decide(plan, keys)).allowed).toBe(true);
+      expect((await store.decide(plan, keys)).allowed).toBe(false);
+    });
+    expect(seen).toEqual(['EVALSHA', 'EVAL', 'EVALSHA']);
+    expect(await client.script('EXISTS', decideScript.sha)).toEqual([1]);
+  });
+
+  it('a probe runs the script without writing', async () => {
+    await new RedisStore(client).probe();
+    expect(await client.dbsize()).toBe(0);
+  });
+
+  it('the script hash is the one Redis computes', async () => {
+    expect(await client.script('LOAD', decideScript.source)).toBe(decideScript.sha);
+  });
+});
