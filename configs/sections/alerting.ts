@@ -49,6 +49,8 @@ export interface AlertingSettings {
   /** @default '30s' */ readonly groupWait: string;
   /** @default '5m' */ readonly groupInterval: string;
   /** @default '4h' */ readonly repeatInterval: string;
+  /** Labels a critical alert and the warning or info alert it silences must share. @default ['alertname', 'service'] */
+  readonly inhibitEqual: readonly string[];
 }
 
 export const DEFAULT_ALERTING: AlertingSettings = {
@@ -82,10 +84,12 @@ export const DEFAULT_ALERTING: AlertingSettings = {
   groupWait: '30s',
   groupInterval: '5m',
   repeatInterval: '4h',
+  inhibitEqual: ['alertname', 'service'],
 };
 
 const channel = str({ pattern: /^[#@]?[\w.-]+$/, accepted: 'a channel name such as #alerts' });
 const LABEL = str({ pattern: /^[a-zA-Z_][a-zA-Z0-9_]*$|^\.\.\.$/, accepted: 'a label name' });
+const LABEL_NAME = str({ pattern: /^[a-zA-Z_][a-zA-Z0-9_]*$/, accepted: 'a label name' });
 
 export const ALERTING_VARIABLES: readonly VariableSpec[] = [
   variable('CHAT_WEBHOOK_URL', 'alerting.chatWebhookUrl', url(['http', 'https']), 'Chat incoming-webhook URL (mounted from a Secret)', { secret: true }),
@@ -114,4 +118,5 @@ export const ALERTING_VARIABLES: readonly VariableSpec[] = [
   variable('ALERT_GROUP_WAIT', 'alerting.groupWait', duration(), 'Alertmanager group_wait', { synthOnly: true }),
   variable('ALERT_GROUP_INTERVAL', 'alerting.groupInterval', duration(), 'Alertmanager group_interval', { synthOnly: true }),
   variable('ALERT_REPEAT_INTERVAL', 'alerting.repeatInterval', duration(), 'Alertmanager repeat_interval', { synthOnly: true }),
+  variable('ALERT_INHIBIT_EQUAL', 'alerting.inhibitEqual', list(LABEL_NAME, { minItems: 1 }), 'Labels a critical alert shares with the warning/info alerts it silences', { synthOnly: true }),
 ];

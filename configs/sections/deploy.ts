@@ -27,6 +27,8 @@ export interface DeploySettings {
   readonly prometheusImage: string;
   /** Prometheus volume size. @default '10Gi' */
   readonly prometheusStorage: string;
+  /** How long Prometheus keeps samples; at least 3d, the longest burn-rate window. @default '15d' */
+  readonly prometheusRetention: string;
   /** Prometheus global scrape_interval. @default '15s' */
   readonly scrapeInterval: string;
   /** Prometheus global evaluation_interval. @default '15s' */
@@ -50,6 +52,7 @@ export interface AlertRuleSettings {
   /** @default '10m' */ readonly healthScoreFor: string;
   /** HighTokenSpend: tokens per hour above this. @default 1000000 */
   readonly tokensPerHour: number;
+  /** @default '5m' */ readonly tokenSpendFor: string;
   /** CacheNearFull: cache usage percent above this. @default 90 */
   readonly cacheUsagePercent: number;
   /** @default '15m' */ readonly cacheFor: string;
@@ -72,6 +75,7 @@ export const DEFAULT_DEPLOY: DeploySettings = {
   kvstoreStorage: '1Gi',
   prometheusImage: 'prom/prometheus:v2.53.0',
   prometheusStorage: '10Gi',
+  prometheusRetention: '15d',
   scrapeInterval: '15s',
   evaluationInterval: '15s',
   alertmanagerImage: 'prom/alertmanager:v0.25.0',
@@ -86,6 +90,7 @@ export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
   healthScoreMin: 70,
   healthScoreFor: '10m',
   tokensPerHour: 1000000,
+  tokenSpendFor: '5m',
   cacheUsagePercent: 90,
   cacheFor: '15m',
   kvstoreFallbackFor: '2m',
@@ -105,6 +110,7 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('KVSTORE_STORAGE', 'deploy.kvstoreStorage', QUANTITY, 'kvstore volume size', s),
   variable('PROMETHEUS_IMAGE', 'deploy.prometheusImage', IMAGE, 'Prometheus image', s),
   variable('PROMETHEUS_STORAGE', 'deploy.prometheusStorage', QUANTITY, 'Prometheus volume size', s),
+  variable('PROMETHEUS_RETENTION', 'deploy.prometheusRetention', duration(), 'How long Prometheus keeps samples (at least 3d)', s),
   variable('PROMETHEUS_SCRAPE_INTERVAL', 'deploy.scrapeInterval', duration(), 'Prometheus scrape_interval', s),
   variable('PROMETHEUS_EVALUATION_INTERVAL', 'deploy.evaluationInterval', duration(), 'Prometheus evaluation_interval', s),
   variable('ALERTMANAGER_IMAGE', 'deploy.alertmanagerImage', IMAGE, 'Alertmanager image', s),
@@ -116,6 +122,7 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('ALERT_HEALTH_SCORE_MIN', 'alertRules.healthScoreMin', num({ min: 0, max: 100 }), 'LowHealthScore: threshold', s),
   variable('ALERT_HEALTH_SCORE_FOR', 'alertRules.healthScoreFor', duration(), 'LowHealthScore: for', s),
   variable('ALERT_TOKENS_PER_HOUR', 'alertRules.tokensPerHour', num({ min: 0, exclusiveMin: true }), 'HighTokenSpend: tokens per hour', s),
+  variable('ALERT_TOKEN_SPEND_FOR', 'alertRules.tokenSpendFor', duration(), 'HighTokenSpend: for', s),
   variable('ALERT_CACHE_USAGE_PERCENT', 'alertRules.cacheUsagePercent', num({ min: 0, exclusiveMin: true, max: 100 }), 'CacheNearFull: usage percent', s),
   variable('ALERT_CACHE_FOR', 'alertRules.cacheFor', duration(), 'CacheNearFull: for', s),
   variable('ALERT_KVSTORE_FALLBACK_FOR', 'alertRules.kvstoreFallbackFor', duration(), 'KvstoreFallback: for', s),
