@@ -1,0 +1,46 @@
+/**
+ * Metric names the rules query: spec §2.1 plus the histogram and rate-limit families the service
+ * exposes beyond it. The only place that spells them, so a rename in the service is one edit here.
+ */
+export const METRICS = {
+  /** counter: every request (operational endpoints excluded). */
+  requestsTotal: 'svc_ai_search_requests_total',
+  /** counter: requests with status < 400. */
+  requestsSuccessful: 'svc_ai_search_requests_successful',
+  /** counter: requests with status >= 400 (spec's definition of failed). */
+  requestsFailed: 'svc_ai_search_requests_failed',
+  /** gauge: success rate, percent. */
+  successRate: 'svc_ai_search_success_rate',
+  /** gauge: average response time, milliseconds. */
+  avgResponseTimeMs: 'svc_ai_search_avg_response_time_ms',
+  /** counter: tokens used by the AI provider. */
+  totalTokensUsed: 'svc_ai_search_total_tokens_used',
+  /** gauge: 0 to 100. */
+  healthScore: 'svc_ai_search_health_score',
+  /** gauge: informational only, no rule uses it (its encoding belongs to the service). */
+  performanceGrade: 'svc_ai_search_performance_grade',
+  /** gauge: search result cache entries. */
+  cacheSize: 'svc_ai_search_cache_size',
+  /** gauge: most cache entries. */
+  cacheMaxSize: 'svc_ai_search_cache_maxsize',
+  /** gauge: 100 * size / maxsize. */
+  cacheUsagePercent: 'svc_ai_search_cache_usage_percent',
+  /** counter{type}. */
+  requestsByTypeTotal: 'svc_ai_search_requests_by_type_total',
+  /** gauge{type}. */
+  requestsByTypeAvgTimeMs: 'svc_ai_search_requests_by_type_avg_time_ms',
+  /** histogram{route,method,status_class}: base name; `_bucket`, `_count`, `_sum` follow. */
+  httpRequestDuration: 'svc_ai_search_http_request_duration_seconds',
+  /** counter{tier,result}: result is `allowed` or `refused`. */
+  rateLimitRequestsTotal: 'svc_ai_search_rate_limit_requests_total',
+  /** gauge{backend}: 1 for the store in use, `backend` is `kvstore` or `memory`. */
+  rateLimitBackend: 'svc_ai_search_rate_limit_backend',
+} as const;
+
+/** Label values the rules select on. */
+export const METRIC_LABELS = {
+  /** `status_class` of server errors in the histogram: what the availability SLO counts as bad. */
+  serverErrorClass: '5xx',
+  /** `backend` of the rate-limit gauge when the kvstore is not in use. */
+  memoryBackend: 'memory',
+} as const;

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAll, load } from 'js-yaml';
+import type { AlertmanagerConfig } from './generators/alertmanager-config';
+import { CONFIG_DOCUMENTS } from './generators/names';
+import type { PrometheusConfig } from './generators/prometheus-config';
+import type { RuleFile } from './generators/rule-types';
+
+/** A Kubernetes object as synthesized (plain JSON). */
+export interface Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels?: Record<string, string> };
+  readonly [field: string]: unknown;
+}
+
+/** The synthesized files of a folder, by file name, in `kubectl apply -f` order. */
+export function readDist(dir: string): Map<string, string> {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort();
+  return new Map(files.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
+
+/** Every object of some YAML files, in order. */
+export function parseManifests(files: Iterable<string>): Manifest[] {
+  const out: Manifest[] = [];
+  for (const text of files) {
+    for (const doc of loadAll(text)) if (doc) out.push(doc as Manifest);
+  }
+  return out;
+}
+
+/** The config documents the stack puts into ConfigMaps, as text and parsed. */
+export interface MonitoringDocuments {
+  readonly prometheusConfig: PrometheusConfig;
+  readonly rules: RuleFile;
+  readonly alertmanagerConfig: AlertmanagerConfig;
+  /** The exact texts, for writing to files and running the real binaries on them. */
+  readonly text: { readonly prometheusConfig: string; readonly rules: string; readonly alertmanagerConfig: string };
+}
+
+function configMapEntry(manifests: readonly Manifest[], configMap: string, key: string): string {
+  const cm = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === configMap);
+  if (!cm) throw new Error(`no ConfigMap ${configMap} among the manifests`);
+  const data = (cm.data ?? {}) as Record<string, string>;
+  if (typeof data[key] !== 'string') throw new Error(`ConfigMap ${configMap} has no key ${key}`);
+  return data[key];
+}
+
+/**
+ * Prometheus config, rule file and Alertmanager config out of synthesized manifests: what an
+ * end-to-end test runs with the real binaries (after `retarget`ing the addresses to loopback).
+ */
+export function monitoringDocuments(manifests: readonly Manifest[]): MonitoringDocuments {
+  const d = CONFIG_DOCUMENTS;
+  const text = {
+    prometheusConfig: configMapEntry(manifests, d.prometheusConfig.configMap, d.prometheusConfig.key),
+    rules: configMapEntry(manifests, d.prometheusRules.configMap, d.prometheusRules.key),
+    alertmanagerConfig: configMapEntry(manifests, d.alertmanagerConfig.configMap, d.alertmanagerConfig.key),
+  };
+  return {
+    prometheusConfig: load(text.prometheusConfig) as PrometheusConfig,
+    rules: load(text.rules) as RuleFile,
+    alertmanagerConfig: load(text.alertmanagerConfig) as AlertmanagerConfig,
+    text,
+  };
+}

@@ -1,0 +1,305 @@
+import { durationMs, type Settings } from '../../configs';
+import { ALERTS } from '../generators/alert-names';
+import { promNumber } from '../generators/format';
+import { METRIC_LABELS, METRICS } from '../generators/metric-names';
+import { ADDRESSES, SCRAPE_JOB } from '../generators/names';
+import { alertingRules, type AlertingRule, type RuleFile } from '../generators/rule-types';
+import { errorBudget } from '../generators/slo-rules';
+import { renderAnnotation } from './go-format';
+import { RULES_FILE } from './promtool';
+
+/** One input series of a promtool unit test. */
+export interface InputSeries {
+  readonly series: string;
+  readonly values: string;
+}
+
+/** An alert promtool must see firing. */
+export interface ExpectedAlert {
+  readonly exp_labels: Readonly<Record<string, string>>;
+  readonly exp_annotations: Readonly<Record<string, string>>;
+}
+
+/** "At `eval_time`, exactly these `alertname` alerts fire." */
+export interface AlertRuleTest {
+  readonly eval_time: string;
+  readonly alertname: string;
+  readonly exp_alerts: readonly ExpectedAlert[];
+}
+
+/** One promtool unit test: series and the alerts expected of them. */
+export interface PromtoolTest {
+  readonly name: string;
+  readonly interval: string;
+  readonly input_series: readonly InputSeries[];
+  readonly alert_rule_test: readonly AlertRuleTest[];
+}
+
+/** A `promtool test rules` file. */
+export interface PromtoolTestFile {
+  readonly rule_files: readonly string[];
+  readonly evaluation_interval: string;
+  readonly tests: readonly PromtoolTest[];
+}
+
+/** Series that make an alert fire. */
+interface Firing {
+  /** Input series, given the number of samples (one a minute). */
+  readonly series: (samples: number) => InputSeries[];
+  /** Labels the alert carries from its expression (besides severity, service, alertname). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** `$value` once firing and settled, for the annotations. */
+  readonly value: number;
+  /** Minute from which the condition holds. */
+  readonly activeFrom: number;
+  /** True when `activeFrom` is the first such minute, so "silent one minute before `for` elapses" is checked too. */
+  readonly exact: boolean;
+  /** Other alerts that must stay silent meanwhile. */
+  readonly quiet?: readonly string[];
+}
+
+/** How to make one alert fire and how to keep it silent. */
+interface Scenario {
+  /** Absent when the settings make the alert impossible; `skipped` says why. */
+  readonly firing?: Firing;
+  readonly skipped?: string;
+  /** Series just on the healthy side of the threshold. */
+  readonly silent: (samples: number) => InputSeries[];
+}
+
+const INTERVAL_MINUTES = 1;
+
+function series(metric: string, labels: Readonly<Record<string, string>> = {}): string {
+  const all = { job: SCRAPE_JOB, ...labels };
+  return `${metric}{${Object.entries(all)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ')}}`;
+}
+
+/** A counter growing by `step` each minute. */
+function counter(step: number, samples: number): string {
+  return `0+${promNumber(step)}x${samples}`;
+}
+
+/** A gauge holding `value`. */
+function gauge(value: number, samples: number): string {
+  return `${promNumber(value)}+0x${samples}`;
+}
+
+function requestCounts(errorRatio: number, n: number): InputSeries[] {
+  const count = `${METRICS.httpRequestDuration}_count`;
+  const route = { route: 'search', method: 'GET' };
+  return [
+    { series: series(count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * 1000, n) },
+    { series: series(count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * 1000, n) },
+  ];
+}
+
+function latencyBuckets(threshold: number, inBucket: 'below' | 'above', n: number): InputSeries[] {
+  const labels = { route: 'search', method: 'GET', status_class: '2xx' };
+  const bucket = `${METRICS.httpRequestDuration}_bucket`;
+  const bounds: Array<[string, boolean]> = [
+    [promNumber(threshold / 2), inBucket === 'below'],
+    [promNumber(threshold), inBucket === 'below'],
+    [promNumber(threshold * 2), true],
+    ['+Inf', true],
+  ];
+  return bounds.map(([le, holds]) => ({ series: series(bucket, { ...labels, le }), values: counter(holds ? 100 : 0, n) }));
+}
+
+/** Scenarios for every alert the generators can produce, from the settings' thresholds. */
+function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
+  const r = settings.alertRules;
+  const job = { job: SCRAPE_JOB };
+  const budget = errorBudget(r.sloAvailability);
+  const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
+  const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
+  const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
+  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend } = METRICS;
+  return {
+    [ALERTS.backendDown]: {
+      firing: {
+        series: (n) => [{ series: series('up', { instance: ADDRESSES.backend }), values: gauge(0, n) }],
+        labels: { ...job, instance: ADDRESSES.backend },
+        value: 0,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [{ series: series('up', { instance: ADDRESSES.backend }), values: gauge(1, n) }],
+    },
+    [ALERTS.highErrorRate]: {
+      firing:
+        r.errorRateThreshold < 1
+          ? {
+              series: (n) => [
+                { series: series(requestsFailed), values: counter(errorRatio * 1000, n) },
+                { series: series(requestsTotal), values: counter(1000, n) },
+              ],
+              labels: job,
+              value: errorRatio,
+              activeFrom: 1,
+              exact: true,
+            }
+          : undefined,
+      skipped: 'ALERT_ERROR_RATE_THRESHOLD=1: no error ratio can exceed it',
+      silent: (n) => [
+        { series: series(requestsFailed), values: counter((r.errorRateThreshold / 2) * 1000, n) },
+        { series: series(requestsTotal), values: counter(1000, n) },
+      ],
+    },
+    [ALERTS.highLatency]: {
+      firing: {
+        series: (n) => latencyBuckets(r.latencyP99Seconds, 'above', n),
+        labels: { ...job, route: 'search' },
+        // histogram_quantile interpolates inside the (threshold, 2 × threshold] bucket.
+        value: r.latencyP99Seconds + r.latencyP99Seconds * 0.99,
+        activeFrom: 1,
+        exact: true,
+      },
+      silent: (n) => latencyBuckets(r.latencyP99Seconds, 'below', n),
+    },
+    [ALERTS.lowHealthScore]: {
+      firing:
+        r.healthScoreMin > 0
+          ? {
+              series: (n) => [{ series: series(healthScore), values: gauge(r.healthScoreMin / 2, n) }],
+              labels: job,
+              value: r.healthScoreMin / 2,
+              activeFrom: 0,
+              exact: true,
+            }
+          : undefined,
+      skipped: 'ALERT_HEALTH_SCORE_MIN=0: no score is below it',
+      silent: (n) => [{ series: series(healthScore), values: gauge((r.healthScoreMin + 100) / 2, n) }],
+    },
+    [ALERTS.highTokenSpend]: {
+      firing: {
+        series: (n) => [{ series: series(totalTokensUsed), values: counter((2 * r.tokensPerHour) / 60, n) }],
+        labels: job,
+        value: 2 * r.tokensPerHour,
+        // The 1h increase of a young series is extrapolated; by minute 61 the window is whole.
+        activeFrom: 61,
+        exact: false,
+      },
+      silent: (n) => [{ series: series(totalTokensUsed), values: counter(r.tokensPerHour / 2 / 60, n) }],
+    },
+    [ALERTS.cacheNearFull]: {
+      firing:
+        r.cacheUsagePercent < 100
+          ? {
+              series: (n) => [{ series: series(cacheUsagePercent), values: gauge((r.cacheUsagePercent + 100) / 2, n) }],
+              labels: job,
+              value: (r.cacheUsagePercent + 100) / 2,
+              activeFrom: 0,
+              exact: true,
+            }
+          : undefined,
+      skipped: 'ALERT_CACHE_USAGE_PERCENT=100: no usage is above it',
+      silent: (n) => [{ series: series(cacheUsagePercent), values: gauge(r.cacheUsagePercent / 2, n) }],
+    },
+    [ALERTS.kvstoreFallback]: {
+      firing: {
+        series: (n) => [
+          { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend }), values: gauge(1, n) },
+          { series: series(rateLimitBackend, { backend: 'kvstore' }), values: gauge(0, n) },
+        ],
+        labels: job,
+        value: 1,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend }), values: gauge(0, n) },
+        { series: series(rateLimitBackend, { backend: 'kvstore' }), values: gauge(1, n) },
+      ],
+    },
+    [ALERTS.noTraffic]: {
+      firing: {
+        series: (n) => [{ series: series(requestsTotal), values: gauge(42, n) }],
+        labels: job,
+        value: 0,
+        activeFrom: 1,
+        exact: true,
+      },
+      silent: (n) => [{ series: series(requestsTotal), values: counter(10, n) }],
+    },
+    [ALERTS.errorBudgetFastBurn]: {
+      firing:
+        fastRatio !== undefined
+          ? { series: (n) => requestCounts(fastRatio, n), labels: job, value: 0, activeFrom: 1, exact: true }
+          : undefined,
+      skipped: 'SLO_AVAILABILITY so low that a 6x burn needs more than 100% errors',
+      silent: (n) => requestCounts(budget / 2, n),
+    },
+    [ALERTS.errorBudgetSlowBurn]: {
+      firing: {
+        series: (n) => requestCounts(slowRatio, n),
+        labels: job,
+        value: 0,
+        activeFrom: 1,
+        exact: true,
+        quiet: [ALERTS.errorBudgetFastBurn],
+      },
+      silent: (n) => requestCounts(budget / 2, n),
+    },
+  };
+}
+
+function minutes(duration: string): number {
+  return Math.ceil(durationMs(duration) / 60000);
+}
+
+function expected(rule: AlertingRule, firing: Firing): ExpectedAlert {
+  return {
+    exp_labels: { ...firing.labels, ...rule.labels },
+    exp_annotations: {
+      summary: renderAnnotation(rule.annotations.summary, firing.labels, firing.value),
+      description: renderAnnotation(rule.annotations.description, firing.labels, firing.value),
+    },
+  };
+}
+
+/** The unit tests and the alerts that could not be made to fire under these settings. */
+export interface RuleUnitTests {
+  readonly file: PromtoolTestFile;
+  /** `alertname: reason` for each alert with a silent test only. */
+  readonly skipped: readonly string[];
+}
+
+/**
+ * `promtool test rules` tests for every alert in `rules`, built from the same settings: each
+ * alert fires (with its exact labels and annotations) once its condition has held for its
+ * `for` duration, is still silent a minute before that, and stays silent on healthy series.
+ * An alert without a scenario here throws, so a new rule cannot ship untested.
+ */
+export function ruleUnitTests(settings: Settings, rules: RuleFile): RuleUnitTests {
+  const all = scenarios(settings);
+  const tests: PromtoolTest[] = [];
+  const skipped: string[] = [];
+  for (const rule of alertingRules(rules)) {
+    const scenario = all[rule.alert];
+    if (!scenario) throw new Error(`no unit-test scenario for alert ${rule.alert}: add one to charts/validate/rule-tests.ts`);
+    const forMinutes = minutes(rule.for);
+    const firesAt = (scenario.firing?.activeFrom ?? 1) + forMinutes;
+    const late = firesAt + 1;
+    const samples = late + 2;
+    const interval = `${INTERVAL_MINUTES}m`;
+    if (scenario.firing) {
+      const f = scenario.firing;
+      const checks: AlertRuleTest[] = [];
+      if (f.exact && forMinutes > 0) checks.push({ eval_time: `${firesAt - 1}m`, alertname: rule.alert, exp_alerts: [] });
+      checks.push({ eval_time: `${late}m`, alertname: rule.alert, exp_alerts: [expected(rule, f)] });
+      for (const other of f.quiet ?? []) checks.push({ eval_time: `${late}m`, alertname: other, exp_alerts: [] });
+      tests.push({ name: `${rule.alert} fires once its condition has held for ${rule.for}`, interval, input_series: f.series(samples), alert_rule_test: checks });
+    } else {
+      skipped.push(`${rule.alert}: ${scenario.skipped ?? 'cannot fire'}`);
+    }
+    tests.push({
+      name: `${rule.alert} stays silent on healthy series`,
+      interval,
+      input_series: scenario.silent(samples),
+      alert_rule_test: [{ eval_time: `${late}m`, alertname: rule.alert, exp_alerts: [] }],
+    });
+  }
+  return { file: { rule_files: [RULES_FILE], evaluation_interval: `${INTERVAL_MINUTES}m`, tests }, skipped };
+}

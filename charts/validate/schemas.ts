@@ -1,0 +1,51 @@
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Namespace, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
+import type { Manifest } from '../manifests';
+
+type Model = new (data: never) => { validate(): void };
+
+/**
+ * The kinds the stack synthesizes, with the kubernetes-models class that carries each one's
+ * OpenAPI schema. A kind missing here is an error, not a silent pass.
+ */
+const MODELS: Readonly<Record<string, Model>> = {
+  'v1/Namespace': Namespace,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+};
+
+/** `Kind/name` for messages. */
+export function describe(m: Manifest): string {
+  return `${m.kind}/${m.metadata?.name ?? '<unnamed>'}`;
+}
+
+/**
+ * Validates every object against the Kubernetes OpenAPI schema (types, required fields, enums)
+ * through kubernetes-models. Returns one message per invalid object.
+ */
+export function schemaProblems(manifests: readonly Manifest[]): string[] {
+  const problems: string[] = [];
+  for (const m of manifests) {
+    const model = MODELS[`${m.apiVersion}/${m.kind}`];
+    if (!model) {
+      problems.push(`${describe(m)}: no schema for ${m.apiVersion} ${m.kind}`);
+      continue;
+    }
+    try {
+      new model(m as never).validate();
+    } catch (e) {
+      problems.push(`${describe(m)}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return problems;
+}
