@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock';
 import { admits, debtAt, msUntilFull, stampAt } from './gcra';
 import type { TierPlan } from './tiers';
@@ -12,24 +13,27 @@ interface Entry {
 }
 
 /**
- * The in-process store: the same decisions as the Lua script, for a single replica. A Map in
- * insertion order doubles as an LRU list (an admitted key moves to the end), so memory stays
- * bounded by `maxKeys` however many clients come and go; no timer per key: an entry whose bucket
- * is full again is simply dropped when next seen, or evicted as the oldest.
+ * The in-process store: the same decisions as the Lua script, for a single replica. Keys live in
+ * an LRU cache (lru-cache: a preallocated linked list, O(1) per access and eviction) capped at
+ * `maxKeys`, so memory stays bounded however many clients come and go; there is no timer per key:
+ * an entry whose bucket is full again is dropped when next seen, or evicted as the oldest.
  *
  * Eviction forgets a client's debt early (it gets a full bucket back). With the cap far above the
  * number of clients active within one window, only an address-rotating flood evicts anything, and
- * then the oldest keys first: the ones most likely already drained.
+ * then the least recently seen keys first: the ones most likely already drained. Every access,
+ * refused ones included, refreshes a key, so a client hammering at its limit is never forgotten.
  */
 export class MemoryStore implements DecisionStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
   private readonly found: (Entry | undefined)[] = [];
 
   constructor(
     private readonly clock: Clock,
     /** Most keys kept (`RATE_LIMIT_MEMORY_MAX_KEYS`). */
     readonly maxKeys: number,
-  ) {}
+  ) {
+    this.entries = new LRUCache<string, Entry>({ max: maxKeys });
+  }
 
   /** Keys held now (drained ones included until seen or evicted). */
   get size(): number {
@@ -68,15 +72,12 @@ export class MemoryStore implements DecisionStore {
         debts[i] = debt;
         const expires = t + msUntilFull(debt, g);
         if (entry !== undefined) {
-          // Move to the LRU end.
-          this.entries.delete(keys[i]);
+          // Already the most recent: `get` above moved it.
           entry.t = t;
           entry.debt = debt;
           entry.expires = expires;
-          this.entries.set(keys[i], entry);
         } else {
           this.entries.set(keys[i], { t, debt, expires });
-          this.evict();
         }
       }
     }
@@ -86,13 +87,5 @@ export class MemoryStore implements DecisionStore {
 
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     return Promise.resolve(this.decideNow(plan, keys));
-  }
-
-  private evict(): void {
-    while (this.entries.size > this.maxKeys) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) return;
-      this.entries.delete(oldest.value);
-    }
   }
 }
