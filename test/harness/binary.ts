@@ -80,6 +80,11 @@ export class ManagedProcess {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** SIGKILL now, without waiting: a last resort when the test process itself exits. */
+  killNow(): void {
+    if (this.running) this.child?.kill('SIGKILL');
+  }
+
   /** Stops the process (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
     const child = this.child;

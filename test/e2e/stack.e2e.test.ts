@@ -1,0 +1,554 @@
+/**
+ * The whole stack for real (issue 6): what `npx cdk8s synth` generated, running in the real
+ * `prometheus` and `prometheus-alertmanager` (Debian 2.42 / 0.25) against the running service
+ * and a real `redis-server`, all on loopback, with a webhook receiver standing in for the chat
+ * service and the generic webhook.
+ *
+ * What is rewritten for loopback, and nothing else (test/harness/manifests.ts, `loopbackDocuments`;
+ * the first test checks it):
+ * - the scrape target `backend:8080` and the alerting target `alertmanager:9093` → 127.0.0.1 ports;
+ * - `rule_files` and the Alertmanager `*_file` secret paths → temp files (the secrets are test
+ *   values: a random bearer token, and the receiver's URL as the chat webhook URL);
+ * - SHORTENED INTERVALS for the test: scrape_interval and evaluation_interval 15s → 1s, every
+ *   rule's `for` → 2s, group_wait and group_interval → 1s, repeat_interval → 1m.
+ * Set at synth time instead (ordinary settings): WEBHOOK_URL → the receiver, SMTP_HOST/PORT →
+ * a closed loopback port (there is no SMTP server: e-mail deliveries fail, chat and webhook ones
+ * are asserted), and the presence of CHAT_WEBHOOK_URL and WEBHOOK_BEARER_TOKEN, whose values
+ * Alertmanager reads from the secret files.
+ *
+ * One stack serves every scenario; they run in an order that keeps the destructive ones last
+ * (the kvstore outage restores Redis; stopping the service comes last).
+ */
+import { load } from 'js-yaml';
+import { DEFAULT_ALERTING } from '../../configs';
+import { ALERTS } from '../../charts/generators/alert-names';
+import { CONFIG_DOCUMENTS, METRICS_PATH, SCRAPE_JOB, SERVICE_NAME } from '../../charts/generators/names';
+import { type AlertmanagerAlert } from '../harness/alertmanager';
+import { LocalStack, RECEIVER_PATHS, TEST_INTERVALS } from '../harness/local-stack';
+import { configDocuments } from '../harness/manifests';
+import { waitFor } from '../harness/ports';
+import type { ServiceProcess, ServiceResponse } from '../harness/service-process';
+import type { Delivery } from '../harness/webhook-receiver';
+
+/** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
+const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4' } as const;
+
+/** The search tier at the spec's defaults (§8.1, multiplier 1): a burst of 15 per client. */
+const SEARCH_TIER = { limit: 60, windowSeconds: 60, burst: 15 };
+
+/**
+ * Service settings of the test. The global and IP tiers are raised so that only the burst
+ * scenario's search tier refuses anything: the other scenarios' traffic must reach the service.
+ */
+const SERVICE_ENV = {
+  ENVIRONMENT: 'testing',
+  RATE_LIMIT_DEV_MULTIPLIER: '1',
+  RATE_LIMIT_GLOBAL_REQUESTS: '1000000',
+  RATE_LIMIT_GLOBAL_WINDOW: '60',
+  RATE_LIMIT_GLOBAL_BURST: '100000',
+  RATE_LIMIT_IP_REQUESTS: '100000',
+  RATE_LIMIT_IP_WINDOW: '60',
+  RATE_LIMIT_IP_BURST: '10000',
+  RATE_LIMIT_SEARCH_REQUESTS: String(SEARCH_TIER.limit),
+  RATE_LIMIT_SEARCH_WINDOW: String(SEARCH_TIER.windowSeconds),
+  RATE_LIMIT_SEARCH_BURST: String(SEARCH_TIER.burst),
+};
+
+/** Metric families of spec §2.1, spelled as the spec spells them. */
+const SPEC_FAMILIES = [
+  'svc_ai_search_requests_total',
+  'svc_ai_search_requests_successful',
+  'svc_ai_search_requests_failed',
+  'svc_ai_search_success_rate',
+  'svc_ai_search_avg_response_time_ms',
+  'svc_ai_search_total_tokens_used',
+  'svc_ai_search_health_score',
+  'svc_ai_search_performance_grade',
+  'svc_ai_search_cache_size',
+  'svc_ai_search_cache_maxsize',
+  'svc_ai_search_cache_usage_percent',
+  'svc_ai_search_requests_by_type_total',
+  'svc_ai_search_requests_by_type_avg_time_ms',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Spec §6.2 as the test reads it: which chat channels (and whether the generic webhook) an alert
+// with given labels must reach. Written here from the spec, not imported from the generators.
+// ---------------------------------------------------------------------------------------------
+
+const CH = DEFAULT_ALERTING.chatChannels;
+const ROUTING_ROWS: ReadonlyArray<{ match: Record<string, string>; channels: string[]; webhook?: boolean }> = [
+  { match: { severity: 'critical' }, channels: [CH.critical, CH.oncall], webhook: true },
+  { match: { alertname: ALERTS.backendDown }, channels: [CH.oncall] },
+  { match: { severity: 'warning' }, channels: [CH.warning] },
+  { match: { severity: 'info' }, channels: [CH.info] },
+  { match: { service: SERVICE_NAME }, channels: [CH.backend] },
+  { match: { alertname: ALERTS.highErrorRate }, channels: [CH.errors] },
+];
+
+/** Channels (sorted, each once) and webhook an alert with `labels` must reach per §6.2. */
+function expectedRoutes(labels: Record<string, string>): { channels: string[]; webhook: boolean } {
+  const rows = ROUTING_ROWS.filter((r) => Object.entries(r.match).every(([k, v]) => labels[k] === v));
+  if (!rows.length) return { channels: [CH.general], webhook: false };
+  return { channels: [...new Set(rows.flatMap((r) => r.channels))].sort(), webhook: rows.some((r) => r.webhook) };
+}
+
+/** Chat message of Alertmanager's Slack integration (the generated title is `slack.default.title`). */
+interface ChatMessage {
+  readonly channel: string;
+  readonly status: 'FIRING' | 'RESOLVED';
+  /** Words of the title after the status: the group label values, the alert name among them. */
+  readonly words: readonly string[];
+}
+
+function chatMessage(d: Delivery): ChatMessage | undefined {
+  if (d.path !== RECEIVER_PATHS.chat) return undefined;
+  const body = d.body as { channel?: string; attachments?: Array<{ title?: string }> };
+  const m = /^\[(FIRING|RESOLVED)(?::\d+)?\]\s+(.*)$/.exec(body.attachments?.[0]?.title ?? '');
+  if (!m || !body.channel) return undefined;
+  return { channel: body.channel, status: m[1] as ChatMessage['status'], words: m[2].split(/\s+/) };
+}
+
+/** Sorted channels that got a chat message with `status` about `alertname`. */
+function channelsFor(stack: LocalStack, alertname: string, status: ChatMessage['status'] = 'FIRING'): string[] {
+  const channels = stack.receiver.deliveries
+    .map(chatMessage)
+    .filter((m): m is ChatMessage => !!m && m.status === status && m.words.includes(alertname))
+    .map((m) => m.channel);
+  return [...new Set(channels)].sort();
+}
+
+/** Generic-webhook deliveries carrying `alertname` with `status` (`firing` | `resolved`). */
+function webhookDeliveries(stack: LocalStack, alertname: string, status = 'firing'): Delivery[] {
+  return stack.receiver.deliveries.filter((d) => {
+    if (d.path !== RECEIVER_PATHS.webhook) return false;
+    const body = d.body as { alerts?: Array<{ status?: string; labels?: Record<string, string> }> };
+    return (body.alerts ?? []).some((a) => a.labels?.alertname === alertname && a.status === status);
+  });
+}
+
+/** Chat channels and webhook that got `alertname` firing so far. */
+function routesSoFar(stack: LocalStack, alertname: string): { channels: string[]; webhook: boolean } {
+  return { channels: channelsFor(stack, alertname), webhook: webhookDeliveries(stack, alertname).length > 0 };
+}
+
+/** Waits until every expected channel (and the webhook if expected) got `alertname` firing. */
+async function waitForRoutes(stack: LocalStack, alertname: string, expected: { channels: string[]; webhook: boolean }): Promise<void> {
+  await waitFor(
+    `${alertname} on ${expected.channels.join(', ')}${expected.webhook ? ' and the webhook' : ''}`,
+    () => {
+      const got = routesSoFar(stack, alertname);
+      if (expected.channels.some((c) => !got.channels.includes(c)) || (expected.webhook && !got.webhook)) {
+        throw new Error(`so far: ${got.channels.join(', ') || 'no channel'}; webhook: ${got.webhook}`);
+      }
+      return true;
+    },
+    { timeoutMs: 30000 },
+  );
+}
+
+/** Every route's group flushes after the same group_wait: a wrong extra route shows within this. */
+const settle = () => new Promise((r) => setTimeout(r, 2500));
+
+/** Sends `n` requests from `from`, at most `concurrency` at a time, and returns the responses in order. */
+async function burst(
+  service: ServiceProcess,
+  n: number,
+  path: (i: number) => string,
+  from: string,
+  concurrency = n,
+): Promise<ServiceResponse[]> {
+  const out: ServiceResponse[] = new Array<ServiceResponse>(n);
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      out[i] = await service.request(path(i), { from });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
+  return out;
+}
+
+/** Traffic that runs until stopped: one request every `everyMs`, statuses recorded. */
+function steadyTraffic(service: ServiceProcess, from: string, path: (i: number) => string, everyMs = 100) {
+  const statuses: number[] = [];
+  const errors: string[] = [];
+  let running = true;
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      try {
+        statuses.push((await service.request(path(i), { from })).status);
+      } catch (e) {
+        errors.push(e instanceof Error ? e.message : String(e));
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    statuses,
+    errors,
+    async stop() {
+      running = false;
+      await done;
+    },
+  };
+}
+
+/** `{metric="…", job="svc-ai-search-backend"}` selector. */
+const sel = (metric: string, extra = '') => `${metric}{job="${SCRAPE_JOB}"${extra ? `, ${extra}` : ''}}`;
+
+/** A single-value query result, or undefined when the vector is empty. */
+async function scalar(stack: LocalStack, expr: string): Promise<number | undefined> {
+  const r = await stack.prometheus.query(expr);
+  return r.length ? r[0].value : undefined;
+}
+
+type Json = Record<string, unknown>;
+
+/** Drops the keys at the given dotted paths (`*` = every array element or object value). */
+function without(doc: unknown, paths: readonly string[]): unknown {
+  const copy = JSON.parse(JSON.stringify(doc)) as unknown;
+  const drop = (node: unknown, keys: string[]): void => {
+    if (!node || typeof node !== 'object' || !keys.length) return;
+    const [k, ...rest] = keys;
+    const children = k === '*' ? Object.values(node as Json) : [(node as Json)[k]];
+    if (!rest.length && k !== '*') delete (node as Json)[k];
+    else for (const c of children) drop(c, rest);
+  };
+  for (const p of paths) drop(copy, p.split('.'));
+  return copy;
+}
+
+/** The document without its `*_file` keys, and the paths where they were. */
+function withoutSecretFiles(doc: unknown): { rest: unknown; fileKeys: string[] } {
+  const rest = JSON.parse(JSON.stringify(doc)) as unknown;
+  const fileKeys: string[] = [];
+  const walk = (n: unknown, path: string) => {
+    if (Array.isArray(n)) n.forEach((c, i) => walk(c, `${path}[${i}]`));
+    else if (n && typeof n === 'object') {
+      for (const k of Object.keys(n)) {
+        if (k.endsWith('_file')) {
+          fileKeys.push(`${path}.${k}`);
+          delete (n as Json)[k];
+        } else walk((n as Json)[k], `${path}.${k}`);
+      }
+    }
+  };
+  walk(rest, '');
+  return { rest, fileKeys };
+}
+
+describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS: scrape/eval ${TEST_INTERVALS.scrapeInterval}, rule for ${TEST_INTERVALS.ruleFor}, group_wait/group_interval ${TEST_INTERVALS.groupWait}, repeat ${TEST_INTERVALS.repeatInterval})`, () => {
+  let stack: LocalStack;
+
+  beforeAll(async () => {
+    stack = await LocalStack.start({ fast: TEST_INTERVALS, serviceEnv: SERVICE_ENV });
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  /** A test whose failure, whatever step it is in, prints the binaries' logs. */
+  const scenario = (name: string, fn: () => Promise<void> | void, timeoutMs?: number) =>
+    it(name, () => stack.step(name.split(':')[0], async () => fn()), timeoutMs);
+
+  scenario('runs exactly what cdk8s synthesized, changed only by the loopback rewrites', () => {
+    const synthesized = configDocuments(stack.manifests);
+    const run = stack.documents;
+    // prometheus.yml: same document once targets, rule file paths and intervals are set aside.
+    const promVolatile = [
+      'global.scrape_interval',
+      'global.evaluation_interval',
+      'global.scrape_timeout',
+      'scrape_configs.*.static_configs',
+      'scrape_configs.*.scrape_interval',
+      'scrape_configs.*.scrape_timeout',
+      'alerting.alertmanagers.*.static_configs',
+      'rule_files',
+    ];
+    const promBefore = load(synthesized.prometheusConfig);
+    const promAfter = load(run.prometheusConfig) as Json;
+    expect(without(promAfter, promVolatile)).toEqual(without(promBefore, promVolatile));
+    const job = (promAfter.scrape_configs as Json[]).find((j) => j.job_name === SCRAPE_JOB);
+    expect(job?.metrics_path).toBe(METRICS_PATH);
+    // Rules: same expressions, labels, annotations; only `for` differs.
+    const ruleText = synthesized.ruleFiles[CONFIG_DOCUMENTS.prometheusRules.key];
+    const ruleRun = Object.entries(run.ruleFiles).find(([p]) => p.endsWith(`/${CONFIG_DOCUMENTS.prometheusRules.key}`))?.[1];
+    expect(without(load(ruleRun ?? ''), ['groups.*.rules.*.for', 'groups.*.interval'])).toEqual(
+      without(load(ruleText), ['groups.*.rules.*.for', 'groups.*.interval']),
+    );
+    // alertmanager.yml: same routes, receivers, inhibitions once secret paths and grouping intervals are set aside.
+    const routeTimes = ['group_wait', 'group_interval', 'repeat_interval'];
+    const amVolatile = routeTimes.flatMap((t) => [`route.${t}`, `route.routes.*.${t}`]);
+    const amRun = withoutSecretFiles(load(run.alertmanagerConfig));
+    const amSynthesized = withoutSecretFiles(load(synthesized.alertmanagerConfig));
+    expect(without(amRun.rest, amVolatile)).toEqual(without(amSynthesized.rest, amVolatile));
+    expect(amRun.fileKeys).toEqual(amSynthesized.fileKeys);
+    expect(amRun.fileKeys.length).toBeGreaterThan(0);
+    // No secret value is in any document; the token reaches Alertmanager only through its file.
+    expect(run.alertmanagerConfig).not.toContain(stack.secrets.webhookBearerToken);
+    expect(run.alertmanagerConfig).toContain('credentials_file');
+    expect(stack.documents.rewrites.length).toBeGreaterThan(0);
+  });
+
+  scenario('scenario 1: Prometheus scrapes the svc-ai-search-backend target UP in under 1 s, and every §2.1 metric family is queryable', async () => {
+    const target = await stack.step('target UP', () =>
+      waitFor(
+        `target ${SCRAPE_JOB} UP`,
+        async () => {
+          const t = (await stack.prometheus.targets()).find((x) => x.labels.job === SCRAPE_JOB);
+          if (!t) throw new Error('no target of the job');
+          if (t.health !== 'up') throw new Error(`health ${t.health}: ${t.lastError}`);
+          return t;
+        },
+        { timeoutMs: 20000 },
+      ),
+    );
+    expect(target.scrapeUrl).toBe(`${stack.service.url}${METRICS_PATH}`);
+    expect(target.lastError).toBe('');
+    expect(target.lastScrapeDuration).toBeGreaterThan(0);
+    expect(target.lastScrapeDuration).toBeLessThan(1); // spec §1.6: a healthy target scrapes in under 1 s
+    expect(await scalar(stack, sel('up'))).toBe(1);
+
+    await stack.step('every §2.1 family in Prometheus', async () => {
+      for (const family of SPEC_FAMILIES) {
+        const series = await waitFor(`${family} in Prometheus`, async () => {
+          const r = await stack.prometheus.query(sel(family));
+          return r.length ? r : undefined;
+        });
+        for (const s of series) expect(s.metric).toMatchObject({ __name__: family, job: SCRAPE_JOB });
+        if (family.includes('_by_type_')) expect(series.every((s) => typeof s.metric.type === 'string' && s.metric.type)).toBe(true);
+      }
+    });
+  }, 60_000);
+
+  scenario('scenario 4: the §6.3 test alert posted to /api/v1/alerts reaches the receivers its labels route to', async () => {
+    const alerts = [
+      { alertname: 'E2ETestCritical', severity: 'critical', service: SERVICE_NAME },
+      { alertname: 'E2ETestWarning', severity: 'warning', service: SERVICE_NAME },
+      { alertname: 'E2ETestInfo', severity: 'info', service: SERVICE_NAME },
+      // Matches no row of §6.2: the default route.
+      { alertname: 'E2ETestUnrouted', severity: 'none', service: 'some-other-service' },
+    ].map((labels) => ({
+      labels,
+      annotations: { summary: `Test alert ${labels.alertname}`, description: 'Posted by the e2e test (spec §6.3)' },
+    }));
+    try {
+      await stack.step('post the test alerts', () => stack.alertmanager.post(alerts, '/api/v1/alerts'));
+      await stack.step('deliveries of the test alerts', () =>
+        Promise.all(alerts.map(({ labels }) => waitForRoutes(stack, labels.alertname, expectedRoutes(labels)))),
+      );
+      await settle();
+      for (const { labels } of alerts) {
+        expect({ alert: labels.alertname, ...routesSoFar(stack, labels.alertname) }).toEqual({ alert: labels.alertname, ...expectedRoutes(labels) });
+      }
+      const [critical] = webhookDeliveries(stack, 'E2ETestCritical');
+      expect(critical.headers.authorization).toBe(`Bearer ${stack.secrets.webhookBearerToken}`);
+      const body = critical.body as { alerts: Array<{ labels: Record<string, string>; annotations: Record<string, string> }> };
+      expect(body.alerts[0].annotations).toEqual(alerts[0].annotations);
+      expect(body.alerts[0].labels).toMatchObject(alerts[0].labels);
+
+      // §6.2 info: no resolved notifications. Resolving the info alert notifies #backend, never #alerts-info.
+      const now = new Date().toISOString();
+      await stack.alertmanager.post(alerts.map((a) => ({ ...a, endsAt: now })), '/api/v1/alerts');
+      const warningChannels = expectedRoutes(alerts[1].labels).channels;
+      await stack.step('resolved notifications', () =>
+        waitFor(
+          'E2ETestInfo RESOLVED on the backend channel and E2ETestWarning RESOLVED on its channels',
+          () =>
+            channelsFor(stack, 'E2ETestInfo', 'RESOLVED').includes(CH.backend) &&
+            warningChannels.every((c) => channelsFor(stack, 'E2ETestWarning', 'RESOLVED').includes(c)),
+          { timeoutMs: 30000 },
+        ),
+      );
+      await settle();
+      expect(channelsFor(stack, 'E2ETestInfo', 'RESOLVED')).toEqual([CH.backend]);
+      expect(channelsFor(stack, 'E2ETestWarning', 'RESOLVED')).toEqual(warningChannels);
+    } finally {
+      // Leave nothing active that could inhibit or group with the scenarios that follow.
+      const now = new Date().toISOString();
+      await stack.alertmanager.post(alerts.map((a) => ({ ...a, endsAt: now })), '/api/v2/alerts').catch(() => undefined);
+    }
+  }, 90_000);
+
+  scenario('scenario 2: failing traffic raises HighErrorRate; Prometheus fires it and Alertmanager routes it per §6.2', async () => {
+    const { service, prometheus } = stack;
+    let sent = 0;
+    const fired = await stack.step('HighErrorRate fires in Prometheus', async () => {
+      // Unknown paths answer 404, which the service counts as failed (status >= 400). Keep the
+      // traffic going until the rule, whatever its window and threshold, has fired.
+      for (const deadline = Date.now() + 60000; Date.now() < deadline; ) {
+        const responses = await burst(service, 20, (i) => `/api/e2e/no-such-endpoint/${sent + i}`, CLIENTS.errors, 10);
+        sent += responses.length;
+        expect(responses.every((r) => r.status === 404)).toBe(true);
+        const alert = (await prometheus.alerts()).find((a) => a.labels.alertname === ALERTS.highErrorRate && a.state === 'firing');
+        if (alert) return alert;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error(`HighErrorRate did not fire after ${sent} failing requests`);
+    });
+    expect(fired.labels).toMatchObject({ severity: 'warning', service: SERVICE_NAME, job: SCRAPE_JOB });
+    expect(await scalar(stack, `sum(${sel('svc_ai_search_requests_failed')})`)).toBeGreaterThanOrEqual(1);
+
+    const expected = expectedRoutes(fired.labels);
+    await stack.step('HighErrorRate deliveries', () => waitForRoutes(stack, ALERTS.highErrorRate, expected));
+    await settle();
+    expect(routesSoFar(stack, ALERTS.highErrorRate)).toEqual(expected);
+    const held = await stack.alertmanager.waitForAlert(ALERTS.highErrorRate);
+    expect(held.status.state).toBe('active');
+  }, 120_000);
+
+  scenario('scenario 6: a burst from one client gets 429s with the right headers and body; metrics and health keep answering; Prometheus shows the refusals', async () => {
+    const { service } = stack;
+    const refusedBefore = await stack.step('refusals before', async () => {
+      const v = await waitFor('the rate-limit counter in Prometheus', () =>
+        scalar(stack, `sum(${sel('svc_ai_search_rate_limit_requests_total', 'tier="search", result="refused"')})`),
+      );
+      return v;
+    });
+    const n = SEARCH_TIER.burst * 3;
+    const startedAt = Date.now();
+    const [responses, ops] = await Promise.all([
+      burst(service, n, (i) => `/api/search?q=burst${i}`, CLIENTS.burst),
+      // The same client, during its burst: the operational endpoints are exempt (spec §4.1).
+      Promise.all(
+        ['/api/metrics/prometheus', '/health', '/health/ready', '/health/live', '/api/health', '/metrics', '/api/rate-limit'].map((p) =>
+          service.request(p, { from: CLIENTS.burst }).then((r) => ({ path: p, status: r.status })),
+        ),
+      ),
+    ]);
+    const refused = responses.filter((r) => r.status === 429);
+    const admitted = responses.filter((r) => r.status !== 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(admitted.length).toBeGreaterThan(0);
+    // The burst, plus what the tier refills (limit per window) while the burst runs.
+    const refill = Math.ceil((((Date.now() - startedAt) / 1000) * SEARCH_TIER.limit) / SEARCH_TIER.windowSeconds);
+    expect(admitted.length).toBeLessThanOrEqual(SEARCH_TIER.burst + refill + 1);
+    expect(admitted.every((r) => r.status < 500)).toBe(true);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    for (const r of admitted) {
+      expect(Number(r.headers['x-ratelimit-limit'])).toBe(SEARCH_TIER.limit);
+      expect(Number.isInteger(Number(r.headers['x-ratelimit-remaining']))).toBe(true);
+      expect(Number(r.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(nowSeconds - 1);
+    }
+    for (const r of refused) {
+      expect(r.headers['x-ratelimit-limit']).toBe(String(SEARCH_TIER.limit));
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+      const reset = Number(r.headers['x-ratelimit-reset']);
+      expect(Number.isInteger(reset) && reset >= nowSeconds - 1).toBe(true);
+      const retryAfter = Number(r.headers['retry-after']);
+      expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+      const body = r.json<{ error: unknown; message: unknown; retry_after: unknown }>();
+      expect(typeof body.error).toBe('string');
+      expect(typeof body.message).toBe('string');
+      expect(body.retry_after).toBe(retryAfter);
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+    }
+    expect(ops).toEqual(ops.map((o) => ({ ...o, status: 200 })));
+    const after = await Promise.all(
+      ['/api/metrics/prometheus', '/health', '/health/live'].map((p) => service.request(p, { from: CLIENTS.burst }).then((r) => r.status)),
+    );
+    expect(after).toEqual([200, 200, 200]);
+
+    await stack.step('refusals in Prometheus', () =>
+      waitFor(
+        `search-tier refusals in Prometheus to grow by ${refused.length}`,
+        async () => {
+          const v = await scalar(stack, `sum(${sel('svc_ai_search_rate_limit_requests_total', 'tier="search", result="refused"')})`);
+          if (v !== (refusedBefore ?? 0) + refused.length) throw new Error(`refused{tier="search"} = ${v}`);
+          return true;
+        },
+        { timeoutMs: 15000 },
+      ),
+    );
+    const allowedSearch = await scalar(stack, `sum(${sel('svc_ai_search_rate_limit_requests_total', 'tier="search", result="allowed"')})`);
+    expect(allowedSearch).toBeGreaterThanOrEqual(admitted.length);
+  }, 60_000);
+
+  scenario('scenario 5: the kvstore goes away under traffic: no 5xx, backend memory, the fallback alert fires; it comes back and all returns to normal', async () => {
+    const { service, prometheus, redis } = stack;
+    const rateLimitBackend = async () => (await service.request('/api/rate-limit')).json<{ backend: string }>().backend;
+    await stack.step('kvstore in use before the outage', async () => {
+      expect(await rateLimitBackend()).toBe('kvstore');
+      await waitFor('backend gauge kvstore=1 in Prometheus', async () =>
+        (await scalar(stack, sel('svc_ai_search_rate_limit_backend', 'backend="kvstore"'))) === 1,
+      );
+    });
+    // At most four requests a second, one in four a search: no faster than the search tier
+    // refills (1/s), so the traffic is served, never refused, however long the outage lasts.
+    const traffic = steadyTraffic(service, CLIENTS.kvstore, (i) => (i % 4 === 0 ? `/api/search?q=kv${i}` : `/api/e2e/kvstore/${i}`), 250);
+    try {
+      await redis.kill();
+      await stack.step('backend becomes memory', () =>
+        waitFor('/api/rate-limit backend memory', async () => (await rateLimitBackend()) === 'memory', { timeoutMs: 15000 }),
+      );
+      const health = (await service.request('/health')).json<{ status: string; rate_limit_backend?: string }>();
+      expect(health.status).toBe('degraded');
+      const alert = await stack.step(`${ALERTS.kvstoreFallback} fires`, () => prometheus.waitForFiring(ALERTS.kvstoreFallback));
+      expect(alert.labels).toMatchObject({ service: SERVICE_NAME });
+      await stack.step(`${ALERTS.kvstoreFallback} reaches Alertmanager and is routed`, async () => {
+        const expected = expectedRoutes(alert.labels);
+        await waitFor(`${ALERTS.kvstoreFallback} on ${expected.channels.join(', ')}`, () =>
+          expected.channels.every((c) => channelsFor(stack, ALERTS.kvstoreFallback).includes(c)),
+        );
+      });
+
+      await redis.restart();
+      await stack.step('back to normal', async () => {
+        await waitFor('/api/rate-limit backend kvstore', async () => (await rateLimitBackend()) === 'kvstore', { timeoutMs: 20000 });
+        await waitFor('/health status ok', async () => (await service.request('/health')).json<{ status: string }>().status === 'ok');
+        await waitFor('backend gauge kvstore=1 in Prometheus', async () =>
+          (await scalar(stack, sel('svc_ai_search_rate_limit_backend', 'backend="kvstore"'))) === 1,
+        );
+        await prometheus.waitForInactive(ALERTS.kvstoreFallback);
+      });
+    } finally {
+      await traffic.stop();
+      if (!redis.process.running) await redis.restart().catch(() => undefined);
+    }
+    expect(traffic.errors).toEqual([]);
+    expect(traffic.statuses.length).toBeGreaterThan(5);
+    expect(traffic.statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(traffic.statuses.filter((s) => s === 429)).toEqual([]);
+  }, 120_000);
+
+  scenario('scenario 3: stopping the service fires BackendDown; the webhook gets it with the bearer token from the secret file; inhibition silences the backend\'s other alerts', async () => {
+    const { service, prometheus, alertmanager } = stack;
+    await service.stop();
+    const fired = await stack.step('BackendDown fires', async () => {
+      await waitFor('target DOWN', async () => (await prometheus.targets()).some((t) => t.labels.job === SCRAPE_JOB && t.health === 'down'));
+      return prometheus.waitForFiring(ALERTS.backendDown);
+    });
+    expect(fired.labels).toMatchObject({ severity: 'critical', service: SERVICE_NAME, job: SCRAPE_JOB });
+
+    const hook = await stack.step('BackendDown on the webhook', () =>
+      stack.receiver.waitFor('BackendDown on the webhook', (d) => webhookDeliveries(stack, ALERTS.backendDown).includes(d)),
+    );
+    expect(hook.headers.authorization).toBe(`Bearer ${stack.secrets.webhookBearerToken}`);
+    const expected = expectedRoutes(fired.labels);
+    await stack.step('BackendDown deliveries', () => waitForRoutes(stack, ALERTS.backendDown, expected));
+    await settle();
+    expect(routesSoFar(stack, ALERTS.backendDown)).toEqual(expected);
+
+    // Inhibition: a warning of the same backend raised now (copying BackendDown's job, instance and
+    // service) is held suppressed by BackendDown and never notified; so is every other backend alert.
+    const down = await alertmanager.waitForAlert(ALERTS.backendDown, (a) => a.status.state === 'active');
+    const probe = { ...fired.labels, alertname: 'E2EBackendProbe', severity: 'warning' };
+    await alertmanager.post([{ labels: probe, annotations: { summary: 'probe', description: 'must be inhibited by BackendDown' } }]);
+    const suppressed = await stack.step('the probe is inhibited', () =>
+      alertmanager.waitForAlert('E2EBackendProbe', (a) => a.status.state === 'suppressed'),
+    );
+    expect(suppressed.status.inhibitedBy).toContain(down.fingerprint);
+    await new Promise((r) => setTimeout(r, 4000)); // a few group_wait periods
+    expect(channelsFor(stack, 'E2EBackendProbe')).toEqual([]);
+    expect(webhookDeliveries(stack, 'E2EBackendProbe')).toEqual([]);
+    const others = (await alertmanager.alerts()).filter(
+      (a: AlertmanagerAlert) => a.labels.service === SERVICE_NAME && a.labels.alertname !== ALERTS.backendDown && a.status.state !== 'unprocessed',
+    );
+    expect(others.map((a) => ({ alert: a.labels.alertname, state: a.status.state }))).toEqual(
+      others.map((a) => ({ alert: a.labels.alertname, state: 'suppressed' })),
+    );
+  }, 90_000);
+});
