@@ -20,15 +20,15 @@
  * (the kvstore outage restores Redis; stopping the service comes last).
  */
 import { load } from 'js-yaml';
-import { DEFAULT_ALERTING } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { CONFIG_DOCUMENTS, METRICS_PATH, SCRAPE_JOB, SERVICE_NAME } from '../../charts/generators/names';
 import { type AlertmanagerAlert } from '../harness/alertmanager';
-import { LocalStack, RECEIVER_PATHS, TEST_INTERVALS } from '../harness/local-stack';
+import { LocalStack, TEST_INTERVALS } from '../harness/local-stack';
 import { configDocuments } from '../harness/manifests';
 import { waitFor } from '../harness/ports';
-import type { ServiceProcess, ServiceResponse } from '../harness/service-process';
-import type { Delivery } from '../harness/webhook-receiver';
+import { without, withoutSecretFiles, type Json } from './documents';
+import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
+import { burst, steadyTraffic } from './traffic';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
 const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4' } as const;
@@ -71,130 +71,6 @@ const SPEC_FAMILIES = [
   'svc_ai_search_requests_by_type_avg_time_ms',
 ];
 
-// ---------------------------------------------------------------------------------------------
-// Spec §6.2 as the test reads it: which chat channels (and whether the generic webhook) an alert
-// with given labels must reach. Written here from the spec, not imported from the generators.
-// ---------------------------------------------------------------------------------------------
-
-const CH = DEFAULT_ALERTING.chatChannels;
-const ROUTING_ROWS: ReadonlyArray<{ match: Record<string, string>; channels: string[]; webhook?: boolean }> = [
-  { match: { severity: 'critical' }, channels: [CH.critical, CH.oncall], webhook: true },
-  { match: { alertname: ALERTS.backendDown }, channels: [CH.oncall] },
-  { match: { severity: 'warning' }, channels: [CH.warning] },
-  { match: { severity: 'info' }, channels: [CH.info] },
-  { match: { service: SERVICE_NAME }, channels: [CH.backend] },
-  { match: { alertname: ALERTS.highErrorRate }, channels: [CH.errors] },
-];
-
-/** Channels (sorted, each once) and webhook an alert with `labels` must reach per §6.2. */
-function expectedRoutes(labels: Record<string, string>): { channels: string[]; webhook: boolean } {
-  const rows = ROUTING_ROWS.filter((r) => Object.entries(r.match).every(([k, v]) => labels[k] === v));
-  if (!rows.length) return { channels: [CH.general], webhook: false };
-  return { channels: [...new Set(rows.flatMap((r) => r.channels))].sort(), webhook: rows.some((r) => r.webhook) };
-}
-
-/** Chat message of Alertmanager's Slack integration (the generated title is `slack.default.title`). */
-interface ChatMessage {
-  readonly channel: string;
-  readonly status: 'FIRING' | 'RESOLVED';
-  /** Words of the title after the status: the group label values, the alert name among them. */
-  readonly words: readonly string[];
-}
-
-function chatMessage(d: Delivery): ChatMessage | undefined {
-  if (d.path !== RECEIVER_PATHS.chat) return undefined;
-  const body = d.body as { channel?: string; attachments?: Array<{ title?: string }> };
-  const m = /^\[(FIRING|RESOLVED)(?::\d+)?\]\s+(.*)$/.exec(body.attachments?.[0]?.title ?? '');
-  if (!m || !body.channel) return undefined;
-  return { channel: body.channel, status: m[1] as ChatMessage['status'], words: m[2].split(/\s+/) };
-}
-
-/** Sorted channels that got a chat message with `status` about `alertname`. */
-function channelsFor(stack: LocalStack, alertname: string, status: ChatMessage['status'] = 'FIRING'): string[] {
-  const channels = stack.receiver.deliveries
-    .map(chatMessage)
-    .filter((m): m is ChatMessage => !!m && m.status === status && m.words.includes(alertname))
-    .map((m) => m.channel);
-  return [...new Set(channels)].sort();
-}
-
-/** Generic-webhook deliveries carrying `alertname` with `status` (`firing` | `resolved`). */
-function webhookDeliveries(stack: LocalStack, alertname: string, status = 'firing'): Delivery[] {
-  return stack.receiver.deliveries.filter((d) => {
-    if (d.path !== RECEIVER_PATHS.webhook) return false;
-    const body = d.body as { alerts?: Array<{ status?: string; labels?: Record<string, string> }> };
-    return (body.alerts ?? []).some((a) => a.labels?.alertname === alertname && a.status === status);
-  });
-}
-
-/** Chat channels and webhook that got `alertname` firing so far. */
-function routesSoFar(stack: LocalStack, alertname: string): { channels: string[]; webhook: boolean } {
-  return { channels: channelsFor(stack, alertname), webhook: webhookDeliveries(stack, alertname).length > 0 };
-}
-
-/** Waits until every expected channel (and the webhook if expected) got `alertname` firing. */
-async function waitForRoutes(stack: LocalStack, alertname: string, expected: { channels: string[]; webhook: boolean }): Promise<void> {
-  await waitFor(
-    `${alertname} on ${expected.channels.join(', ')}${expected.webhook ? ' and the webhook' : ''}`,
-    () => {
-      const got = routesSoFar(stack, alertname);
-      if (expected.channels.some((c) => !got.channels.includes(c)) || (expected.webhook && !got.webhook)) {
-        throw new Error(`so far: ${got.channels.join(', ') || 'no channel'}; webhook: ${got.webhook}`);
-      }
-      return true;
-    },
-    { timeoutMs: 30000 },
-  );
-}
-
-/** Every route's group flushes after the same group_wait: a wrong extra route shows within this. */
-const settle = () => new Promise((r) => setTimeout(r, 2500));
-
-/** Sends `n` requests from `from`, at most `concurrency` at a time, and returns the responses in order. */
-async function burst(
-  service: ServiceProcess,
-  n: number,
-  path: (i: number) => string,
-  from: string,
-  concurrency = n,
-): Promise<ServiceResponse[]> {
-  const out: ServiceResponse[] = new Array<ServiceResponse>(n);
-  let next = 0;
-  const worker = async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await service.request(path(i), { from });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
-  return out;
-}
-
-/** Traffic that runs until stopped: one request every `everyMs`, statuses recorded. */
-function steadyTraffic(service: ServiceProcess, from: string, path: (i: number) => string, everyMs = 100) {
-  const statuses: number[] = [];
-  const errors: string[] = [];
-  let running = true;
-  const done = (async () => {
-    for (let i = 0; running; i++) {
-      try {
-        statuses.push((await service.request(path(i), { from })).status);
-      } catch (e) {
-        errors.push(e instanceof Error ? e.message : String(e));
-      }
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  })();
-  return {
-    statuses,
-    errors,
-    async stop() {
-      running = false;
-      await done;
-    },
-  };
-}
-
 /** `{metric="…", job="svc-ai-search-backend"}` selector. */
 const sel = (metric: string, extra = '') => `${metric}{job="${SCRAPE_JOB}"${extra ? `, ${extra}` : ''}}`;
 
@@ -202,41 +78,6 @@ const sel = (metric: string, extra = '') => `${metric}{job="${SCRAPE_JOB}"${extr
 async function scalar(stack: LocalStack, expr: string): Promise<number | undefined> {
   const r = await stack.prometheus.query(expr);
   return r.length ? r[0].value : undefined;
-}
-
-type Json = Record<string, unknown>;
-
-/** Drops the keys at the given dotted paths (`*` = every array element or object value). */
-function without(doc: unknown, paths: readonly string[]): unknown {
-  const copy = JSON.parse(JSON.stringify(doc)) as unknown;
-  const drop = (node: unknown, keys: string[]): void => {
-    if (!node || typeof node !== 'object' || !keys.length) return;
-    const [k, ...rest] = keys;
-    const children = k === '*' ? Object.values(node as Json) : [(node as Json)[k]];
-    if (!rest.length && k !== '*') delete (node as Json)[k];
-    else for (const c of children) drop(c, rest);
-  };
-  for (const p of paths) drop(copy, p.split('.'));
-  return copy;
-}
-
-/** The document without its `*_file` keys, and the paths where they were. */
-function withoutSecretFiles(doc: unknown): { rest: unknown; fileKeys: string[] } {
-  const rest = JSON.parse(JSON.stringify(doc)) as unknown;
-  const fileKeys: string[] = [];
-  const walk = (n: unknown, path: string) => {
-    if (Array.isArray(n)) n.forEach((c, i) => walk(c, `${path}[${i}]`));
-    else if (n && typeof n === 'object') {
-      for (const k of Object.keys(n)) {
-        if (k.endsWith('_file')) {
-          fileKeys.push(`${path}.${k}`);
-          delete (n as Json)[k];
-        } else walk((n as Json)[k], `${path}.${k}`);
-      }
-    }
-  };
-  walk(rest, '');
-  return { rest, fileKeys };
 }
 
 describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS: scrape/eval ${TEST_INTERVALS.scrapeInterval}, rule for ${TEST_INTERVALS.ruleFor}, group_wait/group_interval ${TEST_INTERVALS.groupWait}, repeat ${TEST_INTERVALS.repeatInterval})`, () => {
