@@ -1,0 +1,27 @@
+import { App } from 'cdk8s';
+import { addStack, loadStackSettings } from '../charts';
+import { SettingsError, type Env } from '../configs';
+
+/**
+ * Synthesizes the stack from `env` (settings variables) into `outdir` (default: `CDK8S_OUTDIR`,
+ * set by `cdk8s synth`, else `dist`). Throws `SettingsError` naming any bad variable.
+ */
+export function synth(env: Env, outdir?: string): App {
+  const settings = loadStackSettings(env);
+  const app = new App(outdir ? { outdir } : {});
+  addStack(app, settings);
+  app.synth();
+  return app;
+}
+
+if (require.main === module) {
+  try {
+    synth(process.env);
+  } catch (e) {
+    if (e instanceof SettingsError) {
+      process.stderr.write(`cdk8s synth: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+}

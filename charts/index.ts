@@ -1,0 +1,13 @@
+/** The cdk8s stack: generators, constructs and the helpers around the synthesized manifests. */
+export * from './generators';
+export * from './labels';
+export * from './security';
+export * from './checksum';
+export * from './resources';
+export * from './backend';
+export * from './kvstore';
+export * from './prometheus';
+export * from './alertmanager';
+export * from './stack-settings';
+export * from './stack';
+export * from './manifests';

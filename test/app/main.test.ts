@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { load } from 'js-yaml';
+import { synth } from '../../app/main';
+import { monitoringDocuments, parseManifests, readDist } from '../../charts';
+import { SettingsError, type Env } from '../../configs';
+
+const ROOT = resolve(__dirname, '../..');
+
+function synthToDir(env: Env): { dir: string; files: Map<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ai-search-app-'));
+  synth(env, dir);
+  return { dir, files: readDist(dir) };
+}
+
+describe('app/main synth', () => {
+  const dirs: string[] = [];
+  const run = (env: Env) => {
+    const r = synthToDir(env);
+    dirs.push(r.dir);
+    return r.files;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  const files = run({});
+
+  it('writes the five files of the stack', () => {
+    expect([...files.keys()]).toEqual([
+      '0000-namespace.k8s.yaml',
+      '0001-kvstore.k8s.yaml',
+      '0002-backend.k8s.yaml',
+      '0003-alertmanager.k8s.yaml',
+      '0004-prometheus.k8s.yaml',
+    ]);
+  });
+
+  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml'])(
+    'synthesizes %s as snapshotted',
+    (name) => {
+      expect(files.get(name)).toMatchSnapshot();
+    },
+  );
+
+  it('is deterministic: two synths are byte-identical', () => {
+    expect(run({})).toEqual(files);
+  });
+
+  it('puts a service variable given at synth time into the backend’s config', () => {
+    const manifests = parseManifests(run({ RATE_LIMIT_SEARCH_REQUESTS: '120' }).values());
+    const cm = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'backend-config') as unknown as { data: Record<string, string> };
+    expect(cm.data.RATE_LIMIT_SEARCH_REQUESTS).toBe('120');
+  });
+
+  it('changes the scrape interval with PROMETHEUS_SCRAPE_INTERVAL=30s', () => {
+    const docs = monitoringDocuments(parseManifests(run({ PROMETHEUS_SCRAPE_INTERVAL: '30s' }).values()));
+    expect(docs.prometheusConfig.global.scrape_interval).toBe('30s');
+    expect((load(docs.text.prometheusConfig) as { global: { scrape_interval: string } }).global.scrape_interval).toBe('30s');
+    expect(monitoringDocuments(parseManifests(files.values())).prometheusConfig.global.scrape_interval).toBe('15s');
+  });
+
+  it('fails on a bad setting, naming it', () => {
+    expect(() => synth({ BACKEND_REPLICAS: 'many' }, join(tmpdir(), 'never-written'))).toThrow(SettingsError);
+    expect(() => synth({ BACKEND_REPLICAS: 'many' }, join(tmpdir(), 'never-written'))).toThrow('BACKEND_REPLICAS="many" is not valid');
+  });
+});
+
+describe('npx cdk8s synth', () => {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+
+  it('synthesizes through cdk8s.yaml with settings from the environment', () => {
+    const out = mkdtempSync(join(tmpdir(), 'svc-ai-search-cli-'));
+    try {
+      const r = spawnSync('npx', ['cdk8s', 'synth', '--check-upgrade=false', '--output', out], {
+        cwd: ROOT,
+        env: { ...env, RATE_LIMIT_SEARCH_REQUESTS: '120', PROMETHEUS_SCRAPE_INTERVAL: '30s' },
+        encoding: 'utf8',
+        timeout: 60000,
+      });
+      expect(r.status).toBe(0);
+      const docs = monitoringDocuments(parseManifests(readDist(out).values()));
+      expect(docs.prometheusConfig.global.scrape_interval).toBe('30s');
+      expect(readDist(out).get('0002-backend.k8s.yaml')).toContain('RATE_LIMIT_SEARCH_REQUESTS: "120"');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('exits non-zero with a message naming a bad setting', () => {
+    const r = spawnSync('node', ['-r', 'ts-node/register/transpile-only', 'app/main.ts'], {
+      cwd: ROOT,
+      env: { ...env, CDK8S_OUTDIR: join(tmpdir(), 'never-written'), PROMETHEUS_SCRAPE_INTERVAL: 'often' },
+      encoding: 'utf8',
+      timeout: 60000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('cdk8s synth: Invalid settings: PROMETHEUS_SCRAPE_INTERVAL="often" is not valid: expected a duration such as 15s');
+  });
+});

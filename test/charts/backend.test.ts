@@ -1,0 +1,125 @@
+import { Duration, Testing } from 'cdk8s';
+import { Backend, type BackendProps } from '../../charts';
+import type { Json } from './fixtures/stack';
+
+const PROPS: BackendProps = {
+  image: 'registry.example.com/svc-ai-search-backend:1.2.3',
+  replicas: 3,
+  environment: { PORT: '8080', ENVIRONMENT: 'production', KVSTORE_URL: 'redis://kvstore:6379' },
+  dataDir: '/var/lib/svc-ai-search',
+};
+
+function synth(props: Partial<BackendProps> = {}): Json[] {
+  const chart = Testing.chart();
+  new Backend(chart, 'backend', { ...PROPS, ...props });
+  return Testing.synth(chart);
+}
+
+const of = (objects: Json[], kind: string): Json => objects.find((o) => o.kind === kind);
+
+describe('Backend', () => {
+  const objects = synth();
+  const deployment = of(objects, 'Deployment');
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+
+  it('creates a ConfigMap, Deployment, Service and PodDisruptionBudget, all named backend-ish', () => {
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'ConfigMap/backend-config',
+      'Deployment/backend',
+      'Service/backend',
+      'PodDisruptionBudget/backend',
+    ]);
+  });
+
+  it('puts the settings into the ConfigMap and loads it as environment', () => {
+    expect(of(objects, 'ConfigMap').data).toEqual(PROPS.environment);
+    expect(container.envFrom).toEqual([{ configMapRef: { name: 'backend-config' } }]);
+  });
+
+  it('references the secrets, never their values', () => {
+    expect(container.env).toEqual(
+      ['API_TOKEN:api-token', 'AI_API_KEY:ai-api-key', 'KVSTORE_PASSWORD:kvstore-password'].map((pair) => {
+        const [name, key] = pair.split(':');
+        return { name, valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key, optional: true } } };
+      }),
+    );
+  });
+
+  it('runs the image with the replicas of the settings', () => {
+    expect(deployment.spec.replicas).toBe(3);
+    expect(container.image).toBe(PROPS.image);
+  });
+
+  it('probes /health/live and /health/ready on the http port', () => {
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+  });
+
+  it('sets resource requests and limits', () => {
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+  });
+
+  it('runs restricted: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp', () => {
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(container.volumeMounts).toEqual([
+      { name: 'data', mountPath: '/var/lib/svc-ai-search' },
+      { name: 'tmp', mountPath: '/tmp' },
+    ]);
+  });
+
+  it('exposes Service backend on 8080 whatever port the process listens on', () => {
+    const objs = synth({ containerPort: 9000 });
+    expect(of(objs, 'Deployment').spec.template.spec.containers[0].ports[0].containerPort).toBe(9000);
+    expect(of(objs, 'Service').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
+    expect(of(objs, 'Service').spec.selector).toEqual(deployment.spec.template.metadata.labels);
+  });
+
+  it('gives the pod its drain time plus 10 s to stop', () => {
+    expect(pod.terminationGracePeriodSeconds).toBe(20);
+    expect(of(synth({ shutdownTimeout: Duration.seconds(45) }), 'Deployment').spec.template.spec.terminationGracePeriodSeconds).toBe(55);
+  });
+
+  it('rolls the pods when the settings change', () => {
+    const a = deployment.spec.template.metadata.annotations['checksum/config'];
+    const b = of(synth({ environment: { ...PROPS.environment, LOG_LEVEL: 'debug' } }), 'Deployment').spec.template.metadata.annotations['checksum/config'];
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(b).not.toBe(a);
+    expect(of(synth(), 'Deployment').spec.template.metadata.annotations['checksum/config']).toBe(a);
+  });
+
+  it('lets one pod at a time be evicted', () => {
+    expect(of(objects, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: deployment.spec.selector.matchLabels } });
+  });
+
+  it('adds an autoscaler when asked, and leaves the replica count to it', () => {
+    const objs = synth({ autoscaling: { maxReplicas: 8, cpuPercent: 65 } });
+    expect(of(objs, 'Deployment').spec.replicas).toBeUndefined();
+    expect(of(objs, 'HorizontalPodAutoscaler')).toMatchObject({
+      apiVersion: 'autoscaling/v2',
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'backend' },
+        minReplicas: 3,
+        maxReplicas: 8,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 65 } } }],
+      },
+    });
+    expect(of(objects, 'HorizontalPodAutoscaler')).toBeUndefined();
+  });
+
+  it('refuses a secret in the ConfigMap and an autoscaler below its minimum', () => {
+    expect(() => synth({ environment: { API_TOKEN: 'oops' } })).toThrow('API_TOKEN is a secret and must not be in the backend-config ConfigMap');
+    expect(() => synth({ autoscaling: { maxReplicas: 2, cpuPercent: 70 } })).toThrow('autoscaling.maxReplicas (2) is below replicas (3)');
+  });
+});
