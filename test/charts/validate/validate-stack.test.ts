@@ -1,0 +1,53 @@
+import { validateStack } from '../../../charts/validate';
+import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { SECRET_ENV, synthStack, type Json } from '../fixtures/stack';
+
+describe('validateStack', () => {
+  beforeAll(requirePromTools);
+
+  it('passes the stack synthesized with every destination on, with the real tools', () => {
+    const env = { ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' };
+    const stack = synthStack(env);
+    const results = validateStack({ manifests: stack.manifests, settings: stack.settings, tools: promTools, leakCheck: { files: stack.files, env } });
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.map((r) => r.check)).toEqual([
+      'kubernetes schemas (18 objects)',
+      'kubernetes references',
+      'rules match the settings',
+      'promtool check config',
+      'promtool check rules',
+      'promtool test rules (20 tests)',
+      'amtool check-config',
+      'amtool config routes test (35 cases)',
+      'no secret values in the output',
+    ]);
+  });
+
+  it('says so when the manifests were synthesized from other settings', () => {
+    const stack = synthStack({ ALERT_ERROR_RATE_THRESHOLD: '0.2' });
+    const other = synthStack({});
+    const results = validateStack({ manifests: stack.manifests, settings: other.settings, tools: promTools, routeCases: [] });
+    expect(results.find((r) => r.check === 'rules match the settings')).toMatchObject({ ok: false });
+    expect(results.some((r) => r.check.startsWith('promtool test rules'))).toBe(false);
+  });
+
+  it('reports a broken Alertmanager config and stops before routing it', () => {
+    const stack = synthStack();
+    const manifests = JSON.parse(JSON.stringify(stack.manifests)) as Json[];
+    const cm = manifests.find((m) => m.metadata.name === 'alertmanager-config');
+    cm.data['alertmanager.yml'] = cm.data['alertmanager.yml'].replace('receiver: default', 'receiver: nobody');
+    const results = validateStack({ manifests, settings: stack.settings, tools: promTools });
+    expect(results.find((r) => r.check === 'amtool check-config')).toMatchObject({ ok: false, detail: expect.stringContaining('nobody') });
+    expect(results.some((r) => r.check.startsWith('amtool config routes test'))).toBe(false);
+  });
+
+  it('reports missing config documents', () => {
+    const stack = synthStack();
+    const results = validateStack({ manifests: stack.manifests.filter((m) => m.metadata.name !== 'prometheus-rules'), settings: stack.settings, tools: promTools });
+    expect(results.find((r) => r.check === 'config documents in ConfigMaps')).toEqual({
+      check: 'config documents in ConfigMaps',
+      ok: false,
+      detail: 'no ConfigMap prometheus-rules among the manifests',
+    });
+  });
+});
