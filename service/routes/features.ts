@@ -1,6 +1,25 @@
 import { Router } from 'express';
+import { ChatService } from '../chat/chat-service';
+import { ExtractiveProvider } from '../chat/extractive';
+import { OpenAiProvider } from '../chat/openai';
+import type { ChatProvider } from '../chat/types';
+import { ContentService } from '../content/content-service';
+import { FileStore } from '../content/file-store';
+import { RedisStore } from '../content/redis-store';
+import type { ContentStore } from '../content/store';
 import type { CoreDeps } from '../deps';
 import type { CacheStats } from '../metrics/service-metrics';
+import { MiniSearchIndex, type MiniSearchIndexOptions } from '../search/minisearch-index';
+import { ResultCache } from '../search/result-cache';
+import { SearchService, type CachedSearch } from '../search/search-service';
+import { writeAccess } from './auth';
+import { chatRouter } from './chat';
+import { contentRouter } from './content';
+import { evalRouter } from './eval';
+import { exportRouter } from './export';
+import { ingestRouter } from './ingest';
+import { searchRouter } from './search';
+import { uploadRouter } from './upload';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {
@@ -14,12 +33,104 @@ export interface Features {
   close(): Promise<void>;
 }
 
-/** Builds the functional API. (Placeholder until the content issue lands.) */
-export function createFeatures(_deps: CoreDeps): Features {
+/** What the endpoint groups share. */
+export interface FeatureContext {
+  readonly deps: CoreDeps;
+  readonly content: ContentService;
+  readonly search: SearchService;
+  readonly chat: ChatService;
+}
+
+/** Features plus their parts, for tests and benchmarks. */
+export interface FeatureSet extends Features {
+  readonly context: FeatureContext;
+}
+
+/** Replacements for tests and benchmarks. */
+export interface FeaturesOptions {
+  /** @default Redis when KVSTORE_URL is set, else the file store in DATA_DIR */
+  readonly store?: ContentStore;
+  /** @default from AI_PROVIDER */
+  readonly provider?: ChatProvider;
+  /** Ranking and snippet options of the embedded index. @default DEFAULT_RANKING */
+  readonly index?: MiniSearchIndexOptions;
+}
+
+/** The content store the settings ask for. */
+export function createStore(deps: CoreDeps): ContentStore {
+  const logger = deps.logger.child({ component: 'content-store' });
+  if (deps.settings.kvstore.url && deps.kvstore.client) return new RedisStore({ connection: deps.kvstore, logger });
+  return new FileStore({ dir: deps.settings.service.dataDir, logger });
+}
+
+/** The chat provider the settings ask for. */
+export function createProvider(deps: CoreDeps, index: MiniSearchIndex): ChatProvider {
+  const ai = deps.settings.ai;
+  if (ai.provider === 'openai') {
+    return new OpenAiProvider({
+      baseUrl: ai.baseUrl,
+      ...(ai.apiKey ? { apiKey: ai.apiKey } : {}),
+      model: ai.model,
+      timeoutMs: ai.timeoutMs,
+      maxRetries: ai.maxRetries,
+      logger: deps.logger.child({ component: 'ai-provider' }),
+    });
+  }
+  return new ExtractiveProvider({ analyzer: index.analyzer });
+}
+
+/**
+ * Builds the functional API: store → catalog → index + result cache → chat, and one router per
+ * endpoint group. Does no I/O until `start()`.
+ */
+export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): FeatureSet {
+  const { settings, logger } = deps;
+  const store = opts.store ?? createStore(deps);
+  const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
+  const index = new MiniSearchIndex(opts.index);
+  const cache = new ResultCache<CachedSearch>({
+    maxSize: settings.search.cacheMaxSize,
+    ttlSeconds: settings.search.cacheTtlSeconds,
+  });
+  const search = new SearchService(index, content, cache);
+  const chat = new ChatService({
+    provider: opts.provider ?? createProvider(deps, index),
+    index,
+    content,
+    stats: deps.stats,
+    analyzer: index.analyzer,
+    contextDocuments: settings.ai.contextDocuments,
+    maxTokens: settings.ai.maxTokens,
+    temperature: settings.ai.temperature,
+  });
+  const context: FeatureContext = { deps, content, search, chat };
+  const router = Router();
+  router.use(searchRouter(context));
+  router.use(contentRouter(context));
+  router.use(ingestRouter(context));
+  router.use(uploadRouter(context));
+  router.use(exportRouter(context));
+  router.use(evalRouter(context));
+  router.use(chatRouter(context));
   return {
-    router: Router(),
-    cache: { size: () => 0, maxSize: () => _deps.settings.search.cacheMaxSize },
-    start: async () => undefined,
-    close: async () => undefined,
+    router,
+    cache,
+    context,
+    async start() {
+      const access = writeAccess(settings);
+      if (access === 'open') {
+        logger.warn(`API_TOKEN is not set: ingest and upload are open to anyone (allowed in ${settings.service.environment} only); set API_TOKEN to require a bearer token`);
+      } else if (access === 'refused') {
+        logger.warn(`API_TOKEN is not set: ingest and upload are refused in ${settings.service.environment}; set API_TOKEN to enable them`);
+      }
+      if (settings.ai.provider === 'openai' && !settings.ai.apiKey) {
+        logger.info({ baseUrl: settings.ai.baseUrl }, 'AI_API_KEY is not set: calling the AI provider without an Authorization header');
+      }
+      await content.start();
+      logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName }, 'content loaded and indexed');
+    },
+    async close() {
+      await store.close();
+    },
   };
 }

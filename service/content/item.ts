@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** The kinds of content the site publishes. */
+export type ItemType = 'article' | 'project' | 'experience';
+/** Every item type, in listing order. */
+export const ITEM_TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
+
+/** One piece of content as stored and served. */
+export interface Item {
+  /** Slug: lower-case letters, digits and single hyphens; generated from the title when not given. */
+  readonly id: string;
+  readonly type: ItemType;
+  readonly title: string;
+  /** Markdown or plain text; may be empty. */
+  readonly body: string;
+  readonly summary?: string;
+  /** Free labels; order kept, duplicates (case-insensitive) dropped. */
+  readonly tags: readonly string[];
+  /** Absolute http(s) URL or a site path starting with `/`. */
+  readonly url?: string;
+  /** Publication date, `YYYY-MM-DD` or an ISO 8601 date-time. */
+  readonly date?: string;
+  /** When the service first stored this id (ISO 8601, UTC). */
+  readonly created_at: string;
+  /** When the service last stored this id (ISO 8601, UTC). */
+  readonly updated_at: string;
+}
+
+/** An item as a client sends it: no timestamps, `id` and `tags` optional. */
+export type ItemInput = Omit<Item, 'id' | 'tags' | 'created_at' | 'updated_at'> & {
+  readonly id?: string;
+  readonly tags?: readonly string[];
+};
+
+/** Limits on item fields; larger values are refused with the field named. */
+export const ITEM_LIMITS = {
+  idLength: 128,
+  titleLength: 500,
+  bodyLength: 1_000_000,
+  summaryLength: 2_000,
+  tags: 50,
+  tagLength: 64,
+  urlLength: 2_048,
+} as const;
+
+/** Slug syntax. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function isSiteUrl(v: string): boolean {
+  if (v.startsWith('/')) return !v.startsWith('//') && !/\s/.test(v);
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isRealDate(v: string): boolean {
+  if (!DATE_PATTERN.test(v)) return false;
+  const day = v.slice(0, 10);
+  const d = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === day && !Number.isNaN(Date.parse(v.replace(' ', 'T')));
+}
+
+const optionalText = (max: number, field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .max(max, { error: `${field} is longer than ${max} characters` })
+    .optional()
+    .transform((v) => (v === '' ? undefined : v));
+
+/** The zod schema of `ItemInput`. Unknown keys are ignored; strings are trimmed (except `body`). */
+export const itemInputSchema = z.object({
+  id: z
+    .string({ error: 'id must be a string' })
+    .trim()
+    .max(ITEM_LIMITS.idLength, { error: `id is longer than ${ITEM_LIMITS.idLength} characters` })
+    .regex(SLUG_PATTERN, { error: 'id must be a slug: lower-case letters, digits and single hyphens (e.g. "my-first-post")' })
+    .optional(),
+  type: z.enum(ITEM_TYPES as [ItemType, ...ItemType[]], { error: `type must be one of ${ITEM_TYPES.join(', ')}` }),
+  title: z
+    .string({ error: 'title is required and must be a string' })
+    .trim()
+    .min(1, { error: 'title must not be empty' })
+    .max(ITEM_LIMITS.titleLength, { error: `title is longer than ${ITEM_LIMITS.titleLength} characters` }),
+  body: z
+    .string({ error: 'body is required and must be a string (markdown or text; may be empty)' })
+    .max(ITEM_LIMITS.bodyLength, { error: `body is longer than ${ITEM_LIMITS.bodyLength} characters` }),
+  summary: optionalText(ITEM_LIMITS.summaryLength, 'summary'),
+  tags: z
+    .array(
+      z
+        .string({ error: 'tags must be strings' })
+        .trim()
+        .min(1, { error: 'tags must not be empty strings' })
+        .max(ITEM_LIMITS.tagLength, { error: `a tag is longer than ${ITEM_LIMITS.tagLength} characters` }),
+      { error: 'tags must be an array of strings' },
+    )
+    .max(ITEM_LIMITS.tags, { error: `at most ${ITEM_LIMITS.tags} tags` })
+    .optional(),
+  url: optionalText(ITEM_LIMITS.urlLength, 'url').refine((v) => v === undefined || isSiteUrl(v), {
+    error: 'url must be an absolute http(s) URL or a site path starting with /',
+  }),
+  date: optionalText(40, 'date').refine((v) => v === undefined || isRealDate(v), {
+    error: 'date must be a calendar date YYYY-MM-DD or an ISO 8601 date-time',
+  }),
+});
+
+/** One problem with one field of one item. */
+export interface ItemIssue {
+  /** Dotted path of the field, e.g. `title` or `tags.2`; empty for the item itself. */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The outcome of validating one raw item. */
+export type ItemValidation = { ok: true; item: ItemInput & { id: string } } | { ok: false; issues: ItemIssue[] };
+
+/**
+ * A slug from a title: ASCII-folded, lower-case, hyphen-separated, at most 80 characters. A
+ * title with no Latin letters or digits gets `item-<8 hex of its SHA-256>`, so ingesting the same
+ * title twice still lands on the same id.
+ */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/g, '');
+  if (slug) return slug;
+  return `item-${createHash('sha256').update(title).digest('hex').slice(0, 8)}`;
+}
+
+function dedupeTags(tags: readonly string[] | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of tags ?? []) {
+    const key = t.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Validates a raw value as an item; on success the id is filled in (slug of the title when absent). */
+export function validateItem(raw: unknown): ItemValidation {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, issues: [{ field: '', message: 'an item must be a JSON object' }] };
+  }
+  const r = itemInputSchema.safeParse(raw);
+  if (!r.success) {
+    return {
+      ok: false,
+      issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message })),
+    };
+  }
+  const v = r.data;
+  const item: ItemInput & { id: string } = {
+    id: v.id ?? slugify(v.title),
+    type: v.type,
+    title: v.title,
+    body: v.body,
+    tags: dedupeTags(v.tags),
+    ...(v.summary !== undefined ? { summary: v.summary } : {}),
+    ...(v.url !== undefined ? { url: v.url } : {}),
+    ...(v.date !== undefined ? { date: v.date } : {}),
+  };
+  return { ok: true, item };
+}
+
+/** A stored item from validated input: `created_at` kept from `previous`, `updated_at` = now. */
+export function stamp(input: ItemInput & { id: string }, nowMs: number, previous?: Item): Item {
+  const now = new Date(nowMs).toISOString();
+  return { ...input, tags: [...(input.tags ?? [])], created_at: previous?.created_at ?? now, updated_at: now };
+}
+
+/** Newest first: by `date`, then `updated_at`, then id (deterministic). */
+export function compareNewestFirst(a: Item, b: Item): number {
+  const da = a.date ?? a.created_at;
+  const db = b.date ?? b.created_at;
+  if (da !== db) return da < db ? 1 : -1;
+  if (a.updated_at !== b.updated_at) return a.updated_at < b.updated_at ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

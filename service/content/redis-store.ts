@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { KvstoreConnection } from '../kvstore/connection';
+import type { Item } from './item';
+import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
+
+/** Options of `RedisStore`. */
+export interface RedisStoreOptions {
+  readonly connection: KvstoreConnection;
+  readonly logger: Logger;
+  /** Key prefix. @default 'svc-ai-search:content' */
+  readonly prefix?: string;
+  /** Approximate length the change stream is trimmed to. @default 10000 */
+  readonly streamMaxLen?: number;
+  /** How long one XREAD blocks, milliseconds. @default 5000 */
+  readonly blockMs?: number;
+  /** Pause after a failed read before trying again, milliseconds. @default 500 */
+  readonly retryMs?: number;
+}
+
+const SCAN_COUNT = 500;
+
+/**
+ * Content in Redis, shared by every replica:
+ *
+ * - `<prefix>:items`: one hash, field = item id, value = the item's JSON.
+ * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
+ *   HSETs, so no replica sees the data without the notice or the notice without the data.
+ *
+ * Every replica reads the stream with XREAD BLOCK on its own duplicate connection and re-reads
+ * the changed ids (a stream, unlike pub/sub, keeps entries while a reader reconnects). After any
+ * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed.
+ * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
+ * search go on from the replica's in-memory index.
+ */
+export class RedisStore implements ContentStore {
+  readonly kind = 'kvstore' as const;
+  private readonly itemsKey: string;
+  private readonly streamKey: string;
+  /** Identifies this process's own entries in the stream, which it has applied already. */
+  private readonly origin = randomUUID();
+  private cursor: string | undefined;
+  private reader: Redis | undefined;
+  private readerLoop: Promise<void> | undefined;
+  private closed = false;
+  private handlers: RemoteChangeHandlers | undefined;
+
+  constructor(private readonly opts: RedisStoreOptions) {
+    const prefix = opts.prefix ?? 'svc-ai-search:content';
+    this.itemsKey = `${prefix}:items`;
+    this.streamKey = `${prefix}:changes`;
+  }
+
+  private client(): Redis {
+    const c = this.opts.connection.client;
+    if (!c || !this.opts.connection.available) {
+      throw new StoreUnavailableError('the key-value store (KVSTORE_URL) is unreachable; content cannot be written until it returns');
+    }
+    return c;
+  }
+
+  /** Reads every item (HSCAN in pages, so no single command is slow) and remembers the stream position. */
+  async load(): Promise<Item[]> {
+    try {
+      const c = this.client();
+      const last = await c.xrevrange(this.streamKey, '+', '-', 'COUNT', 1);
+      const cursorAtStart = last[0]?.[0] ?? '0-0';
+      const items: Item[] = [];
+      let scan = '0';
+      do {
+        const [next, flat] = await c.hscan(this.itemsKey, scan, 'COUNT', SCAN_COUNT);
+        for (let i = 1; i < flat.length; i += 2) items.push(JSON.parse(flat[i]) as Item);
+        scan = next;
+      } while (scan !== '0');
+      // Changes made between XREVRANGE and the scan are read again from the stream: harmless,
+      // since a change only says "re-read these ids".
+      this.cursor = cursorAtStart;
+      return items;
+    } catch (e) {
+      if (e instanceof StoreUnavailableError) throw e;
+      throw new StoreUnavailableError(`could not read content from the key-value store: ${(e as Error).message}`);
+    } finally {
+      // After the first attempt, successful or not: the reader retries a failed load itself.
+      this.startReader();
+    }
+  }
+
+  async putMany(items: readonly Item[]): Promise<void> {
+    if (!items.length) return;
+    const c = this.client();
+    const fields: string[] = [];
+    for (const i of items) fields.push(i.id, JSON.stringify(i));
+    const ids = JSON.stringify(items.map((i) => i.id));
+    let res: Array<[Error | null, unknown]> | null;
+    try {
+      res = await c
+        .multi()
+        .hset(this.itemsKey, ...fields)
+        .xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin)
+        .exec();
+    } catch (e) {
+      throw new StoreUnavailableError(`the key-value store did not take the write: ${(e as Error).message}`);
+    }
+    const failed = res?.find(([err]) => err);
+    if (!res || failed) {
+      throw new StoreUnavailableError(`the key-value store refused the write: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    }
+  }
+
+  async getMany(ids: readonly string[]): Promise<Item[]> {
+    if (!ids.length) return [];
+    const c = this.client();
+    const values = await c.hmget(this.itemsKey, ...ids);
+    return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as Item);
+  }
+
+  onRemoteChange(handlers: RemoteChangeHandlers): void {
+    this.handlers = handlers;
+  }
+
+  private startReader(): void {
+    const main = this.opts.connection.client;
+    if (this.readerLoop || !main) return;
+    // Blocking reads need their own connection, without the short command timeout (a guard
+    // timer of BLOCK + grace replaces it).
+    this.reader = main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
+    this.reader.on('error', () => undefined);
+    this.readerLoop = this.readLoop(this.reader);
+  }
+
+  private async readLoop(reader: Redis): Promise<void> {
+    const retryMs = this.opts.retryMs ?? 500;
+    while (!this.closed) {
+      try {
+        if (reader.status === 'wait' || reader.status === 'end') await reader.connect();
+        if (this.cursor === undefined) {
+          // Never loaded, or a read failed: reload everything (which sets the cursor).
+          if (this.handlers) await this.handlers.resync();
+          else await this.load();
+          continue;
+        }
+        const from = this.cursor;
+        const res = await reader.xread('COUNT', 1000, 'BLOCK', this.opts.blockMs ?? 5000, 'STREAMS', this.streamKey, from);
+        if (this.closed || this.cursor !== from) continue;
+        for (const [, entries] of res ?? []) {
+          for (const [id, kv] of entries) {
+            this.cursor = id;
+            const fields = pairs(kv);
+            if (fields.origin === this.origin) continue;
+            let ids: string[];
+            try {
+              ids = JSON.parse(fields.ids ?? '[]') as string[];
+            } catch {
+              this.opts.logger.warn({ entry: id }, 'ignoring a malformed content change notice');
+              continue;
+            }
+            await this.handlers?.change({ ids });
+          }
+        }
+      } catch (e) {
+        if (this.closed) break;
+        this.opts.logger.debug({ err: (e as Error).message }, 'content change reader failed; will resync');
+        this.cursor = undefined;
+        await sleep(retryMs);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.reader?.disconnect();
+    await this.readerLoop?.catch(() => undefined);
+  }
+}
+
+function pairs(kv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < kv.length; i += 2) out[kv[i]] = kv[i + 1];
+  return out;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}

@@ -1,0 +1,70 @@
+import type { Item } from './item';
+
+/** Which store holds the content. */
+export type StoreKind = 'file' | 'kvstore' | 'memory';
+
+/** Items changed by another replica; the receiver re-reads them (absent = deleted). */
+export interface RemoteChange {
+  readonly ids: readonly string[];
+}
+
+/** Receiver of other replicas' writes. A rejected promise makes the store resync in full. */
+export interface RemoteChangeHandlers {
+  /** Re-read and apply these ids. */
+  change(c: RemoteChange): Promise<void>;
+  /** Reload everything (`load()` again): changes may have been missed. */
+  resync(): Promise<void>;
+}
+
+/** Thrown when the store cannot take a write now (e.g. Redis is down); routes answer 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * Durable home of the content. The in-memory catalog and search index are rebuilt from it at
+ * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
+ * replicas' writes (shared stores only).
+ */
+export interface ContentStore {
+  readonly kind: StoreKind;
+  /** Opens the store and returns every item. */
+  load(): Promise<Item[]>;
+  /** Stores `items` all-or-nothing; once it resolves they survive a crash. */
+  putMany(items: readonly Item[]): Promise<void>;
+  /** Reads the current value of some ids (for remote changes); absent ids are left out. */
+  getMany(ids: readonly string[]): Promise<Item[]>;
+  /** Registers the receiver of other replicas' changes (shared stores only). */
+  onRemoteChange(handlers: RemoteChangeHandlers): void;
+  /** Releases files and connections. */
+  close(): Promise<void>;
+}
+
+/** A store in memory only, for tests and benchmarks that must not touch the disk. */
+export class MemoryStore implements ContentStore {
+  readonly kind = 'memory' as const;
+  private readonly items = new Map<string, Item>();
+
+  constructor(initial: readonly Item[] = []) {
+    for (const i of initial) this.items.set(i.id, i);
+  }
+
+  async load(): Promise<Item[]> {
+    return [...this.items.values()];
+  }
+
+  async putMany(items: readonly Item[]): Promise<void> {
+    for (const i of items) this.items.set(i.id, i);
+  }
+
+  async getMany(ids: readonly string[]): Promise<Item[]> {
+    return ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
+  }
+
+  onRemoteChange(): void {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,106 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { ChatInput } from '../chat/chat-service';
+import { formatSse } from '../chat/sse';
+import { ProviderError } from '../chat/types';
+import { HttpError } from '../http/errors';
+import type { FeatureContext } from './features';
+import { jsonObject } from './ingest';
+
+/** Longest question, characters. */
+export const MAX_MESSAGE_CHARS = 4000;
+/** Most earlier turns sent along. */
+export const MAX_HISTORY = 20;
+
+const chatSchema = z.object({
+  message: z
+    .string({ error: 'message is required: the question, as a string' })
+    .trim()
+    .min(1, { error: 'message must not be empty' })
+    .max(MAX_MESSAGE_CHARS, { error: `message is longer than ${MAX_MESSAGE_CHARS} characters` }),
+  history: z
+    .array(
+      z.object({
+        role: z.enum(['user', 'assistant'], { error: 'history roles must be user or assistant' }),
+        content: z.string({ error: 'history content must be a string' }).max(8000, { error: 'a history message is longer than 8000 characters' }),
+      }),
+      { error: 'history must be an array of {role, content}' },
+    )
+    .max(MAX_HISTORY, { error: `history holds more than ${MAX_HISTORY} messages` })
+    .optional(),
+});
+
+function parseChat(req: Request): ChatInput {
+  const r = chatSchema.safeParse(jsonObject(req, '{"message": "What have you written about Kubernetes?"}'));
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue.path.map(String).join('.');
+    throw new HttpError(400, 'bad_request', `${field ? `${field}: ` : ''}${issue.message}`, { field });
+  }
+  return { message: r.data.message, history: r.data.history ?? [] };
+}
+
+/** 502/504 for provider failures. */
+function providerHttpError(e: ProviderError): HttpError {
+  return e.kind === 'timeout'
+    ? new HttpError(504, 'upstream_timeout', e.message)
+    : new HttpError(502, 'upstream_error', e.message, e.upstreamStatus ? { upstream_status: e.upstreamStatus } : undefined);
+}
+
+/** An AbortSignal that fires when the client goes away before the response is done. */
+function clientGone(res: Response): AbortSignal {
+  const ctrl = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ctrl.abort(new Error('client went away'));
+  });
+  return ctrl.signal;
+}
+
+/**
+ * `POST /api/chat` and `POST /api/v1/chat` `{message, history?}` → `{answer, sources, usage,
+ * model}`; with `Accept: text/event-stream` the answer streams as SSE: `sources`, `delta`…,
+ * `usage`, `done` (or `error` if the provider breaks off mid-answer).
+ */
+export function chatRouter(ctx: FeatureContext): Router {
+  const r = Router();
+  const handle = async (req: Request, res: Response) => {
+    const input = parseChat(req);
+    const signal = clientGone(res);
+    const wantsStream = (req.get('accept') ?? '').includes('text/event-stream');
+    if (!wantsStream) {
+      try {
+        res.json(await ctx.chat.answer(input, signal));
+      } catch (e) {
+        throw e instanceof ProviderError ? providerHttpError(e) : e;
+      }
+      return;
+    }
+    let stream;
+    try {
+      stream = await ctx.chat.stream(input, signal);
+    } catch (e) {
+      throw e instanceof ProviderError ? providerHttpError(e) : e;
+    }
+    res.status(200);
+    res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    res.write(formatSse('sources', { sources: stream.sources }));
+    try {
+      for await (const chunk of stream.chunks) {
+        if (chunk.kind === 'delta') res.write(formatSse('delta', { text: chunk.text }));
+        else res.write(formatSse('usage', { usage: chunk.usage, model: chunk.model }));
+      }
+      res.write(formatSse('done', {}));
+    } catch (e) {
+      if (!signal.aborted) {
+        const err = e instanceof ProviderError ? providerHttpError(e) : new HttpError(500, 'internal_error', 'the answer broke off');
+        if (!(e instanceof ProviderError)) ctx.deps.logger.error({ err: e }, 'chat stream failed');
+        res.write(formatSse('error', { error: err.code, message: err.message, status: err.status }));
+      }
+    }
+    res.end();
+  };
+  r.post('/api/chat', handle);
+  r.post('/api/v1/chat', handle);
+  return r;
+}

@@ -1,0 +1,157 @@
+import busboy from 'busboy';
+import { Router, type Request, type Response } from 'express';
+import { ITEM_TYPES, validateItem, type ItemInput, type ItemType } from '../content/item';
+import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
+import { HttpError, badRequest } from '../http/errors';
+import { requireWriteAccess } from './auth';
+import type { FeatureContext } from './features';
+import { invalidItem, storeWrite } from './ingest';
+
+/** Most files in one upload. */
+export const MAX_UPLOAD_FILES = 100;
+/** Most items in one upload (all files together). */
+export const MAX_UPLOAD_ITEMS = 10_000;
+
+const FILE_FIELDS = new Set(['file', 'files', 'file[]', 'files[]']);
+
+interface UploadedFile {
+  readonly name: string;
+  readonly format: UploadFormat;
+  readonly data: Buffer;
+}
+
+interface Received {
+  readonly files: UploadedFile[];
+  readonly type?: ItemType;
+}
+
+const accepted = Object.keys(UPLOAD_EXTENSIONS).join(', ');
+
+/** Reads the multipart body, enforcing the size limit on the whole body and on each file. */
+function receive(req: Request, maxBytes: number): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers,
+        limits: { fileSize: maxBytes, files: MAX_UPLOAD_FILES, fields: 20, fieldSize: 1024, parts: MAX_UPLOAD_FILES + 20 },
+      });
+    } catch (e) {
+      reject(badRequest(`not a valid multipart/form-data request: ${(e as Error).message}`, { field: 'body' }));
+      return;
+    }
+    const files: UploadedFile[] = [];
+    let type: ItemType | undefined;
+    let failed = false;
+    let total = 0;
+    const fail = (err: HttpError) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(bb);
+      req.off('data', count);
+      // Keep reading (and discarding) so the client can finish sending and see the answer.
+      req.resume();
+      reject(err);
+    };
+    const tooLarge = () =>
+      new HttpError(413, 'payload_too_large', `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`);
+    const count = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) fail(tooLarge());
+    };
+    req.on('data', count);
+    bb.on('file', (field, stream, info) => {
+      const name = info.filename || '(unnamed)';
+      if (failed) return stream.resume();
+      if (!FILE_FIELDS.has(field)) {
+        stream.resume();
+        return fail(badRequest(`unexpected file field "${field}": send files in the field "file"`, { field }));
+      }
+      const format = formatOf(name);
+      if (!format) {
+        stream.resume();
+        return fail(new HttpError(415, 'unsupported_file_type', `${name}: unsupported file type; accepted: ${accepted}`, { field: 'file', file: name }));
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('limit', () => fail(tooLarge()));
+      stream.on('end', () => {
+        if (!failed) files.push({ name, format, data: Buffer.concat(chunks) });
+      });
+    });
+    bb.on('field', (field, value) => {
+      if (field !== 'type') return;
+      const v = value.trim();
+      if (!ITEM_TYPES.includes(v as ItemType)) fail(badRequest(`type must be one of ${ITEM_TYPES.join(', ')}`, { field: 'type' }));
+      else type = v as ItemType;
+    });
+    bb.on('filesLimit', () => fail(new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload`, { field: 'file' })));
+    bb.on('error', (e: Error) => fail(badRequest(`the multipart body is malformed: ${e.message}`, { field: 'body' })));
+    bb.on('close', () => {
+      if (!failed) resolve({ files, ...(type ? { type } : {}) });
+    });
+    req.pipe(bb);
+  });
+}
+
+/** Every file's items, validated; the first problem (file, item, field) is an error. */
+function itemsOf(received: Received): Array<ItemInput & { id: string }> {
+  const out: Array<ItemInput & { id: string }> = [];
+  for (const f of received.files) {
+    let raws: unknown[];
+    try {
+      raws = parseFile(f.name, f.format, f.data.toString('utf8'), received.type ? { type: received.type } : {});
+    } catch (e) {
+      if (e instanceof FileParseError) {
+        throw badRequest(`${f.name}: ${e.message}`, { field: 'file', file: f.name, ...(e.line ? { line: e.line } : {}) });
+      }
+      throw e;
+    }
+    if (!raws.length) throw badRequest(`${f.name}: holds no items`, { field: 'file', file: f.name });
+    raws.forEach((raw, index) => {
+      const v = validateItem(raw);
+      if (!v.ok) {
+        const where = raws.length > 1 ? `${f.name} item ${index}: ` : `${f.name}: `;
+        const err = invalidItem(v.issues, where);
+        throw new HttpError(err.status, err.code, err.message, { ...err.details, file: f.name, index });
+      }
+      out.push(v.item);
+    });
+    if (out.length > MAX_UPLOAD_ITEMS) throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
+  }
+  return out;
+}
+
+/**
+ * `POST /api/upload`, multipart/form-data with one or more files in the field `file` (`.md`
+ * with YAML front matter, `.txt`, `.json`, `.ndjson`) and an optional field `type` (default
+ * type of `.md`/`.txt` items). All or nothing: one bad file or item and nothing is stored.
+ * 201 `{count, items}`.
+ */
+export function uploadRouter(ctx: FeatureContext): Router {
+  const r = Router();
+  const maxBytes = ctx.deps.settings.service.maxBodyBytes;
+  r.post('/api/upload', requireWriteAccess(ctx.deps.settings), async (req: Request, res: Response) => {
+    if (!req.is('multipart/form-data')) {
+      throw new HttpError(415, 'unsupported_media_type', 'send multipart/form-data with the files in the field "file"');
+    }
+    const declared = Number(req.get('content-length') ?? 0);
+    let received: Received;
+    try {
+      if (declared > maxBytes) {
+        throw new HttpError(413, 'payload_too_large', `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`);
+      }
+      received = await receive(req, maxBytes);
+    } catch (e) {
+      // The rest of the body is not read: close the connection after answering.
+      res.set('Connection', 'close');
+      if (!req.readableEnded) req.resume();
+      throw e;
+    }
+    if (!received.files.length) throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
+    const items = itemsOf(received);
+    const stored = await storeWrite(() => ctx.content.ingest(items));
+    res.status(201).json({ count: stored.length, items: stored });
+  });
+  return r;
+}

@@ -1,0 +1,70 @@
+import stem from 'wink-porter2-stemmer';
+import { ENGLISH_STOPWORDS } from './stopwords';
+
+/** A word of a text and where it is (for highlighting). */
+export interface TokenSpan {
+  /** Lower-cased, accents removed. */
+  readonly token: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+const MAX_TOKEN = 64;
+const STEM_CACHE_LIMIT = 100_000;
+
+/**
+ * English text analysis shared by indexing, querying, highlighting and query expansion: words
+ * are runs of letters and digits (inner apostrophes kept), lower-cased with accents removed;
+ * stopwords and one-letter words are dropped; the rest is stemmed with Porter2 (Snowball
+ * English), so "measurements", "measuring" and "measure" meet.
+ */
+export class Analyzer {
+  private readonly stems = new Map<string, string>();
+
+  /** Words of `text` with their offsets. */
+  spans(text: string): TokenSpan[] {
+    const out: TokenSpan[] = [];
+    for (const m of text.matchAll(WORD)) {
+      out.push({ token: fold(m[0]), start: m.index, end: m.index + m[0].length });
+    }
+    return out;
+  }
+
+  /** Words of `text`, folded, not yet filtered or stemmed. */
+  tokenize(text: string): string[] {
+    const out: string[] = [];
+    for (const m of text.matchAll(WORD)) out.push(fold(m[0]));
+    return out;
+  }
+
+  /** The index term of one folded word, or null for stopwords and noise. */
+  term(token: string): string | null {
+    if (token.length < 2 && !/^\d$/.test(token)) return null;
+    if (token.length > MAX_TOKEN || ENGLISH_STOPWORDS.has(token)) return null;
+    let s = this.stems.get(token);
+    if (s === undefined) {
+      const bare = token.replace(/['’]s$/, '').replace(/['’]/g, '');
+      s = /^\d+$/.test(bare) ? bare : stem(bare);
+      if (this.stems.size >= STEM_CACHE_LIMIT) this.stems.clear();
+      this.stems.set(token, s);
+    }
+    return s || null;
+  }
+
+  /** Index terms of `text`, in order, repeats kept. */
+  analyze(text: string): string[] {
+    const out: string[] = [];
+    for (const t of this.tokenize(text)) {
+      const term = this.term(t);
+      if (term) out.push(term);
+    }
+    return out;
+  }
+}
+
+function fold(word: string): string {
+  const lower = word.toLowerCase();
+  // Only strings with non-ASCII letters pay for normalization.
+  return /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/’/g, "'") : lower;
+}

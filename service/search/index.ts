@@ -1,0 +1,8 @@
+/** Search: analysis, the index behind an interface, ranking, snippets, the result cache. */
+export * from './analyzer';
+export * from './search-index';
+export * from './minisearch-index';
+export * from './expansion';
+export * from './snippet';
+export * from './result-cache';
+export * from './search-service';

@@ -1,0 +1,243 @@
+import MiniSearch, { type SearchResult } from 'minisearch';
+import type { Item, ItemType } from '../content/item';
+import { plainText } from '../content/plain-text';
+import { Analyzer } from './analyzer';
+import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
+import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
+import { buildSnippet, leadSnippet } from './snippet';
+
+/**
+ * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;
+ * `title` and `tags` add a bonus on top. (MiniSearch scores fields separately and sums them, so
+ * splitting the title from the body would saturate a term's weight once per field, which
+ * measurably hurts: see BENCHMARKS.md.)
+ */
+export type IndexedField = 'title' | 'tags' | 'text';
+
+/** How documents are ranked. Defaults are tuned on the Vaswani collection (see BENCHMARKS.md). */
+export interface RankingOptions {
+  /** BM25 term-frequency saturation (k1), length normalisation (b) and BM25+ floor (δ). */
+  readonly bm25: { readonly k1: number; readonly b: number; readonly delta: number };
+  /** Score multiplier per field (scores are summed over fields); 0 leaves a field out of the search. */
+  readonly boost: Readonly<Record<IndexedField, number>>;
+  /**
+   * Multiply a document's score by the number of query terms it matches (MiniSearch's own
+   * behaviour; a coordination factor). Off = plain BM25 sums.
+   */
+  readonly coordination: boolean;
+  /** Queries of at most this many terms also match prefixes and near spellings. */
+  readonly shortQueryTerms: number;
+  /** Shortest term matched as a prefix. */
+  readonly prefixMinLength: number;
+  /** Shortest term matched fuzzily; the edit distance is 20% of its length. */
+  readonly fuzzyMinLength: number;
+  /** RM3 pseudo-relevance feedback (query expansion), for queries longer than `shortQueryTerms`. */
+  readonly expansion: ExpansionOptions;
+}
+
+/** The ranking the service uses. */
+export const DEFAULT_RANKING: RankingOptions = {
+  bm25: { k1: 0.9, b: 0.4, delta: 0 },
+  boost: { title: 0.2, tags: 0.5, text: 1 },
+  coordination: false,
+  shortQueryTerms: 2,
+  prefixMinLength: 3,
+  fuzzyMinLength: 5,
+  expansion: { enabled: true, fbDocs: 10, fbTerms: 20, originalWeight: 0.5, minDocs: 50 },
+};
+
+/** Options of `MiniSearchIndex`; nested objects replace the defaults' whole. */
+export type MiniSearchIndexOptions = Partial<RankingOptions> & {
+  /** Longest snippet, characters. @default 200 */
+  readonly snippetChars?: number;
+};
+
+interface DocMeta {
+  readonly type: ItemType;
+  readonly tags: ReadonlySet<string>;
+  readonly body: string;
+  readonly summary: string;
+  readonly vector: TermVector;
+}
+
+interface Ranked {
+  readonly id: string;
+  readonly score: number;
+  /** Index terms that matched in this document. */
+  readonly terms: readonly string[];
+}
+
+/**
+ * The embedded index: MiniSearch (an inverted index with BM25 scoring per field) over title,
+ * summary, tags and the plain text of the body, with Porter2 stemming and English stopwords
+ * (`Analyzer`), field boosts, prefix and fuzzy matching for short queries, RM3 query
+ * expansion, and highlighted snippets. Holds everything in memory: fine to a few hundred
+ * thousand items on one node.
+ */
+export class MiniSearchIndex implements SearchIndex {
+  readonly engine = 'minisearch';
+  readonly ranking: RankingOptions;
+  readonly analyzer = new Analyzer();
+  private mini: MiniSearch;
+  private readonly docs = new Map<string, DocMeta>();
+  private readonly snippetChars: number;
+  private readonly fields: IndexedField[];
+
+  constructor(opts: MiniSearchIndexOptions = {}) {
+    const { snippetChars, ...ranking } = opts;
+    this.ranking = { ...DEFAULT_RANKING, ...ranking };
+    this.snippetChars = snippetChars ?? 200;
+    this.fields = (Object.keys(this.ranking.boost) as IndexedField[]).filter((f) => this.ranking.boost[f] > 0);
+    this.mini = this.create();
+  }
+
+  private create(): MiniSearch {
+    return new MiniSearch({
+      idField: 'id',
+      fields: ['title', 'tags', 'text'],
+      // Analysis happens in `tokenize`, and each occurrence is made distinct (`term\0n`) until
+      // `processTerm` strips the mark: MiniSearch takes a field's length to be its number of
+      // distinct tokens, while BM25 wants the number of (non-stopword) terms.
+      tokenize: (text) => this.analyzer.analyze(text).map((t, i) => `${t}\u0000${i}`),
+      processTerm: (term) => term.slice(0, term.indexOf('\u0000')),
+      autoVacuum: { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 1000, batchWait: 10 },
+    });
+  }
+
+  private document(item: Item): { id: string; title: string; tags: string; text: string } {
+    const body = plainText(item.body);
+    const summary = item.summary ?? '';
+    const tags = item.tags.join(' ');
+    const tf = new Map<string, number>();
+    let length = 0;
+    for (const text of [item.title, summary, tags, body]) {
+      for (const term of this.analyzer.analyze(text)) {
+        tf.set(term, (tf.get(term) ?? 0) + 1);
+        length += 1;
+      }
+    }
+    this.docs.set(item.id, {
+      type: item.type,
+      tags: new Set(item.tags.map((t) => t.toLowerCase())),
+      body,
+      summary,
+      vector: { tf, length },
+    });
+    return { id: item.id, title: item.title, tags, text: [item.title, summary, tags, body].join('\n') };
+  }
+
+  async upsert(items: readonly Item[]): Promise<void> {
+    for (const item of items) {
+      if (this.mini.has(item.id)) this.mini.discard(item.id);
+      this.mini.add(this.document(item));
+    }
+  }
+
+  async replaceAll(items: readonly Item[]): Promise<void> {
+    this.docs.clear();
+    const mini = this.create();
+    mini.addAll(items.map((i) => this.document(i)));
+    this.mini = mini;
+  }
+
+  size(): number {
+    return this.mini.documentCount;
+  }
+
+  /** Query terms as the index sees them (stopwords gone, stemmed). */
+  queryTerms(text: string): string[] {
+    return this.analyzer.analyze(text);
+  }
+
+  /**
+   * Every matching id with its score, best first (ties by id): the full ranking, which
+   * evaluation reads to any depth.
+   */
+  rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Ranked[] } {
+    const terms = this.queryTerms(query.text);
+    if (!terms.length) return { terms, ranked: [] };
+    const filter = this.filterFor(query.type, query.tag);
+    const r = this.ranking;
+    const short = new Set(terms).size <= r.shortQueryTerms;
+    let ranked = this.run(terms, filter, {
+      prefix: short ? (t: string) => t.length >= r.prefixMinLength : false,
+      fuzzy: short ? (t: string) => (t.length >= r.fuzzyMinLength ? 0.2 : false) : false,
+    });
+    const x = r.expansion;
+    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
+    if (x.enabled && !short && ranked.length > 0 && this.mini.documentCount >= x.minDocs) {
+      const feedback = ranked.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
+      const weights = rm3Weights(terms, feedback, x);
+      const original = new Set(terms);
+      const expanded = this.run([...weights.keys()], filter, { weights });
+      // Highlight what the user asked for, not the expansion terms.
+      ranked = expanded.map((h) => ({ ...h, terms: h.terms.filter((t) => original.has(t)) }));
+    }
+    return { terms, ranked };
+  }
+
+  private filterFor(type?: ItemType, tag?: string): ((r: SearchResult) => boolean) | undefined {
+    if (!type && !tag) return undefined;
+    const t = tag?.toLowerCase();
+    return (res) => {
+      const d = this.docs.get(res.id as string);
+      return !!d && (!type || d.type === type) && (!t || d.tags.has(t));
+    };
+  }
+
+  private run(
+    terms: readonly string[],
+    filter: ((r: SearchResult) => boolean) | undefined,
+    opts: {
+      prefix?: false | ((t: string) => boolean);
+      fuzzy?: false | ((t: string) => number | false);
+      weights?: ReadonlyMap<string, number>;
+    },
+  ): Ranked[] {
+    const r = this.ranking;
+    const weights = opts.weights;
+    const results = this.mini.search(terms.join(' '), {
+      fields: this.fields,
+      tokenize: (s) => s.split(' '),
+      processTerm: (t) => t,
+      boost: { ...r.boost },
+      bm25: { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta },
+      combineWith: 'OR',
+      prefix: opts.prefix ? (t) => (opts.prefix as (t: string) => boolean)(t) : false,
+      fuzzy: opts.fuzzy ? (t) => (opts.fuzzy as (t: string) => number | false)(t) : false,
+      ...(weights ? { boostTerm: (t: string) => weights.get(t) ?? 0 } : {}),
+      ...(filter ? { filter } : {}),
+    });
+    const ranked: Ranked[] = results.map((res) => ({
+      id: res.id as string,
+      // MiniSearch multiplies by the number of matched query terms; undo it unless wanted.
+      score: r.coordination ? res.score : res.score / Math.max(1, res.queryTerms.length),
+      terms: res.terms,
+    }));
+    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return ranked;
+  }
+
+  async search(query: IndexQuery): Promise<IndexPage> {
+    const { ranked } = this.rank(query);
+    const page = ranked.slice(query.offset, query.offset + query.limit);
+    const hits: IndexHit[] = page.map((h) => ({
+      id: h.id,
+      score: h.score,
+      snippet: query.snippets === false ? '' : this.snippet(h),
+    }));
+    return { total: ranked.length, hits };
+  }
+
+  private snippet(hit: Ranked): string {
+    const doc = this.docs.get(hit.id);
+    if (!doc) return '';
+    const matched = new Set(hit.terms);
+    const isMatch = (t: string) => matched.has(t);
+    return (
+      buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
+      buildSnippet(doc.summary, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
+      leadSnippet(doc.summary || doc.body, this.snippetChars)
+    );
+  }
+}
