@@ -31,7 +31,6 @@ export interface InhibitRule {
 export interface SlackConfig {
   readonly channel: string;
   readonly send_resolved: boolean;
-  readonly title: string;
   readonly text: string;
 }
 
@@ -101,7 +100,7 @@ const DESTINATIONS: Readonly<Record<ReceiverName, Destinations>> = {
   [RECEIVERS.errorRateAlerts]: { chat: 'errors', email: 'errors' },
 };
 
-const CHAT_TITLE = '{{ template "slack.default.title" . }}';
+/** Message body: the summary in bold, then the description, per alert (the title stays Alertmanager's default). */
 const CHAT_TEXT = '{{ range .Alerts }}*{{ .Annotations.summary }}*\n{{ .Annotations.description }}\n{{ end }}';
 
 /** `name="value"` in Alertmanager matcher syntax. */
@@ -191,7 +190,7 @@ function receiver(name: ReceiverName, settings: Settings, on: EnabledDestination
   } = { name };
   if (on.chat) {
     out.slack_configs = [
-      { channel: settings.alerting.chatChannels[d.chat], send_resolved: sendResolved, title: CHAT_TITLE, text: CHAT_TEXT },
+      { channel: settings.alerting.chatChannels[d.chat], send_resolved: sendResolved, text: CHAT_TEXT },
     ];
   }
   if (d.email) out.email_configs = [{ to: settings.alerting.emails[d.email], send_resolved: sendResolved }];
