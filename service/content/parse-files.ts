@@ -68,15 +68,14 @@ function fromMarkdown(filename: string, text: string, defaults: FileDefaults): u
   const data: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(parsed.data ?? {})) data[k] = yamlValue(v);
   let body = parsed.content.replace(/^\s*\n/, '');
+  // A leading `# Heading` is the title when the front matter has none, and is dropped when it
+  // repeats the front matter's title.
+  const h = /^\s*#\s+(.+?)\s*#*\s*(\n|$)/.exec(body);
   if (data.title === undefined) {
-    // No title in the front matter: a leading `# Heading` is the title, else the file name.
-    const h = /^\s*#\s+(.+?)\s*#*\s*(\n|$)/.exec(body);
-    if (h) {
-      data.title = h[1];
-      body = body.slice(h[0].length);
-    } else {
-      data.title = stem(filename);
-    }
+    data.title = h ? h[1] : stem(filename);
+    if (h) body = body.slice(h[0].length);
+  } else if (h && typeof data.title === 'string' && h[1].trim().toLowerCase() === data.title.trim().toLowerCase()) {
+    body = body.slice(h[0].length);
   }
   if (typeof data.tags === 'string') data.tags = data.tags.split(',').map((t) => t.trim()).filter(Boolean);
   return { type: defaults.type ?? 'article', ...data, body: body.trim() };
