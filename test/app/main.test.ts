@@ -6,6 +6,7 @@ import { load } from 'js-yaml';
 import { synth } from '../../app/main';
 import { monitoringDocuments, parseManifests, readDist } from '../../charts';
 import { SettingsError, type Env } from '../../configs';
+import { SECRET_ENV, SECRET_VALUES } from '../charts/fixtures/secrets';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -42,6 +43,12 @@ describe('app/main synth', () => {
       expect(files.get(name)).toMatchSnapshot();
     },
   );
+
+  it('synthesizes the Alertmanager file with every destination on as snapshotted, without a secret value', () => {
+    const text = run({ ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' }).get('0003-alertmanager.k8s.yaml') ?? '';
+    for (const v of SECRET_VALUES) expect(text).not.toContain(v);
+    expect(text).toMatchSnapshot();
+  });
 
   it('is deterministic: two synths are byte-identical', () => {
     expect(run({})).toEqual(files);
