@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   say(
     `  curl -s -XPOST -H 'content-type: application/json' ${am}/api/v1/alerts -d '[{"labels":{"alertname":"TestAlert","severity":"warning","service":"svc-ai-search-backend"},"annotations":{"summary":"Test alert","description":"Sent by hand"}}]'`,
   );
+  say(`  or: ALERTMANAGER_URL=${am} make test-alert`);
   say('Stop with Ctrl-C.');
 
   let stopping = false;

@@ -21,23 +21,30 @@ export async function burst(
   return out;
 }
 
-/** Traffic that runs until stopped: one request every `everyMs`, statuses recorded. */
+/** One answered request of a steady stream. */
+export interface TrafficResult {
+  readonly path: string;
+  readonly status: number;
+}
+
+/** Traffic that runs until stopped: one request every `everyMs`, each result recorded in order. */
 export function steadyTraffic(service: ServiceProcess, from: string, path: (i: number) => string, everyMs = 100) {
-  const statuses: number[] = [];
+  const results: TrafficResult[] = [];
   const errors: string[] = [];
   let running = true;
   const done = (async () => {
     for (let i = 0; running; i++) {
+      const p = path(i);
       try {
-        statuses.push((await service.request(path(i), { from })).status);
+        results.push({ path: p, status: (await service.request(p, { from })).status });
       } catch (e) {
-        errors.push(e instanceof Error ? e.message : String(e));
+        errors.push(`${p}: ${e instanceof Error ? e.message : String(e)}`);
       }
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
   return {
-    statuses,
+    results,
     errors,
     async stop() {
       running = false;
@@ -45,4 +52,3 @@ export function steadyTraffic(service: ServiceProcess, from: string, path: (i: n
     },
   };
 }
-
