@@ -105,7 +105,8 @@ describe('loadSettings: every variable parses', () => {
     NAMESPACE: 'search', BACKEND_IMAGE: 'registry.local/svc:1.2.3', BACKEND_REPLICAS: '3', HPA_ENABLED: 'on',
     HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60', KVSTORE_IMAGE: 'redis:7', KVSTORE_STORAGE: '2Gi',
     PROMETHEUS_IMAGE: 'prom/prometheus:v2', PROMETHEUS_STORAGE: '20Gi', PROMETHEUS_SCRAPE_INTERVAL: '30s',
-    PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0',
+    PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0', PROMETHEUS_RETENTION: '30d',
+    ALERT_INHIBIT_EQUAL: 'alertname,service',
   };
   for (const v of VARIABLES) {
     if (GOOD[v.name] !== undefined) continue;
