@@ -22,7 +22,7 @@ build: install
 	$(NPM) run build
 
 synth: install
-	npx cdk8s synth
+	npx cdk8s synth --check-upgrade=false
 
 run: build synth
 	PORT=$(PORT) $(NPM) start
