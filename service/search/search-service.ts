@@ -68,7 +68,7 @@ export class SearchService {
     for (const h of page.hits) {
       const item = this.content.get(h.id);
       if (!item) continue;
-      results.push({ id: item.id, type: item.type, title: item.title, snippet: h.snippet, score: Math.round(h.score * 10000) / 10000, url: item.url ?? null });
+      results.push({ id: item.id, type: item.type, title: item.title, snippet: h.snippet, score: h.score, url: item.url ?? null });
     }
     const body: CachedSearch = { query: req.q, total: page.total, results };
     this.cache.set(key, body);
