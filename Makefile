@@ -54,7 +54,8 @@ apply: synth
 test-alert: install
 	npx ts-node -T scripts/test-alert.ts
 
-up: build synth system-deps
+# Runs from source and synthesizes into a temp folder itself: no build step needed.
+up: install system-deps
 	npx ts-node -T scripts/up.ts
 
 # Regenerates the settings table in README.md from configs/.

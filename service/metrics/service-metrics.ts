@@ -167,6 +167,7 @@ export class ServiceMetrics {
     const snapshot = this.sources.stats.snapshot();
     const score = healthScore({
       recentSuccessRate: snapshot.recentSuccessRate,
+      recentCount: snapshot.recentCount,
       avgResponseTimeMs: snapshot.avgResponseTimeMs,
       kvstoreDegraded: this.sources.kvstoreDegraded?.() ?? false,
     });

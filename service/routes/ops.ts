@@ -23,6 +23,12 @@ export function healthRecord(deps: AppDeps) {
   };
 }
 
+/** The client's address as people write it: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) in IPv4 form. */
+export function clientAddress(ip: string | undefined): string {
+  if (!ip) return '';
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
+}
+
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
 export function rateLimitRecord(deps: AppDeps, req: Request) {
   const eff = deps.settings.rateLimit.effective.tiers;
@@ -34,7 +40,7 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
   return {
     rate_limits: { global: tier('global'), ip: tier('ip'), search: tier('search'), upload: tier('upload') },
     backend: deps.rateLimiter.backend(),
-    client_ip: req.ip ?? req.socket.remoteAddress ?? '',
+    client_ip: clientAddress(req.ip ?? req.socket.remoteAddress),
     environment: deps.settings.service.environment,
     alert_threshold: deps.settings.rateLimit.alertThreshold,
     log_warnings: deps.settings.rateLimit.logWarnings,

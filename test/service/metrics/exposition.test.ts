@@ -73,9 +73,9 @@ describe('Prometheus exposition', () => {
     expect(s.get('svc_ai_search_requests_by_type_total{type="search"}')).toBe(2);
     expect(s.get('svc_ai_search_requests_by_type_total{type="eval"}')).toBe(0);
     expect(s.get('svc_ai_search_requests_by_type_avg_time_ms{type="search"}')).toBe(50);
-    // 0.6*80 + 0.3*100 + 0.1*100 = 88 → B (3)
-    expect(s.get('svc_ai_search_health_score')).toBe(88);
-    expect(s.get('svc_ai_search_performance_grade')).toBe(3);
+    // 5 requests < MIN_VOLUME 20: success = (5*80 + 15*100)/20 = 95; 0.6*95 + 30 + 10 = 97 → A (4)
+    expect(s.get('svc_ai_search_health_score')).toBe(97);
+    expect(s.get('svc_ai_search_performance_grade')).toBe(4);
   });
 
   it('labels by type cover every request type, always', async () => {

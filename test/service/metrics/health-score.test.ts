@@ -1,4 +1,4 @@
-import { GRADE_VALUES, healthScore, performanceGrade } from '../../../service/metrics/health-score';
+import { GRADE_VALUES, MIN_VOLUME, healthScore, performanceGrade } from '../../../service/metrics/health-score';
 
 describe('health score', () => {
   it('is 100 for a quiet healthy service', () => {
@@ -11,6 +11,15 @@ describe('health score', () => {
     expect(healthScore({ recentSuccessRate: 100, avgResponseTimeMs: 5000, kvstoreDegraded: false })).toBe(70);
     expect(healthScore({ recentSuccessRate: 100, avgResponseTimeMs: 200, kvstoreDegraded: true })).toBe(90);
     expect(healthScore({ recentSuccessRate: 0, avgResponseTimeMs: 9999, kvstoreDegraded: true })).toBe(0);
+  });
+
+  it('tempers the success rate below MIN_VOLUME requests with a prior of successes', () => {
+    expect(MIN_VOLUME).toBe(20);
+    // One 404 on an idle service: (1*0 + 19*100)/20 = 95 → 0.6*95 + 40 = 97
+    expect(healthScore({ recentSuccessRate: 0, recentCount: 1, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(97);
+    expect(healthScore({ recentSuccessRate: 0, recentCount: 20, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(40);
+    expect(healthScore({ recentSuccessRate: 50, recentCount: 1000, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(70);
+    expect(healthScore({ recentSuccessRate: 100, recentCount: 0, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(100);
   });
 
   it.each([

@@ -102,7 +102,7 @@ describe('operational endpoints', () => {
       log_warnings: false,
       log_all: false,
     });
-    expect(res.body.client_ip).toMatch(/127\.0\.0\.1|::1/);
+    expect(res.body.client_ip).toMatch(/^(127\.0\.0\.1|::1)$/); // never the ::ffff: dual-stack form
   });
 
   it('GET /api/rate-limit in development shows five times the limits', async () => {
