@@ -1,0 +1,25 @@
+/**
+ * `make bench`: every benchmark, one after the other (they share two cores, so never at once).
+ * Each writes its own `bench/results/*.md`; this prints them together. BENCHMARKS.md holds the
+ * curated copy of a run.
+ */
+import { run as rateLimit } from './ratelimit/run';
+import { run as search } from './search/run';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const parts: string[] = [];
+  for (const [name, bench] of [
+    ['rate limiting', rateLimit],
+    ['search', search],
+  ] as const) {
+    process.stderr.write(`\n== ${name} ==\n`);
+    parts.push(await bench());
+  }
+  process.stdout.write(`${parts.join('\n\n')}\n\n_All benchmarks took ${Math.round((Date.now() - started) / 1000)} s._\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
