@@ -26,7 +26,7 @@ const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 
 interface ChatCompletionBody {
   model?: string;
-  choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null } }>;
+  choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null }>;
   usage?: Partial<Usage> | null;
   error?: { message?: string } | string;
 }
@@ -237,11 +237,16 @@ export class OpenAiProvider implements ChatProvider {
     });
     let model = this.model;
     let usage: Usage | undefined;
+    // A stream is complete with `[DONE]` or a finish_reason; ending before either is a failure.
+    let finished = false;
     try {
       let next = first;
       while (!next.done) {
         const data = next.value.data.trim();
-        if (data === '[DONE]') break;
+        if (data === '[DONE]') {
+          finished = true;
+          break;
+        }
         let chunk: ChatCompletionBody;
         try {
           chunk = JSON.parse(data) as ChatCompletionBody;
@@ -253,9 +258,11 @@ export class OpenAiProvider implements ChatProvider {
         usage = usageOf(chunk.usage) ?? usage;
         const delta = chunk.choices?.[0]?.delta?.content;
         if (typeof delta === 'string' && delta) yield { kind: 'delta', text: delta };
+        if (chunk.choices?.[0]?.finish_reason) finished = true;
         touchFn();
         next = await events!.next();
       }
+      if (!finished) throw new ProviderError('upstream', 'the AI provider stream ended before the answer was complete');
     } catch (e) {
       if (e instanceof ProviderError) throw e;
       if (req.signal?.aborted) throw new ProviderError('upstream', 'the client went away');

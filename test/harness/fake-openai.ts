@@ -126,6 +126,8 @@ export class FakeOpenAi {
           if (reply.breakAfter === i) {
             if (reply.breakWith === 'hang') return;
             if (reply.breakWith === 'cut') {
+              // Let the chunks already written reach the client first.
+              await sleep(50);
               req.socket.destroy();
               return;
             }

@@ -1,0 +1,141 @@
+import { OpenAiProvider } from '../../../service/chat/openai';
+import { ProviderError, type CompletionChunk, type CompletionRequest } from '../../../service/chat/types';
+import { silentLogger } from '../../../service/logger';
+import { FakeOpenAi } from '../../harness/fake-openai';
+
+const req = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
+  messages: [
+    { role: 'system', content: 'sources' },
+    { role: 'user', content: 'question?' },
+  ],
+  question: 'question?',
+  passages: [],
+  maxTokens: 64,
+  temperature: 0.1,
+  ...over,
+});
+
+async function collect(it: AsyncIterable<CompletionChunk>): Promise<CompletionChunk[]> {
+  const out: CompletionChunk[] = [];
+  for await (const c of it) out.push(c);
+  return out;
+}
+
+describe('OpenAiProvider against a real HTTP server speaking the protocol', () => {
+  let fake: FakeOpenAi;
+  let provider: OpenAiProvider;
+  beforeAll(async () => {
+    fake = await FakeOpenAi.start();
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    fake.requests.length = 0;
+    provider = new OpenAiProvider({
+      baseUrl: `${fake.url}/`,
+      apiKey: 'sk-unit',
+      model: 'gpt-unit',
+      timeoutMs: 300,
+      maxRetries: 2,
+      backoffBaseMs: 10,
+      backoffMaxMs: 50,
+      logger: silentLogger(),
+    });
+  });
+
+  it('posts the chat-completions request and returns content, usage and model', async () => {
+    fake.enqueue({ kind: 'json', content: 'Hello [1]', model: 'gpt-unit-2024' });
+    const done = await provider.complete(req());
+    expect(done).toEqual({ text: 'Hello [1]', usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }, model: 'gpt-unit-2024' });
+    const sent = fake.requests[0];
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe('Bearer sk-unit');
+    expect(sent.body).toEqual({ model: 'gpt-unit', messages: req().messages, max_tokens: 64, temperature: 0.1 });
+  });
+
+  it('leaves usage undefined when the server reports none (the service then counts)', async () => {
+    fake.enqueue({ kind: 'json', content: 'x', usage: null });
+    expect((await provider.complete(req())).usage).toBeUndefined();
+  });
+
+  it('retries 5xx, 429 and resets with backoff, then succeeds', async () => {
+    fake.enqueue({ kind: 'status', status: 500 }, { kind: 'reset' }, { kind: 'json', content: 'third time' });
+    expect((await provider.complete(req())).text).toBe('third time');
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('honours Retry-After (seconds) on 429', async () => {
+    fake.enqueue({ kind: 'status', status: 429, headers: { 'retry-after': '0.2' } }, { kind: 'json', content: 'ok' });
+    const t0 = Date.now();
+    // Retry-After 200 ms is above the 50 ms backoff cap here: the cap wins, so the wait is bounded.
+    await provider.complete(req());
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(40);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('gives up after maxRetries with a 502-kind error naming the status', async () => {
+    fake.enqueue({ kind: 'status', status: 503 }, { kind: 'status', status: 503 }, { kind: 'status', status: 503 });
+    const err = await provider.complete(req()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toMatchObject({ kind: 'upstream', upstreamStatus: 503 });
+    expect((err as Error).message).toMatch(/HTTP 503.*3 attempts/);
+  });
+
+  it('does not retry a 4xx other than 408/409/429 and quotes the upstream message', async () => {
+    fake.enqueue({ kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' });
+    const err = (await provider.complete(req()).catch((e: unknown) => e)) as ProviderError;
+    expect(err.kind).toBe('upstream');
+    expect(err.message).toMatch(/HTTP 401: Incorrect API key provided/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('times out each attempt and ends with a timeout (504-kind) error', async () => {
+    fake.enqueue({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' });
+    const err = (await provider.complete(req()).catch((e: unknown) => e)) as ProviderError;
+    expect(err.kind).toBe('timeout');
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('stops waiting when the client goes away', async () => {
+    fake.enqueue({ kind: 'hang' });
+    const ctrl = new AbortController();
+    const p = provider.complete(req({ signal: ctrl.signal }));
+    setTimeout(() => ctrl.abort(), 50);
+    await expect(p).rejects.toThrow(/client went away/);
+  });
+
+  it('streams deltas then done with the usage chunk (stream_options.include_usage)', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['Hel', 'lo', ' [1]'] });
+    const chunks = await collect(provider.stream(req()));
+    expect(chunks).toEqual([
+      { kind: 'delta', text: 'Hel' },
+      { kind: 'delta', text: 'lo' },
+      { kind: 'delta', text: ' [1]' },
+      { kind: 'done', usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 }, model: 'gpt-unit' },
+    ]);
+    expect(fake.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(fake.requests[0].headers.accept).toBe('text/event-stream');
+  });
+
+  it('streams without usage when the server sends none', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['a'], usage: null });
+    const chunks = await collect(provider.stream(req()));
+    expect(chunks.at(-1)).toEqual({ kind: 'done', usage: undefined, model: 'gpt-unit' });
+  });
+
+  it('retries a stream that fails before its first chunk', async () => {
+    fake.enqueue({ kind: 'status', status: 502 }, { kind: 'stream', chunks: ['ok'] });
+    const chunks = await collect(provider.stream(req()));
+    expect(chunks[0]).toEqual({ kind: 'delta', text: 'ok' });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('fails mid-stream on an error chunk, a cut connection or silence, without retrying', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'error' });
+    await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'upstream', message: expect.stringMatching(/mid-answer/) });
+    fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'cut' });
+    await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'upstream' });
+    fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'hang' });
+    await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'timeout' });
+    expect(fake.requests).toHaveLength(3);
+  });
+});

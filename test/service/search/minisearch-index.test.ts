@@ -1,0 +1,159 @@
+import type { Item } from '../../../service/content/item';
+import { Analyzer } from '../../../service/search/analyzer';
+import { rm3Weights } from '../../../service/search/expansion';
+import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import { ResultCache } from '../../../service/search/result-cache';
+import { buildSnippet } from '../../../service/search/snippet';
+
+const at = '2026-01-01T00:00:00.000Z';
+const doc = (id: string, title: string, body: string, extra: Partial<Item> = {}): Item => ({
+  id,
+  type: 'article',
+  title,
+  body,
+  tags: [],
+  created_at: at,
+  updated_at: at,
+  ...extra,
+});
+
+describe('Analyzer', () => {
+  const a = new Analyzer();
+  it('lower-cases, folds accents, drops stopwords and one-letter words, stems with Porter2', () => {
+    expect(a.analyze("The Café's measurements of running dogs, a B-tree")).toEqual(['cafe', 'measur', 'run', 'dog', 'tree']);
+    expect(a.analyze('measuring measured measure')).toEqual(['measur', 'measur', 'measur']);
+    expect(a.analyze("don't won't")).toEqual([]);
+    expect(a.analyze('http2 2024 x 9')).toEqual(['http2', '2024', '9']);
+  });
+});
+
+describe('MiniSearchIndex', () => {
+  const items = [
+    doc('k8s', 'Kubernetes at home', 'Storage is where clusters hurt. Longhorn replicates volumes.', { tags: ['kubernetes'] }),
+    doc('bm25', 'BM25 explained', 'Ranking by term frequency and inverse document frequency.', { tags: ['search'] }),
+    doc('pi', 'Weather station', 'A Raspberry Pi measures temperature.', { type: 'project', tags: ['hardware'] }),
+    doc('cook', 'Cooking pasta', 'Boil water, add salt, cook the pasta for nine minutes.'),
+  ];
+  let index: MiniSearchIndex;
+  beforeEach(async () => {
+    index = new MiniSearchIndex();
+    await index.replaceAll(items);
+  });
+
+  it('ranks by BM25 over title and text, best first, with total', async () => {
+    const page = await index.search({ text: 'storage clusters', limit: 10, offset: 0 });
+    expect(page.total).toBe(1);
+    expect(page.hits[0].id).toBe('k8s');
+    expect(page.hits[0].score).toBeGreaterThan(0);
+  });
+
+  it('stems queries like documents', async () => {
+    expect((await index.search({ text: 'measuring temperatures', limit: 10, offset: 0 })).hits[0].id).toBe('pi');
+  });
+
+  it('matches prefixes and typos in short queries only', async () => {
+    expect((await index.search({ text: 'kuber', limit: 10, offset: 0 })).hits[0]?.id).toBe('k8s');
+    expect((await index.search({ text: 'raspbery', limit: 10, offset: 0 })).hits[0]?.id).toBe('pi');
+    expect((await index.search({ text: 'kuber raspbery clustr ranking', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['bm25']);
+  });
+
+  it('filters by type and tag (case-insensitive)', async () => {
+    expect((await index.search({ text: 'temperature', type: 'article', limit: 10, offset: 0 })).total).toBe(0);
+    expect((await index.search({ text: 'temperature', type: 'project', limit: 10, offset: 0 })).total).toBe(1);
+    expect((await index.search({ text: 'storage', tag: 'KUBERNETES', limit: 10, offset: 0 })).total).toBe(1);
+    expect((await index.search({ text: 'storage', tag: 'search', limit: 10, offset: 0 })).total).toBe(0);
+  });
+
+  it('replaces an upserted id instead of duplicating it', async () => {
+    await index.upsert([doc('cook', 'Cooking rice', 'Rice needs less water than pasta.')]);
+    expect(index.size()).toBe(4);
+    expect((await index.search({ text: 'rice', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['cook']);
+    expect((await index.search({ text: 'salt', limit: 10, offset: 0 })).total).toBe(0);
+  });
+
+  it('breaks score ties by id so pages are stable', async () => {
+    const twins = new MiniSearchIndex();
+    await twins.replaceAll([doc('b', 'same', 'identical words'), doc('a', 'same', 'identical words'), doc('c', 'same', 'identical words')]);
+    const page = await twins.search({ text: 'identical', limit: 10, offset: 0 });
+    expect(page.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
+    expect((await twins.search({ text: 'identical', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual(['b']);
+  });
+
+  it('highlights the matched words in an HTML-safe snippet', async () => {
+    await index.upsert([doc('xss', 'Escaping', 'Markdown drops <script>tags</script>, but a < b & "c" stay text in snippets.')]);
+    const [hit] = (await index.search({ text: 'snippets', limit: 1, offset: 0 })).hits;
+    expect(hit.snippet).toBe('Markdown drops tags , but a &lt; b &amp; &quot;c&quot; stay text in <mark>snippets</mark>.');
+  });
+
+  it('expands long queries with RM3 once the index is large enough', async () => {
+    const big = new MiniSearchIndex({ expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 } });
+    const corpus = [
+      doc('a1', 'x', 'laser optics beam coherent light'),
+      doc('a2', 'x', 'laser beam optics mirror'),
+      doc('a3', 'x', 'coherent light source laser'),
+      doc('b1', 'x', 'mirror polishing technique for telescopes'),
+      doc('c1', 'x', 'bread baking flour water'),
+      doc('c2', 'x', 'water boiling point'),
+    ];
+    await big.replaceAll(corpus);
+    const plain = new MiniSearchIndex({ expansion: { enabled: false, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 5 } });
+    await plain.replaceAll(corpus);
+    const q = { text: 'laser beam optics', limit: 10, offset: 0 };
+    expect((await plain.search(q)).hits.map((h) => h.id)).not.toContain('b1');
+    // b1 shares only "mirror" with the feedback documents: expansion brings it in.
+    expect((await big.search(q)).hits.map((h) => h.id)).toContain('b1');
+  });
+});
+
+describe('rm3Weights', () => {
+  it('mixes the query (λ) with the feedback model (1 − λ), both normalised', () => {
+    const vector = (pairs: Record<string, number>) => ({ tf: new Map(Object.entries(pairs)), length: Object.values(pairs).reduce((a, b) => a + b, 0) });
+    const w = rm3Weights(['a'], [{ score: 1, vector: vector({ a: 2, b: 1, c: 1 }) }], { fbTerms: 2, originalWeight: 0.5 });
+    // P(w|R) = a .5, b .25, c .25 → top 2: a, b (tie b/c broken by term) → renormalised a 2/3, b 1/3.
+    expect([...w.keys()]).toEqual(['a', 'b']);
+    expect(w.get('a')).toBeCloseTo(0.5 + 0.5 * (2 / 3), 12);
+    expect(w.get('b')).toBeCloseTo(0.5 * (1 / 3), 12);
+  });
+
+  it('keeps the query alone without feedback', () => {
+    expect([...rm3Weights(['a', 'a', 'b'], [], { fbTerms: 5, originalWeight: 0.5 })]).toEqual([
+      ['a', 2 / 3],
+      ['b', 1 / 3],
+    ]);
+  });
+});
+
+describe('buildSnippet', () => {
+  const a = new Analyzer();
+  it('picks the window with most distinct matches and marks them', () => {
+    const text = `${'filler words here. '.repeat(20)}The laser beam hit the mirror. ${'more filler text. '.repeat(20)}`;
+    const s = buildSnippet(text, a, (t) => t === 'laser' || t === 'mirror', { maxChars: 80 })!;
+    expect(s).toContain('<mark>laser</mark>');
+    expect(s).toContain('<mark>mirror</mark>');
+    expect(s.startsWith('…')).toBe(true);
+    expect(s.endsWith('…')).toBe(true);
+  });
+  it('returns undefined when nothing matches', () => {
+    expect(buildSnippet('nothing here', a, () => false)).toBeUndefined();
+  });
+});
+
+describe('ResultCache', () => {
+  it('is an LRU bounded by maxSize, expires by TTL, and clears', () => {
+    let now = 1_000;
+    const c = new ResultCache<{ v: number }>({ maxSize: 2, ttlSeconds: 10, now: () => now });
+    c.set('a', { v: 1 });
+    c.set('b', { v: 2 });
+    c.get('a');
+    c.set('c', { v: 3 });
+    expect(c.get('b')).toBeUndefined();
+    expect(c.get('a')).toEqual({ v: 1 });
+    expect(c.size()).toBe(2);
+    expect(c.maxSize()).toBe(2);
+    now = 12_000;
+    expect(c.size()).toBe(0);
+    c.set('d', { v: 4 });
+    c.clear();
+    expect(c.get('d')).toBeUndefined();
+  });
+});
