@@ -1,10 +1,12 @@
-import MiniSearch, { type SearchResult } from 'minisearch';
+import type { SearchResult } from 'minisearch';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
+import { ScoringMiniSearch, type WeightedTerm } from './term-scorer';
+import { byRank, topHits } from './top-hits';
 
 /**
  * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;
@@ -63,22 +65,38 @@ interface DocMeta {
 interface Ranked {
   readonly id: string;
   readonly score: number;
-  /** Index terms that matched in this document. */
-  readonly terms: readonly string[];
+  /**
+   * Index terms that matched in this document, when they may differ from the query's (prefix
+   * and fuzzy matches); absent = the query terms the document holds.
+   */
+  readonly terms?: readonly string[];
+}
+
+/** Keeps an id or not (type and tag filters). */
+type Keep = (id: string) => boolean;
+
+/** Document fields as MiniSearch indexes them. */
+interface IndexDoc {
+  readonly id: string;
+  readonly title: string;
+  readonly tags: string;
+  readonly text: string;
 }
 
 /**
  * The embedded index: MiniSearch (an inverted index with BM25 scoring per field) over title,
  * summary, tags and the plain text of the body, with Porter2 stemming and English stopwords
  * (`Analyzer`), field boosts, prefix and fuzzy matching for short queries, RM3 query
- * expansion, and highlighted snippets. Holds everything in memory: fine to a few hundred
- * thousand items on one node.
+ * expansion, and highlighted snippets. Longer queries (both passes of RM3) are scored from
+ * MiniSearch's postings into flat arrays (`ScoringMiniSearch`), and only the requested page is
+ * sorted and given snippets. Holds everything in memory: fine to a few hundred thousand items
+ * on one node.
  */
 export class MiniSearchIndex implements SearchIndex {
   readonly engine = 'minisearch';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  private mini: MiniSearch;
+  private mini: ScoringMiniSearch<IndexDoc>;
   private readonly docs = new Map<string, DocMeta>();
   private readonly snippetChars: number;
   private readonly fields: IndexedField[];
@@ -91,8 +109,8 @@ export class MiniSearchIndex implements SearchIndex {
     this.mini = this.create();
   }
 
-  private create(): MiniSearch {
-    return new MiniSearch({
+  private create(): ScoringMiniSearch<IndexDoc> {
+    return new ScoringMiniSearch<IndexDoc>({
       idField: 'id',
       fields: ['title', 'tags', 'text'],
       // Analysis happens in `tokenize`, and each occurrence is made distinct (`term\0n`) until
@@ -104,7 +122,7 @@ export class MiniSearchIndex implements SearchIndex {
     });
   }
 
-  private document(item: Item): { id: string; title: string; tags: string; text: string } {
+  private document(item: Item): IndexDoc {
     const body = plainText(item.body);
     const summary = item.summary ?? '';
     const tags = item.tags.join(' ');
@@ -154,48 +172,57 @@ export class MiniSearchIndex implements SearchIndex {
    * evaluation reads to any depth.
    */
   rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Ranked[] } {
-    const terms = this.queryTerms(query.text);
-    if (!terms.length) return { terms, ranked: [] };
-    const filter = this.filterFor(query.type, query.tag);
-    const r = this.ranking;
-    const short = new Set(terms).size <= r.shortQueryTerms;
-    let ranked = this.run(terms, filter, {
-      prefix: short ? (t: string) => t.length >= r.prefixMinLength : false,
-      fuzzy: short ? (t: string) => (t.length >= r.fuzzyMinLength ? 0.2 : false) : false,
-    });
-    const x = r.expansion;
-    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (x.enabled && !short && ranked.length > 0 && this.mini.documentCount >= x.minDocs) {
-      const feedback = ranked.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
-      const weights = rm3Weights(terms, feedback, x);
-      const original = new Set(terms);
-      const expanded = this.run([...weights.keys()], filter, { weights });
-      // Highlight what the user asked for, not the expansion terms.
-      ranked = expanded.map((h) => ({ ...h, terms: h.terms.filter((t) => original.has(t)) }));
-    }
-    return { terms, ranked };
+    const { terms, hits } = this.match(query);
+    return { terms, ranked: hits.sort(byRank) };
   }
 
-  private filterFor(type?: ItemType, tag?: string): ((r: SearchResult) => boolean) | undefined {
+  /**
+   * Every matching id with its score, in no particular order. Short queries go through
+   * MiniSearch's own search (prefixes and near spellings); longer ones are exact terms, scored
+   * by `ScoringMiniSearch.scoreTerms`, then expanded with RM3.
+   */
+  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; hits: Ranked[] } {
+    const terms = this.queryTerms(query.text);
+    if (!terms.length) return { terms, hits: [] };
+    const keep = this.filterFor(query.type, query.tag);
+    const r = this.ranking;
+    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
+    if (new Set(terms).size <= r.shortQueryTerms) return { terms, hits: this.runFuzzy(terms, keep) };
+    let hits = this.runExact(terms.map((t): WeightedTerm => [t, 1]), keep);
+    const x = r.expansion;
+    if (x.enabled && hits.length > 0 && this.mini.documentCount >= x.minDocs) {
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
+      const weights = rm3Weights(terms, feedback, x);
+      // Snippets highlight what the user asked for, not the expansion terms (see `snippet`).
+      hits = this.runExact([...weights], keep);
+    }
+    return { terms, hits };
+  }
+
+  private filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
-    return (res) => {
-      const d = this.docs.get(res.id as string);
+    return (id) => {
+      const d = this.docs.get(id);
       return !!d && (!type || d.type === type) && (!t || d.tags.has(t));
     };
   }
 
-  private run(
-    terms: readonly string[],
-    filter: ((r: SearchResult) => boolean) | undefined,
-    opts: {
-      prefix?: false | ((t: string) => boolean);
-      fuzzy?: false | ((t: string) => number | false);
-      weights?: ReadonlyMap<string, number>;
-    },
-  ): Ranked[] {
+  /** Exact terms, weighted: `search` with `combineWith: 'OR'` and `boostTerm`, without its per-posting objects. */
+  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined): Ranked[] {
     const r = this.ranking;
-    const weights = opts.weights;
+    const { ids, scores, matched } = this.mini.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const out: Ranked[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      if (keep && !keep(ids[i])) continue;
+      out.push({ id: ids[i], score: r.coordination ? scores[i] * matched[i] : scores[i] });
+    }
+    return out;
+  }
+
+  /** MiniSearch's search with prefix and fuzzy matching, for short queries. */
+  private runFuzzy(terms: readonly string[], keep: Keep | undefined): Ranked[] {
+    const r = this.ranking;
     const results = this.mini.search(terms.join(' '), {
       fields: this.fields,
       tokenize: (s) => s.split(' '),
@@ -203,36 +230,33 @@ export class MiniSearchIndex implements SearchIndex {
       boost: { ...r.boost },
       bm25: { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta },
       combineWith: 'OR',
-      prefix: opts.prefix ? (t) => (opts.prefix as (t: string) => boolean)(t) : false,
-      fuzzy: opts.fuzzy ? (t) => (opts.fuzzy as (t: string) => number | false)(t) : false,
-      ...(weights ? { boostTerm: (t: string) => weights.get(t) ?? 0 } : {}),
-      ...(filter ? { filter } : {}),
+      prefix: (t) => t.length >= r.prefixMinLength,
+      fuzzy: (t) => (t.length >= r.fuzzyMinLength ? 0.2 : false),
+      ...(keep ? { filter: (res: SearchResult) => keep(res.id as string) } : {}),
     });
-    const ranked: Ranked[] = results.map((res) => ({
+    return results.map((res) => ({
       id: res.id as string,
       // MiniSearch multiplies by the number of matched query terms; undo it unless wanted.
       score: r.coordination ? res.score : res.score / Math.max(1, res.queryTerms.length),
       terms: res.terms,
     }));
-    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return ranked;
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
-    const { ranked } = this.rank(query);
-    const page = ranked.slice(query.offset, query.offset + query.limit);
-    const hits: IndexHit[] = page.map((h) => ({
-      id: h.id,
-      score: h.score,
-      snippet: query.snippets === false ? '' : this.snippet(h),
-    }));
-    return { total: ranked.length, hits };
+    const { terms, hits } = this.match(query);
+    const page = topHits(hits, query.offset + query.limit).slice(query.offset);
+    const wanted = query.snippets === false ? undefined : new Set(terms);
+    return {
+      total: hits.length,
+      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
+    };
   }
 
-  private snippet(hit: Ranked): string {
+  /** The snippet of a hit for the query terms `wanted`. */
+  private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
     const doc = this.docs.get(hit.id);
     if (!doc) return '';
-    const matched = new Set(hit.terms);
+    const matched = new Set(hit.terms ?? [...wanted].filter((t) => doc.vector.tf.has(t)));
     const isMatch = (t: string) => matched.has(t);
     return (
       buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??

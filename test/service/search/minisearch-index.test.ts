@@ -85,6 +85,40 @@ describe('MiniSearchIndex', () => {
     expect(hit.snippet).toBe('Markdown drops tags , but a &lt; b &amp; &quot;c&quot; stay text in <mark>snippets</mark>.');
   });
 
+  it('filters, replaces and breaks ties on long queries too (exact scoring path)', async () => {
+    const q = (text: string, extra: Partial<{ type: 'project' | 'article'; tag: string }> = {}) =>
+      index.search({ text, limit: 10, offset: 0, ...extra });
+    expect((await q('raspberry measures temperature')).hits.map((h) => h.id)).toEqual(['pi']);
+    expect((await q('raspberry measures temperature', { type: 'article' })).total).toBe(0);
+    expect((await q('storage clusters volumes', { tag: 'KUBERNETES' })).total).toBe(1);
+    expect((await q('storage clusters volumes', { tag: 'search' })).total).toBe(0);
+    await index.upsert([doc('k8s', 'Kubernetes at home', 'Nothing about disks any more.', { tags: ['kubernetes'] })]);
+    expect((await q('storage clusters volumes')).total).toBe(0);
+    const twins = new MiniSearchIndex();
+    await twins.replaceAll([doc('b', 'same', 'identical words here'), doc('a', 'same', 'identical words here'), doc('c', 'same', 'identical words here')]);
+    expect((await twins.search({ text: 'identical words here', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
+    expect((await twins.search({ text: 'identical words here', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual(['b']);
+  });
+
+  it('multiplies by the matched query terms with coordination on', async () => {
+    const coord = new MiniSearchIndex({ coordination: true });
+    await coord.replaceAll(items);
+    const text = 'raspberry measures temperature';
+    const [plain] = (await index.search({ text, limit: 1, offset: 0 })).hits;
+    const [hit] = (await coord.search({ text, limit: 1, offset: 0 })).hits;
+    expect(hit.score).toBeCloseTo(plain.score * 3, 12);
+  });
+
+  it('ranks the full match list in rank(), the same order search() pages through', async () => {
+    const all = index.rank({ text: 'water pasta storage ranking' }).ranked.map((h) => h.id);
+    const paged: string[] = [];
+    for (let offset = 0; offset < all.length; offset += 1) {
+      paged.push(...(await index.search({ text: 'water pasta storage ranking', limit: 1, offset, snippets: false })).hits.map((h) => h.id));
+    }
+    expect(paged).toEqual(all);
+    expect(all.length).toBe(3);
+  });
+
   it('expands long queries with RM3 once the index is large enough', async () => {
     const big = new MiniSearchIndex({ expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 } });
     const corpus = [

@@ -1,0 +1,142 @@
+import MiniSearch from 'minisearch';
+
+/** BM25 parameters in MiniSearch's names: saturation `k` (k1), length normalisation `b`, BM25+ floor `d`. */
+export interface Bm25Params {
+  readonly k: number;
+  readonly b: number;
+  readonly d: number;
+}
+
+/** One query term and its weight (RM3 weight, or 1; a term given twice counts twice). */
+export type WeightedTerm = readonly [term: string, weight: number];
+
+/** The documents some terms matched, unsorted; parallel arrays. */
+export interface TermScores {
+  /** External ids. */
+  readonly ids: string[];
+  /** Summed BM25 score of each id. */
+  readonly scores: number[];
+  /** Distinct query terms each id matched (MiniSearch's coordination factor). */
+  readonly matched: number[];
+}
+
+/**
+ * MiniSearch with one more way to search: exact terms only, scored straight from its postings
+ * into flat arrays. `search(…, {combineWith: 'OR', boostTerm})` computes the same sums, but
+ * builds a result object (score, term list, match map) for every posting of every term and
+ * merges those maps term by term; on a long RM3-expanded query over common terms that is most
+ * of the time and garbage of a query. Here each posting costs one BM25 evaluation and two array
+ * writes, with the summation order of MiniSearch (per term: fields in order; then terms in
+ * order), so scores are the same to the last bit before any coordination factor.
+ *
+ * It reads MiniSearch's protected index structures (`_index`, `_fieldLength`, …), which is why
+ * it is a subclass: the structures are part of MiniSearch's subclassing surface, and the
+ * `minisearch-index` tests compare both paths.
+ */
+export class ScoringMiniSearch<T = unknown> extends MiniSearch<T> {
+  // Scratch space indexed by MiniSearch's short document ids, reused between calls (searches
+  // are synchronous, so one set per index is enough). Entries are reset after every call.
+  private acc = new Float64Array(0);
+  private termScore = new Float64Array(0);
+  private termStamp = new Int32Array(0);
+  private count = new Uint16Array(0);
+  private stamp = 0;
+  // k·(1 − b + b·length/avgLength) per field and document: the part of BM25 that depends on the
+  // document only. Valid while the index and the parameters are unchanged; every add and discard
+  // moves `_nextId` or `_documentCount`, and the average length with them.
+  private norms = new Map<number, { key: string; norm: Float64Array }>();
+
+  private lengthNorm(fieldId: number, bm25: Bm25Params): Float64Array {
+    const avg = this._avgFieldLength[fieldId];
+    const key = `${this._nextId}:${this._documentCount}:${avg}:${bm25.k}:${bm25.b}`;
+    const cached = this.norms.get(fieldId);
+    if (cached?.key === key) return cached.norm;
+    const norm = new Float64Array(this._nextId);
+    const { k, b } = bm25;
+    for (const [docId, lengths] of this._fieldLength) norm[docId] = k * (1 - b + (b * lengths[fieldId]) / avg);
+    this.norms.set(fieldId, { key, norm });
+    return norm;
+  }
+
+  private ensureScratch(): void {
+    const n = this._nextId;
+    if (this.acc.length >= n) return;
+    const size = Math.max(n, this.acc.length * 2, 1024);
+    this.acc = new Float64Array(size);
+    this.termScore = new Float64Array(size);
+    this.termStamp = new Int32Array(size);
+    this.count = new Uint16Array(size);
+    this.stamp = 0;
+  }
+
+  /**
+   * Every document holding at least one of `terms` (exactly, no prefix or fuzzy matching) with
+   * Σ over terms and fields of weight × field boost × BM25. Fields absent from `boost` or boosted
+   * 0 are not searched; terms of weight ≤ 0 are skipped.
+   */
+  scoreTerms(terms: readonly WeightedTerm[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermScores {
+    this.ensureScratch();
+    const fields = Object.keys(boost).filter((f) => boost[f] > 0 && this._fieldIds[f] !== undefined);
+    const { acc, termScore, termStamp, count } = this;
+    const touched: number[] = [];
+    const termDocs: number[] = [];
+    const seenTerms = new Set<string>();
+    const total = this._documentCount;
+    const dirty = this._dirtCount > 0;
+    for (const [term, weight] of terms) {
+      if (!(weight > 0)) continue;
+      const data = this._index.get(term);
+      if (!data) continue;
+      const distinct = !seenTerms.has(term);
+      seenTerms.add(term);
+      if (++this.stamp === 0x7fffffff) {
+        termStamp.fill(0);
+        this.stamp = 1;
+      }
+      const stamp = this.stamp;
+      termDocs.length = 0;
+      for (const field of fields) {
+        const fieldId = this._fieldIds[field];
+        const postings = data.get(fieldId);
+        if (!postings) continue;
+        // Document frequency over live documents (discarded ones linger until the vacuum).
+        let df = postings.size;
+        if (dirty) postings.forEach((_tf, docId) => void (this._documentIds.has(docId) || (df -= 1)));
+        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
+        const norm = this.lengthNorm(fieldId, bm25);
+        // MiniSearch's weightedScore = termWeight (1) × termBoost × fieldBoost × docBoost (1) × BM25.
+        const factor = weight * boost[field];
+        const { k, d } = bm25;
+        const k1 = k + 1;
+        postings.forEach((tf, docId) => {
+          if (dirty && !this._documentIds.has(docId)) return;
+          const s = factor * (idf * (d + (tf * k1) / (tf + norm[docId])));
+          if (termStamp[docId] !== stamp) {
+            termStamp[docId] = stamp;
+            termScore[docId] = s;
+            termDocs.push(docId);
+          } else {
+            termScore[docId] += s;
+          }
+        });
+      }
+      for (const docId of termDocs) {
+        if (count[docId] === 0) touched.push(docId);
+        if (distinct) count[docId] += 1;
+        acc[docId] += termScore[docId];
+      }
+    }
+    const ids: string[] = new Array(touched.length);
+    const scores: number[] = new Array(touched.length);
+    const matched: number[] = new Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const docId = touched[i];
+      ids[i] = this._documentIds.get(docId) as string;
+      scores[i] = acc[docId];
+      matched[i] = count[docId];
+      acc[docId] = 0;
+      count[docId] = 0;
+    }
+    return { ids, scores, matched };
+  }
+}
