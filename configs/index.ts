@@ -7,6 +7,7 @@ export * from './env';
 export * from './sections/service';
 export * from './sections/rate-limit';
 export * from './sections/search';
+export * from './sections/content';
 export * from './sections/ai';
 export * from './sections/alerting';
 export * from './sections/deploy';

@@ -2,6 +2,7 @@ import { SettingsError, type SettingsIssue } from './errors';
 import { ParseFailure } from './parsers';
 import { AI_VARIABLES, DEFAULT_AI, type AiSettings } from './sections/ai';
 import { ALERTING_VARIABLES, DEFAULT_ALERTING, type AlertingSettings } from './sections/alerting';
+import { CONTENT_VARIABLES, DEFAULT_CONTENT, type ContentSettings } from './sections/content';
 import {
   DEFAULT_ALERT_RULES,
   DEFAULT_DEPLOY,
@@ -40,8 +41,10 @@ export interface Settings {
   readonly kvstore: KvstoreSettings;
   /** Multi-level rate limiting, with `effective` derived from the environment multiplier. */
   readonly rateLimit: RateLimitSettings & { readonly effective: EffectiveRateLimit };
-  /** Search and its result cache. */
+  /** Search, its ranking and its result cache. */
   readonly search: SearchSettings;
+  /** The embedded content store. */
+  readonly content: ContentSettings;
   /** Chat provider. */
   readonly ai: AiSettings;
   /** Alertmanager receivers, routing and grouping (synth-only, secrets aside). */
@@ -70,6 +73,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'rateLimit'> & { readonly rateLimi
   kvstore: DEFAULT_KVSTORE,
   rateLimit: DEFAULT_RATE_LIMIT,
   search: DEFAULT_SEARCH,
+  content: DEFAULT_CONTENT,
   ai: DEFAULT_AI,
   alerting: DEFAULT_ALERTING,
   deploy: DEFAULT_DEPLOY,
@@ -81,6 +85,7 @@ export const VARIABLES: readonly VariableSpec[] = [
   ...SERVICE_VARIABLES,
   ...RATE_LIMIT_VARIABLES,
   ...SEARCH_VARIABLES,
+  ...CONTENT_VARIABLES,
   ...AI_VARIABLES,
   ...ALERTING_VARIABLES,
   ...DEPLOY_VARIABLES,

@@ -1,17 +1,40 @@
-import { int } from '../parsers';
+import { bool, int, num } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
-/** Search and its result cache. */
+/** Search, its ranking and its result cache. Ranking defaults are tuned on Vaswani (BENCHMARKS.md). */
 export interface SearchSettings {
   /** Most entries in the search result cache (LRU); feeds `svc_ai_search_cache_maxsize`. @default 1000 */
   readonly cacheMaxSize: number;
   /** Seconds a cached result lives (writes invalidate the cache anyway); 0 = until evicted. @default 300 */
   readonly cacheTtlSeconds: number;
+  /** Expand queries of three or more terms with RM3 pseudo-relevance feedback. @default true */
+  readonly queryExpansion: boolean;
+  /** RM3: top documents of the first ranking taken as relevant. @default 10 */
+  readonly expansionDocs: number;
+  /** RM3: feedback terms mixed into the query. @default 20 */
+  readonly expansionTerms: number;
+  /** BM25 term-frequency saturation (k1); 0 = a term counts once however often it occurs. @default 0.9 */
+  readonly bm25K1: number;
+  /** BM25 length normalisation (b): 0 = none, 1 = full. @default 0.4 */
+  readonly bm25B: number;
 }
 
-export const DEFAULT_SEARCH: SearchSettings = { cacheMaxSize: 1000, cacheTtlSeconds: 300 };
+export const DEFAULT_SEARCH: SearchSettings = {
+  cacheMaxSize: 1000,
+  cacheTtlSeconds: 300,
+  queryExpansion: true,
+  expansionDocs: 10,
+  expansionTerms: 20,
+  bm25K1: 0.9,
+  bm25B: 0.4,
+};
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable('SEARCH_CACHE_SIZE', 'search.cacheMaxSize', int({ min: 1, max: 1000000 }), 'Most entries in the search result cache'),
   variable('SEARCH_CACHE_TTL_SECONDS', 'search.cacheTtlSeconds', int({ min: 0, max: 86400 }), 'Lifetime of a cached search result, seconds (0 = until evicted)'),
+  variable('SEARCH_QUERY_EXPANSION', 'search.queryExpansion', bool(), 'Expand queries of three or more terms with RM3 pseudo-relevance feedback'),
+  variable('SEARCH_EXPANSION_DOCS', 'search.expansionDocs', int({ min: 1, max: 100 }), 'RM3: top documents of the first ranking taken as relevant'),
+  variable('SEARCH_EXPANSION_TERMS', 'search.expansionTerms', int({ min: 1, max: 200 }), 'RM3: feedback terms added to the query'),
+  variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
+  variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
 ];

@@ -47,6 +47,12 @@ export interface KvstoreSettings {
   readonly commandTimeoutMs: number;
   /** Connect timeout, milliseconds. @default 1000 */
   readonly connectTimeoutMs: number;
+  /**
+   * Prefix of the content keys (`<prefix>:items`, `<prefix>:changes`). Rate-limit keys keep
+   * their own `ratelimit:` namespace, which the prefix may not enter.
+   * @default 'svc-ai-search:content'
+   */
+  readonly keyPrefix: string;
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
@@ -65,7 +71,22 @@ export const DEFAULT_KVSTORE: KvstoreSettings = {
   password: undefined,
   commandTimeoutMs: 250,
   connectTimeoutMs: 1000,
+  keyPrefix: 'svc-ai-search:content',
 };
+
+/**
+ * Namespace of the rate limiter's keys in the kvstore (`ratelimit:global`, `ratelimit:ip:…`;
+ * service/ratelimit `KEY_PREFIX`). Content keys must stay out of it.
+ */
+export const RATE_LIMIT_KEY_NAMESPACE = 'ratelimit';
+
+/** `KVSTORE_KEY_PREFIX`: Redis key characters, no spaces, not starting or ending with `:`, not under `ratelimit:`. */
+export function keyPrefixParser(): Parser<string> {
+  return str({
+    pattern: new RegExp(`^(?!${RATE_LIMIT_KEY_NAMESPACE}(?::|$))[A-Za-z0-9_.{}/-](?:[A-Za-z0-9_.:{}/-]{0,126}[A-Za-z0-9_.{}/-])?$`),
+    accepted: `1 to 128 characters of letters, digits and _ . : { } / -, not starting or ending with : and outside the rate limiter's ${RATE_LIMIT_KEY_NAMESPACE}: keys`,
+  });
+}
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -111,4 +132,5 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
   variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
   variable('KVSTORE_CONNECT_TIMEOUT_MS', 'kvstore.connectTimeoutMs', int({ min: 10, max: 60000 }), 'Connect timeout for the key-value store, ms'),
+  variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
 ];

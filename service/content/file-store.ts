@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { DEFAULT_CONTENT } from '../../configs';
 import type { Item } from './item';
 import { decodeRecords, encodeRecord } from './record-log';
 import { StoreUnavailableError, type ContentStore } from './store';
@@ -11,8 +12,9 @@ export interface FileStoreOptions {
   readonly dir: string;
   readonly logger: Logger;
   /**
-   * Compact (snapshot + fresh log) once the log is larger than this and than the last snapshot.
-   * @default 8 MiB
+   * Compact (snapshot + fresh log) once the log is larger than this and than the last snapshot
+   * (`CONTENT_COMPACTION_BYTES`).
+   * @default DEFAULT_CONTENT.compactionBytes (8 MiB)
    */
   readonly compactAfterBytes?: number;
 }
@@ -57,7 +59,7 @@ export class FileStore implements ContentStore {
   private broken: Error | undefined;
 
   constructor(private readonly opts: FileStoreOptions) {
-    this.compactAfterBytes = opts.compactAfterBytes ?? 8 * 1024 * 1024;
+    this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
   }
 
   private path(gen: number, kind: 'snapshot' | 'log'): string {

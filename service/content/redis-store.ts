@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
+import { DEFAULT_KVSTORE } from '../../configs';
 import type { KvstoreConnection } from '../kvstore/connection';
 import type { Item } from './item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
@@ -9,7 +10,7 @@ import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } f
 export interface RedisStoreOptions {
   readonly connection: KvstoreConnection;
   readonly logger: Logger;
-  /** Key prefix. @default 'svc-ai-search:content' */
+  /** Key prefix (`KVSTORE_KEY_PREFIX`). @default DEFAULT_KVSTORE.keyPrefix ('svc-ai-search:content') */
   readonly prefix?: string;
   /** Approximate length the change stream is trimmed to. @default 10000 */
   readonly streamMaxLen?: number;
@@ -47,7 +48,7 @@ export class RedisStore implements ContentStore {
   private handlers: RemoteChangeHandlers | undefined;
 
   constructor(private readonly opts: RedisStoreOptions) {
-    const prefix = opts.prefix ?? 'svc-ai-search:content';
+    const prefix = opts.prefix ?? DEFAULT_KVSTORE.keyPrefix;
     this.itemsKey = `${prefix}:items`;
     this.streamKey = `${prefix}:changes`;
   }

@@ -9,7 +9,7 @@ import { RedisStore } from '../content/redis-store';
 import type { ContentStore } from '../content/store';
 import type { CoreDeps } from '../deps';
 import type { CacheStats } from '../metrics/service-metrics';
-import { MiniSearchIndex, type MiniSearchIndexOptions } from '../search/minisearch-index';
+import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from '../search/minisearch-index';
 import { ResultCache } from '../search/result-cache';
 import { SearchService, type CachedSearch } from '../search/search-service';
 import { writeAccess } from './auth';
@@ -52,15 +52,18 @@ export interface FeaturesOptions {
   readonly store?: ContentStore;
   /** @default from AI_PROVIDER */
   readonly provider?: ChatProvider;
-  /** Ranking and snippet options of the embedded index. @default DEFAULT_RANKING */
+  /** Ranking and snippet options of the embedded index, over those the settings give. @default from the SEARCH_* settings, else DEFAULT_RANKING */
   readonly index?: MiniSearchIndexOptions;
 }
 
 /** The content store the settings ask for. */
 export function createStore(deps: CoreDeps): ContentStore {
   const logger = deps.logger.child({ component: 'content-store' });
-  if (deps.settings.kvstore.url && deps.kvstore.client) return new RedisStore({ connection: deps.kvstore, logger });
-  return new FileStore({ dir: deps.settings.service.dataDir, logger });
+  const { settings } = deps;
+  if (settings.kvstore.url && deps.kvstore.client) {
+    return new RedisStore({ connection: deps.kvstore, logger, prefix: settings.kvstore.keyPrefix });
+  }
+  return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes });
 }
 
 /** The chat provider the settings ask for. */
@@ -87,7 +90,7 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
   const { settings, logger } = deps;
   const store = opts.store ?? createStore(deps);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
-  const index = new MiniSearchIndex(opts.index);
+  const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), ...opts.index });
   const cache = new ResultCache<CachedSearch>({
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,

@@ -1,4 +1,5 @@
 import type { SearchResult } from 'minisearch';
+import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
 import { Analyzer } from './analyzer';
@@ -37,15 +38,22 @@ export interface RankingOptions {
   readonly expansion: ExpansionOptions;
 }
 
-/** The ranking the service uses. */
+/** The ranking options that settings control (`SEARCH_BM25_*`, `SEARCH_QUERY_EXPANSION`, `SEARCH_EXPANSION_*`). */
+export function rankingFromSettings(search: SearchSettings): Pick<RankingOptions, 'bm25' | 'expansion'> {
+  return {
+    bm25: { k1: search.bm25K1, b: search.bm25B, delta: 0 },
+    expansion: { enabled: search.queryExpansion, fbDocs: search.expansionDocs, fbTerms: search.expansionTerms, originalWeight: 0.5, minDocs: 50 },
+  };
+}
+
+/** The ranking the service uses with default settings. */
 export const DEFAULT_RANKING: RankingOptions = {
-  bm25: { k1: 0.9, b: 0.4, delta: 0 },
+  ...rankingFromSettings(DEFAULT_SEARCH),
   boost: { title: 0.2, tags: 0.5, text: 1 },
   coordination: false,
   shortQueryTerms: 2,
   prefixMinLength: 3,
   fuzzyMinLength: 5,
-  expansion: { enabled: true, fbDocs: 10, fbTerms: 20, originalWeight: 0.5, minDocs: 50 },
 };
 
 /** Options of `MiniSearchIndex`; nested objects replace the defaults' whole. */

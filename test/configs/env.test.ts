@@ -96,7 +96,9 @@ describe('loadSettings: every variable parses', () => {
     RATE_LIMIT_DEV_MULTIPLIER: '2', RATE_LIMIT_PROD_MULTIPLIER: '1.5', RATE_LIMIT_LOG_EXCEEDED: '0',
     RATE_LIMIT_LOG_WARNINGS: 'yes', RATE_LIMIT_LOG_ALL: 'TRUE', RATE_LIMIT_ALERT_THRESHOLD: '0.5',
     RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
-    SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
+    SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', SEARCH_QUERY_EXPANSION: 'off', SEARCH_EXPANSION_DOCS: '5',
+    SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', CONTENT_COMPACTION_BYTES: '1mb',
+    KVSTORE_KEY_PREFIX: 'blog:{content}', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
     AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
     AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
     SMTP_HOST: 'mail.example.com', SMTP_PORT: '25', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_FROM: 'am@example.com',
@@ -136,6 +138,9 @@ describe('loadSettings: every variable parses', () => {
     expect(s.ai).toMatchObject({ provider: 'openai', maxRetries: 0, temperature: 0 });
     expect(s.alerting.groupBy).toEqual(['alertname', 'service']);
     expect(s.deploy).toMatchObject({ scrapeInterval: '30s', hpaEnabled: true, backendReplicas: 3 });
+    expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75 });
+    expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
+    expect(s.kvstore.keyPrefix).toBe('blog:{content}');
   });
 
   it.each(VARIABLES.map((v) => [v.name, v.path]))('%s lands at %s', (name, path) => {
@@ -168,6 +173,16 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['PROMETHEUS_SCRAPE_INTERVAL', '15', 'a duration'],
     ['EMAIL_CRITICAL', 'nobody', 'an e-mail address'],
     ['NAMESPACE', 'Bad_Name', 'a DNS label'],
+    ['SEARCH_QUERY_EXPANSION', 'sometimes', 'true/false'],
+    ['SEARCH_EXPANSION_DOCS', '0', 'an integer from 1 to 100'],
+    ['SEARCH_EXPANSION_TERMS', '500', 'an integer from 1 to 200'],
+    ['SEARCH_BM25_K1', '-0.1', 'a number >= 0'],
+    ['SEARCH_BM25_B', '1.5', '<= 1'],
+    ['CONTENT_COMPACTION_BYTES', '100', 'from 1024 bytes'],
+    ['KVSTORE_KEY_PREFIX', 'has space', 'letters, digits'],
+    ['KVSTORE_KEY_PREFIX', 'content:', 'not starting or ending with :'],
+    ['KVSTORE_KEY_PREFIX', 'ratelimit:content', "outside the rate limiter's ratelimit: keys"],
+    ['KVSTORE_KEY_PREFIX', 'ratelimit', "outside the rate limiter's ratelimit: keys"],
   ])('%s=%s', (name, value, accepted) => {
     const err = errorOf({ [name]: value });
     expect(err.code).toBe('ERR_SETTINGS_INVALID_VALUE');

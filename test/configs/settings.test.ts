@@ -1,4 +1,5 @@
-import { DEFAULT_SETTINGS, SettingsError, VARIABLES, getPath, parseSettings } from '../../configs';
+import { DEFAULT_SETTINGS, RATE_LIMIT_KEY_NAMESPACE, SettingsError, VARIABLES, getPath, parseSettings } from '../../configs';
+import { KEY_PREFIX } from '../../service/ratelimit';
 
 describe('parseSettings', () => {
   it('with no input equals the defaults plus derived fields', () => {
@@ -58,5 +59,11 @@ describe('parseSettings', () => {
 
   it('every default passes its own check', () => {
     expect(() => parseSettings({})).not.toThrow();
+  });
+
+  it("the content key prefix check guards the rate limiter's real key namespace", () => {
+    expect(KEY_PREFIX).toBe(`${RATE_LIMIT_KEY_NAMESPACE}:`);
+    expect(() => parseSettings({ kvstore: { keyPrefix: `${KEY_PREFIX}content` } })).toThrow(SettingsError);
+    expect(parseSettings({ kvstore: { keyPrefix: 'ratelimits-are-elsewhere' } }).kvstore.keyPrefix).toBe('ratelimits-are-elsewhere');
   });
 });

@@ -60,6 +60,26 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     }
   });
 
+  it('keeps content under KVSTORE_KEY_PREFIX; replicas with another prefix do not share it', async () => {
+    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url, keyPrefix: 'blog-a:content' }, rateLimit: { enabled: false } };
+    const c = await buildTestApp(input);
+    const other = await buildTestApp({ ...input, kvstore: { ...input.kvstore, keyPrefix: 'blog-b' } });
+    try {
+      expect((await request(c.app).post('/api/ingest').send(item('prefixed', 'Quokkas smile.'))).status).toBe(201);
+      const client = a.deps.kvstore.client!;
+      expect(await client.hexists('blog-a:content:items', 'prefixed')).toBe(1);
+      expect(await client.xlen('blog-a:content:changes')).toBe(1);
+      expect(await client.exists('svc-ai-search:content:items', 'blog-b:items')).toBe(0);
+      expect((await request(c.app).get('/api/search?q=quokka')).body.total).toBe(1);
+      expect((await request(other.app).get('/api/v1/articles/prefixed')).status).toBe(404);
+      // The default prefix, used by a and b, is untouched too.
+      expect((await request(a.app).get('/api/v1/articles')).body.total).toBe(0);
+    } finally {
+      await c.close();
+      await other.close();
+    }
+  });
+
   it('while Redis is down, writes get 503 JSON and reads and search keep working; then writes resume', async () => {
     await request(a.app).post('/api/ingest').send(item('before-outage', 'Pangolins have scales.'));
     await eventually(async () => (await request(b.app).get('/api/search?q=pangolin')).body.total === 1);

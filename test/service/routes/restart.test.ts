@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -27,6 +27,37 @@ describe('restart', () => {
         expect(search.body.results[0].id).toBe('late-addition');
       } finally {
         await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('CONTENT_COMPACTION_BYTES decides when the DATA_DIR store compacts into a snapshot', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'compaction-'));
+    const ingest = async (compactionBytes?: number) => {
+      const t = await buildTestApp({ service: { environment: 'testing', dataDir }, ...(compactionBytes ? { content: { compactionBytes } } : {}) });
+      try {
+        for (let i = 0; i < 10; i++) {
+          const res = await request(t.app).post('/api/ingest').send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: 'x'.repeat(300) });
+          expect(res.status).toBe(201);
+        }
+      } finally {
+        await t.close();
+      }
+      return readdirSync(dataDir).filter((f) => f.endsWith('.snapshot'));
+    };
+    try {
+      // About 4 KB of log: far below the 8 MiB default, past a 2 KiB setting.
+      expect(await ingest()).toEqual([]);
+      const snapshots = await ingest(2048);
+      expect(snapshots).toHaveLength(1);
+      expect(snapshots[0]).toMatch(/^content-[1-9]\d*\.snapshot$/);
+      const again = await buildTestApp({ service: { environment: 'testing', dataDir } });
+      try {
+        expect((await request(again.app).get('/api/v1/articles')).body.total).toBe(10);
+      } finally {
+        await again.close();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
