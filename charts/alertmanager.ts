@@ -7,6 +7,7 @@ import { toYaml } from './generators/yaml';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
+import { httpProbe } from './probes';
 
 /** What `Alertmanager` deploys. */
 export interface AlertmanagerProps {
@@ -39,13 +40,6 @@ export class Alertmanager extends Construct {
 
     new k8s.KubeConfigMap(this, 'config', { metadata: { name: cfg.configMap, labels }, data: { [cfg.key]: configText } });
 
-    const probe = (path: string, periodSeconds: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('web') },
-      periodSeconds,
-      timeoutSeconds: 3,
-      failureThreshold: 3,
-    });
-
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name, labels },
       spec: {
@@ -68,8 +62,8 @@ export class Alertmanager extends Construct {
                   '--cluster.listen-address=',
                 ],
                 ports: [{ name: 'web', containerPort: PORTS.alertmanager, protocol: 'TCP' }],
-                readinessProbe: probe('/-/ready', 5),
-                livenessProbe: probe('/-/healthy', 15),
+                readinessProbe: httpProbe('web', '/-/ready', { periodSeconds: 5 }),
+                livenessProbe: httpProbe('web', '/-/healthy', { periodSeconds: 15 }),
                 resources: resourceRequirements(
                   props.resources ?? { requests: { cpu: '20m', memory: '64Mi' }, limits: { cpu: '200m', memory: '256Mi' } },
                 ),

@@ -7,6 +7,7 @@ import { objectLabels, selectorLabels } from './labels';
 import { COMPONENTS, PORTS, SECRETS } from './generators/names';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
+import { httpProbe } from './probes';
 
 /** Autoscaling of the backend on CPU. */
 export interface BackendAutoscaling {
@@ -86,12 +87,8 @@ export class Backend extends Construct {
       data: environment,
     });
 
-    const probe = (path: string, periodSeconds: number, failureThreshold: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('http') },
-      periodSeconds,
-      timeoutSeconds: 2,
-      failureThreshold,
-    });
+    const probe = (path: string, periodSeconds: number, failureThreshold: number) =>
+      httpProbe('http', path, { periodSeconds, timeoutSeconds: 2, failureThreshold });
 
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name, labels },

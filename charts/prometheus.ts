@@ -9,6 +9,7 @@ import { toYaml } from './generators/yaml';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
+import { httpProbe } from './probes';
 
 /** What `Prometheus` deploys. */
 export interface PrometheusProps {
@@ -82,13 +83,6 @@ export class Prometheus extends Construct {
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } } },
     });
 
-    const probe = (path: string, periodSeconds: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('web') },
-      periodSeconds,
-      timeoutSeconds: 3,
-      failureThreshold: 3,
-    });
-
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name, labels },
       spec: {
@@ -117,8 +111,8 @@ export class Prometheus extends Construct {
                   `--web.listen-address=:${PORTS.prometheus}`,
                 ],
                 ports: [{ name: 'web', containerPort: PORTS.prometheus, protocol: 'TCP' }],
-                readinessProbe: probe('/-/ready', 5),
-                livenessProbe: probe('/-/healthy', 15),
+                readinessProbe: httpProbe('web', '/-/ready', { periodSeconds: 5 }),
+                livenessProbe: httpProbe('web', '/-/healthy', { periodSeconds: 15 }),
                 resources: resourceRequirements(
                   props.resources ?? { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '2Gi' } },
                 ),
