@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
 import type { Item } from './item';
+import { acquireDirLock, type DirLock } from './dir-lock';
 import { decodeRecords, encodeRecord } from './record-log';
 import { StoreUnavailableError, type ContentStore } from './store';
 
@@ -46,6 +47,8 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  *   the folder; only then is generation g deleted. A kill at any point leaves either
  *   generation complete.
  * - One process per folder: two replicas must not share a `DATA_DIR` (use `KVSTORE_URL`).
+ *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
+ *   live process holds; `close` releases it.
  */
 export class FileStore implements ContentStore {
   readonly kind = 'file' as const;
@@ -57,6 +60,7 @@ export class FileStore implements ContentStore {
   private snapshotBytes = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private broken: Error | undefined;
+  private lock: DirLock | undefined;
 
   constructor(private readonly opts: FileStoreOptions) {
     this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
@@ -68,6 +72,16 @@ export class FileStore implements ContentStore {
 
   async load(): Promise<Item[]> {
     await mkdir(this.opts.dir, { recursive: true });
+    this.lock ??= await acquireDirLock(this.opts.dir, { logger: this.opts.logger });
+    try {
+      return await this.open();
+    } catch (e) {
+      await this.releaseLock();
+      throw e;
+    }
+  }
+
+  private async open(): Promise<Item[]> {
     const names = await readdir(this.opts.dir);
     const snapshots = names
       .map((n) => NAME.exec(n))
@@ -232,6 +246,13 @@ export class FileStore implements ContentStore {
     await this.serial(async () => {
       await this.log?.close();
       this.log = undefined;
+      await this.releaseLock();
     });
+  }
+
+  private async releaseLock(): Promise<void> {
+    const lock = this.lock;
+    this.lock = undefined;
+    await lock?.release();
   }
 }
