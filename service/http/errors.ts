@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { answerThenDrain, type DrainOptions } from './drain';
 
 /**
  * An error with an HTTP status and a stable machine-readable `error` code. Route handlers throw
@@ -36,8 +37,12 @@ interface BodyParserError {
   limit?: number;
 }
 
-/** Maps body-parser and HttpErrors to their status; anything else is a 500 without details. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * Maps body-parser and HttpErrors to their status; anything else is a 500 without details. An
+ * error answered before the request body was read (an upload over the limit, a refused token)
+ * goes through `answerThenDrain`, so the client can read it while it is still sending.
+ */
+export function errorHandler(logger: Logger, drain: DrainOptions = {}): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) {
       next(err);
@@ -65,6 +70,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       }
     }
     if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
-    res.status(status).json(body);
+    if (!req.complete) answerThenDrain(req, res, status, body, drain);
+    else res.status(status).json(body);
   };
 }

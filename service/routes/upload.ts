@@ -143,8 +143,8 @@ export function uploadRouter(ctx: FeatureContext): Router {
       }
       received = await receive(req, maxBytes);
     } catch (e) {
-      // The rest of the body is not read: close the connection after answering.
-      res.set('Connection', 'close');
+      // The rest of the body is unread: the error handler answers, discards it (bounded) and
+      // closes the connection (http/drain.ts).
       if (!req.readableEnded) req.resume();
       throw e;
     }
