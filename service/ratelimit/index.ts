@@ -44,7 +44,14 @@ export function createRateLimiter(deps: CoreDeps, options: RateLimiterOptions = 
   });
   if (rl.enableMetrics) metrics = new RateLimitMetrics(deps.registry, () => store.backend());
   const middleware = rl.enabled
-    ? rateLimitMiddleware({ settings: rl, resolver: new TierResolver(rl), store, logger, metrics })
+    ? rateLimitMiddleware({
+        settings: rl,
+        resolver: new TierResolver(rl),
+        store,
+        logger,
+        metrics,
+        socketAddress: deps.settings.service.trustProxy === 0,
+      })
     : (_req: unknown, _res: unknown, next: () => void) => next();
   return {
     middleware,

@@ -1,22 +1,21 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock';
-import { admits, debtAt, msUntilFull, stampAt } from './gcra';
+import { admits, debtAt, stampAt } from './gcra';
 import type { TierPlan } from './tiers';
 import type { Decision, DecisionStore } from './types';
 
-/** One key's GCRA state (see gcra.ts) and the moment its bucket is full again. */
+/** One key's GCRA state (see gcra.ts), updated in place. */
 interface Entry {
   t: number;
   debt: number;
-  /** When the debt has drained: from then on the entry is the same as no entry. */
-  expires: number;
 }
 
 /**
  * The in-process store: the same decisions as the Lua script, for a single replica. Keys live in
  * an LRU cache (lru-cache: a preallocated linked list, O(1) per access and eviction) capped at
- * `maxKeys`, so memory stays bounded however many clients come and go; there is no timer per key:
- * an entry whose bucket is full again is dropped when next seen, or evicted as the oldest.
+ * `maxKeys`, so memory stays bounded however many clients come and go; there is no timer per key
+ * and nothing is ever deleted: an entry whose bucket is full again reads as debt 0, exactly like
+ * an expired Redis key, until it is reused or evicted as the oldest.
  *
  * Eviction forgets a client's debt early (it gets a full bucket back). With the cap far above the
  * number of clients active within one window, only an address-rotating flood evicts anything, and
@@ -35,7 +34,7 @@ export class MemoryStore implements DecisionStore {
     this.entries = new LRUCache<string, Entry>({ max: maxKeys });
   }
 
-  /** Keys held now (drained ones included until seen or evicted). */
+  /** Keys held now (drained ones included until reused or evicted). */
   get size(): number {
     return this.entries.size;
   }
@@ -54,11 +53,7 @@ export class MemoryStore implements DecisionStore {
     const found = this.found;
     let allowed = true;
     for (let i = 0; i < n; i++) {
-      let entry = this.entries.get(keys[i]);
-      if (entry !== undefined && entry.expires <= now) {
-        this.entries.delete(keys[i]);
-        entry = undefined;
-      }
+      const entry = this.entries.get(keys[i]);
       found[i] = entry;
       debts[i] = debtAt(entry, now, tiers[i].gcra);
       if (!admits(debts[i], tiers[i].gcra)) allowed = false;
@@ -70,14 +65,12 @@ export class MemoryStore implements DecisionStore {
         const t = stampAt(entry, now);
         const debt = debts[i] + g.windowMs;
         debts[i] = debt;
-        const expires = t + msUntilFull(debt, g);
         if (entry !== undefined) {
           // Already the most recent: `get` above moved it.
           entry.t = t;
           entry.debt = debt;
-          entry.expires = expires;
         } else {
-          this.entries.set(keys[i], { t, debt, expires });
+          this.entries.set(keys[i], { t, debt });
         }
       }
     }

@@ -20,34 +20,52 @@ export const RATE_LIMIT_METRICS = {
 /** Buckets of the decision histogram: 50 µs to 1 s (a kvstore decision is ~0.1-1 ms, a timeout 250 ms). */
 export const DECISION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
-interface Incrementable {
-  inc(value?: number): void;
-}
-
 /**
- * The rate-limit metrics on an injected registry. Label children are bound once, so the hot path
- * does no label hashing; every tier × result series exists from the start (at 0).
+ * The rate-limit metrics on an injected registry. The per-request counters count into a plain
+ * array and hand the increments to prom-client at scrape time (no label hashing on the hot path);
+ * every tier × result series exists from the start, at 0.
  */
 export class RateLimitMetrics {
-  private readonly allowed: Record<TierName, Incrementable>;
-  private readonly refused: Record<TierName, Incrementable>;
-  private readonly near: Record<TierName, Incrementable>;
+  /** [tier index × 3 + 0: allowed, 1: refused, 2: near limit] since the last scrape. */
+  private readonly pending = new Float64Array(TIER_NAMES.length * 3);
+  private readonly tierIndex = new Map<TierName, number>(TIER_NAMES.map((t, i) => [t, i]));
   private readonly errors: Counter;
   private readonly durations: Record<RateLimitBackend, { observe(v: number): void }>;
 
   constructor(registry: Registry, backend: () => RateLimitBackend) {
+    const pending = this.pending;
+    /** Moves pending counts of `slot` into `counter` (called by each counter's collect). */
+    const drain = (slot: number, add: (tier: TierName, n: number) => void) => {
+      TIER_NAMES.forEach((tier, i) => {
+        const n = pending[i * 3 + slot];
+        if (n > 0) add(tier, n);
+        pending[i * 3 + slot] = 0;
+      });
+    };
     const requests = new Counter({
       name: RATE_LIMIT_METRICS.requests,
-      help: 'Rate-limit decisions: one per applicable tier per request, result = that tier\'s verdict (allowed | refused)',
+      help: "Rate-limit decisions: one per applicable tier per request, result = that tier's verdict (allowed | refused)",
       labelNames: ['tier', 'result'],
       registers: [registry],
+      collect() {
+        drain(0, (tier, n) => this.inc({ tier, result: 'allowed' }, n));
+        drain(1, (tier, n) => this.inc({ tier, result: 'refused' }, n));
+      },
     });
     const near = new Counter({
       name: RATE_LIMIT_METRICS.nearLimit,
       help: 'Admitted requests that left a tier at or above the alert threshold (used / burst >= RATE_LIMIT_ALERT_THRESHOLD)',
       labelNames: ['tier'],
       registers: [registry],
+      collect() {
+        drain(2, (tier, n) => this.inc({ tier }, n));
+      },
     });
+    for (const tier of TIER_NAMES) {
+      requests.inc({ tier, result: 'allowed' }, 0);
+      requests.inc({ tier, result: 'refused' }, 0);
+      near.inc({ tier }, 0);
+    }
     this.errors = new Counter({
       name: RATE_LIMIT_METRICS.storeErrors,
       help: 'Failed rate-limit kvstore commands (the request was decided by the in-memory store instead)',
@@ -71,27 +89,17 @@ export class RateLimitMetrics {
       buckets: DECISION_BUCKETS,
       registers: [registry],
     });
-    const bind = (f: (t: TierName) => Incrementable) =>
-      Object.fromEntries(TIER_NAMES.map((t) => [t, f(t)])) as Record<TierName, Incrementable>;
-    this.allowed = bind((t) => requests.labels(t, 'allowed'));
-    this.refused = bind((t) => requests.labels(t, 'refused'));
-    this.near = bind((t) => near.labels(t));
-    for (const t of TIER_NAMES) {
-      this.allowed[t].inc(0);
-      this.refused[t].inc(0);
-      this.near[t].inc(0);
-    }
     this.durations = { kvstore: decision.labels('kvstore'), memory: decision.labels('memory') };
   }
 
   /** Counts one tier's verdict. */
   verdict(tier: TierName, admitted: boolean): void {
-    (admitted ? this.allowed : this.refused)[tier].inc();
+    this.pending[this.tierIndex.get(tier)! * 3 + (admitted ? 0 : 1)] += 1;
   }
 
   /** Counts an admitted request that left `tier` near its limit. */
   nearLimit(tier: TierName): void {
-    this.near[tier].inc();
+    this.pending[this.tierIndex.get(tier)! * 3 + 2] += 1;
   }
 
   /** Counts a failed kvstore command. */

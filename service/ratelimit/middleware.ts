@@ -16,6 +16,11 @@ export interface MiddlewareContext {
   readonly logger: Logger;
   /** Absent when RATE_LIMIT_ENABLE_METRICS=false. */
   readonly metrics?: RateLimitMetrics;
+  /**
+   * True when no proxy is trusted (TRUST_PROXY=0): `req.ip` is then the socket address, read
+   * directly instead of through proxy-addr's header walk.
+   */
+  readonly socketAddress?: boolean;
 }
 
 /**
@@ -27,7 +32,7 @@ export interface MiddlewareContext {
  * limiter must not turn into a 5xx.
  */
 export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
-  const { resolver, store, logger, metrics } = ctx;
+  const { resolver, store, logger, metrics, socketAddress } = ctx;
   const { ipv6PrefixLength, logExceeded, logWarnings, logAll, alertThreshold } = ctx.settings;
   const watchUsage = logWarnings || metrics !== undefined;
 
@@ -79,26 +84,31 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
       next();
       return;
     }
-    const client = clientId(req.ip, ipv6PrefixLength);
+    const client = clientId(socketAddress ? req.socket.remoteAddress : req.ip, ipv6PrefixLength);
     const keys = plan.keys(client);
     const backend = metrics ? store.backend() : 'memory';
     const started = metrics ? performance.now() : 0;
-    store
-      .decide(plan, keys)
-      .then(
-        (d: Decision) => {
+    store.decide(plan, keys).then(
+      (d: Decision) => {
+        try {
           metrics?.decided(backend, (performance.now() - started) / 1000);
           const v = verdictOf(plan, d);
           if (!res.headersSent) writeRateLimitHeaders(res, plan, v, d.now);
           report(req, plan, keys, client, v);
-          if (v.allowed) next();
-          else res.status(429).json(exceededBody(plan, v));
-        },
-        (err: unknown) => {
-          logger.error({ err, path: req.path }, 'rate limiter failed; request let through unlimited');
-          next();
-        },
-      )
-      .catch(next);
+          if (!v.allowed) {
+            res.status(429).json(exceededBody(plan, v));
+            return;
+          }
+        } catch (err) {
+          next(err);
+          return;
+        }
+        next();
+      },
+      (err: unknown) => {
+        logger.error({ err, path: req.path }, 'rate limiter failed; request let through unlimited');
+        next();
+      },
+    );
   };
 }

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type Redis from 'ioredis';
 import type { Clock } from '../clock';
 import { decideScript } from './lua/script';
@@ -24,8 +25,21 @@ export function parseDecision(reply: unknown, tiers: number): Decision {
  * The kvstore store: every tier of a request in one `EVALSHA` (one round trip), decided and
  * written atomically by the Lua script, timed by Redis `TIME` so every replica reads one clock.
  * Errors (timeouts, a closed connection) reject; the failover store decides what then happens.
+ *
+ * Writes are coalesced per event-loop turn: the first command of a turn corks the socket and a
+ * `setImmediate` uncorks it, so the EVALSHAs of all requests read in one turn leave in one
+ * `writev` instead of one `write` syscall each. Every request still sends exactly one command and
+ * waits for exactly one reply; only TCP segments are shared (the cost of a syscall per request
+ * was about a tenth of the server's CPU under load).
  */
 export class RedisStore implements DecisionStore {
+  private corked: Socket | undefined;
+  private readonly uncork = () => {
+    const stream = this.corked;
+    this.corked = undefined;
+    stream?.uncork();
+  };
+
   /**
    * @param clock  Only for tests: sends the given clock's time instead of letting Redis read
    *   `TIME`, so decisions can be compared with the memory store step by step. Leave unset.
@@ -35,7 +49,7 @@ export class RedisStore implements DecisionStore {
     private readonly clock?: Clock,
   ) {}
 
-  async decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
+  decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     const n = keys.length;
     const extra = plan.scriptArgs;
     // [script, numKeys, ...keys, now, ...limits]: built once, handed to the runner without copies.
@@ -45,11 +59,21 @@ export class RedisStore implements DecisionStore {
     for (let i = 0; i < n; i++) args[2 + i] = keys[i];
     args[2 + n] = this.clock ? String(this.clock.now()) : '';
     for (let i = 0; i < extra.length; i++) args[3 + n + i] = extra[i];
-    return parseDecision(await decideScript.run(this.client, args), n);
+    this.coalesce();
+    return decideScript.run(this.client, args).then((reply) => parseDecision(reply, n));
   }
 
   /** One cheap round trip through the real path (script cache, `TIME`), writing nothing. */
   async probe(): Promise<void> {
     parseDecision(await decideScript.run(this.client, ['', 0, '']), 0);
+  }
+
+  private coalesce(): void {
+    if (this.corked !== undefined) return;
+    const stream = this.client.stream as Socket | undefined;
+    if (!stream || !stream.writable) return;
+    this.corked = stream;
+    stream.cork();
+    setImmediate(this.uncork);
   }
 }

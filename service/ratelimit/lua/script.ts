@@ -14,7 +14,8 @@ import type Redis from 'ioredis';
  * every debt as of `now` after the decision. With no keys it only reads the clock (a probe).
  */
 export const DECIDE_SOURCE = `
-if redis.replicate_commands then redis.replicate_commands() end
+-- Redis < 7 (no REDIS_VERSION_NUM) must replicate effects to write after TIME; 7+ always does.
+if not redis.REDIS_VERSION_NUM and redis.replicate_commands then redis.replicate_commands() end
 local now
 if ARGV[1] == '' then
   local time = redis.call('TIME')
@@ -23,6 +24,7 @@ else
   now = tonumber(ARGV[1])
 end
 local n = #KEYS
+local values = n > 0 and redis.call('MGET', unpack(KEYS)) or {}
 local debts = {}
 local stamps = {}
 local allowed = 1
@@ -32,7 +34,7 @@ for i = 1, n do
   local capacity = tonumber(ARGV[3 * i + 1]) * window
   local debt = 0
   local stamp = now
-  local value = redis.call('GET', KEYS[i])
+  local value = values[i]
   if value then
     local space = string.find(value, ' ', 1, true)
     local t = tonumber(string.sub(value, 1, space - 1))
@@ -83,15 +85,13 @@ export class LuaScript {
    * Runs the script. `args` is `[slot, numKeys, ...keys, ...argv]`: the runner writes the script
    * reference into `slot`, so the caller builds one array per call and the fast path copies none.
    */
-  async run(client: Redis, args: (string | number)[]): Promise<unknown> {
+  run(client: Redis, args: (string | number)[]): Promise<unknown> {
     args[0] = this.sha;
-    try {
-      return await client.call('EVALSHA', args);
-    } catch (err) {
+    return client.call('EVALSHA', args).then(undefined, (err: unknown) => {
       if (!isNoScriptError(err)) throw err;
       args[0] = this.source;
       return client.call('EVAL', args);
-    }
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { ManualClock } from '../../../service/clock';
 import { MemoryStore } from '../../../service/ratelimit/memory-store';
 import { planFor, WIDE } from './helpers';
@@ -36,7 +37,7 @@ describe('MemoryStore', () => {
     for (let i = 0; i < 500; i++) expect(store.decideNow(plan, plan.keys(`10.2.${i >> 8}.${i & 255}`)).allowed).toBe(false);
   });
 
-  it('drops a drained key when it is next seen (no timers)', () => {
+  it('treats a drained key like a missing one and reuses it (no timers, no deletes)', () => {
     const plan = planFor({ global: WIDE, ip: { limit: 60, windowSeconds: 60, burst: 5 } });
     const clock = new ManualClock();
     const store = new MemoryStore(clock, 100);
@@ -47,5 +48,27 @@ describe('MemoryStore', () => {
     const d = store.decideNow(plan, plan.keys('192.0.2.1'));
     expect(d.debts[1]).toBe(60000);
     expect(store.size).toBe(2);
+    // Hours later still the same: a full bucket, the entry reused in place.
+    clock.advance(3_600_000);
+    expect(store.decideNow(plan, plan.keys('192.0.2.1')).debts[1]).toBe(60000);
+    expect(store.size).toBe(2);
+  });
+
+  it('stays cheap when a handful of keys drain between requests (no O(maxKeys) work per request)', () => {
+    // lru-cache's delete of the last entry clears every slot (O(max)): the store must never delete.
+    const plan = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock, 1_000_000);
+    const keys = plan.keys('192.0.2.1');
+    const del = jest.spyOn(LRUCache.prototype, 'delete');
+    const clear = jest.spyOn(LRUCache.prototype, 'clear');
+    for (let i = 0; i < 1000; i++) {
+      clock.advance(5);
+      store.decideNow(plan, keys);
+    }
+    expect(del).not.toHaveBeenCalled();
+    expect(clear).not.toHaveBeenCalled();
+    del.mockRestore();
+    clear.mockRestore();
   });
 });
