@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type Redis from 'ioredis';
 import type { Clock } from '../clock';
-import { decideScript } from './lua/script';
+import { decideScript, probeScript, type LuaScript } from './lua/script';
 import type { TierPlan } from './tiers';
 import type { Decision, DecisionStore } from './types';
 
@@ -33,6 +33,8 @@ export function parseDecision(reply: unknown, tiers: number): Decision {
  * was about a tenth of the server's CPU under load).
  */
 export class RedisStore implements DecisionStore {
+  /** The decision script of each plan, built on first use. */
+  private readonly scripts = new WeakMap<TierPlan, LuaScript>();
   private corked: Socket | undefined;
   private readonly uncork = () => {
     const stream = this.corked;
@@ -51,21 +53,31 @@ export class RedisStore implements DecisionStore {
 
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     const n = keys.length;
-    const extra = plan.scriptArgs;
-    // [script, numKeys, ...keys, now, ...limits]: built once, handed to the runner without copies.
-    const args = new Array<string | number>(3 + n + extra.length);
+    // [script, numKeys, ...keys, now]: built once, handed to the runner without copies.
+    const args = new Array<string | number>(3 + n);
     args[0] = '';
     args[1] = n;
     for (let i = 0; i < n; i++) args[2 + i] = keys[i];
     args[2 + n] = this.clock ? String(this.clock.now()) : '';
-    for (let i = 0; i < extra.length; i++) args[3 + n + i] = extra[i];
     this.coalesce();
-    return decideScript.run(this.client, args).then((reply) => parseDecision(reply, n));
+    return this.scriptOf(plan)
+      .run(this.client, args)
+      .then((reply) => parseDecision(reply, n));
   }
 
   /** One cheap round trip through the real path (script cache, `TIME`), writing nothing. */
   async probe(): Promise<void> {
-    parseDecision(await decideScript.run(this.client, ['', 0, '']), 0);
+    parseDecision(await probeScript.run(this.client, ['', 0, '']), 0);
+  }
+
+  /** The plan's script (its limits are constants in the source). */
+  scriptOf(plan: TierPlan): LuaScript {
+    let script = this.scripts.get(plan);
+    if (script === undefined) {
+      script = decideScript(plan.tiers.map((t) => t.gcra));
+      this.scripts.set(plan, script);
+    }
+    return script;
   }
 
   private coalesce(): void {

@@ -21,8 +21,6 @@ export interface TierPlan {
   /** The endpoint tier, or undefined for IP + Global only. */
   readonly endpoint: EndpointTierName | undefined;
   readonly tiers: readonly PlannedTier[];
-  /** The arguments of the Lua script after the keys: limit, window ms, burst of each tier. */
-  readonly scriptArgs: readonly string[];
   /** IETF `RateLimit-Policy` value: one item per tier. */
   readonly policy: string;
   /** Store keys of each tier for a client id, in `tiers` order. */
@@ -38,14 +36,13 @@ interface Rule {
 function buildPlan(endpoint: EndpointTierName | undefined, eff: Readonly<Record<TierName, TierLimits>>): TierPlan {
   const names: TierName[] = endpoint ? ['global', 'ip', endpoint] : ['global', 'ip'];
   const tiers = names.map((name) => ({ name, limits: eff[name], gcra: gcraLimits(eff[name]) }));
-  const scriptArgs = tiers.flatMap((t) => [String(t.gcra.limit), String(t.gcra.windowMs), String(t.gcra.burst)]);
   const policy = tiers.map((t) => `"${t.name}";q=${t.limits.limit};w=${t.limits.windowSeconds}`).join(', ');
   const globalKey = `${KEY_PREFIX}global`;
   const ipPrefix = `${KEY_PREFIX}ip:`;
   const keys = endpoint
     ? (client: string) => [globalKey, ipPrefix + client, `${KEY_PREFIX}${endpoint}:${client}`]
     : (client: string) => [globalKey, ipPrefix + client];
-  return { endpoint, tiers, scriptArgs, policy, keys };
+  return { endpoint, tiers, policy, keys };
 }
 
 /**

@@ -1,19 +1,25 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
+import type { GcraLimits } from '../gcra';
 
 /**
- * Decides every tier of one request in one atomic step: the GCRA of gcra.ts, line by line.
+ * The source of the script that decides every tier of one request in one atomic step: the GCRA of
+ * gcra.ts, line by line. One script per tier plan: the plan's limits are constants in the source
+ * (they are fixed for the life of the process), so a call carries only the keys and the clock.
  *
- * KEYS[i]  the key of tier i (global, ip, then the endpoint tier).
+ * KEYS[i]  the key of tier i (global, ip, then the endpoint tier), with `limits[i]`.
  * ARGV[1]  "now" in ms, or "" to read Redis `TIME` (the default: replicas share one clock).
- * ARGV[3i-1], ARGV[3i], ARGV[3i+1]  limit, window ms and burst of tier i.
  *
  * Each key holds "<t> <debt>" with a PX expiry at the moment its bucket is full again, so idle
- * keys vanish on their own. The script reads every tier first and writes only when all admit: a
- * refused request consumes nothing anywhere. Reply: { allowed (1|0), now, debt_1, ..., debt_n },
- * every debt as of `now` after the decision. With no keys it only reads the clock (a probe).
+ * keys vanish on their own. The script reads every tier first (one MGET) and writes only when all
+ * admit: a refused request consumes nothing anywhere. Reply: { allowed (1|0), now, debt_1, ...,
+ * debt_n }, every debt as of `now` after the decision. With no keys it only reads the clock.
  */
-export const DECIDE_SOURCE = `
+export function decideSource(limits: readonly GcraLimits[]): string {
+  const table = limits.map((g) => `{ ${g.limit}, ${g.windowMs}, ${g.burst} }`).join(', ');
+  return `
+-- limit (requests per window), window (ms) and burst of each tier, in KEYS order
+local LIMITS = { ${table} }
 -- Redis < 7 (no REDIS_VERSION_NUM) must replicate effects to write after TIME; 7+ always does.
 if not redis.REDIS_VERSION_NUM and redis.replicate_commands then redis.replicate_commands() end
 local now
@@ -29,9 +35,8 @@ local debts = {}
 local stamps = {}
 local allowed = 1
 for i = 1, n do
-  local limit = tonumber(ARGV[3 * i - 1])
-  local window = tonumber(ARGV[3 * i])
-  local capacity = tonumber(ARGV[3 * i + 1]) * window
+  local limit, window = LIMITS[i][1], LIMITS[i][2]
+  local capacity = LIMITS[i][3] * window
   local debt = 0
   local stamp = now
   local value = values[i]
@@ -52,16 +57,16 @@ for i = 1, n do
 end
 if allowed == 1 then
   for i = 1, n do
-    local limit = tonumber(ARGV[3 * i - 1])
-    local debt = debts[i] + tonumber(ARGV[3 * i])
+    local debt = debts[i] + LIMITS[i][2]
     debts[i] = debt
-    redis.call('SET', KEYS[i], string.format('%.0f %.0f', stamps[i], debt), 'PX', math.ceil(debt / limit))
+    redis.call('SET', KEYS[i], string.format('%.0f %.0f', stamps[i], debt), 'PX', math.ceil(debt / LIMITS[i][1]))
   end
 end
 local reply = { allowed, now }
 for i = 1, n do reply[i + 2] = debts[i] end
 return reply
 `.trim();
+}
 
 /** True for Redis's "script not in cache" reply (after `SCRIPT FLUSH`, a restart or a failover). */
 export function isNoScriptError(err: unknown): boolean {
@@ -95,5 +100,10 @@ export class LuaScript {
   }
 }
 
-/** The decision script. */
-export const decideScript = new LuaScript(DECIDE_SOURCE);
+/** The script of a plan with these tiers. */
+export function decideScript(limits: readonly GcraLimits[]): LuaScript {
+  return new LuaScript(decideSource(limits));
+}
+
+/** The zero-tier script: reads the clock, writes nothing (the failover probe). */
+export const probeScript = decideScript([]);

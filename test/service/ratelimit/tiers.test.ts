@@ -101,7 +101,11 @@ describe('TierResolver', () => {
       ['ip', { limit: 500, windowSeconds: 60, burst: 100 }],
       ['search', { limit: 300, windowSeconds: 60, burst: 75 }],
     ]);
-    expect(plan.scriptArgs).toEqual(['5000', '3600000', '500', '500', '60000', '100', '300', '60000', '75']);
+    expect(plan.tiers.map((t) => t.gcra)).toEqual([
+      { limit: 5000, windowMs: 3600000, burst: 500, capacity: 1800000000 },
+      { limit: 500, windowMs: 60000, burst: 100, capacity: 6000000 },
+      { limit: 300, windowMs: 60000, burst: 75, capacity: 4500000 },
+    ]);
     expect(plan.policy).toBe('"global";q=5000;w=3600, "ip";q=500;w=60, "search";q=300;w=60');
     expect(plan.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9', 'ratelimit:search:203.0.113.9']);
     expect(dev.base.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9']);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import Redis from 'ioredis';
 import { ManualClock } from '../../../../service/clock';
 import { clientId } from '../../../../service/ratelimit/client-key';
-import { decideScript } from '../../../../service/ratelimit/lua/script';
+import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
 import { MemoryStore } from '../../../../service/ratelimit/memory-store';
 import { RedisStore } from '../../../../service/ratelimit/redis-store';
 import { RedisServer } from '../../../harness/redis';
@@ -95,7 +95,9 @@ describe('RedisStore against a real redis-server', () => {
     const store = new RedisStore(client);
     const base = planFor({ global: WIDE, ip: WIDE });
     const search = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
+    // Each plan's script is loaded by its first call (EVALSHA → NOSCRIPT → EVAL); count after that.
     await store.decide(base, base.keys('192.0.2.1'));
+    await store.decide(search, search.keys('192.0.2.1'));
     const seen = await countCommands(server, client, async () => {
       for (let i = 0; i < 25; i++) await store.decide(base, base.keys(`192.0.2.${i}`));
       for (let i = 0; i < 25; i++) await store.decide(search, search.keys(`192.0.2.${i}`));
@@ -108,14 +110,15 @@ describe('RedisStore against a real redis-server', () => {
     const store = new RedisStore(client);
     const keys = plan.keys('192.0.2.1');
     expect((await store.decide(plan, keys)).allowed).toBe(true);
+    const script = store.scriptOf(plan);
     await client.script('FLUSH');
-    expect(await client.script('EXISTS', decideScript.sha)).toEqual([0]);
+    expect(await client.script('EXISTS', script.sha)).toEqual([0]);
     const seen = await countCommands(server, client, async () => {
       expect((await store.decide(plan, keys)).allowed).toBe(true);
       expect((await store.decide(plan, keys)).allowed).toBe(false);
     });
     expect(seen).toEqual(['EVALSHA', 'EVAL', 'EVALSHA']);
-    expect(await client.script('EXISTS', decideScript.sha)).toEqual([1]);
+    expect(await client.script('EXISTS', script.sha)).toEqual([1]);
   });
 
   it('a probe runs the script without writing', async () => {
@@ -123,7 +126,19 @@ describe('RedisStore against a real redis-server', () => {
     expect(await client.dbsize()).toBe(0);
   });
 
-  it('the script hash is the one Redis computes', async () => {
-    expect(await client.script('LOAD', decideScript.source)).toBe(decideScript.sha);
+  it('the script hashes are the ones Redis computes; one script per plan, limits embedded', async () => {
+    const store = new RedisStore(client);
+    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
+    const script = store.scriptOf(plan);
+    expect(store.scriptOf(plan)).toBe(script);
+    expect(script.source).toContain('local LIMITS = { { 1000, 3600000, 100 }, { 100, 60000, 20 } }');
+    expect(script.source).toBe(decideSource(plan.tiers.map((t) => t.gcra)));
+    expect(await client.script('LOAD', script.source)).toBe(script.sha);
+    expect(await client.script('LOAD', probeScript.source)).toBe(probeScript.sha);
+  });
+
+  it('the generated script (snapshot)', () => {
+    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
+    expect(new RedisStore(client).scriptOf(plan).source).toMatchSnapshot();
   });
 });
