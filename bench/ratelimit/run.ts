@@ -1,0 +1,249 @@
+/**
+ * Rate-limiting benchmark: this service's full middleware stack against express-rate-limit +
+ * rate-limit-redis, rate-limiter-flexible and bare Express, side by side in one run on one Redis,
+ * with the same three limits (global, per IP, search) set so high that nothing is refused.
+ *
+ * Reports req/s and p99 (median of interleaved rounds), Redis round trips per request (commands
+ * seen by MONITOR, those run inside scripts excluded), and the memory store's heap after
+ * 1,000,000 distinct clients. `run()` returns the markdown and writes bench/results/ratelimit.md;
+ * `npx ts-node -T bench/ratelimit/run.ts` runs it standalone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { RedisServer } from '../../test/harness/redis';
+import { load, type LoadResult } from './load';
+import type { MemoryResult } from './memory';
+import { BENCH_PATH, HIGH, SERVER_KINDS, type ServerKind } from './servers';
+
+const ROOT = join(__dirname, '..', '..');
+/** Timed rounds per contestant, interleaved (order rotated each round). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+/** Seconds per timed run. */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+/**
+ * Concurrent keep-alive connections: enough that every contestant saturates its server's CPU.
+ * With fewer, the Redis-backed ones leave their server idle while Redis waits for a CPU on the two
+ * shared cores, and the run measures scheduling latency; a second, shorter pass at
+ * `LOW_CONNECTIONS` shows that case.
+ */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const LOW_CONNECTIONS = 32;
+/** The contestants of the floors (the low-concurrency pass runs only these). */
+const FLOOR_KINDS: readonly ServerKind[] = ['service', 'express-rate-limit', 'rate-limiter-flexible', 'bare'];
+/** Requests counted under MONITOR per contestant. */
+const COUNTED = 500;
+
+const LABELS: Record<ServerKind, string> = {
+  service: '**this service** (full middleware stack)',
+  'express-rate-limit': 'express-rate-limit 8 + rate-limit-redis 6',
+  'rate-limiter-flexible': 'rate-limiter-flexible 11 (RateLimiterRedis ×3)',
+  bare: 'bare Express 5 (no limiter)',
+  'service-unlimited': '_context:_ this service, RATELIMIT_ENABLED=false',
+  'limiter-only': '_context:_ this service\'s limiter alone on bare Express',
+};
+
+/** A contestant running in its own process. */
+interface Contestant {
+  readonly kind: ServerKind;
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+function tsNodeArgs(file: string, extra: string[] = []): string[] {
+  return [...extra, '-r', 'ts-node/register/transpile-only', join(__dirname, file)];
+}
+
+async function startContestant(kind: ServerKind, redisUrl: string): Promise<Contestant> {
+  const child = spawn(process.execPath, [...tsNodeArgs('server-main.ts'), kind, redisUrl], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (b: Buffer) => (err += b.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}: ${err}`)));
+  });
+  return { kind, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
+}
+
+async function stopContestant(c: Contestant): Promise<void> {
+  if (c.child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => c.child.once('exit', () => resolve()));
+  c.child.kill('SIGTERM');
+  const timer = setTimeout(() => c.child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Redis commands per request while `COUNTED` requests are sent (script-internal commands excluded). */
+async function roundTrips(redis: RedisServer, c: Contestant): Promise<{ perRequest: number; commands: string }> {
+  const monitor = new Redis(redis.url);
+  const marker = new Redis(redis.url);
+  const m = await monitor.monitor();
+  const seen: string[] = [];
+  m.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
+  });
+  // One connection: with several, autocannon sends a few requests beyond `amount` that it never counts.
+  const r = await load(c.url, { connections: 1, amount: COUNTED });
+  if (r.bad || r.total !== COUNTED) throw new Error(`${c.kind}: ${r.total} answers, ${r.bad} bad, while counting ${COUNTED}`);
+  await marker.echo('end-of-count');
+  while (!seen.includes('ECHO')) await new Promise((res) => setTimeout(res, 10));
+  m.disconnect();
+  monitor.disconnect();
+  marker.disconnect();
+  const counted = seen.slice(0, seen.indexOf('ECHO'));
+  const byName = new Map<string, number>();
+  for (const name of counted) byName.set(name, (byName.get(name) ?? 0) + 1);
+  const commands = [...byName].map(([name, n]) => `${name} ×${+(n / COUNTED).toFixed(2)}`).join(', ') || 'none';
+  return { perRequest: counted.length / COUNTED, commands };
+}
+
+function memoryProbe(): Promise<MemoryResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, tsNodeArgs('memory.ts', ['--expose-gc']), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as MemoryResult) : reject(new Error(`memory probe exited with ${code}`))));
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function log(msg: string): void {
+  process.stderr.write(`[bench:ratelimit] ${msg}\n`);
+}
+
+/** Per-round results of each contestant. */
+type Rounds = Map<ServerKind, LoadResult[]>;
+
+/** `rounds` interleaved rounds over `contestants`, the order rotated each round. */
+async function measure(contestants: readonly Contestant[], connections: number, rounds: number, seconds: number): Promise<Rounds> {
+  const runs: Rounds = new Map(contestants.map((c) => [c.kind, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = contestants.map((_, i) => contestants[(i + round) % contestants.length]);
+    for (const c of order) {
+      const r = await load(c.url, { connections, seconds });
+      if (r.bad) throw new Error(`${c.kind}: ${r.bad} non-2xx/errors/timeouts: a limit was reached or a server failed`);
+      runs.get(c.kind)!.push(r);
+      log(`${connections} conn, round ${round + 1}/${rounds} ${c.kind}: ${fmt(r.rps)} req/s, p99 ${r.p99} ms`);
+    }
+  }
+  return runs;
+}
+
+/** Median over rounds of a's req/s divided by b's in the same round (noise of a shared machine cancels). */
+function ratioOf(runs: Rounds, a: ServerKind, b: ServerKind): number {
+  const ra = runs.get(a)!;
+  const rb = runs.get(b)!;
+  return median(ra.map((r, i) => r.rps / rb[i].rps));
+}
+
+/** Runs the whole benchmark; returns (and writes) the markdown. */
+export async function run(): Promise<string> {
+  const started = Date.now();
+  const redis = await RedisServer.start();
+  const admin = new Redis(redis.url);
+  const contestants: Contestant[] = [];
+  try {
+    log(`redis-server on ${redis.port}; starting ${SERVER_KINDS.length} contestants`);
+    contestants.push(...(await Promise.all(SERVER_KINDS.map((k) => startContestant(k, redis.url)))));
+    for (const c of contestants) await load(c.url, { connections: CONNECTIONS, seconds: 1.5 });
+    const trips = new Map<ServerKind, { perRequest: number; commands: string }>();
+    for (const c of contestants) trips.set(c.kind, await roundTrips(redis, c));
+    const runs = await measure(contestants, CONNECTIONS, ROUNDS, SECONDS);
+    const low = await measure(
+      contestants.filter((c) => FLOOR_KINDS.includes(c.kind)),
+      LOW_CONNECTIONS,
+      2,
+      SECONDS,
+    );
+    log('memory store: 1,000,000 distinct clients');
+    const mem = await memoryProbe();
+    const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
+
+    const rps = (k: ServerKind) => median(runs.get(k)!.map((r) => r.rps));
+    const p99 = (k: ServerKind) => median(runs.get(k)!.map((r) => r.p99));
+    const spread = (k: ServerKind) => {
+      const xs = runs.get(k)!.map((r) => r.rps);
+      return `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
+    };
+    const rows = SERVER_KINDS.map(
+      (k) =>
+        `| ${LABELS[k]} | ${fmt(rps(k))} | ${spread(k)} | ${p99(k)} | ${trips.get(k)!.perRequest.toFixed(2)} | ${trips.get(k)!.commands} |`,
+    );
+    const floor = (ok: boolean) => (ok ? 'met' : '**not met**');
+    const oursTrips = trips.get('service')!.perRequest;
+    const x = (r: Rounds, a: ServerKind, b: ServerKind) => `${ratioOf(r, a, b).toFixed(2)} ×`;
+    const floorRow = (label: string, b: ServerKind, min: number) =>
+      `| ${label} | ${x(runs, 'service', b)} | ${floor(ratioOf(runs, 'service', b) >= min)} | ${x(low, 'service', b)} |`;
+    const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+    const md = [
+      `Run ${new Date(started).toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ` +
+        `redis-server ${redisVersion} (one instance for all), autocannon with ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ` +
+        `${SECONDS} s per contestant (median and min–max shown). The machine is shared with other work, so absolute figures move ` +
+        `by ±20 % between runs; ratios are the median over rounds of the two contestants' req/s in the same round. ` +
+        `Every contestant runs in its own process, serves \`GET ${BENCH_PATH}?q=bench\` with \`{"ok":true}\` (x-powered-by and ETag off) ` +
+        `and applies a global, a per-IP and a search limit of ${HIGH.requests.toLocaleString('en-US')} per ${HIGH.windowSeconds} s, so ` +
+        `nothing is refused (every answer was a 200). "this service" is \`createApp\` as deployed: request metrics, operational ` +
+        `endpoints, the limiter on the kvstore, JSON body parser, features router, 404 and error handlers; the two libraries run on ` +
+        `bare Express. Round trips: commands MONITOR saw from clients during ${COUNTED} requests, divided by ${COUNTED}, commands ` +
+        `run inside Lua scripts excluded.`,
+      '',
+      '| Contestant | req/s | range | p99 ms | Redis round trips / request | commands / request |',
+      '|---|---:|---:|---:|---:|---|',
+      ...rows,
+      '',
+      `| Floor (this service, full stack) | ${CONNECTIONS} connections | | ${LOW_CONNECTIONS} connections (2 rounds) |`,
+      '|---|---:|---|---:|',
+      `| 1 Redis round trip per request | ${oursTrips.toFixed(2)} | ${floor(oursTrips === 1)} | |`,
+      floorRow('≥ 1.3 × express-rate-limit req/s', 'express-rate-limit', 1.3),
+      floorRow('≥ 1 × rate-limiter-flexible req/s', 'rate-limiter-flexible', 1),
+      floorRow('≥ 0.75 × bare Express req/s', 'bare', 0.75),
+      '',
+      `Context: without rate limiting the service runs at ${x(runs, 'service-unlimited', 'bare')} bare Express (the stack around ` +
+        `the limiter); with it, at ${x(runs, 'service', 'service-unlimited')} its unlimited self. Like for like on bare Express, the ` +
+        `limiter alone runs at ${x(runs, 'limiter-only', 'express-rate-limit')} express-rate-limit, ` +
+        `${x(runs, 'limiter-only', 'rate-limiter-flexible')} rate-limiter-flexible and ${x(runs, 'limiter-only', 'bare')} bare Express.`,
+      '',
+      `Memory store after ${mem.clients.toLocaleString('en-US')} distinct clients (IP + Global, one request each, default ` +
+        `\`RATE_LIMIT_MEMORY_MAX_KEYS\`=${mem.maxKeys.toLocaleString('en-US')}): ${mem.keysHeld.toLocaleString('en-US')} keys held, ` +
+        `${mb(mem.heapBytes)} MiB of heap (${mem.bytesPerKey} B per key), ${fmt(mem.decisionsPerSecond)} decisions/s. ` +
+        `Documented cap: 320 B × RATE_LIMIT_MEMORY_MAX_KEYS (32 MB at the default): ${floor(mem.heapBytes <= 320 * mem.maxKeys)}.`,
+      '',
+      `Whole run: ${Math.round((Date.now() - started) / 1000)} s.`,
+      '',
+    ].join('\n');
+    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(ROOT, 'bench', 'results', 'ratelimit.md'), `## Rate limiting\n\n${md}`);
+    return md;
+  } finally {
+    await Promise.all(contestants.map(stopContestant));
+    admin.disconnect();
+    await redis.stop();
+  }
+}
+
+if (require.main === module) {
+  run().then(
+    (md) => process.stdout.write(`${md}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
