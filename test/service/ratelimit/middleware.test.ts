@@ -1,6 +1,9 @@
+import express from 'express';
 import { Registry } from 'prom-client';
 import request from 'supertest';
-import type { SettingsInput } from '../../../configs';
+import { parseSettings, type SettingsInput } from '../../../configs';
+import { rateLimitMiddleware } from '../../../service/ratelimit/middleware';
+import { TierResolver } from '../../../service/ratelimit/tiers';
 import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { captureLogger, stubFeatures } from './helpers';
@@ -246,5 +249,22 @@ describe('rate-limit middleware settings', () => {
     } finally {
       await proxied.t.close();
     }
+  });
+});
+
+describe('rate-limit middleware when the store itself fails', () => {
+  it('lets the request through unlimited and logs the error, explicitly (never a 5xx)', async () => {
+    const log = captureLogger();
+    const settings = parseSettings({ service: { environment: 'production' } });
+    const failing = { decide: () => Promise.reject(new Error('boom')), backend: () => 'memory' as const };
+    const app = express();
+    app.use(rateLimitMiddleware({ settings: settings.rateLimit, resolver: new TierResolver(settings.rateLimit), store: failing, logger: log.logger }));
+    app.get('/api/search', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const r = await request(app).get('/api/search');
+    expect(r.status).toBe(200);
+    expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(log.at(50)).toEqual([expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' })]);
   });
 });
