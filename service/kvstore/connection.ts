@@ -24,6 +24,17 @@ export function kvstoreOptions(settings: Settings): RedisOptions {
 }
 
 /**
+ * The URL without its password when `KVSTORE_PASSWORD` is set: ioredis lets a password in the URL
+ * win over the `password` option, and the setting is documented to override the URL's.
+ */
+export function withoutPassword(url: string, password: string | undefined): string {
+  if (!password) return url;
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
+}
+
+/**
  * One Redis connection shared by the service (rate limiting, content), with its state and
  * `up`/`down` events so users can switch to their in-memory fallbacks and back. Logs one warning
  * per outage, not per command.
@@ -46,7 +57,7 @@ export class KvstoreConnection extends EventEmitter {
       return;
     }
     this.current = 'connecting';
-    this.client = factory(url, kvstoreOptions(settings));
+    this.client = factory(withoutPassword(url, settings.kvstore.password), kvstoreOptions(settings));
     this.client.on('ready', () => this.transition('connected'));
     this.client.on('error', (err: Error) => {
       if (this.current !== 'disconnected') this.logger.debug({ err: err.message }, 'kvstore error');
