@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { metricsMiddleware } from './metrics/middleware';
+import { isOperationalPath } from './metrics/request-types';
 import { opsRouter } from './routes/ops';
 
 /** Express's `trust proxy` value for the `TRUST_PROXY` setting (0 = trust nothing). */
@@ -21,7 +22,9 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', trustProxyValue(deps.settings.service.trustProxy));
   app.set('etag', false);
   app.use(metricsMiddleware(deps.stats, deps.metrics));
-  app.use(opsRouter(deps));
+  // The functional path skips the ops router's route scan with one Set lookup.
+  const ops = opsRouter(deps);
+  app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : next()));
   app.use(deps.rateLimiter.middleware);
   app.use(express.json({ limit: deps.settings.service.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use(deps.features.router);

@@ -13,6 +13,9 @@ function statusClass(status: number): string {
  * client goes away): count, success (< 400), duration, type.
  */
 export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics): RequestHandler {
+  // Labelled children are looked up once per (type, method, status): prom-client hashes labels on
+  // every observe() otherwise. Bounded, since methods and statuses are few.
+  const children = new Map<string, ReturnType<ServiceMetrics['requestDuration']['labels']>>();
   return (req, res, next) => {
     if (isOperationalPath(req.path)) {
       next();
@@ -28,7 +31,13 @@ export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics):
       const status = res.writableFinished ? res.statusCode : 499;
       const type = requestTypeOf(req.path);
       stats.record(type, status, ms);
-      metrics.requestDuration.observe({ route: type, method: req.method, status_class: statusClass(status) }, ms / 1000);
+      const key = `${type} ${req.method} ${status}`;
+      let child = children.get(key);
+      if (!child) {
+        child = metrics.requestDuration.labels({ route: type, method: req.method, status_class: statusClass(status) });
+        if (children.size < 1000) children.set(key, child);
+      }
+      child.observe(ms / 1000);
     };
     res.once('finish', finish);
     res.once('close', finish);
