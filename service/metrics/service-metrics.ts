@@ -67,64 +67,33 @@ export class ServiceMetrics {
     mirrored(`${p}_requests_total`, 'Total number of requests (operational endpoints excluded)', (s) => s.total);
     mirrored(`${p}_requests_successful`, 'Total successful requests (status < 400)', (s) => s.successful);
     mirrored(`${p}_requests_failed`, 'Total failed requests (status >= 400)', (s) => s.failed);
-    new Gauge({
-      name: `${p}_success_rate`,
-      help: 'Success rate, percentage: 100 * successful / total (100 with no traffic)',
-      registers: [registry],
-      collect() {
-        this.set(snap().successRate);
-      },
-    });
-    new Gauge({
-      name: `${p}_avg_response_time_ms`,
-      help: 'Average response time over the last 5 minutes, milliseconds',
-      registers: [registry],
-      collect() {
-        this.set(snap().avgResponseTimeMs);
-      },
-    });
+    // Gauges are read from their sources at scrape time.
+    const derived = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    derived(`${p}_success_rate`, 'Success rate, percentage: 100 * successful / total (100 with no traffic)', () => snap().successRate);
+    derived(`${p}_avg_response_time_ms`, 'Average response time over the last 5 minutes, milliseconds', () => snap().avgResponseTimeMs);
     mirrored(`${p}_total_tokens_used`, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
     const view = () => this.health();
-    new Gauge({
-      name: `${p}_health_score`,
-      help: 'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
-      registers: [registry],
-      collect() {
-        this.set(view().score);
-      },
-    });
-    new Gauge({
-      name: `${p}_performance_grade`,
-      help: 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0',
-      registers: [registry],
-      collect() {
-        this.set(GRADE_VALUES[view().grade]);
-      },
-    });
-    new Gauge({
-      name: `${p}_cache_size`,
-      help: 'Current cache size (entries in the search result cache)',
-      registers: [registry],
-      collect() {
-        this.set(sources.cache?.size() ?? 0);
-      },
-    });
-    new Gauge({
-      name: `${p}_cache_maxsize`,
-      help: 'Maximum cache size (entries)',
-      registers: [registry],
-      collect() {
-        this.set(sources.cache?.maxSize() ?? 0);
-      },
-    });
-    new Gauge({
-      name: `${p}_cache_usage_percent`,
-      help: 'Cache usage, percentage: 100 * size / maxsize',
-      registers: [registry],
-      collect() {
-        const max = sources.cache?.maxSize() ?? 0;
-        this.set(max ? (100 * (sources.cache?.size() ?? 0)) / max : 0);
-      },
+    derived(
+      `${p}_health_score`,
+      'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
+      () => view().score,
+    );
+    derived(`${p}_performance_grade`, 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0', () => GRADE_VALUES[view().grade]);
+    const cacheSize = () => sources.cache?.size() ?? 0;
+    const cacheMax = () => sources.cache?.maxSize() ?? 0;
+    derived(`${p}_cache_size`, 'Current cache size (entries in the search result cache)', cacheSize);
+    derived(`${p}_cache_maxsize`, 'Maximum cache size (entries)', cacheMax);
+    derived(`${p}_cache_usage_percent`, 'Cache usage, percentage: 100 * size / maxsize', () => {
+      const max = cacheMax();
+      return max ? (100 * cacheSize()) / max : 0;
     });
     const byTypeSeen = new Map<RequestType, number>();
     new Counter({
