@@ -41,6 +41,8 @@ export interface FailoverOptions {
  */
 export class FailoverStore implements DecisionStore {
   private tripped = false;
+  /** The last failed command's error (the requests of a batch all reject with the same one). */
+  private lastError: unknown;
   private outageSince: number | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -89,6 +91,9 @@ export class FailoverStore implements DecisionStore {
   }
 
   private failed(err: unknown): void {
+    // The requests of one batch share one command and so one error: count and log it once.
+    if (err === this.lastError) return;
+    this.lastError = err;
     this.options.onStoreError?.(err);
     this.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'rate-limit kvstore command failed');
     if (this.tripped || !this.connection.available) return;

@@ -1,73 +1,70 @@
-import type { Socket } from 'node:net';
 import type Redis from 'ioredis';
 import type { Clock } from '../clock';
+import { DecisionBatch, parseBatchReply } from './decision-batch';
 import { decideScript, probeScript, type LuaScript } from './lua/script';
 import type { TierPlan } from './tiers';
 import type { Decision, DecisionStore } from './types';
 
-/** A reply of the decision script that is not `{allowed, now, debt...}`. */
-export class UnexpectedReplyError extends Error {
-  constructor(reply: unknown) {
-    super(`unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);
-    this.name = 'UnexpectedReplyError';
-  }
-}
-
-/** Turns the script's reply into a decision. */
-export function parseDecision(reply: unknown, tiers: number): Decision {
-  if (!Array.isArray(reply) || reply.length !== tiers + 2) throw new UnexpectedReplyError(reply);
-  for (const v of reply) if (typeof v !== 'number') throw new UnexpectedReplyError(reply);
-  const values = reply as number[];
-  return { allowed: values[0] === 1, now: values[1], debts: values.slice(2) };
-}
+/** Most requests one script call decides (a longer batch is sent at once and a new one begun). */
+export const MAX_BATCH = 256;
 
 /**
- * The kvstore store: every tier of a request in one `EVALSHA` (one round trip), decided and
- * written atomically by the Lua script, timed by Redis `TIME` so every replica reads one clock.
- * Errors (timeouts, a closed connection) reject; the failover store decides what then happens.
+ * The kvstore store: every tier of a request decided and written atomically by one Lua script
+ * call, timed by Redis `TIME` so every replica reads one clock. Errors (timeouts, a closed
+ * connection) reject; the failover store decides what then happens.
  *
- * Writes are coalesced per event-loop turn: the first command of a turn corks the socket and a
- * `setImmediate` uncorks it, so the EVALSHAs of all requests read in one turn leave in one
- * `writev` instead of one `write` syscall each. Every request still sends exactly one command and
- * waits for exactly one reply; only TCP segments are shared (the cost of a syscall per request
- * was about a tenth of the server's CPU under load).
+ * Requests are batched per event-loop turn: the decisions asked for while one turn's I/O is read
+ * (one per request, all tiers each) go out in one `EVALSHA` per tier plan when the turn ends
+ * (`setImmediate`), at most `MAX_BATCH` per call. The script decides them one after another, each
+ * exactly as if it were sent alone, so semantics do not change: every request still waits for
+ * exactly one round trip, and one alone in its turn is one `EVALSHA` of its own. Under concurrency
+ * the per-command costs (a command's parsing and dispatch in Redis, one `TIME`, the reads and
+ * writes of the shared global key, a reply and a syscall in Node) are shared by the whole turn.
  */
 export class RedisStore implements DecisionStore {
   /** The decision script of each plan, built on first use. */
   private readonly scripts = new WeakMap<TierPlan, LuaScript>();
-  private corked: Socket | undefined;
-  private readonly uncork = () => {
-    const stream = this.corked;
-    this.corked = undefined;
-    stream?.uncork();
+  /** Batches of this turn not yet sent, per plan. */
+  private readonly pending = new Map<TierPlan, DecisionBatch>();
+  private flushScheduled = false;
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    for (const batch of this.pending.values()) this.send(batch);
+    this.pending.clear();
   };
 
   /**
    * @param clock  Only for tests: sends the given clock's time instead of letting Redis read
    *   `TIME`, so decisions can be compared with the memory store step by step. Leave unset.
+   * @param maxBatch  Most requests per script call. @default MAX_BATCH
    */
   constructor(
     private readonly client: Redis,
     private readonly clock?: Clock,
+    private readonly maxBatch = MAX_BATCH,
   ) {}
 
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
-    const n = keys.length;
-    // [script, numKeys, ...keys, now]: built once, handed to the runner without copies.
-    const args = new Array<string | number>(3 + n);
-    args[0] = '';
-    args[1] = n;
-    for (let i = 0; i < n; i++) args[2 + i] = keys[i];
-    args[2 + n] = this.clock ? String(this.clock.now()) : '';
-    this.coalesce();
-    return this.scriptOf(plan)
-      .run(this.client, args)
-      .then((reply) => parseDecision(reply, n));
+    return new Promise<Decision>((resolve, reject) => {
+      let batch = this.pending.get(plan);
+      if (batch === undefined) {
+        batch = new DecisionBatch(plan);
+        this.pending.set(plan, batch);
+      }
+      batch.add(keys, resolve, reject);
+      if (batch.size >= this.maxBatch) {
+        this.pending.delete(plan);
+        this.send(batch);
+      } else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flush);
+      }
+    });
   }
 
   /** One cheap round trip through the real path (script cache, `TIME`), writing nothing. */
   async probe(): Promise<void> {
-    parseDecision(await probeScript.run(this.client, ['', 0, '']), 0);
+    parseBatchReply(await probeScript.run(this.client, ['', 0, '']), 0, 0);
   }
 
   /** The plan's script (its limits are constants in the source). */
@@ -80,12 +77,13 @@ export class RedisStore implements DecisionStore {
     return script;
   }
 
-  private coalesce(): void {
-    if (this.corked !== undefined) return;
-    const stream = this.client.stream as Socket | undefined;
-    if (!stream || !stream.writable) return;
-    this.corked = stream;
-    stream.cork();
-    setImmediate(this.uncork);
+  private send(batch: DecisionBatch): void {
+    const now = this.clock ? String(this.clock.now()) : '';
+    this.scriptOf(batch.plan)
+      .run(this.client, batch.args(now))
+      .then(
+        (reply) => batch.settle(reply),
+        (err: unknown) => batch.fail(err),
+      );
   }
 }

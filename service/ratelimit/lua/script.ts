@@ -3,22 +3,30 @@ import type Redis from 'ioredis';
 import type { GcraLimits } from '../gcra';
 
 /**
- * The source of the script that decides every tier of one request in one atomic step: the GCRA of
- * gcra.ts, line by line. One script per tier plan: the plan's limits are constants in the source
- * (they are fixed for the life of the process), so a call carries only the keys and the clock.
+ * The source of the script that decides a batch of requests of one tier plan, each in one atomic
+ * step: the GCRA of gcra.ts, line by line. One script per tier plan: the plan's limits are
+ * constants in the source (they are fixed for the life of the process), so a call carries only
+ * keys, key references and the clock.
  *
- * KEYS[i]  the key of tier i (global, ip, then the endpoint tier), with `limits[i]`.
- * ARGV[1]  "now" in ms, or "" to read Redis `TIME` (the default: replicas share one clock).
+ * KEYS         the distinct keys of the batch's requests (one request's keys: global, ip, then the
+ *              endpoint tier; the global key is shared by all).
+ * ARGV[1]      "now" in ms, or "" to read Redis `TIME` (the default: replicas share one clock).
+ * ARGV[2...]   one group of `#LIMITS` numbers per request: the KEYS index of its key of each tier.
  *
- * Each key holds "<t> <debt>" with a PX expiry at the moment its bucket is full again, so idle
- * keys vanish on their own. The script reads every tier first (one MGET) and writes only when all
- * admit: a refused request consumes nothing anywhere. Reply: { allowed (1|0), now, debt_1, ...,
- * debt_n }, every debt as of `now` after the decision. With no keys it only reads the clock.
+ * The requests are decided one after another in ARGV order, exactly as if each were sent alone at
+ * the same `now`: each reads every tier, and consumes from all of them only when all admit (a
+ * refused request consumes nothing anywhere). Each distinct key is read once (one MGET) and, if
+ * any request of the batch consumed from it, written once at the end, as "<t> <debt>" with a PX
+ * expiry at the moment its bucket is full again, so idle keys vanish on their own. The whole
+ * script is atomic, which each request's decision needs and a batch does not weaken.
+ *
+ * Reply: { now, then per request: allowed (1|0), debt_1, ..., debt_n }, every debt as of `now`
+ * after that request's decision. With no keys it only reads the clock (the probe).
  */
 export function decideSource(limits: readonly GcraLimits[]): string {
   const table = limits.map((g) => `{ ${g.limit}, ${g.windowMs}, ${g.burst} }`).join(', ');
   return `
--- limit (requests per window), window (ms) and burst of each tier, in KEYS order
+-- limit (requests per window), window (ms) and burst of each tier, in the order of a request's keys
 local LIMITS = { ${table} }
 -- Redis < 7 (no REDIS_VERSION_NUM) must replicate effects to write after TIME; 7+ always does.
 if not redis.REDIS_VERSION_NUM and redis.replicate_commands then redis.replicate_commands() end
@@ -29,41 +37,57 @@ if ARGV[1] == '' then
 else
   now = tonumber(ARGV[1])
 end
-local n = #KEYS
-local values = n > 0 and redis.call('MGET', unpack(KEYS)) or {}
+local reply = { now }
+local n = #LIMITS
+if n == 0 or #KEYS == 0 then return reply end
+local values = redis.call('MGET', unpack(KEYS))
+-- per key index: its debt drained to now (on first use), its stamp, and its tier once consumed from
 local debts = {}
 local stamps = {}
-local allowed = 1
-for i = 1, n do
-  local limit, window = LIMITS[i][1], LIMITS[i][2]
-  local capacity = LIMITS[i][3] * window
-  local debt = 0
-  local stamp = now
-  local value = values[i]
-  if value then
-    local space = string.find(value, ' ', 1, true)
-    local t = tonumber(string.sub(value, 1, space - 1))
-    debt = tonumber(string.sub(value, space + 1))
-    if now > t then
-      debt = debt - (now - t) * limit
-      if debt < 0 then debt = 0 end
-    else
-      stamp = t
-    end
-  end
-  if debt + window > capacity then allowed = 0 end
-  debts[i] = debt
-  stamps[i] = stamp
-end
-if allowed == 1 then
+local written = {}
+local used = {}
+local r = 1
+for a = 2, #ARGV, n do
+  local allowed = 1
   for i = 1, n do
-    local debt = debts[i] + LIMITS[i][2]
-    debts[i] = debt
-    redis.call('SET', KEYS[i], string.format('%.0f %.0f', stamps[i], debt), 'PX', math.ceil(debt / LIMITS[i][1]))
+    local k = tonumber(ARGV[a + i - 1])
+    used[i] = k
+    local debt = debts[k]
+    if debt == nil then
+      debt = 0
+      local stamp = now
+      local value = values[k]
+      if value then
+        local space = string.find(value, ' ', 1, true)
+        local t = tonumber(string.sub(value, 1, space - 1))
+        debt = tonumber(string.sub(value, space + 1))
+        if now > t then
+          debt = debt - (now - t) * LIMITS[i][1]
+          if debt < 0 then debt = 0 end
+        else
+          stamp = t
+        end
+      end
+      debts[k] = debt
+      stamps[k] = stamp
+    end
+    if debt + LIMITS[i][2] > LIMITS[i][3] * LIMITS[i][2] then allowed = 0 end
   end
+  reply[r + 1] = allowed
+  for i = 1, n do
+    local k = used[i]
+    if allowed == 1 then
+      debts[k] = debts[k] + LIMITS[i][2]
+      written[k] = i
+    end
+    reply[r + 1 + i] = debts[k]
+  end
+  r = r + n + 1
 end
-local reply = { allowed, now }
-for i = 1, n do reply[i + 2] = debts[i] end
+for k, i in pairs(written) do
+  local debt = debts[k]
+  redis.call('SET', KEYS[k], string.format('%.0f %.0f', stamps[k], debt), 'PX', math.ceil(debt / LIMITS[i][1]))
+end
 return reply
 `.trim();
 }

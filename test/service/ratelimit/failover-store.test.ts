@@ -24,9 +24,12 @@ class FakeShared implements SharedStore {
   calls = 0;
   probes = 0;
   failing = false;
+  /** When set, every call fails with this one error, as the requests of one failed batch do. */
+  batchError: Error | undefined;
   readonly answer: Decision = { allowed: true, now: 42, debts: [1, 1] };
   async decide(): Promise<Decision> {
     this.calls++;
+    if (this.batchError) throw this.batchError;
     if (this.failing) throw new Error('Command timed out');
     return this.answer;
   }
@@ -121,6 +124,26 @@ describe('FailoverStore', () => {
     await until('the kvstore back', () => store.backend() === 'kvstore');
     expect(await store.decide(plan, keys)).toBe(shared.answer);
     expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);
+    store.close();
+  });
+
+  it('a failed batch: each of its requests is decided by memory in order, the failed command counts once', async () => {
+    const { store, conn, shared, errors, warnings, log } = setup();
+    const tight = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 3 } });
+    conn.go('connected');
+    // Ten requests of one turn, all rejected with the one error of their shared command.
+    shared.batchError = new Error('Command timed out');
+    const decided = await Promise.all(Array.from({ length: 10 }, () => store.decide(tight, tight.keys('192.0.2.9'))));
+    expect(decided.map((d) => d.allowed)).toEqual([true, true, true, false, false, false, false, false, false, false]);
+    expect(errors).toEqual([shared.batchError]);
+    expect(log.at(20).filter((l) => l.msg === 'rate-limit kvstore command failed')).toHaveLength(1);
+    expect(warnings()).toEqual([expect.stringContaining('falls back')]);
+    // Back, then another failed command: counted again.
+    shared.batchError = undefined;
+    await until('the kvstore back', () => store.backend() === 'kvstore');
+    shared.batchError = new Error('READONLY');
+    await Promise.all([store.decide(plan, keys), store.decide(plan, keys)]);
+    expect(errors).toHaveLength(2);
     store.close();
   });
 

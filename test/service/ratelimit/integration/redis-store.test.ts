@@ -62,6 +62,95 @@ describe('RedisStore against a real redis-server', () => {
     );
   });
 
+  it('a turn of concurrent requests is one batch, decided exactly as the memory store decides them in order', async () => {
+    // Rounds: time passes, or 1-8 requests of random clients are sent at once (one batch).
+    const roundsArb = fc.array(
+      fc.oneof(
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 20000 }).map((wait) => ({ wait })) },
+        { weight: 3, arbitrary: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 8 }).map((group) => ({ group })) },
+      ),
+      { minLength: 1, maxLength: 15 },
+    );
+    await fc.assert(
+      fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, async (global, ip, search, rounds) => {
+        await client.flushall();
+        const plan = planFor({ global, ip, search }, 'search');
+        const clock = new ManualClock();
+        const redis = new RedisStore(client, clock);
+        const memory = new MemoryStore(clock, 1000);
+        for (const round of rounds) {
+          if ('wait' in round) {
+            clock.advance(round.wait);
+            continue;
+          }
+          const keys = round.group.map((c) => plan.keys(clientId(CLIENTS[c], 64)));
+          const got = await Promise.all(keys.map((k) => redis.decide(plan, k)));
+          expect(got).toEqual(keys.map((k) => memory.decideNow(plan, k)));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('one EVALSHA per turn and plan however many requests; one alone still has its own', async () => {
+    const store = new RedisStore(client);
+    const base = planFor({ global: WIDE, ip: WIDE });
+    const search = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
+    await Promise.all([store.decide(base, base.keys('192.0.2.1')), store.decide(search, search.keys('192.0.2.1'))]);
+    const seen = await countCommands(server, client, async () => {
+      const all = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? store.decide(base, base.keys(`192.0.2.${i}`)) : store.decide(search, search.keys(`192.0.2.${i}`)))),
+      );
+      expect(all.every((d) => d.allowed)).toBe(true);
+      await store.decide(base, base.keys('192.0.2.1'));
+    });
+    expect(seen).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
+    // 60 requests went through the global key: its debt is theirs plus the three before and after.
+    const [t, debt] = (await client.get('ratelimit:global'))!.split(' ').map(Number);
+    expect(t).toBeGreaterThan(0);
+    expect(debt).toBeLessThanOrEqual(63 * 1000);
+    expect(debt).toBeGreaterThan(0);
+  });
+
+  it('a batch holds at most maxBatch requests: the rest go in further calls of the same turn', async () => {
+    const store = new RedisStore(client, undefined, 4);
+    const plan = planFor({ global: WIDE, ip: WIDE });
+    await store.decide(plan, plan.keys('192.0.2.1'));
+    const seen = await countCommands(server, client, async () => {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.decide(plan, plan.keys(`192.0.2.${i}`))));
+    });
+    expect(seen).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
+  });
+
+  it('inside a batch a refused request consumes nothing, and a later one that fits is still admitted', async () => {
+    // ip: 3 at once. Five requests of one client, interleaved with another's, all in one batch.
+    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 60, burst: 3 } });
+    const clock = new ManualClock();
+    const store = new RedisStore(client, clock);
+    const order = ['a', 'a', 'b', 'a', 'a', 'a', 'b'];
+    const got = await Promise.all(order.map((c) => store.decide(plan, plan.keys(`192.0.2.${c === 'a' ? 1 : 2}`))));
+    expect(got.map((d) => d.allowed)).toEqual([true, true, true, true, false, false, true]);
+    // Only the five admitted requests were charged: 5 × 3.6 s on global, 3 and 2 × 1 s on the ips.
+    expect(await client.mget('ratelimit:global', 'ratelimit:ip:192.0.2.1', 'ratelimit:ip:192.0.2.2')).toEqual([
+      `${clock.now()} 18000000`,
+      `${clock.now()} 180000`,
+      `${clock.now()} 120000`,
+    ]);
+  });
+
+  it('survives SCRIPT FLUSH in the middle of batched traffic: the batch is sent again as EVAL, once', async () => {
+    const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 4 } });
+    const store = new RedisStore(client);
+    const keys = plan.keys('192.0.2.1');
+    expect((await store.decide(plan, keys)).allowed).toBe(true);
+    await client.script('FLUSH');
+    const seen = await countCommands(server, client, async () => {
+      const got = await Promise.all(Array.from({ length: 5 }, () => store.decide(plan, keys)));
+      expect(got.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    });
+    expect(seen).toEqual(['EVALSHA', 'EVAL']);
+  });
+
   it('writes nothing when it refuses, and keys expire when their bucket is full again', async () => {
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 60, burst: 3 } });
     const clock = new ManualClock();
@@ -91,7 +180,7 @@ describe('RedisStore against a real redis-server', () => {
     expect(d.now).toBeLessThanOrEqual(after + 5);
   });
 
-  it('costs exactly one round trip per decision, whatever the number of tiers', async () => {
+  it('costs exactly one round trip per decision, whatever the number of tiers (requests one after another)', async () => {
     const store = new RedisStore(client);
     const base = planFor({ global: WIDE, ip: WIDE });
     const search = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');

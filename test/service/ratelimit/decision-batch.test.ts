@@ -1,0 +1,74 @@
+import { DecisionBatch, parseBatchReply, UnexpectedReplyError } from '../../../service/ratelimit/decision-batch';
+import type { Decision } from '../../../service/ratelimit/types';
+import { planFor, WIDE } from './helpers';
+
+const plan = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
+
+/** A batch of the given clients' requests, with what each request got. */
+function batchOf(clients: readonly string[]) {
+  const batch = new DecisionBatch(plan);
+  const got: (Decision | Error)[] = [];
+  clients.forEach((c, i) =>
+    batch.add(
+      plan.keys(c),
+      (d) => (got[i] = d),
+      (e) => (got[i] = e as Error),
+    ),
+  );
+  return { batch, got };
+}
+
+describe('DecisionBatch', () => {
+  it('sends each distinct key once and refers to keys by their 1-based index, one group per request', () => {
+    const { batch } = batchOf(['192.0.2.1', '192.0.2.2', '192.0.2.1']);
+    expect(batch.size).toBe(3);
+    expect(batch.args('')).toEqual([
+      '',
+      5,
+      'ratelimit:global',
+      'ratelimit:ip:192.0.2.1',
+      'ratelimit:search:192.0.2.1',
+      'ratelimit:ip:192.0.2.2',
+      'ratelimit:search:192.0.2.2',
+      '',
+      ...[1, 2, 3],
+      ...[1, 4, 5],
+      ...[1, 2, 3],
+    ]);
+    expect(batch.args('1700000000000')[7]).toBe('1700000000000');
+  });
+
+  it('hands each request its own decision, in order, with the shared clock', () => {
+    const { batch, got } = batchOf(['192.0.2.1', '192.0.2.2']);
+    batch.settle([1700, 1, 10, 20, 30, 0, 11, 0, 0]);
+    expect(got).toEqual([
+      { allowed: true, now: 1700, debts: [10, 20, 30] },
+      { allowed: false, now: 1700, debts: [11, 0, 0] },
+    ]);
+  });
+
+  it('fails every request on a command error, and on a reply of the wrong shape', () => {
+    const failed = batchOf(['192.0.2.1', '192.0.2.2']);
+    const err = new Error('Command timed out');
+    failed.batch.fail(err);
+    expect(failed.got).toEqual([err, err]);
+    const short = batchOf(['192.0.2.1', '192.0.2.2']);
+    short.batch.settle([1700, 1, 10, 20, 30]);
+    expect(short.got).toHaveLength(2);
+    for (const g of short.got) expect(g).toBeInstanceOf(UnexpectedReplyError);
+  });
+
+  it.each([
+    ['not an array', 'OK', 2, 1],
+    ['too short', [1, 1, 2], 2, 1],
+    ['too long', [1, 1, 2, 3, 4], 2, 1],
+    ['a string inside', [1, '1', 2, 3], 2, 1],
+    ['nothing but the clock for one request', [1], 2, 1],
+  ])('parseBatchReply rejects a reply %s', (_what, reply, tiers, count) => {
+    expect(() => parseBatchReply(reply, tiers, count)).toThrow(UnexpectedReplyError);
+  });
+
+  it('parseBatchReply: the clock alone is the reply to zero requests (the probe)', () => {
+    expect(parseBatchReply([1700], 0, 0)).toEqual([]);
+  });
+});
