@@ -1,0 +1,88 @@
+import express from 'express';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { ManualClock } from '../../../service/clock';
+import { metricsMiddleware } from '../../../service/metrics/middleware';
+import { RequestStats } from '../../../service/metrics/request-stats';
+import { ServiceMetrics } from '../../../service/metrics/service-metrics';
+
+/** An app behind the metrics middleware on a real loopback server: fast, failing and hanging routes. */
+async function serve() {
+  const stats = new RequestStats(new ManualClock());
+  const registry = new Registry();
+  const metrics = new ServiceMetrics(registry, { stats }, { processMetrics: false });
+  const app = express();
+  app.use(metricsMiddleware(stats, metrics));
+  app.get('/api/search', (_req, res) => void res.json({ ok: true }));
+  app.get('/api/chat', (_req, res) => void res.status(503).json({ error: 'unavailable' }));
+  app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
+  // Never answers: the client gives up first.
+  app.get('/api/eval', () => undefined);
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return { stats, registry, base, close };
+}
+
+/** GET that resolves with the status, or with 0 when `abortAfterMs` passes first (the client hangs up). */
+function get(url: string, abortAfterMs?: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve(0) : reject(err)));
+    if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+    req.end();
+  });
+}
+
+/** Waits until `check` holds (the middleware records on the response's `close`, just after the client has its answer). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+describe('metrics middleware', () => {
+  it('records each finished request once, with its status, type and duration; operational endpoints not at all', async () => {
+    const t = await serve();
+    try {
+      expect(await get(`${t.base}/api/search?q=x`)).toBe(200);
+      expect(await get(`${t.base}/api/chat`)).toBe(503);
+      expect(await get(`${t.base}/health`)).toBe(200);
+      await until(() => t.stats.snapshot().total === 2);
+      const s = t.stats.snapshot();
+      expect(s).toMatchObject({ total: 2, successful: 1, failed: 1 });
+      expect(s.byType.search.count).toBe(1);
+      expect(s.byType.chat.count).toBe(1);
+      const text = await t.registry.metrics();
+      expect(text).toContain('svc_ai_search_http_request_duration_seconds_count{route="search",method="GET",status_class="2xx"} 1');
+      expect(text).toContain('svc_ai_search_http_request_duration_seconds_count{route="chat",method="GET",status_class="5xx"} 1');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a client that hangs up before the answer counts once, as failed with status 499', async () => {
+    const t = await serve();
+    try {
+      expect(await get(`${t.base}/api/eval`, 50)).toBe(0);
+      await until(() => t.stats.snapshot().total === 1);
+      // Nothing else arrives later (no second record from another event).
+      await new Promise((r) => setTimeout(r, 50));
+      expect(t.stats.snapshot()).toMatchObject({ total: 1, successful: 0, failed: 1 });
+      expect(t.stats.snapshot().byType.eval.count).toBe(1);
+      expect(await t.registry.metrics()).toContain(
+        'svc_ai_search_http_request_duration_seconds_count{route="eval",method="GET",status_class="4xx"} 1',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
