@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/errors';
+import { jsonBody } from './http/json-body';
 import { metricsMiddleware } from './metrics/middleware';
 import { isOperationalPath } from './metrics/request-types';
 import { opsRouter } from './routes/ops';
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps): Express {
   const ops = opsRouter(deps);
   app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : next()));
   app.use(deps.rateLimiter.middleware);
-  app.use(express.json({ limit: deps.settings.service.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody(deps.settings.service.maxBodyBytes));
   app.use(deps.features.router);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
