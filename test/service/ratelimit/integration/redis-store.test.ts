@@ -4,7 +4,7 @@ import { ManualClock } from '../../../../service/clock';
 import { clientId } from '../../../../service/ratelimit/client-key';
 import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
 import { MemoryStore } from '../../../../service/ratelimit/memory-store';
-import { RedisStore } from '../../../../service/ratelimit/redis-store';
+import { MAX_BATCH, RedisStore } from '../../../../service/ratelimit/redis-store';
 import { RedisServer } from '../../../harness/redis';
 import { planFor, WIDE } from '../helpers';
 import { CLIENTS, stepsArb, tierArb } from '../reference-model';
@@ -120,6 +120,25 @@ describe('RedisStore against a real redis-server', () => {
       await Promise.all(Array.from({ length: 10 }, (_, i) => store.decide(plan, plan.keys(`192.0.2.${i}`))));
     });
     expect(seen).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
+  });
+
+  it('full batches of distinct clients (513 keys in one call) are decided and charged exactly', async () => {
+    const store = new RedisStore(client);
+    const plan = planFor({ global: { limit: 1000, windowSeconds: 1, burst: 1000 }, ip: WIDE, search: { limit: 1, windowSeconds: 3600, burst: 5 } }, 'search');
+    await store.decide(plan, plan.keys('198.51.100.255'));
+    const clients = Array.from({ length: 600 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    const seen = await countCommands(server, client, async () => {
+      const got = await Promise.all(clients.map((c) => store.decide(plan, plan.keys(c))));
+      // The global bucket holds 1000; 601 requests in all, so every one fits.
+      expect(got.every((d) => d.allowed)).toBe(true);
+      expect(new Set(got.slice(0, MAX_BATCH).map((d) => d.now)).size).toBe(1);
+    });
+    expect(seen).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
+    // Each request charged once on the shared key: 601 × 1000 units, less what drained meanwhile.
+    const debt = Number((await client.get('ratelimit:global'))!.split(' ')[1]);
+    expect(debt).toBeLessThanOrEqual(601 * 1000);
+    expect(debt).toBeGreaterThan(550 * 1000);
+    expect(await client.get(`ratelimit:search:${clients[599]}`)).toMatch(/^\d+ 3600000$/);
   });
 
   it('inside a batch a refused request consumes nothing, and a later one that fits is still admitted', async () => {
