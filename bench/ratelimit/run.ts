@@ -14,8 +14,10 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { RedisServer } from '../../test/harness/redis';
+import { cpuMicros } from './cpu-time';
 import { load, type LoadResult } from './load';
 import type { MemoryResult } from './memory';
+import { countCommands, type CommandCount } from './round-trips';
 import { BENCH_PATH, HIGH, SERVER_KINDS, type ServerKind } from './servers';
 
 const ROOT = join(__dirname, '..', '..');
@@ -26,15 +28,18 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /**
  * Concurrent keep-alive connections: enough that every contestant saturates its server's CPU.
  * With fewer, the Redis-backed ones leave their server idle while Redis waits for a CPU on the two
- * shared cores, and the run measures scheduling latency; a second, shorter pass at
- * `LOW_CONNECTIONS` shows that case.
+ * shared cores, and the run measures scheduling latency as much as cost; a second pass at
+ * `LOW_CONNECTIONS`, as many rounds, shows that case, floors checked there too.
  */
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const LOW_CONNECTIONS = 32;
 /** The contestants of the floors (the low-concurrency pass runs only these). */
 const FLOOR_KINDS: readonly ServerKind[] = ['service', 'express-rate-limit', 'rate-limiter-flexible', 'bare'];
-/** Requests counted under MONITOR per contestant. */
+/** Requests counted under MONITOR per contestant, one after another. */
 const COUNTED = 500;
+/** And at the same time: this many clients, each sending `CONCURRENT_EACH` one after another. */
+const CONCURRENT_LOOPS = 100;
+const CONCURRENT_EACH = 20;
 
 const LABELS: Record<ServerKind, string> = {
   service: '**this service** (full middleware stack)',
@@ -85,30 +90,6 @@ async function stopContestant(c: Contestant): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Redis commands per request while `COUNTED` requests are sent (script-internal commands excluded). */
-async function roundTrips(redis: RedisServer, c: Contestant): Promise<{ perRequest: number; commands: string }> {
-  const monitor = new Redis(redis.url);
-  const marker = new Redis(redis.url);
-  const m = await monitor.monitor();
-  const seen: string[] = [];
-  m.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
-  });
-  // One connection: with several, autocannon sends a few requests beyond `amount` that it never counts.
-  const r = await load(c.url, { connections: 1, amount: COUNTED });
-  if (r.bad || r.total !== COUNTED) throw new Error(`${c.kind}: ${r.total} answers, ${r.bad} bad, while counting ${COUNTED}`);
-  await marker.echo('end-of-count');
-  while (!seen.includes('ECHO')) await new Promise((res) => setTimeout(res, 10));
-  m.disconnect();
-  monitor.disconnect();
-  marker.disconnect();
-  const counted = seen.slice(0, seen.indexOf('ECHO'));
-  const byName = new Map<string, number>();
-  for (const name of counted) byName.set(name, (byName.get(name) ?? 0) + 1);
-  const commands = [...byName].map(([name, n]) => `${name} ×${+(n / COUNTED).toFixed(2)}`).join(', ') || 'none';
-  return { perRequest: counted.length / COUNTED, commands };
-}
-
 function memoryProbe(): Promise<MemoryResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, tsNodeArgs('memory.ts', ['--expose-gc']), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -128,19 +109,35 @@ function log(msg: string): void {
   process.stderr.write(`[bench:ratelimit] ${msg}\n`);
 }
 
+/** One timed run: the load's figures and the CPU time per request of the contestant plus redis-server, µs. */
+type Run = LoadResult & { readonly cpuUs: number | undefined };
 /** Per-round results of each contestant. */
-type Rounds = Map<ServerKind, LoadResult[]>;
+type Rounds = Map<ServerKind, Run[]>;
 
 /** `rounds` interleaved rounds over `contestants`, the order rotated each round. */
-async function measure(contestants: readonly Contestant[], connections: number, rounds: number, seconds: number): Promise<Rounds> {
+async function measure(
+  contestants: readonly Contestant[],
+  redisPid: number | undefined,
+  connections: number,
+  rounds: number,
+  seconds: number,
+): Promise<Rounds> {
   const runs: Rounds = new Map(contestants.map((c) => [c.kind, []]));
+  const cpu = (c: Contestant) => {
+    const a = cpuMicros(c.child.pid);
+    const b = cpuMicros(redisPid);
+    return a === undefined || b === undefined ? undefined : a + b;
+  };
   for (let round = 0; round < rounds; round++) {
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length]);
     for (const c of order) {
+      const before = cpu(c);
       const r = await load(c.url, { connections, seconds });
+      const after = cpu(c);
       if (r.bad) throw new Error(`${c.kind}: ${r.bad} non-2xx/errors/timeouts: a limit was reached or a server failed`);
-      runs.get(c.kind)!.push(r);
-      log(`${connections} conn, round ${round + 1}/${rounds} ${c.kind}: ${fmt(r.rps)} req/s, p99 ${r.p99} ms`);
+      const cpuUs = before === undefined || after === undefined ? undefined : (after - before) / r.total;
+      runs.get(c.kind)!.push({ ...r, cpuUs });
+      log(`${connections} conn, round ${round + 1}/${rounds} ${c.kind}: ${fmt(r.rps)} req/s, p99 ${r.p99} ms, ${cpuUs?.toFixed(0) ?? '?'} µs CPU/request`);
     }
   }
   return runs;
@@ -163,13 +160,18 @@ export async function run(): Promise<string> {
     log(`redis-server on ${redis.port}; starting ${SERVER_KINDS.length} contestants`);
     contestants.push(...(await Promise.all(SERVER_KINDS.map((k) => startContestant(k, redis.url)))));
     for (const c of contestants) await load(c.url, { connections: CONNECTIONS, seconds: 1.5 });
-    const trips = new Map<ServerKind, { perRequest: number; commands: string }>();
-    for (const c of contestants) trips.set(c.kind, await roundTrips(redis, c));
-    const runs = await measure(contestants, CONNECTIONS, ROUNDS, SECONDS);
+    const trips = new Map<ServerKind, CommandCount>();
+    const tripsAtOnce = new Map<ServerKind, CommandCount>();
+    for (const c of contestants) {
+      trips.set(c.kind, await countCommands(redis.url, c.url, 1, COUNTED));
+      tripsAtOnce.set(c.kind, await countCommands(redis.url, c.url, CONCURRENT_LOOPS, CONCURRENT_EACH));
+    }
+    const runs = await measure(contestants, redis.process.pid, CONNECTIONS, ROUNDS, SECONDS);
     const low = await measure(
       contestants.filter((c) => FLOOR_KINDS.includes(c.kind)),
+      redis.process.pid,
       LOW_CONNECTIONS,
-      2,
+      ROUNDS,
       SECONDS,
     );
     log('memory store: 1,000,000 distinct clients');
@@ -178,19 +180,24 @@ export async function run(): Promise<string> {
 
     const rps = (k: ServerKind) => median(runs.get(k)!.map((r) => r.rps));
     const p99 = (k: ServerKind) => median(runs.get(k)!.map((r) => r.p99));
+    const cpuOf = (k: ServerKind) => {
+      const xs = runs.get(k)!.map((r) => r.cpuUs);
+      return xs.every((x) => x !== undefined) ? `${Math.round(median(xs as number[]))}` : 'n/a';
+    };
     const spread = (k: ServerKind) => {
       const xs = runs.get(k)!.map((r) => r.rps);
       return `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
     };
     const rows = SERVER_KINDS.map(
       (k) =>
-        `| ${LABELS[k]} | ${fmt(rps(k))} | ${spread(k)} | ${p99(k)} | ${trips.get(k)!.perRequest.toFixed(2)} | ${trips.get(k)!.commands} |`,
+        `| ${LABELS[k]} | ${fmt(rps(k))} | ${spread(k)} | ${p99(k)} | ${cpuOf(k)} | ${trips.get(k)!.perRequest.toFixed(2)} | ${tripsAtOnce.get(k)!.perRequest.toFixed(3)} | ${trips.get(k)!.commands} |`,
     );
     const floor = (ok: boolean) => (ok ? 'met' : '**not met**');
     const oursTrips = trips.get('service')!.perRequest;
+    const oursAtOnce = tripsAtOnce.get('service')!.perRequest;
     const x = (r: Rounds, a: ServerKind, b: ServerKind) => `${ratioOf(r, a, b).toFixed(2)} ×`;
     const floorRow = (label: string, b: ServerKind, min: number) =>
-      `| ${label} | ${x(runs, 'service', b)} | ${floor(ratioOf(runs, 'service', b) >= min)} | ${x(low, 'service', b)} |`;
+      `| ${label} | ${x(runs, 'service', b)} | ${floor(ratioOf(runs, 'service', b) >= min)} | ${x(low, 'service', b)} | ${floor(ratioOf(low, 'service', b) >= min)} |`;
     const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
     const md = [
       `Run ${new Date(started).toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ` +
@@ -201,16 +208,20 @@ export async function run(): Promise<string> {
         `and applies a global, a per-IP and a search limit of ${HIGH.requests.toLocaleString('en-US')} per ${HIGH.windowSeconds} s, so ` +
         `nothing is refused (every answer was a 200). "this service" is \`createApp\` as deployed: request metrics, operational ` +
         `endpoints, the limiter on the kvstore, JSON body parser, features router, 404 and error handlers; the two libraries run on ` +
-        `bare Express. Round trips: commands MONITOR saw from clients during ${COUNTED} requests, divided by ${COUNTED}, commands ` +
-        `run inside Lua scripts excluded.`,
+        `bare Express. Round trips: commands MONITOR saw from clients (those run inside Lua scripts excluded) per request, for ` +
+        `${COUNTED} requests sent one after another (what one request costs) and for ${CONCURRENT_LOOPS} clients sending ` +
+        `${CONCURRENT_EACH} each at the same time (${(CONCURRENT_LOOPS * CONCURRENT_EACH).toLocaleString('en-US')} requests; this ` +
+        `service batches the decisions of one event-loop turn into one EVALSHA, so under concurrency requests share round trips). ` +
+        `CPU µs / request: user + system time of the contestant's process and of redis-server over a timed run (from /proc), ` +
+        `divided by its requests, median over rounds; unlike req/s it barely moves with the machine's other load.`,
       '',
-      '| Contestant | req/s | range | p99 ms | Redis round trips / request | commands / request |',
-      '|---|---:|---:|---:|---:|---|',
+      `| Contestant | req/s | range | p99 ms | CPU µs / request | Redis round trips / request, one at a time | … ${CONCURRENT_LOOPS} at a time | commands / request (one at a time) |`,
+      '|---|---:|---:|---:|---:|---:|---:|---|',
       ...rows,
       '',
-      `| Floor (this service, full stack) | ${CONNECTIONS} connections | | ${LOW_CONNECTIONS} connections (2 rounds) |`,
-      '|---|---:|---|---:|',
-      `| 1 Redis round trip per request | ${oursTrips.toFixed(2)} | ${floor(oursTrips === 1)} | |`,
+      `| Floor (this service, full stack) | ${CONNECTIONS} connections | | ${LOW_CONNECTIONS} connections | |`,
+      '|---|---:|---|---:|---|',
+      `| 1 Redis round trip per request (one at a time; ${CONCURRENT_LOOPS} at a time) | ${oursTrips.toFixed(2)}; ${oursAtOnce.toFixed(3)} | ${floor(oursTrips === 1 && oursAtOnce <= 1)} | | |`,
       floorRow('≥ 1.3 × express-rate-limit req/s', 'express-rate-limit', 1.3),
       floorRow('≥ 1 × rate-limiter-flexible req/s', 'rate-limiter-flexible', 1),
       floorRow('≥ 0.75 × bare Express req/s', 'bare', 0.75),

@@ -75,6 +75,11 @@ export class ManagedProcess {
     return c.signalCode ? `signal ${c.signalCode}` : `exit ${c.exitCode}`;
   }
 
+  /** The process id while it runs (benchmarks read its CPU time). */
+  get pid(): number | undefined {
+    return this.running ? this.child?.pid : undefined;
+  }
+
   /** True while the process runs. */
   get running(): boolean {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;

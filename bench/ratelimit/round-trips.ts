@@ -1,0 +1,62 @@
+/**
+ * Counts the Redis commands a contestant sends per request: every command MONITOR sees from a
+ * client (those a Lua script runs are excluded), divided by an exact number of requests sent by
+ * a keep-alive client of our own (autocannon's `amount` overshoots by a few with several
+ * connections). Two counts: requests one after another (what each request costs alone: its round
+ * trips), and `loops` clients each sending `perLoop` requests one after another at the same time
+ * (what the server sends under concurrency, where this service batches a turn's decisions).
+ */
+import { Agent, get } from 'node:http';
+import Redis from 'ioredis';
+
+export interface CommandCount {
+  /** Requests sent. */
+  readonly requests: number;
+  /** Client commands per request. */
+  readonly perRequest: number;
+  /** Commands by name per request, e.g. `EVALSHA ×1`. */
+  readonly commands: string;
+}
+
+/** One GET on a keep-alive agent; rejects unless it answers 200. */
+function fetchOk(url: string, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${url}: HTTP ${res.statusCode}`))));
+    }).on('error', reject);
+  });
+}
+
+/** Sends `loops × perLoop` requests (`loops` at a time) to `url` and counts the client commands Redis saw meanwhile. */
+export async function countCommands(redisUrl: string, url: string, loops: number, perLoop: number): Promise<CommandCount> {
+  const monitor = new Redis(redisUrl);
+  const marker = new Redis(redisUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: loops });
+  try {
+    const m = await monitor.monitor();
+    const seen: string[] = [];
+    m.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
+    });
+    await Promise.all(
+      Array.from({ length: loops }, async () => {
+        for (let i = 0; i < perLoop; i++) await fetchOk(url, agent);
+      }),
+    );
+    // Once the marker shows up, every command sent before it has been seen.
+    await marker.echo('end-of-count');
+    while (!seen.includes('ECHO')) await new Promise((res) => setTimeout(res, 10));
+    m.disconnect();
+    const counted = seen.slice(0, seen.indexOf('ECHO'));
+    const requests = loops * perLoop;
+    const byName = new Map<string, number>();
+    for (const name of counted) byName.set(name, (byName.get(name) ?? 0) + 1);
+    const commands = [...byName].map(([name, n]) => `${name} ×${+(n / requests).toFixed(3)}`).join(', ') || 'none';
+    return { requests, perRequest: counted.length / requests, commands };
+  } finally {
+    agent.destroy();
+    monitor.disconnect();
+    marker.disconnect();
+  }
+}
