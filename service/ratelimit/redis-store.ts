@@ -29,8 +29,9 @@ export class RedisStore implements DecisionStore {
   private flushScheduled = false;
   private readonly flush = () => {
     this.flushScheduled = false;
-    for (const batch of this.pending.values()) this.send(batch);
+    const batches = [...this.pending.values()];
     this.pending.clear();
+    for (const batch of batches) this.send(batch);
   };
 
   /**
@@ -77,13 +78,18 @@ export class RedisStore implements DecisionStore {
     return script;
   }
 
+  /** Sends a batch; whatever goes wrong, even a synchronous throw, fails that batch alone: nothing waits forever. */
   private send(batch: DecisionBatch): void {
-    const now = this.clock ? String(this.clock.now()) : '';
-    this.scriptOf(batch.plan)
-      .run(this.client, batch.args(now))
-      .then(
-        (reply) => batch.settle(reply),
-        (err: unknown) => batch.fail(err),
-      );
+    let reply: Promise<unknown>;
+    try {
+      reply = this.scriptOf(batch.plan).run(this.client, batch.args(this.clock ? String(this.clock.now()) : ''));
+    } catch (err) {
+      batch.fail(err);
+      return;
+    }
+    reply.then(
+      (r) => batch.settle(r),
+      (err: unknown) => batch.fail(err),
+    );
   }
 }
