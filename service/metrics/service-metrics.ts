@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 'prom-client';
+import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
+import { LeanHistogram } from './lean-histogram';
 import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
 import { REQUEST_TYPES, type RequestType } from './request-types';
 import type { RequestStats, StatsSnapshot } from './request-stats';
@@ -40,7 +41,7 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  */
 export class ServiceMetrics {
   /** Latency histogram by route, method and status class (beyond the spec: real percentiles). */
-  readonly requestDuration: Histogram<'route' | 'method' | 'status_class'>;
+  readonly requestDuration: LeanHistogram<'route' | 'method' | 'status_class'>;
 
   constructor(
     readonly registry: Registry,
@@ -121,7 +122,7 @@ export class ServiceMetrics {
         for (const t of REQUEST_TYPES) this.set({ type: t }, s.byType[t].avgTimeMs);
       },
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new LeanHistogram({
       name: `${p}_http_request_duration_seconds`,
       help: 'Request duration in seconds by route, method and status class (operational endpoints excluded)',
       labelNames: ['route', 'method', 'status_class'],

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { LeanHistogram } from '../metrics/lean-histogram';
 import { TIER_NAMES, type TierName } from '../../configs';
 import { METRIC_PREFIX } from '../metrics/service-metrics';
 import type { RateLimitBackend } from './types';
@@ -82,14 +83,14 @@ export class RateLimitMetrics {
         this.set({ backend: 'memory' }, now === 'memory' ? 1 : 0);
       },
     });
-    const decision = new Histogram({
+    const decision = new LeanHistogram({
       name: RATE_LIMIT_METRICS.decision,
       help: 'Time to decide a request against all its tiers, seconds, by backend',
       labelNames: ['backend'],
       buckets: DECISION_BUCKETS,
       registers: [registry],
     });
-    this.durations = { kvstore: decision.labels('kvstore'), memory: decision.labels('memory') };
+    this.durations = { kvstore: decision.labels({ backend: 'kvstore' }), memory: decision.labels({ backend: 'memory' }) };
   }
 
   /** Counts one tier's verdict. */

@@ -110,7 +110,7 @@ describe('Prometheus exposition', () => {
   it('registers the latency histogram and, when asked, Node process metrics', async () => {
     const registry = new Registry();
     const m = new ServiceMetrics(registry, { stats: new RequestStats(new ManualClock()) }, { processMetrics: true });
-    m.requestDuration.observe({ route: 'search', method: 'GET', status_class: '2xx' }, 0.02);
+    m.requestDuration.labels({ route: 'search', method: 'GET', status_class: '2xx' }).observe(0.02);
     const text = await registry.metrics();
     expect(text).toContain('# TYPE svc_ai_search_http_request_duration_seconds histogram');
     expect(text).toContain('svc_ai_search_http_request_duration_seconds_bucket{le="0.025",route="search",method="GET",status_class="2xx"} 1');
