@@ -1,8 +1,8 @@
 /**
  * Counts the Redis commands a contestant sends per request: every command MONITOR sees from a
- * client (those a Lua script runs are excluded), divided by an exact number of requests sent by
- * a keep-alive client of our own (autocannon's `amount` overshoots by a few with several
- * connections). Two counts: requests one after another (what each request costs alone: its round
+ * client (those a Lua script runs are excluded) between a start and an end marker, divided by an
+ * exact number of requests sent by a keep-alive client of our own (autocannon's `amount`
+ * overshoots by a few with several connections). Two counts: requests one after another (what each request costs alone: its round
  * trips), and `loops` clients each sending `perLoop` requests one after another at the same time
  * (what the server sends under concurrency, where this service batches a turn's decisions).
  */
@@ -37,8 +37,12 @@ export async function countCommands(redisUrl: string, url: string, loops: number
     const m = await monitor.monitor();
     const seen: string[] = [];
     m.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
+      if (source !== 'lua') seen.push(`${String(args[0]).toUpperCase()}${args[0] === 'echo' ? ` ${args[1]}` : ''}`);
     });
+    // Requests of an earlier load may still be in flight for a moment: let them land, then mark
+    // the start, so the count holds this call's commands and nothing else.
+    await new Promise((res) => setTimeout(res, 300));
+    await marker.echo('start-of-count');
     await Promise.all(
       Array.from({ length: loops }, async () => {
         for (let i = 0; i < perLoop; i++) await fetchOk(url, agent);
@@ -46,9 +50,9 @@ export async function countCommands(redisUrl: string, url: string, loops: number
     );
     // Once the marker shows up, every command sent before it has been seen.
     await marker.echo('end-of-count');
-    while (!seen.includes('ECHO')) await new Promise((res) => setTimeout(res, 10));
+    while (!seen.includes('ECHO end-of-count')) await new Promise((res) => setTimeout(res, 10));
     m.disconnect();
-    const counted = seen.slice(0, seen.indexOf('ECHO'));
+    const counted = seen.slice(seen.indexOf('ECHO start-of-count') + 1, seen.indexOf('ECHO end-of-count'));
     const requests = loops * perLoop;
     const byName = new Map<string, number>();
     for (const name of counted) byName.set(name, (byName.get(name) ?? 0) + 1);
