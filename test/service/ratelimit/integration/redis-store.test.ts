@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import Redis from 'ioredis';
+import type { TierLimits } from '../../../../configs';
 import { ManualClock } from '../../../../service/clock';
 import { clientId } from '../../../../service/ratelimit/client-key';
 import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
@@ -41,53 +42,50 @@ describe('RedisStore against a real redis-server', () => {
     await client.flushall();
   });
 
+  /** Time passes, or a group of clients' requests is sent at once (one batch). */
+  type Round = { readonly wait: number } | { readonly group: readonly number[] };
+
+  /** Plays `rounds` against the script and the memory store on one clock; every decision must match. */
+  async function sameAsMemory(limits: readonly [TierLimits, TierLimits, TierLimits], rounds: readonly Round[]): Promise<void> {
+    await client.flushall();
+    const [global, ip, search] = limits;
+    const plan = planFor({ global, ip, search }, 'search');
+    const clock = new ManualClock();
+    const redis = new RedisStore(client, clock);
+    const memory = new MemoryStore(clock, 1000);
+    for (const round of rounds) {
+      if ('wait' in round) {
+        clock.advance(round.wait);
+        continue;
+      }
+      const keys = round.group.map((c) => plan.keys(clientId(CLIENTS[c], 64)));
+      const got = await Promise.all(keys.map((k) => redis.decide(plan, k)));
+      expect(got).toEqual(keys.map((k) => memory.decideNow(plan, k)));
+    }
+  }
+
   it('the Lua script decides exactly as the memory store, step by step (same clock)', async () => {
     await fc.assert(
-      fc.asyncProperty(tierArb, tierArb, tierArb, stepsArb(40), async (global, ip, search, steps) => {
-        await client.flushall();
-        const plan = planFor({ global, ip, search }, 'search');
-        const clock = new ManualClock();
-        const redis = new RedisStore(client, clock);
-        const memory = new MemoryStore(clock, 1000);
-        for (const step of steps) {
-          if ('wait' in step) {
-            clock.advance(step.wait);
-            continue;
-          }
-          const keys = plan.keys(clientId(CLIENTS[step.client], 64));
-          expect(await redis.decide(plan, keys)).toEqual(memory.decideNow(plan, keys));
-        }
-      }),
+      fc.asyncProperty(tierArb, tierArb, tierArb, stepsArb(40), (global, ip, search, steps) =>
+        sameAsMemory(
+          [global, ip, search],
+          steps.map((step) => ('wait' in step ? step : { group: [step.client] })),
+        ),
+      ),
       { numRuns: 40 },
     );
   });
 
   it('a turn of concurrent requests is one batch, decided exactly as the memory store decides them in order', async () => {
-    // Rounds: time passes, or 1-8 requests of random clients are sent at once (one batch).
     const roundsArb = fc.array(
       fc.oneof(
-        { weight: 1, arbitrary: fc.integer({ min: 0, max: 20000 }).map((wait) => ({ wait })) },
-        { weight: 3, arbitrary: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 8 }).map((group) => ({ group })) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 20000 }).map((wait): Round => ({ wait })) },
+        { weight: 3, arbitrary: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 8 }).map((group): Round => ({ group })) },
       ),
       { minLength: 1, maxLength: 15 },
     );
     await fc.assert(
-      fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, async (global, ip, search, rounds) => {
-        await client.flushall();
-        const plan = planFor({ global, ip, search }, 'search');
-        const clock = new ManualClock();
-        const redis = new RedisStore(client, clock);
-        const memory = new MemoryStore(clock, 1000);
-        for (const round of rounds) {
-          if ('wait' in round) {
-            clock.advance(round.wait);
-            continue;
-          }
-          const keys = round.group.map((c) => plan.keys(clientId(CLIENTS[c], 64)));
-          const got = await Promise.all(keys.map((k) => redis.decide(plan, k)));
-          expect(got).toEqual(keys.map((k) => memory.decideNow(plan, k)));
-        }
-      }),
+      fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, (global, ip, search, rounds) => sameAsMemory([global, ip, search], rounds)),
       { numRuns: 40 },
     );
   });
