@@ -2,9 +2,10 @@
  * Counts the Redis commands a contestant sends per request: every command MONITOR sees from a
  * client (those a Lua script runs are excluded) between a start and an end marker, divided by an
  * exact number of requests sent by a keep-alive client of our own (autocannon's `amount`
- * overshoots by a few with several connections). Two counts: requests one after another (what each request costs alone: its round
- * trips), and `loops` clients each sending `perLoop` requests one after another at the same time
- * (what the server sends under concurrency, where this service batches a turn's decisions).
+ * overshoots by a few with several connections). Two counts: requests one after another (what
+ * each request costs alone: its round trips), and `loops` clients each sending `perLoop` requests
+ * one after another at the same time (what the server sends under concurrency, where this service
+ * batches a turn's decisions).
  */
 import { Agent, get } from 'node:http';
 import Redis from 'ioredis';

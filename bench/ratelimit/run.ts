@@ -3,9 +3,9 @@
  * rate-limit-redis, rate-limiter-flexible and bare Express, side by side in one run on one Redis,
  * with the same three limits (global, per IP, search) set so high that nothing is refused.
  *
- * Reports req/s and p99 (median of interleaved rounds), Redis round trips per request (commands
- * seen by MONITOR, those run inside scripts excluded), and the memory store's heap after
- * 1,000,000 distinct clients. `run()` returns the markdown and writes bench/results/ratelimit.md;
+ * Reports req/s, p99 and CPU µs per request (contestant + redis-server; medians of interleaved
+ * rounds, at 100 and at 32 connections), Redis round trips per request one at a time and 100 at a
+ * time (round-trips.ts), and the memory store's heap after 1,000,000 distinct clients. `run()` returns the markdown and writes bench/results/ratelimit.md;
  * `npx ts-node -T bench/ratelimit/run.ts` runs it standalone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
