@@ -68,6 +68,12 @@ export class FakeOpenAi {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
+  /** Forgets the requests seen and the replies not yet used (between tests). */
+  reset(): void {
+    this.requests.length = 0;
+    this.script.length = 0;
+  }
+
   /** Appends replies to the script (used in order, one per request). */
   enqueue(...replies: FakeReply[]): this {
     this.script.push(...replies);

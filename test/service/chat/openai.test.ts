@@ -24,22 +24,27 @@ async function collect(it: AsyncIterable<CompletionChunk>): Promise<CompletionCh
 describe('OpenAiProvider against a real HTTP server speaking the protocol', () => {
   let fake: FakeOpenAi;
   let provider: OpenAiProvider;
-  beforeAll(async () => {
-    fake = await FakeOpenAi.start();
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.requests.length = 0;
-    provider = new OpenAiProvider({
+  /** The same with a short timeout, for the tests of a silent server (elsewhere a slow machine must not time out). */
+  let impatient: OpenAiProvider;
+  const build = (timeoutMs: number) =>
+    new OpenAiProvider({
       baseUrl: `${fake.url}/`,
       apiKey: 'sk-unit',
       model: 'gpt-unit',
-      timeoutMs: 300,
+      timeoutMs,
       maxRetries: 2,
       backoffBaseMs: 10,
       backoffMaxMs: 50,
       logger: silentLogger(),
     });
+  beforeAll(async () => {
+    fake = await FakeOpenAi.start();
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    fake.reset();
+    provider = build(10_000);
+    impatient = build(300);
   });
 
   it('posts the chat-completions request and returns content, usage and model', async () => {
@@ -90,7 +95,7 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
 
   it('times out each attempt and ends with a timeout (504-kind) error', async () => {
     fake.enqueue({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' });
-    const err = (await provider.complete(req()).catch((e: unknown) => e)) as ProviderError;
+    const err = (await impatient.complete(req()).catch((e: unknown) => e)) as ProviderError;
     expect(err.kind).toBe('timeout');
     expect(fake.requests).toHaveLength(3);
   });
@@ -135,7 +140,7 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
     fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'cut' });
     await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'upstream' });
     fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'hang' });
-    await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(collect(impatient.stream(req()))).rejects.toMatchObject({ kind: 'timeout' });
     expect(fake.requests).toHaveLength(3);
   });
 });

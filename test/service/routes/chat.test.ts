@@ -95,10 +95,12 @@ describe('POST /api/chat with the OpenAI-compatible provider', () => {
     fake = await FakeOpenAi.start();
     t = await buildTestApp({
       service: { environment: 'testing' },
-      ai: { provider: 'openai', baseUrl: fake.url, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 500, maxRetries: 1 },
+      // Long enough that a loaded machine's answers are never taken for silence; the 504 test waits it twice.
+      ai: { provider: 'openai', baseUrl: fake.url, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 1500, maxRetries: 1 },
     });
     await seedSite(t.app);
   });
+  beforeEach(() => fake.reset());
   afterAll(async () => {
     await t.close();
     await fake.close();
