@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Router } from 'express';
@@ -80,19 +81,32 @@ describe('the service process', () => {
 
   it('serves on PORT and exits 0 on SIGTERM', async () => {
     const port = await freePort();
+    const dataDir = join(root, '.tmp', `main-${port}`);
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
       cwd: root,
-      env: { ...process.env, PORT: String(port), LOG_LEVEL: 'info', DATA_DIR: join(root, '.tmp', `main-${port}`) },
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: 'info', DATA_DIR: dataDir },
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    for (let i = 0; i < 200 && !stdout.includes('"msg":"ready"'); i++) await new Promise((r) => setTimeout(r, 50));
+    try {
+      // Starting under ts-node takes seconds on a loaded machine: wait by the clock, not by a count.
+      for (const deadline = Date.now() + 45_000; !stdout.includes('"msg":"ready"'); ) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not get ready:\n${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } catch (err) {
+      child.kill('SIGKILL');
+      throw err;
+    }
     expect((await get(port, '/health/live')).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stdout).toContain('"msg":"stopped"');
     // Logs are JSON lines.
     for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
-  });
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
 });
