@@ -50,14 +50,16 @@ describe('graceful shutdown', () => {
 
   it('does not wait past SHUTDOWN_TIMEOUT_SECONDS for a stuck request', async () => {
     const router = Router();
-    router.get('/api/stuck', () => undefined); // never answers
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    router.get('/api/stuck', () => entered()); // never answers
     const t = await buildTestApp(
       { service: { shutdownTimeoutSeconds: 0 } },
       { features: { router, cache: { size: () => 0, maxSize: () => 1 }, start: async () => undefined, close: async () => undefined } },
     );
     const running = await listen(t.app, t.deps, 0, '127.0.0.1');
     const stuck = get(running.port, '/api/stuck').catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await inside;
     await running.shutdown();
     expect(String(await stuck)).toMatch(/socket hang up|ECONNRESET/); // connection closed by the server
   });
