@@ -10,13 +10,14 @@ import { captureLogger, stubFeatures, until } from '../helpers';
 /** ip tier: 5 at once, then 1 per hour (so real time between requests never refills it). */
 const SLOW_IP = { ip: { limit: 1, windowSeconds: 3600, burst: 5 } };
 
+/** Command and connect timeouts far above a loaded machine's stalls: only a real outage may switch to memory. */
 async function appOn(url: string | undefined, input: SettingsInput = {}) {
   const log = captureLogger();
   const t = await buildTestApp(
     {
       ...input,
       service: { environment: 'production', ...input.service },
-      kvstore: { url, commandTimeoutMs: 100, connectTimeoutMs: 500, ...input.kvstore },
+      kvstore: { url, commandTimeoutMs: 1000, connectTimeoutMs: 2000, ...input.kvstore },
       rateLimit: { ...input.rateLimit, tiers: { ...SLOW_IP, ...input.rateLimit?.tiers } },
     },
     { features: stubFeatures(), logger: log.logger },
