@@ -13,15 +13,18 @@ describe('answerThenDrain', () => {
   const finished: boolean[] = [];
   /** Waits until the server has closed one more answer. */
   const closed = async (n = 1) => {
-    for (let i = 0; i < 200 && finished.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+    for (const deadline = Date.now() + 10_000; finished.length < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
     return finished;
   };
   beforeAll(async () => {
     const app = express();
-    app.post('/refuse', (req, res) => {
+    // /refuse gives the body time enough for any machine; /refuse-quick is for the client that stalls.
+    const refuse = (timeoutMs: number): express.RequestHandler => (req, res) => {
       res.once('close', () => finished.push(req.readableEnded));
-      answerThenDrain(req, res, 413, { error: 'payload_too_large', message: 'too big' }, { maxBytes: MAX, timeoutMs: 400 });
-    });
+      answerThenDrain(req, res, 413, { error: 'payload_too_large', message: 'too big' }, { maxBytes: MAX, timeoutMs });
+    };
+    app.post('/refuse', refuse(10_000));
+    app.post('/refuse-quick', refuse(400));
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     port = (server.address() as AddressInfo).port;
@@ -71,7 +74,7 @@ describe('answerThenDrain', () => {
     const received: Buffer[] = [];
     socket.on('data', (c: Buffer) => received.push(c));
     const started = Date.now();
-    socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nonly a little');
+    socket.write('POST /refuse-quick HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nonly a little');
     await new Promise((r) => socket.once('close', r));
     const elapsed = Date.now() - started;
     expect(parseAnswer(Buffer.concat(received).toString())).toMatchObject({ status: 413, headers: { connection: 'close' } });
