@@ -17,8 +17,10 @@ async function serve() {
   app.get('/api/search', (_req, res) => void res.json({ ok: true }));
   app.get('/api/chat', (_req, res) => void res.status(503).json({ error: 'unavailable' }));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
-  // Never answers: the client gives up first.
-  app.get('/api/eval', () => undefined);
+  // Never answers: the client gives up first, once the request is in (`entered`).
+  let entered: () => void = () => undefined;
+  const inside = () => new Promise<void>((r) => (entered = r));
+  app.get('/api/eval', () => entered());
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -27,25 +29,25 @@ async function serve() {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { stats, registry, base, close };
+  return { stats, registry, base, close, inside };
 }
 
-/** GET that resolves with the status, or with 0 when `abortAfterMs` passes first (the client hangs up). */
-function get(url: string, abortAfterMs?: number): Promise<number> {
+/** GET that resolves with the status, or with 0 when `abortWhen` settles first (the client hangs up). */
+function get(url: string, abortWhen?: Promise<unknown>): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve(0) : reject(err)));
-    if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+    void abortWhen?.then(() => req.destroy());
     req.end();
   });
 }
 
 /** Waits until `check` holds (the middleware records on the response's `close`, just after the client has its answer). */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  for (const deadline = Date.now() + 10_000; !check() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
   expect(check()).toBe(true);
 }
 
@@ -72,7 +74,7 @@ describe('metrics middleware', () => {
   it('a client that hangs up before the answer counts once, as failed with status 499', async () => {
     const t = await serve();
     try {
-      expect(await get(`${t.base}/api/eval`, 50)).toBe(0);
+      expect(await get(`${t.base}/api/eval`, t.inside())).toBe(0);
       await until(() => t.stats.snapshot().total === 1);
       // Nothing else arrives later (no second record from another event).
       await new Promise((r) => setTimeout(r, 50));
