@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { ManagedProcess } from './binary';
 import { freePort, waitForPort } from './ports';
 
@@ -19,11 +20,21 @@ export class RedisServer {
     this.process = new ManagedProcess('redis-server', 'redis-server', args);
   }
 
-  /** Starts a server (on `port`, else a free one) and waits until it accepts connections. */
+  /**
+   * Starts a server (on `port`, else a free one) and waits until it accepts connections. A free port
+   * can be taken by another process between being found and being bound: then another port is tried.
+   */
   static async start(opts: { password?: string; port?: number } = {}): Promise<RedisServer> {
-    const server = new RedisServer(opts.port ?? (await freePort()), opts.password);
-    await server.restart();
-    return server;
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(opts.port ?? (await freePort()), opts.password);
+      try {
+        await server.restart();
+        return server;
+      } catch (err) {
+        await server.stop();
+        if (opts.port !== undefined || attempt >= 5) throw err;
+      }
+    }
   }
 
   /** `redis://127.0.0.1:<port>` (with the password when set). */
@@ -31,10 +42,23 @@ export class RedisServer {
     return this.password ? `redis://:${this.password}@127.0.0.1:${this.port}` : `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts the server again on the same port (after `stop`/`kill`). */
+  /**
+   * Starts the server again on the same port (after `stop`/`kill`), and checks that what answers
+   * there is this process, not another that holds the port.
+   */
   async restart(): Promise<void> {
     this.process.start();
     await waitForPort(this.port);
+    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await client.connect();
+      const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
+      if (pid !== this.process.pid) throw new Error(`port ${this.port} is held by another process (pid ${pid}), not this redis-server`);
+    } catch (err) {
+      throw new Error(`redis-server on port ${this.port} did not start: ${(err as Error).message}\n${this.process.tail()}`);
+    } finally {
+      client.disconnect();
+    }
   }
 
   /** Kills the server abruptly (SIGKILL), as an outage would. */
