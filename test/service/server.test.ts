@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Router } from 'express';
 import { listen } from '../../service/server';
-import { freePort } from '../harness/ports';
+import { freePort, waitFor } from '../harness/ports';
 import { buildTestApp } from '../helpers/app';
 
 /** GET on 127.0.0.1, resolving with status and body. */
@@ -93,16 +93,14 @@ describe('the service process', () => {
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    try {
-      // Starting under ts-node takes seconds on a loaded machine: wait by the clock, not by a count.
-      for (const deadline = Date.now() + 45_000; !stdout.includes('"msg":"ready"'); ) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not get ready:\n${stdout}\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    } catch (err) {
+    // Starting under ts-node takes seconds on a loaded machine; a process that exits fails at once.
+    await Promise.race([
+      waitFor('"msg":"ready"', () => stdout.includes('"msg":"ready"'), { timeoutMs: 45_000, intervalMs: 50 }),
+      exited.then((code) => Promise.reject(new Error(`exited with ${code}`))),
+    ]).catch((err: Error) => {
       child.kill('SIGKILL');
-      throw err;
-    }
+      throw new Error(`the service did not get ready: ${err.message}\n${stdout}\n${stderr}`);
+    });
     expect((await get(port, '/health/live')).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -2,6 +2,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
 import { answerThenDrain } from '../../../service/http/drain';
+import { waitFor } from '../../harness/ports';
 import { parseAnswer, sendThenRead } from '../../helpers/raw-http';
 
 const MAX = 1024 * 1024;
@@ -12,10 +13,7 @@ describe('answerThenDrain', () => {
   /** What the server saw when each answer closed: whether the request body had been read to its end. */
   const finished: boolean[] = [];
   /** Waits until the server has closed one more answer. */
-  const closed = async (n = 1) => {
-    for (const deadline = Date.now() + 10_000; finished.length < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
-    return finished;
-  };
+  const closed = (n = 1) => waitFor(`${n} answer(s) closed`, () => finished.length >= n && finished, { timeoutMs: 10_000, intervalMs: 10 });
   beforeAll(async () => {
     const app = express();
     // /refuse gives the body time enough for any machine; /refuse-quick is for the client that stalls.

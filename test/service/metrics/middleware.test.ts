@@ -6,6 +6,7 @@ import { ManualClock } from '../../../service/clock';
 import { metricsMiddleware } from '../../../service/metrics/middleware';
 import { RequestStats } from '../../../service/metrics/request-stats';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
+import { waitFor } from '../../harness/ports';
 
 /** An app behind the metrics middleware on a real loopback server: fast, failing and hanging routes. */
 async function serve() {
@@ -47,8 +48,7 @@ function get(url: string, abortWhen?: Promise<unknown>): Promise<number> {
 
 /** Waits until `check` holds (the middleware records on the response's `close`, just after the client has its answer). */
 async function until(check: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !check() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
+  await waitFor(String(check), check, { timeoutMs: 10_000, intervalMs: 5 });
 }
 
 describe('metrics middleware', () => {
