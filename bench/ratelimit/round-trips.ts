@@ -8,7 +8,7 @@
  * batches a turn's decisions).
  */
 import { Agent, get } from 'node:http';
-import Redis from 'ioredis';
+import { clientCommandsDuring } from '../../test/harness/redis-monitor';
 
 export interface CommandCount {
   /** Requests sent. */
@@ -31,29 +31,17 @@ function fetchOk(url: string, agent: Agent): Promise<void> {
 
 /** Sends `loops × perLoop` requests (`loops` at a time) to `url` and counts the client commands Redis saw meanwhile. */
 export async function countCommands(redisUrl: string, url: string, loops: number, perLoop: number): Promise<CommandCount> {
-  const monitor = new Redis(redisUrl);
-  const marker = new Redis(redisUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: loops });
   try {
-    const m = await monitor.monitor();
-    const seen: string[] = [];
-    m.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') seen.push(`${String(args[0]).toUpperCase()}${args[0] === 'echo' ? ` ${args[1]}` : ''}`);
-    });
-    // Requests of an earlier load may still be in flight for a moment: let them land, then mark
-    // the start, so the count holds this call's commands and nothing else.
+    // Requests of an earlier load may still be in flight for a moment: let them land before the count starts.
     await new Promise((res) => setTimeout(res, 300));
-    await marker.echo('start-of-count');
-    await Promise.all(
-      Array.from({ length: loops }, async () => {
-        for (let i = 0; i < perLoop; i++) await fetchOk(url, agent);
-      }),
-    );
-    // Once the marker shows up, every command sent before it has been seen.
-    await marker.echo('end-of-count');
-    while (!seen.includes('ECHO end-of-count')) await new Promise((res) => setTimeout(res, 10));
-    m.disconnect();
-    const counted = seen.slice(seen.indexOf('ECHO start-of-count') + 1, seen.indexOf('ECHO end-of-count'));
+    const counted = await clientCommandsDuring(redisUrl, async () => {
+      await Promise.all(
+        Array.from({ length: loops }, async () => {
+          for (let i = 0; i < perLoop; i++) await fetchOk(url, agent);
+        }),
+      );
+    });
     const requests = loops * perLoop;
     const byName = new Map<string, number>();
     for (const name of counted) byName.set(name, (byName.get(name) ?? 0) + 1);
@@ -61,7 +49,5 @@ export async function countCommands(redisUrl: string, url: string, loops: number
     return { requests, perRequest: counted.length / requests, commands };
   } finally {
     agent.destroy();
-    monitor.disconnect();
-    marker.disconnect();
   }
 }

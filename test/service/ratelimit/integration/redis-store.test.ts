@@ -7,25 +7,9 @@ import { decideSource, probeScript } from '../../../../service/ratelimit/lua/scr
 import { MemoryStore } from '../../../../service/ratelimit/memory-store';
 import { MAX_BATCH, RedisStore } from '../../../../service/ratelimit/redis-store';
 import { RedisServer } from '../../../harness/redis';
+import { clientCommandsDuring } from '../../../harness/redis-monitor';
 import { planFor, WIDE } from '../helpers';
 import { CLIENTS, stepsArb, tierArb } from '../reference-model';
-
-/** Counts the commands clients send (not those a script runs) while `fn` runs. */
-async function countCommands(server: RedisServer, client: Redis, fn: () => Promise<void>): Promise<string[]> {
-  const monitor = new Redis(server.url);
-  const m = await monitor.monitor();
-  const seen: string[] = [];
-  m.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source !== 'lua') seen.push(String(args[0]).toUpperCase());
-  });
-  await fn();
-  // A marker: once it shows up, every command sent before it has been seen.
-  await client.echo('end-of-count');
-  while (!seen.includes('ECHO')) await new Promise((r) => setTimeout(r, 5));
-  m.disconnect();
-  monitor.disconnect();
-  return seen.slice(0, seen.indexOf('ECHO'));
-}
 
 describe('RedisStore against a real redis-server', () => {
   let server: RedisServer;
@@ -107,7 +91,7 @@ describe('RedisStore against a real redis-server', () => {
     const base = planFor({ global, ip: WIDE });
     const search = planFor({ global, ip: WIDE, search: WIDE }, 'search');
     await Promise.all([store.decide(base, base.keys('192.0.2.1')), store.decide(search, search.keys('192.0.2.1'))]);
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       const all = await Promise.all(
         Array.from({ length: 60 }, (_, i) => (i % 2 ? store.decide(base, base.keys(`192.0.2.${i}`)) : store.decide(search, search.keys(`192.0.2.${i}`)))),
       );
@@ -127,7 +111,7 @@ describe('RedisStore against a real redis-server', () => {
     const store = new RedisStore(client, undefined, 4);
     const plan = planFor({ global: WIDE, ip: WIDE });
     await store.decide(plan, plan.keys('192.0.2.1'));
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       await Promise.all(Array.from({ length: 10 }, (_, i) => store.decide(plan, plan.keys(`192.0.2.${i}`))));
     });
     expect(seen).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
@@ -139,7 +123,7 @@ describe('RedisStore against a real redis-server', () => {
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 1000 }, ip: WIDE, search: { limit: 1, windowSeconds: 3600, burst: 5 } }, 'search');
     await store.decide(plan, plan.keys('198.51.100.255'));
     const clients = Array.from({ length: 600 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       const got = await Promise.all(clients.map((c) => store.decide(plan, plan.keys(c))));
       // The global bucket holds 1000; 601 requests in all, so every one fits.
       expect(got.every((d) => d.allowed)).toBe(true);
@@ -176,7 +160,7 @@ describe('RedisStore against a real redis-server', () => {
     const keys = plan.keys('192.0.2.1');
     expect((await store.decide(plan, keys)).allowed).toBe(true);
     await client.script('FLUSH');
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       const got = await Promise.all(Array.from({ length: 5 }, () => store.decide(plan, keys)));
       expect(got.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
     });
@@ -225,7 +209,7 @@ describe('RedisStore against a real redis-server', () => {
     // Each plan's script is loaded by its first call (EVALSHA → NOSCRIPT → EVAL); count after that.
     await store.decide(base, base.keys('192.0.2.1'));
     await store.decide(search, search.keys('192.0.2.1'));
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       for (let i = 0; i < 25; i++) await store.decide(base, base.keys(`192.0.2.${i}`));
       for (let i = 0; i < 25; i++) await store.decide(search, search.keys(`192.0.2.${i}`));
     });
@@ -240,7 +224,7 @@ describe('RedisStore against a real redis-server', () => {
     const script = store.scriptOf(plan);
     await client.script('FLUSH');
     expect(await client.script('EXISTS', script.sha)).toEqual([0]);
-    const seen = await countCommands(server, client, async () => {
+    const seen = await clientCommandsDuring(server.url, async () => {
       expect((await store.decide(plan, keys)).allowed).toBe(true);
       expect((await store.decide(plan, keys)).allowed).toBe(false);
     });
