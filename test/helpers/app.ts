@@ -17,6 +17,12 @@ export interface TestApp {
 }
 
 /**
+ * Redis command timeout of test apps unless the test sets one: far above a loaded machine's
+ * stalls (the default 250 ms is for production), so only a real outage fails a command.
+ */
+const TEST_COMMAND_TIMEOUT_MS = 2000;
+
+/**
  * Builds an app from typed settings (defaults + `input`), a fresh registry, a silent logger and a
  * manual clock; starts its deps (so it is ready) unless `start: false`.
  */
@@ -26,7 +32,11 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   // Each app gets its own data folder unless the test names one.
   const dataDir = input.service?.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const settings = parseSettings({ ...input, service: { ...input.service, dataDir } });
+  const settings = parseSettings({
+    ...input,
+    service: { ...input.service, dataDir },
+    kvstore: { commandTimeoutMs: TEST_COMMAND_TIMEOUT_MS, ...input.kvstore },
+  });
   const clock = (overrides.clock as ManualClock | undefined) ?? new ManualClock();
   const deps = createDeps(settings, { ...overrides, clock });
   if (overrides.start ?? true) await startDeps(deps);

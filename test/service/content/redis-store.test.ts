@@ -25,8 +25,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     await redis.stop();
   });
   beforeEach(async () => {
-    // A command timeout far above a loaded machine's stalls: only the real outage below may fail writes.
-    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url, commandTimeoutMs: 2000 }, rateLimit: { enabled: false } };
+    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
     a = await buildTestApp(input);
     b = await buildTestApp(input);
   });
@@ -53,7 +52,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
 
   it('a new replica loads what is already there', async () => {
     await request(a.app).post('/api/ingest-batch').send({ items: [item('one', 'first'), item('two', 'second')] });
-    const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url, commandTimeoutMs: 2000 } });
+    const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url } });
     try {
       expect((await request(c.app).get('/api/v1/articles')).body.total).toBe(2);
     } finally {
@@ -62,7 +61,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
   });
 
   it('keeps content under KVSTORE_KEY_PREFIX; replicas with another prefix do not share it', async () => {
-    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url, commandTimeoutMs: 2000, keyPrefix: 'blog-a:content' }, rateLimit: { enabled: false } };
+    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url, keyPrefix: 'blog-a:content' }, rateLimit: { enabled: false } };
     const c = await buildTestApp(input);
     const other = await buildTestApp({ ...input, kvstore: { ...input.kvstore, keyPrefix: 'blog-b' } });
     try {
