@@ -27,14 +27,31 @@ interface Received {
 
 const accepted = Object.keys(UPLOAD_EXTENSIONS).join(', ');
 
-/** Reads the multipart body, enforcing the size limit on the whole body and on each file. */
+/** Most non-file fields in one upload (only `type` is read). */
+export const MAX_UPLOAD_FIELDS = 20;
+/** Longest value of a non-file field, bytes. */
+export const MAX_FIELD_BYTES = 1024;
+
+/**
+ * Reads the multipart body, enforcing the size limit on the whole body and on each file. Every
+ * limit busboy counts (files, fields, parts, field size) refuses the whole upload: busboy would
+ * otherwise skip the extra parts silently and the upload would be stored in part. Every stream
+ * has an error listener: busboy destroys the open file stream with an error when the body ends
+ * early, and an unheard 'error' would end the process.
+ */
 function receive(req: Request, maxBytes: number): Promise<Received> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
       bb = busboy({
         headers: req.headers,
-        limits: { fileSize: maxBytes, files: MAX_UPLOAD_FILES, fields: 20, fieldSize: 1024, parts: MAX_UPLOAD_FILES + 20 },
+        limits: {
+          fileSize: maxBytes,
+          files: MAX_UPLOAD_FILES,
+          fields: MAX_UPLOAD_FIELDS,
+          fieldSize: MAX_FIELD_BYTES,
+          parts: MAX_UPLOAD_FILES + MAX_UPLOAD_FIELDS,
+        },
       });
     } catch (e) {
       reject(badRequest(`not a valid multipart/form-data request: ${(e as Error).message}`, { field: 'body' }));
@@ -49,6 +66,7 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
       failed = true;
       req.unpipe(bb);
       req.off('data', count);
+      req.off('close', onClose);
       // Keep reading (and discarding) so the client can finish sending and see the answer.
       req.resume();
       reject(err);
@@ -59,8 +77,15 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
       total += chunk.length;
       if (total > maxBytes) fail(tooLarge());
     };
+    // The client went away before busboy saw the end of the form: nothing is stored.
+    const onClose = () => {
+      if (!req.complete) fail(badRequest('the upload ended before its last part; nothing was stored', { field: 'body' }));
+    };
+    const malformed = (e: Error) => fail(badRequest(`the multipart body is malformed: ${e.message}; nothing was stored`, { field: 'body' }));
     req.on('data', count);
+    req.on('close', onClose);
     bb.on('file', (field, stream, info) => {
+      stream.on('error', malformed);
       const name = info.filename || '(unnamed)';
       if (failed) return stream.resume();
       if (!FILE_FIELDS.has(field)) {
@@ -79,14 +104,21 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
         if (!failed) files.push({ name, format, data: Buffer.concat(chunks) });
       });
     });
-    bb.on('field', (field, value) => {
+    bb.on('field', (field, value, info) => {
+      if (info.valueTruncated || info.nameTruncated) {
+        return fail(new HttpError(413, 'field_too_large', `field "${field}" is longer than ${MAX_FIELD_BYTES} bytes; nothing was stored`, { field }));
+      }
       if (field !== 'type') return;
       const v = value.trim();
       if (!ITEM_TYPES.includes(v as ItemType)) fail(badRequest(`type must be one of ${ITEM_TYPES.join(', ')}`, { field: 'type' }));
       else type = v as ItemType;
     });
-    bb.on('filesLimit', () => fail(new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload`, { field: 'file' })));
-    bb.on('error', (e: Error) => fail(badRequest(`the multipart body is malformed: ${e.message}`, { field: 'body' })));
+    bb.on('filesLimit', () => fail(new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload; nothing was stored`, { field: 'file' })));
+    bb.on('fieldsLimit', () => fail(new HttpError(413, 'too_many_fields', `at most ${MAX_UPLOAD_FIELDS} non-file fields per upload; nothing was stored`, { field: 'body' })));
+    bb.on('partsLimit', () =>
+      fail(new HttpError(413, 'too_many_parts', `at most ${MAX_UPLOAD_FILES + MAX_UPLOAD_FIELDS} parts per upload; nothing was stored`, { field: 'body' })),
+    );
+    bb.on('error', malformed);
     bb.on('close', () => {
       if (!failed) resolve({ files, ...(type ? { type } : {}) });
     });
