@@ -38,7 +38,8 @@ interface BodyParserError {
 }
 
 /**
- * Maps body-parser and HttpErrors to their status; anything else is a 500 without details. An
+ * Maps body-parser and HttpErrors to their status, and a path that cannot be percent-decoded
+ * (the router's `URIError`) to 400; anything else is a 500 without details. An
  * error answered before the request body was read (an upload over the limit, a refused token)
  * goes through `answerThenDrain`, so the client can read it while it is still sending.
  */
@@ -55,7 +56,11 @@ export function errorHandler(logger: Logger, drain: DrainOptions = {}): ErrorReq
       body = { error: err.code, message: err.message, ...(err.details ?? {}) };
     } else {
       const e = (err ?? {}) as BodyParserError;
-      if (e.type === 'entity.parse.failed') {
+      if (err instanceof URIError) {
+        // The router decodes path parameters with decodeURIComponent: `%zz` or a lone `%` is the client's fault.
+        status = 400;
+        body = { error: 'bad_request', message: `the URL path holds malformed percent-encoding: ${req.path}` };
+      } else if (e.type === 'entity.parse.failed') {
         status = 400;
         body = { error: 'invalid_json', message: 'request body is not valid JSON' };
       } else if (e.type === 'entity.too.large') {

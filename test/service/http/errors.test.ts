@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
+import { createLogger } from '../../../service/logger';
 import { HttpError, errorHandler, notFoundHandler } from '../../../service/http/errors';
 import { silentLogger } from '../../../service/logger';
 import { buildTestApp, type TestApp } from '../../helpers/app';
@@ -32,6 +34,36 @@ describe('JSON errors from the app', () => {
     expect(res.status).toBe(413);
     expect(res.body.error).toBe('payload_too_large');
     expect(res.body.message).toContain('2048');
+  });
+});
+
+describe('malformed percent-encoding in the path', () => {
+  let t: TestApp;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    t = await buildTestApp({}, { logger: createLogger('info', sink) });
+  });
+  afterAll(() => t.close());
+
+  it.each(['/api/export/%zz', '/api/v1/articles/%', '/api/v1/projects/%E0%A4%A'])('GET %s → 400 bad_request, no stack trace, not an error log', async (path) => {
+    const res = await request(t.app).get(path);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/malformed percent-encoding/) });
+    expect(res.text).not.toContain('URIError');
+    expect(logged.filter((l) => l.includes('"level":50'))).toEqual([]);
+  });
+
+  it('is counted as a 4xx, not a 5xx', async () => {
+    await request(t.app).get('/api/export/%zz');
+    const text = await t.deps.registry.metrics();
+    expect(text).toMatch(/svc_ai_search_http_request_duration_seconds_count\{[^}]*status_class="4xx"[^}]*\} [1-9]/);
+    expect(text).not.toMatch(/status_class="5xx"/);
   });
 });
 
