@@ -1,9 +1,9 @@
-import type { SearchResult } from 'minisearch';
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
+import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { ScoringMiniSearch, type WeightedTerm } from './term-scorer';
@@ -32,7 +32,10 @@ export interface RankingOptions {
   readonly shortQueryTerms: number;
   /** Shortest term matched as a prefix. */
   readonly prefixMinLength: number;
-  /** Shortest term matched fuzzily; the edit distance is 20% of its length. */
+  /**
+   * Shortest term matched fuzzily; the edit distance is 20% of its length, at most
+   * `QUERY_LIMITS.maxFuzzyDistance`, and terms longer than `QUERY_LIMITS.maxFuzzyLength` are not.
+   */
   readonly fuzzyMinLength: number;
   /** RM3 pseudo-relevance feedback (query expansion), for queries longer than `shortQueryTerms`. */
   readonly expansion: ExpansionOptions;
@@ -73,11 +76,22 @@ interface DocMeta {
 interface Ranked {
   readonly id: string;
   readonly score: number;
-  /**
-   * Index terms that matched in this document, when they may differ from the query's (prefix
-   * and fuzzy matches); absent = the query terms the document holds.
-   */
-  readonly terms?: readonly string[];
+}
+
+/**
+ * What one query scores, bounded by `QUERY_LIMITS` whatever its text: its distinct terms
+ * weighted by how often they occur and, for a short query, the prefix and fuzzy expansions of
+ * each.
+ */
+export interface QueryPlan {
+  /** The query's terms (stopwords gone, stemmed), repeats kept, cut to the first `maxTerms` distinct ones. */
+  readonly terms: string[];
+  /** At most `shortQueryTerms` distinct terms: prefix and fuzzy matching instead of RM3. */
+  readonly short: boolean;
+  /** Weighted index terms of the first pass: distinct query terms, then expansions. */
+  readonly scored: WeightedTerm[];
+  /** Per distinct query term, the index terms it stands for (itself first); for coordination. */
+  readonly groups: ReadonlyArray<readonly string[]>;
 }
 
 /** Keeps an id or not (type and tag filters). */
@@ -95,9 +109,9 @@ interface IndexDoc {
  * The embedded index: MiniSearch (an inverted index with BM25 scoring per field) over title,
  * summary, tags and the plain text of the body, with Porter2 stemming and English stopwords
  * (`Analyzer`), field boosts, prefix and fuzzy matching for short queries, RM3 query
- * expansion, and highlighted snippets. Longer queries (both passes of RM3) are scored from
- * MiniSearch's postings into flat arrays (`ScoringMiniSearch`), and only the requested page is
- * sorted and given snippets. Holds everything in memory: fine to a few hundred thousand items
+ * expansion, and highlighted snippets. Every query is scored from MiniSearch's postings into
+ * flat arrays (`ScoringMiniSearch`), with its work bounded by `QUERY_LIMITS` (see `plan`), and
+ * only the requested page is sorted and given snippets. Holds everything in memory: fine to a few hundred thousand items
  * on one node.
  */
 export class MiniSearchIndex implements SearchIndex {
@@ -107,13 +121,11 @@ export class MiniSearchIndex implements SearchIndex {
   private mini: ScoringMiniSearch<IndexDoc>;
   private readonly docs = new Map<string, DocMeta>();
   private readonly snippetChars: number;
-  private readonly fields: IndexedField[];
 
   constructor(opts: MiniSearchIndexOptions = {}) {
     const { snippetChars, ...ranking } = opts;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
-    this.fields = (Object.keys(this.ranking.boost) as IndexedField[]).filter((f) => this.ranking.boost[f] > 0);
     this.mini = this.create();
   }
 
@@ -185,26 +197,53 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /**
-   * Every matching id with its score, in no particular order. Short queries go through
-   * MiniSearch's own search (prefixes and near spellings); longer ones are exact terms, scored
-   * by `ScoringMiniSearch.scoreTerms`, then expanded with RM3.
+   * The terms `text` is scored with. A repeated term is scored once with its count as weight;
+   * a short query's terms also match index terms they are a prefix of or a near spelling of
+   * (MiniSearch's prefix and fuzzy search, with its weights), the closest first, capped per term
+   * and per query.
    */
-  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; hits: Ranked[] } {
-    const terms = this.queryTerms(query.text);
-    if (!terms.length) return { terms, hits: [] };
+  plan(text: string): QueryPlan {
+    const r = this.ranking;
+    const L = QUERY_LIMITS;
+    const { weighted, kept } = distinctTerms(this.queryTerms(text), L.maxTerms);
+    const short = weighted.length > 0 && weighted.length <= r.shortQueryTerms;
+    if (!short) return { terms: kept, short, scored: weighted, groups: weighted.map(([t]) => [t]) };
+    const scored: WeightedTerm[] = [...weighted];
+    const groups: string[][] = [];
+    let budget: number = L.maxExpansions;
+    for (const [term, count] of weighted) {
+      const fuzzy = term.length >= r.fuzzyMinLength && term.length <= L.maxFuzzyLength ? Math.min(L.maxFuzzyDistance, Math.round(term.length * 0.2)) : 0;
+      const found = this.mini.expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
+      const best = bestExpansions(found, Math.min(L.maxExpansionsPerTerm, budget));
+      budget -= best.length;
+      for (const e of best) scored.push([e.term, e.weight * count]);
+      groups.push([term, ...best.map((e) => e.term)]);
+    }
+    return { terms: kept, short, scored, groups };
+  }
+
+  /**
+   * Every matching id with its score, in no particular order, and the index terms to highlight.
+   * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
+   * terms, then expand with RM3. Both through `ScoringMiniSearch.scoreTerms`.
+   */
+  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Ranked[] } {
+    const plan = this.plan(query.text);
+    const { terms } = plan;
+    // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
+    const highlight = new Set(plan.scored.map(([t]) => t));
+    if (!terms.length) return { terms, highlight, hits: [] };
     const keep = this.filterFor(query.type, query.tag);
     const r = this.ranking;
     // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (new Set(terms).size <= r.shortQueryTerms) return { terms, hits: this.runFuzzy(terms, keep) };
-    let hits = this.runExact(terms.map((t): WeightedTerm => [t, 1]), keep);
+    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
+    let hits = this.runExact(plan.scored, keep);
     const x = r.expansion;
     if (x.enabled && hits.length > 0 && this.mini.documentCount >= x.minDocs) {
       const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
-      const weights = rm3Weights(terms, feedback, x);
-      // Snippets highlight what the user asked for, not the expansion terms (see `snippet`).
-      hits = this.runExact([...weights], keep);
+      hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
-    return { terms, hits };
+    return { terms, highlight, hits };
   }
 
   private filterFor(type?: ItemType, tag?: string): Keep | undefined {
@@ -216,55 +255,44 @@ export class MiniSearchIndex implements SearchIndex {
     };
   }
 
-  /** Exact terms, weighted: `search` with `combineWith: 'OR'` and `boostTerm`, without its per-posting objects. */
-  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined): Ranked[] {
+  /**
+   * Exact terms, weighted: `search` with `combineWith: 'OR'` and `boostTerm`, without its
+   * per-posting objects. With coordination on, a score is multiplied by the number of query
+   * terms matched: of `groups` (a query term with its expansions) when given, else of `terms`.
+   */
+  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Ranked[] {
     const r = this.ranking;
     const { ids, scores, matched } = this.mini.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
     const out: Ranked[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i])) continue;
-      out.push({ id: ids[i], score: r.coordination ? scores[i] * matched[i] : scores[i] });
+      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
+      out.push({ id: ids[i], score: scores[i] * factor });
     }
     return out;
   }
 
-  /** MiniSearch's search with prefix and fuzzy matching, for short queries. */
-  private runFuzzy(terms: readonly string[], keep: Keep | undefined): Ranked[] {
-    const r = this.ranking;
-    const results = this.mini.search(terms.join(' '), {
-      fields: this.fields,
-      tokenize: (s) => s.split(' '),
-      processTerm: (t) => t,
-      boost: { ...r.boost },
-      bm25: { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta },
-      combineWith: 'OR',
-      prefix: (t) => t.length >= r.prefixMinLength,
-      fuzzy: (t) => (t.length >= r.fuzzyMinLength ? 0.2 : false),
-      ...(keep ? { filter: (res: SearchResult) => keep(res.id as string) } : {}),
-    });
-    return results.map((res) => ({
-      id: res.id as string,
-      // MiniSearch multiplies by the number of matched query terms; undo it unless wanted.
-      score: r.coordination ? res.score : res.score / Math.max(1, res.queryTerms.length),
-      terms: res.terms,
-    }));
+  /** Query terms of which a document holds the term or one of its expansions. */
+  private groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
+    const tf = this.docs.get(id)?.vector.tf;
+    return tf ? groups.filter((g) => g.some((t) => tf.has(t))).length : 0;
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
-    const { terms, hits } = this.match(query);
+    const { highlight, hits } = this.match(query);
     const page = topHits(hits, query.offset + query.limit).slice(query.offset);
-    const wanted = query.snippets === false ? undefined : new Set(terms);
+    const wanted = query.snippets === false ? undefined : highlight;
     return {
       total: hits.length,
       hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
     };
   }
 
-  /** The snippet of a hit for the query terms `wanted`. */
+  /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
     const doc = this.docs.get(hit.id);
     if (!doc) return '';
-    const matched = new Set(hit.terms ?? [...wanted].filter((t) => doc.vector.tf.has(t)));
+    const matched = new Set([...wanted].filter((t) => doc.vector.tf.has(t)));
     const isMatch = (t: string) => matched.has(t);
     return (
       buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??

@@ -1,4 +1,19 @@
 import MiniSearch from 'minisearch';
+import type { Expansion } from './query-plan';
+
+// MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
+const PREFIX_WEIGHT = 0.375;
+const FUZZY_WEIGHT = 0.45;
+
+/** How `ScoringMiniSearch.expansions` looks for index terms near a query term. */
+export interface ExpansionLookup {
+  /** Match index terms that start with the query term. */
+  readonly prefix: boolean;
+  /** Largest edit distance of a near spelling; 0 = none. */
+  readonly fuzzy: number;
+  /** Prefix matches looked at, at most. */
+  readonly scanLimit: number;
+}
 
 /** BM25 parameters in MiniSearch's names: saturation `k` (k1), length normalisation `b`, BM25+ floor `d`. */
 export interface Bm25Params {
@@ -67,6 +82,29 @@ export class ScoringMiniSearch<T = unknown> extends MiniSearch<T> {
     this.termStamp = new Int32Array(size);
     this.count = new Uint16Array(size);
     this.stamp = 0;
+  }
+
+  /**
+   * Index terms that `term` is a prefix of (at most `scanLimit` looked at) or within `fuzzy`
+   * edits of, weighted as MiniSearch's own prefix and fuzzy search weights them (a term found
+   * both ways counts as a prefix match); the term itself is left out.
+   */
+  expansions(term: string, lookup: ExpansionLookup): Expansion[] {
+    const out = new Map<string, number>();
+    if (lookup.prefix) {
+      let seen = 0;
+      for (const t of this._index.atPrefix(term).keys()) {
+        if (++seen > lookup.scanLimit) break;
+        const distance = t.length - term.length;
+        if (distance > 0) out.set(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance));
+      }
+    }
+    if (lookup.fuzzy > 0) {
+      for (const [t, [, distance]] of this._index.fuzzyGet(term, lookup.fuzzy)) {
+        if (distance > 0 && !out.has(t)) out.set(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
+      }
+    }
+    return [...out].map(([t, weight]) => ({ term: t, weight }));
   }
 
   /**

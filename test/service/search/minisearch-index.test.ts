@@ -2,6 +2,7 @@ import type { Item } from '../../../service/content/item';
 import { Analyzer } from '../../../service/search/analyzer';
 import { rm3Weights } from '../../../service/search/expansion';
 import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
 import { buildSnippet } from '../../../service/search/snippet';
 
@@ -136,6 +137,68 @@ describe('MiniSearchIndex', () => {
     expect((await plain.search(q)).hits.map((h) => h.id)).not.toContain('b1');
     // b1 shares only "mirror" with the feedback documents: expansion brings it in.
     expect((await big.search(q)).hits.map((h) => h.id)).toContain('b1');
+  });
+});
+
+describe('query work bounds', () => {
+  const L = QUERY_LIMITS;
+  // 600 index terms under one prefix, and near spellings of a long word.
+  const vocab = Array.from({ length: 600 }, (_, i) => `zeta${i.toString(36)}x`).join(' ');
+  let index: MiniSearchIndex;
+  beforeAll(async () => {
+    index = new MiniSearchIndex();
+    await index.replaceAll([
+      doc('v', 'vocabulary', vocab),
+      doc('w', 'words', 'electroencephalographically electroencephalographicalli measurement'),
+    ]);
+  });
+
+  it('scores a repeated word once, weighted by its count', async () => {
+    const word = 'electroencephalographically';
+    const plan = index.plan(Array(16).fill(word).join(' '));
+    expect(plan.terms).toHaveLength(16);
+    expect(plan.short).toBe(true);
+    expect(plan.scored.filter(([, w]) => w === 16)).toHaveLength(1);
+    expect(plan.scored.length).toBeLessThanOrEqual(1 + L.maxExpansionsPerTerm);
+    const once = (await index.search({ text: word, limit: 10, offset: 0 })).hits;
+    const many = (await index.search({ text: Array(16).fill(word).join(' '), limit: 10, offset: 0 })).hits;
+    expect(many.map((h) => h.id)).toEqual(once.map((h) => h.id));
+    expect(many[0].score).toBeCloseTo(16 * once[0].score, 9);
+  });
+
+  it('does not match terms longer than maxFuzzyLength fuzzily', () => {
+    // "electroencephalographically" stems to a term far past 20 letters: no near spellings.
+    const [term] = index.plan('electroencephalographically').terms;
+    expect(term.length).toBeGreaterThan(L.maxFuzzyLength);
+    expect(index.plan('electroencephalographically').scored.map(([t]) => t)).toEqual([term]);
+  });
+
+  it('caps prefix expansions per term and per query, closest first', async () => {
+    const one = index.plan('zeta');
+    expect(one.scored).toHaveLength(1 + L.maxExpansionsPerTerm);
+    const wide = new MiniSearchIndex({ shortQueryTerms: 8 });
+    await wide.upsert([doc('v', 'vocabulary', `${vocab} ${vocab.replace(/zeta/g, 'beta')}`)]);
+    const plan = wide.plan('zeta beta zeta');
+    expect(plan.scored.length).toBe(2 + L.maxExpansions);
+    expect(plan.scored[0]).toEqual(['zeta', 2]);
+    // Prefix weights fall with the distance: the shortest matches are kept.
+    const lengths = one.scored.slice(1).map(([t]) => t.length);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(6);
+  });
+
+  it('searches only the first maxTerms distinct terms of a long query', async () => {
+    const words = Array.from({ length: 100 }, (_, i) => `word${i}`);
+    const plan = index.plan(words.join(' '));
+    expect(plan.short).toBe(false);
+    expect(plan.scored).toHaveLength(L.maxTerms);
+    expect(plan.terms).toEqual(index.queryTerms(words.join(' ')).slice(0, L.maxTerms));
+  });
+
+  it('distinctTerms and bestExpansions are pure bounds', () => {
+    expect(distinctTerms(['a', 'b', 'a', 'c', 'a'], 2)).toEqual({ weighted: [['a', 3], ['b', 1]], kept: ['a', 'b', 'a', 'a'] });
+    const cands = [{ term: 'ab', weight: 0.3 }, { term: 'aa', weight: 0.3 }, { term: 'abc', weight: 0.2 }];
+    expect(bestExpansions(cands, 2).map((e) => e.term)).toEqual(['aa', 'ab']);
+    expect(bestExpansions(cands, 0)).toEqual([]);
   });
 });
 

@@ -95,3 +95,28 @@ describe('ScoringMiniSearch.scoreTerms', () => {
     expectSameScores(after, viaSearch(m, [['laser', 1]]));
   });
 });
+
+describe('ScoringMiniSearch.expansions', () => {
+  const vocab: Doc[] = [
+    { id: 'p', title: 'lasers', text: 'lasing laserlike lasers' },
+    { id: 'q', title: 'water', text: 'watery waters wafer' },
+    { id: 'r', title: 'other', text: 'laser plain words' },
+  ];
+
+  it('scored with scoreTerms, gives the scores of MiniSearch prefix and fuzzy search', () => {
+    const m = build(vocab);
+    for (const term of ['laser', 'water']) {
+      const found = m.expansions(term, { prefix: true, fuzzy: 1, scanLimit: 100 });
+      expect(found.map((e) => e.term)).not.toContain(term);
+      const got = viaScorer(m, [[term, 1], ...found.map((e): WeightedTerm => [e.term, e.weight])]);
+      const res = m.search(term, { fields: Object.keys(boost), boost, bm25, prefix: true, fuzzy: 1 });
+      expectSameScores(got, new Map(res.map((r) => [r.id as string, r.score])));
+    }
+  });
+
+  it('looks at no more than scanLimit prefix matches', () => {
+    const m = build([{ id: 'x', title: 'x', text: Array.from({ length: 500 }, (_, i) => `term${i}`).join(' ') }]);
+    expect(m.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 40 })).toHaveLength(40);
+    expect(m.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 1000 })).toHaveLength(500);
+  });
+});
