@@ -24,6 +24,7 @@ import {
   DEFAULT_KVSTORE,
   DEFAULT_SERVICE,
   SERVICE_VARIABLES,
+  serviceIssues,
   type Environment,
   type KvstoreSettings,
   type ServiceSettings,
@@ -177,6 +178,7 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
       }
     }
   }
+  issues.push(...serviceIssues(s.service));
   if (s.deploy.hpaEnabled && s.deploy.hpaMaxReplicas < s.deploy.backendReplicas) {
     issues.push({
       code: 'ERR_SETTINGS_CONFLICT',

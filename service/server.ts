@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { closeDeps, type AppDeps } from './deps';
 
@@ -10,16 +10,34 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-/** Listens on `port` (0 = any free port) on all interfaces, or on `host` when given. */
+/**
+ * Listens on `port` (0 = any free port) on all interfaces, or on `host` when given. The
+ * request, headers and keep-alive timeouts come from the settings (`REQUEST_TIMEOUT_MS`,
+ * `HEADERS_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_MS`): a client that trickles its request gets 408
+ * and its connection closed, instead of holding it for Node's default five minutes.
+ */
 export async function listen(app: Express, deps: AppDeps, port: number, host?: string): Promise<RunningServer> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = host ? app.listen(port, host) : app.listen(port);
-    s.once('listening', () => resolve(s));
-    s.once('error', reject);
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = deps.settings.service;
+  const server = createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      // Node checks the request and headers timeouts on this period (30 s by default), so a
+      // timeout would fire up to one period late.
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+    },
+    app,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => {
+      server.off('error', reject);
+      resolve();
+    });
+    server.once('error', reject);
+    if (host) server.listen(port, host);
+    else server.listen(port);
   });
-  // Keep-alive sockets longer than a load balancer's idle timeout avoid spurious 502s.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   const addr = server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   let stopping: Promise<void> | undefined;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { SettingsIssue } from '../errors';
 import { ParseFailure, int, oneOf, size, str, url, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
@@ -35,6 +36,16 @@ export interface ServiceSettings {
   readonly maxBodyBytes: number;
   /** How long SIGTERM waits for in-flight requests before closing connections, seconds. @default 10 */
   readonly shutdownTimeoutSeconds: number;
+  /**
+   * Longest time a client may take to send a whole request (headers and body), milliseconds;
+   * past it Node answers 408 and closes the connection. Bounds a body trickled in byte by byte.
+   * Not the time to answer: a streamed chat answer may run longer. @default 30000
+   */
+  readonly requestTimeoutMs: number;
+  /** Longest time a client may take to send the request headers, milliseconds; at most `requestTimeoutMs`. @default 10000 */
+  readonly headersTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open, milliseconds; above a load balancer's idle timeout (60 s on most) to avoid 502s. @default 65000 */
+  readonly keepAliveTimeoutMs: number;
 }
 
 /** The shared key-value store (Redis). */
@@ -64,6 +75,9 @@ export const DEFAULT_SERVICE: ServiceSettings = {
   trustProxy: 0,
   maxBodyBytes: 10 * 1024 * 1024,
   shutdownTimeoutSeconds: 10,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 65_000,
 };
 
 export const DEFAULT_KVSTORE: KvstoreSettings = {
@@ -127,6 +141,9 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('DATA_DIR', 'service.dataDir', str(), 'Folder of the embedded durable content store'),
   variable('TRUST_PROXY', 'service.trustProxy', trustProxyParser(), 'Proxies trusted for X-Forwarded-For'),
   variable('MAX_BODY_SIZE', 'service.maxBodyBytes', size({ min: 1024 }), 'Largest request body (JSON and uploads); larger gets 413'),
+  variable('REQUEST_TIMEOUT_MS', 'service.requestTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'Longest time to receive a whole request (headers and body), ms; then 408 and the connection closes'),
+  variable('HEADERS_TIMEOUT_MS', 'service.headersTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'Longest time to receive the request headers, ms; at most REQUEST_TIMEOUT_MS'),
+  variable('KEEP_ALIVE_TIMEOUT_MS', 'service.keepAliveTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'How long an idle keep-alive connection stays open, ms (above the load balancer idle timeout)'),
   variable('SHUTDOWN_TIMEOUT_SECONDS', 'service.shutdownTimeoutSeconds', int({ min: 0, max: 300 }), 'On SIGTERM, how long in-flight requests may drain'),
   variable('KVSTORE_URL', 'kvstore.url', url(['redis', 'rediss']), 'Key-value store (Redis) for rate limits and content; unset = memory/disk', { secret: true, secretIsPassword: true }),
   variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
@@ -134,3 +151,16 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('KVSTORE_CONNECT_TIMEOUT_MS', 'kvstore.connectTimeoutMs', int({ min: 10, max: 60000 }), 'Connect timeout for the key-value store, ms'),
   variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
 ];
+
+/** Rules between service settings: the headers must be due no later than the whole request. */
+export function serviceIssues(s: ServiceSettings): SettingsIssue[] {
+  if (s.headersTimeoutMs <= s.requestTimeoutMs) return [];
+  return [
+    {
+      code: 'ERR_SETTINGS_CONFLICT',
+      variable: 'HEADERS_TIMEOUT_MS',
+      value: String(s.headersTimeoutMs),
+      message: `HEADERS_TIMEOUT_MS=${s.headersTimeoutMs} is above REQUEST_TIMEOUT_MS=${s.requestTimeoutMs}; accepted: a headers timeout at most the request timeout (raise REQUEST_TIMEOUT_MS or lower HEADERS_TIMEOUT_MS)`,
+    },
+  ];
+}

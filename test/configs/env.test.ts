@@ -91,6 +91,7 @@ describe('loadSettings: every variable parses', () => {
   const GOOD: Record<string, string> = {
     PORT: '9000', ENVIRONMENT: 'staging', LOG_LEVEL: 'debug', API_TOKEN: 't0k3n', DATA_DIR: '/var/lib/svc',
     TRUST_PROXY: '10.0.0.0/8,loopback', MAX_BODY_SIZE: '5mb', SHUTDOWN_TIMEOUT_SECONDS: '3',
+    REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '61000',
     KVSTORE_URL: 'redis://:pw@kv:6379/1', KVSTORE_PASSWORD: 'pw', KVSTORE_COMMAND_TIMEOUT_MS: '100',
     KVSTORE_CONNECT_TIMEOUT_MS: '500', RATELIMIT_ENABLED: 'no', RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
     RATE_LIMIT_DEV_MULTIPLIER: '2', RATE_LIMIT_PROD_MULTIPLIER: '1.5', RATE_LIMIT_LOG_EXCEEDED: '0',

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { Router } from 'express';
+import { SettingsError, loadSettings, parseSettings } from '../../configs';
 import { listen } from '../../service/server';
 import { freePort, waitFor } from '../harness/ports';
 import { buildTestApp } from '../helpers/app';
@@ -62,6 +64,52 @@ describe('graceful shutdown', () => {
     await inside;
     await running.shutdown();
     expect(String(await stuck)).toMatch(/socket hang up|ECONNRESET/); // connection closed by the server
+  });
+});
+
+describe('request timeouts', () => {
+  it('apply REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS to the server', async () => {
+    const t = await buildTestApp({ service: { requestTimeoutMs: 20_000, headersTimeoutMs: 5000, keepAliveTimeoutMs: 61_000 } });
+    const running = await listen(t.app, t.deps, 0, '127.0.0.1');
+    try {
+      expect(running.server.requestTimeout).toBe(20_000);
+      expect(running.server.headersTimeout).toBe(5000);
+      expect(running.server.keepAliveTimeout).toBe(61_000);
+    } finally {
+      await running.shutdown();
+    }
+  });
+
+  it('a client that trickles its body gets 408 and its connection closed, not held for minutes', async () => {
+    const t = await buildTestApp({ service: { environment: 'testing', requestTimeoutMs: 1000, headersTimeoutMs: 1000 } });
+    const running = await listen(t.app, t.deps, 0, '127.0.0.1');
+    try {
+      const socket = connect(running.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (b: Buffer) => (text += b.toString()));
+      socket.write('POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      // One byte every 200 ms: never idle long enough for a socket timeout, never done.
+      const drip = setInterval(() => socket.write(' '), 200);
+      await new Promise<void>((r) => socket.on('close', () => r()));
+      clearInterval(drip);
+      expect(text).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await running.shutdown();
+    }
+  });
+
+  it('a headers timeout above the request timeout is refused at start, naming both', () => {
+    expect(() => loadSettings({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' })).toThrow(SettingsError);
+    try {
+      parseSettings({ service: { requestTimeoutMs: 5000, headersTimeoutMs: 6000 } });
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(SettingsError);
+      expect((e as SettingsError).code).toBe('ERR_SETTINGS_CONFLICT');
+      expect((e as SettingsError).issues[0]).toMatchObject({ variable: 'HEADERS_TIMEOUT_MS', value: '6000' });
+      expect((e as SettingsError).message).toMatch(/HEADERS_TIMEOUT_MS=6000 is above REQUEST_TIMEOUT_MS=5000/);
+    }
+    expect(() => loadSettings({ REQUEST_TIMEOUT_MS: '10ms' })).toThrow(/REQUEST_TIMEOUT_MS="10ms" is not valid: expected an integer from 1000/);
   });
 });
 
