@@ -1,6 +1,7 @@
 import type { Item } from '../content/item';
 import { plainText } from '../content/plain-text';
 import type { Analyzer } from '../search/analyzer';
+import { distinctTerms } from '../search/query-plan';
 import type { Passage } from './types';
 
 /** Longest passage per source, characters. */
@@ -19,21 +20,39 @@ function sentences(text: string): string[] {
  * the body when nothing matches.
  */
 export function passageFor(item: Item, question: string, analyzer: Analyzer, maxChars = PASSAGE_CHARS): Passage {
-  const wanted = new Set(analyzer.analyze(question));
+  // The same distinct terms the search was run with (a repeated or endless question costs no more).
+  const wanted = new Set(distinctTerms(analyzer.analyze(question)).kept);
   const lead = item.summary ? `${item.summary}\n` : '';
   const budget = Math.max(100, maxChars - lead.length);
   const sents = sentences(plainText(item.body));
-  const terms = sents.map((s) => new Set(analyzer.analyze(s)));
-  let best = { start: 0, end: 0, score: -1 };
-  for (let i = 0; i < sents.length; i++) {
-    const seen = new Set<string>();
-    let len = 0;
-    let j = i;
-    for (; j < sents.length && (j === i || len + sents[j].length + 1 <= budget); j++) {
-      len += sents[j].length + 1;
-      for (const t of terms[j]) if (wanted.has(t)) seen.add(t);
+  const terms = sents.map((s) => [...new Set(analyzer.analyze(s))].filter((t) => wanted.has(t)));
+  // A sliding window: for each start i, the longest run [i, j) within the budget (at least one
+  // sentence); j never moves back, so a body of many tiny sentences costs linear time.
+  const inWindow = new Map<string, number>();
+  const add = (k: number, d: number) => {
+    for (const t of terms[k]) {
+      const n = (inWindow.get(t) ?? 0) + d;
+      if (n) inWindow.set(t, n);
+      else inWindow.delete(t);
     }
-    if (seen.size > best.score) best = { start: i, end: j, score: seen.size };
+  };
+  let best = { start: 0, end: 0, score: -1 };
+  let j = 0;
+  let len = 0;
+  for (let i = 0; i < sents.length; i++) {
+    if (j < i + 1) {
+      j = i + 1;
+      len = sents[i].length + 1;
+      add(i, 1);
+    }
+    while (j < sents.length && len + sents[j].length + 1 <= budget) {
+      len += sents[j].length + 1;
+      add(j, 1);
+      j += 1;
+    }
+    if (inWindow.size > best.score) best = { start: i, end: j, score: inWindow.size };
+    len -= sents[i].length + 1;
+    add(i, -1);
   }
   let text = sents.slice(best.start, best.end).join(' ');
   if (text.length > budget) text = `${text.slice(0, budget - 1).replace(/\s+\S*$/, '')}…`;

@@ -3,6 +3,7 @@ export * from './analyzer';
 export * from './search-index';
 export * from './minisearch-index';
 export * from './term-scorer';
+export * from './query-plan';
 export * from './top-hits';
 export * from './expansion';
 export * from './snippet';
