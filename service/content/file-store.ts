@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
-import { decodeRecords, encodeRecord } from './record-log';
+import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
 import { StoreUnavailableError, type ContentStore } from './store';
 
 /** Options of `FileStore`. */
@@ -34,6 +34,22 @@ interface EndRecord {
 }
 
 const SNAPSHOT_CHUNK = 500;
+
+function isPutRecord(r: unknown): r is PutRecord {
+  return (r as PutRecord | null)?.op === 'put' && Array.isArray((r as PutRecord).items);
+}
+function isSnapshotRecord(r: unknown): r is SnapshotRecord {
+  return (r as SnapshotRecord | null)?.op === 'snapshot' && Array.isArray((r as SnapshotRecord).items);
+}
+function isEndRecord(r: unknown): r is EndRecord {
+  return (r as EndRecord | null)?.op === 'end' && typeof (r as EndRecord).count === 'number';
+}
+
+/** Damaged ranges plus the torn tail, for a file that should have neither. */
+function tornToo(damaged: readonly ByteRange[], keepBytes: number, length: number): ByteRange[] {
+  return keepBytes < length ? [...damaged, { start: keepBytes, end: length }] : [...damaged];
+}
+
 const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
 
 /**
@@ -46,6 +62,12 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  * - Compaction writes `content-(g+1).snapshot.tmp`, fsyncs it, renames it into place and fsyncs
  *   the folder; only then is generation g deleted. A kill at any point leaves either
  *   generation complete.
+ * - Damage costs the damaged records only: the reader skips them and keeps every intact record
+ *   after them. Every generation present is loaded, oldest first, newer content winning (items
+ *   are never deleted), so a missing snapshot or a restored old one loses nothing that is on
+ *   disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
+ *   and rewrites everything readable into a new generation; damaged files are kept as
+ *   `<file>.damaged`.
  * - One process per folder: two replicas must not share a `DATA_DIR` (use `KVSTORE_URL`).
  *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
  *   live process holds; `close` releases it.
@@ -83,73 +105,107 @@ export class FileStore implements ContentStore {
 
   private async open(): Promise<Item[]> {
     const names = await readdir(this.opts.dir);
-    const snapshots = names
-      .map((n) => NAME.exec(n))
-      .filter((m): m is RegExpExecArray => m !== null && m[2] === 'snapshot')
-      .map((m) => Number(m[1]))
-      .sort((a, b) => b - a);
-    this.gen = snapshots[0] ?? 0;
-    this.items.clear();
-    if (snapshots.length) await this.readSnapshot(this.gen);
-    await this.replayLog();
+    for (const n of names) if (n.endsWith('.tmp')) await rm(join(this.opts.dir, n), { force: true });
+    const files = new Map<number, { snapshot: boolean; log: boolean }>();
     for (const n of names) {
       const m = NAME.exec(n);
-      if ((m && Number(m[1]) < this.gen) || n.endsWith('.tmp')) await rm(join(this.opts.dir, n), { force: true });
+      if (!m) continue;
+      const f = files.get(Number(m[1])) ?? { snapshot: false, log: false };
+      f[m[2] as 'snapshot' | 'log'] = true;
+      files.set(Number(m[1]), f);
+    }
+    const gens = [...files.keys()].sort((a, b) => a - b);
+    this.gen = gens[gens.length - 1] ?? 0;
+    this.items.clear();
+    this.snapshotBytes = 0;
+    this.logBytes = 0;
+    // Items are never deleted, so every generation present is replayed, oldest first, newer
+    // content winning. Normally that is one generation; more are left by a crash mid-compaction
+    // or put back by an operator (a restored snapshot), and both are merged rather than dropped.
+    const damagedFiles: string[] = [];
+    for (const g of gens) {
+      if (files.get(g)?.snapshot && !(await this.readSnapshot(g))) damagedFiles.push(this.path(g, 'snapshot'));
+      if (files.get(g)?.log && !(await this.replayLog(g))) damagedFiles.push(this.path(g, 'log'));
+    }
+    const missing = this.gen > 0 && !files.get(this.gen)?.snapshot;
+    if (missing) {
+      const file = this.path(this.gen, 'snapshot');
+      this.opts.logger.error(
+        { file, items: this.items.size, loadedFrom: gens.map((g) => `content-${g}.*`) },
+        `content snapshot ${file} is missing: started from the other content files (${this.items.size} items); items that only that snapshot held are not loaded. To get them back, put that file (or a backup of it) into DATA_DIR under the same name and restart: older generations are merged in, newer content wins`,
+      );
     }
     this.log = await open(this.path(this.gen, 'log'), 'a');
     await this.syncDir();
+    if (missing || damagedFiles.length || gens.length > 1) {
+      // One consistent generation from everything readable, so that the next start is a
+      // normal one; damaged files are kept beside it for inspection, never deleted.
+      try {
+        await this.compact(damagedFiles);
+      } catch (e) {
+        this.opts.logger.error({ err: e, dir: this.opts.dir }, 'content store could not rewrite its files after recovery; appending to the current log');
+      }
+    }
     this.opts.logger.info({ dir: this.opts.dir, items: this.items.size, generation: this.gen }, 'content store loaded');
     return [...this.items.values()];
   }
 
-  private async readSnapshot(gen: number): Promise<void> {
+  /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
+  private async readSnapshot(gen: number): Promise<boolean> {
     const file = this.path(gen, 'snapshot');
     const buf = await readFile(file);
-    const { records, torn } = decodeRecords(buf);
-    const end = records[records.length - 1] as EndRecord | undefined;
+    const { records, damaged, torn, keepBytes } = decodeRecords(buf);
     let count = 0;
-    for (const r of records) if ((r as SnapshotRecord).op === 'snapshot') count += (r as SnapshotRecord).items.length;
-    // A snapshot is renamed into place only once complete and fsynced: damage here is
-    // corruption, not a crash, and silently starting with less content would lose data.
-    if (torn || end?.op !== 'end' || end.count !== count) {
-      throw new Error(`content snapshot ${file} is damaged (checksum or length mismatch); restore it from a backup or move it away to start from the log`);
-    }
+    let expected: number | undefined;
     for (const r of records) {
-      if ((r as SnapshotRecord).op === 'snapshot') for (const i of (r as SnapshotRecord).items) this.items.set(i.id, i);
+      if (isSnapshotRecord(r)) {
+        for (const i of r.items) this.items.set(i.id, i);
+        count += r.items.length;
+      } else if (isEndRecord(r)) expected = r.count;
     }
-    this.snapshotBytes = buf.length;
+    if (gen === this.gen) this.snapshotBytes = buf.length;
+    // A snapshot is renamed into place only once complete and fsynced: damage here is
+    // corruption, not a crash.
+    if (!damaged.length && !torn && expected === count) return true;
+    const lost = expected === undefined ? 'an unknown number of' : String(Math.max(0, expected - count));
+    this.opts.logger.error(
+      { file, loadedItems: count, expectedItems: expected ?? null, damagedRanges: tornToo(damaged, keepBytes, buf.length) },
+      `content snapshot ${file} is damaged: loaded the ${count} items of its intact records and every log; ${lost} items in damaged records are not loaded. The file is kept as ${file}.damaged; to get those items back, put a backup of ${file} into DATA_DIR under that name and restart: older generations are merged in, newer content wins`,
+    );
+    return false;
   }
 
-  private async replayLog(): Promise<void> {
-    const file = this.path(this.gen, 'log');
-    let buf: Buffer;
-    try {
-      buf = await readFile(file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        this.logBytes = 0;
-        return;
-      }
-      throw e;
-    }
-    const { records, validBytes, torn } = decodeRecords(buf);
-    for (const r of records) {
-      if ((r as PutRecord).op === 'put') for (const i of (r as PutRecord).items) this.items.set(i.id, i);
+  /** Replays log `gen`; cuts a torn tail off the current log; false when the log is damaged. */
+  private async replayLog(gen: number): Promise<boolean> {
+    const file = this.path(gen, 'log');
+    const buf = await readFile(file);
+    const { records, damaged, keepBytes, torn } = decodeRecords(buf);
+    for (const r of records) if (isPutRecord(r)) for (const i of r.items) this.items.set(i.id, i);
+    if (damaged.length) {
+      this.opts.logger.error(
+        { file, damagedRanges: damaged, damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0), keptRecords: records.length },
+        `content log ${file} is damaged: skipped ${damaged.length} damaged region(s) and loaded the ${records.length} intact records around them; writes in the damaged bytes are not loaded. The file is kept as ${file}.damaged`,
+      );
     }
     if (torn) {
       this.opts.logger.warn(
-        { file, droppedBytes: buf.length - validBytes },
+        { file, droppedBytes: buf.length - keepBytes, droppedRange: { start: keepBytes, end: buf.length } },
         'content log ends with an incomplete write (the process stopped mid-write); dropping that last batch',
       );
-      const fh = await open(file, 'r+');
-      try {
-        await fh.truncate(validBytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
+      // Only the tail after the last newline: every intact record stays, and the next append
+      // starts on a fresh line.
+      if (gen === this.gen) {
+        const fh = await open(file, 'r+');
+        try {
+          await fh.truncate(keepBytes);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
       }
     }
-    this.logBytes = validBytes;
+    if (gen === this.gen) this.logBytes = keepBytes;
+    return damaged.length === 0;
   }
 
   /** Runs `fn` after every earlier write: one writer at a time. */
@@ -190,8 +246,11 @@ export class FileStore implements ContentStore {
     }
   }
 
-  /** Writes generation g+1 (snapshot of everything, empty log) and drops generation g. */
-  private async compact(): Promise<void> {
+  /**
+   * Writes generation g+1 (snapshot of everything, empty log), then drops every older
+   * generation: `keep` files are renamed to `<file>.damaged`, the rest deleted.
+   */
+  private async compact(keep: readonly string[] = []): Promise<void> {
     const next = this.gen + 1;
     const tmp = `${this.path(next, 'snapshot')}.tmp`;
     const all = [...this.items.values()];
@@ -213,14 +272,16 @@ export class FileStore implements ContentStore {
     await rename(tmp, this.path(next, 'snapshot'));
     const newLog = await open(this.path(next, 'log'), 'a');
     await this.syncDir();
-    const oldGen = this.gen;
     await this.log?.close();
     this.log = newLog;
     this.gen = next;
     this.logBytes = 0;
     this.snapshotBytes = bytes;
-    await rm(this.path(oldGen, 'log'), { force: true });
-    await rm(this.path(oldGen, 'snapshot'), { force: true });
+    for (const file of keep) await rename(file, `${file}.damaged`);
+    for (const n of await readdir(this.opts.dir)) {
+      const m = NAME.exec(n);
+      if (m && Number(m[1]) < next) await rm(join(this.opts.dir, n), { force: true });
+    }
     await this.syncDir();
     this.opts.logger.info({ generation: next, items: all.length, bytes }, 'content store compacted');
   }

@@ -2,8 +2,14 @@ import { crc32 } from 'node:zlib';
 
 /**
  * Framing of the file store's records: one line per record,
- * `<byte length of json> <crc32 of json, 8 hex> <json>\n`. A reader stops at the first record
- * that is incomplete or fails its checksum: that is where a crash cut the last append.
+ * `<byte length of json> <crc32 of json, 8 hex> <json>\n`. `JSON.stringify` never emits a raw
+ * newline, so the only `\n` of an intact record is its last byte.
+ *
+ * A reader keeps every intact record: damage to one record (a flipped byte, garbage written
+ * into the file) costs that record only. It resynchronizes on the next position where a whole
+ * frame with a valid CRC parses. Any byte position is tried, not only those after a `\n`, so a
+ * damaged terminator does not take the next record with it; a false frame would need a matching
+ * CRC-32 over bytes that end on a real terminator.
  */
 
 /** Encodes one record. */
@@ -13,37 +19,77 @@ export function encodeRecord(value: unknown): Buffer {
   return Buffer.concat([head, json, Buffer.from('\n')]);
 }
 
+/** A half-open byte range `[start, end)` of a buffer. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** What a reader found in a buffer of records. */
 export interface DecodedRecords {
   /** Every intact record, in order. */
   readonly records: unknown[];
-  /** Bytes covered by the intact records; anything after is a torn or corrupt tail. */
-  readonly validBytes: number;
-  /** True when bytes after `validBytes` were not an intact record. */
+  /** Byte ranges that hold no intact record, before the torn tail; in order. */
+  readonly damaged: ByteRange[];
+  /**
+   * Length of the buffer without its torn tail: the bytes after the last `\n`, which can only be
+   * an append cut short by a crash. Cutting the buffer here keeps every intact record and makes
+   * the next record start on a fresh line.
+   */
+  readonly keepBytes: number;
+  /** True when the buffer ends with a torn tail (bytes from `keepBytes` on). */
   readonly torn: boolean;
 }
 
-/** Decodes records until the end or the first bad one. */
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const MAX_LENGTH_DIGITS = 12;
+
+function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= 0x30 && b <= 0x39;
+}
+
+/** Parses the frame starting at `pos`; returns the record and where it ends, or undefined. */
+function frameAt(buf: Buffer, pos: number): { record: unknown; end: number } | undefined {
+  let sp1 = pos;
+  while (sp1 < buf.length && sp1 - pos <= MAX_LENGTH_DIGITS && isDigit(buf[sp1])) sp1++;
+  if (sp1 === pos || sp1 - pos > MAX_LENGTH_DIGITS || buf[sp1] !== SPACE) return undefined;
+  const len = Number(buf.toString('ascii', pos, sp1));
+  const crcStart = sp1 + 1;
+  const jsonStart = crcStart + 9;
+  const end = jsonStart + len;
+  if (end >= buf.length || buf[crcStart + 8] !== SPACE || buf[end] !== NEWLINE) return undefined;
+  const json = buf.subarray(jsonStart, end);
+  if (crc32(json).toString(16).padStart(8, '0') !== buf.toString('ascii', crcStart, crcStart + 8)) return undefined;
+  try {
+    return { record: JSON.parse(json.toString('utf8')), end: end + 1 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes every intact record, skipping damaged bytes between them. */
 export function decodeRecords(buf: Buffer): DecodedRecords {
   const records: unknown[] = [];
+  const damaged: ByteRange[] = [];
+  const keepBytes = buf.lastIndexOf(NEWLINE) + 1;
   let pos = 0;
-  while (pos < buf.length) {
-    const sp1 = buf.indexOf(0x20, pos);
-    if (sp1 < 0 || sp1 - pos > 12) break;
-    const len = Number(buf.toString('ascii', pos, sp1));
-    if (!Number.isInteger(len) || len < 0) break;
-    const crcStart = sp1 + 1;
-    const jsonStart = crcStart + 9;
-    const end = jsonStart + len;
-    if (end + 1 > buf.length || buf[crcStart + 8] !== 0x20 || buf[end] !== 0x0a) break;
-    const json = buf.subarray(jsonStart, end);
-    if (crc32(json).toString(16).padStart(8, '0') !== buf.toString('ascii', crcStart, crcStart + 8)) break;
-    try {
-      records.push(JSON.parse(json.toString('utf8')));
-    } catch {
-      break;
+  let badFrom = -1;
+  while (pos < keepBytes) {
+    // Cheap pre-check: a frame starts with a digit. Skips most damaged bytes without parsing.
+    const frame = isDigit(buf[pos]) ? frameAt(buf, pos) : undefined;
+    if (!frame) {
+      if (badFrom < 0) badFrom = pos;
+      pos++;
+      continue;
     }
-    pos = end + 1;
+    if (badFrom >= 0) {
+      damaged.push({ start: badFrom, end: pos });
+      badFrom = -1;
+    }
+    records.push(frame.record);
+    pos = frame.end;
   }
-  return { records, validBytes: pos, torn: pos < buf.length };
+  if (badFrom >= 0) damaged.push({ start: badFrom, end: keepBytes });
+  return { records, damaged, keepBytes, torn: keepBytes < buf.length };
 }

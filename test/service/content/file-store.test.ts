@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileStore } from '../../../service/content/file-store';
 import type { Item } from '../../../service/content/item';
-import { decodeRecords, encodeRecord } from '../../../service/content/record-log';
+import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
 
 const item = (id: string, body = `body of ${id}`): Item => ({
@@ -15,19 +15,6 @@ const item = (id: string, body = `body of ${id}`): Item => ({
   tags: [],
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
-});
-
-describe('record framing', () => {
-  it('round-trips records and stops at a torn or corrupt tail', () => {
-    const a = encodeRecord({ n: 1 });
-    const b = encodeRecord({ n: 2, s: 'é' });
-    expect(decodeRecords(Buffer.concat([a, b]))).toEqual({ records: [{ n: 1 }, { n: 2, s: 'é' }], validBytes: a.length + b.length, torn: false });
-    const torn = decodeRecords(Buffer.concat([a, b.subarray(0, b.length - 3)]));
-    expect(torn).toMatchObject({ records: [{ n: 1 }], validBytes: a.length, torn: true });
-    const flipped = Buffer.concat([a, b]);
-    flipped[flipped.length - 4] ^= 0x01;
-    expect(decodeRecords(flipped).records).toEqual([{ n: 1 }]);
-  });
 });
 
 describe('FileStore', () => {
@@ -98,9 +85,37 @@ describe('FileStore', () => {
     await re.store.close();
   });
 
-  it('refuses to start from a damaged snapshot rather than lose content silently', async () => {
+  it('starts from an unreadable snapshot with what the logs hold, keeps the file as .damaged and reopens normally', async () => {
     writeFileSync(join(dir, 'content-4.snapshot'), 'not records');
-    await expect(new FileStore({ dir, logger: silentLogger() }).load()).rejects.toThrow(/damaged/);
+    writeFileSync(join(dir, 'content-4.log'), encodeRecord({ op: 'put', items: [item('from-log')] }));
+    const s = await open();
+    expect(s.items.map((i) => i.id)).toEqual(['from-log']);
+    await s.store.close();
+    expect(readdirSync(dir).sort()).toEqual(['content-4.snapshot.damaged', 'content-5.log', 'content-5.snapshot']);
+    const re = await open();
+    expect(re.items.map((i) => i.id)).toEqual(['from-log']);
+    await re.store.close();
+  });
+
+  it('merges an older generation put back beside the current one; newer content wins', async () => {
+    const s = await open(2048);
+    for (let i = 0; i < 20; i++) await s.store.putMany([item(`i-${i}`, 'x'.repeat(200))]);
+    await s.store.close();
+    const snap = readdirSync(dir).find((f) => f.endsWith('.snapshot'))!;
+    const gen = Number(/\d+/.exec(snap)![0]);
+    // An "old backup" of an earlier generation: one item updated since, one only there.
+    writeFileSync(
+      join(dir, `content-${gen - 1}.snapshot`),
+      Buffer.concat([encodeRecord({ op: 'snapshot', items: [item('i-0', 'old'), item('only-in-backup')] }), encodeRecord({ op: 'end', count: 2 })]),
+    );
+    const re = await open(2048);
+    expect(re.items).toHaveLength(21);
+    expect(re.items.find((i) => i.id === 'i-0')?.body).toBe('x'.repeat(200));
+    await re.store.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.snapshot'))).toEqual([`content-${gen + 1}.snapshot`]);
+    const last = await open();
+    expect(last.items).toHaveLength(21);
+    await last.store.close();
   });
 
   it('survives SIGKILL at any moment: every acknowledged batch is there, nothing half-written', async () => {
