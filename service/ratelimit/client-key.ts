@@ -4,26 +4,59 @@ import ipaddr from 'ipaddr.js';
 export const UNKNOWN_CLIENT = 'unknown';
 
 /**
- * The rate-limit identity of a client address (`req.ip`, already resolved through `trust proxy`).
- *
- * - IPv4 is keyed by the address; an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`, what a
- *   dual-stack socket reports) by its IPv4 form, so one client has one key on either stack.
- * - IPv6 is keyed by its network prefix (`2001:db8:1:2::/64` for the default 64): one subscriber
- *   usually owns a whole /64, and rotating addresses inside it must not escape the limit.
+ * Longest address text considered at all. The longest valid form with a port,
+ * `[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535`, is 54 characters; the rest is room for
+ * a zone index. Anything longer is refused before it is parsed.
  */
-export function clientId(ip: string | undefined, ipv6PrefixLength: number): string {
-  if (!ip) return UNKNOWN_CLIENT;
-  // Fast path: plain IPv4, by far the most common.
-  if (!ip.includes(':')) return ip;
-  if (ip.length > 7 && ip.includes('.') && ip.slice(0, 7).toLowerCase() === '::ffff:') return ip.slice(7);
-  let addr: ipaddr.IPv6;
-  try {
-    addr = ipaddr.IPv6.parse(ip);
-  } catch {
-    return ip;
-  }
+export const MAX_ADDRESS_LENGTH = 100;
+
+/** Dotted-quad IPv4 in canonical form (no leading zeros), optionally with `:port`. */
+const IPV4_WITH_PORT = /^((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::\d{1,5})?$/;
+
+/** `[v6]` or `[v6]:port`, the bracketed form a proxy writes when it appends the port. */
+const BRACKETED = /^\[([^\]]+)\](?::\d{1,5})?$/;
+
+/**
+ * The rate-limit id of one address text, or undefined when it is not an IP address.
+ *
+ * - A port is dropped (`198.51.100.7:5678`, `[2001:db8::1]:443`): the client is the host.
+ * - IPv4 is keyed by its dotted-quad form; other spellings (`0x7f.1`, `010.0.0.1`, which
+ *   parsers read differently) are not addresses here.
+ * - An IPv4-mapped IPv6 address (`::ffff:203.0.113.7`, what a dual-stack socket reports) is
+ *   keyed by its IPv4 form, so one client has one key on either stack.
+ * - IPv6 is keyed by its network prefix in canonical form (`2001:db8:1:2::/64` for the default
+ *   64): one subscriber usually owns a whole /64, and rotating addresses inside it must not
+ *   escape the limit. A zone index is dropped.
+ */
+export function normalizeAddress(text: string, ipv6PrefixLength: number): string | undefined {
+  if (text.length === 0 || text.length > MAX_ADDRESS_LENGTH) return undefined;
+  const v4 = IPV4_WITH_PORT.exec(text);
+  if (v4) return v4[1];
+  const bracketed = BRACKETED.exec(text);
+  const v6 = bracketed ? bracketed[1] : text;
+  if (!ipaddr.IPv6.isValid(v6)) return undefined;
+  const addr = ipaddr.IPv6.parse(v6);
   if (addr.isIPv4MappedAddress()) return addr.toIPv4Address().toString();
   const bytes = addr.toByteArray();
   for (let bit = ipv6PrefixLength; bit < 128; bit++) bytes[bit >> 3] &= ~(0x80 >> (bit & 7));
   return `${ipaddr.fromByteArray(bytes).toString()}/${ipv6PrefixLength}`;
+}
+
+/**
+ * The rate-limit identity of a request: `ip` is the client address as resolved through
+ * `trust proxy` (`req.ip`), which with trusted proxies is whatever the forwarded header said;
+ * `socket` is the peer's address. A forwarded value that is not an IP address (garbage, a
+ * hostname, kilobytes of anything) is not trusted as an identity: the socket address is used
+ * instead, so no client-chosen text ever becomes a key. See `normalizeAddress` for the forms.
+ */
+export function clientId(ip: string | undefined, ipv6PrefixLength: number, socket?: string): string {
+  if (ip) {
+    const id = normalizeAddress(ip, ipv6PrefixLength);
+    if (id !== undefined) return id;
+  }
+  if (socket && socket !== ip) {
+    const id = normalizeAddress(socket, ipv6PrefixLength);
+    if (id !== undefined) return id;
+  }
+  return UNKNOWN_CLIENT;
 }

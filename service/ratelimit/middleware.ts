@@ -84,7 +84,8 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
       next();
       return;
     }
-    const client = clientId(socketAddress ? req.socket.remoteAddress : req.ip, ipv6PrefixLength);
+    const peer = req.socket.remoteAddress;
+    const client = clientId(socketAddress ? peer : req.ip, ipv6PrefixLength, peer);
     const keys = plan.keys(client);
     const backend = metrics ? store.backend() : 'memory';
     const started = metrics ? performance.now() : 0;

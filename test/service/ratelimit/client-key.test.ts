@@ -1,4 +1,4 @@
-import { clientId, UNKNOWN_CLIENT } from '../../../service/ratelimit/client-key';
+import { clientId, MAX_ADDRESS_LENGTH, normalizeAddress, UNKNOWN_CLIENT } from '../../../service/ratelimit/client-key';
 
 describe('clientId', () => {
   it('keys IPv4 by the address', () => {
@@ -34,5 +34,59 @@ describe('clientId', () => {
   it('gives unknown addresses one shared id', () => {
     expect(clientId(undefined, 64)).toBe(UNKNOWN_CLIENT);
     expect(clientId('', 64)).toBe(UNKNOWN_CLIENT);
+  });
+});
+
+describe('clientId with forwarded addresses (TRUST_PROXY on)', () => {
+  const SOCKET = '10.0.0.9';
+
+  it('strips a port from IPv4 and bracketed IPv6, so one client has one key on every port', () => {
+    expect(clientId('1.2.3.4:5678', 64, SOCKET)).toBe('1.2.3.4');
+    expect(clientId('1.2.3.4:1', 64, SOCKET)).toBe(clientId('1.2.3.4:65535', 64, SOCKET));
+    expect(clientId('[::1]:80', 128, SOCKET)).toBe('::1/128');
+    expect(clientId('[2001:db8::1]:443', 64, SOCKET)).toBe('2001:db8::/64');
+    expect(clientId('[2001:db8::1]', 64, SOCKET)).toBe('2001:db8::/64');
+    expect(clientId('[::ffff:1.2.3.4]:8080', 64, SOCKET)).toBe('1.2.3.4');
+  });
+
+  it('normalizes IPv4-mapped IPv6 and writes IPv6 in one canonical form', () => {
+    expect(clientId('::ffff:1.2.3.4', 64, SOCKET)).toBe('1.2.3.4');
+    expect(clientId('::FFFF:0102:0304', 64, SOCKET)).toBe('1.2.3.4');
+    expect(clientId('2001:DB8:0:0:0:0:0:1', 128, SOCKET)).toBe('2001:db8::1/128');
+    expect(clientId('2001:0db8::0001', 128, SOCKET)).toBe('2001:db8::1/128');
+  });
+
+  it('falls back to the socket address for what is not an IP address', () => {
+    for (const bad of ['garbage', 'unknown', 'example.com', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '0x7f.0.0.1', '1.2.3.4:123456', '1::2::3', '[1.2.3.4]', ' 1.2.3.4', '1.2.3.4, 5.6.7.8']) {
+      expect([bad, clientId(bad, 64, SOCKET)]).toEqual([bad, SOCKET]);
+    }
+  });
+
+  it('refuses 8 KB values without parsing them: the key is the socket address, never the text', () => {
+    const huge = 'g'.repeat(8192);
+    expect(clientId(huge, 64, SOCKET)).toBe(SOCKET);
+    expect(clientId(`1.2.3.4${' '.repeat(8192)}`, 64, SOCKET)).toBe(SOCKET);
+    expect(clientId(`2001:db8::1%${'e'.repeat(8192)}`, 64, SOCKET)).toBe(SOCKET);
+    expect(clientId('a'.repeat(MAX_ADDRESS_LENGTH + 1), 64, SOCKET)).toBe(SOCKET);
+  });
+
+  it('normalizes the socket address too, and falls back to the shared unknown id when neither is an address', () => {
+    expect(clientId('garbage', 64, '::ffff:10.0.0.9')).toBe('10.0.0.9');
+    expect(clientId('garbage', 64, '2001:db8:1:2::7')).toBe('2001:db8:1:2::/64');
+    expect(clientId('garbage', 64, undefined)).toBe(UNKNOWN_CLIENT);
+    expect(clientId('garbage', 64, 'garbage')).toBe(UNKNOWN_CLIENT);
+  });
+
+  it('every key it returns is short, whatever the input', () => {
+    const inputs = ['1.2.3.4:5', '[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535', 'fe80::1%eth0', 'x'.repeat(8192)];
+    for (const input of inputs) expect(clientId(input, 128, SOCKET).length).toBeLessThanOrEqual(43);
+  });
+});
+
+describe('normalizeAddress', () => {
+  it('returns undefined for anything but an address', () => {
+    expect(normalizeAddress('', 64)).toBeUndefined();
+    expect(normalizeAddress('localhost', 64)).toBeUndefined();
+    expect(normalizeAddress('198.51.100.7', 64)).toBe('198.51.100.7');
   });
 });
