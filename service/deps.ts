@@ -8,7 +8,7 @@ import { silentLogger } from './logger';
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
-import { createFeatures, type Features } from './routes/features';
+import { createFeatures, type Features } from './features';
 
 /** Dependencies every part of the service may use. Injected, never module-level singletons. */
 export interface CoreDeps {
@@ -57,7 +57,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
     overrides.metrics ??
     new ServiceMetrics(
       registry,
-      { stats, kvstoreDegraded: () => kvstore.state === 'disconnected' || rateLimitStore.state === 'disconnected' },
+      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitStore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
   const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());

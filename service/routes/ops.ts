@@ -7,7 +7,8 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 export function healthRecord(deps: AppDeps) {
   const { score, grade } = deps.metrics.health();
   const kvstore = deps.kvstore.state;
-  const degraded = kvstore === 'disconnected' || deps.rateLimitStore.state === 'disconnected';
+  // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one.
+  const degraded = deps.kvstore.degraded || deps.rateLimitStore.degraded;
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,
@@ -61,6 +62,9 @@ export function opsRouter(deps: AppDeps): Router {
   r.get('/health/live', (_req, res) => {
     res.json({ status: 'alive' });
   });
+  // Readiness follows the lifecycle only: a kvstore outage or pause hits every replica at once,
+  // and taking them all out of the Service would turn a degraded service (reads, search and
+  // memory rate limits still work) into no service. `/health` reports the outage instead.
   r.get('/health/ready', (_req, res) => {
     const state = deps.lifecycle.state;
     res.status(state === 'ready' ? 200 : 503).json({

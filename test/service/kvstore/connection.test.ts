@@ -1,5 +1,9 @@
 import { parseSettings } from '../../../configs';
-import { kvstoreOptions, withoutPassword } from '../../../service/kvstore/connection';
+import { KvstoreConnection, kvstoreOptions, withoutPassword } from '../../../service/kvstore/connection';
+import { silentLogger } from '../../../service/logger';
+import { RedisServer } from '../../harness/redis';
+import { waitFor } from '../../harness/ports';
+import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
 
 describe('kvstore connection options', () => {
   it('KVSTORE_PASSWORD overrides a password in the URL (ioredis would let the URL win)', () => {
@@ -14,5 +18,54 @@ describe('kvstore connection options', () => {
   it('never queues commands while disconnected and never retries per request', () => {
     const o = kvstoreOptions(parseSettings({ kvstore: { commandTimeoutMs: 123 } }));
     expect(o).toMatchObject({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 123, lazyConnect: true });
+  });
+});
+
+describe('kvstore connection state against a real Redis', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('a paused server (SIGSTOP) is unresponsive and down; answering again makes it connected and up', async () => {
+    const events: string[] = [];
+    const settings = parseSettings({ kvstore: { url: redis.url, commandTimeoutMs: 300 } });
+    const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, { heartbeatMs: 100 });
+    conn.on('up', () => events.push('up'));
+    conn.on('down', () => events.push('down'));
+    await conn.connect();
+    try {
+      expect(conn.state).toBe('connected');
+      expect(conn.degraded).toBe(false);
+      pauseRedis(redis);
+      try {
+        await waitFor('the unresponsive state', () => conn.state === 'unresponsive', { timeoutMs: 10_000, intervalMs: 20 });
+        expect(conn.available).toBe(false);
+        expect(conn.degraded).toBe(true);
+      } finally {
+        resumeRedis(redis);
+      }
+      await waitFor('the connected state', () => conn.state === 'connected', { timeoutMs: 10_000, intervalMs: 20 });
+      expect(events).toEqual(['up', 'down', 'up']);
+    } finally {
+      await conn.close();
+    }
+  }, 30_000);
+
+  it('a command timeout reported by a user makes it unresponsive at once; other errors do not', async () => {
+    const settings = parseSettings({ kvstore: { url: redis.url } });
+    const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, { heartbeatMs: 60_000 });
+    await conn.connect();
+    try {
+      conn.commandFailed(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'));
+      expect(conn.state).toBe('connected');
+      conn.commandFailed(new Error('Command timed out'));
+      expect(conn.state).toBe('unresponsive');
+    } finally {
+      await conn.close();
+    }
   });
 });

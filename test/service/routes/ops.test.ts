@@ -1,4 +1,7 @@
 import request from 'supertest';
+import { waitFor } from '../../harness/ports';
+import { RedisServer } from '../../harness/redis';
+import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('operational endpoints', () => {
@@ -124,4 +127,39 @@ describe('operational endpoints', () => {
       await dev.close();
     }
   });
+});
+
+describe('health while the kvstore is paused', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('/health says degraded and kvstore "unresponsive" while commands time out; /health/ready stays 200; then ok again', async () => {
+    const t = await buildTestApp({ kvstore: { url: redis.url, commandTimeoutMs: 300 }, rateLimit: { enabled: false } });
+    try {
+      expect((await request(t.app).get('/health')).body).toMatchObject({ status: 'ok', kvstore: 'connected' });
+      pauseRedis(redis);
+      try {
+        const health = await waitFor('a degraded /health', async () => {
+          const body = (await request(t.app).get('/health')).body as Record<string, unknown>;
+          return body.status === 'degraded' && body;
+        }, { timeoutMs: 15_000, intervalMs: 50 });
+        expect(health).toMatchObject({ status: 'degraded', kvstore: 'unresponsive' });
+        expect(health.health_score as number).toBeLessThanOrEqual(90);
+        const ready = await request(t.app).get('/health/ready');
+        expect(ready.status).toBe(200);
+        expect(ready.body).toMatchObject({ status: 'ready', kvstore: 'unresponsive' });
+      } finally {
+        resumeRedis(redis);
+      }
+      await waitFor('/health ok again', async () => (await request(t.app).get('/health')).body.status === 'ok', { timeoutMs: 15_000, intervalMs: 50 });
+      expect((await request(t.app).get('/health')).body.kvstore).toBe('connected');
+    } finally {
+      await t.close();
+    }
+  }, 40_000);
 });
