@@ -34,7 +34,15 @@ export function indexRanker(index: SearchIndex): Ranker {
   return async (query, depth) => (await index.search({ text: query, limit: depth, offset: 0, snippets: false })).hits;
 }
 
-/** Runs every query through `ranker` and scores the rankings at cutoff `k` (trec_eval conventions). */
+/** Hands the event loop to whatever is waiting (timers, I/O, other requests) before going on. */
+export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs every query through `ranker` and scores the rankings at cutoff `k` (trec_eval
+ * conventions). The loop is handed back after every query: a ranker may answer synchronously
+ * (the embedded index does), and a thousand queries in a row would otherwise hold the process
+ * (health probes included) for the whole run.
+ */
 export async function evaluate(
   queries: readonly EvalQuery[],
   k: number,
@@ -44,6 +52,7 @@ export async function evaluate(
   const started = performance.now();
   const perQuery: QueryReport[] = [];
   for (const q of queries) {
+    await yieldToLoop();
     const run = await ranker(q.query, k);
     const m = evaluateQuery(run, q.relevant, k);
     perQuery.push({ query: q.query, ...m, top: run.slice(0, 10).map((d) => d.id) });
