@@ -1,5 +1,9 @@
-import type { CoreDeps } from '../deps';
-import { FailoverStore } from './failover-store';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Settings } from '../../configs';
+import type { Clock } from '../clock';
+import { FailoverStore, type StoreConnection } from './failover-store';
 import { MemoryStore } from './memory-store';
 import { RateLimitMetrics } from './metrics';
 import { rateLimitMiddleware } from './middleware';
@@ -14,6 +18,20 @@ export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tie
 export { MemoryStore } from './memory-store';
 export { RedisStore } from './redis-store';
 export { FailoverStore } from './failover-store';
+
+/**
+ * What the rate limiter needs of the service's dependencies (`CoreDeps` satisfies it). Declared
+ * here, not imported from deps.ts, so that deps.ts depends on the limiter and never the reverse.
+ */
+export interface RateLimiterDeps {
+  readonly settings: Pick<Settings, 'rateLimit' | 'service'>;
+  readonly logger: Logger;
+  /** Where the rate-limit metrics are registered (the app's own registry). */
+  readonly registry: Registry;
+  readonly clock: Clock;
+  /** The rate limiter's store connection: its state, `up`/`down` events and client (undefined without a URL). */
+  readonly rateLimitStore: StoreConnection & { readonly client: Redis | undefined };
+}
 
 /** Options beyond settings, for tests. */
 export interface RateLimiterOptions {
@@ -31,7 +49,7 @@ export interface RateLimiterOptions {
  * `backend()` is where decisions are made right now; with rate limiting disabled it still reports
  * where they would be made.
  */
-export function createRateLimiter(deps: CoreDeps, options: RateLimiterOptions = {}): RateLimiter {
+export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}): RateLimiter {
   const rl = deps.settings.rateLimit;
   const connection = deps.rateLimitStore;
   const logger = deps.logger.child({ component: 'ratelimit' });
