@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/errors';
-import { jsonBody } from './http/json-body';
 import { metricsMiddleware } from './metrics/middleware';
 import { isOperationalPath } from './metrics/request-types';
 import { opsRouter } from './routes/ops';
@@ -15,7 +14,9 @@ function trustProxyValue(v: number | readonly string[]): number | string[] | fal
 /**
  * Builds the Express app without listening. Order: metrics (so every outcome is counted,
  * 404s and 429s included) → operational endpoints (exempt from limits) → rate limiter →
- * JSON body → functional API → 404 → one JSON error handler.
+ * functional API → 404 → one JSON error handler. No body is read here: each route reads its
+ * own, with a limit that fits it, after routing and (for writes) after auth, so a body sent
+ * to an unknown path or without a token is answered, then discarded unparsed (http/drain.ts).
  */
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -27,7 +28,6 @@ export function createApp(deps: AppDeps): Express {
   const ops = opsRouter(deps);
   app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : next()));
   app.use(deps.rateLimiter.middleware);
-  app.use(jsonBody(deps.settings.service.maxBodyBytes));
   app.use(deps.features.router);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

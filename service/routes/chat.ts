@@ -4,13 +4,19 @@ import type { ChatInput } from '../chat/chat-service';
 import { formatSse } from '../chat/sse';
 import { ProviderError } from '../chat/types';
 import { HttpError } from '../http/errors';
-import type { FeatureContext } from './features';
-import { jsonObject } from './ingest';
+import { jsonBody } from '../http/json-body';
+import { jsonObject } from '../http/json-object';
+import type { FeatureContext } from './context';
 
 /** Longest question, characters. */
 export const MAX_MESSAGE_CHARS = 4000;
 /** Most earlier turns sent along. */
 export const MAX_HISTORY = 20;
+/**
+ * Largest chat body, bytes (capped by `MAX_BODY_SIZE`): a question and `MAX_HISTORY` turns of
+ * 8,000 characters, with room for JSON escapes.
+ */
+export const CHAT_BODY_BYTES = 1024 * 1024;
 
 const chatSchema = z.object({
   message: z
@@ -100,7 +106,6 @@ export function chatRouter(ctx: FeatureContext): Router {
     }
     res.end();
   };
-  r.post('/api/chat', handle);
-  r.post('/api/v1/chat', handle);
+  r.post(['/api/chat', '/api/v1/chat'], jsonBody(Math.min(CHAT_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), handle);
   return r;
 }

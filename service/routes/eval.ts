@@ -2,13 +2,16 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { evaluate, indexRanker, type EvalReport } from '../eval/evaluator';
 import { HttpError } from '../http/errors';
-import { jsonObject } from './ingest';
-import type { FeatureContext } from './features';
+import { jsonBody } from '../http/json-body';
+import { jsonObject } from '../http/json-object';
+import type { FeatureContext } from './context';
 
 /** Most queries in one evaluation. */
 export const MAX_EVAL_QUERIES = 1000;
 /** Deepest cutoff. */
 export const MAX_EVAL_K = 1000;
+/** Largest `POST /api/eval` body, bytes (capped by `MAX_BODY_SIZE`): `MAX_EVAL_QUERIES` queries with their judgments. */
+export const EVAL_BODY_BYTES = 2 * 1024 * 1024;
 
 const judgments = z.union(
   [
@@ -40,7 +43,7 @@ const evalSchema = z.object({
 export function evalRouter(ctx: FeatureContext): Router {
   const r = Router();
   let last: EvalReport | undefined;
-  r.post('/api/eval', async (req, res) => {
+  r.post('/api/eval', jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const parsed = evalSchema.safeParse(jsonObject(req, '{"queries": [{"query": "words", "relevant": ["some-id"]}], "k": 10}'));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

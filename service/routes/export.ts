@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { EXPORTS, renderExport } from '../content/export';
 import { HttpError } from '../http/errors';
-import type { FeatureContext } from './features';
+import type { FeatureContext } from './context';
 
 const NAMES = [...EXPORTS.keys()].join(', ');
 

@@ -1,44 +1,14 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { validateItem, type Item, type ItemInput, type ItemIssue } from '../content/item';
-import { StoreUnavailableError } from '../content/store';
 import { HttpError, badRequest } from '../http/errors';
+import { jsonBody } from '../http/json-body';
+import { jsonObject } from '../http/json-object';
 import { requireWriteAccess } from './auth';
-import type { FeatureContext } from './features';
+import type { FeatureContext } from './context';
+import { invalidItem, storeWrite } from './write-errors';
 
 /** Most items in one `POST /api/ingest-batch`. */
 export const MAX_BATCH_ITEMS = 1000;
-
-/** 422 for an invalid item, naming the first bad field and listing every issue. */
-export function invalidItem(issues: readonly ItemIssue[], where = ''): HttpError {
-  const first = issues[0];
-  const field = first?.field ?? '';
-  return new HttpError(422, 'invalid_item', `${where}${field ? `${field}: ` : ''}${first?.message ?? 'invalid item'}`, {
-    field,
-    issues,
-  });
-}
-
-/** Runs a store write; an unavailable store becomes 503 with the reason. */
-export async function storeWrite<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (e) {
-    if (e instanceof StoreUnavailableError) throw new HttpError(503, 'store_unavailable', e.message);
-    throw e;
-  }
-}
-
-/** The JSON body as an object, or 415/400 saying what to send. */
-export function jsonObject(req: Request, example: string): Record<string, unknown> {
-  if (!req.is('application/json') && !req.is('application/*+json')) {
-    throw new HttpError(415, 'unsupported_media_type', `send JSON with Content-Type: application/json, e.g. ${example}`);
-  }
-  const body: unknown = req.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest(`the body must be a JSON object, e.g. ${example}`, { field: 'body' });
-  }
-  return body as Record<string, unknown>;
-}
 
 /** Outcome of one item of a batch. */
 export type BatchResult =
@@ -50,20 +20,21 @@ const ITEM_EXAMPLE = '{"type": "article", "title": "Hello", "body": "# Hello\\n.
 /**
  * `POST /api/ingest` (one item → 201 with the stored item) and `POST /api/ingest-batch`
  * (`{items: [...]}`, up to 1,000 → per-item results: 201 all stored, 207 some stored, 422 none).
- * Both need write access; the store takes the valid items of a batch in one atomic write.
+ * Both need write access, checked before the body is read; the body may be up to
+ * `MAX_BODY_SIZE`. The store takes the valid items of a batch in one atomic write.
  */
 export function ingestRouter(ctx: FeatureContext): Router {
   const r = Router();
   const guard = requireWriteAccess(ctx.deps.settings);
-  r.post('/api/ingest', guard, async (req, res) => {
+  const body = jsonBody(ctx.deps.settings.service.maxBodyBytes);
+  r.post('/api/ingest', guard, body, async (req, res) => {
     const v = validateItem(jsonObject(req, ITEM_EXAMPLE));
     if (!v.ok) throw invalidItem(v.issues);
     const [item] = await storeWrite(() => ctx.content.ingest([v.item]));
     res.status(201).json(item);
   });
-  r.post('/api/ingest-batch', guard, async (req, res) => {
-    const body = jsonObject(req, `{"items": [${ITEM_EXAMPLE}]}`);
-    const items = body.items;
+  r.post('/api/ingest-batch', guard, body, async (req, res) => {
+    const items = jsonObject(req, `{"items": [${ITEM_EXAMPLE}]}`).items;
     if (!Array.isArray(items)) throw badRequest('items is required: an array of items', { field: 'items' });
     if (items.length === 0) throw badRequest('items is empty: send at least one item', { field: 'items' });
     if (items.length > MAX_BATCH_ITEMS) {

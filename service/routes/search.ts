@@ -1,12 +1,15 @@
 import { Router, type Request } from 'express';
 import { ITEM_TYPES, type ItemType } from '../content/item';
 import { badRequest } from '../http/errors';
+import { jsonBody } from '../http/json-body';
+import { queryString } from '../http/query';
 import type { SearchRequest } from '../search/search-service';
-import { queryString } from './content';
-import type { FeatureContext } from './features';
+import type { FeatureContext } from './context';
 
 /** Longest accepted query, characters. */
 export const MAX_QUERY_CHARS = 500;
+/** Largest `POST /api/search` body, bytes (capped by `MAX_BODY_SIZE`): a query and a few parameters. */
+export const SEARCH_BODY_BYTES = 16 * 1024;
 
 /** Validates search parameters from strings (query string or a JSON body's values). */
 export function parseSearch(get: (name: string) => unknown): SearchRequest {
@@ -52,7 +55,7 @@ export function searchRouter(ctx: FeatureContext): Router {
   r.get('/api/search', async (req, res) => {
     res.json(await ctx.search.search(parseSearch(fromQuery(req))));
   });
-  r.post('/api/search', async (req, res) => {
+  r.post('/api/search', jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const body: unknown = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw badRequest('send a JSON object such as {"q": "words", "limit": 10} with Content-Type: application/json', { field: 'body' });

@@ -4,8 +4,8 @@ import { ITEM_TYPES, validateItem, type ItemInput, type ItemType } from '../cont
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
 import { HttpError, badRequest } from '../http/errors';
 import { requireWriteAccess } from './auth';
-import type { FeatureContext } from './features';
-import { invalidItem, storeWrite } from './ingest';
+import type { FeatureContext } from './context';
+import { invalidItem, storeWrite } from './write-errors';
 
 /** Most files in one upload. */
 export const MAX_UPLOAD_FILES = 100;

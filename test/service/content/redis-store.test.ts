@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { RedisServer } from '../../harness/redis';
 import { buildTestApp, type TestApp } from '../../helpers/app';
-import type { FeatureSet } from '../../../service/routes/features';
+import type { FeatureSet } from '../../../service/features';
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -21,14 +21,14 @@ describe('JSON errors from the app', () => {
   });
 
   it('malformed JSON body → 400', async () => {
-    const res = await request(t.app).post('/api/anything').set('Content-Type', 'application/json').send('{"a": ');
+    const res = await request(t.app).post('/api/search').set('Content-Type', 'application/json').send('{"a": ');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_json', message: 'request body is not valid JSON' });
   });
 
   it('body over the limit → 413', async () => {
     const res = await request(t.app)
-      .post('/api/anything')
+      .post('/api/search')
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ x: 'y'.repeat(5000) }));
     expect(res.status).toBe(413);

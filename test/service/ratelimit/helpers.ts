@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { Router } from 'express';
 import pino, { type LevelWithSilent } from 'pino';
 import { parseSettings, type EndpointTierName, type SettingsInput, type TierLimits, type TierName } from '../../../configs';
-import type { Features } from '../../../service/routes/features';
+import type { Features } from '../../../service/features';
 import { TierResolver, type TierPlan } from '../../../service/ratelimit/tiers';
 
 /** Settings in production (multiplier 1) with the given tier limits. */

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
 import { DEFAULT_RANKING } from '../../../service/search/minisearch-index';
-import type { FeatureSet } from '../../../service/routes/features';
+import type { FeatureSet } from '../../../service/features';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 const article = (id: string, body: string) => ({ id, type: 'article', title: id, body });

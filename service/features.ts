@@ -1,29 +1,30 @@
 import { Router } from 'express';
-import { ChatService } from '../chat/chat-service';
-import { ExtractiveProvider } from '../chat/extractive';
-import { OpenAiProvider } from '../chat/openai';
-import type { ChatProvider } from '../chat/types';
-import { ContentService } from '../content/content-service';
-import { FileStore } from '../content/file-store';
-import { RedisStore } from '../content/redis-store';
-import type { ContentStore } from '../content/store';
-import type { CoreDeps } from '../deps';
-import type { CacheStats } from '../metrics/service-metrics';
-import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from '../search/minisearch-index';
-import { ResultCache } from '../search/result-cache';
-import { SearchService, type CachedSearch } from '../search/search-service';
-import { writeAccess } from './auth';
-import { chatRouter } from './chat';
-import { contentRouter } from './content';
-import { evalRouter } from './eval';
-import { exportRouter } from './export';
-import { ingestRouter } from './ingest';
-import { searchRouter } from './search';
-import { uploadRouter } from './upload';
+import { ChatService } from './chat/chat-service';
+import { ExtractiveProvider } from './chat/extractive';
+import { OpenAiProvider } from './chat/openai';
+import type { ChatProvider } from './chat/types';
+import { ContentService } from './content/content-service';
+import { FileStore } from './content/file-store';
+import { RedisStore } from './content/redis-store';
+import type { ContentStore } from './content/store';
+import type { CoreDeps } from './deps';
+import type { CacheStats } from './metrics/service-metrics';
+import { writeAccess } from './routes/auth';
+import { chatRouter } from './routes/chat';
+import type { FeatureContext } from './routes/context';
+import { contentRouter } from './routes/content';
+import { evalRouter } from './routes/eval';
+import { exportRouter } from './routes/export';
+import { ingestRouter } from './routes/ingest';
+import { searchRouter } from './routes/search';
+import { uploadRouter } from './routes/upload';
+import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from './search/minisearch-index';
+import { ResultCache } from './search/result-cache';
+import { SearchService, type CachedSearch } from './search/search-service';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {
-  /** Mounted after the rate limiter and the JSON body parser. */
+  /** Mounted after the rate limiter; each route reads its own body (after auth for writes). */
   readonly router: Router;
   /** The search result cache, for the cache gauges. */
   readonly cache: CacheStats;
@@ -31,14 +32,6 @@ export interface Features {
   start(): Promise<void>;
   /** Stops background work and closes stores. */
   close(): Promise<void>;
-}
-
-/** What the endpoint groups share. */
-export interface FeatureContext {
-  readonly deps: CoreDeps;
-  readonly content: ContentService;
-  readonly search: SearchService;
-  readonly chat: ChatService;
 }
 
 /** Features plus their parts, for tests and benchmarks. */
