@@ -1,4 +1,5 @@
 import type { SearchIndex } from '../search/search-index';
+import { yieldToLoop } from '../search/yield-to-loop';
 import { evaluateQuery, meanMetrics, type Judgments, type MeanMetrics, type QueryMetrics } from './metrics';
 
 /** One judged query of an evaluation. */
@@ -33,9 +34,6 @@ export type Ranker = (query: string, depth: number) => Promise<ReadonlyArray<{ i
 export function indexRanker(index: SearchIndex): Ranker {
   return async (query, depth) => (await index.search({ text: query, limit: depth, offset: 0, snippets: false })).hits;
 }
-
-/** Hands the event loop to whatever is waiting (timers, I/O, other requests) before going on. */
-export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Runs every query through `ranker` and scores the rankings at cutoff `k` (trec_eval

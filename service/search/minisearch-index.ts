@@ -6,6 +6,7 @@ import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion'
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
+import { TimeSlicer } from './yield-to-loop';
 import { ScoringMiniSearch, type WeightedTerm } from './term-scorer';
 import { byRank, topHits } from './top-hits';
 
@@ -63,6 +64,11 @@ export const DEFAULT_RANKING: RankingOptions = {
 export type MiniSearchIndexOptions = Partial<RankingOptions> & {
   /** Longest snippet, characters. @default 200 */
   readonly snippetChars?: number;
+  /**
+   * Indexing yields to the event loop after about this long, milliseconds: a large batch is
+   * indexed in slices, between which searches and health probes are answered. @default 10
+   */
+  readonly indexSliceMs?: number;
 };
 
 interface DocMeta {
@@ -119,13 +125,18 @@ export class MiniSearchIndex implements SearchIndex {
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
   private mini: ScoringMiniSearch<IndexDoc>;
-  private readonly docs = new Map<string, DocMeta>();
+  private docs = new Map<string, DocMeta>();
   private readonly snippetChars: number;
+  private readonly indexSliceMs: number;
+  // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
+  // into the index it is about to replace.
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, ...ranking } = opts;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
+    this.indexSliceMs = indexSliceMs ?? 10;
     this.mini = this.create();
   }
 
@@ -142,7 +153,8 @@ export class MiniSearchIndex implements SearchIndex {
     });
   }
 
-  private document(item: Item): IndexDoc {
+  /** The fields MiniSearch indexes of `item`; its metadata goes into `docs`. */
+  private document(item: Item, docs: Map<string, DocMeta>): IndexDoc {
     const body = plainText(item.body);
     const summary = item.summary ?? '';
     const tags = item.tags.join(' ');
@@ -154,7 +166,7 @@ export class MiniSearchIndex implements SearchIndex {
         length += 1;
       }
     }
-    this.docs.set(item.id, {
+    docs.set(item.id, {
       type: item.type,
       tags: new Set(item.tags.map((t) => t.toLowerCase())),
       body,
@@ -164,18 +176,37 @@ export class MiniSearchIndex implements SearchIndex {
     return { id: item.id, title: item.title, tags, text: [item.title, summary, tags, body].join('\n') };
   }
 
-  async upsert(items: readonly Item[]): Promise<void> {
-    for (const item of items) {
-      if (this.mini.has(item.id)) this.mini.discard(item.id);
-      this.mini.add(this.document(item));
-    }
+  private serial(write: () => Promise<void>): Promise<void> {
+    const done = this.writing.then(write);
+    this.writing = done.catch(() => undefined);
+    return done;
   }
 
-  async replaceAll(items: readonly Item[]): Promise<void> {
-    this.docs.clear();
-    const mini = this.create();
-    mini.addAll(items.map((i) => this.document(i)));
-    this.mini = mini;
+  /** Adds or replaces items, one at a time, yielding to the event loop between slices. */
+  upsert(items: readonly Item[]): Promise<void> {
+    return this.serial(async () => {
+      const slicer = new TimeSlicer(this.indexSliceMs);
+      for (const item of items) {
+        await slicer.maybeYield();
+        if (this.mini.has(item.id)) this.mini.discard(item.id);
+        this.mini.add(this.document(item, this.docs));
+      }
+    });
+  }
+
+  /** Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in. */
+  replaceAll(items: readonly Item[]): Promise<void> {
+    return this.serial(async () => {
+      const slicer = new TimeSlicer(this.indexSliceMs);
+      const docs = new Map<string, DocMeta>();
+      const mini = this.create();
+      for (const item of items) {
+        await slicer.maybeYield();
+        mini.add(this.document(item, docs));
+      }
+      this.docs = docs;
+      this.mini = mini;
+    });
   }
 
   size(): number {

@@ -202,6 +202,34 @@ describe('query work bounds', () => {
   });
 });
 
+describe('indexing in slices', () => {
+  const many = Array.from({ length: 20 }, (_, i) => doc(`d${i}`, `doc ${i}`, `shared words number${i}`));
+
+  it('yields to the event loop between items of a large upsert, and searches see whole items', async () => {
+    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    const seen: number[] = [];
+    const probe = () => {
+      seen.push(index.size());
+      if (index.size() < many.length) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await index.upsert(many);
+    expect(seen.some((n) => n > 0 && n < many.length)).toBe(true);
+    expect(index.size()).toBe(many.length);
+  });
+
+  it('runs writes in order: an upsert made during a sliced replaceAll lands in the new index', async () => {
+    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    const replacing = index.replaceAll(many);
+    const upserting = index.upsert([doc('late', 'late', 'arrived during the rebuild')]);
+    // Until the rebuild swaps in, searches see the old (empty) index whole.
+    expect(index.size()).toBe(0);
+    await Promise.all([replacing, upserting]);
+    expect(index.size()).toBe(many.length + 1);
+    expect((await index.search({ text: 'rebuild', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['late']);
+  });
+});
+
 describe('rm3Weights', () => {
   it('mixes the query (λ) with the feedback model (1 − λ), both normalised', () => {
     const vector = (pairs: Record<string, number>) => ({ tf: new Map(Object.entries(pairs)), length: Object.values(pairs).reduce((a, b) => a + b, 0) });
