@@ -2,6 +2,7 @@ import { loadSettings, redactSettings, SettingsError } from '../configs';
 import { createApp } from './app';
 import { createDeps, startDeps } from './deps';
 import { createLogger } from './logger';
+import { installProcessGuard } from './process-guard';
 import { listen } from './server';
 
 /** Starts the service: settings → logger → deps → app → listen; SIGTERM/SIGINT drain and exit 0. */
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(settings.service.logLevel);
+  installProcessGuard(logger);
   logger.info({ settings: redactSettings(settings) }, 'settings loaded');
   const deps = createDeps(settings, { logger, processMetrics: true });
   const app = createApp(deps);

@@ -22,6 +22,21 @@ function get(port: number, path: string): Promise<{ status: number; body: string
   });
 }
 
+/** Sends an upload whose body ends inside a file part and resolves with the raw answer. */
+function truncatedUpload(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const body = '--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello';
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (b: Buffer) => (text += b.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.write(
+      `POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+  });
+}
+
 describe('graceful shutdown', () => {
   it('goes unready, lets in-flight requests finish, refuses new connections, closes deps', async () => {
     let release!: () => void;
@@ -149,6 +164,11 @@ describe('the service process', () => {
       child.kill('SIGKILL');
       throw new Error(`the service did not get ready: ${err.message}\n${stdout}\n${stderr}`);
     });
+    expect((await get(port, '/health/live')).status).toBe(200);
+    // A multipart body cut off before its closing boundary (no token needed in development) is
+    // that request's 400, not the end of the process.
+    const cut = await truncatedUpload(port);
+    expect(cut).toMatch(/^HTTP\/1\.1 400/);
     expect((await get(port, '/health/live')).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
