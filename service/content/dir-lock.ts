@@ -14,6 +14,23 @@ export interface LockOwner {
   readonly processStartedAt: number;
   /** When it took the lock, ISO 8601. */
   readonly lockedAt: string;
+  /**
+   * When the holder process started, as the kernel counts it: `/proc/<pid>/stat` field 22
+   * (clock ticks since boot). Linux only; absent in locks of older versions.
+   */
+  readonly processStartTicks?: number;
+  /** `/proc/sys/kernel/random/boot_id` of the machine the holder ran on (Linux only). */
+  readonly bootId?: string;
+}
+
+/** What the kernel says about a pid: `/proc/<pid>/stat`. */
+export interface ProcessStat {
+  /** Field 3: `R`, `S`, `D`, … `Z` is a zombie (exited, not yet reaped), `X` dead. */
+  readonly state: string;
+  /** Field 22: start time, clock ticks since boot. */
+  readonly startTicks: number;
+  /** The same start time in ms since the epoch (boot time + ticks); undefined when unknown. */
+  readonly startedAtMs?: number;
 }
 
 /** Thrown when another live process holds the folder. */
@@ -33,9 +50,13 @@ export class DataDirInUseError extends Error {
 export interface DirLockOptions {
   readonly logger: Logger;
   /** This process, as it writes itself into the lock. @default the running process */
-  readonly self?: Pick<LockOwner, 'pid' | 'hostname' | 'processStartedAt'>;
+  readonly self?: Omit<LockOwner, 'lockedAt'>;
   /** Whether a process is alive. @default `process.kill(pid, 0)` */
   readonly isAlive?: (pid: number) => boolean;
+  /** The kernel's view of a live pid; undefined where there is no `/proc`. @default `readProcessStat` */
+  readonly processStat?: (pid: number) => Promise<ProcessStat | undefined>;
+  /** Boot id of this machine; undefined where unknown. @default `/proc/sys/kernel/random/boot_id` */
+  readonly bootId?: () => Promise<string | undefined>;
   /** A lock file that holds no readable owner is taken over once older than this, ms. @default 10000 */
   readonly unreadableAfterMs?: number;
 }
@@ -57,10 +78,71 @@ export function processIsAlive(pid: number): boolean {
   }
 }
 
+/** Clock ticks per second of `/proc` times (`USER_HZ`): 100 on every Linux architecture node runs on. */
+const USER_HZ = 100;
+
+/**
+ * A lock of an older version records only `processStartedAt` (ms, taken by node shortly after the
+ * kernel started the process). The pid's kernel start time is judged another process only when
+ * it differs by more than this: node's own start-up, the 1 s resolution of the boot time and
+ * wall-clock adjustments since boot all fit inside, and a pid is not reused that fast.
+ */
+const START_TIME_SLACK_MS = 10_000;
+
+async function readOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads `/proc/<pid>/stat` (and the boot time from `/proc/stat`); undefined without `/proc` or pid. */
+export async function readProcessStat(pid: number): Promise<ProcessStat | undefined> {
+  const text = await readOrUndefined(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
+  // Field 2 (comm) is in parentheses and may itself hold spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const startTicks = Number(fields[19]);
+  if (!state || !Number.isSafeInteger(startTicks)) return undefined;
+  const btime = /^btime (\d+)$/m.exec((await readOrUndefined('/proc/stat')) ?? '');
+  return { state, startTicks, ...(btime ? { startedAtMs: Number(btime[1]) * 1000 + (startTicks * 1000) / USER_HZ } : {}) };
+}
+
+async function readBootId(): Promise<string | undefined> {
+  return (await readOrUndefined('/proc/sys/kernel/random/boot_id'))?.trim() || undefined;
+}
+
+/** Why a live pid is not the lock holder any more, or undefined when it may well be. */
+function notTheHolder(owner: LockOwner, stat: ProcessStat | undefined): string | undefined {
+  if (!stat) return undefined;
+  if (stat.state === 'Z') return `pid ${owner.pid} has exited (a zombie not yet reaped by its parent)`;
+  if (stat.state === 'X') return `pid ${owner.pid} has exited`;
+  if (owner.processStartTicks !== undefined) {
+    if (stat.startTicks !== owner.processStartTicks) {
+      return `pid ${owner.pid} now belongs to another process (started at tick ${stat.startTicks} since boot, the lock holder at tick ${owner.processStartTicks})`;
+    }
+    return undefined;
+  }
+  if (stat.startedAtMs !== undefined && Math.abs(stat.startedAtMs - owner.processStartedAt) > START_TIME_SLACK_MS) {
+    return `pid ${owner.pid} now belongs to another process (started ${new Date(stat.startedAtMs).toISOString()}, the lock holder ${new Date(owner.processStartedAt).toISOString()})`;
+  }
+  return undefined;
+}
+
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const o = JSON.parse(text) as Partial<LockOwner>;
-    if (Number.isInteger(o.pid) && typeof o.hostname === 'string' && typeof o.processStartedAt === 'number') return o as LockOwner;
+    if (Number.isInteger(o.pid) && typeof o.hostname === 'string' && typeof o.processStartedAt === 'number') {
+      // Optional fields that do not read right count as absent, never as "another process".
+      const { processStartTicks, bootId, ...rest } = o as LockOwner;
+      return {
+        ...rest,
+        ...(Number.isSafeInteger(processStartTicks) ? { processStartTicks } : {}),
+        ...(typeof bootId === 'string' && bootId ? { bootId } : {}),
+      };
+    }
   } catch {
     // Unreadable: handled by the caller.
   }
@@ -75,6 +157,9 @@ function parseOwner(text: string): LockOwner | undefined {
  * store, is taken over with a warning:
  *
  * - same host, pid not alive;
+ * - same host, pid alive but not the holder: a zombie, or a process whose kernel start time
+ *   (`/proc/<pid>/stat` starttime) is not the one recorded, i.e. the pid was reused;
+ * - written before the machine rebooted (another boot id);
  * - same host, same pid as ours but another process start time: a previous incarnation, as
  *   after a container restart, where the pid namespace starts over;
  * - no readable owner and older than `unreadableAfterMs` (killed between create and write).
@@ -85,7 +170,9 @@ function parseOwner(text: string): LockOwner | undefined {
  */
 export async function acquireDirLock(dir: string, opts: DirLockOptions): Promise<DirLock> {
   const path = join(dir, LOCK_FILE);
-  const self = opts.self ?? { pid: process.pid, hostname: hostname(), processStartedAt: Math.round(performance.timeOrigin) };
+  const processStat = opts.processStat ?? readProcessStat;
+  const bootId = await (opts.bootId ?? readBootId)();
+  const self = opts.self ?? (await currentProcess(processStat, bootId));
   const isAlive = opts.isAlive ?? processIsAlive;
   const unreadableAfterMs = opts.unreadableAfterMs ?? 10_000;
   const mine: LockOwner = { ...self, lockedAt: new Date().toISOString() };
@@ -127,10 +214,14 @@ export async function acquireDirLock(dir: string, opts: DirLockOptions): Promise
     } else if (owner.pid === self.pid) {
       if (owner.processStartedAt === self.processStartedAt) throw inUse(owner, `another store in this process (pid ${owner.pid}) holds it since ${owner.lockedAt}`);
       stale = `pid ${owner.pid} is this process, started anew (a previous run did not release the lock)`;
-    } else if (isAlive(owner.pid)) {
-      throw inUse(owner, `locked by pid ${owner.pid}, which is running, since ${owner.lockedAt}`);
-    } else {
+    } else if (owner.bootId !== undefined && bootId !== undefined && owner.bootId !== bootId) {
+      stale = `pid ${owner.pid} ran before the machine restarted (boot id ${owner.bootId}, now ${bootId})`;
+    } else if (!isAlive(owner.pid)) {
       stale = `pid ${owner.pid} is not running`;
+    } else {
+      const why = notTheHolder(owner, await processStat(owner.pid));
+      if (why === undefined) throw inUse(owner, `locked by pid ${owner.pid}, which is running, since ${owner.lockedAt}`);
+      stale = why;
     }
     opts.logger.warn({ dir, lock: path, previousOwner: owner ?? text.slice(0, 200) }, `taking over a stale DATA_DIR lock: ${stale}`);
     try {
@@ -140,6 +231,21 @@ export async function acquireDirLock(dir: string, opts: DirLockOptions): Promise
     }
   }
   throw inUse(undefined, `${path} keeps reappearing: another process is taking it at the same time`);
+}
+
+/** This process as it records itself; the kernel fields only where `/proc` has them. */
+async function currentProcess(
+  processStat: (pid: number) => Promise<ProcessStat | undefined>,
+  bootId: string | undefined,
+): Promise<Omit<LockOwner, 'lockedAt'>> {
+  const stat = await processStat(process.pid);
+  return {
+    pid: process.pid,
+    hostname: hostname(),
+    processStartedAt: Math.round(performance.timeOrigin),
+    ...(stat ? { processStartTicks: stat.startTicks } : {}),
+    ...(bootId ? { bootId } : {}),
+  };
 }
 
 function heldLock(path: string, mine: LockOwner): DirLock {

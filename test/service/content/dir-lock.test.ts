@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive } from '../../../service/content/dir-lock';
+import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../service/content/dir-lock';
 import { FileStore } from '../../../service/content/file-store';
 import { silentLogger } from '../../../service/logger';
+import { waitFor } from '../../harness/ports';
 
 /** A logger that keeps its lines, to assert on warnings. */
 function capture(): { logger: pino.Logger; lines: Array<{ msg: string; level: number }> } {
@@ -60,12 +61,77 @@ describe('DATA_DIR lock', () => {
     await second.close();
   });
 
-  it('refuses a lock held by another running process', async () => {
+  /** A live process that is not this one, and what the kernel says of it. */
+  async function startSleeper() {
     sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
     await new Promise((r) => sleeper!.once('spawn', r));
-    writeLock({ pid: sleeper.pid, hostname: hostname(), processStartedAt: 1 });
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`locked by pid ${sleeper.pid}, which is running`);
-    expect(lockOwner().pid).toBe(sleeper.pid);
+    const stat = await readProcessStat(sleeper.pid!);
+    if (!stat?.startedAtMs) throw new Error('this test needs Linux /proc');
+    return { pid: sleeper.pid!, stat: { ...stat, startedAtMs: stat.startedAtMs } };
+  }
+
+  it('refuses a lock held by another running process, judged by its kernel start time', async () => {
+    const { pid, stat } = await startSleeper();
+    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs + 300, processStartTicks: stat.startTicks });
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`locked by pid ${pid}, which is running`);
+    // A lock of an older version holds only node's start time, a little after the kernel's.
+    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs + 700 });
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`locked by pid ${pid}, which is running`);
+    expect(lockOwner().pid).toBe(pid);
+  });
+
+  it('records its own kernel start time and boot id in the lock', async () => {
+    const lock = await acquireDirLock(dir, { logger: silentLogger() });
+    const me = await readProcessStat(process.pid);
+    expect(lockOwner()).toMatchObject({ pid: process.pid, processStartTicks: me?.startTicks, bootId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    await lock.release();
+  });
+
+  it('takes over a lock whose pid now belongs to another process (kernel start time differs), with a warning', async () => {
+    const { pid, stat } = await startSleeper();
+    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs - 5_000, processStartTicks: stat.startTicks - 500 });
+    const { logger, lines } = capture();
+    const store = new FileStore({ dir, logger });
+    expect(await store.load()).toEqual([]);
+    expect(lockOwner()).toMatchObject({ pid: process.pid });
+    expect(lines.find((l) => l.level === 40)?.msg).toBe(
+      `taking over a stale DATA_DIR lock: pid ${pid} now belongs to another process (started at tick ${stat.startTicks} since boot, the lock holder at tick ${stat.startTicks - 500})`,
+    );
+    await store.close();
+  });
+
+  it('takes over a lock of an older version whose pid was reused (start time an hour off)', async () => {
+    const { pid, stat } = await startSleeper();
+    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs - 3_600_000 });
+    const { logger, lines } = capture();
+    const lock = await acquireDirLock(dir, { logger });
+    expect(lines.find((l) => l.level === 40)?.msg).toMatch(new RegExp(`^taking over a stale DATA_DIR lock: pid ${pid} now belongs to another process \\(started `));
+    await lock.release();
+  });
+
+  it('takes over a lock held by a zombie (exited, not reaped)', async () => {
+    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps it.
+    sleeper = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const zombie = await new Promise<number>((r) => sleeper!.stdout!.once('data', (d: Buffer) => r(Number(d.toString().trim()))));
+    const stat = await waitFor('the zombie state', async () => {
+      const st = await readProcessStat(zombie);
+      return st?.state === 'Z' ? st : undefined;
+    });
+    expect(processIsAlive(zombie)).toBe(true);
+    writeLock({ pid: zombie, hostname: hostname(), processStartedAt: stat.startedAtMs!, processStartTicks: stat.startTicks });
+    const { logger, lines } = capture();
+    const lock = await acquireDirLock(dir, { logger });
+    expect(lines.find((l) => l.level === 40)?.msg).toBe(`taking over a stale DATA_DIR lock: pid ${zombie} has exited (a zombie not yet reaped by its parent)`);
+    await lock.release();
+  });
+
+  it('takes over a lock written before the machine restarted, even if its pid runs now', async () => {
+    const { pid, stat } = await startSleeper();
+    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs, processStartTicks: stat.startTicks, bootId: '00000000-0000-0000-0000-000000000000' });
+    const { logger, lines } = capture();
+    const lock = await acquireDirLock(dir, { logger });
+    expect(lines.find((l) => l.level === 40)?.msg).toMatch(`pid ${pid} ran before the machine restarted (boot id 00000000-0000-0000-0000-000000000000, now `);
+    await lock.release();
   });
 
   it('takes over a stale lock (pid not alive) with a warning, and the store opens', async () => {
