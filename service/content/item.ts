@@ -42,7 +42,30 @@ export const ITEM_LIMITS = {
   tags: 50,
   tagLength: 64,
   urlLength: 2_048,
+  /**
+   * Distinct words of one item (title, summary, tags and body together). Every distinct word is a
+   * term in the search index, whose indexing cost and memory grow with them; real prose of a
+   * megabyte holds some 10–20 thousand.
+   */
+  distinctWords: 20_000,
 } as const;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Distinct words (letters and digits, case-folded) of `texts`, counted up to `max + 1`: enough
+ * to tell whether there are more than `max`, without going on through the rest of a huge text.
+ */
+export function countDistinctWords(texts: readonly string[], max: number): number {
+  const seen = new Set<string>();
+  for (const text of texts) {
+    for (const m of text.matchAll(WORD)) {
+      seen.add(m[0].toLowerCase());
+      if (seen.size > max) return seen.size;
+    }
+  }
+  return seen.size;
+}
 
 /** Slug syntax. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -165,6 +188,11 @@ export function validateItem(raw: unknown): ItemValidation {
     };
   }
   const v = r.data;
+  const max = ITEM_LIMITS.distinctWords;
+  if (countDistinctWords([v.title, v.summary ?? '', ...(v.tags ?? []), v.body], max) > max) {
+    const message = `the item holds more than ${max} distinct words (title, summary, tags and body together); split it into several items`;
+    return { ok: false, issues: [{ field: 'body', message }] };
+  }
   const item: ItemInput & { id: string } = {
     id: v.id ?? slugify(v.title),
     type: v.type,

@@ -1,4 +1,4 @@
-import { slugify, stamp, validateItem, compareNewestFirst } from '../../../service/content/item';
+import { ITEM_LIMITS, countDistinctWords, slugify, stamp, validateItem, compareNewestFirst } from '../../../service/content/item';
 import { formatOf, parseFile } from '../../../service/content/parse-files';
 import { EXPORTS, renderExport } from '../../../service/content/export';
 import { plainText } from '../../../service/content/plain-text';
@@ -65,5 +65,22 @@ describe('exports and plain text', () => {
     expect(plainText('# Title\n\nSome **bold** and [a link](http://x.y) and `code`.\n\n```js\nconst a = 1;\n```\n- item <b>x</b>')).toBe(
       'Title\nSome bold and a link and code.\nconst a = 1;\nitem x',
     );
+  });
+});
+
+describe('the vocabulary limit of an item', () => {
+  const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `w${(from + i).toString(36)}`).join(' ');
+
+  it('counts distinct case-folded words and stops once past the limit', () => {
+    expect(countDistinctWords(['Laser laser LASER beam', 'beam optics'], 100)).toBe(3);
+    expect(countDistinctWords([words(10_000)], 50)).toBe(51);
+  });
+
+  it('refuses an item with more distinct words than ITEM_LIMITS.distinctWords, over all its text fields', () => {
+    const max = ITEM_LIMITS.distinctWords;
+    expect(validateItem({ type: 'article', title: 'w0', body: words(max - 1) }).ok).toBe(true);
+    expect(validateItem({ type: 'article', title: 'W0', body: `${words(max)} ${words(max)}` }).ok).toBe(true);
+    const v = validateItem({ type: 'article', title: 'ok', summary: 'extra words', body: words(max) });
+    expect(v).toEqual({ ok: false, issues: [{ field: 'body', message: expect.stringContaining(`more than ${max} distinct words`) }] });
   });
 });
