@@ -14,6 +14,12 @@ export interface ContentChange {
 /** Told of every change before the write that caused it resolves (so content is searchable at once). */
 export type ContentListener = (change: ContentChange) => Promise<void>;
 
+/** Times the shared store was found to have lost items this replica held, and how many items in all. */
+export interface StoreLosses {
+  readonly events: number;
+  readonly items: number;
+}
+
 /** A page of a listing. */
 export interface ListPage {
   readonly total: number;
@@ -30,6 +36,7 @@ export class ContentService {
   private readonly listeners: ContentListener[] = [];
   private sortedCache = new Map<ItemType | 'all', Item[]>();
   private loaded = false;
+  private losses: StoreLosses = { events: 0, items: 0 };
 
   constructor(
     readonly store: ContentStore,
@@ -58,7 +65,8 @@ export class ContentService {
         await this.apply(items);
       },
       resync: async () => {
-        await this.reset(await this.store.load());
+        const stored = await this.store.load();
+        await this.reset(await this.keepLost(stored));
         this.logger.info({ items: this.items.size }, 'content reloaded from the shared store');
       },
     });
@@ -68,6 +76,35 @@ export class ContentService {
       if (!(e instanceof StoreUnavailableError)) throw e;
       this.logger.warn({ err: e.message }, 'content store unreachable at start; serving no content until it returns');
     }
+  }
+
+  /** Losses of the shared store seen so far (shown by `/health`). */
+  get storeLosses(): StoreLosses {
+    return this.losses;
+  }
+
+  /**
+   * `stored` plus the items this replica holds that the shared store no longer has, written back.
+   *
+   * Items are never deleted, so a held item missing from the store was lost by it: a Redis that
+   * restarted without persistence, was flushed, or failed over to a stale copy. Following the
+   * store would silently empty every replica's catalog, so the replica keeps serving what it
+   * holds, warns with the counts, and writes the missing items back (only where still absent,
+   * so a newer write made meanwhile wins); other replicas and new ones load them from there.
+   * A failed write-back throws, so the reader resyncs and tries again, the catalog untouched.
+   */
+  private async keepLost(stored: readonly Item[]): Promise<readonly Item[]> {
+    if (!this.loaded || !this.items.size) return stored;
+    const present = new Set(stored.map((i) => i.id));
+    const lost = [...this.items.values()].filter((i) => !present.has(i.id));
+    if (!lost.length) return stored;
+    this.losses = { events: this.losses.events + 1, items: this.losses.items + lost.length };
+    this.logger.warn(
+      { held_items: this.items.size, store_items: stored.length, lost_items: lost.length },
+      'the shared content store lost items this replica holds (kvstore restarted without persistence or flushed?); keeping them and writing them back',
+    );
+    if (this.store.restore) await this.store.restore(lost);
+    return [...stored, ...lost];
   }
 
   private async reset(all: readonly Item[]): Promise<void> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_KVSTORE } from '../../configs';
-import type { KvstoreConnection } from '../kvstore/connection';
+import { isCommandTimeout, type KvstoreConnection } from '../kvstore/connection';
 import type { Item } from './item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
 
@@ -21,6 +21,8 @@ export interface RedisStoreOptions {
 }
 
 const SCAN_COUNT = 500;
+/** Unconfirmed writes remembered (oldest forgotten first): a write Redis never ran leaves no notice. */
+const MAX_UNCONFIRMED = 1000;
 
 /**
  * Content in Redis, shared by every replica:
@@ -34,6 +36,14 @@ const SCAN_COUNT = 500;
  * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed.
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
  * search go on from the replica's in-memory index.
+ *
+ * A write whose MULTI was sent but not confirmed (a command timeout on a paused server, a
+ * connection lost mid-reply) may have run, or may still run once the server resumes. Its outcome
+ * is unknown, and the 503 says so ("may or may not have been stored; retrying is safe": ingest
+ * replaces by id). Each write's notice carries a token; the replica remembers the tokens it got
+ * no answer for, and when such a notice shows up in the stream (the write did run: data and
+ * notice are one MULTI) it re-reads those ids like another replica's change instead of skipping
+ * its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
  */
 export class RedisStore implements ContentStore {
   readonly kind = 'kvstore' as const;
@@ -46,6 +56,8 @@ export class RedisStore implements ContentStore {
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
+  /** Tokens of this replica's writes that Redis did not confirm, with their ids (insertion order = age). */
+  private readonly unconfirmed = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: RedisStoreOptions) {
     const prefix = opts.prefix ?? DEFAULT_KVSTORE.keyPrefix;
@@ -54,11 +66,17 @@ export class RedisStore implements ContentStore {
   }
 
   private client(): Redis {
-    const c = this.opts.connection.client;
-    if (!c || !this.opts.connection.available) {
-      throw new StoreUnavailableError('the key-value store (KVSTORE_URL) is unreachable; content cannot be written until it returns');
+    const conn = this.opts.connection;
+    if (!conn.client || !conn.available) {
+      const why = conn.state === 'unresponsive' ? 'is not answering in time' : 'is unreachable';
+      throw new StoreUnavailableError(`the key-value store (KVSTORE_URL) ${why}; nothing was stored, and content cannot be written until it returns`);
     }
-    return c;
+    return conn.client;
+  }
+
+  /** Writes of this replica whose outcome is still unknown (for tests and diagnostics). */
+  get unconfirmedWrites(): number {
+    return this.unconfirmed.size;
   }
 
   /** Reads every item (HSCAN in pages, so no single command is slow) and remembers the stream position. */
@@ -80,6 +98,7 @@ export class RedisStore implements ContentStore {
       return items;
     } catch (e) {
       if (e instanceof StoreUnavailableError) throw e;
+      this.opts.connection.commandFailed(e);
       throw new StoreUnavailableError(`could not read content from the key-value store: ${(e as Error).message}`);
     } finally {
       // After the first attempt, successful or not: the reader retries a failed load itself.
@@ -92,27 +111,83 @@ export class RedisStore implements ContentStore {
     const c = this.client();
     const fields: string[] = [];
     for (const i of items) fields.push(i.id, JSON.stringify(i));
-    const ids = JSON.stringify(items.map((i) => i.id));
+    const idList = items.map((i) => i.id);
+    const token = randomUUID();
     let res: Array<[Error | null, unknown]> | null;
     try {
       res = await c
         .multi()
         .hset(this.itemsKey, ...fields)
-        .xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin)
+        .xadd(
+          this.streamKey,
+          'MAXLEN',
+          '~',
+          String(this.opts.streamMaxLen ?? 10000),
+          '*',
+          'ids',
+          JSON.stringify(idList),
+          'origin',
+          this.origin,
+          'write',
+          token,
+        )
         .exec();
     } catch (e) {
-      throw new StoreUnavailableError(`the key-value store did not take the write: ${(e as Error).message}`);
+      this.opts.connection.commandFailed(e);
+      // Refused before sending (the connection dropped just now): certainly not stored.
+      if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable/i.test((e as Error).message)) {
+        throw new StoreUnavailableError(`the key-value store is unreachable (${(e as Error).message}); nothing was stored`);
+      }
+      throw this.unknownOutcome(token, idList, (e as Error).message);
     }
     const failed = res?.find(([err]) => err);
-    if (!res || failed) {
-      throw new StoreUnavailableError(`the key-value store refused the write: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    if (!res || failed) throw this.unknownOutcome(token, idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+  }
+
+  /** Remembers an unconfirmed write (see the class comment) and the error that says so. */
+  private unknownOutcome(token: string, ids: readonly string[], reason: string): StoreUnavailableError {
+    this.unconfirmed.set(token, ids);
+    if (this.unconfirmed.size > MAX_UNCONFIRMED) this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+    this.opts.logger.warn({ ids: ids.length, reason }, 'content write unconfirmed by the kvstore; will index it if it shows up in the change stream');
+    return new StoreUnavailableError(
+      `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
+        'retrying is safe (items are replaced by id)',
+    );
+  }
+
+  /**
+   * Writes back lost items with HSETNX (a write another replica made since wins), in MULTIs of
+   * `SCAN_COUNT` items, each with its change notice so the other replicas re-read them.
+   */
+  async restore(items: readonly Item[]): Promise<void> {
+    const c = this.client();
+    for (let start = 0; start < items.length; start += SCAN_COUNT) {
+      const chunk = items.slice(start, start + SCAN_COUNT);
+      const tx = c.multi();
+      for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(i));
+      const ids = JSON.stringify(chunk.map((i) => i.id));
+      tx.xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin);
+      try {
+        const res = await tx.exec();
+        const failed = res?.find(([err]) => err);
+        if (!res || failed) throw failed?.[0] ?? new Error('transaction aborted');
+      } catch (e) {
+        this.opts.connection.commandFailed(e);
+        throw new StoreUnavailableError(`could not write lost content back to the key-value store: ${(e as Error).message}`);
+      }
     }
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
     if (!ids.length) return [];
     const c = this.client();
-    const values = await c.hmget(this.itemsKey, ...ids);
+    let values: Array<string | null>;
+    try {
+      values = await c.hmget(this.itemsKey, ...ids);
+    } catch (e) {
+      this.opts.connection.commandFailed(e);
+      throw e;
+    }
     return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as Item);
   }
 
@@ -148,7 +223,8 @@ export class RedisStore implements ContentStore {
           for (const [id, kv] of entries) {
             this.cursor = id;
             const fields = pairs(kv);
-            if (fields.origin === this.origin) continue;
+            // Own writes are in the catalog already, except those Redis ran without telling us.
+            if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
             let ids: string[];
             try {
               ids = JSON.parse(fields.ids ?? '[]') as string[];

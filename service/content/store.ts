@@ -37,6 +37,11 @@ export interface ContentStore {
   putMany(items: readonly Item[]): Promise<void>;
   /** Reads the current value of some ids (for remote changes); absent ids are left out. */
   getMany(ids: readonly string[]): Promise<Item[]>;
+  /**
+   * Writes back items the store lost, each only if its id is still absent (so a newer write is
+   * never overwritten), and tells the other replicas (shared stores only).
+   */
+  restore?(items: readonly Item[]): Promise<void>;
   /** Registers the receiver of other replicas' changes (shared stores only). */
   onRemoteChange(handlers: RemoteChangeHandlers): void;
   /** Releases files and connections. */

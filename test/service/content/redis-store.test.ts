@@ -1,6 +1,10 @@
+import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisServer } from '../../harness/redis';
+import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
+import type { RedisStore } from '../../../service/content/redis-store';
 import { buildTestApp, type TestApp } from '../../helpers/app';
+import { captureLogger } from '../ratelimit/helpers';
 import type { FeatureSet } from '../../../service/features';
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -78,6 +82,94 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
       await c.close();
       await other.close();
     }
+  });
+
+  it('a write that times out on a paused Redis is a 503 "may or may not"; when Redis runs it later, both replicas index it', async () => {
+    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
+    pauseRedis(redis);
+    let first: request.Response;
+    let second: request.Response;
+    try {
+      // Sent while the connection still looks healthy: the MULTI is on the wire, unanswered.
+      first = await request(a.app).post('/api/ingest').send(item('paused-write', 'Tardigrades survive vacuum.'));
+      await eventually(async () => a.deps.kvstore.state === 'unresponsive');
+      // Once the pause is known, writes are refused before anything is sent.
+      second = await request(a.app).post('/api/ingest').send(item('refused-write', 'Never stored.'));
+    } finally {
+      resumeRedis(redis);
+    }
+    expect(first.status).toBe(503);
+    expect(first.body.error).toBe('store_unavailable');
+    expect(first.body.message).toMatch(/may or may not have been stored; retrying is safe/);
+    expect(first.body.stack).toBeUndefined();
+    expect(second.status).toBe(503);
+    expect(second.body).toMatchObject({ error: 'store_unavailable' });
+    expect(second.body.message).toMatch(/not answering in time; nothing was stored/);
+    // Redis ran the queued MULTI on resuming: the replica that answered 503 indexes it too.
+    await eventually(async () => (await request(a.app).get('/api/search?q=tardigrade')).body.total === 1);
+    await eventually(async () => (await request(b.app).get('/api/search?q=tardigrade')).body.total === 1);
+    expect((await request(a.app).get('/api/v1/articles/paused-write')).status).toBe(200);
+    expect(storeOf(a).unconfirmedWrites).toBe(0);
+    expect(await a.deps.kvstore.client!.hexists('svc-ai-search:content:items', 'refused-write')).toBe(0);
+    expect((await request(b.app).get('/api/v1/articles/refused-write')).status).toBe(404);
+    // The retry the message invites replaces the item by id: still one item.
+    await eventually(async () => a.deps.kvstore.available);
+    const retry = await request(a.app).post('/api/ingest').send(item('paused-write', 'Tardigrades survive vacuum.'));
+    expect(retry.status).toBe(201);
+    expect((await request(a.app).get('/api/v1/articles')).body.total).toBe(1);
+    await eventually(async () => (await request(b.app).get('/api/v1/articles')).body.total === 1);
+  }, 40_000);
+
+  it('a Redis that restarts empty is a warning: replicas keep their catalog and write it back, a new replica loads it', async () => {
+    const log = captureLogger('warn');
+    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
+    const c = await buildTestApp(input, { logger: log.logger });
+    try {
+      const batch = { items: [item('kept-one', 'Narwhals have tusks.'), item('kept-two', 'Capybaras are calm.'), item('kept-three', 'x')] };
+      expect((await request(a.app).post('/api/ingest-batch').send(batch)).status).toBe(201);
+      await eventually(async () => (await request(c.app).get('/api/v1/articles')).body.total === 3);
+      await redis.kill();
+      await redis.restart();
+      // Every replica finds the loss on its resync and writes its copy back (HSETNX).
+      const raw = new Redis(redis.url);
+      try {
+        await eventually(async () => (await raw.hlen('svc-ai-search:content:items')) === 3, 20_000);
+      } finally {
+        raw.disconnect();
+      }
+      await eventually(async () => (await request(c.app).get('/health')).body.content?.store_losses.events >= 1, 20_000);
+      for (const t of [a, b, c]) {
+        expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(3);
+        expect((await request(t.app).get('/api/search?q=narwhal')).body.total).toBe(1);
+      }
+      const health = (await request(c.app).get('/health')).body;
+      expect(health.content).toMatchObject({ store: 'kvstore', items: 3 });
+      expect(health.content.store_losses.items).toBeGreaterThanOrEqual(3);
+      const warning = log.at(40).find((l) => typeof l.msg === 'string' && l.msg.includes('lost items this replica holds'));
+      expect(warning).toMatchObject({ held_items: 3, store_items: expect.any(Number), lost_items: expect.any(Number) });
+      // A replica started after the loss loads what was written back.
+      const d = await buildTestApp(input);
+      try {
+        expect((await request(d.app).get('/api/v1/articles')).body.total).toBe(3);
+      } finally {
+        await d.close();
+      }
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+
+  it('writing lost items back never overwrites a newer write (HSETNX)', async () => {
+    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
+    await request(a.app).post('/api/ingest').send(item('raced', 'old copy'));
+    const old = (await request(a.app).get('/api/v1/articles/raced')).body;
+    await request(b.app).post('/api/ingest').send(item('raced', 'new copy'));
+    await storeOf(a).restore([old, { ...old, id: 'was-lost' }]);
+    const client = a.deps.kvstore.client!;
+    expect(JSON.parse((await client.hget('svc-ai-search:content:items', 'raced'))!).body).toBe('new copy');
+    expect(JSON.parse((await client.hget('svc-ai-search:content:items', 'was-lost'))!).body).toBe('old copy');
+    // The notice makes the other replica pick up what was written back.
+    await eventually(async () => (await request(b.app).get('/api/v1/articles/was-lost')).status === 200);
   });
 
   it('while Redis is down, writes get 503 JSON and reads and search keep working; then writes resume', async () => {
