@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { isOperationalPath, requestTypeOf } from './request-types';
+import { API_ROUTE_TABLE, isOperationalPath, requestTypeOf, type RouteTable } from './request-types';
 import type { RequestStats } from './request-stats';
 import type { ServiceMetrics } from './service-metrics';
 
@@ -10,14 +10,16 @@ function statusClass(status: number): string {
 
 /**
  * Records every request except the operational endpoints when its response is done (or the
- * client goes away): count, success (< 400), duration, type.
+ * client goes away): count, success (< 400), duration, type. The type comes from `routes`, the
+ * same table the rate limiter picks tiers by, so `/API/SEARCH` is counted as the search it is
+ * limited and answered as, and a path no route takes is `other`.
  *
  * One `'close'` listener does it: a ServerResponse always emits `close` once, right after
  * `finish` when the response was sent in full (`writableFinished`), or when the connection went
  * away before that. A `finish` listener as well would cost about a quarter of a bare request's
  * CPU (measured with bench/ratelimit: the listener bookkeeping on the response, not the work).
  */
-export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics): RequestHandler {
+export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics, routes: RouteTable = API_ROUTE_TABLE): RequestHandler {
   // Labelled children are looked up once per (type, method, status). Bounded, since methods and
   // statuses are few.
   const children = new Map<string, ReturnType<ServiceMetrics['requestDuration']['labels']>>();
@@ -32,7 +34,7 @@ export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics):
       const ms = performance.now() - started;
       // A client that hung up before the response is counted as failed (499, nginx's convention).
       const status = res.writableFinished ? res.statusCode : 499;
-      const type = requestTypeOf(path);
+      const type = requestTypeOf(req.method, path, routes);
       stats.record(type, status, ms);
       const key = `${type} ${req.method} ${status}`;
       let child = children.get(key);

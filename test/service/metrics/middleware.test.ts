@@ -5,16 +5,24 @@ import { Registry } from 'prom-client';
 import { ManualClock } from '../../../service/clock';
 import { metricsMiddleware } from '../../../service/metrics/middleware';
 import { RequestStats } from '../../../service/metrics/request-stats';
+import { RouteTable } from '../../../service/metrics/request-types';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
 import { waitFor } from '../../harness/ports';
 
+/** The routes of `serve()`'s app (GET /api/chat is not a route of the real API, hence its own table). */
+const ROUTES = new RouteTable([
+  { method: 'GET', path: '/api/search', type: 'search' },
+  { method: 'GET', path: '/api/chat', type: 'chat' },
+  { method: 'GET', path: '/api/eval', type: 'eval' },
+]);
+
 /** An app behind the metrics middleware on a real loopback server: fast, failing and hanging routes. */
-async function serve() {
+async function serve(routes: RouteTable = ROUTES) {
   const stats = new RequestStats(new ManualClock());
   const registry = new Registry();
   const metrics = new ServiceMetrics(registry, { stats }, { processMetrics: false });
   const app = express();
-  app.use(metricsMiddleware(stats, metrics));
+  app.use(metricsMiddleware(stats, metrics, routes));
   app.get('/api/search', (_req, res) => void res.json({ ok: true }));
   app.get('/api/chat', (_req, res) => void res.status(503).json({ error: 'unavailable' }));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
@@ -82,6 +90,28 @@ describe('metrics middleware', () => {
       expect(t.stats.snapshot().byType.eval.count).toBe(1);
       expect(await t.registry.metrics()).toContain(
         'svc_ai_search_http_request_duration_seconds_count{route="eval",method="GET",status_class="4xx"} 1',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts /API/SEARCH and /api/search/ as search, as Express routes them; a path no route takes as other', async () => {
+    // The default table: the functional API's own routes.
+    const t = await serve(undefined);
+    try {
+      expect(await get(`${t.base}/API/SEARCH?q=x`)).toBe(200);
+      expect(await get(`${t.base}/api/search/`)).toBe(200);
+      expect(await get(`${t.base}/Api/Search/?q=y`)).toBe(200);
+      expect(await get(`${t.base}/api/search/x`)).toBe(404);
+      // Operational whatever its case, as the router answers it: not counted.
+      expect(await get(`${t.base}/HEALTH`)).toBe(200);
+      await until(() => t.stats.snapshot().total === 4);
+      const s = t.stats.snapshot();
+      expect(s.byType.search.count).toBe(3);
+      expect(s.byType.other.count).toBe(1);
+      expect(await t.registry.metrics()).toContain(
+        'svc_ai_search_http_request_duration_seconds_count{route="search",method="GET",status_class="2xx"} 3',
       );
     } finally {
       await t.close();

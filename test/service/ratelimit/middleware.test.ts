@@ -70,19 +70,25 @@ describe('rate-limit middleware', () => {
   it('a refused request consumes nothing: the ip tier only counts what was admitted', async () => {
     for (let i = 0; i < 15; i++) await request(t.app).get('/api/search');
     for (let i = 0; i < 10; i++) expect((await request(t.app).get('/api/search')).status).toBe(429);
-    // IP + Global only: 15 of the ip tier's 20 were used by the admitted searches, none by the refusals.
-    const other = await request(t.app).get('/api/other');
-    expect(other.status).toBe(200);
+    // A path no route takes (IP only): 15 of the ip tier's 20 were used by the admitted searches, none by the refusals.
+    const other = await request(t.app).get('/api/v1/chat');
     expect(other.headers['x-ratelimit-limit']).toBe('100');
     expect(other.headers['x-ratelimit-remaining']).toBe('4');
-    expect(other.headers.ratelimit).toBe('"global";r=84;t=58, "ip";r=4;t=10');
+    expect(other.headers.ratelimit).toBe('"ip";r=4;t=10');
+    // The global tier saw the 15 admitted searches only.
+    const search = await request(t.app).get('/api/search');
+    expect(search.status).toBe(429);
+    expect(search.headers.ratelimit).toBe('"global";r=85;t=54, "ip";r=4;t=10, "search";r=0;t=15');
   });
 
-  it('limits unknown paths too (404s carry the headers; IP + Global)', async () => {
+  it('limits unknown paths by the ip tier alone (404s carry the headers; the global tier is not charged)', async () => {
     const res = await request(t.app).get('/no/such/thing');
     expect(res.status).toBe(404);
     expect(res.headers['x-ratelimit-limit']).toBe('100');
     expect(res.headers['x-ratelimit-remaining']).toBe('19');
+    expect(res.headers['ratelimit-policy']).toBe('"ip";q=100;w=60');
+    const real = await request(t.app).get('/api/search');
+    expect(real.headers.ratelimit).toMatch(/^"global";r=99;/);
   });
 
   it('puts GET /api/export/* and uploads in the upload tier (burst 5)', async () => {
@@ -246,8 +252,65 @@ describe('rate-limit middleware settings', () => {
       for (let i = 1; i <= 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `2001:db8:5:5::${i.toString(16)}`);
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:5:5:ffff::1')).status).toBe(429);
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:5:6::1')).status).toBe(200);
+      // A port does not make a new client; garbage is not an identity (the socket address is).
+      for (let port = 1000; port < 1020; port++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `198.51.100.7:${port}`);
+      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '198.51.100.7:2000')).status).toBe(429);
+      for (let i = 0; i < 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `[2001:db8:7::${i + 1}]:443`);
+      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:7::99')).status).toBe(429);
+      for (let i = 0; i < 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `${String(i).repeat(4)}-garbage`);
+      const garbage = await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', 'g'.repeat(8192));
+      expect(garbage.status).toBe(429);
+      expect(garbage.body.error).toBe('rate_limit_exceeded');
     } finally {
       await proxied.t.close();
+    }
+  });
+});
+
+describe('the global tier and 404 floods (memory store)', () => {
+  /** The real functional API (real 404s), production limits, a frozen clock. */
+  const realApp = async (input: SettingsInput) => {
+    const t = await buildTestApp({ ...input, service: { environment: 'production', ...input.service } });
+    t.clock.set(T0);
+    return { t };
+  };
+
+  it('requests no route takes are charged to the ip tier only: a flood from many clients leaves the global tier whole', async () => {
+    const { t } = await realApp({
+      service: { trustProxy: ['loopback'] },
+      rateLimit: { tiers: { global: { limit: 10, windowSeconds: 3600, burst: 10 }, ip: { limit: 100, windowSeconds: 60, burst: 3 } } },
+    });
+    try {
+      const scans = ['/wp-admin/setup.php', '/api/search/x', '/.env', '/api/v2/search'];
+      for (let i = 0; i < 200; i++) {
+        const r = await request(t.app).get(scans[i % scans.length]).set('X-Forwarded-For', `203.0.113.${i % 50}`);
+        expect(r.status).toBe(i < 150 ? 404 : 429);
+      }
+      // The global tier (burst 10) is untouched: ten real requests from new clients pass, the eleventh is refused by it.
+      for (let i = 0; i < 10; i++) {
+        const r = await request(t.app).get('/api/search?q=x').set('X-Forwarded-For', `192.0.2.${i}`);
+        expect(r.status).toBe(200);
+        expect(r.headers.ratelimit).toMatch(new RegExp(`^"global";r=${9 - i};`));
+      }
+      const refused = await request(t.app).get('/api/search?q=x').set('X-Forwarded-For', '192.0.2.99');
+      expect(refused.status).toBe(429);
+      expect(refused.body.message).toContain('global tier');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a scanner limits itself: its 404s drain its own ip bucket, shared with its real requests', async () => {
+    const { t } = await realApp({ rateLimit: { tiers: { ip: { limit: 1, windowSeconds: 3600, burst: 5 } } } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await request(t.app).get(`/scan/${i}`)).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429]);
+      const real = await request(t.app).get('/api/search?q=x');
+      expect(real.status).toBe(429);
+      expect(real.body.message).toContain('ip tier');
+    } finally {
+      await t.close();
     }
   });
 });

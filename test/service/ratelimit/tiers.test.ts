@@ -5,7 +5,9 @@ import { TierResolver } from '../../../service/ratelimit/tiers';
 const resolver = (input: SettingsInput = {}) => new TierResolver(parseSettings(input).rateLimit);
 const tierOf = (r: TierResolver, method: string, path: string) => {
   const plan = r.resolve(path, method);
-  return plan === undefined ? 'exempt' : (plan.endpoint ?? 'base');
+  if (plan === undefined) return 'exempt';
+  if (plan === r.unrouted) return 'ip-only';
+  return plan.endpoint ?? 'base';
 };
 
 describe('TierResolver', () => {
@@ -13,28 +15,30 @@ describe('TierResolver', () => {
 
   it.each([
     ['GET', '/api/search', 'search'],
-    ['GET', '/api/search/suggest', 'search'],
+    ['GET', '/api/search/suggest', 'ip-only'],
     ['POST', '/api/search', 'search'],
-    ['GET', '/api/searchx', 'base'],
-    ['DELETE', '/api/search', 'base'],
+    ['GET', '/api/searchx', 'ip-only'],
+    ['DELETE', '/api/search', 'ip-only'],
     ['GET', '/api/eval', 'search'],
     ['GET', '/api/v1/articles/42', 'search'],
     ['GET', '/api/v1/projects', 'search'],
-    ['GET', '/api/v1/experiences/x/y', 'search'],
+    ['GET', '/api/v1/experiences/x', 'search'],
+    ['GET', '/api/v1/experiences/x/y', 'ip-only'],
     ['POST', '/api/chat', 'chat'],
     ['POST', '/api/v1/chat', 'chat'],
-    ['GET', '/api/chat', 'base'],
+    ['GET', '/api/chat', 'ip-only'],
     ['POST', '/api/ingest', 'upload'],
     ['POST', '/api/ingest-batch', 'upload'],
-    ['PUT', '/api/upload/file.md', 'upload'],
-    ['PATCH', '/api/upload', 'upload'],
-    ['GET', '/api/upload', 'base'],
+    ['PUT', '/api/upload/file.md', 'ip-only'],
+    ['PATCH', '/api/upload', 'ip-only'],
+    ['GET', '/api/upload', 'ip-only'],
     ['GET', '/api/export/articles.json', 'upload'],
     ['GET', '/api/export', 'upload'],
-    ['POST', '/api/export', 'base'],
-    ['GET', '/api/exports', 'base'],
-    ['GET', '/', 'base'],
-    ['GET', '/nope', 'base'],
+    ['POST', '/api/export', 'ip-only'],
+    ['GET', '/api/exports', 'ip-only'],
+    ['GET', '/', 'ip-only'],
+    ['GET', '/nope', 'ip-only'],
+    ['GET', '/wp-admin/setup.php', 'ip-only'],
   ])('%s %s → %s', (method, path, expected) => {
     expect(tierOf(r, method, path)).toBe(expected);
   });
@@ -44,12 +48,15 @@ describe('TierResolver', () => {
     expect(tierOf(r, 'post', '/api/chat')).toBe('chat');
     expect(tierOf(r, 'HEAD', '/api/search')).toBe('search');
     expect(tierOf(r, 'HEAD', '/api/export/x')).toBe('upload');
-    expect(tierOf(r, 'HEAD', '/api/ingest')).toBe('base');
+    expect(tierOf(r, 'HEAD', '/api/ingest')).toBe('ip-only');
+    expect(tierOf(r, 'OPTIONS', '/api/search')).toBe('ip-only');
   });
 
   it('matches paths case-insensitively (Express routes /API/Search to the search handler)', () => {
     expect(tierOf(r, 'GET', '/API/Search')).toBe('search');
-    expect(tierOf(r, 'POST', '/Api/V1/Chat/x')).toBe('chat');
+    expect(tierOf(r, 'GET', '/API/SEARCH/')).toBe('search');
+    expect(tierOf(r, 'POST', '/Api/V1/Chat')).toBe('chat');
+    expect(tierOf(r, 'POST', '/Api/V1/Chat/x')).toBe('ip-only');
   });
 
   it('exempts every operational endpoint, with or without a trailing slash', () => {
@@ -61,8 +68,10 @@ describe('TierResolver', () => {
       expect.arrayContaining(['/health', '/health/ready', '/health/live', '/metrics', '/api/rate-limit', '/api/metrics/prometheus', '/api/health']),
     );
     // Below an operational path is an ordinary path.
-    expect(tierOf(r, 'GET', '/health/other')).toBe('base');
-    expect(tierOf(r, 'GET', '/metricsx')).toBe('base');
+    expect(tierOf(r, 'GET', '/health/other')).toBe('ip-only');
+    expect(tierOf(r, 'GET', '/metricsx')).toBe('ip-only');
+    // Case-insensitive, as the ops router answers them.
+    expect(tierOf(r, 'GET', '/HEALTH/Ready')).toBe('exempt');
   });
 
   it('follows the configured mapping: /api/v1 reads back to IP + Global only', () => {
@@ -72,8 +81,15 @@ describe('TierResolver', () => {
   });
 
   it('maps export paths and methods into the upload tier, as configured', () => {
-    const custom = resolver({ rateLimit: { mapping: { export: { paths: ['/api/dump'], methods: ['GET', 'POST'] } } } });
-    expect(tierOf(custom, 'POST', '/api/dump/x')).toBe('upload');
+    const custom = resolver({
+      rateLimit: {
+        mapping: {
+          search: { paths: ['/api/search'], methods: ['GET', 'POST'] },
+          export: { paths: ['/api/v1/articles'], methods: ['GET'] },
+        },
+      },
+    });
+    expect(tierOf(custom, 'GET', '/api/v1/articles/x')).toBe('upload');
     expect(tierOf(custom, 'GET', '/api/export/x')).toBe('base');
   });
 
@@ -82,20 +98,22 @@ describe('TierResolver', () => {
       rateLimit: {
         mapping: {
           search: { paths: ['/api'], methods: ['GET'] },
-          chat: { paths: ['/api/chat'], methods: ['POST'] },
+          chat: { paths: ['/api/v1'], methods: ['POST'] },
         },
       },
     });
-    expect(tierOf(custom, 'POST', '/api/chat/x')).toBe('chat');
-    expect(tierOf(custom, 'GET', '/api/chat/x')).toBe('search');
-    expect(tierOf(custom, 'GET', '/api/anything')).toBe('search');
-    expect(tierOf(custom, 'GET', '/apix')).toBe('base');
+    expect(tierOf(custom, 'POST', '/api/v1/chat')).toBe('chat');
+    expect(tierOf(custom, 'GET', '/api/v1/articles')).toBe('search');
+    expect(tierOf(custom, 'GET', '/api/eval')).toBe('search');
+    expect(tierOf(custom, 'POST', '/api/chat')).toBe('base');
+    // A prefix covers only what is routed below it.
+    expect(tierOf(custom, 'GET', '/api/anything')).toBe('ip-only');
   });
 
   it('builds each plan once: global, ip, then the endpoint tier, with the effective limits', () => {
     const dev = resolver({ service: { environment: 'development' } });
     const plan = dev.resolve('/api/search', 'GET')!;
-    expect(dev.resolve('/api/search/x', 'GET')).toBe(plan);
+    expect(dev.resolve('/API/SEARCH/', 'GET')).toBe(plan);
     expect(plan.tiers.map((t) => [t.name, t.limits])).toEqual([
       ['global', { limit: 5000, windowSeconds: 3600, burst: 500 }],
       ['ip', { limit: 500, windowSeconds: 60, burst: 100 }],
@@ -109,5 +127,10 @@ describe('TierResolver', () => {
     expect(plan.policy).toBe('"global";q=5000;w=3600, "ip";q=500;w=60, "search";q=300;w=60');
     expect(plan.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9', 'ratelimit:search:203.0.113.9']);
     expect(dev.base.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9']);
+    // Unrouted requests: the ip tier alone, on the same ip key (a scanner drains its own bucket).
+    expect(dev.unrouted.tiers.map((t) => t.name)).toEqual(['ip']);
+    expect(dev.unrouted.endpoint).toBeUndefined();
+    expect(dev.unrouted.policy).toBe('"ip";q=500;w=60');
+    expect(dev.unrouted.keys('203.0.113.9')).toEqual(['ratelimit:ip:203.0.113.9']);
   });
 });

@@ -25,6 +25,9 @@ async function appOn(url: string | undefined, input: SettingsInput = {}) {
   return { t, log, warnings: () => log.at(40).filter((l) => l.component === 'ratelimit').map((l) => l.msg) };
 }
 
+/** A routed path (the stub answers it 200): global + ip + search, where the slow ip tier binds first. */
+const PATH = '/api/v1/articles';
+
 const backendOf = async (t: TestApp) => (await request(t.app).get('/api/rate-limit')).body.backend as string;
 
 describe('rate limiting across replicas and kvstore outages (real redis-server)', () => {
@@ -49,9 +52,9 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
     try {
       expect(await backendOf(a.t)).toBe('kvstore');
       const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await request((i % 2 ? b : a).t.app).get('/api/x')).status);
+      for (let i = 0; i < 8; i++) statuses.push((await request((i % 2 ? b : a).t.app).get(PATH)).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-      const r = await request(b.t.app).get('/api/x');
+      const r = await request(b.t.app).get(PATH);
       expect(r.headers['x-ratelimit-remaining']).toBe('0');
       expect(await client.exists('ratelimit:global', 'ratelimit:ip:127.0.0.1')).toBe(2);
     } finally {
@@ -64,11 +67,11 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
     const { t, warnings } = await appOn(server.url);
     try {
       expect(await backendOf(t)).toBe('kvstore');
-      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      expect((await request(t.app).get(PATH)).status).toBe(200);
       client.disconnect();
       await server.kill();
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await request(t.app).get('/api/x')).status);
+      for (let i = 0; i < 12; i++) statuses.push((await request(t.app).get(PATH)).status);
       // Decided in memory, which starts afresh: 5 admitted, then refused. Never a 5xx.
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
       expect(await backendOf(t)).toBe('memory');
@@ -81,7 +84,7 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
       await server.restart();
       await until('backend kvstore after restart', async () => (await backendOf(t)) === 'kvstore');
       // Redis came back empty (no persistence): a fresh shared bucket.
-      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      expect((await request(t.app).get(PATH)).status).toBe(200);
       await client.connect();
       expect(await client.get('ratelimit:ip:127.0.0.1')).toMatch(/^\d+ \d+$/);
       expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);
@@ -94,12 +97,12 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
     const { t, warnings } = await appOn(server.url);
     const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))![1]);
     try {
-      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      expect((await request(t.app).get(PATH)).status).toBe(200);
       process.kill(pid, 'SIGSTOP');
-      const first = await request(t.app).get('/api/x');
+      const first = await request(t.app).get(PATH);
       expect(first.status).toBe(200);
       expect(await backendOf(t)).toBe('memory');
-      for (let i = 0; i < 10; i++) expect([200, 429]).toContain((await request(t.app).get('/api/x')).status);
+      for (let i = 0; i < 10; i++) expect([200, 429]).toContain((await request(t.app).get(PATH)).status);
       const text = (await request(t.app).get('/api/metrics/prometheus')).text;
       expect(text).toMatch(new RegExp(`${RATE_LIMIT_METRICS.storeErrors} [1-9]`));
       process.kill(pid, 'SIGCONT');
@@ -118,11 +121,11 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
     let late: RedisServer | undefined;
     try {
       expect(await backendOf(t)).toBe('memory');
-      for (let i = 0; i < 7; i++) expect([200, 429]).toContain((await request(t.app).get('/api/x')).status);
+      for (let i = 0; i < 7; i++) expect([200, 429]).toContain((await request(t.app).get(PATH)).status);
       expect(warnings()).toHaveLength(1);
       late = await RedisServer.start({ port });
       await until('backend kvstore once Redis is up', async () => (await backendOf(t)) === 'kvstore');
-      expect((await request(t.app).get('/api/x')).status).toBe(200);
+      expect((await request(t.app).get(PATH)).status).toBe(200);
     } finally {
       await t.close();
       await late?.stop();
@@ -134,14 +137,14 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
     const proxied = await appOn(server.url, { service: { trustProxy: 1 } });
     try {
       // No trusted proxy: a spoofed X-Forwarded-For is ignored, the socket address is the key.
-      for (let i = 0; i < 6; i++) await request(direct.t.app).get('/api/x').set('X-Forwarded-For', `203.0.113.${i}`);
+      for (let i = 0; i < 6; i++) await request(direct.t.app).get(PATH).set('X-Forwarded-For', `203.0.113.${i}`);
       expect(await client.keys('ratelimit:ip:*')).toEqual(['ratelimit:ip:127.0.0.1']);
       // One trusted hop: the forwarded address; IPv6 by its /64.
       for (let i = 1; i <= 5; i++) {
-        expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `2001:db8:9:9::${i}`)).status).toBe(200);
+        expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', `2001:db8:9:9::${i}`)).status).toBe(200);
       }
-      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:9:9:abcd::1')).status).toBe(429);
-      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:9:a::1')).status).toBe(200);
+      expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', '2001:db8:9:9:abcd::1')).status).toBe(429);
+      expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', '2001:db8:9:a::1')).status).toBe(200);
       expect((await client.keys('ratelimit:ip:*')).sort()).toEqual([
         'ratelimit:ip:127.0.0.1',
         'ratelimit:ip:2001:db8:9:9::/64',
@@ -161,7 +164,7 @@ describe('rate-limit store URLs (real redis-server)', () => {
     const c = new Redis(`${secured.url}/3`);
     try {
       expect(await backendOf(t)).toBe('kvstore');
-      await request(t.app).get('/api/x');
+      await request(t.app).get(PATH);
       expect(await c.exists('ratelimit:ip:127.0.0.1')).toBe(1);
       await c.select(0);
       expect(await c.dbsize()).toBe(0);
@@ -180,7 +183,7 @@ describe('rate-limit store URLs (real redis-server)', () => {
     const d = new Redis(dedicated.url);
     try {
       expect(await backendOf(t)).toBe('kvstore');
-      await request(t.app).get('/api/x');
+      await request(t.app).get(PATH);
       expect(await d.exists('ratelimit:global')).toBe(1);
       expect(await s.exists('ratelimit:global')).toBe(0);
     } finally {
@@ -189,6 +192,49 @@ describe('rate-limit store URLs (real redis-server)', () => {
       await t.close();
       await shared.stop();
       await dedicated.stop();
+    }
+  });
+});
+
+describe('404 floods and the global tier through the kvstore (real redis-server)', () => {
+  it('requests no route takes never touch the global key; a forwarded port or garbage mints no key', async () => {
+    const server = await RedisServer.start();
+    const c = new Redis(server.url);
+    const t = await buildTestApp(
+      {
+        service: { environment: 'production', trustProxy: 1 },
+        kvstore: { url: server.url, commandTimeoutMs: 1000, connectTimeoutMs: 2000 },
+        rateLimit: { tiers: { global: { limit: 10, windowSeconds: 3600, burst: 10 }, ip: { limit: 1, windowSeconds: 3600, burst: 3 } } },
+      },
+      { logger: captureLogger().logger },
+    );
+    try {
+      expect(await backendOf(t)).toBe('kvstore');
+      const statuses: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const r = await request(t.app).get(`/wp-admin/scan-${i}.php`).set('X-Forwarded-For', `203.0.113.${i % 20}:${40000 + i}`);
+        statuses.push(r.status);
+      }
+      expect(statuses.filter((s) => s === 404)).toHaveLength(60);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+      expect(await c.exists('ratelimit:global')).toBe(0);
+      // One key per client, not per port.
+      expect(await c.keys('ratelimit:ip:203.0.113.*')).toHaveLength(20);
+      await request(t.app).get('/nope').set('X-Forwarded-For', 'g'.repeat(8192));
+      const keys = await c.keys('*');
+      expect(keys.every((k) => k.length < 60)).toBe(true);
+      expect(keys).toContain('ratelimit:ip:127.0.0.1');
+      // Real requests find the global tier whole: ten pass, the eleventh is refused by it.
+      for (let i = 0; i < 10; i++) {
+        expect((await request(t.app).get('/api/search?q=x').set('X-Forwarded-For', `192.0.2.${i}`)).status).toBe(200);
+      }
+      const refused = await request(t.app).get('/api/search?q=x').set('X-Forwarded-For', '192.0.2.99');
+      expect(refused.status).toBe(429);
+      expect(refused.body.message).toContain('global tier');
+    } finally {
+      c.disconnect();
+      await t.close();
+      await server.stop();
     }
   });
 });
