@@ -31,9 +31,14 @@ const MAX_UNCONFIRMED = 1000;
  * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
  *   HSETs, so no replica sees the data without the notice or the notice without the data.
  *
+ * - `<prefix>:epoch`: a random marker set (NX) by the first load; it vanishes with the data.
+ *
  * Every replica reads the stream with XREAD BLOCK on its own duplicate connection and re-reads
  * the changed ids (a stream, unlike pub/sub, keeps entries while a reader reconnects). After any
- * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed.
+ * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed. Between
+ * reads (at most every `blockMs`) it checks the epoch marker: a missing or different marker means
+ * Redis lost its data without dropping the connection (FLUSHALL, a failover to an empty copy),
+ * which is logged as a warning and also resyncs (the catalog then writes lost items back).
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
  * search go on from the replica's in-memory index.
  *
@@ -49,6 +54,10 @@ export class RedisStore implements ContentStore {
   readonly kind = 'kvstore' as const;
   private readonly itemsKey: string;
   private readonly streamKey: string;
+  private readonly epochKey: string;
+  /** The epoch marker seen by the last load. */
+  private epoch: string | undefined;
+  private lastEpochCheck = 0;
   /** Identifies this process's own entries in the stream, which it has applied already. */
   private readonly origin = randomUUID();
   private cursor: string | undefined;
@@ -63,6 +72,7 @@ export class RedisStore implements ContentStore {
     const prefix = opts.prefix ?? DEFAULT_KVSTORE.keyPrefix;
     this.itemsKey = `${prefix}:items`;
     this.streamKey = `${prefix}:changes`;
+    this.epochKey = `${prefix}:epoch`;
   }
 
   private client(): Redis {
@@ -83,6 +93,9 @@ export class RedisStore implements ContentStore {
   async load(): Promise<Item[]> {
     try {
       const c = this.client();
+      // Marker first: data lost after it is seen by the next epoch check, never missed.
+      await c.set(this.epochKey, randomUUID(), 'NX');
+      const epoch = (await c.get(this.epochKey)) ?? undefined;
       const last = await c.xrevrange(this.streamKey, '+', '-', 'COUNT', 1);
       const cursorAtStart = last[0]?.[0] ?? '0-0';
       const items: Item[] = [];
@@ -95,6 +108,7 @@ export class RedisStore implements ContentStore {
       // Changes made between XREVRANGE and the scan are read again from the stream: harmless,
       // since a change only says "re-read these ids".
       this.cursor = cursorAtStart;
+      this.epoch = epoch;
       return items;
     } catch (e) {
       if (e instanceof StoreUnavailableError) throw e;
@@ -217,8 +231,13 @@ export class RedisStore implements ContentStore {
           continue;
         }
         const from = this.cursor;
-        const res = await reader.xread('COUNT', 1000, 'BLOCK', this.opts.blockMs ?? 5000, 'STREAMS', this.streamKey, from);
+        const blockMs = this.opts.blockMs ?? 5000;
+        const res = await reader.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.streamKey, from);
         if (this.closed || this.cursor !== from) continue;
+        if (Date.now() - this.lastEpochCheck >= blockMs && (await this.epochChanged())) {
+          this.cursor = undefined;
+          continue;
+        }
         for (const [, entries] of res ?? []) {
           for (const [id, kv] of entries) {
             this.cursor = id;
@@ -242,6 +261,26 @@ export class RedisStore implements ContentStore {
         await sleep(retryMs);
       }
     }
+  }
+
+  /**
+   * True when the epoch marker is gone or differs from the one the last load saw: Redis lost its
+   * data while connected. An unanswered check proves nothing and is tried again later.
+   */
+  private async epochChanged(): Promise<boolean> {
+    this.lastEpochCheck = Date.now();
+    let now: string | null;
+    try {
+      now = await this.client().get(this.epochKey);
+    } catch {
+      return false;
+    }
+    if (this.epoch === undefined || now === this.epoch) return false;
+    this.opts.logger.warn(
+      { key: this.epochKey },
+      'the kvstore lost its content (epoch marker missing or replaced: FLUSHALL, or a restart or failover without the data); reloading',
+    );
+    return true;
   }
 
   async close(): Promise<void> {

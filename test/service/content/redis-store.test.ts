@@ -159,6 +159,25 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     }
   }, 60_000);
 
+  it('a FLUSHALL while connected (no restart, no dropped connection) is found by the epoch check, warned about and repaired', async () => {
+    const log = captureLogger('warn');
+    const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } }, { logger: log.logger });
+    try {
+      expect((await request(a.app).post('/api/ingest').send(item('flushed', 'Okapis are shy.'))).status).toBe(201);
+      await eventually(async () => (await request(c.app).get('/api/v1/articles/flushed')).status === 200);
+      const client = a.deps.kvstore.client!;
+      await client.flushall();
+      // A write after the flush must not hide the loss (the marker, not the hash's existence, tells).
+      expect((await request(b.app).post('/api/ingest').send(item('after-flush', 'Quolls are spotted.'))).status).toBe(201);
+      await eventually(async () => (await client.hexists('svc-ai-search:content:items', 'flushed')) === 1, 20_000);
+      const warnings = log.at(40).map((l) => String(l.msg));
+      expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining('lost its content'), expect.stringContaining('lost items this replica holds')]));
+      for (const t of [a, b, c]) await eventually(async () => (await request(t.app).get('/api/v1/articles')).body.total === 2);
+    } finally {
+      await c.close();
+    }
+  }, 40_000);
+
   it('writing lost items back never overwrites a newer write (HSETNX)', async () => {
     const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
     await request(a.app).post('/api/ingest').send(item('raced', 'old copy'));
