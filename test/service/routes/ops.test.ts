@@ -40,6 +40,7 @@ describe('operational endpoints', () => {
       performance_grade: 'A',
     });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(res.body.content).toEqual({ store: 'file', items: 0, store_losses: { events: 0, items: 0 } });
     expect(typeof res.body.uptime_seconds).toBe('number');
     expect(['enabled', 'disabled', 'unknown']).toContain(res.body.rate_limit);
   });
