@@ -1,4 +1,5 @@
 import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
+import { monitorEventLoop, type EventLoopDelay, type EventLoopDelayStats } from './event-loop-delay';
 import { LeanHistogram } from './lean-histogram';
 import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
 import { REQUEST_TYPES, type RequestType } from './request-types';
@@ -22,6 +23,8 @@ export interface MetricSources {
   cache?: CacheStats;
   /** True while a configured kvstore is unreachable. */
   kvstoreDegraded?: () => boolean;
+  /** Event-loop delay, read at scrape time; absent = sampled from this process (`monitorEventLoop`). */
+  readonly eventLoopDelay?: EventLoopDelay;
 }
 
 /** A consistent health view derived from the statistics. */
@@ -35,13 +38,15 @@ export interface HealthView {
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
- * Registers every metric family of spec §2.1 (plus a latency histogram and Node process metrics)
+ * Registers every metric family of spec §2.1 (plus a latency histogram, the event-loop delay and Node process metrics)
  * on the given registry. Counters are fed from `RequestStats` at scrape time, so the exposition
  * is always consistent with `/metrics`: total = successful + failed.
  */
 export class ServiceMetrics {
   /** Latency histogram by route, method and status class (beyond the spec: real percentiles). */
   readonly requestDuration: LeanHistogram<'route' | 'method' | 'status_class'>;
+  /** The event-loop delay source the gauges read. */
+  readonly eventLoopDelay: EventLoopDelay;
 
   constructor(
     readonly registry: Registry,
@@ -128,6 +133,29 @@ export class ServiceMetrics {
       labelNames: ['route', 'method', 'status_class'],
       buckets: DURATION_BUCKETS,
       registers: [registry],
+    });
+    // Always on (unlike the process metrics' nodejs_eventloop_lag_*): the figure that shows one
+    // request holding the process, under a name alerts can rely on in every deployment.
+    this.eventLoopDelay = sources.eventLoopDelay ?? monitorEventLoop();
+    const loop = this.eventLoopDelay;
+    let interval: EventLoopDelayStats = { p99: 0, max: 0 };
+    new Gauge({
+      name: `${p}_event_loop_delay_max_seconds`,
+      help: 'Longest event-loop delay since the previous scrape, seconds (how long the process was held at most)',
+      registers: [registry],
+      collect() {
+        // Registered first of the pair: takes the interval that both report.
+        interval = loop.take();
+        this.set(interval.max);
+      },
+    });
+    new Gauge({
+      name: `${p}_event_loop_delay_p99_seconds`,
+      help: '99th percentile of event-loop delay since the previous scrape, seconds',
+      registers: [registry],
+      collect() {
+        this.set(interval.p99);
+      },
     });
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${p}_` });
   }

@@ -1,7 +1,20 @@
 import { Registry } from 'prom-client';
 import { ManualClock } from '../../../service/clock';
 import { RequestStats } from '../../../service/metrics/request-stats';
+import { monitorEventLoop, type EventLoopDelay } from '../../../service/metrics/event-loop-delay';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
+
+/** An event-loop delay source with set figures, counting its reads. */
+function fakeLoop(p99 = 0.004, max = 0.25): EventLoopDelay & { takes: number } {
+  return {
+    takes: 0,
+    take() {
+      this.takes += 1;
+      return { p99, max };
+    },
+    stop() {},
+  };
+}
 
 /** The thirteen families of spec §2.1 with their types. */
 const SPEC_FAMILIES: ReadonlyArray<readonly [string, 'counter' | 'gauge']> = [
@@ -26,14 +39,15 @@ function fixture() {
   const stats = new RequestStats(clock);
   const registry = new Registry();
   const cache = { n: 25, size: () => cache.n, maxSize: () => 100 };
-  const metrics = new ServiceMetrics(registry, { stats, cache, kvstoreDegraded: () => false }, { processMetrics: false });
+  const loop = fakeLoop();
+  const metrics = new ServiceMetrics(registry, { stats, cache, kvstoreDegraded: () => false, eventLoopDelay: loop }, { processMetrics: false });
   stats.record('search', 200, 40);
   stats.record('search', 200, 60);
   stats.record('chat', 200, 400);
   stats.record('ingest', 201, 100);
   stats.record('other', 404, 0.5);
   stats.addTokens(321);
-  return { clock, stats, registry, cache, metrics };
+  return { clock, stats, registry, cache, metrics, loop };
 }
 
 /** Parses `name{labels} value` sample lines into a map. */
@@ -115,6 +129,39 @@ describe('Prometheus exposition', () => {
     expect(text).toContain('# TYPE svc_ai_search_http_request_duration_seconds histogram');
     expect(text).toContain('svc_ai_search_http_request_duration_seconds_bucket{le="0.025",route="search",method="GET",status_class="2xx"} 1');
     expect(text).toContain('svc_ai_search_process_cpu_user_seconds_total');
+  });
+
+  it('exposes the event-loop delay of each scrape interval: max and p99, read once per scrape', async () => {
+    const { registry, loop } = fixture();
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE svc_ai_search_event_loop_delay_max_seconds gauge\n');
+    expect(text).toContain('# TYPE svc_ai_search_event_loop_delay_p99_seconds gauge\n');
+    const s = samples(text);
+    expect(s.get('svc_ai_search_event_loop_delay_max_seconds')).toBe(0.25);
+    expect(s.get('svc_ai_search_event_loop_delay_p99_seconds')).toBe(0.004);
+    expect(loop.takes).toBe(1);
+    await registry.metrics();
+    expect(loop.takes).toBe(2);
+  });
+
+  it('measures a held event loop with the real monitor, and starts afresh after each read', async () => {
+    const loop = monitorEventLoop(5);
+    try {
+      loop.take();
+      // The monitor measures between ticks of its timer, and a read starts over: let it tick first.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Held from the check phase, as a request handler would (the monitor's own timer runs in the timers phase).
+      await new Promise((resolve) => setImmediate(resolve));
+      const until = performance.now() + 120;
+      while (performance.now() < until);
+      // Let the monitor's timer run (late) and record the delay.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const held = loop.take();
+      expect(held.max).toBeGreaterThanOrEqual(0.1);
+      expect(held.p99).toBeLessThanOrEqual(held.max);
+    } finally {
+      loop.stop();
+    }
   });
 
   it('two instances never share state (no global registry)', async () => {
