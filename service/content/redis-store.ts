@@ -30,7 +30,6 @@ const MAX_UNCONFIRMED = 1000;
  * - `<prefix>:items`: one hash, field = item id, value = the item's JSON.
  * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
  *   HSETs, so no replica sees the data without the notice or the notice without the data.
- *
  * - `<prefix>:epoch`: a random marker set (NX) by the first load; it vanishes with the data.
  *
  * Every replica reads the stream with XREAD BLOCK on its own duplicate connection and re-reads
@@ -39,6 +38,7 @@ const MAX_UNCONFIRMED = 1000;
  * reads (at most every `blockMs`) it checks the epoch marker: a missing or different marker means
  * Redis lost its data without dropping the connection (FLUSHALL, a failover to an empty copy),
  * which is logged as a warning and also resyncs (the catalog then writes lost items back).
+ *
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
  * search go on from the replica's in-memory index.
  *
