@@ -110,8 +110,9 @@ describe('DATA_DIR lock', () => {
   });
 
   it('takes over a lock held by a zombie (exited, not reaped)', async () => {
-    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps it.
-    sleeper = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a short `sleep` in the background, prints its pid and becomes a long `sleep`,
+    // which never reaps it. The child outlives the exec, so sh cannot reap it first.
+    sleeper = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     const zombie = await new Promise<number>((r) => sleeper!.stdout!.once('data', (d: Buffer) => r(Number(d.toString().trim()))));
     const stat = await waitFor('the zombie state', async () => {
       const st = await readProcessStat(zombie);
