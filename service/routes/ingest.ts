@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { validateItem, type Item, type ItemInput, type ItemIssue } from '../content/item';
+import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemIssue } from '../content/item';
 import { HttpError, badRequest } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
@@ -47,6 +47,8 @@ export function ingestRouter(ctx: FeatureContext): Router {
       if (v.ok) valid.push({ index, input: v.item });
       else results.push({ index, status: 'invalid', field: v.issues[0]?.field ?? '', message: v.issues[0]?.message ?? '', issues: v.issues });
     });
+    const vocabulary = batchVocabularyProblem(valid.map((x) => x.input));
+    if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
     if (valid.length) {
       const stored = await storeWrite(() => ctx.content.ingest(valid.map((x) => x.input)));
       stored.forEach((item: Item, i) => results.push({ index: valid[i].index, status: 'stored', id: item.id, updated_at: item.updated_at }));

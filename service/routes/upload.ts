@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
-import { ITEM_TYPES, validateItem, type ItemInput, type ItemType } from '../content/item';
+import { ITEM_TYPES, batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
 import { HttpError, badRequest } from '../http/errors';
 import { requireWriteAccess } from './auth';
@@ -182,6 +182,8 @@ export function uploadRouter(ctx: FeatureContext): Router {
     }
     if (!received.files.length) throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
     const items = itemsOf(received);
+    const vocabulary = batchVocabularyProblem(items);
+    if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'file' });
     const stored = await storeWrite(() => ctx.content.ingest(items));
     res.status(201).json({ count: stored.length, items: stored });
   });
