@@ -4,6 +4,7 @@ export * from './search-index';
 export * from './minisearch-index';
 export * from './term-scorer';
 export * from './query-plan';
+export * from './yield-to-loop';
 export * from './top-hits';
 export * from './expansion';
 export * from './snippet';
