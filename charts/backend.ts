@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { objectLabels, selectorLabels } from './labels';
-import { COMPONENTS, PORTS, SECRETS } from './generators/names';
+import { BACKEND_PODS_SERVICE, COMPONENTS, PORTS, SECRETS } from './generators/names';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
 import { httpProbe } from './probes';
@@ -56,6 +56,8 @@ export const BACKEND_CONFIG_MAP = 'backend-config';
 export class Backend extends Construct {
   readonly deployment: k8s.KubeDeployment;
   readonly service: k8s.KubeService;
+  /** Headless `backend-pods`, present when more than one pod may run: Prometheus scrapes each pod through it. */
+  readonly podsService?: k8s.KubeService;
   readonly configMap: k8s.KubeConfigMap;
   readonly autoscaler?: k8s.KubeHorizontalPodAutoscalerV2;
 
@@ -145,6 +147,19 @@ export class Backend extends Construct {
         ports: [{ name: 'http', port: PORTS.backend, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
       },
     });
+
+    // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
+    if (props.replicas > 1 || props.autoscaling) {
+      this.podsService = new k8s.KubeService(this, 'pods-service', {
+        metadata: { name: BACKEND_PODS_SERVICE, labels },
+        spec: {
+          clusterIp: 'None',
+          publishNotReadyAddresses: false,
+          selector,
+          ports: [{ name: 'http', port: PORTS.backend, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
+        },
+      });
+    }
 
     // One pod at a time may be evicted: with 2+ replicas one keeps serving, with 1 drains still work.
     new k8s.KubePodDisruptionBudget(this, 'pdb', {

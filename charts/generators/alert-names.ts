@@ -1,6 +1,8 @@
 /** Alert names. `BackendDown` and `HighErrorRate` are the spec's (§6); routing keys on both. */
 export const ALERTS = {
   backendDown: 'BackendDown',
+  backendPodDown: 'BackendPodDown',
+  backendTargetsMissing: 'BackendTargetsMissing',
   highErrorRate: 'HighErrorRate',
   highLatency: 'HighLatency',
   lowHealthScore: 'LowHealthScore',
@@ -10,6 +12,14 @@ export const ALERTS = {
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',
+  /** Always firing: proves the pipeline delivers (the mixins' dead man's switch). */
+  watchdog: 'Watchdog',
+  alertmanagerFailedToSend: 'AlertmanagerFailedToSendNotifications',
+  alertmanagerConfigReloadFailed: 'AlertmanagerConfigReloadFailed',
+  prometheusNotConnectedToAlertmanager: 'PrometheusNotConnectedToAlertmanager',
+  prometheusErrorSendingAlerts: 'PrometheusErrorSendingAlerts',
+  prometheusRuleFailures: 'PrometheusRuleEvaluationFailures',
+  prometheusConfigReloadFailed: 'PrometheusConfigReloadFailed',
 } as const;
 
 /** One generated alert's name. */

@@ -3,15 +3,20 @@ import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
 import { METRIC_LABELS, METRICS } from './metric-names';
 import { METRICS_PATH, SERVICE_NAME } from './names';
-import { jobSelector } from './promql';
+import { pipelineRuleGroup } from './pipeline-rules';
+import { scrapesPerPod } from './prometheus-config';
+import { jobSelector, serverErrorRatio, volumeGuard } from './promql';
 import { serviceAlert, type AlertingRule, type RuleFile, type RuleGroup } from './rule-types';
 import { sloRuleGroup } from './slo-rules';
 
 /**
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
- * ("failed / total over 5m"); the thresholds and `for` durations are settings.
+ * ("5xx / total over 5m"); the thresholds and `for` durations are settings.
  */
 export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m' } as const;
+
+/** How long fewer backend targets than replicas must last before BackendTargetsMissing (a rollout takes minutes). */
+export const TARGETS_MISSING_FOR = '15m';
 
 /** Name of the group of service alerts. */
 export const SERVICE_RULE_GROUP = `${SERVICE_NAME}.alerts`;
@@ -25,39 +30,76 @@ export function kvstoreFallbackApplies(settings: Settings): boolean {
   return rl.enabled && rl.enableMetrics && rl.effective.storeUrl !== undefined;
 }
 
+function availabilityRules(settings: Settings): AlertingRule[] {
+  const r = settings.alertRules;
+  const runbook = settings.alerting.runbookBaseUrl;
+  const up = jobSelector('up');
+  const rules = [
+    serviceAlert({
+      name: ALERTS.backendDown,
+      severity: 'critical',
+      runbook,
+      expr: `sum by (job) (${up}) == 0\nor\nabsent(${up})`,
+      for: r.backendDownFor,
+      summary: 'svc-ai-search-backend is down: no pod can be scraped',
+      description:
+        `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${METRICS_PATH}, ` +
+        'or has none to reach: every pod is down or unready, or the metrics path or port is wrong.',
+    }),
+    serviceAlert({
+      name: ALERTS.backendPodDown,
+      severity: 'warning',
+      runbook,
+      expr: `${up} == 0\nand on (job)\nsum by (job) (${up}) > 0`,
+      for: r.backendPodDownFor,
+      summary: 'Backend pod {{ $labels.instance }} is down while others serve',
+      description:
+        `Prometheus has failed to scrape {{ $labels.instance }} for ${r.backendPodDownFor} (ALERT_BACKEND_POD_DOWN_FOR); ` +
+        'other pods of the job still answer, so the service runs with less capacity.',
+    }),
+  ];
+  if (scrapesPerPod(settings)) {
+    const want = settings.deploy.backendReplicas;
+    rules.push(
+      serviceAlert({
+        name: ALERTS.backendTargetsMissing,
+        severity: 'warning',
+        runbook,
+        expr: `count by (job) (${up}) < ${want}`,
+        for: TARGETS_MISSING_FOR,
+        summary: 'Prometheus scrapes fewer backend pods than the deployment runs',
+        description:
+          `Only {{ $value | humanize }} target(s) of job {{ $labels.job }} have been discovered for ${TARGETS_MISSING_FOR}, ` +
+          `fewer than the ${want} replicas (BACKEND_REPLICAS): pods are unready, pending, or missing from the backend-pods Service.`,
+      }),
+    );
+  }
+  return rules;
+}
+
 /** The service's alerts: the spec's two and those an operator of this service needs. */
 export function serviceRuleGroup(settings: Settings): RuleGroup {
   const r = settings.alertRules;
   const w = RULE_WINDOWS;
+  const runbook = settings.alerting.runbookBaseUrl;
   const rules: AlertingRule[] = [
-    serviceAlert({
-      name: ALERTS.backendDown,
-      severity: 'critical',
-      expr: `${jobSelector('up')} == 0`,
-      for: r.backendDownFor,
-      summary: 'Backend target {{ $labels.instance }} is down',
-      description:
-        `Prometheus has failed to scrape {{ $labels.instance }} (job {{ $labels.job }}, path ${METRICS_PATH}) ` +
-        `for ${r.backendDownFor}: the service is unreachable, or its metrics path or port is wrong.`,
-    }),
+    ...availabilityRules(settings),
     serviceAlert({
       name: ALERTS.highErrorRate,
       severity: 'warning',
-      expr: [
-        `sum by (job) (rate(${jobSelector(METRICS.requestsFailed)}[${w.errorRate}]))`,
-        '/',
-        `sum by (job) (rate(${jobSelector(METRICS.requestsTotal)}[${w.errorRate}]))`,
-        `> ${promNumber(r.errorRateThreshold)}`,
-      ].join('\n'),
+      runbook,
+      expr: `(\n${serverErrorRatio(w.errorRate)}\n) > ${promNumber(r.errorRateThreshold)}\n${volumeGuard(w.errorRate, r.minRequestsPerHour)}`,
       for: r.errorRateFor,
-      summary: 'High error rate on svc-ai-search-backend',
+      summary: 'High server error rate on svc-ai-search-backend',
       description:
-        `{{ $value | humanizePercentage }} of requests failed (status >= 400) over the last ${w.errorRate}, ` +
-        `above ${percent(r.errorRateThreshold)} (ALERT_ERROR_RATE_THRESHOLD).`,
+        `{{ $value | humanizePercentage }} of requests failed with a server error (5xx) over the last ${w.errorRate}, ` +
+        `above ${percent(r.errorRateThreshold)} (ALERT_ERROR_RATE_THRESHOLD), while the service averages at least ${promNumber(r.minRequestsPerHour)} ` +
+        'requests an hour (ALERT_MIN_REQUESTS_PER_HOUR). Client errors (4xx) are not counted.',
     }),
     serviceAlert({
       name: ALERTS.highLatency,
       severity: 'warning',
+      runbook,
       expr: [
         'histogram_quantile(0.99,',
         `  sum by (job, route, le) (rate(${jobSelector(`${METRICS.httpRequestDuration}_bucket`)}[${w.latency}]))`,
@@ -71,17 +113,20 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
     }),
     serviceAlert({
       name: ALERTS.lowHealthScore,
-      severity: 'warning',
+      // Informational: the score counts client errors (4xx) as failures, so a scanner lowers it.
+      severity: 'info',
+      runbook,
       expr: `min by (job) (${jobSelector(METRICS.healthScore)}) < ${promNumber(r.healthScoreMin)}`,
       for: r.healthScoreFor,
       summary: 'Health score of svc-ai-search-backend is low',
       description:
-        `The health score is {{ $value | humanize }}, below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN): ` +
-        'check the error rate, the latency and the kvstore.',
+        `The lowest health score of a pod is {{ $value | humanize }}, below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN). ` +
+        'Informational: the score counts client errors (4xx) as failures; HighErrorRate and the burn-rate alerts judge server errors.',
     }),
     serviceAlert({
       name: ALERTS.highTokenSpend,
       severity: 'warning',
+      runbook,
       expr: `sum by (job) (increase(${jobSelector(METRICS.totalTokensUsed)}[${w.tokenSpend}])) > ${promNumber(r.tokensPerHour)}`,
       for: r.tokenSpendFor,
       summary: 'High AI token spend on svc-ai-search-backend',
@@ -92,6 +137,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
     serviceAlert({
       name: ALERTS.cacheNearFull,
       severity: 'info',
+      runbook,
       expr: `max by (job) (${jobSelector(METRICS.cacheUsagePercent)}) > ${promNumber(r.cacheUsagePercent)}`,
       for: r.cacheFor,
       summary: 'Search result cache of svc-ai-search-backend is nearly full',
@@ -105,6 +151,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       serviceAlert({
         name: ALERTS.kvstoreFallback,
         severity: 'warning',
+        runbook,
         expr: `max by (job) (${jobSelector(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) == 1`,
         for: r.kvstoreFallbackFor,
         summary: 'svc-ai-search-backend rate-limits in memory: the kvstore is unreachable',
@@ -114,22 +161,25 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       }),
     );
   }
-  rules.push(
-    serviceAlert({
-      name: ALERTS.noTraffic,
-      severity: 'info',
-      expr: `sum by (job) (increase(${jobSelector(METRICS.requestsTotal)}[${w.noTraffic}])) == 0`,
-      for: r.noTrafficFor,
-      summary: 'svc-ai-search-backend receives no requests',
-      description:
-        `No request has reached the service for ${w.noTraffic} plus ${r.noTrafficFor} (ALERT_NO_TRAFFIC_FOR) while it is up: ` +
-        'check the ingress, DNS and the clients.',
-    }),
-  );
+  if (r.noTrafficEnabled) {
+    rules.push(
+      serviceAlert({
+        name: ALERTS.noTraffic,
+        severity: 'info',
+        runbook,
+        expr: `sum by (job) (increase(${jobSelector(METRICS.requestsTotal)}[${w.noTraffic}])) < ${promNumber(r.noTrafficMinRequests)}`,
+        for: r.noTrafficFor,
+        summary: 'svc-ai-search-backend receives (almost) no requests',
+        description:
+          `Fewer than ${promNumber(r.noTrafficMinRequests)} request(s) (ALERT_NO_TRAFFIC_MIN_REQUESTS) per ${w.noTraffic} ` +
+          `have reached the service for ${r.noTrafficFor} (ALERT_NO_TRAFFIC_FOR) while it is up: check the ingress, DNS and the clients.`,
+      }),
+    );
+  }
   return { name: SERVICE_RULE_GROUP, rules };
 }
 
-/** The whole rule file: service alerts, then the availability SLO's recording rules and burn-rate alerts. */
+/** The whole rule file: service alerts, the availability SLO's recording rules and burn-rate alerts, the pipeline's own alerts. */
 export function alertRules(settings: Settings): RuleFile {
-  return { groups: [serviceRuleGroup(settings), sloRuleGroup(settings)] };
+  return { groups: [serviceRuleGroup(settings), sloRuleGroup(settings), pipelineRuleGroup(settings)] };
 }

@@ -1,13 +1,20 @@
 import type { ChatChannels, EmailRecipients, Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { alertmanagerSecretFile, SERVICE_NAME } from './names';
-import { RECEIVER_NAMES, RECEIVERS, ROUTING_TABLE, type ReceiverName, type RoutingRow } from './routing';
+import { HEARTBEAT_ALERT, RECEIVER_NAMES, RECEIVERS, ROUTING_TABLE, type ReceiverName, type RoutingRow } from './routing';
+import { MONITORING_COMPONENT } from './rule-types';
 
-/** A child route: every child of the root continues, so an alert reaches every matching row. */
+/**
+ * A child route: every child of the table's rows continues, so an alert reaches every matching
+ * row; the heartbeat's route comes first and stops there.
+ */
 export interface ChildRoute {
   readonly receiver: ReceiverName;
   readonly matchers: readonly string[];
-  readonly continue: true;
+  readonly continue: boolean;
+  readonly group_wait?: string;
+  readonly group_interval?: string;
+  readonly repeat_interval?: string;
 }
 
 /** The root route. */
@@ -98,6 +105,8 @@ const DESTINATIONS: Readonly<Record<ReceiverName, Destinations>> = {
   [RECEIVERS.info]: { chat: 'info', sendResolved: false },
   [RECEIVERS.backendTeam]: { chat: 'backend', email: 'backendTeam' },
   [RECEIVERS.errorRateAlerts]: { chat: 'errors', email: 'errors' },
+  // Its only destination is HEARTBEAT_URL, added in `heartbeatReceiver`.
+  [RECEIVERS.heartbeat]: { chat: 'general' },
 };
 
 /** Message body: the summary in bold, then the description, per alert (the title stays Alertmanager's default). */
@@ -139,7 +148,23 @@ export function childRoutes(table: readonly RoutingRow[] = ROUTING_TABLE): Child
   return routes;
 }
 
-/** Inhibition: critical silences warning and info, warning silences info, `BackendDown` the rest of the backend. */
+/** The heartbeat's route: first, without `continue`, re-sent every `HEARTBEAT_INTERVAL`. */
+export function heartbeatRoute(settings: Settings): ChildRoute {
+  return {
+    receiver: RECEIVERS.heartbeat,
+    matchers: [equalMatcher('alertname', HEARTBEAT_ALERT)],
+    continue: false,
+    group_wait: '0s',
+    group_interval: '1m',
+    repeat_interval: settings.alerting.heartbeatInterval,
+  };
+}
+
+/**
+ * Inhibition: critical silences warning and info, warning silences info, `BackendDown` the rest
+ * of the backend's alerts. The heartbeat (severity `none`) is never a source or a target, and
+ * the pipeline's alerts (`component="monitoring"`) are not silenced by a backend outage.
+ */
 export function inhibitRules(settings: Settings): InhibitRule[] {
   const equal = settings.alerting.inhibitEqual;
   return [
@@ -147,7 +172,11 @@ export function inhibitRules(settings: Settings): InhibitRule[] {
     { source_matchers: [equalMatcher('severity', 'warning')], target_matchers: [equalMatcher('severity', 'info')], equal },
     {
       source_matchers: [equalMatcher('alertname', ALERTS.backendDown), equalMatcher('service', SERVICE_NAME)],
-      target_matchers: [equalMatcher('service', SERVICE_NAME), notEqualMatcher('alertname', ALERTS.backendDown)],
+      target_matchers: [
+        equalMatcher('service', SERVICE_NAME),
+        notEqualMatcher('alertname', ALERTS.backendDown),
+        notEqualMatcher('component', MONITORING_COMPONENT),
+      ],
     },
   ];
 }
@@ -178,7 +207,14 @@ export function enabledDestinations(settings: Settings): EnabledDestinations {
   };
 }
 
+/** The heartbeat receiver: a webhook to `HEARTBEAT_URL`, or no destination when it is unset. */
+export function heartbeatReceiver(settings: Settings): Receiver {
+  const url = settings.alerting.heartbeatUrl;
+  return url ? { name: RECEIVERS.heartbeat, webhook_configs: [{ url, send_resolved: false }] } : { name: RECEIVERS.heartbeat };
+}
+
 function receiver(name: ReceiverName, settings: Settings, on: EnabledDestinations): Receiver {
+  if (name === RECEIVERS.heartbeat) return heartbeatReceiver(settings);
   const d = DESTINATIONS[name];
   const sendResolved = d.sendResolved ?? true;
   const out: {
@@ -212,8 +248,8 @@ function receiver(name: ReceiverName, settings: Settings, on: EnabledDestination
 }
 
 /**
- * `alertmanager.yml` from settings: receivers with the destinations of spec §6.2, the routing
- * table compiled to `continue: true` routes, grouping and inhibition. Every secret is a
+ * `alertmanager.yml` from settings: receivers with the destinations of spec §6.2, the heartbeat's
+ * own route, then the routing table compiled to `continue: true` routes, grouping and inhibition. Every secret is a
  * `*_file` path into the mounted Secret; no secret value is ever part of the document.
  */
 export function alertmanagerConfig(settings: Settings): AlertmanagerConfig {
@@ -234,7 +270,7 @@ export function alertmanagerConfig(settings: Settings): AlertmanagerConfig {
       group_wait: a.groupWait,
       group_interval: a.groupInterval,
       repeat_interval: a.repeatInterval,
-      routes: childRoutes(),
+      routes: [heartbeatRoute(settings), ...childRoutes()],
     },
     inhibit_rules: inhibitRules(settings),
     receivers: RECEIVER_NAMES.map((name) => receiver(name, settings, on)),

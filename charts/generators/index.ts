@@ -8,6 +8,7 @@ export * from './yaml';
 export * from './rule-types';
 export * from './alert-rules';
 export * from './slo-rules';
+export * from './pipeline-rules';
 export * from './prometheus-config';
 export * from './routing';
 export * from './alertmanager-config';

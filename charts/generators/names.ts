@@ -10,6 +10,9 @@ export const SERVICE_NAME = 'svc-ai-search-backend';
 /** Prometheus job that scrapes the backend (spec §1.6). */
 export const SCRAPE_JOB = SERVICE_NAME;
 
+/** Scrape jobs of the monitoring pipeline itself (the names the Prometheus and Alertmanager mixins use). */
+export const PIPELINE_JOBS = { prometheus: 'prometheus', alertmanager: 'alertmanager' } as const;
+
 /** Where the backend exposes the text exposition (spec §1.6: not `/metrics`). */
 export const METRICS_PATH = '/api/metrics/prometheus';
 
@@ -20,6 +23,9 @@ export const COMPONENTS = {
   prometheus: 'prometheus',
   alertmanager: 'alertmanager',
 } as const;
+
+/** Headless companion Service of `backend`: one DNS A record per ready pod, for per-pod scraping. */
+export const BACKEND_PODS_SERVICE = 'backend-pods';
 
 /** One component of the stack. */
 export type ComponentName = (typeof COMPONENTS)[keyof typeof COMPONENTS];
@@ -35,6 +41,8 @@ export const PORTS = {
 /** `host:port` of each Service inside the namespace. */
 export const ADDRESSES = {
   backend: `${COMPONENTS.backend}:${PORTS.backend}`,
+  /** Prometheus scrapes itself on loopback. */
+  prometheus: `localhost:${PORTS.prometheus}`,
   kvstore: `${COMPONENTS.kvstore}:${PORTS.kvstore}`,
   alertmanager: `${COMPONENTS.alertmanager}:${PORTS.alertmanager}`,
 } as const;

@@ -10,6 +10,8 @@ export const RECEIVERS = {
   info: 'info',
   backendTeam: 'backend-team',
   errorRateAlerts: 'error-rate-alerts',
+  /** The always-firing Watchdog only, to an external dead man's switch (`HEARTBEAT_URL`). */
+  heartbeat: 'heartbeat',
 } as const;
 
 /** One receiver's name. */
@@ -17,6 +19,12 @@ export type ReceiverName = (typeof RECEIVERS)[keyof typeof RECEIVERS];
 
 /** Every receiver, in config order. */
 export const RECEIVER_NAMES: readonly ReceiverName[] = Object.values(RECEIVERS);
+
+/**
+ * The heartbeat goes to its own receiver and nowhere else: ahead of the table, without `continue`,
+ * so it never reaches a person and no severity row sees it.
+ */
+export const HEARTBEAT_ALERT = ALERTS.watchdog;
 
 /** One row of spec §6.2: an alert carrying every label of `match` goes to every receiver listed. */
 export interface RoutingRow {
@@ -50,6 +58,7 @@ export function expectedReceivers(
   labels: Readonly<Record<string, string>>,
   table: readonly RoutingRow[] = ROUTING_TABLE,
 ): ReceiverName[] {
+  if (labels.alertname === HEARTBEAT_ALERT) return [RECEIVERS.heartbeat];
   const out: ReceiverName[] = [];
   for (const row of table) {
     if (!matches(row, labels)) continue;

@@ -1,9 +1,8 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
 import { SERVICE_NAME } from './names';
-import { jobSelector } from './promql';
+import { jobSelector, serverErrorRatio, volumeGuard } from './promql';
 import { serviceAlert, type RecordingRule, type RuleGroup, type Severity } from './rule-types';
 
 /** One window pair of a multi-window, multi-burn-rate alert. */
@@ -70,20 +69,15 @@ export function errorBudget(slo: number): number {
 
 /**
  * Recording rules for the server-error ratio (status class 5xx of the latency histogram) over
- * every window, then the two burn-rate alerts on them. The SLO is `SLO_AVAILABILITY`.
+ * every window, then the two burn-rate alerts on them. The SLO is `SLO_AVAILABILITY`. Each window
+ * pair also needs `ALERT_MIN_REQUESTS_PER_HOUR` requests an hour over its long window: on a site too quiet for that,
+ * one server error is a large share of the requests but no evidence that the budget burns, so
+ * these alerts stay silent and BackendDown is what reports an outage there.
  */
 export function sloRuleGroup(settings: Settings): RuleGroup {
   const slo = settings.alertRules.sloAvailability;
   const budget = errorBudget(slo);
-  const count = `${METRICS.httpRequestDuration}_count`;
-  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({
-    record: errorRatioRecord(w),
-    expr: [
-      `sum by (job) (rate(${jobSelector(count, `status_class="${METRIC_LABELS.serverErrorClass}"`)}[${w}]))`,
-      '/',
-      `sum by (job) (rate(${jobSelector(count)}[${w}]))`,
-    ].join('\n'),
-  }));
+  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({ record: errorRatioRecord(w), expr: serverErrorRatio(w) }));
   const alerts = BURN_RATE_ALERTS.map((a) => {
     const pairs = a.windows.map((p) => {
       const threshold = promNumber(p.factor * budget);
@@ -92,6 +86,7 @@ export function sloRuleGroup(settings: Settings): RuleGroup {
         `  ${jobSelector(errorRatioRecord(p.long))} > ${threshold}`,
         'and',
         `  ${jobSelector(errorRatioRecord(p.short))} > ${threshold}`,
+        `  ${volumeGuard(p.long, settings.alertRules.minRequestsPerHour).replace('\n', '\n  ')}`,
         ')',
       ].join('\n');
     });
@@ -101,12 +96,13 @@ export function sloRuleGroup(settings: Settings): RuleGroup {
     return serviceAlert({
       name: a.name,
       severity: a.severity,
+      runbook: settings.alerting.runbookBaseUrl,
       expr: pairs.join('\nor\n'),
       for: a.for,
       summary: `svc-ai-search-backend is burning its ${percent(slo)} availability error budget ${a.severity === 'critical' ? 'fast' : 'steadily'}`,
       description:
         `Server errors (5xx) are spending the error budget of the ${percent(slo)} availability SLO (SLO_AVAILABILITY) ` +
-        `at ${spend}.`,
+        `at ${spend}, while the long window averages at least ${promNumber(settings.alertRules.minRequestsPerHour)} requests an hour (ALERT_MIN_REQUESTS_PER_HOUR).`,
     });
   });
   return { name: SLO_RULE_GROUP, rules: [...records, ...alerts] };

@@ -42,6 +42,16 @@ export const NAMED_ROUTE_CASES: readonly RouteCase[] = [
     expected: [RECEIVERS.onCall, RECEIVERS.warning],
   },
   {
+    name: 'the heartbeat reaches its own receiver and no person',
+    labels: { alertname: ALERTS.watchdog, severity: 'none', service: SERVICE_NAME, component: 'monitoring' },
+    expected: [RECEIVERS.heartbeat],
+  },
+  {
+    name: 'a warning about the pipeline goes where warnings of this service go',
+    labels: { alertname: ALERTS.alertmanagerFailedToSend, severity: 'warning', service: SERVICE_NAME, component: 'monitoring' },
+    expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
+  },
+  {
     name: 'an info alert of this service',
     labels: { alertname: OTHER_ALERT, severity: 'info', service: SERVICE_NAME },
     expected: [RECEIVERS.info, RECEIVERS.backendTeam],

@@ -2,11 +2,12 @@ import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../generators/alert-names';
 import { promNumber } from '../generators/format';
 import { METRIC_LABELS, METRICS } from '../generators/metric-names';
-import { ADDRESSES, SCRAPE_JOB } from '../generators/names';
+import { PIPELINE_JOBS, SCRAPE_JOB } from '../generators/names';
 import { alertingRules, type AlertingRule, type RuleFile } from '../generators/rule-types';
 import { errorBudget } from '../generators/slo-rules';
 import { renderAnnotation } from './go-format';
 import { RULES_FILE } from './promtool';
+import { storyTests } from './rule-stories';
 
 /** One input series of a promtool unit test. */
 export interface InputSeries {
@@ -63,14 +64,30 @@ interface Scenario {
   /** Absent when the settings make the alert impossible; `skipped` says why. */
   readonly firing?: Firing;
   readonly skipped?: string;
-  /** Series just on the healthy side of the threshold. */
-  readonly silent: (samples: number) => InputSeries[];
+  /** Series just on the healthy side of the threshold; absent for the always-firing heartbeat. */
+  readonly silent?: (samples: number) => InputSeries[];
 }
 
 const INTERVAL_MINUTES = 1;
 
+/** `instance` labels of backend pods in the tests. */
+function podNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `10.0.0.${i + 1}:8080`);
+}
+
+/** Two pods: the smallest set where "one down, others serve" exists. */
+const PODS = podNames(2);
+
 function series(metric: string, labels: Readonly<Record<string, string>> = {}): string {
   const all = { job: SCRAPE_JOB, ...labels };
+  return `${metric}{${Object.entries(all)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ')}}`;
+}
+
+/** A series of one of the pipeline's own jobs. */
+function pipelineSeries(job: string, metric: string, labels: Readonly<Record<string, string>> = {}): string {
+  const all = { job, ...labels };
   return `${metric}{${Object.entries(all)
     .map(([k, v]) => `${k}="${v}"`)
     .join(', ')}}`;
@@ -86,12 +103,17 @@ function gauge(value: number, samples: number): string {
   return `${promNumber(value)}+0x${samples}`;
 }
 
-function requestCounts(errorRatio: number, n: number): InputSeries[] {
+/** Requests a minute in the firing scenarios: enough for every window's volume guard from its first minute on (3d = 72h). */
+function busyVolume(settings: Settings): number {
+  return Math.max(1000, 100 * settings.alertRules.minRequestsPerHour);
+}
+
+function requestCounts(errorRatio: number, n: number, perMinute = 1000): InputSeries[] {
   const count = `${METRICS.httpRequestDuration}_count`;
   const route = { route: 'search', method: 'GET' };
   return [
-    { series: series(count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * 1000, n) },
-    { series: series(count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * 1000, n) },
+    { series: series(count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * perMinute, n) },
+    { series: series(count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * perMinute, n) },
   ];
 }
 
@@ -116,25 +138,50 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
   const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend } = METRICS;
+  const busy = busyVolume(settings);
+  const replicas = settings.deploy.backendReplicas;
+  const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
   return {
     [ALERTS.backendDown]: {
       firing: {
-        series: (n) => [{ series: series('up', { instance: ADDRESSES.backend }), values: gauge(0, n) }],
-        labels: { ...job, instance: ADDRESSES.backend },
+        series: (n) => PODS.map((instance) => ({ series: series('up', { instance }), values: gauge(0, n) })),
+        labels: job,
         value: 0,
         activeFrom: 0,
         exact: true,
       },
-      silent: (n) => [{ series: series('up', { instance: ADDRESSES.backend }), values: gauge(1, n) }],
+      silent: (n) => PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
+    },
+    [ALERTS.backendPodDown]: {
+      firing: {
+        series: (n) => PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
+        labels: { ...job, instance: PODS[0] },
+        value: 0,
+        activeFrom: 0,
+        exact: true,
+        quiet: [ALERTS.backendDown],
+      },
+      silent: (n) => PODS.map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
+    },
+    [ALERTS.backendTargetsMissing]: {
+      firing:
+        replicas > 1
+          ? {
+              series: (n) => podNames(replicas - 1).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
+              labels: job,
+              value: replicas - 1,
+              activeFrom: 0,
+              exact: true,
+            }
+          : undefined,
+      skipped: 'BACKEND_REPLICAS=1: no count of targets is below it',
+      silent: (n) => podNames(replicas).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
     },
     [ALERTS.highErrorRate]: {
       firing:
         r.errorRateThreshold < 1
           ? {
-              series: (n) => [
-                { series: series(requestsFailed), values: counter(errorRatio * 1000, n) },
-                { series: series(requestsTotal), values: counter(1000, n) },
-              ],
+              series: (n) => requestCounts(errorRatio, n, busy),
               labels: job,
               value: errorRatio,
               activeFrom: 1,
@@ -143,8 +190,10 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
           : undefined,
       skipped: 'ALERT_ERROR_RATE_THRESHOLD=1: no error ratio can exceed it',
       silent: (n) => [
-        { series: series(requestsFailed), values: counter((r.errorRateThreshold / 2) * 1000, n) },
-        { series: series(requestsTotal), values: counter(1000, n) },
+        ...requestCounts(r.errorRateThreshold / 2, n, busy),
+        // Client errors are not server errors: a scan of 404s beside the traffic.
+        { series: series(`${METRICS.httpRequestDuration}_count`, { route: 'other', method: 'GET', status_class: '4xx' }), values: counter(busy, n) },
+        { series: series(requestsFailed), values: counter(busy, n) },
       ],
     },
     [ALERTS.highLatency]: {
@@ -221,26 +270,77 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         activeFrom: 1,
         exact: true,
       },
-      silent: (n) => [{ series: series(requestsTotal), values: counter(10, n) }],
+      silent: (n) => [{ series: series(requestsTotal), values: counter(Math.max(10, r.noTrafficMinRequests), n) }],
     },
     [ALERTS.errorBudgetFastBurn]: {
       firing:
         fastRatio !== undefined
-          ? { series: (n) => requestCounts(fastRatio, n), labels: job, value: 0, activeFrom: 1, exact: true }
+          ? { series: (n) => requestCounts(fastRatio, n, busy), labels: job, value: 0, activeFrom: 1, exact: true }
           : undefined,
       skipped: 'SLO_AVAILABILITY so low that a 6x burn needs more than 100% errors',
-      silent: (n) => requestCounts(budget / 2, n),
+      silent: (n) => requestCounts(budget / 2, n, busy),
     },
     [ALERTS.errorBudgetSlowBurn]: {
       firing: {
-        series: (n) => requestCounts(slowRatio, n),
+        series: (n) => requestCounts(slowRatio, n, busy),
         labels: job,
         value: 0,
         activeFrom: 1,
         exact: true,
         quiet: [ALERTS.errorBudgetFastBurn],
       },
-      silent: (n) => requestCounts(budget / 2, n),
+      silent: (n) => requestCounts(budget / 2, n, busy),
+    },
+    [ALERTS.watchdog]: {
+      firing: { series: () => [], labels: {}, value: 1, activeFrom: 0, exact: false },
+    },
+    [ALERTS.alertmanagerFailedToSend]: {
+      firing: {
+        series: (n) => [{ series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }), values: counter(1, n) }],
+        labels: { job: am, integration: 'email' },
+        value: 5,
+        activeFrom: 1,
+        exact: true,
+      },
+      silent: (n) => [{ series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }), values: gauge(3, n) }],
+    },
+    [ALERTS.alertmanagerConfigReloadFailed]: {
+      firing: { series: (n) => [{ series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(0, n) }], labels: { job: am }, value: 0, activeFrom: 0, exact: true },
+      silent: (n) => [{ series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(1, n) }],
+    },
+    [ALERTS.prometheusNotConnectedToAlertmanager]: {
+      firing: { series: (n) => [{ series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(0, n) }], labels: { job: prom }, value: 0, activeFrom: 0, exact: true },
+      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(1, n) }],
+    },
+    [ALERTS.prometheusErrorSendingAlerts]: {
+      firing: {
+        series: (n) => [
+          { series: pipelineSeries(prom, 'prometheus_notifications_errors_total'), values: counter(1, n) },
+          { series: pipelineSeries(prom, 'prometheus_notifications_sent_total'), values: counter(10, n) },
+        ],
+        labels: { job: prom },
+        value: 0.1,
+        activeFrom: 1,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: pipelineSeries(prom, 'prometheus_notifications_errors_total'), values: gauge(2, n) },
+        { series: pipelineSeries(prom, 'prometheus_notifications_sent_total'), values: counter(10, n) },
+      ],
+    },
+    [ALERTS.prometheusRuleFailures]: {
+      firing: {
+        series: (n) => [{ series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }), values: counter(1, n) }],
+        labels: { job: prom, rule_group: 'g' },
+        value: 5,
+        activeFrom: 1,
+        exact: true,
+      },
+      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }), values: gauge(0, n) }],
+    },
+    [ALERTS.prometheusConfigReloadFailed]: {
+      firing: { series: (n) => [{ series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(0, n) }], labels: { job: prom }, value: 0, activeFrom: 0, exact: true },
+      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(1, n) }],
     },
   };
 }
@@ -255,6 +355,7 @@ function expected(rule: AlertingRule, firing: Firing): ExpectedAlert {
     exp_annotations: {
       summary: renderAnnotation(rule.annotations.summary, firing.labels, firing.value),
       description: renderAnnotation(rule.annotations.description, firing.labels, firing.value),
+      runbook_url: rule.annotations.runbook_url,
     },
   };
 }
@@ -294,12 +395,17 @@ export function ruleUnitTests(settings: Settings, rules: RuleFile): RuleUnitTest
     } else {
       skipped.push(`${rule.alert}: ${scenario.skipped ?? 'cannot fire'}`);
     }
-    tests.push({
-      name: `${rule.alert} stays silent on healthy series`,
-      interval,
-      input_series: scenario.silent(samples),
-      alert_rule_test: [{ eval_time: `${late}m`, alertname: rule.alert, exp_alerts: [] }],
-    });
+    if (scenario.silent) {
+      tests.push({
+        name: `${rule.alert} stays silent on healthy series`,
+        interval,
+        input_series: scenario.silent(samples),
+        alert_rule_test: [{ eval_time: `${late}m`, alertname: rule.alert, exp_alerts: [] }],
+      });
+    }
   }
+  const stories = storyTests(settings, rules);
+  tests.push(...stories.tests);
+  skipped.push(...stories.skipped);
   return { file: { rule_files: [RULES_FILE], evaluation_interval: `${INTERVAL_MINUTES}m`, tests }, skipped };
 }

@@ -51,6 +51,19 @@ export interface AlertingSettings {
   /** @default '4h' */ readonly repeatInterval: string;
   /** Labels a critical alert and the warning or info alert it silences must share. @default ['alertname', 'service'] */
   readonly inhibitEqual: readonly string[];
+  /**
+   * Page every alert's `runbook_url` points into, plus `#<alertname in lower case>`.
+   * @default 'https://github.com/example/svc-ai-search-backend/blob/main/docs/runbooks.md'
+   */
+  readonly runbookBaseUrl: string;
+  /**
+   * Where the always-firing heartbeat (Watchdog) is sent, e.g. a dead man's switch service; unset
+   * means the heartbeat receiver has no destination. Not a Secret: Alertmanager 0.25 has no `url_file`.
+   * @default undefined
+   */
+  readonly heartbeatUrl?: string;
+  /** How often the heartbeat is re-sent to `heartbeatUrl`. @default '5m' */
+  readonly heartbeatInterval: string;
 }
 
 export const DEFAULT_ALERTING: AlertingSettings = {
@@ -85,6 +98,9 @@ export const DEFAULT_ALERTING: AlertingSettings = {
   groupInterval: '5m',
   repeatInterval: '4h',
   inhibitEqual: ['alertname', 'service'],
+  runbookBaseUrl: 'https://github.com/example/svc-ai-search-backend/blob/main/docs/runbooks.md',
+  heartbeatUrl: undefined,
+  heartbeatInterval: '5m',
 };
 
 const channel = str({ pattern: /^[#@]?[\w.-]+$/, accepted: 'a channel name such as #alerts' });
@@ -118,5 +134,8 @@ export const ALERTING_VARIABLES: readonly VariableSpec[] = [
   variable('ALERT_GROUP_WAIT', 'alerting.groupWait', duration(), 'Alertmanager group_wait', { synthOnly: true }),
   variable('ALERT_GROUP_INTERVAL', 'alerting.groupInterval', duration(), 'Alertmanager group_interval', { synthOnly: true }),
   variable('ALERT_REPEAT_INTERVAL', 'alerting.repeatInterval', duration(), 'Alertmanager repeat_interval', { synthOnly: true }),
+  variable('RUNBOOK_BASE_URL', 'alerting.runbookBaseUrl', url(['http', 'https']), 'Runbook page every alert links to (runbook_url = this + #alertname)', { synthOnly: true }),
+  variable('HEARTBEAT_URL', 'alerting.heartbeatUrl', url(['http', 'https']), 'Webhook the always-firing heartbeat alert goes to (unset: no destination)', { synthOnly: true }),
+  variable('HEARTBEAT_INTERVAL', 'alerting.heartbeatInterval', duration(), 'How often the heartbeat is re-sent', { synthOnly: true }),
   variable('ALERT_INHIBIT_EQUAL', 'alerting.inhibitEqual', list(LABEL_NAME, { minItems: 1 }), 'Labels a critical alert shares with the warning/info alerts it silences', { synthOnly: true }),
 ];

@@ -39,9 +39,17 @@ export interface DeploySettings {
 
 /** Thresholds and `for` durations of the generated alert rules. Synth-only. */
 export interface AlertRuleSettings {
-  /** BackendDown fires after the target is down this long. @default '1m' */
+  /** BackendDown fires after no backend target has been up (or the job has been absent) this long. @default '1m' */
   readonly backendDownFor: string;
-  /** HighErrorRate: failed / total over 5m above this ratio. @default 0.05 */
+  /** BackendPodDown fires after one backend pod has been down this long while others serve. @default '5m' */
+  readonly backendPodDownFor: string;
+  /**
+   * Volume guard: a ratio alert (HighErrorRate, each burn-rate window pair) fires only while the
+   * service averages at least this many requests per hour over the alert's window (the long window
+   * for burn rates), so one 500 on a quiet site pages no one. @default 100
+   */
+  readonly minRequestsPerHour: number;
+  /** HighErrorRate: server errors (5xx) / all requests over 5m above this ratio. @default 0.05 */
   readonly errorRateThreshold: number;
   /** @default '5m' */ readonly errorRateFor: string;
   /** HighLatency: p99 above this many seconds. @default 2 */
@@ -58,6 +66,10 @@ export interface AlertRuleSettings {
   /** @default '15m' */ readonly cacheFor: string;
   /** KvstoreFallback: memory backend in use this long. @default '2m' */
   readonly kvstoreFallbackFor: string;
+  /** Generate NoTraffic: off, because a fresh deploy or a quiet night is not an incident. @default false */
+  readonly noTrafficEnabled: boolean;
+  /** NoTraffic: fewer than this many requests in 10m counts as no traffic. @default 1 */
+  readonly noTrafficMinRequests: number;
   /** NoTraffic: no requests this long. @default '30m' */
   readonly noTrafficFor: string;
   /** Availability SLO for the burn-rate alerts, e.g. 0.999. @default 0.999 */
@@ -83,6 +95,8 @@ export const DEFAULT_DEPLOY: DeploySettings = {
 
 export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
   backendDownFor: '1m',
+  backendPodDownFor: '5m',
+  minRequestsPerHour: 100,
   errorRateThreshold: 0.05,
   errorRateFor: '5m',
   latencyP99Seconds: 2,
@@ -94,6 +108,8 @@ export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
   cacheUsagePercent: 90,
   cacheFor: '15m',
   kvstoreFallbackFor: '2m',
+  noTrafficEnabled: false,
+  noTrafficMinRequests: 1,
   noTrafficFor: '30m',
   sloAvailability: 0.999,
 };
@@ -115,7 +131,9 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('PROMETHEUS_EVALUATION_INTERVAL', 'deploy.evaluationInterval', duration(), 'Prometheus evaluation_interval', s),
   variable('ALERTMANAGER_IMAGE', 'deploy.alertmanagerImage', IMAGE, 'Alertmanager image', s),
   variable('ALERT_BACKEND_DOWN_FOR', 'alertRules.backendDownFor', duration(), 'BackendDown: for', s),
-  variable('ALERT_ERROR_RATE_THRESHOLD', 'alertRules.errorRateThreshold', num({ min: 0, exclusiveMin: true, max: 1 }), 'HighErrorRate: failed/total ratio', s),
+  variable('ALERT_BACKEND_POD_DOWN_FOR', 'alertRules.backendPodDownFor', duration(), 'BackendPodDown: for', s),
+  variable('ALERT_MIN_REQUESTS_PER_HOUR', 'alertRules.minRequestsPerHour', int({ min: 0, max: 100000000 }), 'Ratio alerts need this many requests per hour over their window (volume guard)', s),
+  variable('ALERT_ERROR_RATE_THRESHOLD', 'alertRules.errorRateThreshold', num({ min: 0, exclusiveMin: true, max: 1 }), 'HighErrorRate: 5xx/total ratio', s),
   variable('ALERT_ERROR_RATE_FOR', 'alertRules.errorRateFor', duration(), 'HighErrorRate: for', s),
   variable('ALERT_LATENCY_P99_SECONDS', 'alertRules.latencyP99Seconds', num({ min: 0, exclusiveMin: true }), 'HighLatency: p99 seconds', s),
   variable('ALERT_LATENCY_FOR', 'alertRules.latencyFor', duration(), 'HighLatency: for', s),
@@ -126,6 +144,8 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('ALERT_CACHE_USAGE_PERCENT', 'alertRules.cacheUsagePercent', num({ min: 0, exclusiveMin: true, max: 100 }), 'CacheNearFull: usage percent', s),
   variable('ALERT_CACHE_FOR', 'alertRules.cacheFor', duration(), 'CacheNearFull: for', s),
   variable('ALERT_KVSTORE_FALLBACK_FOR', 'alertRules.kvstoreFallbackFor', duration(), 'KvstoreFallback: for', s),
+  variable('ALERT_NO_TRAFFIC_ENABLED', 'alertRules.noTrafficEnabled', bool(), 'Generate the NoTraffic alert', s),
+  variable('ALERT_NO_TRAFFIC_MIN_REQUESTS', 'alertRules.noTrafficMinRequests', int({ min: 1, max: 100000000 }), 'NoTraffic: fewer requests than this in 10m', s),
   variable('ALERT_NO_TRAFFIC_FOR', 'alertRules.noTrafficFor', duration(), 'NoTraffic: for', s),
   variable('SLO_AVAILABILITY', 'alertRules.sloAvailability', num({ min: 0.5, max: 0.99999 }), 'Availability SLO for burn-rate alerts', s),
 ];

@@ -26,8 +26,8 @@ describe('make validate (scripts/validate-dist.ts)', () => {
       timeout: 120000,
     });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('ok   promtool test rules (20 tests)');
-    expect(r.stdout).toContain('ok   amtool config routes test (35 cases)');
+    expect(r.stdout).toContain('ok   promtool test rules (42 tests)');
+    expect(r.stdout).toContain('ok   amtool config routes test (37 cases)');
     expect(r.stdout).toContain('all 9 checks passed');
     expect(r.status).toBe(0);
   });

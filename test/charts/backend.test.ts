@@ -28,8 +28,23 @@ describe('Backend', () => {
       'ConfigMap/backend-config',
       'Deployment/backend',
       'Service/backend',
+      'Service/backend-pods',
       'PodDisruptionBudget/backend',
     ]);
+  });
+
+  it('adds the headless backend-pods Service for per-pod scraping when more than one pod may run', () => {
+    const pods = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'backend-pods');
+    const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'backend');
+    expect(pods?.spec).toEqual({
+      clusterIP: 'None',
+      publishNotReadyAddresses: false,
+      selector: svc?.spec.selector,
+      ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }],
+    });
+    const names = (o: ReturnType<typeof synth>) => o.filter((x) => x.kind === 'Service').map((x) => x.metadata.name);
+    expect(names(synth({ replicas: 1 }))).toEqual(['backend']);
+    expect(names(synth({ replicas: 1, autoscaling: { maxReplicas: 4, cpuPercent: 70 } }))).toEqual(['backend', 'backend-pods']);
   });
 
   it('puts the settings into the ConfigMap and loads it as environment', () => {

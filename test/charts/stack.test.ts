@@ -16,9 +16,9 @@ describe('the stack', () => {
     expect(stack.manifests[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'svc-ai-search' } });
   });
 
-  it('names the Services exactly backend, kvstore, alertmanager, prometheus', () => {
+  it('names the Services exactly backend, kvstore, alertmanager, prometheus, and the headless backend-pods', () => {
     const services = stack.manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name);
-    expect(services.sort()).toEqual(['alertmanager', 'backend', 'kvstore', 'prometheus']);
+    expect(services.sort()).toEqual(['alertmanager', 'backend', 'backend-pods', 'kvstore', 'prometheus']);
   });
 
   it('puts everything in the settings’ namespace, which enforces the restricted pod standard', () => {

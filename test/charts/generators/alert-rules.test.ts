@@ -28,39 +28,111 @@ describe('alertRules', () => {
   it('has the spec’s BackendDown and HighErrorRate and the alerts an operator needs', () => {
     expect(alertingRules(rules).map((r) => r.alert)).toEqual([
       'BackendDown',
+      'BackendPodDown',
+      'BackendTargetsMissing',
       'HighErrorRate',
       'HighLatency',
       'LowHealthScore',
       'HighTokenSpend',
       'CacheNearFull',
       'KvstoreFallbackActive',
-      'NoTraffic',
       'ErrorBudgetFastBurn',
       'ErrorBudgetSlowBurn',
+      'Watchdog',
+      'AlertmanagerFailedToSendNotifications',
+      'AlertmanagerConfigReloadFailed',
+      'PrometheusNotConnectedToAlertmanager',
+      'PrometheusErrorSendingAlerts',
+      'PrometheusRuleEvaluationFailures',
+      'PrometheusConfigReloadFailed',
     ]);
+  });
+
+  it('leaves NoTraffic out by default and adds it, info, with its threshold when switched on', () => {
+    expect(alertingRules(rules).map((r) => r.alert)).not.toContain(ALERTS.noTraffic);
+    const on = alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', ALERT_NO_TRAFFIC_MIN_REQUESTS: '5' }));
+    expect(byName(on, ALERTS.noTraffic)).toMatchObject({ labels: { severity: 'info' }, expr: expect.stringMatching(/\[10m\]\)\) < 5$/) });
+  });
+
+  it('aggregates over pods with sums of rates, never a rate of a sum', () => {
+    const text = toYaml(rules);
+    expect(text).not.toMatch(/(rate|increase)\(\s*sum/);
+    for (const rule of alertingRules(rules)) {
+      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(/sum by \(job[^)]*\) \((rate|increase)\(/);
+    }
+  });
+
+  it('links every alert to its heading in the runbook page', () => {
+    for (const rule of alertingRules(rules)) {
+      expect(rule.annotations.runbook_url).toBe(`https://github.com/example/svc-ai-search-backend/blob/main/docs/runbooks.md#${rule.alert.toLowerCase()}`);
+    }
+    const custom = alertRules(loadStackSettings({ RUNBOOK_BASE_URL: 'https://wiki.example.com/runbooks' }));
+    expect(byName(custom, ALERTS.backendDown).annotations.runbook_url).toBe('https://wiki.example.com/runbooks#backenddown');
+  });
+
+  it('watches the pipeline: an always-firing Watchdog and mixin-style Prometheus and Alertmanager alerts, labelled component=monitoring', () => {
+    const watchdog = byName(rules, ALERTS.watchdog);
+    expect(watchdog).toMatchObject({ expr: 'vector(1)', labels: { severity: 'none', component: 'monitoring' } });
+    expect(byName(rules, ALERTS.alertmanagerFailedToSend).expr).toContain('alertmanager_notifications_failed_total{job="alertmanager"}');
+    expect(byName(rules, ALERTS.prometheusNotConnectedToAlertmanager).expr).toContain('prometheus_notifications_alertmanagers_discovered{job="prometheus"}');
+    expect(byName(rules, ALERTS.prometheusErrorSendingAlerts).expr).toContain('prometheus_notifications_errors_total{job="prometheus"}');
+    expect(byName(rules, ALERTS.prometheusRuleFailures).expr).toContain('prometheus_rule_evaluation_failures_total{job="prometheus"}');
+    expect(byName(rules, ALERTS.prometheusConfigReloadFailed).expr).toContain('prometheus_config_last_reload_successful');
+    expect(byName(rules, ALERTS.alertmanagerConfigReloadFailed).expr).toContain('alertmanager_config_last_reload_successful');
   });
 
   it('labels every alert with severity and service, and explains it in summary and description', () => {
     for (const rule of alertingRules(rules)) {
-      expect(['critical', 'warning', 'info']).toContain(rule.labels.severity);
+      expect(['critical', 'warning', 'info', ...(rule.alert === ALERTS.watchdog ? ['none'] : [])]).toContain(rule.labels.severity);
       expect(rule.labels.service).toBe('svc-ai-search-backend');
       expect(rule.annotations.summary.length).toBeGreaterThan(10);
       expect(rule.annotations.description.length).toBeGreaterThan(30);
-      expect(rule.expr).toContain('job="svc-ai-search-backend"');
+      if (rule.labels.component !== 'monitoring') expect(rule.expr).toContain('job="svc-ai-search-backend"');
     }
   });
 
-  it('makes BackendDown critical on the scrape job’s up', () => {
+  it('makes BackendDown critical when no pod is up or the job is absent, and BackendPodDown a warning for one pod', () => {
     const r = byName(rules, ALERTS.backendDown);
-    expect(r).toMatchObject({ expr: 'up{job="svc-ai-search-backend"} == 0', for: '1m', labels: { severity: 'critical' } });
+    expect(r).toMatchObject({
+      expr: 'sum by (job) (up{job="svc-ai-search-backend"}) == 0\nor\nabsent(up{job="svc-ai-search-backend"})',
+      for: '1m',
+      labels: { severity: 'critical' },
+    });
+    expect(byName(rules, ALERTS.backendPodDown)).toMatchObject({
+      expr: 'up{job="svc-ai-search-backend"} == 0\nand on (job)\nsum by (job) (up{job="svc-ai-search-backend"}) > 0',
+      for: '5m',
+      labels: { severity: 'warning' },
+    });
+    expect(byName(rules, ALERTS.backendTargetsMissing).expr).toBe('count by (job) (up{job="svc-ai-search-backend"}) < 2');
+    const one = alertRules(loadStackSettings({ BACKEND_REPLICAS: '1' }));
+    expect(alertingRules(one).map((x) => x.alert)).not.toContain(ALERTS.backendTargetsMissing);
   });
 
-  it('defines HighErrorRate as failed / total over 5m (status >= 400, spec) above the threshold', () => {
+  it('defines HighErrorRate as server errors (5xx) / all requests over 5m, with a volume guard', () => {
     const r = byName(rules, ALERTS.highErrorRate);
-    expect(r.expr).toContain(`rate(${METRICS.requestsFailed}{job="svc-ai-search-backend"}[5m])`);
-    expect(r.expr).toContain(`rate(${METRICS.requestsTotal}{job="svc-ai-search-backend"}[5m])`);
-    expect(r.expr).toMatch(/> 0\.05$/);
+    const count = `${METRICS.httpRequestDuration}_count`;
+    expect(r.expr).toBe(
+      [
+        '(',
+        `sum by (job) (rate(${count}{job="svc-ai-search-backend", status_class="5xx"}[5m]))`,
+        '/',
+        `sum by (job) (rate(${count}{job="svc-ai-search-backend"}[5m]))`,
+        ') > 0.05',
+        'and on (job)',
+        `  sum by (job) (rate(${count}{job="svc-ai-search-backend"}[5m])) * 3600 >= 100`,
+      ].join('\n'),
+    );
+    expect(r.expr).not.toContain(METRICS.requestsFailed);
     expect(r).toMatchObject({ for: '5m', labels: { severity: 'warning' } });
+  });
+
+  it('guards every burn-rate window pair with the volume of its long window', () => {
+    const fast = byName(rules, ALERTS.errorBudgetFastBurn).expr;
+    expect(fast).toContain('[1h])) * 3600 >= 100');
+    expect(fast).toContain('[6h])) * 3600 >= 100');
+    const slow = byName(alertRules(loadStackSettings({ ALERT_MIN_REQUESTS_PER_HOUR: '500' })), ALERTS.errorBudgetSlowBurn).expr;
+    expect(slow).toContain('[1d])) * 3600 >= 500');
+    expect(slow).toContain('[3d])) * 3600 >= 500');
   });
 
   it('takes every threshold and for duration from settings', () => {
@@ -78,19 +150,22 @@ describe('alertRules', () => {
         ALERT_CACHE_USAGE_PERCENT: '80',
         ALERT_CACHE_FOR: '11m',
         ALERT_KVSTORE_FALLBACK_FOR: '8m',
+        ALERT_NO_TRAFFIC_ENABLED: 'true',
         ALERT_NO_TRAFFIC_FOR: '2h',
+        ALERT_BACKEND_POD_DOWN_FOR: '12m',
         SLO_AVAILABILITY: '0.99',
       }),
     );
     const at = (name: string) => byName(custom, name);
     expect(at(ALERTS.backendDown).for).toBe('3m');
-    expect(at(ALERTS.highErrorRate)).toMatchObject({ for: '7m', expr: expect.stringMatching(/> 0\.1$/) });
+    expect(at(ALERTS.highErrorRate)).toMatchObject({ for: '7m', expr: expect.stringMatching(/\) > 0\.1\n/) });
     expect(at(ALERTS.highLatency)).toMatchObject({ for: '4m', expr: expect.stringMatching(/> 0\.75$/) });
     expect(at(ALERTS.lowHealthScore)).toMatchObject({ for: '6m', expr: expect.stringMatching(/< 55$/) });
     expect(at(ALERTS.highTokenSpend)).toMatchObject({ for: '9m', expr: expect.stringMatching(/\[1h\]\)\) > 250000$/) });
     expect(at(ALERTS.cacheNearFull)).toMatchObject({ for: '11m', expr: expect.stringMatching(/> 80$/) });
     expect(at(ALERTS.kvstoreFallback).for).toBe('8m');
     expect(at(ALERTS.noTraffic).for).toBe('2h');
+    expect(at(ALERTS.backendPodDown).for).toBe('12m');
     expect(at(ALERTS.errorBudgetFastBurn).expr).toContain('ratio_rate1h{job="svc-ai-search-backend"} > 0.144');
     expect(at(ALERTS.highErrorRate).annotations.description).toContain('above 10% (ALERT_ERROR_RATE_THRESHOLD)');
   });
@@ -155,12 +230,13 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge({});
-      expect(check.detail).toContain('SUCCESS: 17 rules found');
+      expect(check.detail).toContain('SUCCESS: 25 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);
       expect(tests.skipped).toEqual([]);
-      expect(tests.file.tests).toHaveLength(2 * alertingRules(rules).length);
+      // Both ways for each alert but the always-firing Watchdog, then the seven stories.
+      expect(tests.file.tests).toHaveLength(2 * alertingRules(rules).length - 1 + 7);
     });
 
     it('other thresholds: the generated tests follow them', () => {
@@ -169,12 +245,14 @@ describe('alertRules', () => {
         ALERT_LATENCY_P99_SECONDS: '0.3',
         ALERT_TOKENS_PER_HOUR: '1234567',
         ALERT_BACKEND_DOWN_FOR: '90s',
+        ALERT_NO_TRAFFIC_ENABLED: 'true',
         ALERT_NO_TRAFFIC_FOR: '0s',
+        BACKEND_REPLICAS: '3',
         SLO_AVAILABILITY: '0.95',
       });
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
-      expect(tests.skipped).toEqual([]);
+      expect(tests.skipped).toEqual(['story "half of all requests 5xx": ALERT_ERROR_RATE_THRESHOLD >= 0.5']);
     });
 
     it('a rule that drifts from its settings fails the generated tests (they are not vacuous)', () => {
@@ -192,6 +270,15 @@ describe('alertRules', () => {
           expect(drifted).not.toBe(toYaml(rules));
           expect(testRules(promTools, ws, drifted, tests).ok).toBe(false);
         }
+        // The stories catch the old behaviour: no volume guard, or client errors counted as failures.
+        const unguarded = toYaml(rules).replaceAll('* 3600 >= 100', '* 3600 >= 0');
+        const quiet = testRules(promTools, ws, unguarded, tests);
+        expect(quiet.ok).toBe(false);
+        expect(quiet.detail).toContain('a quiet site');
+        const clientErrors = toYaml(rules).replaceAll('status_class="5xx"', 'status_class=~"4xx|5xx"');
+        const scanner = testRules(promTools, ws, clientErrors, tests);
+        expect(scanner.ok).toBe(false);
+        expect(scanner.detail).toContain('a 404 scanner');
       } finally {
         ws.dispose();
       }

@@ -29,8 +29,23 @@ const receiver = (c: AlertmanagerConfig, name: string): Receiver => {
 
 describe('alertmanagerConfig', () => {
   it('names the receivers of the issue, once each', () => {
-    expect(full.receivers.map((r) => r.name)).toEqual(['default', 'critical', 'on-call', 'warning', 'info', 'backend-team', 'error-rate-alerts']);
-    expect(RECEIVER_NAMES).toHaveLength(7);
+    expect(full.receivers.map((r) => r.name)).toEqual(['default', 'critical', 'on-call', 'warning', 'info', 'backend-team', 'error-rate-alerts', 'heartbeat']);
+    expect(RECEIVER_NAMES).toHaveLength(8);
+  });
+
+  it('sends the heartbeat to HEARTBEAT_URL only, first and without continue, and to nowhere when it is unset', () => {
+    expect(receiver(plain, 'heartbeat')).toEqual({ name: 'heartbeat' });
+    const c = alertmanagerConfig(loadStackSettings({ HEARTBEAT_URL: 'https://hc.example.com/ping/abc', HEARTBEAT_INTERVAL: '2m' }));
+    expect(receiver(c, 'heartbeat')).toEqual({ name: 'heartbeat', webhook_configs: [{ url: 'https://hc.example.com/ping/abc', send_resolved: false }] });
+    expect(c.route.routes[0]).toEqual({
+      receiver: 'heartbeat',
+      matchers: ['alertname="Watchdog"'],
+      continue: false,
+      group_wait: '0s',
+      group_interval: '1m',
+      repeat_interval: '2m',
+    });
+    expect(expectedReceivers({ alertname: 'Watchdog', severity: 'none', service: 'svc-ai-search-backend' })).toEqual(['heartbeat']);
   });
 
   it('gives each receiver the destinations of spec §6.2', () => {
@@ -67,7 +82,7 @@ describe('alertmanagerConfig', () => {
   });
 
   it('sends no resolved notifications from info, and resolved ones from everything else', () => {
-    for (const r of full.receivers) {
+    for (const r of full.receivers.filter((x) => x.name !== 'heartbeat')) {
       const flags = [...(r.slack_configs ?? []), ...(r.email_configs ?? []), ...(r.webhook_configs ?? []), ...(r.pagerduty_configs ?? [])].map(
         (d) => d.send_resolved,
       );
@@ -115,7 +130,7 @@ describe('alertmanagerConfig', () => {
       { source_matchers: ['severity="warning"'], target_matchers: ['severity="info"'], equal: ['alertname', 'service'] },
       {
         source_matchers: ['alertname="BackendDown"', 'service="svc-ai-search-backend"'],
-        target_matchers: ['service="svc-ai-search-backend"', 'alertname!="BackendDown"'],
+        target_matchers: ['service="svc-ai-search-backend"', 'alertname!="BackendDown"', 'component!="monitoring"'],
       },
     ]);
     const c = alertmanagerConfig(loadStackSettings({ ALERT_INHIBIT_EQUAL: 'alertname,service,instance' }));
@@ -124,7 +139,7 @@ describe('alertmanagerConfig', () => {
 
   describe('routing', () => {
     it('compiles §6.2 into continue routes, with on-call reachable once per alert', () => {
-      expect(plain.route.routes).toEqual([
+      expect(plain.route.routes.slice(1)).toEqual([
         { receiver: 'critical', matchers: ['severity="critical"'], continue: true },
         { receiver: 'on-call', matchers: ['severity="critical"'], continue: true },
         { receiver: 'on-call', matchers: ['alertname="BackendDown"', 'severity!="critical"'], continue: true },
@@ -157,7 +172,7 @@ describe('alertmanagerConfig', () => {
       try {
         const r = checkAlertmanagerConfig(promTools, ws, toYaml(config));
         expect(r.detail).toContain('SUCCESS');
-        expect(r.detail).toContain('7 receivers');
+        expect(r.detail).toContain('8 receivers');
         expect(r.ok).toBe(true);
       } finally {
         ws.dispose();

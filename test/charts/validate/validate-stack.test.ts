@@ -11,14 +11,14 @@ describe('validateStack', () => {
     const results = validateStack({ manifests: stack.manifests, settings: stack.settings, tools: promTools, leakCheck: { files: stack.files, env } });
     expect(results.filter((r) => !r.ok)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual([
-      'kubernetes schemas (18 objects)',
+      'kubernetes schemas (19 objects)',
       'kubernetes references',
       'rules match the settings',
       'promtool check config',
       'promtool check rules',
-      'promtool test rules (20 tests)',
+      'promtool test rules (42 tests)',
       'amtool check-config',
-      'amtool config routes test (35 cases)',
+      'amtool config routes test (37 cases)',
       'no secret values in the output',
     ]);
   });
