@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { VARIABLES } from '../../configs';
-import { alertingRules, alertRules, IGNORED_AT_SYNTH, loadStackSettings, RECEIVER_NAMES, SECRETS } from '../../charts';
+import { alertingRules, alertRules, expectedReceivers, IGNORED_AT_SYNTH, loadStackSettings, RECEIVER_NAMES, SECRETS } from '../../charts';
 
 const doc = readFileSync(resolve(__dirname, '../../docs/stack.md'), 'utf8');
 
@@ -27,5 +27,30 @@ describe('docs/stack.md', () => {
 
   it('names the variables the synth ignores', () => {
     expect(IGNORED_AT_SYNTH.filter((n) => !doc.includes(`\`${n}\``))).toEqual([]);
+  });
+});
+
+describe('the alert tables of README.md and docs/stack.md', () => {
+  const rules = alertingRules(alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true' })));
+  const rows = (text: string) =>
+    new Map(
+      [...text.matchAll(/^\| `(\w+)` \| (critical|warning|info|none) \| [^|]+ \| ([^|]+) \|$/gm)].map((m) => [
+        m[1],
+        { severity: m[2], receivers: [...m[3].matchAll(/`([\w-]+)`/g)].map((r) => r[1]) },
+      ]),
+    );
+
+  it.each([
+    ['README.md', '../../README.md'],
+    ['docs/stack.md', '../../docs/stack.md'],
+  ])('%s: a row per alert with its severity and the receivers the routing gives it', (_name, path) => {
+    const table = rows(readFileSync(resolve(__dirname, path), 'utf8'));
+    for (const rule of rules) {
+      expect([rule.alert, table.get(rule.alert)]).toEqual([
+        rule.alert,
+        { severity: rule.labels.severity, receivers: expectedReceivers({ alertname: rule.alert, ...rule.labels }) },
+      ]);
+    }
+    expect(table.size).toBe(rules.length);
   });
 });
