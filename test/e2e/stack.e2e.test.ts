@@ -4,9 +4,13 @@
  * and a real `redis-server`, all on loopback, with a webhook receiver standing in for the chat
  * service and the generic webhook.
  *
+ * The backend runs as TWO service processes, each its own target of the backend job, as two pods
+ * are (the synth gets BACKEND_REPLICAS=2, so the job discovers pods through `dns_sd_configs`).
+ *
  * What is rewritten for loopback, and nothing else (test/harness/manifests.ts, `loopbackDocuments`;
  * the first test checks it):
- * - the scrape target `backend:8080` and the alerting target `alertmanager:9093` → 127.0.0.1 ports;
+ * - the backend job's DNS discovery → one static target per service process; the targets
+ *   `alertmanager:9093` (alerting and its scrape job) and `localhost:9090` → 127.0.0.1 ports;
  * - `rule_files` and the Alertmanager `*_file` secret paths → temp files (the secrets are test
  *   values: a random bearer token, and the receiver's URL as the chat webhook URL);
  * - SHORTENED INTERVALS for the test: scrape_interval and evaluation_interval 15s → 1s, every
@@ -23,7 +27,7 @@ import { load } from 'js-yaml';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { CONFIG_DOCUMENTS, METRICS_PATH, SCRAPE_JOB, SERVICE_NAME } from '../../charts/generators/names';
 import { type AlertmanagerAlert } from '../harness/alertmanager';
-import { LocalStack, TEST_INTERVALS } from '../harness/local-stack';
+import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../harness/local-stack';
 import { configDocuments } from '../harness/manifests';
 import { waitFor } from '../harness/ports';
 import { without, withoutSecretFiles, type Json } from './documents';
@@ -31,7 +35,10 @@ import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, we
 import { burst, steadyTraffic } from './traffic';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
-const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4' } as const;
+const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5' } as const;
+
+/** Backend replicas of the test: the smallest count where pods' counters could interleave. */
+const REPLICAS = 2;
 
 /** The search tier at the spec's defaults (§8.1, multiplier 1): a burst of 15 per client. */
 const SEARCH_TIER = { limit: 60, windowSeconds: 60, burst: 15 };
@@ -55,6 +62,14 @@ const SERVICE_ENV = {
   // A loaded machine's stall must not read as a kvstore outage (a fresh in-memory bucket would
   // admit more of the burst); the outage of scenario 5 is a closed connection, seen at once.
   KVSTORE_COMMAND_TIMEOUT_MS: '2000',
+  // The outage of scenario 2: chat answers 502 at once (fetch refuses port 9), and its tier never refuses.
+  AI_PROVIDER: 'openai',
+  AI_BASE_URL: 'http://127.0.0.1:9',
+  AI_API_KEY: 'e2e-not-a-key',
+  AI_MAX_RETRIES: '0',
+  RATE_LIMIT_CHAT_REQUESTS: '100000',
+  RATE_LIMIT_CHAT_WINDOW: '60',
+  RATE_LIMIT_CHAT_BURST: '10000',
 };
 
 /** Metric families of spec §2.1, spelled as the spec spells them. */
@@ -87,7 +102,7 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
   let stack: LocalStack;
 
   beforeAll(async () => {
-    stack = await LocalStack.start({ fast: TEST_INTERVALS, serviceEnv: SERVICE_ENV });
+    stack = await LocalStack.start({ fast: TEST_INTERVALS, serviceEnv: SERVICE_ENV, replicas: REPLICAS });
   }, 180_000);
 
   afterAll(async () => {
@@ -107,6 +122,7 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
       'global.evaluation_interval',
       'global.scrape_timeout',
       'scrape_configs.*.static_configs',
+      'scrape_configs.*.dns_sd_configs',
       'scrape_configs.*.scrape_interval',
       'scrape_configs.*.scrape_timeout',
       'alerting.alertmanagers.*.static_configs',
@@ -138,24 +154,35 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
   });
 
   scenario('scenario 1: Prometheus scrapes the svc-ai-search-backend target UP in under 1 s, and every §2.1 metric family is queryable', async () => {
-    const target = await stack.step('target UP', () =>
+    const targets = await stack.step('targets UP', () =>
       waitFor(
-        `target ${SCRAPE_JOB} UP`,
+        `${REPLICAS} targets of ${SCRAPE_JOB} UP`,
         async () => {
-          const t = (await stack.prometheus.targets()).find((x) => x.labels.job === SCRAPE_JOB);
-          if (!t) throw new Error('no target of the job');
-          if (t.health !== 'up') throw new Error(`health ${t.health}: ${t.lastError}`);
-          return t;
+          const ts = (await stack.prometheus.targets()).filter((x) => x.labels.job === SCRAPE_JOB);
+          if (ts.length !== REPLICAS) throw new Error(`${ts.length} targets of the job`);
+          const down = ts.filter((t) => t.health !== 'up');
+          if (down.length) throw new Error(`health ${down.map((t) => `${t.health}: ${t.lastError}`).join('; ')}`);
+          return ts;
         },
         { timeoutMs: 20000 },
       ),
     );
-    expect(target.scrapeUrl).toBe(`${stack.service.url}${METRICS_PATH}`);
-    expect(target.lastError).toBe('');
-    expect(target.lastScrapeDuration).toBeGreaterThan(0);
-    expect(target.lastScrapeDuration).toBeLessThan(1); // spec §1.6: a healthy target scrapes in under 1 s
-    // One slow scrape may read 0; the target must be up, not every sample.
-    await waitFor('up == 1', async () => (await scalar(stack, sel('up'))) === 1);
+    // One target per replica, each with its own instance: no scrape lands on "some pod".
+    expect(targets.map((t) => t.scrapeUrl).sort()).toEqual(stack.services.map((s) => `${s.url}${METRICS_PATH}`).sort());
+    expect(new Set(targets.map((t) => t.labels.instance)).size).toBe(REPLICAS);
+    for (const target of targets) {
+      expect(target.lastError).toBe('');
+      expect(target.lastScrapeDuration).toBeGreaterThan(0);
+      expect(target.lastScrapeDuration).toBeLessThan(1); // spec §1.6: a healthy target scrapes in under 1 s
+    }
+    // One slow scrape may read 0; the targets must be up, not every sample.
+    await waitFor(`sum(up) == ${REPLICAS}`, async () => (await scalar(stack, `sum(${sel('up')})`)) === REPLICAS);
+    await stack.step('Prometheus scrapes itself and Alertmanager', () =>
+      waitFor('jobs prometheus and alertmanager UP', async () => {
+        const up = (await stack.prometheus.targets()).filter((t) => ['prometheus', 'alertmanager'].includes(t.labels.job) && t.health === 'up');
+        return up.length === 2;
+      }),
+    );
 
     await stack.step('every §2.1 family in Prometheus', async () => {
       for (const family of SPEC_FAMILIES) {
@@ -218,16 +245,51 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     }
   }, 90_000);
 
-  scenario('scenario 2: failing traffic raises HighErrorRate; Prometheus fires it and Alertmanager routes it per §6.2', async () => {
-    const { service, prometheus } = stack;
+  scenario('scenario 2: two replicas, each its own target: client errors on one, then successes on both, reach no receiver; then a real outage (5xx on both) fires HighErrorRate and the fast burn, routed per §6.2', async () => {
+    const { prometheus } = stack;
+    const [first, second] = stack.services;
+    const errorAlerts: string[] = [ALERTS.highErrorRate, ALERTS.errorBudgetFastBurn, ALERTS.errorBudgetSlowBurn];
+    await stack.step('client errors on one replica, then successes on both', async () => {
+      // 404s (a scan) on the first replica only: the old rules counted them as failures.
+      const scan = await burst(first, 60, (i) => `/api/e2e/no-such-endpoint/${i}`, CLIENTS.errors, 10);
+      expect(scan.every((r) => r.status === 404)).toBe(true);
+      // Then only successes, on both; a fresh client per round stays inside the search tier's burst.
+      for (let round = 0; round < 4; round++) {
+        const from = `127.0.1.${round + 1}`;
+        const ok = await Promise.all([first, second].map((s) => burst(s, 6, (i) => `/api/search?q=fine${round}x${i}`, from, 3)));
+        expect(ok.flat().every((r) => r.status === 200)).toBe(true);
+      }
+      // Both replicas' requests are in Prometheus, and the old definition (failed >= 400 / total) would fire.
+      await waitFor('both replicas counted in Prometheus', async () => {
+        const r = await prometheus.query(`sum by (instance) (${sel('svc_ai_search_http_request_duration_seconds_count', 'status_class="2xx"')})`);
+        return r.length === REPLICAS;
+      });
+      const old = await scalar(stack, `sum(rate(${sel('svc_ai_search_requests_failed')}[5m])) / sum(rate(${sel('svc_ai_search_requests_total')}[5m]))`);
+      expect(old).toBeGreaterThan(0.05);
+    });
+    // Several scrape and evaluation cycles, longer than every shortened `for`.
+    await new Promise((r) => setTimeout(r, 8000));
+    const active = (await prometheus.alerts()).filter((a) => errorAlerts.includes(a.labels.alertname));
+    expect(active.map((a) => `${a.labels.alertname} ${a.state}`)).toEqual([]);
+    for (const name of errorAlerts) expect({ name, ...routesSoFar(stack, name) }).toEqual({ name, channels: [], webhook: false });
+
     let sent = 0;
-    const fired = await stack.step('HighErrorRate fires in Prometheus', async () => {
-      // Unknown paths answer 404, which the service counts as failed (status >= 400). Keep the
-      // traffic going until the rule, whatever its window and threshold, has fired.
+    const fired = await stack.step('HighErrorRate fires in Prometheus during a real outage', async () => {
+      // The AI provider is unreachable: every chat answer is a 502, on both replicas.
       for (const deadline = Date.now() + 60000; Date.now() < deadline; ) {
-        const responses = await burst(service, 20, (i) => `/api/e2e/no-such-endpoint/${sent + i}`, CLIENTS.errors, 10);
+        const responses = (
+          await Promise.all(
+            stack.services.map((s) =>
+              Promise.all(
+                Array.from({ length: 10 }, (_, i) =>
+                  s.request('/api/chat', { method: 'POST', body: { message: `outage ${sent + i}` }, from: CLIENTS.outage }),
+                ),
+              ),
+            ),
+          )
+        ).flat();
         sent += responses.length;
-        expect(responses.every((r) => r.status === 404)).toBe(true);
+        expect(responses.every((r) => r.status === 502)).toBe(true);
         const alert = (await prometheus.alerts()).find((a) => a.labels.alertname === ALERTS.highErrorRate && a.state === 'firing');
         if (alert) return alert;
         await new Promise((r) => setTimeout(r, 500));
@@ -235,7 +297,8 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
       throw new Error(`HighErrorRate did not fire after ${sent} failing requests`);
     });
     expect(fired.labels).toMatchObject({ severity: 'warning', service: SERVICE_NAME, job: SCRAPE_JOB });
-    expect(await scalar(stack, `sum(${sel('svc_ai_search_requests_failed')})`)).toBeGreaterThanOrEqual(1);
+    const fast = await stack.step('ErrorBudgetFastBurn fires', () => prometheus.waitForFiring(ALERTS.errorBudgetFastBurn));
+    expect(fast.labels).toMatchObject({ severity: 'critical', service: SERVICE_NAME });
 
     const expected = expectedRoutes(fired.labels);
     await stack.step('HighErrorRate deliveries', () => waitForRoutes(stack, ALERTS.highErrorRate, expected));
@@ -243,7 +306,26 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     expect(routesSoFar(stack, ALERTS.highErrorRate)).toEqual(expected);
     const held = await stack.alertmanager.waitForAlert(ALERTS.highErrorRate);
     expect(held.status.state).toBe('active');
-  }, 120_000);
+  }, 150_000);
+
+  scenario('scenario 7: the pipeline watches itself: the Watchdog heartbeat reaches its own receiver only; e-mail to a closed SMTP port raises AlertmanagerFailedToSendNotifications', async () => {
+    const beat = await stack.step('Watchdog on the heartbeat receiver', () =>
+      stack.receiver.waitFor('Watchdog on the heartbeat receiver', (d) => d.path === RECEIVER_PATHS.heartbeat && summarizeDelivery(d.body).includes(ALERTS.watchdog), {
+        timeoutMs: 30000,
+      }),
+    );
+    expect(summarizeDelivery(beat.body)).toBe(`firing: ${ALERTS.watchdog}`);
+    expect(channelsFor(stack, ALERTS.watchdog)).toEqual([]);
+    expect(webhookDeliveries(stack, ALERTS.watchdog)).toEqual([]);
+
+    // Every e-mail so far went to SMTP_HOST:SMTP_PORT, a closed loopback port.
+    const failed = await stack.step(`${ALERTS.alertmanagerFailedToSend} fires`, () =>
+      stack.prometheus.waitForFiring(ALERTS.alertmanagerFailedToSend, { timeoutMs: 60000 }),
+    );
+    expect(failed.labels).toMatchObject({ severity: 'warning', component: 'monitoring', integration: 'email', job: 'alertmanager' });
+    const expected = expectedRoutes(failed.labels);
+    await stack.step(`${ALERTS.alertmanagerFailedToSend} deliveries`, () => waitForRoutes(stack, ALERTS.alertmanagerFailedToSend, expected));
+  }, 90_000);
 
   scenario('scenario 6: a burst from one client gets 429s with the right headers and body; metrics and health keep answering; Prometheus shows the refusals', async () => {
     const { service } = stack;
@@ -374,10 +456,13 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
   }, 120_000);
 
   scenario('scenario 3: stopping the service fires BackendDown; the webhook gets it with the bearer token from the secret file; inhibition silences the backend\'s other alerts', async () => {
-    const { service, prometheus, alertmanager } = stack;
-    await service.stop();
+    const { prometheus, alertmanager } = stack;
+    for (const service of stack.services) await service.stop();
     const fired = await stack.step('BackendDown fires', async () => {
-      await waitFor('target DOWN', async () => (await prometheus.targets()).some((t) => t.labels.job === SCRAPE_JOB && t.health === 'down'));
+      await waitFor('every target DOWN', async () => {
+        const ts = (await prometheus.targets()).filter((t) => t.labels.job === SCRAPE_JOB);
+        return ts.length === REPLICAS && ts.every((t) => t.health === 'down');
+      });
       return prometheus.waitForFiring(ALERTS.backendDown);
     });
     expect(fired.labels).toMatchObject({ severity: 'critical', service: SERVICE_NAME, job: SCRAPE_JOB });
@@ -404,7 +489,9 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     expect(channelsFor(stack, 'E2EBackendProbe')).toEqual([]);
     expect(webhookDeliveries(stack, 'E2EBackendProbe')).toEqual([]);
     const others = (await alertmanager.alerts()).filter(
-      (a: AlertmanagerAlert) => a.labels.service === SERVICE_NAME && a.labels.alertname !== ALERTS.backendDown && a.status.state !== 'unprocessed',
+      // The pipeline's own alerts (the heartbeat among them) are not consequences of the outage.
+      (a: AlertmanagerAlert) =>
+        a.labels.service === SERVICE_NAME && a.labels.component !== 'monitoring' && a.labels.alertname !== ALERTS.backendDown && a.status.state !== 'unprocessed',
     );
     expect(others.map((a) => ({ alert: a.labels.alertname, state: a.status.state }))).toEqual(
       others.map((a) => ({ alert: a.labels.alertname, state: 'suppressed' })),

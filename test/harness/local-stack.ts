@@ -20,6 +20,8 @@ export const RECEIVER_PATHS = {
   chat: '/chat',
   /** The generic webhook of critical alerts (WEBHOOK_URL). */
   webhook: '/webhook',
+  /** The heartbeat receiver (HEARTBEAT_URL): the always-firing Watchdog. */
+  heartbeat: '/heartbeat',
 } as const;
 
 /** Intervals of the e2e test: alerts fire in seconds, not minutes. */
@@ -32,6 +34,11 @@ export const INTERACTIVE_PORTS = { service: 8080, prometheus: 9090, alertmanager
 export interface LocalStackOptions {
   /** Shorten intervals (tests). @default undefined: intervals as generated */
   readonly fast?: FastIntervals;
+  /**
+   * Service processes, each its own scrape target of the backend job, as pods are (the synth
+   * gets `BACKEND_REPLICAS` to match). @default 1
+   */
+  readonly replicas?: number;
   /** Ports to prefer; each falls back to a free port when taken. @default all free ports */
   readonly ports?: Partial<Record<'service' | 'prometheus' | 'alertmanager' | 'redis', number>>;
   /** Environment both `cdk8s synth` and the service start from. @default PATH and HOME only */
@@ -77,7 +84,7 @@ export class LocalStack {
     readonly workDir: string,
     readonly receiver: WebhookReceiver,
     readonly redis: RedisServer,
-    readonly service: ServiceProcess,
+    readonly services: readonly ServiceProcess[],
     readonly prometheus: PrometheusServer,
     readonly alertmanager: AlertmanagerServer,
     readonly manifests: readonly Manifest[],
@@ -89,9 +96,14 @@ export class LocalStack {
     process.once('exit', this.killOnExit);
   }
 
+  /** The first replica: the one every single-service scenario talks to. */
+  get service(): ServiceProcess {
+    return this.services[0];
+  }
+
   /** If the test process exits without `stop` (a crash, a forced exit), no binary outlives it. */
   private readonly killOnExit = () => {
-    for (const p of [this.service.process, this.redis.process, this.prometheus.process, this.alertmanager.process]) p.killNow();
+    for (const p of [...this.services.map((x) => x.process), this.redis.process, this.prometheus.process, this.alertmanager.process]) p.killNow();
   };
 
   /** Starts everything; on any failure stops what already started and throws with the logs. */
@@ -110,8 +122,10 @@ export class LocalStack {
     try {
       const receiver = await WebhookReceiver.start();
       started.push({ name: 'receiver', stop: () => receiver.close() });
+      const replicas = opts.replicas ?? 1;
       const ports = {
         service: await preferredPort(opts.ports?.service),
+        otherReplicas: await Promise.all(Array.from({ length: replicas - 1 }, () => freePort())),
         prometheus: await preferredPort(opts.ports?.prometheus),
         alertmanager: await preferredPort(opts.ports?.alertmanager),
         redis: await preferredPort(opts.ports?.redis),
@@ -123,8 +137,10 @@ export class LocalStack {
       // Synthesis runs while Redis and the service start: it is the slowest step.
       const synthEnv: Env = {
         ...base,
+        BACKEND_REPLICAS: String(replicas),
         ...opts.synthEnv,
         WEBHOOK_URL: receiver.url(RECEIVER_PATHS.webhook),
+        HEARTBEAT_URL: receiver.url(RECEIVER_PATHS.heartbeat),
         // Secrets are only checked for presence at synth; their values are the files below.
         WEBHOOK_BEARER_TOKEN: 'mounted-from-secret-file',
         CHAT_WEBHOOK_URL: receiver.url(RECEIVER_PATHS.chat),
@@ -141,20 +157,29 @@ export class LocalStack {
       processes.push({ name: 'redis-server', tail: () => redis.process.tail() });
       const dataDir = join(workDir, 'data');
       mkdirSync(dataDir);
-      log(`starting the service on ${ports.service}…`);
-      const service = await ServiceProcess.start({
-        port: ports.service,
-        env: { ENVIRONMENT: 'development', LOG_LEVEL: 'info', ...base, DATA_DIR: dataDir, KVSTORE_URL: redis.url, ...opts.serviceEnv },
-      });
-      started.push({ name: 'service', stop: () => service.stop() });
-      processes.push({ name: 'service', tail: () => service.process.tail() });
+      const services: ServiceProcess[] = [];
+      for (const [i, port] of [ports.service, ...ports.otherReplicas].entries()) {
+        const name = i === 0 ? 'service' : `service-${i}`;
+        const replicaData = i === 0 ? dataDir : join(workDir, `data-${i}`);
+        mkdirSync(replicaData, { recursive: true });
+        log(`starting the ${name} on ${port}…`);
+        const service = await ServiceProcess.start({
+          port,
+          env: { ENVIRONMENT: 'development', LOG_LEVEL: 'info', ...base, DATA_DIR: replicaData, KVSTORE_URL: redis.url, ...opts.serviceEnv },
+        });
+        services.push(service);
+        started.push({ name, stop: () => service.stop() });
+        processes.push({ name, tail: () => service.process.tail() });
+      }
 
       const manifests = await synthesis;
       const documents = loopbackDocuments(configDocuments(manifests), {
         addresses: {
           [ADDRESSES.backend]: `127.0.0.1:${ports.service}`,
           [ADDRESSES.alertmanager]: `127.0.0.1:${ports.alertmanager}`,
+          [ADDRESSES.prometheus]: `127.0.0.1:${ports.prometheus}`,
         },
+        podTargets: services.map((x) => `127.0.0.1:${x.port}`),
         rulesDir: join(workDir, 'prometheus', 'rules'),
         secretsDir: join(workDir, 'alertmanager', 'secrets'),
         secrets: {
@@ -175,7 +200,7 @@ export class LocalStack {
       const prometheus = await PrometheusServer.start({ configFile: promConfig, dir: join(workDir, 'prometheus'), port: ports.prometheus });
       started.push({ name: 'prometheus', stop: () => prometheus.stop() });
 
-      return new LocalStack(workDir, receiver, redis, service, prometheus, alertmanager, manifests, documents, secrets, started, !!opts.keepFiles);
+      return new LocalStack(workDir, receiver, redis, services, prometheus, alertmanager, manifests, documents, secrets, started, !!opts.keepFiles);
     } catch (e) {
       const logs = processes.map((p) => `--- ${p.name} (last lines) ---\n${p.tail()}`).join('\n');
       await cleanup();
@@ -187,7 +212,7 @@ export class LocalStack {
   /** The last lines of every process's output and what the receiver got: appended to failures. */
   report(lines = 40): string {
     const parts = [
-      `--- service (${this.service.running ? 'running' : this.service.process.exitStatus}) ---\n${this.service.process.tail(lines)}`,
+      ...this.services.map((s, i) => `--- service ${i} (${s.running ? 'running' : s.process.exitStatus}) ---\n${s.process.tail(lines)}`),
       `--- redis-server (${this.redis.process.running ? 'running' : this.redis.process.exitStatus}) ---\n${this.redis.process.tail(10)}`,
       `--- prometheus ---\n${this.prometheus.process.tail(lines)}`,
       `--- alertmanager ---\n${this.alertmanager.process.tail(lines)}`,

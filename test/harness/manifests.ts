@@ -70,6 +70,11 @@ export interface FastIntervals {
 export interface LoopbackOptions {
   /** In-cluster `host:port` → loopback `host:port` (e.g. `backend:8080` → `127.0.0.1:41234`). */
   readonly addresses: Readonly<Record<string, string>>;
+  /**
+   * Loopback `host:port` of each backend replica: a job that discovers pods through DNS
+   * (`dns_sd_configs`) gets them as static targets, one per replica, as the pods would be.
+   */
+  readonly podTargets?: readonly string[];
   /** Folder the rule files are written to (rule_files point there). */
   readonly rulesDir: string;
   /** Folder the Alertmanager secret files are written to (`*_file` fields point there). */
@@ -120,6 +125,13 @@ function loopbackPrometheus(text: string, ruleNames: readonly string[], o: Loopb
     if (global.scrape_timeout !== undefined) global.scrape_timeout = o.fast.scrapeInterval;
   }
   for (const job of (doc.scrape_configs ?? []) as Json[]) {
+    if (job.dns_sd_configs !== undefined) {
+      if (!o.podTargets?.length) throw new Error(`prometheus.yml: job ${String(job.job_name)} discovers pods through DNS; the harness was given no pod targets`);
+      rewrites.push(`prometheus.yml: job ${String(job.job_name)} dns_sd_configs -> static targets ${o.podTargets.join(', ')}`);
+      delete job.dns_sd_configs;
+      job.static_configs = [{ targets: [...o.podTargets] }];
+      continue;
+    }
     retargetStaticConfigs(job, o, `job ${String(job.job_name)}`, rewrites);
     if (o.fast && job.scrape_interval !== undefined) job.scrape_interval = o.fast.scrapeInterval;
     if (o.fast && job.scrape_timeout !== undefined) job.scrape_timeout = o.fast.scrapeInterval;
