@@ -1,9 +1,10 @@
-import type { Settings } from '../../configs';
+import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../generators/alert-names';
 import { promNumber } from '../generators/format';
 import { METRICS } from '../generators/metric-names';
 import { SCRAPE_JOB } from '../generators/names';
 import { alertingRules, type AlertingRule, type RuleFile } from '../generators/rule-types';
+import { BURN_RATE_ALERTS, errorBudget } from '../generators/slo-rules';
 import { renderAnnotation } from './go-format';
 import type { AlertRuleTest, InputSeries, PromtoolTest } from './rule-tests';
 
@@ -73,6 +74,10 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
   const loud = all.filter((r) => r.labels.severity === 'warning' || r.labels.severity === 'critical').map((r) => r.alert);
   const pods = Array.from({ length: Math.max(2, settings.deploy.backendReplicas) }, (_, i) => `10.0.1.${i + 1}:8080`);
   const job = { job: SCRAPE_JOB };
+  /** A minute well after `rule` has held for its `for`, when it started holding at `from`. */
+  const after = (rule: AlertingRule, from = 1) => from + Math.ceil(durationMs(rule.for) / 60000) + 5;
+  // Well under ALERT_TOKENS_PER_HOUR summed over the pods: the spend of a normal hour.
+  const tokenStep = settings.alertRules.tokensPerHour / 60 / 10 / pods.length;
   const tests: PromtoolTest[] = [];
   const skipped: string[] = [];
   const interval = '1m';
@@ -86,7 +91,7 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
       ...up(pods, n1),
       ...pods.flatMap((p, i) => podRequests(p, n1, { '2xx': grows(i === 0 ? 5000 : 0, 60, n1), '5xx': grows(i === 0 ? 500 : 0, 0, n1) })),
       ...pods.map((p, i) => ({ series: sel(METRICS.requestsFailed, { instance: p }), values: grows(i === 0 ? 500 : 0, 0, n1) })),
-      ...pods.map((p, i) => ({ series: sel(METRICS.totalTokensUsed, { instance: p }), values: grows(i === 0 ? 30e6 : 0, 100, n1) })),
+      ...pods.map((p, i) => ({ series: sel(METRICS.totalTokensUsed, { instance: p }), values: grows(i === 0 ? 30e6 : 0, tokenStep, n1) })),
     ],
     alert_rule_test: silence(loud, [30, 90, 180]),
   });
@@ -133,14 +138,21 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
   // Real failures.
   const highErrorRate = byName.get(ALERTS.highErrorRate);
   const fast = byName.get(ALERTS.errorBudgetFastBurn);
-  const n5 = 30;
   const busy = Math.max(60, settings.alertRules.minRequestsPerHour);
+  const budget = errorBudget(settings.alertRules.sloAvailability);
+  const fastPairs = BURN_RATE_ALERTS.find((a) => a.name === ALERTS.errorBudgetFastBurn)?.windows ?? [];
+  const fastBurns = fastPairs.some((w) => w.factor * budget < 0.5);
   if (highErrorRate && fast && settings.alertRules.errorRateThreshold < 0.5) {
+    const at = Math.max(after(highErrorRate), after(fast));
+    const n5 = at + 5;
     tests.push({
       name: 'story: half of all requests are 5xx on every pod: HighErrorRate and ErrorBudgetFastBurn fire',
       interval,
       input_series: [...up(pods, n5), ...pods.flatMap((p) => podRequests(p, n5, { '2xx': grows(0, busy, n5), '5xx': grows(0, busy, n5) }))],
-      alert_rule_test: [fires(highErrorRate, 20, job, 0.5), fires(fast, 20, job, 0)],
+      alert_rule_test: [
+        fires(highErrorRate, at, job, 0.5),
+        fastBurns ? fires(fast, at, job, 0) : { eval_time: `${at}m`, alertname: fast.alert, exp_alerts: [] },
+      ],
     });
   } else {
     skipped.push('story "half of all requests 5xx": ALERT_ERROR_RATE_THRESHOLD >= 0.5');
@@ -148,17 +160,18 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
   const down = byName.get(ALERTS.backendDown);
   const podDown = byName.get(ALERTS.backendPodDown);
   if (down && podDown) {
+    const at = Math.max(after(down, 0), after(podDown, 0));
     tests.push({
       name: 'story: every pod down: BackendDown fires, BackendPodDown does not',
       interval,
-      input_series: up(pods, 15, () => 0),
-      alert_rule_test: [fires(down, 10, job, 0), { eval_time: '10m', alertname: podDown.alert, exp_alerts: [] }],
+      input_series: up(pods, at + 5, () => 0),
+      alert_rule_test: [fires(down, at, job, 0), { eval_time: `${at}m`, alertname: podDown.alert, exp_alerts: [] }],
     });
     tests.push({
       name: 'story: one pod down while the others serve: BackendPodDown fires, BackendDown does not',
       interval,
-      input_series: up(pods, 15, (i) => (i === 0 ? 0 : 1)),
-      alert_rule_test: [fires(podDown, 10, { ...job, instance: pods[0] }, 0), { eval_time: '10m', alertname: down.alert, exp_alerts: [] }],
+      input_series: up(pods, at + 5, (i) => (i === 0 ? 0 : 1)),
+      alert_rule_test: [fires(podDown, at, { ...job, instance: pods[0] }, 0), { eval_time: `${at}m`, alertname: down.alert, exp_alerts: [] }],
     });
   }
   return { tests, skipped };

@@ -255,6 +255,20 @@ describe('alertRules', () => {
       expect(tests.skipped).toEqual(['story "half of all requests 5xx": ALERT_ERROR_RATE_THRESHOLD >= 0.5']);
     });
 
+    it('the stories hold under other settings: long for durations, a small token budget, a loose SLO, three replicas', () => {
+      const { test, tests } = judge({
+        ALERT_BACKEND_POD_DOWN_FOR: '20m',
+        ALERT_BACKEND_DOWN_FOR: '3m',
+        ALERT_ERROR_RATE_FOR: '30m',
+        ALERT_TOKENS_PER_HOUR: '1000',
+        SLO_AVAILABILITY: '0.9',
+        BACKEND_REPLICAS: '3',
+      });
+      expect(test.detail).toContain('SUCCESS');
+      expect(test.ok).toBe(true);
+      expect(tests.file.tests.filter((t) => t.name.startsWith('story: '))).toHaveLength(7);
+    });
+
     it('a rule that drifts from its settings fails the generated tests (they are not vacuous)', () => {
       const s = loadStackSettings({});
       const tests = dump(ruleUnitTests(s, rules).file);
