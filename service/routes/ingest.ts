@@ -55,8 +55,19 @@ export function ingestRouter(ctx: FeatureContext): Router {
     }
     results.sort((a, b) => a.index - b.index);
     const failed = items.length - valid.length;
-    const status = failed === 0 ? 201 : valid.length ? 207 : 422;
-    res.status(status).json({ stored: valid.length, failed, results });
+    if (!valid.length) {
+      // None stored: an error like every other 4xx ({error, message}), with the per-item results.
+      const first = results[0] as Extract<BatchResult, { status: 'invalid' }>;
+      res.status(422).json({
+        error: 'invalid_items',
+        message: `none of the ${items.length} items was stored; item ${first.index}: ${first.field ? `${first.field}: ` : ''}${first.message}`,
+        stored: 0,
+        failed,
+        results,
+      });
+      return;
+    }
+    res.status(failed === 0 ? 201 : 207).json({ stored: valid.length, failed, results });
   });
   return r;
 }

@@ -103,6 +103,7 @@ describe('POST /api/ingest-batch', () => {
     const none = await request(t.app).post('/api/ingest-batch').send({ items: [{ title: 'x' }] });
     expect(none.status).toBe(422);
     expect(none.body.stored).toBe(0);
+    expect(none.body).toMatchObject({ error: 'invalid_items', message: expect.stringMatching(/^none of the 1 items was stored; item 0: type: /) });
   });
 
   it('refuses a missing, empty or oversized items array', async () => {
