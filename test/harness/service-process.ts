@@ -27,7 +27,7 @@ export interface ServiceRequestOptions {
    */
   readonly from?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** JSON-encoded when not a string. */
+  /** Sent as is when a string or a Buffer, else JSON-encoded. */
   readonly body?: unknown;
 }
 
@@ -92,7 +92,8 @@ export class ServiceProcess {
 
   /** One HTTP request on a fresh connection (no keep-alive pool survives a restart). */
   request(path: string, opts: ServiceRequestOptions = {}): Promise<ServiceResponse> {
-    const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const payload =
+      opts.body === undefined ? undefined : typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
     const headers: Record<string, string> = { ...opts.headers };
     if (payload !== undefined) {
       headers['content-type'] ??= 'application/json';
