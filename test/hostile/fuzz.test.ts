@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { RedisServer } from '../harness/redis';
 import { ServiceProcess } from '../harness/service-process';
 import { malformedAnswer } from './answers';
+import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';
 
 /**
@@ -104,24 +105,7 @@ describe('fuzz: every route under random hostile requests', () => {
     redis = await RedisServer.start();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
     svc = await ServiceProcess.start({
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        ENVIRONMENT: 'production',
-        API_TOKEN: TOKEN,
-        DATA_DIR: dataDir,
-        RATELIMIT_STORAGE_URL: redis.url,
-        RATE_LIMIT_GLOBAL_BURST: '100000000',
-        RATE_LIMIT_GLOBAL_REQUESTS: '100000000',
-        RATE_LIMIT_IP_BURST: '100000000',
-        RATE_LIMIT_IP_REQUESTS: '100000000',
-        RATE_LIMIT_SEARCH_BURST: '100000000',
-        RATE_LIMIT_SEARCH_REQUESTS: '100000000',
-        RATE_LIMIT_CHAT_BURST: '100000000',
-        RATE_LIMIT_CHAT_REQUESTS: '100000000',
-        RATE_LIMIT_UPLOAD_BURST: '100000000',
-        RATE_LIMIT_UPLOAD_REQUESTS: '100000000',
-      },
+      env: hostileEnv(TOKEN, { ...WIDE_LIMITS, DATA_DIR: dataDir, RATELIMIT_STORAGE_URL: redis.url }),
     });
   }, 60000);
 

@@ -8,6 +8,7 @@ import { waitFor } from '../harness/ports';
 import { RedisServer } from '../harness/redis';
 import { ServiceProcess, type ServiceResponse } from '../harness/service-process';
 import { malformedAnswer } from './answers';
+import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';
 
 /**
@@ -19,22 +20,8 @@ import { watchLiveness } from './liveness';
 
 const TOKEN = 'hostile-suite-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
-/** Limits far above what the suite sends, except where a test is about limits. */
-const WIDE_LIMITS = {
-  RATE_LIMIT_GLOBAL_REQUESTS: '100000000',
-  RATE_LIMIT_GLOBAL_BURST: '100000000',
-  RATE_LIMIT_IP_REQUESTS: '100000000',
-  RATE_LIMIT_IP_BURST: '100000000',
-  RATE_LIMIT_SEARCH_REQUESTS: '100000000',
-  RATE_LIMIT_SEARCH_BURST: '100000000',
-  RATE_LIMIT_CHAT_REQUESTS: '100000000',
-  RATE_LIMIT_CHAT_BURST: '100000000',
-  RATE_LIMIT_UPLOAD_REQUESTS: '100000000',
-  RATE_LIMIT_UPLOAD_BURST: '100000000',
-};
-
 function baseEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'production', LOG_LEVEL: 'info', API_TOKEN: TOKEN, ...extra };
+  return hostileEnv(TOKEN, extra);
 }
 
 function expectWellFormed(res: ServiceResponse, method = 'GET'): void {
