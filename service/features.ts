@@ -28,10 +28,22 @@ export interface Features {
   readonly router: Router;
   /** The search result cache, for the cache gauges. */
   readonly cache: CacheStats;
+  /** The content part of the health record. @default absent (a stand-in without content) */
+  contentHealth?(): ContentHealth;
   /** Loads content and builds indexes; the service is ready after it resolves. */
   start(): Promise<void>;
   /** Stops background work and closes stores. */
   close(): Promise<void>;
+}
+
+/**
+ * The content part of the health record: the store, the items served, and the losses of a
+ * shared store this replica found and wrote back (an emptied Redis is a warning, not silence).
+ */
+export interface ContentHealth {
+  readonly store: ContentStore['kind'];
+  readonly items: number;
+  readonly store_losses: { readonly events: number; readonly items: number };
 }
 
 /** Features plus their parts, for tests and benchmarks. */
@@ -112,6 +124,10 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
     router,
     cache,
     context,
+    contentHealth() {
+      const losses = content.storeLosses;
+      return { store: store.kind, items: content.size, store_losses: { events: losses.events, items: losses.items } };
+    },
     async start() {
       const access = writeAccess(settings);
       if (access === 'open') {

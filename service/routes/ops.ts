@@ -1,20 +1,7 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
-import type { FeatureSet, Features } from '../features';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
-
-/**
- * The content part of the health record: the store, the items served, and the losses of a
- * shared store this replica found and wrote back (an emptied Redis is a warning, not silence).
- * Absent when the features are a stand-in without content (tests of other parts).
- */
-function contentHealth(features: Features) {
-  if (!('context' in features)) return undefined;
-  const content = (features as FeatureSet).context.content;
-  const losses = content.storeLosses;
-  return { store: content.store.kind, items: content.size, store_losses: { events: losses.events, items: losses.items } };
-}
 
 /** The health record of `/health` and `/api/health`. */
 export function healthRecord(deps: AppDeps) {
@@ -30,7 +17,7 @@ export function healthRecord(deps: AppDeps) {
     uptime_seconds: Math.max(0, Math.round((deps.clock.now() - deps.lifecycle.startedAt) / 1000)),
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
-    content: contentHealth(deps.features),
+    content: deps.features.contentHealth?.(),
     rate_limit: deps.rateLimiter.status(),
     rate_limit_backend: deps.rateLimiter.backend(),
     health_score: score,
