@@ -39,18 +39,20 @@ export function indexRanker(index: SearchIndex): Ranker {
  * Runs every query through `ranker` and scores the rankings at cutoff `k` (trec_eval
  * conventions). The loop is handed back after every query: a ranker may answer synchronously
  * (the embedded index does), and a thousand queries in a row would otherwise hold the process
- * (health probes included) for the whole run.
+ * (health probes included) for the whole run. Stops with the
+ * signal's reason once `ctx.signal` is aborted (the client hung up).
  */
 export async function evaluate(
   queries: readonly EvalQuery[],
   k: number,
   ranker: Ranker,
-  ctx: { documents: number; now: number },
+  ctx: { documents: number; now: number; signal?: AbortSignal },
 ): Promise<EvalReport> {
   const started = performance.now();
   const perQuery: QueryReport[] = [];
   for (const q of queries) {
     await yieldToLoop();
+    ctx.signal?.throwIfAborted();
     const run = await ranker(q.query, k);
     const m = evaluateQuery(run, q.relevant, k);
     perQuery.push({ query: q.query, ...m, top: run.slice(0, 10).map((d) => d.id) });

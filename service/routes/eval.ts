@@ -25,7 +25,7 @@ const evalSchema = z.object({
   queries: z
     .array(
       z.object({
-        query: z.string({ error: 'query must be a string' }).trim().min(1, { error: 'query must not be empty' }).max(500),
+        query: z.string({ error: 'query must be a string' }).trim().min(1, { error: 'query must not be empty' }).max(500, { error: 'query is longer than 500 characters' }),
         relevant: judgments,
       }),
       { error: 'queries is required: [{query, relevant}]' },
@@ -55,7 +55,15 @@ export function evalRouter(ctx: FeatureContext): Router {
       query: q.query,
       relevant: new Map(Array.isArray(q.relevant) ? q.relevant.map((id) => [id, 1] as const) : Object.entries(q.relevant)),
     }));
-    last = await evaluate(judged, k, indexRanker(ctx.search.index), { documents: ctx.content.size, now: ctx.deps.clock.now() });
+    // A client that hangs up stops the run: its remaining queries would be work for nobody.
+    const hangUp = new AbortController();
+    res.on('close', () => res.writableFinished || hangUp.abort());
+    try {
+      last = await evaluate(judged, k, indexRanker(ctx.search.index), { documents: ctx.content.size, now: ctx.deps.clock.now(), signal: hangUp.signal });
+    } catch (e) {
+      if (hangUp.signal.aborted) return;
+      throw e;
+    }
     res.json(last);
   });
   r.get('/api/eval', (_req, res) => {

@@ -33,4 +33,16 @@ describe('evaluate', () => {
     await evaluate(queries, 10, ranker, { documents: 0, now: 0 });
     expect(seen).toEqual([1]);
   });
+
+  it('stops between queries once its signal is aborted (the client hung up)', async () => {
+    const hangUp = new AbortController();
+    let ran = 0;
+    const ranker: Ranker = async () => {
+      ran += 1;
+      if (ran === 3) hangUp.abort();
+      return [];
+    };
+    await expect(evaluate(queries, 10, ranker, { documents: 0, now: 0, signal: hangUp.signal })).rejects.toThrow();
+    expect(ran).toBe(3);
+  });
 });

@@ -10,6 +10,12 @@ describe('/api/eval', () => {
   });
   afterAll(() => t.close());
 
+  it('names an over-long query as such, not as a non-string', async () => {
+    const res = await request(t.app).post('/api/eval').send({ queries: [{ query: 'a'.repeat(501), relevant: ['x'] }] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'bad_request', field: 'queries.0.query', message: 'queries.0.query: query is longer than 500 characters' });
+  });
+
   it('GET answers 404 before any evaluation', async () => {
     const res = await request(t.app).get('/api/eval');
     expect(res.status).toBe(404);
