@@ -1,5 +1,5 @@
 import { App } from 'cdk8s';
-import { addStack, loadStackSettings } from '../charts';
+import { loadStackSettings, SearchBackendStack } from '../charts';
 import { SettingsError, type Env } from '../configs';
 
 /**
@@ -9,7 +9,7 @@ import { SettingsError, type Env } from '../configs';
 export function synth(env: Env, outdir?: string): App {
   const settings = loadStackSettings(env);
   const app = new App(outdir ? { outdir } : {});
-  addStack(app, settings);
+  new SearchBackendStack(app, 'stack', { settings });
   app.synth();
   return app;
 }

@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import type { AlertmanagerConfig } from './generators/alertmanager-config';
-import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS } from './generators/names';
+import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { toYaml } from './generators/yaml';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
@@ -18,6 +18,8 @@ export interface AlertmanagerProps {
   readonly resources?: ComputeResources;
   /** The nobody user of the official image. @default 65534:65534 */
   readonly runAs?: RunAs;
+  /** Object names of the stack this belongs to. @default stackNames('') */
+  readonly names?: StackNames;
 }
 
 /**
@@ -31,14 +33,15 @@ export class Alertmanager extends Construct {
 
   constructor(scope: Construct, id: string, props: AlertmanagerProps) {
     super(scope, id);
-    const name = COMPONENTS.alertmanager;
-    const labels = objectLabels(name);
-    const selector = selectorLabels(name);
+    const names = props.names ?? stackNames();
+    const name = names.alertmanager;
+    const labels = objectLabels(COMPONENTS.alertmanager, names.instance);
+    const selector = selectorLabels(COMPONENTS.alertmanager, names.instance);
     const runAs = props.runAs ?? { user: 65534, group: 65534 };
     const configText = toYaml(props.config);
     const cfg = CONFIG_DOCUMENTS.alertmanagerConfig;
 
-    new k8s.KubeConfigMap(this, 'config', { metadata: { name: cfg.configMap, labels }, data: { [cfg.key]: configText } });
+    new k8s.KubeConfigMap(this, 'config', { metadata: { name: names.alertmanagerConfig, labels }, data: { [cfg.key]: configText } });
 
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name, labels },
@@ -76,9 +79,9 @@ export class Alertmanager extends Construct {
               },
             ],
             volumes: [
-              { name: 'config', configMap: { name: cfg.configMap } },
+              { name: 'config', configMap: { name: names.alertmanagerConfig } },
               // Optional: Alertmanager starts without it; a destination whose file is missing fails at send time.
-              { name: 'secrets', secret: { secretName: SECRETS.alertmanager.name, optional: true, defaultMode: 0o440 } },
+              { name: 'secrets', secret: { secretName: names.alertmanagerSecret, optional: true, defaultMode: 0o440 } },
               { name: 'data', emptyDir: {} },
             ],
           },

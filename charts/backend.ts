@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { objectLabels, selectorLabels } from './labels';
-import { BACKEND_PODS_SERVICE, COMPONENTS, PORTS, SECRETS } from './generators/names';
+import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
 import { httpProbe } from './probes';
@@ -37,6 +37,8 @@ export interface BackendProps {
   readonly resources?: ComputeResources;
   /** @default 10001:10001 */
   readonly runAs?: RunAs;
+  /** Object names of the stack this belongs to. @default stackNames('') */
+  readonly names?: StackNames;
 }
 
 /** Secret environment variables: referenced from `svc-ai-search-secrets`, never written. */
@@ -46,7 +48,7 @@ const SECRET_ENV: ReadonlyArray<readonly [string, string]> = [
   [variableSpec('KVSTORE_PASSWORD').name, SECRETS.app.keys.kvstorePassword],
 ];
 
-/** Name of the backend's ConfigMap. */
+/** Name of the backend's ConfigMap (without a `NAME_PREFIX`). */
 export const BACKEND_CONFIG_MAP = 'backend-config';
 
 /**
@@ -63,9 +65,10 @@ export class Backend extends Construct {
 
   constructor(scope: Construct, id: string, props: BackendProps) {
     super(scope, id);
-    const name = COMPONENTS.backend;
-    const labels = objectLabels(name);
-    const selector = selectorLabels(name);
+    const names = props.names ?? stackNames();
+    const name = names.backend;
+    const labels = objectLabels(COMPONENTS.backend, names.instance);
+    const selector = selectorLabels(COMPONENTS.backend, names.instance);
     const containerPort = props.containerPort ?? PORTS.backend;
     const drain = props.shutdownTimeout ?? Duration.seconds(10);
     const runAs = props.runAs ?? { user: 10001, group: 10001 };
@@ -75,7 +78,7 @@ export class Backend extends Construct {
       validate: () => {
         const errors: string[] = [];
         for (const [env] of SECRET_ENV) {
-          if (env in props.environment) errors.push(`${env} is a secret and must not be in the ${BACKEND_CONFIG_MAP} ConfigMap`);
+          if (env in props.environment) errors.push(`${env} is a secret and must not be in the ${names.backendConfig} ConfigMap`);
         }
         if (props.autoscaling && props.autoscaling.maxReplicas < props.replicas) {
           errors.push(`autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`);
@@ -85,7 +88,7 @@ export class Backend extends Construct {
     });
 
     this.configMap = new k8s.KubeConfigMap(this, 'config', {
-      metadata: { name: BACKEND_CONFIG_MAP, labels },
+      metadata: { name: names.backendConfig, labels },
       data: environment,
     });
 
@@ -113,10 +116,10 @@ export class Backend extends Construct {
                 name,
                 image: props.image,
                 ports: [{ name: 'http', containerPort, protocol: 'TCP' }],
-                envFrom: [{ configMapRef: { name: BACKEND_CONFIG_MAP } }],
+                envFrom: [{ configMapRef: { name: names.backendConfig } }],
                 env: SECRET_ENV.map(([env, key]) => ({
                   name: env,
-                  valueFrom: { secretKeyRef: { name: SECRETS.app.name, key, optional: true } },
+                  valueFrom: { secretKeyRef: { name: names.appSecret, key, optional: true } },
                 })),
                 startupProbe: probe('/health/live', 2, 30),
                 livenessProbe: probe('/health/live', 10, 3),
@@ -151,7 +154,7 @@ export class Backend extends Construct {
     // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
     if (props.replicas > 1 || props.autoscaling) {
       this.podsService = new k8s.KubeService(this, 'pods-service', {
-        metadata: { name: BACKEND_PODS_SERVICE, labels },
+        metadata: { name: names.backendPods, labels },
         spec: {
           clusterIp: 'None',
           publishNotReadyAddresses: false,

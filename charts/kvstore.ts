@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
-import { COMPONENTS, PORTS, SECRETS } from './generators/names';
+import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
@@ -21,6 +21,8 @@ export interface KvstoreProps {
   readonly resources?: ComputeResources;
   /** The redis user of the official image. @default 999:1000 */
   readonly runAs?: RunAs;
+  /** Object names of the stack this belongs to. @default stackNames('') */
+  readonly names?: StackNames;
 }
 
 /** Name of the kvstore's ConfigMap. */
@@ -54,13 +56,14 @@ export class Kvstore extends Construct {
 
   constructor(scope: Construct, id: string, props: KvstoreProps) {
     super(scope, id);
-    const name = COMPONENTS.kvstore;
-    const labels = objectLabels(name);
-    const selector = selectorLabels(name);
+    const names = props.names ?? stackNames();
+    const name = names.kvstore;
+    const labels = objectLabels(COMPONENTS.kvstore, names.instance);
+    const selector = selectorLabels(COMPONENTS.kvstore, names.instance);
     const runAs = props.runAs ?? { user: 999, group: 1000 };
 
     new k8s.KubeConfigMap(this, 'config', {
-      metadata: { name: KVSTORE_CONFIG_MAP, labels },
+      metadata: { name: names.kvstoreConfig, labels },
       data: { 'redis.conf': props.config },
     });
 
@@ -93,7 +96,7 @@ export class Kvstore extends Construct {
                 env: [
                   {
                     name: 'KVSTORE_PASSWORD',
-                    valueFrom: { secretKeyRef: { name: SECRETS.app.name, key: SECRETS.app.keys.kvstorePassword } },
+                    valueFrom: { secretKeyRef: { name: names.appSecret, key: SECRETS.app.keys.kvstorePassword } },
                   },
                 ],
                 readinessProbe: { exec: { command: ['sh', '-c', KVSTORE_READY_SCRIPT] }, periodSeconds: 5, timeoutSeconds: 2 },
@@ -110,7 +113,7 @@ export class Kvstore extends Construct {
               },
             ],
             volumes: [
-              { name: 'config', configMap: { name: KVSTORE_CONFIG_MAP } },
+              { name: 'config', configMap: { name: names.kvstoreConfig } },
               { name: 'tmp', emptyDir: {} },
             ],
           },

@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { durationMs } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
-import { COMPONENTS, CONFIG_DOCUMENTS, PORTS, PROMETHEUS_PATHS } from './generators/names';
+import { COMPONENTS, CONFIG_DOCUMENTS, PORTS, PROMETHEUS_PATHS, stackNames, type StackNames } from './generators/names';
 import type { PrometheusConfig } from './generators/prometheus-config';
 import type { RuleFile } from './generators/rule-types';
 import { toYaml } from './generators/yaml';
@@ -26,6 +26,8 @@ export interface PrometheusProps {
   readonly resources?: ComputeResources;
   /** The nobody user of the official image. @default 65534:65534 */
   readonly runAs?: RunAs;
+  /** Object names of the stack this belongs to. @default stackNames('') */
+  readonly names?: StackNames;
 }
 
 /** Longest range selector (`[3d]`) in any rule, in milliseconds. */
@@ -52,9 +54,10 @@ export class Prometheus extends Construct {
 
   constructor(scope: Construct, id: string, props: PrometheusProps) {
     super(scope, id);
-    const name = COMPONENTS.prometheus;
-    const labels = objectLabels(name);
-    const selector = selectorLabels(name);
+    const names = props.names ?? stackNames();
+    const name = names.prometheus;
+    const labels = objectLabels(COMPONENTS.prometheus, names.instance);
+    const selector = selectorLabels(COMPONENTS.prometheus, names.instance);
     const runAs = props.runAs ?? { user: 65534, group: 65534 };
     const configText = toYaml(props.config);
     const rulesText = toYaml(props.rules);
@@ -69,15 +72,15 @@ export class Prometheus extends Construct {
       },
     });
 
-    new k8s.KubeConfigMap(this, 'config', { metadata: { name: cfg.configMap, labels }, data: { [cfg.key]: configText } });
-    new k8s.KubeConfigMap(this, 'rules', { metadata: { name: rules.configMap, labels }, data: { [rules.key]: rulesText } });
+    new k8s.KubeConfigMap(this, 'config', { metadata: { name: names.prometheusConfig, labels }, data: { [cfg.key]: configText } });
+    new k8s.KubeConfigMap(this, 'rules', { metadata: { name: names.prometheusRules, labels }, data: { [rules.key]: rulesText } });
 
     new k8s.KubeServiceAccount(this, 'service-account', {
       metadata: { name, labels },
       automountServiceAccountToken: false,
     });
 
-    const claim = `${name}-data`;
+    const claim = names.prometheusData;
     new k8s.KubePersistentVolumeClaim(this, 'data', {
       metadata: { name: claim, labels },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } } },
@@ -125,8 +128,8 @@ export class Prometheus extends Construct {
               },
             ],
             volumes: [
-              { name: 'config', configMap: { name: cfg.configMap } },
-              { name: 'rules', configMap: { name: rules.configMap } },
+              { name: 'config', configMap: { name: names.prometheusConfig } },
+              { name: 'rules', configMap: { name: names.prometheusRules } },
               { name: 'data', persistentVolumeClaim: { claimName: claim } },
             ],
           },

@@ -1,5 +1,5 @@
 import { parseSettings, settingsInputFromEnv, VARIABLES, type Env, type Settings, type SettingsInput } from '../configs';
-import { KVSTORE_URL } from './generators/names';
+import { stackNames } from './generators/names';
 
 /** `DATA_DIR` in the cluster: a writable emptyDir, since the root filesystem is read-only. */
 export const STACK_DATA_DIR = '/var/lib/svc-ai-search';
@@ -19,8 +19,8 @@ export const IGNORED_AT_SYNTH: readonly string[] = [
  * What the deployed stack changes about the settings the environment gives: drops
  * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `TRUST_PROXY=1` (one ingress hop) and
  * `DATA_DIR`, which a variable set at synth time still overrides; and always points
- * `KVSTORE_URL` at the kvstore it deploys (`redis://kvstore:6379`; the password comes from the
- * Secret).
+ * `KVSTORE_URL` at the kvstore it deploys (`redis://kvstore:6379`, with `NAME_PREFIX`; the
+ * password comes from the Secret).
  */
 export function stackSettingsInput(env: Env): SettingsInput {
   const kept: Record<string, string | undefined> = { ...env };
@@ -29,7 +29,7 @@ export function stackSettingsInput(env: Env): SettingsInput {
   return {
     ...input,
     service: { environment: 'production', trustProxy: 1, dataDir: STACK_DATA_DIR, ...input.service },
-    kvstore: { ...input.kvstore, url: KVSTORE_URL },
+    kvstore: { ...input.kvstore, url: stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl },
   };
 }
 

@@ -1,93 +1,131 @@
-import { Chart, Duration, type App } from 'cdk8s';
+import { Chart, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend } from './backend';
 import { alertmanagerConfig } from './generators/alertmanager-config';
 import { alertRules } from './generators/alert-rules';
 import { kvstoreConfig } from './generators/kvstore-config';
-import { COMPONENTS, KVSTORE_URL } from './generators/names';
+import { COMPONENTS, stackNames, type StackNames } from './generators/names';
 import { prometheusConfig } from './generators/prometheus-config';
 import { Kvstore } from './kvstore';
 import { PART_OF, selectorLabels } from './labels';
 import { Prometheus } from './prometheus';
 
-/** The charts of the stack, one file each in `dist/`, in apply order. */
-export interface StackCharts {
-  readonly namespace: Chart;
-  readonly kvstore: Chart;
-  readonly backend: Chart;
-  readonly alertmanager: Chart;
-  readonly prometheus: Chart;
-}
-
 /**
  * The backend's environment in the cluster: every non-secret service setting, plus
- * `KVSTORE_URL`. That variable is flagged secret because a URL may carry a password; this one
- * does not (the password arrives as `KVSTORE_PASSWORD` from the Secret).
+ * `KVSTORE_URL` of this stack's kvstore. That variable is flagged secret because a URL may carry
+ * a password; this one does not (the password arrives as `KVSTORE_PASSWORD` from the Secret).
  */
-export function backendEnvironment(settings: Settings): Record<string, string> {
-  return { ...serviceEnvironment(settings), [variableSpec('KVSTORE_URL').name]: KVSTORE_URL };
+export function backendEnvironment(settings: Settings, names: StackNames = stackNames(settings.deploy.namePrefix)): Record<string, string> {
+  return { ...serviceEnvironment(settings), [variableSpec('KVSTORE_URL').name]: names.kvstoreUrl };
+}
+
+/** What `SearchBackendStack` deploys. */
+export interface SearchBackendStackProps {
+  /** The stack's settings, from `loadStackSettings(env)`. */
+  readonly settings: Settings;
+  /** Prefix of every object name, e.g. `team-a-`. @default settings.deploy.namePrefix (`NAME_PREFIX`, '') */
+  readonly namePrefix?: string;
 }
 
 /**
- * Adds the whole stack to `app`, from one settings object: a chart per component, each
- * depending on the one before, so `dist/` files sort in the order `kubectl apply -f dist/` needs
- * (the Namespace first).
+ * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object.
+ *
+ * - Inside a user's `Chart`: every object goes into that Chart and takes its namespace; no
+ *   Namespace object is written (the Chart's owner has one).
+ * - At App level (`scope` is the `App`, the root construct): one Chart per component, each depending on the one
+ *   before, so `dist/` files sort in the order `kubectl apply -f dist/` needs, the Namespace
+ *   first when `CREATE_NAMESPACE` (default true). Chart ids carry the name prefix, so two stacks
+ *   fit in one App.
+ *
+ * The components are public, for composing (`stack.backend.deployment`).
  */
-export function addStack(app: App, settings: Settings): StackCharts {
-  const d = settings.deploy;
-  const namespace = new Chart(app, 'namespace');
-  new k8s.KubeNamespace(namespace, 'namespace', {
-    metadata: {
-      name: d.namespace,
-      labels: {
-        'app.kubernetes.io/part-of': PART_OF,
-        'app.kubernetes.io/managed-by': 'cdk8s',
-        // Every pod here meets the "restricted" standard; the cluster refuses any that does not.
-        'pod-security.kubernetes.io/enforce': 'restricted',
-      },
-    },
-  });
+export class SearchBackendStack extends Construct {
+  /** The object names of this stack. */
+  readonly names: StackNames;
+  /** The settings the stack was built from, with `namePrefix` applied. */
+  readonly settings: Settings;
+  readonly kvstore: Kvstore;
+  readonly backend: Backend;
+  readonly alertmanager: Alertmanager;
+  readonly prometheus: Prometheus;
+  /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
+  readonly namespace?: k8s.KubeNamespace;
 
-  let previous: Chart = namespace;
-  const chart = (id: string): Chart => {
-    const c = new Chart(app, id, { namespace: d.namespace });
-    c.addDependency(previous);
-    previous = c;
-    return c;
-  };
+  constructor(scope: Construct, id: string, props: SearchBackendStackProps) {
+    super(scope, id);
+    const prefix = props.namePrefix ?? props.settings.deploy.namePrefix;
+    // App level: a Chart per component, as siblings of this construct so file names stay `NNNN-<id>`.
+    const app = scope.node.scope === undefined ? scope : undefined;
+    // In a user's Chart its namespace wins: the generated configs (per-pod DNS names) must agree with it.
+    const namespace = (app ? undefined : Chart.of(scope).namespace) ?? props.settings.deploy.namespace;
+    const settings: Settings = { ...props.settings, deploy: { ...props.settings.deploy, namePrefix: prefix, namespace } };
+    const names = stackNames(prefix);
+    const d = settings.deploy;
+    this.names = names;
+    this.settings = settings;
 
-  const kvstore = chart(COMPONENTS.kvstore);
-  new Kvstore(kvstore, 'kvstore', {
-    image: d.kvstoreImage,
-    storage: d.kvstoreStorage,
-    config: kvstoreConfig(),
-    clientSelector: selectorLabels(COMPONENTS.backend),
-  });
+    let previous: Chart | undefined;
+    const home = (component: string): Construct => {
+      if (!app) return this;
+      const c = new Chart(app, `${prefix}${component}`, { namespace: d.namespace });
+      if (previous) c.addDependency(previous);
+      previous = c;
+      return c;
+    };
 
-  const backend = chart(COMPONENTS.backend);
-  new Backend(backend, 'backend', {
-    image: d.backendImage,
-    replicas: d.backendReplicas,
-    environment: backendEnvironment(settings),
-    containerPort: settings.service.port,
-    dataDir: settings.service.dataDir,
-    shutdownTimeout: Duration.seconds(settings.service.shutdownTimeoutSeconds),
-    autoscaling: d.hpaEnabled ? { maxReplicas: d.hpaMaxReplicas, cpuPercent: d.hpaCpuPercent } : undefined,
-  });
+    if (app && d.createNamespace) {
+      const chart = new Chart(app, `${prefix}namespace`);
+      previous = chart;
+      this.namespace = new k8s.KubeNamespace(chart, 'namespace', {
+        metadata: {
+          name: d.namespace,
+          labels: {
+            'app.kubernetes.io/part-of': PART_OF,
+            'app.kubernetes.io/instance': names.instance,
+            'app.kubernetes.io/component': 'namespace',
+            'app.kubernetes.io/managed-by': 'cdk8s',
+            // Every pod here meets the "restricted" standard; the cluster refuses any that does not.
+            'pod-security.kubernetes.io/enforce': 'restricted',
+          },
+        },
+      });
+    }
 
-  const alertmanager = chart(COMPONENTS.alertmanager);
-  new Alertmanager(alertmanager, 'alertmanager', { image: d.alertmanagerImage, config: alertmanagerConfig(settings) });
+    this.kvstore = new Kvstore(home(COMPONENTS.kvstore), `${prefix}kvstore`, {
+      image: d.kvstoreImage,
+      storage: d.kvstoreStorage,
+      config: kvstoreConfig(),
+      clientSelector: selectorLabels(COMPONENTS.backend, names.instance),
+      names,
+    });
 
-  const prometheus = chart(COMPONENTS.prometheus);
-  new Prometheus(prometheus, 'prometheus', {
-    image: d.prometheusImage,
-    config: prometheusConfig(settings),
-    rules: alertRules(settings),
-    storage: d.prometheusStorage,
-    retention: d.prometheusRetention,
-  });
+    this.backend = new Backend(home(COMPONENTS.backend), `${prefix}backend`, {
+      image: d.backendImage,
+      replicas: d.backendReplicas,
+      environment: backendEnvironment(settings, names),
+      containerPort: settings.service.port,
+      dataDir: settings.service.dataDir,
+      shutdownTimeout: Duration.seconds(settings.service.shutdownTimeoutSeconds),
+      autoscaling: d.hpaEnabled ? { maxReplicas: d.hpaMaxReplicas, cpuPercent: d.hpaCpuPercent } : undefined,
+      names,
+    });
 
-  return { namespace, kvstore, backend, alertmanager, prometheus };
+    this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
+      image: d.alertmanagerImage,
+      config: alertmanagerConfig(settings),
+      names,
+    });
+
+    this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
+      image: d.prometheusImage,
+      config: prometheusConfig(settings),
+      rules: alertRules(settings),
+      storage: d.prometheusStorage,
+      retention: d.prometheusRetention,
+      names,
+    });
+  }
 }

@@ -33,7 +33,7 @@ describe('the library entry (index.ts)', () => {
     const out = JSON.parse(r.stdout) as { resources: string[]; exports: string[] };
     // Only the process's own stdio handles may be open: no server socket, no timer.
     expect(out.resources.filter((k) => k !== 'TTYWrap' && k !== 'PipeWrap')).toEqual([]);
-    expect(out.exports).toEqual(expect.arrayContaining(['addStack', 'loadStackSettings', 'loadSettings', 'prometheusConfig', 'alertmanagerConfig', 'alertRules']));
+    expect(out.exports).toEqual(expect.arrayContaining(['SearchBackendStack', 'loadStackSettings', 'loadSettings', 'prometheusConfig', 'alertmanagerConfig', 'alertRules']));
   });
 });
 

@@ -101,3 +101,64 @@ export const ALERTMANAGER_PATHS = {
   configDir: '/etc/alertmanager/config',
   data: '/alertmanager',
 } as const;
+
+/**
+ * Every object name of one stack, from its name prefix (`NAME_PREFIX`, or `SearchBackendStack`'s
+ * `namePrefix`). The empty prefix gives the names above; `team-a-` gives `team-a-backend`, ...,
+ * so two stacks share a namespace without colliding and each one's configs point at its own
+ * Services.
+ */
+export interface StackNames {
+  /** The prefix itself, e.g. `team-a-` or ``. */
+  readonly prefix: string;
+  /** `app.kubernetes.io/instance` of every object of this stack (part of every selector). */
+  readonly instance: string;
+  readonly backend: string;
+  /** Headless per-pod Service of the backend. */
+  readonly backendPods: string;
+  readonly backendConfig: string;
+  readonly kvstore: string;
+  readonly kvstoreConfig: string;
+  readonly prometheus: string;
+  readonly prometheusData: string;
+  readonly prometheusConfig: string;
+  readonly prometheusRules: string;
+  readonly alertmanager: string;
+  readonly alertmanagerConfig: string;
+  /** The backend's and kvstore's Secret (`SECRETS.app`'s keys). */
+  readonly appSecret: string;
+  /** Alertmanager's Secret (`SECRETS.alertmanager`'s keys). */
+  readonly alertmanagerSecret: string;
+  /** `host:port` of the Services inside the namespace. */
+  readonly addresses: { readonly backend: string; readonly kvstore: string; readonly alertmanager: string };
+  /** The kvstore URL of this stack's backend (no password: that comes from the Secret). */
+  readonly kvstoreUrl: string;
+}
+
+/** The names of the stack with `prefix` (see `StackNames`). */
+export function stackNames(prefix = ''): StackNames {
+  const p = (n: string) => `${prefix}${n}`;
+  return {
+    prefix,
+    instance: p(SERVICE_NAME),
+    backend: p(COMPONENTS.backend),
+    backendPods: p(BACKEND_PODS_SERVICE),
+    backendConfig: p('backend-config'),
+    kvstore: p(COMPONENTS.kvstore),
+    kvstoreConfig: p('kvstore-config'),
+    prometheus: p(COMPONENTS.prometheus),
+    prometheusData: p(`${COMPONENTS.prometheus}-data`),
+    prometheusConfig: p(CONFIG_DOCUMENTS.prometheusConfig.configMap),
+    prometheusRules: p(CONFIG_DOCUMENTS.prometheusRules.configMap),
+    alertmanager: p(COMPONENTS.alertmanager),
+    alertmanagerConfig: p(CONFIG_DOCUMENTS.alertmanagerConfig.configMap),
+    appSecret: p(SECRETS.app.name),
+    alertmanagerSecret: p(SECRETS.alertmanager.name),
+    addresses: {
+      backend: `${p(COMPONENTS.backend)}:${PORTS.backend}`,
+      kvstore: `${p(COMPONENTS.kvstore)}:${PORTS.kvstore}`,
+      alertmanager: `${p(COMPONENTS.alertmanager)}:${PORTS.alertmanager}`,
+    },
+    kvstoreUrl: `redis://${p(COMPONENTS.kvstore)}:${PORTS.kvstore}`,
+  };
+}

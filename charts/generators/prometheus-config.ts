@@ -1,5 +1,5 @@
 import type { Settings } from '../../configs';
-import { ADDRESSES, BACKEND_PODS_SERVICE, CONFIG_DOCUMENTS, METRICS_PATH, PIPELINE_JOBS, PROMETHEUS_PATHS, SCRAPE_JOB } from './names';
+import { ADDRESSES, CONFIG_DOCUMENTS, METRICS_PATH, PIPELINE_JOBS, PROMETHEUS_PATHS, SCRAPE_JOB, stackNames } from './names';
 
 /** A `static_configs` entry. */
 export interface StaticConfig {
@@ -55,12 +55,12 @@ export function scrapesPerPod(settings: Settings): boolean {
  * the DNS discovery of Prometheus does not rely on the pod's resolver search list.
  */
 export function backendPodsDnsName(settings: Settings): string {
-  return `${BACKEND_PODS_SERVICE}.${settings.deploy.namespace}.svc`;
+  return `${stackNames(settings.deploy.namePrefix).backendPods}.${settings.deploy.namespace}.svc`;
 }
 
 /** How the backend job finds its targets: the Service with one pod, each pod otherwise. */
 function backendTargets(settings: Settings): Pick<ScrapeConfig, 'static_configs' | 'dns_sd_configs' | 'relabel_configs'> {
-  if (!scrapesPerPod(settings)) return { static_configs: [{ targets: [ADDRESSES.backend] }] };
+  if (!scrapesPerPod(settings)) return { static_configs: [{ targets: [stackNames(settings.deploy.namePrefix).addresses.backend] }] };
   return {
     // Pod IPs: the container port (`PORT`), which the Service maps to 8080 but a pod address does not.
     dns_sd_configs: [{ names: [backendPodsDnsName(settings)], type: 'A', port: settings.service.port, refresh_interval: '30s' }],
@@ -74,20 +74,22 @@ function backendTargets(settings: Settings): Pick<ScrapeConfig, 'static_configs'
  * `PROMETHEUS_SCRAPE_INTERVAL`; the job `svc-ai-search-backend` at `/api/metrics/prometheus`,
  * scraping `backend:8080` with one replica and every pod of the headless `backend-pods` Service
  * (DNS discovery, the container port) with more, so each pod is its own target; Prometheus itself and
- * Alertmanager; alerts to `alertmanager:9093`, and the mounted rule file.
+ * Alertmanager; alerts to `alertmanager:9093`, and the mounted rule file. Every Service name
+ * carries `NAME_PREFIX`.
  */
 export function prometheusConfig(settings: Settings): PrometheusConfig {
+  const alertmanager = stackNames(settings.deploy.namePrefix).addresses.alertmanager;
   return {
     global: {
       scrape_interval: settings.deploy.scrapeInterval,
       evaluation_interval: settings.deploy.evaluationInterval,
     },
-    alerting: { alertmanagers: [{ static_configs: [{ targets: [ADDRESSES.alertmanager] }] }] },
+    alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] },
     rule_files: [`${PROMETHEUS_PATHS.rulesDir}/${CONFIG_DOCUMENTS.prometheusRules.key}`],
     scrape_configs: [
       { job_name: SCRAPE_JOB, metrics_path: METRICS_PATH, scheme: 'http', ...backendTargets(settings) },
       { job_name: PIPELINE_JOBS.prometheus, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [ADDRESSES.prometheus] }] },
-      { job_name: PIPELINE_JOBS.alertmanager, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [ADDRESSES.alertmanager] }] },
+      { job_name: PIPELINE_JOBS.alertmanager, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [alertmanager] }] },
     ],
   };
 }

@@ -1,4 +1,4 @@
-import { COMPONENTS, PORTS, SECRETS } from '../generators/names';
+import { COMPONENTS, PORTS, stackNames, type StackNames } from '../generators/names';
 import type { Manifest } from '../manifests';
 import { describe } from './schemas';
 
@@ -31,7 +31,6 @@ interface Workload {
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const DNS_LABEL_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const KNOWN_SECRETS = new Set<string>([SECRETS.app.name, SECRETS.alertmanager.name]);
 
 function spec<T>(m: Manifest): T {
   return (m.spec ?? {}) as T;
@@ -63,7 +62,7 @@ function portExists(w: Workload, port: string | number): boolean {
   return w.pod.containers.some((c) => (c.ports ?? []).some((p) => (typeof port === 'string' ? p.name === port : p.containerPort === port)));
 }
 
-function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Manifest | undefined, problems: string[]): void {
+function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Manifest | undefined, problems: string[], knownSecrets: ReadonlySet<string>): void {
   const me = describe(w.manifest);
   const selector = spec<{ selector?: { matchLabels?: Record<string, string> } }>(w.manifest).selector?.matchLabels;
   if (!selects(selector, w.podLabels)) problems.push(`${me}: selector does not match its own pod template labels`);
@@ -82,7 +81,7 @@ function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Mani
     if (v.persistentVolumeClaim && !byKind('PersistentVolumeClaim', v.persistentVolumeClaim.claimName)) {
       problems.push(`${me}: volume ${v.name} claims ${v.persistentVolumeClaim.claimName}, which is not defined`);
     }
-    if (v.secret && !KNOWN_SECRETS.has(v.secret.secretName)) problems.push(`${me}: volume ${v.name} uses undocumented Secret ${v.secret.secretName}`);
+    if (v.secret && !knownSecrets.has(v.secret.secretName)) problems.push(`${me}: volume ${v.name} uses undocumented Secret ${v.secret.secretName}`);
   }
   for (const c of w.pod.containers) {
     for (const mount of c.volumeMounts ?? []) {
@@ -100,11 +99,11 @@ function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Mani
     }
     for (const from of c.envFrom ?? []) {
       if (from.configMapRef && !byKind('ConfigMap', from.configMapRef.name)) problems.push(`${me}: envFrom ConfigMap ${from.configMapRef.name} is not defined`);
-      if (from.secretRef && !KNOWN_SECRETS.has(from.secretRef.name)) problems.push(`${me}: envFrom undocumented Secret ${from.secretRef.name}`);
+      if (from.secretRef && !knownSecrets.has(from.secretRef.name)) problems.push(`${me}: envFrom undocumented Secret ${from.secretRef.name}`);
     }
     for (const e of c.env ?? []) {
       const secret = e.valueFrom?.secretKeyRef?.name;
-      if (secret && !KNOWN_SECRETS.has(secret)) problems.push(`${me}: ${e.name} reads undocumented Secret ${secret}`);
+      if (secret && !knownSecrets.has(secret)) problems.push(`${me}: ${e.name} reads undocumented Secret ${secret}`);
       const cmRef = e.valueFrom?.configMapKeyRef;
       if (cmRef && !byKind('ConfigMap', cmRef.name)) problems.push(`${me}: ${e.name} reads ConfigMap ${cmRef.name}, which is not defined`);
     }
@@ -120,13 +119,17 @@ function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Mani
  * objects (their values never enter the manifests), every Service, PodDisruptionBudget,
  * NetworkPolicy and autoscaler pointing at a workload that exists, every ConfigMap, claim,
  * ServiceAccount and port that a pod refers to defined, and the four Services of spec and issue
- * at their ports. These are the mistakes that make a first `kubectl apply` fail or hang.
+ * at their ports (for each stack in `stacks`, by its names). These are the mistakes that make a first `kubectl apply` fail or hang.
  */
-export function referenceProblems(manifests: readonly Manifest[]): string[] {
+export function referenceProblems(manifests: readonly Manifest[], stacks: StackNames | readonly StackNames[] = stackNames()): string[] {
+  const stackList = Array.isArray(stacks) ? (stacks as readonly StackNames[]) : [stacks as StackNames];
+  const knownSecrets = new Set<string>(stackList.flatMap((n) => [n.appSecret, n.alertmanagerSecret]));
   const problems: string[] = [];
   const namespaces = manifests.filter((m) => m.kind === 'Namespace');
-  if (namespaces.length !== 1) problems.push(`expected exactly one Namespace, found ${namespaces.length}`);
-  const namespace = namespaces[0]?.metadata.name;
+  // No Namespace object is fine (CREATE_NAMESPACE=false, or a user's Chart): then everything shares the first object's.
+  if (namespaces.length > 1) problems.push(`expected at most one Namespace, found ${namespaces.length}`);
+  const namespace = namespaces[0]?.metadata.name ?? manifests.find((m) => m.kind !== 'Namespace')?.metadata.namespace;
+  if (namespace === undefined) problems.push('no namespace: the objects have none and no Namespace object is defined');
   const seen = new Set<string>();
   for (const m of manifests) {
     const id = describe(m);
@@ -142,7 +145,7 @@ export function referenceProblems(manifests: readonly Manifest[]): string[] {
   }
   const byKind = (kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata.name === name);
   const all = workloads(manifests);
-  for (const w of all) checkWorkload(w, byKind, problems);
+  for (const w of all) checkWorkload(w, byKind, problems, knownSecrets);
 
   const selected = (m: Manifest, selector: Record<string, string> | undefined): Workload[] => {
     const hits = all.filter((w) => selects(selector, w.podLabels));
@@ -167,12 +170,12 @@ export function referenceProblems(manifests: readonly Manifest[]): string[] {
     }
   }
 
-  for (const c of Object.values(COMPONENTS)) {
-    const svc = byKind('Service', c);
+  for (const names of stackList) for (const c of Object.values(COMPONENTS)) {
+    const svc = byKind('Service', names[c]);
     const port = PORTS[c];
     const ports = spec<{ ports?: Array<{ port: number }> }>(svc ?? ({} as Manifest)).ports ?? [];
-    if (!svc) problems.push(`Service ${c} is missing`);
-    else if (!ports.some((p) => p.port === port)) problems.push(`Service ${c} does not expose port ${port}`);
+    if (!svc) problems.push(`Service ${names[c]} is missing`);
+    else if (!ports.some((p) => p.port === port)) problems.push(`Service ${names[c]} does not expose port ${port}`);
   }
   return problems;
 }

@@ -1,7 +1,14 @@
-import { bool, duration, int, num, str } from '../parsers';
+import { bool, duration, int, num, str, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
 const DNS_LABEL = str({ pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, accepted: 'a DNS label (lower-case letters, digits, -)' });
+/** `NAME_PREFIX`: empty (the default, today's names), or a DNS-label start ending in `-`. */
+const PREFIX_LABEL = str({ pattern: /^[a-z][-a-z0-9]{0,20}-$/, accepted: 'empty, or lower-case letters, digits and -, ending in - (e.g. team-a-)' });
+const NAME_PREFIX: Parser<string> = {
+  accepted: PREFIX_LABEL.accepted,
+  check: (v) => (v === '' ? '' : PREFIX_LABEL.check(v)),
+  parse: (raw) => (raw.trim() === '' ? '' : PREFIX_LABEL.parse(raw)),
+};
 const IMAGE = str({ pattern: /^[\w./:@-]+$/, accepted: 'a container image reference such as redis:7.2' });
 const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted: 'a Kubernetes quantity such as 1Gi' });
 
@@ -9,6 +16,14 @@ const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted:
 export interface DeploySettings {
   /** Namespace of every object. @default 'svc-ai-search' */
   readonly namespace: string;
+  /**
+   * Write the Namespace object (with the restricted pod-security label) at App level. Off for a
+   * namespace someone else owns: synth then leaves it alone. Inside a user's Chart the stack never
+   * writes one. @default true
+   */
+  readonly createNamespace: boolean;
+  /** Prefix of every object name (`team-a-` gives `team-a-backend`, ...), so stacks can share a namespace. @default '' */
+  readonly namePrefix: string;
   /** Backend image. @default 'svc-ai-search-backend:0.1.0' */
   readonly backendImage: string;
   /** Backend replicas (the HPA's minimum when enabled). @default 2 */
@@ -78,6 +93,8 @@ export interface AlertRuleSettings {
 
 export const DEFAULT_DEPLOY: DeploySettings = {
   namespace: 'svc-ai-search',
+  createNamespace: true,
+  namePrefix: '',
   backendImage: 'svc-ai-search-backend:0.1.0',
   backendReplicas: 2,
   hpaEnabled: false,
@@ -117,6 +134,8 @@ export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
 const s = { synthOnly: true };
 export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('NAMESPACE', 'deploy.namespace', DNS_LABEL, 'Kubernetes namespace', s),
+  variable('CREATE_NAMESPACE', 'deploy.createNamespace', bool(), 'Write the Namespace object (false: the namespace exists and is left alone)', s),
+  variable('NAME_PREFIX', 'deploy.namePrefix', NAME_PREFIX, 'Prefix of every object name, so stacks can share a namespace', s),
   variable('BACKEND_IMAGE', 'deploy.backendImage', IMAGE, 'Backend container image', s),
   variable('BACKEND_REPLICAS', 'deploy.backendReplicas', int({ min: 1, max: 100 }), 'Backend replicas', s),
   variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),

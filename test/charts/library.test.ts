@@ -1,0 +1,96 @@
+import { App, Chart, Testing } from 'cdk8s';
+import { loadStackSettings, selectorLabels, SearchBackendStack, stackNames, type Manifest } from '../../charts';
+import { referenceProblems, schemaProblems } from '../../charts/validate';
+import { find, synthStack, type Json } from './fixtures/stack';
+
+/** Two stacks with different prefixes inside one user Chart. */
+function twoStacksInOneChart(): { manifests: Manifest[]; a: SearchBackendStack; b: SearchBackendStack } {
+  const app = Testing.app();
+  const chart = new Chart(app, 'team', { namespace: 'shared-ns' });
+  const settings = loadStackSettings({ BACKEND_REPLICAS: '1' });
+  const a = new SearchBackendStack(chart, 'a', { settings, namePrefix: 'team-a-' });
+  const b = new SearchBackendStack(chart, 'b', { settings: loadStackSettings({}), namePrefix: 'team-b-' });
+  return { manifests: Testing.synth(chart) as Manifest[], a, b };
+}
+
+describe('SearchBackendStack inside a user Chart', () => {
+  const { manifests, a, b } = twoStacksInOneChart();
+
+  it('writes no Namespace, and every object takes the Chart’s namespace', () => {
+    expect(manifests.some((m) => m.kind === 'Namespace')).toBe(false);
+    expect(manifests.filter((m) => m.metadata.namespace !== 'shared-ns')).toEqual([]);
+  });
+
+  it('synthesizes two prefixed stacks without a name collision, valid and with every reference resolving', () => {
+    const keys = manifests.map((m) => `${m.kind}/${m.metadata.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(schemaProblems(manifests)).toEqual([]);
+    expect(referenceProblems(manifests, [a.names, b.names])).toEqual([]);
+  });
+
+  it('wires each stack to its own backend, kvstore, alertmanager, ConfigMaps and Secrets', () => {
+    for (const [stack, p] of [[a, 'team-a-'], [b, 'team-b-']] as const) {
+      const prom: Json = find(manifests, 'ConfigMap', `${p}prometheus-config`);
+      const text: string = prom.data['prometheus.yml'];
+      expect(text).toContain(`${p}alertmanager:9093`);
+      expect(text).toContain(stack.settings.deploy.backendReplicas > 1 ? `${p}backend-pods.shared-ns.svc` : `${p}backend:8080`);
+      const cm: Json = find(manifests, 'ConfigMap', `${p}backend-config`);
+      expect(cm.data.KVSTORE_URL).toBe(`redis://${p}kvstore:6379`);
+      const deploy: Json = find(manifests, 'Deployment', `${p}backend`);
+      const container = deploy.spec.template.spec.containers[0];
+      expect(container.envFrom).toEqual([{ configMapRef: { name: `${p}backend-config` } }]);
+      expect(container.env.map((e: Json) => e.valueFrom.secretKeyRef.name)).toEqual([`${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`]);
+      const svc: Json = find(manifests, 'Service', `${p}backend`);
+      expect(svc.spec.selector).toEqual(selectorLabels('backend', stackNames(p).instance));
+      const np: Json = find(manifests, 'NetworkPolicy', `${p}kvstore`);
+      expect(np.spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: selectorLabels('backend', `${p}svc-ai-search-backend`) } }]);
+      expect(find(manifests, 'Deployment', `${p}alertmanager`).spec.template.spec.volumes).toEqual(
+        expect.arrayContaining([expect.objectContaining({ secret: expect.objectContaining({ secretName: `${p}alertmanager-secrets` }) })]),
+      );
+    }
+    // One stack's Service never selects the other's pods.
+    expect(find(manifests, 'Service', 'team-a-backend').spec.selector).not.toEqual(find(manifests, 'Service', 'team-b-backend').spec.selector);
+  });
+
+  it('exposes its components for composition', () => {
+    expect(a.backend.deployment.metadata.name).toBe('team-a-backend');
+    expect(b.kvstore.statefulSet.metadata.name).toBe('team-b-kvstore');
+  });
+
+  it('labels every object with instance and component', () => {
+    for (const m of manifests) {
+      expect({ m: `${m.kind}/${m.metadata.name}`, instance: m.metadata.labels?.['app.kubernetes.io/instance'] !== undefined, component: m.metadata.labels?.['app.kubernetes.io/component'] !== undefined })
+        .toEqual({ m: `${m.kind}/${m.metadata.name}`, instance: true, component: true });
+    }
+  });
+});
+
+describe('SearchBackendStack at App level', () => {
+  it('leaves an existing namespace alone with CREATE_NAMESPACE=false', () => {
+    const s = synthStack({ CREATE_NAMESPACE: 'false', NAMESPACE: 'shared' });
+    expect([...s.files.keys()]).toEqual(['0000-kvstore.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml']);
+    expect(s.manifests.some((m) => m.kind === 'Namespace')).toBe(false);
+    expect(s.manifests.every((m) => m.metadata.namespace === 'shared')).toBe(true);
+    expect(schemaProblems(s.manifests)).toEqual([]);
+    expect(referenceProblems(s.manifests)).toEqual([]);
+  });
+
+  it('takes NAME_PREFIX from the settings', () => {
+    const s = synthStack({ NAME_PREFIX: 'blue-' });
+    expect(find(s.manifests, 'ConfigMap', 'blue-backend-config').data.KVSTORE_URL).toBe('redis://blue-kvstore:6379');
+    expect(referenceProblems(s.manifests, stackNames('blue-'))).toEqual([]);
+    expect(schemaProblems(s.manifests)).toEqual([]);
+  });
+
+  it('fits two prefixed stacks in one App', () => {
+    const app = new App({ outdir: '/nonexistent-not-written' });
+    const settings = loadStackSettings({ CREATE_NAMESPACE: 'false' });
+    new SearchBackendStack(app, 'a', { settings, namePrefix: 'a-' });
+    new SearchBackendStack(app, 'b', { settings, namePrefix: 'b-' });
+    expect(app.charts.map((c) => c.node.id)).toEqual(['a-kvstore', 'a-backend', 'a-alertmanager', 'a-prometheus', 'b-kvstore', 'b-backend', 'b-alertmanager', 'b-prometheus']);
+  });
+
+  it('rejects a NAME_PREFIX that cannot start a DNS label', () => {
+    expect(() => loadStackSettings({ NAME_PREFIX: 'Team_A' })).toThrow('NAME_PREFIX');
+  });
+});
