@@ -1,17 +1,23 @@
 import { App } from 'cdk8s';
-import { loadStackSettings, SearchBackendStack } from '../charts';
+import { loadStackSettings, SearchBackendStack, stackWarnings } from '../charts';
 import { SettingsError, type Env } from '../configs';
 
 /**
  * Synthesizes the stack from `env` (settings variables) into `outdir` (default: `CDK8S_OUTDIR`,
- * set by `cdk8s synth`, else `dist`). Throws `SettingsError` naming any bad variable.
+ * set by `cdk8s synth`, else `dist`). Throws `SettingsError` naming any bad variable. `warn`
+ * receives each of `stackWarnings` (default: loudly to stderr).
  */
-export function synth(env: Env, outdir?: string): App {
+export function synth(env: Env, outdir?: string, warn: (message: string) => void = loudly): App {
   const settings = loadStackSettings(env);
+  for (const w of stackWarnings(settings)) warn(w);
   const app = new App(outdir ? { outdir } : {});
   new SearchBackendStack(app, 'stack', { settings });
   app.synth();
   return app;
+}
+
+function loudly(message: string): void {
+  process.stderr.write(`\n*** WARNING ***\n${message}\n\n`);
 }
 
 if (require.main === module) {

@@ -4,6 +4,7 @@ import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import type { AlertmanagerConfig } from './generators/alertmanager-config';
 import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { toYaml } from './generators/yaml';
+import { imagePullPolicy, pullSecrets } from './images';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
@@ -20,6 +21,8 @@ export interface AlertmanagerProps {
   readonly runAs?: RunAs;
   /** Object names of the stack this belongs to. @default stackNames('') */
   readonly names?: StackNames;
+  /** Secrets the pod pulls its image with. @default none */
+  readonly imagePullSecrets?: readonly string[];
 }
 
 /**
@@ -52,11 +55,13 @@ export class Alertmanager extends Construct {
           metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText) } },
           spec: {
             automountServiceAccountToken: false,
+            ...pullSecrets(props.imagePullSecrets),
             securityContext: restrictedPodSecurity(runAs),
             containers: [
               {
                 name,
                 image: props.image,
+                imagePullPolicy: imagePullPolicy(props.image),
                 args: [
                   `--config.file=${ALERTMANAGER_PATHS.configDir}/${cfg.key}`,
                   `--storage.path=${ALERTMANAGER_PATHS.data}`,

@@ -3,6 +3,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
+import { imagePullPolicy, pullSecrets } from './images';
 import { objectLabels, selectorLabels } from './labels';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { resourceRequirements, type ComputeResources } from './resources';
@@ -39,13 +40,17 @@ export interface BackendProps {
   readonly runAs?: RunAs;
   /** Object names of the stack this belongs to. @default stackNames('') */
   readonly names?: StackNames;
+  /** Secrets the pod pulls its image with. @default none */
+  readonly imagePullSecrets?: readonly string[];
 }
 
 /** Secret environment variables: referenced from `svc-ai-search-secrets`, never written. */
-const SECRET_ENV: ReadonlyArray<readonly [string, string]> = [
-  [variableSpec('API_TOKEN').name, SECRETS.app.keys.apiToken],
-  [variableSpec('AI_API_KEY').name, SECRETS.app.keys.aiApiKey],
-  [variableSpec('KVSTORE_PASSWORD').name, SECRETS.app.keys.kvstorePassword],
+const SECRET_ENV: ReadonlyArray<readonly [string, string, boolean]> = [
+  // Required: production refuses requests without a token, and the kvstore without its password.
+  [variableSpec('API_TOKEN').name, SECRETS.app.keys.apiToken, false],
+  // Optional: the extractive chat provider needs no key.
+  [variableSpec('AI_API_KEY').name, SECRETS.app.keys.aiApiKey, true],
+  [variableSpec('KVSTORE_PASSWORD').name, SECRETS.app.keys.kvstorePassword, false],
 ];
 
 /** Name of the backend's ConfigMap (without a `NAME_PREFIX`). */
@@ -106,6 +111,7 @@ export class Backend extends Construct {
           metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
           spec: {
             automountServiceAccountToken: false,
+            ...pullSecrets(props.imagePullSecrets),
             securityContext: restrictedPodSecurity(runAs),
             terminationGracePeriodSeconds: drain.toSeconds() + 10,
             topologySpreadConstraints: [
@@ -115,11 +121,12 @@ export class Backend extends Construct {
               {
                 name,
                 image: props.image,
+                imagePullPolicy: imagePullPolicy(props.image),
                 ports: [{ name: 'http', containerPort, protocol: 'TCP' }],
                 envFrom: [{ configMapRef: { name: names.backendConfig } }],
-                env: SECRET_ENV.map(([env, key]) => ({
+                env: SECRET_ENV.map(([env, key, optional]) => ({
                   name: env,
-                  valueFrom: { secretKeyRef: { name: names.appSecret, key, optional: true } },
+                  valueFrom: { secretKeyRef: { name: names.appSecret, key, optional } },
                 })),
                 startupProbe: probe('/health/live', 2, 30),
                 livenessProbe: probe('/health/live', 10, 3),

@@ -9,5 +9,7 @@ export * from './kvstore';
 export * from './prometheus';
 export * from './alertmanager';
 export * from './stack-settings';
+export * from './images';
+export * from './ingress';
 export * from './stack';
 export * from './manifests';

@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
+import { imagePullPolicy, pullSecrets } from './images';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
@@ -23,6 +24,10 @@ export interface KvstoreProps {
   readonly runAs?: RunAs;
   /** Object names of the stack this belongs to. @default stackNames('') */
   readonly names?: StackNames;
+  /** Secrets the pod pulls its image with. @default none */
+  readonly imagePullSecrets?: readonly string[];
+  /** StorageClass of the volume. @default the cluster's default class */
+  readonly storageClass?: string;
 }
 
 /** Name of the kvstore's ConfigMap. */
@@ -85,12 +90,14 @@ export class Kvstore extends Construct {
           metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
           spec: {
             automountServiceAccountToken: false,
+            ...pullSecrets(props.imagePullSecrets),
             securityContext: restrictedPodSecurity(runAs),
             terminationGracePeriodSeconds: 30,
             containers: [
               {
                 name,
                 image: props.image,
+                imagePullPolicy: imagePullPolicy(props.image),
                 command: ['sh', '-c', KVSTORE_START_SCRIPT],
                 ports: [{ name: 'redis', containerPort: PORTS.kvstore, protocol: 'TCP' }],
                 env: [
@@ -123,6 +130,7 @@ export class Kvstore extends Construct {
             metadata: { name: 'data', labels: selector },
             spec: {
               accessModes: ['ReadWriteOnce'],
+              ...(props.storageClass ? { storageClassName: props.storageClass } : {}),
               resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } },
             },
           },

@@ -6,6 +6,7 @@ import { COMPONENTS, CONFIG_DOCUMENTS, PORTS, PROMETHEUS_PATHS, stackNames, type
 import type { PrometheusConfig } from './generators/prometheus-config';
 import type { RuleFile } from './generators/rule-types';
 import { toYaml } from './generators/yaml';
+import { imagePullPolicy, pullSecrets } from './images';
 import { objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
@@ -28,6 +29,10 @@ export interface PrometheusProps {
   readonly runAs?: RunAs;
   /** Object names of the stack this belongs to. @default stackNames('') */
   readonly names?: StackNames;
+  /** Secrets the pod pulls its image with. @default none */
+  readonly imagePullSecrets?: readonly string[];
+  /** StorageClass of the volume. @default the cluster's default class */
+  readonly storageClass?: string;
 }
 
 /** Longest range selector (`[3d]`) in any rule, in milliseconds. */
@@ -83,7 +88,7 @@ export class Prometheus extends Construct {
     const claim = names.prometheusData;
     new k8s.KubePersistentVolumeClaim(this, 'data', {
       metadata: { name: claim, labels },
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } } },
+      spec: { accessModes: ['ReadWriteOnce'], ...(props.storageClass ? { storageClassName: props.storageClass } : {}), resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } } },
     });
 
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
@@ -101,12 +106,14 @@ export class Prometheus extends Construct {
           spec: {
             serviceAccountName: name,
             automountServiceAccountToken: false,
+            ...pullSecrets(props.imagePullSecrets),
             securityContext: restrictedPodSecurity(runAs),
             terminationGracePeriodSeconds: 60,
             containers: [
               {
                 name,
                 image: props.image,
+                imagePullPolicy: imagePullPolicy(props.image),
                 args: [
                   `--config.file=${PROMETHEUS_PATHS.configDir}/${cfg.key}`,
                   `--storage.tsdb.path=${PROMETHEUS_PATHS.data}`,

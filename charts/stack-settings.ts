@@ -17,8 +17,9 @@ export const IGNORED_AT_SYNTH: readonly string[] = [
 
 /**
  * What the deployed stack changes about the settings the environment gives: drops
- * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `TRUST_PROXY=1` (one ingress hop) and
- * `DATA_DIR`, which a variable set at synth time still overrides; and always points
+ * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `DATA_DIR` and, only when an Ingress is
+ * generated (`INGRESS_HOST`), `TRUST_PROXY=1` (the controller's hop; without one a client reaching
+ * the Service directly would choose its own rate-limit key through `X-Forwarded-For`), which a variable set at synth time still overrides; and always points
  * `KVSTORE_URL` at the kvstore it deploys (`redis://kvstore:6379`, with `NAME_PREFIX`; the
  * password comes from the Secret).
  */
@@ -28,7 +29,7 @@ export function stackSettingsInput(env: Env): SettingsInput {
   const input = settingsInputFromEnv(kept);
   return {
     ...input,
-    service: { environment: 'production', trustProxy: 1, dataDir: STACK_DATA_DIR, ...input.service },
+    service: { environment: 'production', ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}), dataDir: STACK_DATA_DIR, ...input.service },
     kvstore: { ...input.kvstore, url: stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl },
   };
 }

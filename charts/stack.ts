@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend } from './backend';
+import { BackendIngress } from './ingress';
 import { alertmanagerConfig } from './generators/alertmanager-config';
 import { alertRules } from './generators/alert-rules';
 import { kvstoreConfig } from './generators/kvstore-config';
@@ -51,6 +52,8 @@ export class SearchBackendStack extends Construct {
   readonly backend: Backend;
   readonly alertmanager: Alertmanager;
   readonly prometheus: Prometheus;
+  /** The backend's Ingress, when `INGRESS_HOST` is set. */
+  readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
   readonly namespace?: k8s.KubeNamespace;
 
@@ -100,6 +103,8 @@ export class SearchBackendStack extends Construct {
       config: kvstoreConfig(),
       clientSelector: selectorLabels(COMPONENTS.backend, names.instance),
       names,
+      storageClass: d.storageClass,
+      imagePullSecrets: d.imagePullSecrets,
     });
 
     this.backend = new Backend(home(COMPONENTS.backend), `${prefix}backend`, {
@@ -111,12 +116,17 @@ export class SearchBackendStack extends Construct {
       shutdownTimeout: Duration.seconds(settings.service.shutdownTimeoutSeconds),
       autoscaling: d.hpaEnabled ? { maxReplicas: d.hpaMaxReplicas, cpuPercent: d.hpaCpuPercent } : undefined,
       names,
+      imagePullSecrets: d.imagePullSecrets,
     });
+    if (d.ingressHost) {
+      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names });
+    }
 
     this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
       image: d.alertmanagerImage,
       config: alertmanagerConfig(settings),
       names,
+      imagePullSecrets: d.imagePullSecrets,
     });
 
     this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
@@ -126,6 +136,8 @@ export class SearchBackendStack extends Construct {
       storage: d.prometheusStorage,
       retention: d.prometheusRetention,
       names,
+      storageClass: d.storageClass,
+      imagePullSecrets: d.imagePullSecrets,
     });
   }
 }

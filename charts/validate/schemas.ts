@@ -1,6 +1,6 @@
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
 import type { Manifest } from '../manifests';
@@ -22,6 +22,7 @@ const MODELS: Readonly<Record<string, Model>> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
 };
 
 /** `Kind/name` for messages. */

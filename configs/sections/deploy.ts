@@ -1,4 +1,4 @@
-import { bool, duration, int, num, str, type Parser } from '../parsers';
+import { bool, duration, int, list, num, str, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
 const DNS_LABEL = str({ pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, accepted: 'a DNS label (lower-case letters, digits, -)' });
@@ -9,6 +9,8 @@ const NAME_PREFIX: Parser<string> = {
   check: (v) => (v === '' ? '' : PREFIX_LABEL.check(v)),
   parse: (raw) => (raw.trim() === '' ? '' : PREFIX_LABEL.parse(raw)),
 };
+const DNS_SUBDOMAIN = str({ pattern: /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, accepted: 'a Kubernetes object name (lower-case letters, digits, - and .)' });
+const HOSTNAME = str({ pattern: /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/, accepted: 'a DNS host name such as search.example.com' });
 const IMAGE = str({ pattern: /^[\w./:@-]+$/, accepted: 'a container image reference such as redis:7.2' });
 const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted: 'a Kubernetes quantity such as 1Gi' });
 
@@ -24,8 +26,25 @@ export interface DeploySettings {
   readonly createNamespace: boolean;
   /** Prefix of every object name (`team-a-` gives `team-a-backend`, ...), so stacks can share a namespace. @default '' */
   readonly namePrefix: string;
-  /** Backend image. @default 'svc-ai-search-backend:0.1.0' */
+  /**
+   * Backend image. The default is a placeholder no registry serves: synth warns while it is set
+   * (docs/stack.md shows the build-and-push path). @default 'svc-ai-search-backend:0.1.0'
+   */
   readonly backendImage: string;
+  /** StorageClass of the kvstore and Prometheus volumes. @default undefined (the cluster's default class) */
+  readonly storageClass?: string;
+  /** Secrets (type docker-registry) the pods pull their images with. @default [] */
+  readonly imagePullSecrets: readonly string[];
+  /**
+   * Host of an Ingress for the backend; unset, no Ingress is written and the backend trusts no
+   * proxy header (`TRUST_PROXY` defaults to 0). Set, `TRUST_PROXY` defaults to 1 (the ingress
+   * controller's hop). @default undefined
+   */
+  readonly ingressHost?: string;
+  /** Secret with the Ingress's TLS certificate; unset, the Ingress serves plain HTTP. @default undefined */
+  readonly ingressTlsSecret?: string;
+  /** `ingressClassName` of the Ingress. @default undefined (the cluster's default class) */
+  readonly ingressClass?: string;
   /** Backend replicas (the HPA's minimum when enabled). @default 2 */
   readonly backendReplicas: number;
   /** Create a HorizontalPodAutoscaler. @default false */
@@ -91,11 +110,20 @@ export interface AlertRuleSettings {
   readonly sloAvailability: number;
 }
 
+/** The default `BACKEND_IMAGE`: a local name no registry serves, to be replaced by a pushed image. */
+export const PLACEHOLDER_BACKEND_IMAGE = 'svc-ai-search-backend:0.1.0';
+
+/** The default deploy settings. */
 export const DEFAULT_DEPLOY: DeploySettings = {
   namespace: 'svc-ai-search',
   createNamespace: true,
   namePrefix: '',
-  backendImage: 'svc-ai-search-backend:0.1.0',
+  backendImage: PLACEHOLDER_BACKEND_IMAGE,
+  storageClass: undefined,
+  imagePullSecrets: [],
+  ingressHost: undefined,
+  ingressTlsSecret: undefined,
+  ingressClass: undefined,
   backendReplicas: 2,
   hpaEnabled: false,
   hpaMaxReplicas: 10,
@@ -137,6 +165,11 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('CREATE_NAMESPACE', 'deploy.createNamespace', bool(), 'Write the Namespace object (false: the namespace exists and is left alone)', s),
   variable('NAME_PREFIX', 'deploy.namePrefix', NAME_PREFIX, 'Prefix of every object name, so stacks can share a namespace', s),
   variable('BACKEND_IMAGE', 'deploy.backendImage', IMAGE, 'Backend container image', s),
+  variable('STORAGE_CLASS', 'deploy.storageClass', DNS_SUBDOMAIN, 'StorageClass of the kvstore and Prometheus volumes (unset: the cluster default)', s),
+  variable('IMAGE_PULL_SECRETS', 'deploy.imagePullSecrets', list(DNS_SUBDOMAIN), 'Comma-separated docker-registry Secrets for pulling images', s),
+  variable('INGRESS_HOST', 'deploy.ingressHost', HOSTNAME, 'Host of an Ingress for the backend (unset: no Ingress, TRUST_PROXY defaults to 0)', s),
+  variable('INGRESS_TLS_SECRET', 'deploy.ingressTlsSecret', DNS_SUBDOMAIN, 'TLS Secret of the Ingress (unset: plain HTTP)', s),
+  variable('INGRESS_CLASS', 'deploy.ingressClass', DNS_SUBDOMAIN, 'ingressClassName of the Ingress (unset: the cluster default)', s),
   variable('BACKEND_REPLICAS', 'deploy.backendReplicas', int({ min: 1, max: 100 }), 'Backend replicas', s),
   variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),
   variable('HPA_MAX_REPLICAS', 'deploy.hpaMaxReplicas', int({ min: 1, max: 1000 }), 'HPA maximum replicas', s),

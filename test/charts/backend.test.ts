@@ -54,9 +54,10 @@ describe('Backend', () => {
 
   it('references the secrets, never their values', () => {
     expect(container.env).toEqual(
-      ['API_TOKEN:api-token', 'AI_API_KEY:ai-api-key', 'KVSTORE_PASSWORD:kvstore-password'].map((pair) => {
-        const [name, key] = pair.split(':');
-        return { name, valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key, optional: true } } };
+      // API_TOKEN and KVSTORE_PASSWORD are required: the pod does not start without what production needs.
+      ['API_TOKEN:api-token:false', 'AI_API_KEY:ai-api-key:true', 'KVSTORE_PASSWORD:kvstore-password:false'].map((triple) => {
+        const [name, key, optional] = triple.split(':');
+        return { name, valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key, optional: optional === 'true' } } };
       }),
     );
   });

@@ -1,5 +1,5 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { loadStackSettings, selectorLabels, SearchBackendStack, stackNames, type Manifest } from '../../charts';
+import { imagePullPolicy, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
 import { referenceProblems, schemaProblems } from '../../charts/validate';
 import { find, synthStack, type Json } from './fixtures/stack';
 
@@ -92,5 +92,53 @@ describe('SearchBackendStack at App level', () => {
 
   it('rejects a NAME_PREFIX that cannot start a DNS label', () => {
     expect(() => loadStackSettings({ NAME_PREFIX: 'Team_A' })).toThrow('NAME_PREFIX');
+  });
+});
+
+describe('deploy settings', () => {
+  it('writes an Ingress only with INGRESS_HOST, and trusts one proxy hop only then', () => {
+    const plain = synthStack();
+    expect(plain.manifests.some((m) => m.kind === 'Ingress')).toBe(false);
+    expect(find(plain.manifests, 'ConfigMap', 'backend-config').data.TRUST_PROXY).toBe('0');
+
+    const s = synthStack({ INGRESS_HOST: 'search.example.com', INGRESS_TLS_SECRET: 'search-tls', INGRESS_CLASS: 'nginx' });
+    const ingress: Json = find(s.manifests, 'Ingress', 'backend');
+    expect(ingress.spec).toEqual({
+      ingressClassName: 'nginx',
+      tls: [{ hosts: ['search.example.com'], secretName: 'search-tls' }],
+      rules: [{ host: 'search.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 8080 } } } }] } }],
+    });
+    expect(find(s.manifests, 'ConfigMap', 'backend-config').data.TRUST_PROXY).toBe('1');
+    expect(schemaProblems(s.manifests)).toEqual([]);
+    expect(referenceProblems(s.manifests)).toEqual([]);
+  });
+
+  it('puts STORAGE_CLASS on both volumes and IMAGE_PULL_SECRETS on every pod', () => {
+    const s = synthStack({ STORAGE_CLASS: 'fast-ssd', IMAGE_PULL_SECRETS: 'regcred,mirror' });
+    expect(find(s.manifests, 'StatefulSet', 'kvstore').spec.volumeClaimTemplates[0].spec.storageClassName).toBe('fast-ssd');
+    expect(find(s.manifests, 'PersistentVolumeClaim', 'prometheus-data').spec.storageClassName).toBe('fast-ssd');
+    const pods = s.manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet');
+    expect(pods).toHaveLength(4);
+    for (const m of pods) expect((m as Json).spec.template.spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+    expect(schemaProblems(s.manifests)).toEqual([]);
+  });
+
+  it('pulls by digest or release tag IfNotPresent, and untagged or latest Always', () => {
+    expect(imagePullPolicy('registry.example.com/search@sha256:' + 'a'.repeat(64))).toBe('IfNotPresent');
+    expect(imagePullPolicy('registry.example.com:5000/search:1.2.3')).toBe('IfNotPresent');
+    expect(imagePullPolicy('registry.example.com:5000/search')).toBe('Always');
+    expect(imagePullPolicy('search:latest')).toBe('Always');
+    const s = synthStack({ BACKEND_IMAGE: 'registry.example.com/search:latest' });
+    expect(find(s.manifests, 'Deployment', 'backend').spec.template.spec.containers[0].imagePullPolicy).toBe('Always');
+  });
+
+  it('warns while BACKEND_IMAGE is the placeholder, and not after', () => {
+    expect(stackWarnings(loadStackSettings({})).join()).toMatch(/BACKEND_IMAGE is still the placeholder/);
+    expect(stackWarnings(loadStackSettings({ BACKEND_IMAGE: 'registry.example.com/search:1.0.0' }))).toEqual([]);
+  });
+
+  it('leaves spec.replicas to the autoscaler when HPA_ENABLED', () => {
+    const s = synthStack({ HPA_ENABLED: 'true' });
+    expect(find(s.manifests, 'Deployment', 'backend').spec.replicas).toBeUndefined();
   });
 });

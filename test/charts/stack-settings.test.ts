@@ -3,10 +3,13 @@ import { IGNORED_AT_SYNTH, loadStackSettings, STACK_DATA_DIR } from '../../chart
 import { SECRET_ENV } from './fixtures/secrets';
 
 describe('loadStackSettings', () => {
-  it('deploys production, one trusted proxy hop, a writable data dir and the stack’s kvstore', () => {
+  it('deploys production, a writable data dir and the stack’s kvstore, and trusts no proxy header without an Ingress', () => {
     const s = loadStackSettings({});
     expect(s.service.environment).toBe('production');
-    expect(s.service.trustProxy).toBe(1);
+    expect(s.service.trustProxy).toBe(0);
+    expect(loadStackSettings({ INGRESS_HOST: 'search.example.com' }).service.trustProxy).toBe(1);
+    expect(loadStackSettings({ TRUST_PROXY: '2' }).service.trustProxy).toBe(2);
+    expect(loadStackSettings({ INGRESS_HOST: 'search.example.com', TRUST_PROXY: '0' }).service.trustProxy).toBe(0);
     expect(s.service.dataDir).toBe(STACK_DATA_DIR);
     expect(s.kvstore.url).toBe('redis://kvstore:6379');
     expect(s.rateLimit.effective.storeUrl).toBe('redis://kvstore:6379');

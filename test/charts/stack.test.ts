@@ -35,7 +35,7 @@ describe('the stack', () => {
   it('gives the backend every service setting as environment, with the deployed overrides', () => {
     const data = find(stack.manifests, 'ConfigMap', 'backend-config').data;
     expect(data).toEqual(backendEnvironment(stack.settings));
-    expect(data).toMatchObject({ ENVIRONMENT: 'production', TRUST_PROXY: '1', KVSTORE_URL: 'redis://kvstore:6379', PORT: '8080' });
+    expect(data).toMatchObject({ ENVIRONMENT: 'production', TRUST_PROXY: '0', KVSTORE_URL: 'redis://kvstore:6379', PORT: '8080' });
     expect(Object.keys(data)).not.toEqual(expect.arrayContaining(['API_TOKEN']));
     for (const key of ['API_TOKEN', 'AI_API_KEY', 'KVSTORE_PASSWORD', 'SMTP_PASSWORD', 'CHAT_WEBHOOK_URL', 'PROMETHEUS_SCRAPE_INTERVAL']) {
       expect(data[key]).toBeUndefined();

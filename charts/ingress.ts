@@ -1,0 +1,42 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { COMPONENTS, PORTS, stackNames, type StackNames } from './generators/names';
+import { objectLabels } from './labels';
+
+/** What `BackendIngress` exposes. */
+export interface BackendIngressProps {
+  /** Host name the Ingress answers for. */
+  readonly host: string;
+  /** Secret with the TLS certificate for `host`. @default none (plain HTTP) */
+  readonly tlsSecret?: string;
+  /** `ingressClassName`. @default the cluster's default class */
+  readonly ingressClass?: string;
+  /** @default stackNames('') */
+  readonly names?: StackNames;
+}
+
+/**
+ * An Ingress to the backend Service. Its controller is the one proxy hop the backend trusts
+ * (`TRUST_PROXY=1` by default when this exists), so `X-Forwarded-For` is the controller's word.
+ */
+export class BackendIngress extends Construct {
+  readonly ingress: k8s.KubeIngress;
+
+  constructor(scope: Construct, id: string, props: BackendIngressProps) {
+    super(scope, id);
+    const names = props.names ?? stackNames();
+    this.ingress = new k8s.KubeIngress(this, 'ingress', {
+      metadata: { name: names.backend, labels: objectLabels(COMPONENTS.backend, names.instance) },
+      spec: {
+        ...(props.ingressClass ? { ingressClassName: props.ingressClass } : {}),
+        ...(props.tlsSecret ? { tls: [{ hosts: [props.host], secretName: props.tlsSecret }] } : {}),
+        rules: [
+          {
+            host: props.host,
+            http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: names.backend, port: { number: PORTS.backend } } } }] },
+          },
+        ],
+      },
+    });
+  }
+}
