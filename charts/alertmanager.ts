@@ -5,7 +5,7 @@ import type { AlertmanagerConfig } from './generators/alertmanager-config';
 import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { toYaml } from './generators/yaml';
 import { imagePullPolicy, pullSecrets } from './images';
-import { objectLabels, selectorLabels } from './labels';
+import { imageVersion, objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
 import { httpProbe } from './probes';
@@ -38,7 +38,7 @@ export class Alertmanager extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     const name = names.alertmanager;
-    const labels = objectLabels(COMPONENTS.alertmanager, names.instance);
+    const labels = objectLabels(COMPONENTS.alertmanager, names.instance, imageVersion(props.image));
     const selector = selectorLabels(COMPONENTS.alertmanager, names.instance);
     const runAs = props.runAs ?? { user: 65534, group: 65534 };
     const configText = toYaml(props.config);

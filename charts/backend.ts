@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { imagePullPolicy, pullSecrets } from './images';
-import { objectLabels, selectorLabels } from './labels';
+import { imageVersion, objectLabels, selectorLabels } from './labels';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
@@ -72,7 +72,7 @@ export class Backend extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     const name = names.backend;
-    const labels = objectLabels(COMPONENTS.backend, names.instance);
+    const labels = objectLabels(COMPONENTS.backend, names.instance, imageVersion(props.image));
     const selector = selectorLabels(COMPONENTS.backend, names.instance);
     const containerPort = props.containerPort ?? PORTS.backend;
     const drain = props.shutdownTimeout ?? Duration.seconds(10);

@@ -13,6 +13,8 @@ export interface BackendIngressProps {
   readonly ingressClass?: string;
   /** @default stackNames('') */
   readonly names?: StackNames;
+  /** `app.kubernetes.io/version` (the backend's, from `imageVersion`). @default none */
+  readonly version?: string;
 }
 
 /**
@@ -26,7 +28,7 @@ export class BackendIngress extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     this.ingress = new k8s.KubeIngress(this, 'ingress', {
-      metadata: { name: names.backend, labels: objectLabels(COMPONENTS.backend, names.instance) },
+      metadata: { name: names.backend, labels: objectLabels(COMPONENTS.backend, names.instance, props.version) },
       spec: {
         ...(props.ingressClass ? { ingressClassName: props.ingressClass } : {}),
         ...(props.tlsSecret ? { tls: [{ hosts: [props.host], secretName: props.tlsSecret }] } : {}),

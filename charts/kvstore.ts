@@ -4,7 +4,7 @@ import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { imagePullPolicy, pullSecrets } from './images';
-import { objectLabels, selectorLabels } from './labels';
+import { imageVersion, objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
 
@@ -63,7 +63,7 @@ export class Kvstore extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     const name = names.kvstore;
-    const labels = objectLabels(COMPONENTS.kvstore, names.instance);
+    const labels = objectLabels(COMPONENTS.kvstore, names.instance, imageVersion(props.image));
     const selector = selectorLabels(COMPONENTS.kvstore, names.instance);
     const runAs = props.runAs ?? { user: 999, group: 1000 };
 

@@ -7,7 +7,7 @@ import type { PrometheusConfig } from './generators/prometheus-config';
 import type { RuleFile } from './generators/rule-types';
 import { toYaml } from './generators/yaml';
 import { imagePullPolicy, pullSecrets } from './images';
-import { objectLabels, selectorLabels } from './labels';
+import { imageVersion, objectLabels, selectorLabels } from './labels';
 import { resourceRequirements, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
 import { httpProbe } from './probes';
@@ -61,7 +61,7 @@ export class Prometheus extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     const name = names.prometheus;
-    const labels = objectLabels(COMPONENTS.prometheus, names.instance);
+    const labels = objectLabels(COMPONENTS.prometheus, names.instance, imageVersion(props.image));
     const selector = selectorLabels(COMPONENTS.prometheus, names.instance);
     const runAs = props.runAs ?? { user: 65534, group: 65534 };
     const configText = toYaml(props.config);

@@ -11,7 +11,7 @@ import { kvstoreConfig } from './generators/kvstore-config';
 import { COMPONENTS, stackNames, type StackNames } from './generators/names';
 import { prometheusConfig } from './generators/prometheus-config';
 import { Kvstore } from './kvstore';
-import { PART_OF, selectorLabels } from './labels';
+import { imageVersion, PART_OF, selectorLabels } from './labels';
 import { Prometheus } from './prometheus';
 
 /**
@@ -89,6 +89,7 @@ export class SearchBackendStack extends Construct {
             'app.kubernetes.io/part-of': PART_OF,
             'app.kubernetes.io/instance': names.instance,
             'app.kubernetes.io/component': 'namespace',
+            'app.kubernetes.io/version': imageVersion(d.backendImage),
             'app.kubernetes.io/managed-by': 'cdk8s',
             // Every pod here meets the "restricted" standard; the cluster refuses any that does not.
             'pod-security.kubernetes.io/enforce': 'restricted',
@@ -119,7 +120,7 @@ export class SearchBackendStack extends Construct {
       imagePullSecrets: d.imagePullSecrets,
     });
     if (d.ingressHost) {
-      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names });
+      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
     }
 
     this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {

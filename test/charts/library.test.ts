@@ -1,5 +1,5 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { imagePullPolicy, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
+import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
 import { referenceProblems, schemaProblems } from '../../charts/validate';
 import { find, synthStack, type Json } from './fixtures/stack';
 
@@ -57,11 +57,16 @@ describe('SearchBackendStack inside a user Chart', () => {
     expect(b.kvstore.statefulSet.metadata.name).toBe('team-b-kvstore');
   });
 
-  it('labels every object with instance and component', () => {
-    for (const m of manifests) {
-      expect({ m: `${m.kind}/${m.metadata.name}`, instance: m.metadata.labels?.['app.kubernetes.io/instance'] !== undefined, component: m.metadata.labels?.['app.kubernetes.io/component'] !== undefined })
-        .toEqual({ m: `${m.kind}/${m.metadata.name}`, instance: true, component: true });
+  it('labels every object with instance, component and version', () => {
+    const s = synthStack({ INGRESS_HOST: 'search.example.com' });
+    for (const m of [...manifests, ...s.manifests]) {
+      const l = m.metadata.labels ?? {};
+      expect({ m: `${m.kind}/${m.metadata.name}`, has: ['instance', 'component', 'version'].filter((k) => l[`app.kubernetes.io/${k}`] !== undefined) })
+        .toEqual({ m: `${m.kind}/${m.metadata.name}`, has: ['instance', 'component', 'version'] });
     }
+    expect(find(s.manifests, 'StatefulSet', 'kvstore').metadata.labels['app.kubernetes.io/version']).toBe('7.2-alpine');
+    expect(imageVersion('r.example.com:5000/x@sha256:' + 'ab'.repeat(32))).toBe('sha256-abababababab');
+    expect(imageVersion('r.example.com:5000/x')).toBe('latest');
   });
 });
 
