@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth run test e2e lint typecheck bench validate apply test-alert up readme clean
+.PHONY: install system-deps build synth run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
 
 # `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
 # optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
@@ -50,6 +50,11 @@ validate: synth system-deps
 
 apply: synth
 	kubectl apply -f dist/
+
+# Creates or updates every Secret the stack references, from the secret variables in the
+# environment or SECRETS_FILE (default .secrets.env, git-ignored); restarts the pods whose Secret changed.
+secrets: install
+	npx ts-node -T app/secrets.ts
 
 test-alert: install
 	npx ts-node -T scripts/test-alert.ts
