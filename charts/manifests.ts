@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll, load } from 'js-yaml';
 import type { AlertmanagerConfig } from './generators/alertmanager-config';
-import { CONFIG_DOCUMENTS } from './generators/names';
+import { CONFIG_DOCUMENTS, stackNames, type StackNames } from './generators/names';
 import type { PrometheusConfig } from './generators/prometheus-config';
 import type { RuleFile } from './generators/rule-types';
 
@@ -51,13 +51,14 @@ function configMapEntry(manifests: readonly Manifest[], configMap: string, key: 
 /**
  * Prometheus config, rule file and Alertmanager config out of synthesized manifests: what an
  * end-to-end test runs with the real binaries (after `retarget`ing the addresses to loopback).
+ * `names`: the stack's, when it has a `NAME_PREFIX`.
  */
-export function monitoringDocuments(manifests: readonly Manifest[]): MonitoringDocuments {
+export function monitoringDocuments(manifests: readonly Manifest[], names: StackNames = stackNames()): MonitoringDocuments {
   const d = CONFIG_DOCUMENTS;
   const text = {
-    prometheusConfig: configMapEntry(manifests, d.prometheusConfig.configMap, d.prometheusConfig.key),
-    rules: configMapEntry(manifests, d.prometheusRules.configMap, d.prometheusRules.key),
-    alertmanagerConfig: configMapEntry(manifests, d.alertmanagerConfig.configMap, d.alertmanagerConfig.key),
+    prometheusConfig: configMapEntry(manifests, names.prometheusConfig, d.prometheusConfig.key),
+    rules: configMapEntry(manifests, names.prometheusRules, d.prometheusRules.key),
+    alertmanagerConfig: configMapEntry(manifests, names.alertmanagerConfig, d.alertmanagerConfig.key),
   };
   return {
     prometheusConfig: load(text.prometheusConfig) as PrometheusConfig,

@@ -2,6 +2,7 @@ import { dump } from 'js-yaml';
 import { isDeepStrictEqual } from 'node:util';
 import type { Env, Settings } from '../../configs';
 import { alertRules } from '../generators/alert-rules';
+import { stackNames } from '../generators/names';
 import { monitoringDocuments, type Manifest } from '../manifests';
 import { ALERTMANAGER_FILE, checkAlertmanagerConfig, routesTest } from './amtool';
 import { checkPrometheusConfig, checkRules, testRules } from './promtool';
@@ -49,11 +50,11 @@ export function routeCaseProblems(tools: ToolRunner, configPath: string, cases: 
 export function validateStack(input: StackValidationInput): CheckResult[] {
   const results: CheckResult[] = [
     problemsCheck(`kubernetes schemas (${input.manifests.length} objects)`, schemaProblems(input.manifests)),
-    problemsCheck('kubernetes references', referenceProblems(input.manifests)),
+    problemsCheck('kubernetes references', referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix))),
   ];
   let docs;
   try {
-    docs = monitoringDocuments(input.manifests);
+    docs = monitoringDocuments(input.manifests, stackNames(input.settings.deploy.namePrefix));
   } catch (e) {
     results.push(problemsCheck('config documents in ConfigMaps', [e instanceof Error ? e.message : String(e)]));
     return results;

@@ -23,6 +23,16 @@ describe('validateStack', () => {
     ]);
   });
 
+  it.each([
+    ['prefixed, no Namespace', { NAME_PREFIX: 'team-a-', CREATE_NAMESPACE: 'false' }],
+    ['with an Ingress, storage class and pull secrets', { INGRESS_HOST: 'search.example.com', INGRESS_TLS_SECRET: 'tls', STORAGE_CLASS: 'fast', IMAGE_PULL_SECRETS: 'regcred' }],
+    ['autoscaled', { HPA_ENABLED: 'true' }],
+  ])('passes every check for the %s variant', (_, env) => {
+    const stack = synthStack(env);
+    const results = validateStack({ manifests: stack.manifests, settings: stack.settings, tools: promTools });
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+  });
+
   it('says so when the manifests were synthesized from other settings', () => {
     const stack = synthStack({ ALERT_ERROR_RATE_THRESHOLD: '0.2' });
     const other = synthStack({});
