@@ -7,7 +7,7 @@
  *   npx ts-node -T scripts/validate-dist.ts dist
  */
 import { loadStackSettings, parseManifests, readDist } from '../charts';
-import { validateStack, type CheckResult } from '../charts/validate';
+import { validateStack, type CheckResult } from '../tools/validate';
 import { SettingsError } from '../configs';
 import { promTools, requirePromTools } from '../test/harness/prom-tools';
 

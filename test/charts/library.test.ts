@@ -1,6 +1,6 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
-import { referenceProblems, schemaProblems } from '../../charts/validate';
+import { referenceProblems, schemaProblems } from '../../tools/validate';
 import { find, synthStack, type Json } from './fixtures/stack';
 
 /** Two stacks with different prefixes inside one user Chart. */

@@ -1,5 +1,5 @@
 import { backendEnvironment, selectorLabels } from '../../charts';
-import { referenceProblems, schemaProblems } from '../../charts/validate';
+import { referenceProblems, schemaProblems } from '../../tools/validate';
 import { find, SECRET_ENV, SECRET_VALUES, synthStack } from './fixtures/stack';
 
 describe('the stack', () => {

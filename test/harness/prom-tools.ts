@@ -1,4 +1,4 @@
-import type { ToolRunner } from '../../charts/validate/tools';
+import type { ToolRunner } from '../../tools/validate/tools';
 import { requireBinary, runTool } from './binary';
 
 /**

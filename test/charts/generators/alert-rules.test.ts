@@ -13,7 +13,7 @@ import {
   toYaml,
   type RuleFile,
 } from '../../../charts/generators';
-import { checkRules, ruleUnitTests, testRules, workspace } from '../../../charts/validate';
+import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
 
 const settings = loadStackSettings({});

@@ -15,7 +15,7 @@ import {
   routeCaseProblems,
   routeCases,
   workspace,
-} from '../../../charts/validate';
+} from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
 import { SECRET_ENV, SECRET_VALUES } from '../fixtures/secrets';
 

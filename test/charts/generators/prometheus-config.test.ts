@@ -1,7 +1,7 @@
 import { load } from 'js-yaml';
 import { loadStackSettings } from '../../../charts/stack-settings';
 import { prometheusConfig, retarget, toYaml } from '../../../charts/generators';
-import { checkPrometheusConfig, workspace } from '../../../charts/validate';
+import { checkPrometheusConfig, workspace } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
 
 describe('prometheusConfig', () => {

@@ -1,6 +1,6 @@
 import type { Manifest } from '../../../charts';
-import { schemaProblems } from '../../../charts/validate';
-import { synthStack, type Json } from '../fixtures/stack';
+import { schemaProblems } from '../../../tools/validate';
+import { synthStack, type Json } from '../../charts/fixtures/stack';
 
 const { manifests } = synthStack();
 

@@ -1,6 +1,6 @@
 import type { Manifest } from '../../../charts';
-import { referenceProblems } from '../../../charts/validate';
-import { synthStack, type Json } from '../fixtures/stack';
+import { referenceProblems } from '../../../tools/validate';
+import { synthStack, type Json } from '../../charts/fixtures/stack';
 
 const { manifests } = synthStack();
 

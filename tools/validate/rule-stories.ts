@@ -1,10 +1,10 @@
 import { durationMs, type Settings } from '../../configs';
-import { ALERTS } from '../generators/alert-names';
-import { promNumber } from '../generators/format';
-import { METRICS } from '../generators/metric-names';
-import { SCRAPE_JOB } from '../generators/names';
-import { alertingRules, type AlertingRule, type RuleFile } from '../generators/rule-types';
-import { BURN_RATE_ALERTS, errorBudget } from '../generators/slo-rules';
+import { ALERTS } from '../../charts/generators/alert-names';
+import { promNumber } from '../../charts/generators/format';
+import { METRICS } from '../../charts/generators/metric-names';
+import { SCRAPE_JOB } from '../../charts/generators/names';
+import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
+import { BURN_RATE_ALERTS, errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
 import type { AlertRuleTest, InputSeries, PromtoolTest } from './rule-tests';
 

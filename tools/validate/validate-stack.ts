@@ -1,9 +1,9 @@
 import { dump } from 'js-yaml';
 import { isDeepStrictEqual } from 'node:util';
 import type { Env, Settings } from '../../configs';
-import { alertRules } from '../generators/alert-rules';
-import { stackNames } from '../generators/names';
-import { monitoringDocuments, type Manifest } from '../manifests';
+import { alertRules } from '../../charts/generators/alert-rules';
+import { stackNames } from '../../charts/generators/names';
+import { monitoringDocuments, type Manifest } from '../../charts/manifests';
 import { ALERTMANAGER_FILE, checkAlertmanagerConfig, routesTest } from './amtool';
 import { checkPrometheusConfig, checkRules, testRules } from './promtool';
 import { referenceProblems } from './references';

@@ -1,6 +1,6 @@
-import type { PrometheusConfig } from '../generators/prometheus-config';
-import { retarget } from '../generators/prometheus-config';
-import { toYaml } from '../generators/yaml';
+import type { PrometheusConfig } from '../../charts/generators/prometheus-config';
+import { retarget } from '../../charts/generators/prometheus-config';
+import { toYaml } from '../../charts/generators/yaml';
 import { toolCheck, type CheckResult, type ToolRunner, type Workspace } from './tools';
 
 /** File name of the rule file in a workspace (the name Prometheus mounts it under). */

@@ -1,4 +1,4 @@
-import { secretLeaks } from '../../../charts/validate';
+import { secretLeaks } from '../../../tools/validate';
 
 describe('secretLeaks', () => {
   const files = new Map([

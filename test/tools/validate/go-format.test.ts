@@ -1,4 +1,4 @@
-import { goG4, humanize, humanizePercentage, renderAnnotation } from '../../../charts/validate';
+import { goG4, humanize, humanizePercentage, renderAnnotation } from '../../../tools/validate';
 
 describe('Go template formatting, as Prometheus renders annotations', () => {
   it('goG4 is fmt %.4g', () => {

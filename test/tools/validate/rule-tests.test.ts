@@ -1,5 +1,5 @@
 import { alertingRules, alertRules, loadStackSettings, type RuleFile } from '../../../charts';
-import { ruleUnitTests } from '../../../charts/validate';
+import { ruleUnitTests } from '../../../tools/validate';
 
 describe('ruleUnitTests', () => {
   const settings = loadStackSettings({});

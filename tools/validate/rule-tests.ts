@@ -1,10 +1,10 @@
 import { durationMs, type Settings } from '../../configs';
-import { ALERTS } from '../generators/alert-names';
-import { promNumber } from '../generators/format';
-import { METRIC_LABELS, METRICS } from '../generators/metric-names';
-import { PIPELINE_JOBS, SCRAPE_JOB } from '../generators/names';
-import { alertingRules, type AlertingRule, type RuleFile } from '../generators/rule-types';
-import { errorBudget } from '../generators/slo-rules';
+import { ALERTS } from '../../charts/generators/alert-names';
+import { promNumber } from '../../charts/generators/format';
+import { METRIC_LABELS, METRICS } from '../../charts/generators/metric-names';
+import { PIPELINE_JOBS, SCRAPE_JOB } from '../../charts/generators/names';
+import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
+import { errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
 import { RULES_FILE } from './promtool';
 import { storyTests } from './rule-stories';

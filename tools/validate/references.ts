@@ -1,5 +1,5 @@
-import { COMPONENTS, PORTS, stackNames, type StackNames } from '../generators/names';
-import type { Manifest } from '../manifests';
+import { COMPONENTS, PORTS, stackNames, type StackNames } from '../../charts/generators/names';
+import type { Manifest } from '../../charts/manifests';
 import { describe } from './schemas';
 
 /* Loose views of the fields the checks read; the schemas are checked separately. */

@@ -1,6 +1,6 @@
-import { validateStack } from '../../../charts/validate';
+import { validateStack } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
-import { SECRET_ENV, synthStack, type Json } from '../fixtures/stack';
+import { SECRET_ENV, synthStack, type Json } from '../../charts/fixtures/stack';
 
 describe('validateStack', () => {
   beforeAll(requirePromTools);
