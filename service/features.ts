@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { demoContentEnabled } from '../configs';
 import { ChatService } from './chat/chat-service';
 import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
@@ -8,6 +9,7 @@ import { FileStore } from './content/file-store';
 import { RedisStore } from './content/redis-store';
 import type { ContentStore } from './content/store';
 import type { CoreDeps } from './deps';
+import { loadDemoContent } from './demo/demo-content';
 import type { CacheStats } from './metrics/service-metrics';
 import { writeAccess } from './routes/auth';
 import { chatRouter } from './routes/chat';
@@ -139,6 +141,11 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
         logger.info({ baseUrl: settings.ai.baseUrl }, 'AI_API_KEY is not set: calling the AI provider without an Authorization header');
       }
       await content.start();
+      // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
+      if (demoContentEnabled(settings.service) && content.size === 0) {
+        const demo = await content.ingest(loadDemoContent());
+        logger.info({ items: demo.length }, 'demo content loaded (README.md and docs/*.md); set DEMO_CONTENT=false to start empty');
+      }
       logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName }, 'content loaded and indexed');
     },
     async close() {

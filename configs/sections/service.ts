@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { SettingsIssue } from '../errors';
-import { ParseFailure, int, oneOf, size, str, url, type Parser } from '../parsers';
+import { ParseFailure, bool, int, oneOf, size, str, url, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
 /** Deployment environment; decides the rate-limit multiplier. */
@@ -46,6 +46,12 @@ export interface ServiceSettings {
   readonly headersTimeoutMs: number;
   /** How long an idle keep-alive connection stays open, milliseconds; above a load balancer's idle timeout (60 s on most) to avoid 502s. @default 65000 */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * Load the demo corpus (this project's README.md and docs/*.md, one article per section) at
+   * start when the content store is empty. Never in production.
+   * @default undefined (on in development, off elsewhere)
+   */
+  readonly demoContent?: boolean;
 }
 
 /** The shared key-value store (Redis). */
@@ -78,6 +84,7 @@ export const DEFAULT_SERVICE: ServiceSettings = {
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 65_000,
+  demoContent: undefined,
 };
 
 export const DEFAULT_KVSTORE: KvstoreSettings = {
@@ -145,6 +152,7 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('HEADERS_TIMEOUT_MS', 'service.headersTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'Longest time to receive the request headers, ms; at most REQUEST_TIMEOUT_MS'),
   variable('KEEP_ALIVE_TIMEOUT_MS', 'service.keepAliveTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'How long an idle keep-alive connection stays open, ms (above the load balancer idle timeout)'),
   variable('SHUTDOWN_TIMEOUT_SECONDS', 'service.shutdownTimeoutSeconds', int({ min: 0, max: 300 }), 'On SIGTERM, how long in-flight requests may drain'),
+  variable('DEMO_CONTENT', 'service.demoContent', bool(), 'Load the demo corpus (README.md and docs/*.md as section articles) at start into an empty store; default on in development only, refused in production'),
   variable('KVSTORE_URL', 'kvstore.url', url(['redis', 'rediss']), 'Key-value store (Redis) for rate limits and content; unset = memory/disk', { secret: true, secretIsPassword: true }),
   variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
   variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
@@ -152,10 +160,25 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
 ];
 
-/** Rules between service settings: the headers must be due no later than the whole request. */
+/** Whether the demo corpus loads: `DEMO_CONTENT` when set, else only in development. */
+export function demoContentEnabled(s: ServiceSettings): boolean {
+  return s.demoContent ?? s.environment === 'development';
+}
+
+/** Rules between service settings: headers due no later than the whole request; no demo content in production. */
 export function serviceIssues(s: ServiceSettings): SettingsIssue[] {
-  if (s.headersTimeoutMs <= s.requestTimeoutMs) return [];
+  const issues: SettingsIssue[] = [];
+  if (s.demoContent && s.environment === 'production') {
+    issues.push({
+      code: 'ERR_SETTINGS_CONFLICT',
+      variable: 'DEMO_CONTENT',
+      value: 'true',
+      message: 'DEMO_CONTENT=true with ENVIRONMENT=production; accepted: demo content outside production only (unset DEMO_CONTENT)',
+    });
+  }
+  if (s.headersTimeoutMs <= s.requestTimeoutMs) return issues;
   return [
+    ...issues,
     {
       code: 'ERR_SETTINGS_CONFLICT',
       variable: 'HEADERS_TIMEOUT_MS',

@@ -165,7 +165,7 @@ export class LocalStack {
         log(`starting the ${name} on ${port}…`);
         const service = await ServiceProcess.start({
           port,
-          env: { ENVIRONMENT: 'development', LOG_LEVEL: 'info', ...base, DATA_DIR: replicaData, KVSTORE_URL: redis.url, ...opts.serviceEnv },
+          env: { ENVIRONMENT: 'development', DEMO_CONTENT: 'false', LOG_LEVEL: 'info', ...base, DATA_DIR: replicaData, KVSTORE_URL: redis.url, ...opts.serviceEnv },
         });
         services.push(service);
         started.push({ name, stop: () => service.stop() });

@@ -34,7 +34,8 @@ export async function buildTestApp(
   const dataDir = input.service?.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
   const settings = parseSettings({
     ...input,
-    service: { ...input.service, dataDir },
+    // Demo content (on in development) would fill every test's catalog; a test opts in.
+    service: { demoContent: false, ...input.service, dataDir },
     kvstore: { commandTimeoutMs: TEST_COMMAND_TIMEOUT_MS, ...input.kvstore },
   });
   const clock = (overrides.clock as ManualClock | undefined) ?? new ManualClock();
