@@ -1,9 +1,11 @@
 import express, { type Express } from 'express';
+import { searchPageEnabled } from '../configs';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { metricsMiddleware } from './metrics/middleware';
 import { isOperationalPath } from './metrics/request-types';
 import { opsRouter } from './routes/ops';
+import { searchPageRouter } from './web/search-page';
 
 /** Express's `trust proxy` value for the `TRUST_PROXY` setting (0 = trust nothing). */
 function trustProxyValue(v: number | readonly string[]): number | string[] | false {
@@ -27,6 +29,8 @@ export function createApp(deps: AppDeps): Express {
   // The functional path skips the ops router's route scan with one Set lookup.
   const ops = opsRouter(deps);
   app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : next()));
+  // The page's three static files are cheap and need no limit; the API calls it makes are limited.
+  if (searchPageEnabled(deps.settings.service)) app.use(searchPageRouter());
   app.use(deps.rateLimiter.middleware);
   app.use(deps.features.router);
   app.use(notFoundHandler);

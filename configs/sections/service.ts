@@ -52,6 +52,8 @@ export interface ServiceSettings {
    * @default undefined (on in development, off elsewhere)
    */
   readonly demoContent?: boolean;
+  /** Serve the search page at `/` (reads only, no token). @default undefined (on in development, off elsewhere) */
+  readonly searchPage?: boolean;
 }
 
 /** The shared key-value store (Redis). */
@@ -85,6 +87,7 @@ export const DEFAULT_SERVICE: ServiceSettings = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 65_000,
   demoContent: undefined,
+  searchPage: undefined,
 };
 
 export const DEFAULT_KVSTORE: KvstoreSettings = {
@@ -153,6 +156,7 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('KEEP_ALIVE_TIMEOUT_MS', 'service.keepAliveTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'How long an idle keep-alive connection stays open, ms (above the load balancer idle timeout)'),
   variable('SHUTDOWN_TIMEOUT_SECONDS', 'service.shutdownTimeoutSeconds', int({ min: 0, max: 300 }), 'On SIGTERM, how long in-flight requests may drain'),
   variable('DEMO_CONTENT', 'service.demoContent', bool(), 'Load the demo corpus (README.md and docs/*.md as section articles) at start into an empty store; default on in development only, refused in production'),
+  variable('SEARCH_PAGE', 'service.searchPage', bool(), 'Serve the search page at / (search, filters, paging, streamed chat; reads only); default on in development only'),
   variable('KVSTORE_URL', 'kvstore.url', url(['redis', 'rediss']), 'Key-value store (Redis) for rate limits and content; unset = memory/disk', { secret: true, secretIsPassword: true }),
   variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
   variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
@@ -163,6 +167,11 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
 /** Whether the demo corpus loads: `DEMO_CONTENT` when set, else only in development. */
 export function demoContentEnabled(s: ServiceSettings): boolean {
   return s.demoContent ?? s.environment === 'development';
+}
+
+/** Whether the search page is served at `/`: `SEARCH_PAGE` when set, else only in development. */
+export function searchPageEnabled(s: ServiceSettings): boolean {
+  return s.searchPage ?? s.environment === 'development';
 }
 
 /** Rules between service settings: headers due no later than the whole request; no demo content in production. */
