@@ -1,0 +1,198 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { formatOf, parseFile, type UploadFormat } from '../service/content/parse-files';
+import { ITEM_TYPES, slugify, type ItemType } from '../service/content/item';
+
+/** Options of one folder ingest (`npm run ingest -- DIR ...`). */
+export interface IngestOptions {
+  readonly dir: string;
+  /** @default 'http://127.0.0.1:8080' */
+  readonly url?: string;
+  /** @default process.env.API_TOKEN */
+  readonly token?: string;
+  /** Type of `.md`/`.txt` items without one. @default 'article' */
+  readonly type?: ItemType;
+  /** Parse and count only; send nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Items per request. @default 200 */
+  readonly batchSize?: number;
+  /** Network retries before giving up. @default 4 */
+  readonly retries?: number;
+  /** Where progress and the summary go. @default process.stderr */
+  readonly out?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Waits (tests pass a fast one). @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** The outcome of an ingest. */
+export interface IngestSummary {
+  readonly files: number;
+  readonly stored: number;
+  readonly failed: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
+}
+
+/** A stop the user must fix (bad token, unreachable service); printed without a stack trace. */
+export class IngestError extends Error {}
+
+interface Pending {
+  readonly file: string;
+  readonly item: Record<string, unknown>;
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (formatOf(name)) out.push(p);
+  }
+  return out;
+}
+
+/** A stable id per file: front-matter `id`, else the path relative to DIR (so a re-run makes no duplicates). */
+function stableId(rel: string, index: number, count: number): string {
+  const base = slugify(rel.split(sep).join(' ').replace(/\.[^.]+$/, '')) || 'item';
+  return count > 1 ? `${base}-${index + 1}` : base;
+}
+
+/** Reads and parses every supported file under `dir` with the upload parsers. */
+export function collect(dir: string, type: ItemType): { pending: Pending[]; failed: { file: string; reason: string }[]; files: number } {
+  const pending: Pending[] = [];
+  const failed: { file: string; reason: string }[] = [];
+  const files = walk(dir);
+  for (const path of files) {
+    const rel = relative(dir, path);
+    try {
+      const items = parseFile(rel, formatOf(rel) as UploadFormat, readFileSync(path, 'utf8'), { type });
+      items.forEach((raw, i) => {
+        const item = { ...(raw as Record<string, unknown>) };
+        if (typeof item.id !== 'string' || !item.id) item.id = stableId(rel, i, items.length);
+        pending.push({ file: rel, item });
+      });
+    } catch (e) {
+      failed.push({ file: rel, reason: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return { pending, failed, files: files.length };
+}
+
+/** Walks `dir`, parses its files and sends them to `/api/ingest-batch` in batches, with progress. */
+export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> {
+  const out = opts.out ?? process.stderr;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const base = (opts.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const token = opts.token ?? process.env.API_TOKEN;
+  const batchSize = opts.batchSize ?? 200;
+  const retries = opts.retries ?? 4;
+  const { pending, failed, files } = collect(opts.dir, opts.type ?? 'article');
+  let stored = 0;
+  const started = Date.now();
+  const progress = (done: number) => {
+    const secs = Math.max((Date.now() - started) / 1000, 0.001);
+    const rate = done / secs;
+    const eta = rate > 0 ? Math.round((pending.length - done) / rate) : 0;
+    if (out.isTTY) {
+      const width = 30;
+      const fill = pending.length ? Math.round((done / pending.length) * width) : width;
+      out.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${pending.length} ${rate.toFixed(0)} items/s ETA ${eta}s`);
+    } else {
+      out.write(`ingest: ${done}/${pending.length} items (${rate.toFixed(0)} items/s, ETA ${eta}s)\n`);
+    }
+  };
+  if (!opts.dryRun) {
+    for (let i = 0; i < pending.length; i += batchSize) {
+      const batch = pending.slice(i, i + batchSize);
+      const body = await send(`${base}/api/ingest-batch`, token, batch.map((p) => p.item), retries, sleep, out);
+      for (const r of body.results ?? []) {
+        if (r.status === 'stored') stored++;
+        else failed.push({ file: batch[r.index]?.file ?? '?', reason: r.message ?? r.status });
+      }
+      progress(Math.min(i + batchSize, pending.length));
+    }
+    if (out.isTTY) out.write('\n');
+  }
+  out.write(`ingest: ${files} files, ${pending.length} items, ${stored} stored, ${failed.length} failed${opts.dryRun ? ' (dry run)' : ''}\n`);
+  for (const f of failed) out.write(`  failed: ${f.file}: ${f.reason}\n`);
+  return { files, stored, failed };
+}
+
+interface BatchAnswer {
+  results?: Array<{ index: number; status: string; message?: string }>;
+  message?: string;
+}
+
+async function send(
+  url: string,
+  token: string | undefined,
+  items: unknown[],
+  retries: number,
+  sleep: (ms: number) => Promise<void>,
+  out: NodeJS.WritableStream,
+): Promise<BatchAnswer> {
+  for (let attempt = 0; ; ) {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ items }),
+      });
+    } catch (e) {
+      if (attempt++ >= retries) {
+        throw new IngestError(`cannot reach ${url} after ${retries + 1} tries (${e instanceof Error ? e.message : String(e)}); is the service running (make run)?`);
+      }
+      await sleep(500 * 2 ** attempt);
+      continue;
+    }
+    const body = (await res.json().catch(() => ({}))) as BatchAnswer;
+    if (res.status === 429) {
+      const wait = Number(res.headers.get('retry-after') ?? '1');
+      out.write(`ingest: throttled (429), waiting ${wait}s as Retry-After asks\n`);
+      await sleep(Math.max(wait, 0) * 1000);
+      continue;
+    }
+    if (res.status === 401 || res.status === 403) {
+      throw new IngestError(
+        `${res.status} from ${url}: ${body.message ?? 'not allowed'}. ${token ? 'The token was refused: check --token or API_TOKEN.' : 'No token sent: pass --token or set API_TOKEN.'}`,
+      );
+    }
+    if (res.status >= 500) {
+      if (attempt++ >= retries) throw new IngestError(`${res.status} from ${url}: ${body.message ?? 'server error'}`);
+      await sleep(500 * 2 ** attempt);
+      continue;
+    }
+    if (res.status >= 400 && !body.results) throw new IngestError(`${res.status} from ${url}: ${body.message ?? 'refused'}`);
+    return body;
+  }
+}
+
+/** Parses `DIR [--url URL] [--token TOKEN] [--type TYPE] [--dry-run]`. */
+export function parseArgs(argv: readonly string[]): IngestOptions {
+  let dir: string | undefined;
+  const o: { url?: string; token?: string; type?: ItemType; dryRun?: boolean } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--url') o.url = argv[++i];
+    else if (a === '--token') o.token = argv[++i];
+    else if (a === '--type') {
+      const t = argv[++i] as ItemType;
+      if (!ITEM_TYPES.includes(t)) throw new IngestError(`--type ${t}: accepted: ${ITEM_TYPES.join(', ')}`);
+      o.type = t;
+    } else if (a === '--dry-run') o.dryRun = true;
+    else if (!a.startsWith('--') && !dir) dir = a;
+    else throw new IngestError(`unknown argument ${a}`);
+  }
+  if (!dir) throw new IngestError('usage: npm run ingest -- DIR [--url URL] [--token TOKEN] [--type article|project|experience] [--dry-run]');
+  return { dir, ...o };
+}
+
+if (require.main === module) {
+  (async () => {
+    const summary = await ingestFolder(parseArgs(process.argv.slice(2)));
+    process.exit(summary.failed.length ? 1 : 0);
+  })().catch((e: unknown) => {
+    process.stderr.write(`ingest: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(e instanceof IngestError ? 2 : 1);
+  });
+}

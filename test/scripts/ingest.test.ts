@@ -1,0 +1,103 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { IngestError, ingestFolder, parseArgs } from '../../scripts/ingest';
+import { buildTestApp, type TestApp } from '../helpers/app';
+
+const TOKEN = 'x'.repeat(32);
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+function output(): PassThrough & { text(): string } {
+  const s = new PassThrough();
+  const chunks: string[] = [];
+  s.on('data', (c: Buffer) => chunks.push(c.toString()));
+  return Object.assign(s, { text: () => chunks.join('') });
+}
+
+describe('npm run ingest', () => {
+  let dir: string;
+  let t: TestApp;
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ingest-'));
+    mkdirSync(join(dir, 'notes'));
+    for (let i = 0; i < 1000; i++) {
+      writeFileSync(join(dir, 'notes', `note-${i}.md`), `---\ntitle: Note ${i}\ntags: [notes]\n---\nBody of note number ${i} about kubernetes.\n`);
+    }
+    writeFileSync(join(dir, 'broken.json'), '{ not json');
+    writeFileSync(join(dir, 'skip.bin'), 'ignored');
+    t = await buildTestApp({ service: { environment: 'staging', apiToken: TOKEN }, rateLimit: { enabled: false } });
+    server = createServer(t.app);
+    url = await listen(server);
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ingests 1,000 files, reports the bad one, and a re-run makes no duplicates', async () => {
+    const out = output();
+    const first = await ingestFolder({ dir, url, token: TOKEN, out });
+    expect(first.files).toBe(1001);
+    expect(first.stored).toBe(1000);
+    expect(first.failed).toEqual([{ file: 'broken.json', reason: expect.any(String) }]);
+    expect(out.text()).toMatch(/ingest: 1000\/1000 items/);
+    expect(out.text()).toMatch(/failed: broken\.json/);
+    const again = await ingestFolder({ dir, url, token: TOKEN, out: output() });
+    expect(again.stored).toBe(1000);
+    expect(t.deps.features.contentHealth?.().items).toBe(1000);
+  });
+
+  it('stops at the first batch with a clear message on a wrong or missing token', async () => {
+    await expect(ingestFolder({ dir, url, token: 'wrong', out: output() })).rejects.toThrow(/40[13] from .*token was refused/);
+    await expect(ingestFolder({ dir, url, token: '', out: output() })).rejects.toBeInstanceOf(IngestError);
+  });
+
+  it('waits for Retry-After on 429 and retries network errors, then fails clearly', async () => {
+    let calls = 0;
+    const throttling = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls++;
+        if (calls === 1) {
+          res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '3' });
+          res.end('{"error":"rate_limited","message":"slow down"}');
+        } else {
+          res.writeHead(201, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ stored: 1, failed: 0, results: [{ index: 0, status: 'stored', id: 'a' }] }));
+        }
+      });
+    });
+    const small = mkdtempSync(join(tmpdir(), 'ingest-small-'));
+    writeFileSync(join(small, 'a.md'), '# A\n\ntext');
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    try {
+      const base = await listen(throttling);
+      const out = output();
+      const s = await ingestFolder({ dir: small, url: base, token: TOKEN, out, sleep });
+      expect(s.stored).toBe(1);
+      expect(waits).toEqual([3000]);
+      expect(out.text()).toMatch(/waiting 3s/);
+      await new Promise((r) => throttling.close(r));
+      await expect(ingestFolder({ dir: small, url: base, token: TOKEN, out: output(), sleep, retries: 2 })).rejects.toThrow(/cannot reach .* after 3 tries/);
+    } finally {
+      rmSync(small, { recursive: true, force: true });
+    }
+  });
+
+  it('parses its arguments', () => {
+    expect(parseArgs(['./notes', '--url', 'http://x', '--type', 'project', '--dry-run'])).toEqual({ dir: './notes', url: 'http://x', type: 'project', dryRun: true });
+    expect(() => parseArgs([])).toThrow(/usage/);
+  });
+});
