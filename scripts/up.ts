@@ -11,6 +11,7 @@
  * Ctrl-C (or SIGTERM) stops everything and removes the temporary files.
  */
 import { INTERACTIVE_PORTS, LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../test/harness/local-stack';
+import { detectUiLinks } from './ui-links';
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
@@ -33,8 +34,10 @@ async function main(): Promise<void> {
   say('');
   say(`The stack is up${fast ? ' (fast test intervals)' : ' (generated intervals: scrape 15s, alerts after their `for`)'}:`);
   say(`  service        ${stack.service.url}   /health  /api/rate-limit  /api/metrics/prometheus  /metrics`);
-  say(`  Prometheus     ${stack.prometheus.url}   /targets  /alerts  /rules  (job svc-ai-search-backend)`);
-  say(`  Alertmanager   ${am}   /#/alerts  /#/status`);
+  const links = await detectUiLinks(stack.prometheus.url, am);
+  say(`  Prometheus     ${links.prometheus.join('  ')}  (job svc-ai-search-backend)`);
+  say(`  Alertmanager   ${am}${links.alertmanagerUi ? `   ${links.alertmanagerUi}` : '   (no web UI in this build; use amtool:)'}`);
+  for (const c of links.amtool) say(`                 ${c}`);
   say(`  Redis          ${stack.redis.url}`);
   say(`  notifications  ${stack.receiver.url(RECEIVER_PATHS.chat)} (chat) and ${stack.receiver.url(RECEIVER_PATHS.webhook)} (webhook) are printed below`);
   say(`  files          ${stack.workDir} (prometheus/, alertmanager/, dist/)`);

@@ -33,6 +33,7 @@ import { waitFor } from '../harness/ports';
 import { without, withoutSecretFiles, type Json } from './documents';
 import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
 import { burst, steadyTraffic } from './traffic';
+import { detectUiLinks } from '../../scripts/ui-links';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
 const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5' } as const;
@@ -183,6 +184,16 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
         return up.length === 2;
       }),
     );
+    await stack.step('make up prints Prometheus links that open real pages (classic UI on Debian) and amtool commands', async () => {
+      const links = await detectUiLinks(stack.prometheus.url, stack.alertmanager.url);
+      for (const link of links.prometheus) {
+        const res = await fetch(link);
+        expect({ link, status: res.status }).toEqual({ link, status: 200 });
+        expect(await res.text()).toMatch(/Prometheus/);
+      }
+      if (links.alertmanagerUi) expect((await fetch(links.alertmanagerUi)).status).toBe(200);
+      expect(links.amtool.join('\n')).toContain(`--alertmanager.url=${stack.alertmanager.url} alert query`);
+    });
 
     await stack.step('every §2.1 family in Prometheus', async () => {
       for (const family of SPEC_FAMILIES) {
