@@ -43,6 +43,8 @@ describe('examples/consumer, built from npm pack', () => {
 
   it('installed only what the tarball ships', () => {
     const installed = readdirSync(join(work, 'consumer/node_modules/svc-ai-search-backend')).sort();
-    expect(installed).toEqual(['README.md', 'bin', 'build', 'docs', 'package.json']);
+    expect(installed).toEqual(['README.md', 'bin', 'build', 'docs', 'package.json', 'service']);
+    // Of service/, only the search page's static files.
+    expect(readdirSync(join(work, 'consumer/node_modules/svc-ai-search-backend/service'))).toEqual(['web']);
   });
 });
