@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite runs for real: redis-server, prometheus (+promtool),
-# prometheus-alertmanager (+amtool). Only what is missing; apt-get, with sudo when not root.
+# prometheus-alertmanager (+amtool), and chromium (the search page's browser test, driven by
+# playwright-core). Only what is missing; apt-get, with sudo when not root.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)
 { command -v prometheus-alertmanager >/dev/null 2>&1 && command -v amtool >/dev/null 2>&1; } || need+=(prometheus-alertmanager)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system packages: all present (redis-server, prometheus, promtool, prometheus-alertmanager, amtool)"
+  echo "system packages: all present (redis-server, prometheus, promtool, prometheus-alertmanager, amtool, chromium)"
   exit 0
 fi
 SUDO=""

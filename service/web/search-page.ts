@@ -11,6 +11,8 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/ui/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/ui/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+  // Declared by the page, so browsers do not ask for a missing /favicon.ico.
+  '/ui/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /**

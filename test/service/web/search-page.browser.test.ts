@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { requireBinary } from '../../harness/binary';
+import { waitFor } from '../../harness/ports';
+import { ServiceProcess } from '../../harness/service-process';
+
+/**
+ * The search page as a person sees it: the real service process in development (demo content on,
+ * the page at `/`), opened in Debian's Chromium (headless, driven by playwright-core). The page
+ * runs under its Content-Security-Policy, so a violation or a script error fails the test.
+ */
+describe('the search page in a real browser', () => {
+  let svc: ServiceProcess;
+  let browser: Browser;
+  let page: Page;
+  let dataDir: string;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-browser-'));
+    svc = await ServiceProcess.start({
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    });
+    browser = await chromium.launch({ executablePath: requireBinary('chromium'), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    page = await browser.newPage();
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+  }, 90000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const resultTitles = () => page.$$eval('#results li h3', (hs) => hs.map((h) => h.textContent ?? ''));
+
+  test('a shared link /?q= opens with that query’s results, links to the docs and highlighted snippets', async () => {
+    await page.goto(`${svc.url}/?q=${encodeURIComponent('rate limiting')}`, { waitUntil: 'networkidle' });
+    await page.waitForSelector('#results li');
+    expect(await page.$eval('#q', (el) => (el as unknown as { value: string }).value)).toBe('rate limiting');
+    expect(await page.$eval('#status', (el) => el.textContent)).toMatch(/^\d+ results?$/);
+    const titles = await resultTitles();
+    expect(titles.length).toBeGreaterThan(0);
+    const hrefs = await page.$$eval('#results li h3 a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
+    expect(hrefs.some((h) => h.startsWith('/docs/rate-limiting.md#'))).toBe(true);
+    // The API's highlight markup is rendered as markup, nothing else is.
+    expect(await page.$$eval('#results .snippet mark', (ms) => ms.length)).toBeGreaterThan(0);
+    expect(await page.$$eval('#results script', (ss) => ss.length)).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60000);
+
+  test('typing a query and submitting shows its results and updates the address for sharing', async () => {
+    await page.goto(`${svc.url}/`, { waitUntil: 'networkidle' });
+    await page.fill('#q', 'alertmanager');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/api/search?')), page.click('#search-form button[type=submit]')]);
+    await page.waitForSelector('#results li');
+    expect((await resultTitles()).length).toBeGreaterThan(0);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('alertmanager');
+    expect(problems).toEqual([]);
+  }, 60000);
+
+  test('the chat panel streams an answer with its sources as links', async () => {
+    await page.goto(`${svc.url}/`, { waitUntil: 'networkidle' });
+    await page.fill('#message', 'How does rate limiting work?');
+    await page.click('#chat-form button[type=submit]');
+    await page.waitForSelector('#sources li a', { timeout: 20000 });
+    await waitFor('the streamed answer', async () => ((await page.textContent('#answer')) ?? '').length > 20);
+    const sources = await page.$$eval('#sources li a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
+    expect(sources.some((h) => h.startsWith('/docs/'))).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60000);
+});
