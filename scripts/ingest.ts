@@ -27,7 +27,12 @@ export interface IngestOptions {
 /** The outcome of an ingest. */
 export interface IngestSummary {
   readonly files: number;
+  /** Items stored: created + updated + unchanged. */
   readonly stored: number;
+  /** Of those, new ids, changed items, and items the service already held as sent (not written again). */
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
   readonly failed: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
 }
 
@@ -87,6 +92,7 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   const retries = opts.retries ?? 4;
   const { pending, failed, files } = collect(opts.dir, opts.type ?? 'article');
   let stored = 0;
+  const changes = { created: 0, updated: 0, unchanged: 0 };
   const started = Date.now();
   const progress = (done: number) => {
     const secs = Math.max((Date.now() - started) / 1000, 0.001);
@@ -105,20 +111,25 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
       const batch = pending.slice(i, i + batchSize);
       const body = await send(`${base}/api/ingest-batch`, token, batch.map((p) => p.item), retries, sleep, out);
       for (const r of body.results ?? []) {
-        if (r.status === 'stored') stored++;
+        if (r.status === 'stored') {
+          stored++;
+          if (r.change) changes[r.change]++;
+        }
         else failed.push({ file: batch[r.index]?.file ?? '?', reason: r.message ?? r.status });
       }
       progress(Math.min(i + batchSize, pending.length));
     }
     if (out.isTTY) out.write('\n');
   }
-  out.write(`ingest: ${files} files, ${pending.length} items, ${stored} stored, ${failed.length} failed${opts.dryRun ? ' (dry run)' : ''}\n`);
+  out.write(
+    `ingest: ${files} files, ${pending.length} items: ${changes.created} created, ${changes.updated} updated, ${changes.unchanged} unchanged, ${failed.length} failed${opts.dryRun ? ' (dry run)' : ''}\n`,
+  );
   for (const f of failed) out.write(`  failed: ${f.file}: ${f.reason}\n`);
-  return { files, stored, failed };
+  return { files, stored, ...changes, failed };
 }
 
 interface BatchAnswer {
-  results?: Array<{ index: number; status: string; message?: string }>;
+  results?: Array<{ index: number; status: string; message?: string; change?: 'created' | 'updated' | 'unchanged' }>;
   message?: string;
 }
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
-import { compareNewestFirst, stamp, type Item, type ItemInput, type ItemType } from './item';
+import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
 import { StoreUnavailableError, type ContentStore } from './store';
 
 /** What changed in the catalog: some items upserted, or everything replaced (`reset`). */
@@ -132,12 +132,28 @@ export class ContentService {
    * duplicate id wins. Throws `StoreUnavailableError` when the store cannot write now.
    */
   async ingest(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Item[]> {
+    return (await this.ingestWithChanges(inputs)).map((r) => r.item);
+  }
+
+  /**
+   * `ingest`, saying for each input whether it created, updated or left its item unchanged. An
+   * item whose content equals the catalog's is not written again (its `updated_at` stays), so
+   * re-sending a folder costs no store write and no re-indexing. Within one call a later
+   * duplicate id wins.
+   */
+  async ingestWithChanges(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Array<{ item: Item; change: ItemChange }>> {
     const now = this.clock.now();
-    const byId = new Map<string, Item>();
-    for (const input of inputs) byId.set(input.id, stamp(input, now, this.items.get(input.id)));
-    const items = [...byId.values()];
-    await this.store.putMany(items);
-    await this.apply(items);
+    const byId = new Map<string, { item: Item; change: ItemChange }>();
+    for (const input of inputs) {
+      const previous = this.items.get(input.id);
+      if (previous && sameContent(input, previous)) byId.set(input.id, { item: previous, change: 'unchanged' });
+      else byId.set(input.id, { item: stamp(input, now, previous), change: previous ? 'updated' : 'created' });
+    }
+    const written = [...byId.values()].filter((r) => r.change !== 'unchanged').map((r) => r.item);
+    if (written.length) {
+      await this.store.putMany(written);
+      await this.apply(written);
+    }
     return inputs.map((i) => byId.get(i.id)!);
   }
 

@@ -230,6 +230,24 @@ export function validateItem(raw: unknown): ItemValidation {
   return { ok: true, item };
 }
 
+/** What ingesting an item did to the catalog. */
+export type ItemChange = 'created' | 'updated' | 'unchanged';
+
+/** True when validated `input` says exactly what `previous` says (timestamps aside). */
+export function sameContent(input: ItemInput & { id: string }, previous: Item): boolean {
+  const tags = input.tags ?? [];
+  return (
+    input.type === previous.type &&
+    input.title === previous.title &&
+    input.body === previous.body &&
+    input.summary === previous.summary &&
+    input.url === previous.url &&
+    input.date === previous.date &&
+    tags.length === previous.tags.length &&
+    tags.every((t, i) => t === previous.tags[i])
+  );
+}
+
 /** A stored item from validated input: `created_at` kept from `previous`, `updated_at` = now. */
 export function stamp(input: ItemInput & { id: string }, nowMs: number, previous?: Item): Item {
   const now = new Date(nowMs).toISOString();

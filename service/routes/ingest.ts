@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemIssue } from '../content/item';
+import { batchVocabularyProblem, validateItem, type ItemChange, type ItemInput, type ItemIssue } from '../content/item';
 import { HttpError, badRequest } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
@@ -12,7 +12,7 @@ export const MAX_BATCH_ITEMS = 1000;
 
 /** Outcome of one item of a batch. */
 export type BatchResult =
-  | { index: number; status: 'stored'; id: string; updated_at: string }
+  | { index: number; status: 'stored'; id: string; updated_at: string; change: ItemChange }
   | { index: number; status: 'invalid'; field: string; message: string; issues: readonly ItemIssue[] };
 
 const ITEM_EXAMPLE = '{"type": "article", "title": "Hello", "body": "# Hello\\n..."}';
@@ -50,8 +50,8 @@ export function ingestRouter(ctx: FeatureContext): Router {
     const vocabulary = batchVocabularyProblem(valid.map((x) => x.input));
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
     if (valid.length) {
-      const stored = await storeWrite(() => ctx.content.ingest(valid.map((x) => x.input)));
-      stored.forEach((item: Item, i) => results.push({ index: valid[i].index, status: 'stored', id: item.id, updated_at: item.updated_at }));
+      const stored = await storeWrite(() => ctx.content.ingestWithChanges(valid.map((x) => x.input)));
+      stored.forEach(({ item, change }, i) => results.push({ index: valid[i].index, status: 'stored', id: item.id, updated_at: item.updated_at, change }));
     }
     results.sort((a, b) => a.index - b.index);
     const failed = items.length - valid.length;

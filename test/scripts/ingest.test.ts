@@ -53,9 +53,16 @@ describe('npm run ingest', () => {
     expect(first.failed).toEqual([{ file: 'broken.json', reason: expect.any(String) }]);
     expect(out.text()).toMatch(/ingest: 1000\/1000 items/);
     expect(out.text()).toMatch(/failed: broken\.json/);
+    expect(first).toMatchObject({ created: 1000, updated: 0, unchanged: 0 });
+    expect(out.text()).toMatch(/1000 created, 0 updated, 0 unchanged, 1 failed/);
     const again = await ingestFolder({ dir, url, token: TOKEN, out: output() });
-    expect(again.stored).toBe(1000);
+    expect(again).toMatchObject({ stored: 1000, created: 0, updated: 0, unchanged: 1000 });
     expect(t.deps.features.contentHealth?.().items).toBe(1000);
+    // One file edited: one update, the rest unchanged.
+    writeFileSync(join(dir, 'notes', 'note-7.md'), '---\ntitle: Note 7\ntags: [notes]\n---\nAn edited body.\n');
+    const third = await ingestFolder({ dir, url, token: TOKEN, out: output() });
+    expect(third).toMatchObject({ created: 0, updated: 1, unchanged: 999 });
+    writeFileSync(join(dir, 'notes', 'note-7.md'), '---\ntitle: Note 7\ntags: [notes]\n---\nBody of note number 7 about kubernetes.\n');
   });
 
   it('stops at the first batch with a clear message on a wrong or missing token', async () => {

@@ -91,9 +91,9 @@ describe('POST /api/ingest-batch', () => {
     expect(res.body.stored).toBe(2);
     expect(res.body.failed).toBe(1);
     expect(res.body.results).toEqual([
-      { index: 0, status: 'stored', id: 'hello-world', updated_at: expect.any(String) },
+      { index: 0, status: 'stored', id: 'hello-world', updated_at: expect.any(String), change: 'created' },
       expect.objectContaining({ index: 1, status: 'invalid', field: 'type' }),
-      { index: 2, status: 'stored', id: 'third', updated_at: expect.any(String) },
+      { index: 2, status: 'stored', id: 'third', updated_at: expect.any(String), change: 'created' },
     ]);
     expect((await request(t.app).get('/api/v1/projects/third')).status).toBe(200);
   });
@@ -104,6 +104,18 @@ describe('POST /api/ingest-batch', () => {
     expect(none.status).toBe(422);
     expect(none.body.stored).toBe(0);
     expect(none.body).toMatchObject({ error: 'invalid_items', message: expect.stringMatching(/^none of the 1 items was stored; item 0: type: /) });
+  });
+
+  it('says per item whether it was created, updated or unchanged; an unchanged item is not written again', async () => {
+    const one = { id: 'change-kinds', type: 'article', title: 'Change kinds', body: 'first' };
+    const first = await request(t.app).post('/api/ingest-batch').send({ items: [one] });
+    expect(first.body.results[0]).toMatchObject({ status: 'stored', change: 'created' });
+    t.clock.advance(5000);
+    const same = await request(t.app).post('/api/ingest-batch').send({ items: [one] });
+    expect(same.body.results[0]).toMatchObject({ status: 'stored', change: 'unchanged', updated_at: first.body.results[0].updated_at });
+    const edited = await request(t.app).post('/api/ingest-batch').send({ items: [{ ...one, body: 'second' }] });
+    expect(edited.body.results[0]).toMatchObject({ status: 'stored', change: 'updated' });
+    expect(edited.body.results[0].updated_at).not.toBe(first.body.results[0].updated_at);
   });
 
   it('refuses a missing, empty or oversized items array', async () => {

@@ -35,11 +35,14 @@ describe('restart', () => {
 
   it('CONTENT_COMPACTION_BYTES decides when the DATA_DIR store compacts into a snapshot', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'compaction-'));
+    // Each round writes other bodies: an item sent again unchanged is not written again.
+    let round = 0;
     const ingest = async (compactionBytes?: number) => {
+      round++;
       const t = await buildTestApp({ service: { environment: 'testing', dataDir }, ...(compactionBytes ? { content: { compactionBytes } } : {}) });
       try {
         for (let i = 0; i < 10; i++) {
-          const res = await request(t.app).post('/api/ingest').send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: 'x'.repeat(300) });
+          const res = await request(t.app).post('/api/ingest').send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: `round ${round} `.repeat(30) });
           expect(res.status).toBe(201);
         }
       } finally {
