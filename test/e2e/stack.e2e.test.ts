@@ -27,6 +27,7 @@ import { load } from 'js-yaml';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { CONFIG_DOCUMENTS, METRICS_PATH, SCRAPE_JOB, SERVICE_NAME } from '../../charts/generators/names';
 import { type AlertmanagerAlert } from '../harness/alertmanager';
+import { runTool } from '../harness/binary';
 import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../harness/local-stack';
 import { configDocuments } from '../harness/manifests';
 import { waitFor } from '../harness/ports';
@@ -193,6 +194,12 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
       }
       if (links.alertmanagerUi) expect((await fetch(links.alertmanagerUi)).status).toBe(200);
       expect(links.amtool.join('\n')).toContain(`--alertmanager.url=${stack.alertmanager.url} alert query`);
+      // The printed commands work as printed against the real Alertmanager.
+      for (const command of links.amtool) {
+        const [tool, ...args] = command.split(' ');
+        const run = runTool(tool, args);
+        expect({ command, status: run.status, stderr: run.stderr }).toEqual({ command, status: 0, stderr: '' });
+      }
     });
 
     await stack.step('every §2.1 family in Prometheus', async () => {
