@@ -75,14 +75,17 @@ export function projectRoot(from: string = __dirname): string {
   }
 }
 
-/** The demo corpus: README.md and docs/*.md of `root`, split into section articles. */
-export function loadDemoContent(root: string = projectRoot()): DemoItem[] {
+/** The demo's documents, relative to `root`: README.md and docs/*.md, those that exist. */
+export function demoDocuments(root: string = projectRoot()): string[] {
   const files = ['README.md'];
   const docs = join(root, 'docs');
   if (existsSync(docs)) {
     for (const f of readdirSync(docs).sort()) if (f.endsWith('.md')) files.push(`docs/${f}`);
   }
-  return files
-    .filter((f) => existsSync(join(root, f)))
-    .flatMap((f) => markdownSections(f, readFileSync(join(root, f), 'utf8')));
+  return files.filter((f) => existsSync(join(root, f)));
+}
+
+/** The demo corpus: README.md and docs/*.md of `root`, split into section articles. */
+export function loadDemoContent(root: string = projectRoot()): DemoItem[] {
+  return demoDocuments(root).flatMap((f) => markdownSections(f, readFileSync(join(root, f), 'utf8')));
 }

@@ -77,4 +77,38 @@ describe('the search page in a real browser', () => {
     expect(sources.some((h) => h.startsWith('/docs/'))).toBe(true);
     expect(problems).toEqual([]);
   }, 60000);
+
+  test('paging, the type and tag filters, and following a result to the document it cites', async () => {
+    await page.goto(`${svc.url}/?q=${encodeURIComponent('rate limit')}`, { waitUntil: 'networkidle' });
+    await page.waitForSelector('#results li');
+    const firstPage = await resultTitles();
+    await Promise.all([page.waitForResponse((r) => r.url().includes('offset=10')), page.click('#next')]);
+    await page.waitForSelector('#results li');
+    const secondPage = await resultTitles();
+    expect(secondPage.length).toBeGreaterThan(0);
+    expect(secondPage).not.toEqual(firstPage);
+    expect(await page.isVisible('#prev')).toBe(true);
+    // Tag filter: the demo tags each section with its document's name.
+    await page.fill('#tag', 'stack');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('tag=stack')), page.click('#search-form button[type=submit]')]);
+    await page.waitForSelector('#results li');
+    const hrefs = await page.$$eval('#results li h3 a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.every((h) => h.startsWith('/docs/stack.md'))).toBe(true);
+    // Type filter: the demo holds articles only.
+    await page.fill('#tag', '');
+    await page.selectOption('#type', 'project');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('type=project')), page.click('#search-form button[type=submit]')]);
+    await waitFor('an empty result for projects', async () => (await page.textContent('#status')) === '0 results');
+    // Following a source link opens the document it cites.
+    await page.selectOption('#type', '');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/api/search?')), page.click('#search-form button[type=submit]')]);
+    await page.waitForSelector('#results li h3 a');
+    const target = (await page.getAttribute('#results li h3 a', 'href')) ?? '';
+    const [doc] = await Promise.all([page.waitForNavigation(), page.click('#results li h3 a')]);
+    expect(doc?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe(target.split('#')[0]);
+    expect(await page.textContent('body')).toMatch(/^# /m);
+    expect(problems).toEqual([]);
+  }, 60000);
 });
