@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { formatOf, parseFile, type UploadFormat } from '../service/content/parse-files';
-import { ITEM_TYPES, slugify, type ItemType } from '../service/content/item';
+import { loadFolder } from '../service/content/folder-loader';
+import { ITEM_TYPES, type ItemType } from '../service/content/item';
 
 /** Options of one folder ingest (`npm run ingest -- DIR ...`). */
 export interface IngestOptions {
@@ -12,6 +10,8 @@ export interface IngestOptions {
   readonly token?: string;
   /** Type of `.md`/`.txt` items without one. @default 'article' */
   readonly type?: ItemType;
+  /** Split Markdown files into one item per `##` section (as the demo does). @default false */
+  readonly sections?: boolean;
   /** Parse and count only; send nothing. @default false */
   readonly dryRun?: boolean;
   /** Items per request. @default 200 */
@@ -39,49 +39,6 @@ export interface IngestSummary {
 /** A stop the user must fix (bad token, unreachable service); printed without a stack trace. */
 export class IngestError extends Error {}
 
-interface Pending {
-  readonly file: string;
-  readonly item: Record<string, unknown>;
-}
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.') || name === 'node_modules') continue;
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walk(p));
-    else if (formatOf(name)) out.push(p);
-  }
-  return out;
-}
-
-/** A stable id per file: front-matter `id`, else the path relative to DIR (so a re-run makes no duplicates). */
-function stableId(rel: string, index: number, count: number): string {
-  const base = slugify(rel.split(sep).join(' ').replace(/\.[^.]+$/, '')) || 'item';
-  return count > 1 ? `${base}-${index + 1}` : base;
-}
-
-/** Reads and parses every supported file under `dir` with the upload parsers. */
-export function collect(dir: string, type: ItemType): { pending: Pending[]; failed: { file: string; reason: string }[]; files: number } {
-  const pending: Pending[] = [];
-  const failed: { file: string; reason: string }[] = [];
-  const files = walk(dir);
-  for (const path of files) {
-    const rel = relative(dir, path);
-    try {
-      const items = parseFile(rel, formatOf(rel) as UploadFormat, readFileSync(path, 'utf8'), { type });
-      items.forEach((raw, i) => {
-        const item = { ...(raw as Record<string, unknown>) };
-        if (typeof item.id !== 'string' || !item.id) item.id = stableId(rel, i, items.length);
-        pending.push({ file: rel, item });
-      });
-    } catch (e) {
-      failed.push({ file: rel, reason: e instanceof Error ? e.message : String(e) });
-    }
-  }
-  return { pending, failed, files: files.length };
-}
-
 /** Walks `dir`, parses its files and sends them to `/api/ingest-batch` in batches, with progress. */
 export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> {
   const out = opts.out ?? process.stderr;
@@ -90,7 +47,9 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   const token = opts.token ?? process.env.API_TOKEN;
   const batchSize = opts.batchSize ?? 200;
   const retries = opts.retries ?? 4;
-  const { pending, failed, files } = collect(opts.dir, opts.type ?? 'article');
+  const load = loadFolder(opts.dir, { type: opts.type ?? 'article', sections: opts.sections ?? false });
+  const { items: pending, files } = load;
+  const failed = [...load.failed];
   let stored = 0;
   const changes = { created: 0, updated: 0, unchanged: 0 };
   const started = Date.now();
@@ -178,10 +137,10 @@ async function send(
   }
 }
 
-/** Parses `DIR [--url URL] [--token TOKEN] [--type TYPE] [--dry-run]`. */
+/** Parses `DIR [--url URL] [--token TOKEN] [--type TYPE] [--sections] [--dry-run]`. */
 export function parseArgs(argv: readonly string[]): IngestOptions {
   let dir: string | undefined;
-  const o: { url?: string; token?: string; type?: ItemType; dryRun?: boolean } = {};
+  const o: { url?: string; token?: string; type?: ItemType; dryRun?: boolean; sections?: boolean } = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--url') o.url = argv[++i];
@@ -191,10 +150,11 @@ export function parseArgs(argv: readonly string[]): IngestOptions {
       if (!ITEM_TYPES.includes(t)) throw new IngestError(`--type ${t}: accepted: ${ITEM_TYPES.join(', ')}`);
       o.type = t;
     } else if (a === '--dry-run') o.dryRun = true;
+    else if (a === '--sections') o.sections = true;
     else if (!a.startsWith('--') && !dir) dir = a;
     else throw new IngestError(`unknown argument ${a}`);
   }
-  if (!dir) throw new IngestError('usage: npm run ingest -- DIR [--url URL] [--token TOKEN] [--type article|project|experience] [--dry-run]');
+  if (!dir) throw new IngestError('usage: npm run ingest -- DIR [--url URL] [--token TOKEN] [--type article|project|experience] [--sections] [--dry-run]');
   return { dir, ...o };
 }
 

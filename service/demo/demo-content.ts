@@ -1,68 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { ItemInput } from '../content/item';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { loadFolder } from '../content/folder-loader';
+import { validateItem, type ItemInput } from '../content/item';
 
 /** One demo article: a section of the project's own documentation. */
 export type DemoItem = ItemInput & { readonly id: string };
-
-/** GitHub-style anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function headingAnchor(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
-
-function slugPart(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 50)
-    .replace(/-+$/g, '');
-}
-
-/**
- * Splits one Markdown document into articles, one per `##` section (the text before the first
- * `##` becomes an article titled by the `#` heading). `path` is the document's path relative to
- * the project root, e.g. `docs/rate-limiting.md`; it names the tags and the section URLs.
- */
-export function markdownSections(path: string, text: string): DemoItem[] {
-  const stem = basename(path, '.md');
-  const lines = text.split(/\r?\n/);
-  const docTitle = lines.find((l) => /^# /.test(l))?.slice(2).trim() ?? stem;
-  const sections: { heading?: string; body: string[] }[] = [{ body: [] }];
-  let inFence = false;
-  for (const line of lines) {
-    if (/^(```|~~~)/.test(line)) inFence = !inFence;
-    if (!inFence && /^## /.test(line)) {
-      sections.push({ heading: line.slice(3).trim(), body: [] });
-    } else if (!(!inFence && /^# /.test(line))) {
-      sections[sections.length - 1].body.push(line);
-    }
-  }
-  const fileSlug = slugPart(path.replace(/\.md$/, ''));
-  const tags = ['docs', stem.toLowerCase()];
-  const items: DemoItem[] = [];
-  const seen = new Set<string>();
-  for (const s of sections) {
-    const body = s.body.join('\n').trim();
-    if (!body) continue;
-    let id = s.heading ? `${fileSlug}-${slugPart(s.heading) || 'section'}` : fileSlug;
-    for (let n = 2; seen.has(id); n++) id = `${fileSlug}-${slugPart(s.heading ?? '')}-${n}`;
-    seen.add(id);
-    items.push({
-      id,
-      type: 'article',
-      title: s.heading ? `${docTitle}: ${s.heading}` : docTitle,
-      body,
-      tags,
-      url: s.heading ? `/${path}#${headingAnchor(s.heading)}` : `/${path}`,
-    });
-  }
-  return items;
-}
 
 /** The project root: the nearest folder above `from` holding package.json (works from service/ and build/service/). */
 export function projectRoot(from: string = __dirname): string {
@@ -85,7 +27,17 @@ export function demoDocuments(root: string = projectRoot()): string[] {
   return files.filter((f) => existsSync(join(root, f)));
 }
 
-/** The demo corpus: README.md and docs/*.md of `root`, split into section articles. */
+/**
+ * The demo corpus: README.md and docs/*.md of `root`, split into section articles by the loader
+ * of `npm run ingest` (with `--sections`) and validated as ingest validates. Throws when a
+ * section is not a valid item: the project's own docs must load.
+ */
 export function loadDemoContent(root: string = projectRoot()): DemoItem[] {
-  return demoDocuments(root).flatMap((f) => markdownSections(f, readFileSync(join(root, f), 'utf8')));
+  const load = loadFolder(root, { files: demoDocuments(root), sections: true });
+  if (load.failed.length) throw new Error(`demo content: ${load.failed.map((f) => `${f.file}: ${f.reason}`).join('; ')}`);
+  return load.items.map(({ file, item }) => {
+    const v = validateItem(item);
+    if (!v.ok) throw new Error(`demo content: ${file} (${String(item.id)}): ${v.issues[0]?.field}: ${v.issues[0]?.message}`);
+    return v.item;
+  });
 }
