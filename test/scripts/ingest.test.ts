@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { IngestError, ingestFolder, parseArgs } from '../../scripts/ingest';
-import { buildTestApp, type TestApp } from '../helpers/app';
+import { ServiceProcess } from '../harness/service-process';
 
 const TOKEN = 'x'.repeat(32);
 
@@ -20,10 +20,17 @@ function output(): PassThrough & { text(): string } {
   return Object.assign(s, { text: () => chunks.join('') });
 }
 
-describe('npm run ingest', () => {
+/** The real service process, staging settings with a write token. */
+function startService(dataDir: string, extra: Record<string, string> = {}): Promise<ServiceProcess> {
+  return ServiceProcess.start({
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'staging', API_TOKEN: TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra },
+  });
+}
+
+describe('npm run ingest, against the real service process', () => {
   let dir: string;
-  let t: TestApp;
-  let server: Server;
+  let dataDir: string;
+  let svc: ServiceProcess;
   let url: string;
 
   beforeAll(async () => {
@@ -34,15 +41,15 @@ describe('npm run ingest', () => {
     }
     writeFileSync(join(dir, 'broken.json'), '{ not json');
     writeFileSync(join(dir, 'skip.bin'), 'ignored');
-    t = await buildTestApp({ service: { environment: 'staging', apiToken: TOKEN }, rateLimit: { enabled: false } });
-    server = createServer(t.app);
-    url = await listen(server);
-  });
+    dataDir = mkdtempSync(join(tmpdir(), 'ingest-data-'));
+    svc = await startService(dataDir, { RATELIMIT_ENABLED: 'false' });
+    url = svc.url;
+  }, 60000);
 
   afterAll(async () => {
-    await new Promise((r) => server.close(r));
-    await t.close();
+    await svc?.stop();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('ingests 1,000 files, reports the bad one, and a re-run makes no duplicates', async () => {
@@ -57,7 +64,7 @@ describe('npm run ingest', () => {
     expect(out.text()).toMatch(/1000 created, 0 updated, 0 unchanged, 1 failed/);
     const again = await ingestFolder({ dir, url, token: TOKEN, out: output() });
     expect(again).toMatchObject({ stored: 1000, created: 0, updated: 0, unchanged: 1000 });
-    expect(t.deps.features.contentHealth?.().items).toBe(1000);
+    expect((await svc.request('/health')).json<{ content: { items: number } }>().content.items).toBe(1000);
     // One file edited: one update, the rest unchanged.
     writeFileSync(join(dir, 'notes', 'note-7.md'), '---\ntitle: Note 7\ntags: [notes]\n---\nAn edited body.\n');
     const third = await ingestFolder({ dir, url, token: TOKEN, out: output() });
@@ -69,6 +76,31 @@ describe('npm run ingest', () => {
     await expect(ingestFolder({ dir, url, token: 'wrong', out: output() })).rejects.toThrow(/40[13] from .*token was refused/);
     await expect(ingestFolder({ dir, url, token: '', out: output() })).rejects.toBeInstanceOf(IngestError);
   });
+
+  it('keeps going through a real service that throttles: each 429 waits its Retry-After', async () => {
+    const small = mkdtempSync(join(tmpdir(), 'ingest-throttled-'));
+    const throttledData = mkdtempSync(join(tmpdir(), 'ingest-throttled-data-'));
+    for (let i = 0; i < 3; i++) writeFileSync(join(small, `t-${i}.md`), `# Throttled ${i}\n\ntext ${i}`);
+    // One write a second, no burst: three batches in a row meet at least one 429.
+    const throttled = await startService(throttledData, { RATE_LIMIT_UPLOAD_REQUESTS: '60', RATE_LIMIT_UPLOAD_WINDOW: '60', RATE_LIMIT_UPLOAD_BURST: '1' });
+    const waits: number[] = [];
+    const sleep = (ms: number) => {
+      waits.push(ms);
+      return new Promise<void>((r) => setTimeout(r, ms));
+    };
+    try {
+      const out = output();
+      const s = await ingestFolder({ dir: small, url: throttled.url, token: TOKEN, out, sleep, batchSize: 1 });
+      expect(s).toMatchObject({ stored: 3, created: 3, failed: [] });
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits.every((ms) => ms >= 1000)).toBe(true);
+      expect(out.text()).toMatch(/waiting \d+s/);
+    } finally {
+      await throttled.stop();
+      rmSync(small, { recursive: true, force: true });
+      rmSync(throttledData, { recursive: true, force: true });
+    }
+  }, 60000);
 
   it('waits for Retry-After on 429 and retries network errors, then fails clearly', async () => {
     let calls = 0;
