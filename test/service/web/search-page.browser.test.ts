@@ -74,7 +74,7 @@ describe('the search page in a real browser', () => {
     await page.waitForSelector('#sources li a', { timeout: 20000 });
     await waitFor('the streamed answer', async () => ((await page.textContent('#answer')) ?? '').length > 20);
     const sources = await page.$$eval('#sources li a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
-    expect(sources.some((h) => h.startsWith('/docs/'))).toBe(true);
+    expect(sources.some((h) => h.startsWith('/docs/rate-limiting.md#'))).toBe(true);
     expect(problems).toEqual([]);
   }, 60000);
 
@@ -110,5 +110,43 @@ describe('the search page in a real browser', () => {
     expect(new URL(page.url()).pathname).toBe(target.split('#')[0]);
     expect(await page.textContent('body')).toMatch(/^# /m);
     expect(problems).toEqual([]);
+  }, 60000);
+});
+
+describe('the search page when the service refuses with 429', () => {
+  let svc: ServiceProcess;
+  let browser: Browser;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-browser-429-'));
+    // Three searches a minute, no development multiplier: the fourth is refused.
+    svc = await ServiceProcess.start({
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ENVIRONMENT: 'development',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_DEV_MULTIPLIER: '1',
+        RATE_LIMIT_SEARCH_REQUESTS: '3',
+        RATE_LIMIT_SEARCH_BURST: '3',
+      },
+    });
+    browser = await chromium.launch({ executablePath: requireBinary('chromium'), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  }, 90000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('shows the retry time the API gives', async () => {
+    for (let i = 0; i < 3; i++) await svc.request('/api/search?q=warm');
+    const page = await browser.newPage();
+    await page.goto(`${svc.url}/?q=rate`, { waitUntil: 'networkidle' });
+    await waitFor('the 429 message', async () => /^Too many requests: try again in \d+ s\.$/.test((await page.textContent('#status')) ?? ''));
+    expect(await page.getAttribute('#status', 'class')).toBe('error');
   }, 60000);
 });
