@@ -11,3 +11,4 @@ export * from './sections/content';
 export * from './sections/ai';
 export * from './sections/alerting';
 export * from './sections/deploy';
+export * from './sections/label-pair';
