@@ -11,5 +11,6 @@ export * from './alertmanager';
 export * from './stack-settings';
 export * from './images';
 export * from './ingress';
+export * from './operator';
 export * from './stack';
 export * from './manifests';

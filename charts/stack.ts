@@ -12,6 +12,7 @@ import { COMPONENTS, stackNames, type StackNames } from './generators/names';
 import { prometheusConfig } from './generators/prometheus-config';
 import { Kvstore } from './kvstore';
 import { imageVersion, PART_OF, selectorLabels } from './labels';
+import { OperatorMonitoring } from './operator/operator-monitoring';
 import { Prometheus } from './prometheus';
 
 /**
@@ -32,7 +33,9 @@ export interface SearchBackendStackProps {
 }
 
 /**
- * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object.
+ * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object. With
+ * `MONITORING_MODE=operator` the Prometheus and Alertmanager components are left out and
+ * `operator` holds a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig instead.
  *
  * - Inside a user's `Chart`: every object goes into that Chart and takes its namespace; no
  *   Namespace object is written (the Chart's owner has one).
@@ -50,8 +53,12 @@ export class SearchBackendStack extends Construct {
   readonly settings: Settings;
   readonly kvstore: Kvstore;
   readonly backend: Backend;
-  readonly alertmanager: Alertmanager;
-  readonly prometheus: Prometheus;
+  /** The stack's Alertmanager (standalone mode only). */
+  readonly alertmanager?: Alertmanager;
+  /** The stack's Prometheus (standalone mode only). */
+  readonly prometheus?: Prometheus;
+  /** The prometheus-operator resources (operator mode only). */
+  readonly operator?: OperatorMonitoring;
   /** The backend's Ingress, when `INGRESS_HOST` is set. */
   readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
@@ -123,22 +130,26 @@ export class SearchBackendStack extends Construct {
       this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
     }
 
-    this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
-      image: d.alertmanagerImage,
-      config: alertmanagerConfig(settings),
-      names,
-      imagePullSecrets: d.imagePullSecrets,
-    });
+    if (d.monitoringMode === 'operator') {
+      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, { settings, names });
+    } else {
+      this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
+        image: d.alertmanagerImage,
+        config: alertmanagerConfig(settings),
+        names,
+        imagePullSecrets: d.imagePullSecrets,
+      });
 
-    this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
-      image: d.prometheusImage,
-      config: prometheusConfig(settings),
-      rules: alertRules(settings),
-      storage: d.prometheusStorage,
-      retention: d.prometheusRetention,
-      names,
-      storageClass: d.storageClass,
-      imagePullSecrets: d.imagePullSecrets,
-    });
+      this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
+        image: d.prometheusImage,
+        config: prometheusConfig(settings),
+        rules: alertRules(settings),
+        storage: d.prometheusStorage,
+        retention: d.prometheusRetention,
+        names,
+        storageClass: d.storageClass,
+        imagePullSecrets: d.imagePullSecrets,
+      });
+    }
   }
 }
