@@ -4,9 +4,11 @@ import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend } from './backend';
+import { GrafanaDashboard } from './dashboard';
 import { BackendIngress } from './ingress';
 import { alertmanagerConfig } from './generators/alertmanager-config';
 import { alertRules } from './generators/alert-rules';
+import { dashboardFileName, grafanaDashboard } from './generators/dashboard';
 import { kvstoreConfig } from './generators/kvstore-config';
 import { COMPONENTS, stackNames, type StackNames } from './generators/names';
 import { prometheusConfig } from './generators/prometheus-config';
@@ -35,7 +37,8 @@ export interface SearchBackendStackProps {
 /**
  * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object. With
  * `MONITORING_MODE=operator` the Prometheus and Alertmanager components are left out and
- * `operator` holds a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig instead.
+ * `operator` holds a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig instead. Both
+ * modes write the Grafana dashboard's ConfigMap (`dashboard`).
  *
  * - Inside a user's `Chart`: every object goes into that Chart and takes its namespace; no
  *   Namespace object is written (the Chart's owner has one).
@@ -59,6 +62,8 @@ export class SearchBackendStack extends Construct {
   readonly prometheus?: Prometheus;
   /** The prometheus-operator resources (operator mode only). */
   readonly operator?: OperatorMonitoring;
+  /** The Grafana dashboard's ConfigMap (both modes). */
+  readonly dashboard: GrafanaDashboard;
   /** The backend's Ingress, when `INGRESS_HOST` is set. */
   readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
@@ -131,7 +136,7 @@ export class SearchBackendStack extends Construct {
     }
 
     if (d.monitoringMode === 'operator') {
-      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, { settings, names });
+      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, { settings, names, version: imageVersion(d.backendImage) });
     } else {
       this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
         image: d.alertmanagerImage,
@@ -151,5 +156,12 @@ export class SearchBackendStack extends Construct {
         imagePullSecrets: d.imagePullSecrets,
       });
     }
+
+    this.dashboard = new GrafanaDashboard(home('dashboard'), `${prefix}dashboard`, {
+      dashboard: grafanaDashboard(settings),
+      fileName: dashboardFileName(settings),
+      names,
+      version: imageVersion(d.backendImage),
+    });
   }
 }

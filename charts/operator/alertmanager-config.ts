@@ -126,6 +126,8 @@ export interface BackendAlertmanagerConfigProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** Object names of the stack. @default stackNames('') */
   readonly names?: StackNames;
+  /** `app.kubernetes.io/version` of the object (the backend's image version). @default none */
+  readonly version?: string;
 }
 
 /** A prometheus-operator AlertmanagerConfig (`monitoring.coreos.com/v1alpha1`) with the stack's routing. */
@@ -137,7 +139,7 @@ export class BackendAlertmanagerConfig extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     this.resource = new AlertmanagerConfigResource(this, 'resource', {
-      metadata: { name: names.alertmanager, labels: operatorLabels(names, props.labels) },
+      metadata: { name: names.alertmanager, labels: operatorLabels(names, props.labels, props.version) },
       spec: alertmanagerConfigSpec(props.config, names),
     });
   }

@@ -13,6 +13,8 @@ export interface OperatorMonitoringProps {
   readonly settings: Settings;
   /** Object names of the stack. @default stackNames(settings.deploy.namePrefix) */
   readonly names?: StackNames;
+  /** `app.kubernetes.io/version` of the object (the backend's image version). @default none */
+  readonly version?: string;
 }
 
 /**
@@ -35,8 +37,9 @@ export class OperatorMonitoring extends Construct {
       interval: s.deploy.scrapeInterval,
       labels,
       names,
+      version: props.version,
     });
-    this.prometheusRule = new BackendPrometheusRule(this, 'prometheus-rule', { rules: alertRules(s), labels, names });
-    this.alertmanagerConfig = new BackendAlertmanagerConfig(this, 'alertmanager-config', { config: alertmanagerConfig(s), labels, names });
+    this.prometheusRule = new BackendPrometheusRule(this, 'prometheus-rule', { rules: alertRules(s), labels, names, version: props.version });
+    this.alertmanagerConfig = new BackendAlertmanagerConfig(this, 'alertmanager-config', { config: alertmanagerConfig(s), labels, names, version: props.version });
   }
 }

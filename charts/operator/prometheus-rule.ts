@@ -16,6 +16,8 @@ export interface BackendPrometheusRuleProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** Object names of the stack. @default stackNames('') */
   readonly names?: StackNames;
+  /** `app.kubernetes.io/version` of the object (the backend's image version). @default none */
+  readonly version?: string;
 }
 
 /** A rule file's groups in the PrometheusRule's shape: the same names, expressions, labels and annotations. */
@@ -39,7 +41,7 @@ export class BackendPrometheusRule extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     this.resource = new PrometheusRule(this, 'resource', {
-      metadata: { name: `${names.prefix}${SERVICE_NAME}`, labels: operatorLabels(names, props.labels) },
+      metadata: { name: `${names.prefix}${SERVICE_NAME}`, labels: operatorLabels(names, props.labels, props.version) },
       spec: { groups: prometheusRuleGroups(props.rules) },
     });
   }

@@ -22,6 +22,8 @@ export interface BackendServiceMonitorProps {
   readonly labels?: Readonly<Record<string, string>>;
   /** Object names of the stack. @default stackNames('') */
   readonly names?: StackNames;
+  /** `app.kubernetes.io/version` of the object (the backend's image version). @default none */
+  readonly version?: string;
 }
 
 /**
@@ -38,7 +40,7 @@ export class BackendServiceMonitor extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     this.resource = new ServiceMonitor(this, 'resource', {
-      metadata: { name: names.backend, labels: operatorLabels(names, props.labels) },
+      metadata: { name: names.backend, labels: operatorLabels(names, props.labels, props.version) },
       spec: {
         selector: { matchLabels: selectorLabels(COMPONENTS.backend, names.instance) },
         namespaceSelector: { matchNames: [props.namespace] },

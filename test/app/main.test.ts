@@ -27,17 +27,18 @@ describe('app/main synth', () => {
 
   const files = run({});
 
-  it('writes the five files of the stack', () => {
+  it('writes the six files of the stack', () => {
     expect([...files.keys()]).toEqual([
       '0000-namespace.k8s.yaml',
       '0001-kvstore.k8s.yaml',
       '0002-backend.k8s.yaml',
       '0003-alertmanager.k8s.yaml',
       '0004-prometheus.k8s.yaml',
+      '0005-dashboard.k8s.yaml',
     ]);
   });
 
-  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml'])(
+  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml', '0005-dashboard.k8s.yaml'])(
     'synthesizes %s as snapshotted',
     (name) => {
       expect(files.get(name)).toMatchSnapshot();

@@ -11,7 +11,7 @@ describe('validateStack', () => {
     const results = validateStack({ manifests: stack.manifests, settings: stack.settings, tools: promTools, leakCheck: { files: stack.files, env } });
     expect(results.filter((r) => !r.ok)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual([
-      'kubernetes schemas (19 objects)',
+      'kubernetes schemas (20 objects)',
       'kubernetes references',
       'rules match the settings',
       'promtool check config',
