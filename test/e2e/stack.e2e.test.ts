@@ -35,9 +35,10 @@ import { without, withoutSecretFiles, type Json } from './documents';
 import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
 import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
+import { dashboardPanelQueries } from './dashboard';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
-const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5' } as const;
+const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5', dashboard: '127.0.0.6' } as const;
 
 /** Backend replicas of the test: the smallest count where pods' counters could interleave. */
 const REPLICAS = 2;
@@ -416,6 +417,34 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     const allowedSearch = await scalar(stack, `sum(${sel('svc_ai_search_rate_limit_requests_total', 'tier="search", result="allowed"')})`);
     expect(allowedSearch).toBeGreaterThanOrEqual(admitted.length);
   }, 60_000);
+
+  scenario('scenario 8: after real traffic every query of the synthesized Grafana dashboard runs against the real Prometheus and returns data', async () => {
+    const queries = dashboardPanelQueries(stack.manifests);
+    expect(queries.length).toBeGreaterThan(20);
+    // Fresh traffic on both replicas (the earlier scenarios made the errors, refusals and tier decisions).
+    await stack.step('dashboard traffic', async () => {
+      for (const service of stack.services) {
+        await burst(service, 10, (i) => (i % 2 ? `/api/search?q=dashboard${i}` : '/api/rate-limit'), CLIENTS.dashboard, 2);
+      }
+    });
+    // The concrete window (5m for $__rate_interval) spans the whole run so far, so every rate has samples.
+    const empty = await stack.step('every panel query returns data', () =>
+      waitFor(
+        'every dashboard query to return at least one finite value',
+        async () => {
+          const missing: string[] = [];
+          for (const q of queries) {
+            const r = await stack.prometheus.query(q.concrete);
+            if (!r.some((x) => Number.isFinite(x.value))) missing.push(`${q.panel} [${q.refId}]: ${q.concrete} → ${JSON.stringify(r.slice(0, 2))}`);
+          }
+          if (missing.length) throw new Error(missing.join('\n'));
+          return missing;
+        },
+        { timeoutMs: 30000 },
+      ),
+    );
+    expect(empty).toEqual([]);
+  }, 90_000);
 
   scenario('scenario 5: the kvstore goes away under traffic: no 5xx, backend memory, the fallback alert fires; it comes back and all returns to normal', async () => {
     const { service, prometheus, redis } = stack;
