@@ -45,6 +45,20 @@ describe('app/main synth', () => {
     },
   );
 
+  it('synthesizes operator mode (every destination on) as snapshotted: the custom resources in place of Prometheus and Alertmanager, no secret value', () => {
+    const env = { ...SECRET_ENV, MONITORING_MODE: 'operator', PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack', WEBHOOK_URL: 'https://hooks.example.com/alerts' };
+    const op = run(env);
+    expect([...op.keys()]).toEqual(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-monitoring.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    const text = op.get('0003-monitoring.k8s.yaml') ?? '';
+    for (const v of SECRET_VALUES) expect(text).not.toContain(v);
+    expect(parseManifests([text]).map((m) => `${m.apiVersion} ${m.kind}`)).toEqual([
+      'monitoring.coreos.com/v1 ServiceMonitor',
+      'monitoring.coreos.com/v1 PrometheusRule',
+      'monitoring.coreos.com/v1alpha1 AlertmanagerConfig',
+    ]);
+    expect(text).toMatchSnapshot();
+  });
+
   it('synthesizes the Alertmanager file with every destination on as snapshotted, without a secret value', () => {
     const text = run({ ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' }).get('0003-alertmanager.k8s.yaml') ?? '';
     for (const v of SECRET_VALUES) expect(text).not.toContain(v);
