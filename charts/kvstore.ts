@@ -1,12 +1,29 @@
-import { k8s } from 'cdk8s-plus-27';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import {
+  ConfigMap,
+  EnvValue,
+  NetworkPolicy,
+  NetworkPolicyPort,
+  Pods,
+  Probe,
+  Protocol,
+  Secret,
+  Service,
+  ServiceType,
+  StatefulSet,
+  Volume,
+  k8s,
+  type ImagePullPolicy,
+} from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
-import { imagePullPolicy, pullSecrets } from './images';
+import { imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { resourceRequirements, type ComputeResources } from './resources';
-import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
+import { addImagePullSecrets, DROP_ALL, containerResources, runtimeDefaultSeccomp, selectExactly, serviceSelectsExactly } from './plus';
+import type { ComputeResources } from './resources';
+import type { RunAs } from './security';
 
 /** What `Kvstore` deploys. */
 export interface KvstoreProps {
@@ -56,8 +73,14 @@ export const KVSTORE_READY_SCRIPT = 'REDISCLI_AUTH="$KVSTORE_PASSWORD" redis-cli
  * admits only the backend.
  */
 export class Kvstore extends Construct {
-  readonly statefulSet: k8s.KubeStatefulSet;
-  readonly service: k8s.KubeService;
+  /** The Redis StatefulSet (one replica). */
+  readonly statefulSet: StatefulSet;
+  /** Service `kvstore:6379`. */
+  readonly service: Service;
+  /** `redis.conf`. */
+  readonly configMap: ConfigMap;
+  /** Admits only the backend's pods; add peers with `networkPolicy.addIngressRule`. */
+  readonly networkPolicy: NetworkPolicy;
 
   constructor(scope: Construct, id: string, props: KvstoreProps) {
     super(scope, id);
@@ -67,88 +90,75 @@ export class Kvstore extends Construct {
     const selector = selectorLabels(COMPONENTS.kvstore, names.instance);
     const runAs = props.runAs ?? { user: 999, group: 1000 };
 
-    new k8s.KubeConfigMap(this, 'config', {
+    this.configMap = new ConfigMap(this, 'config', {
       metadata: { name: names.kvstoreConfig, labels },
       data: { 'redis.conf': props.config },
     });
 
-    this.service = new k8s.KubeService(this, 'service', {
+    this.service = new Service(this, 'service', {
       metadata: { name, labels },
-      spec: {
-        selector,
-        ports: [{ name: 'redis', port: PORTS.kvstore, targetPort: k8s.IntOrString.fromString('redis'), protocol: 'TCP' }],
-      },
+      type: ServiceType.CLUSTER_IP,
+      ports: [{ name: 'redis', port: PORTS.kvstore, protocol: Protocol.TCP }],
     });
+    // cdk8s-plus takes only numeric target ports; the named one survives a port change in the pod.
+    ApiObject.of(this.service).addJsonPatch(JsonPatch.add('/spec/ports/0/targetPort', k8s.IntOrString.fromString('redis')));
 
-    this.statefulSet = new k8s.KubeStatefulSet(this, 'statefulset', {
+    this.statefulSet = new StatefulSet(this, 'statefulset', {
       metadata: { name, labels },
-      spec: {
-        serviceName: name,
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
+      service: this.service,
+      select: false,
+      replicas: 1,
+      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
+      automountServiceAccountToken: false,
+      securityContext: { ensureNonRoot: true, user: runAs.user, group: runAs.group, fsGroup: runAs.group },
+      terminationGracePeriod: Duration.seconds(30),
+    });
+    selectExactly(this.statefulSet, selector);
+    serviceSelectsExactly(this.service, selector);
+    const secret = Secret.fromSecretName(this, 'app-secret', names.appSecret);
+    const container = this.statefulSet.addContainer({
+      name,
+      image: props.image,
+      imagePullPolicy: imagePullPolicy(props.image) as ImagePullPolicy,
+      command: ['sh', '-c', KVSTORE_START_SCRIPT],
+      ports: [{ name: 'redis', number: PORTS.kvstore, protocol: Protocol.TCP }],
+      envVariables: {
+        KVSTORE_PASSWORD: EnvValue.fromSecretValue({ secret, key: SECRETS.app.keys.kvstorePassword }),
+      },
+      readiness: Probe.fromCommand(['sh', '-c', KVSTORE_READY_SCRIPT], { periodSeconds: Duration.seconds(5), timeoutSeconds: Duration.seconds(2) }),
+      liveness: Probe.fromTcpSocket({ port: PORTS.kvstore, periodSeconds: Duration.seconds(10), timeoutSeconds: Duration.seconds(2) }),
+      resources: containerResources(
+        props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      ),
+      securityContext: { ensureNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: [DROP_ALL] } },
+    });
+    container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
+    addImagePullSecrets(this.statefulSet, props.imagePullSecrets);
+    runtimeDefaultSeccomp(this.statefulSet, 1);
+
+    // cdk8s-plus StatefulSets have no volumeClaimTemplates: the data volume is written as the API has it.
+    const api = ApiObject.of(this.statefulSet);
+    api.addJsonPatch(JsonPatch.add('/spec/template/spec/containers/0/volumeMounts/0', { name: 'data', mountPath: KVSTORE_DATA_DIR }));
+    api.addJsonPatch(
+      JsonPatch.add('/spec/volumeClaimTemplates', [
+        {
+          metadata: { name: 'data', labels: selector },
           spec: {
-            automountServiceAccountToken: false,
-            ...pullSecrets(props.imagePullSecrets),
-            securityContext: restrictedPodSecurity(runAs),
-            terminationGracePeriodSeconds: 30,
-            containers: [
-              {
-                name,
-                image: props.image,
-                imagePullPolicy: imagePullPolicy(props.image),
-                command: ['sh', '-c', KVSTORE_START_SCRIPT],
-                ports: [{ name: 'redis', containerPort: PORTS.kvstore, protocol: 'TCP' }],
-                env: [
-                  {
-                    name: 'KVSTORE_PASSWORD',
-                    valueFrom: { secretKeyRef: { name: names.appSecret, key: SECRETS.app.keys.kvstorePassword } },
-                  },
-                ],
-                readinessProbe: { exec: { command: ['sh', '-c', KVSTORE_READY_SCRIPT] }, periodSeconds: 5, timeoutSeconds: 2 },
-                livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('redis') }, periodSeconds: 10, timeoutSeconds: 2 },
-                resources: resourceRequirements(
-                  props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
-                ),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'data', mountPath: KVSTORE_DATA_DIR },
-                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-                  { name: 'tmp', mountPath: '/tmp' },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'config', configMap: { name: names.kvstoreConfig } },
-              { name: 'tmp', emptyDir: {} },
-            ],
+            accessModes: ['ReadWriteOnce'],
+            ...(props.storageClass ? { storageClassName: props.storageClass } : {}),
+            resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } },
           },
         },
-        volumeClaimTemplates: [
-          {
-            metadata: { name: 'data', labels: selector },
-            spec: {
-              accessModes: ['ReadWriteOnce'],
-              ...(props.storageClass ? { storageClassName: props.storageClass } : {}),
-              resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } },
-            },
-          },
-        ],
-      },
-    });
+      ]),
+    );
 
-    new k8s.KubeNetworkPolicy(this, 'network-policy', {
+    this.networkPolicy = new NetworkPolicy(this, 'network-policy', {
       metadata: { name, labels },
-      spec: {
-        podSelector: { matchLabels: selector },
-        policyTypes: ['Ingress'],
-        ingress: [
-          {
-            from: [{ podSelector: { matchLabels: { ...props.clientSelector } } }],
-            ports: [{ port: k8s.IntOrString.fromNumber(PORTS.kvstore), protocol: 'TCP' }],
-          },
-        ],
+      // By the stable labels: cdk8s-plus would select the StatefulSet by its construct address.
+      selector: Pods.select(this, 'pods', { labels: selector }),
+      ingress: {
+        rules: [{ peer: Pods.select(this, 'clients', { labels: { ...props.clientSelector } }), ports: [NetworkPolicyPort.tcp(PORTS.kvstore)] }],
       },
     });
   }
