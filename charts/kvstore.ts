@@ -8,22 +8,21 @@ import {
   Probe,
   Protocol,
   Secret,
-  Service,
-  ServiceType,
   StatefulSet,
   Volume,
   k8s,
-  type ImagePullPolicy,
+  type Service,
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
-import { imagePullPolicy } from './images';
+import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { addImagePullSecrets, DROP_ALL, containerResources, runtimeDefaultSeccomp, selectExactly, serviceSelectsExactly } from './plus';
-import type { ComputeResources } from './resources';
-import type { RunAs } from './security';
+import { probesOnNamedPort } from './probes';
+import { containerResources, type ComputeResources } from './resources';
+import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
+import { dropAddressSelector, exactService, selectExactly } from './selectors';
 
 /** What `Kvstore` deploys. */
 export interface KvstoreProps {
@@ -95,13 +94,7 @@ export class Kvstore extends Construct {
       data: { 'redis.conf': props.config },
     });
 
-    this.service = new Service(this, 'service', {
-      metadata: { name, labels },
-      type: ServiceType.CLUSTER_IP,
-      ports: [{ name: 'redis', port: PORTS.kvstore, protocol: Protocol.TCP }],
-    });
-    // cdk8s-plus takes only numeric target ports; the named one survives a port change in the pod.
-    ApiObject.of(this.service).addJsonPatch(JsonPatch.add('/spec/ports/0/targetPort', k8s.IntOrString.fromString('redis')));
+    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'redis', port: PORTS.kvstore }] });
 
     this.statefulSet = new StatefulSet(this, 'statefulset', {
       metadata: { name, labels },
@@ -110,16 +103,17 @@ export class Kvstore extends Construct {
       replicas: 1,
       podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
       automountServiceAccountToken: false,
-      securityContext: { ensureNonRoot: true, user: runAs.user, group: runAs.group, fsGroup: runAs.group },
+      securityContext: restrictedPodSecurity(runAs),
       terminationGracePeriod: Duration.seconds(30),
     });
     selectExactly(this.statefulSet, selector);
-    serviceSelectsExactly(this.service, selector);
+    // The StatefulSet made the Service select it by construct address too.
+    dropAddressSelector(this.service);
     const secret = Secret.fromSecretName(this, 'app-secret', names.appSecret);
     const container = this.statefulSet.addContainer({
       name,
       image: props.image,
-      imagePullPolicy: imagePullPolicy(props.image) as ImagePullPolicy,
+      imagePullPolicy: imagePullPolicy(props.image),
       command: ['sh', '-c', KVSTORE_START_SCRIPT],
       ports: [{ name: 'redis', number: PORTS.kvstore, protocol: Protocol.TCP }],
       envVariables: {
@@ -130,12 +124,13 @@ export class Kvstore extends Construct {
       resources: containerResources(
         props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       ),
-      securityContext: { ensureNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: [DROP_ALL] } },
+      securityContext: RESTRICTED_CONTAINER,
     });
     container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
     addImagePullSecrets(this.statefulSet, props.imagePullSecrets);
     runtimeDefaultSeccomp(this.statefulSet, 1);
+    probesOnNamedPort(this.statefulSet, 0, 'redis', [['livenessProbe', 'tcpSocket']]);
 
     // cdk8s-plus StatefulSets have no volumeClaimTemplates: the data volume is written as the API has it.
     const api = ApiObject.of(this.statefulSet);

@@ -120,7 +120,7 @@ export class SearchBackendStack extends Construct {
       imagePullSecrets: d.imagePullSecrets,
     });
     if (d.ingressHost) {
-      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
+      this.ingress = new BackendIngress(this.backend, 'ingress', { service: this.backend.service, host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
     }
 
     this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
