@@ -1,5 +1,5 @@
 import { Chart, Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import { Namespace } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
@@ -48,14 +48,18 @@ export class SearchBackendStack extends Construct {
   readonly names: StackNames;
   /** The settings the stack was built from, with `namePrefix` applied. */
   readonly settings: Settings;
+  /** Redis: `kvstore.statefulSet`, `kvstore.service`, `kvstore.networkPolicy` (add peers with `addIngressRule`). */
   readonly kvstore: Kvstore;
+  /** The service: `backend.deployment` (add sidecars with `addContainer`), `backend.service`, `backend.autoscaler`. */
   readonly backend: Backend;
+  /** `alertmanager.deployment`, `alertmanager.service`, `alertmanager.configMap`. */
   readonly alertmanager: Alertmanager;
+  /** `prometheus.deployment`, `prometheus.service`, `prometheus.configMap`, `prometheus.dataClaim`. */
   readonly prometheus: Prometheus;
   /** The backend's Ingress, when `INGRESS_HOST` is set. */
   readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
-  readonly namespace?: k8s.KubeNamespace;
+  readonly namespace?: Namespace;
 
   constructor(scope: Construct, id: string, props: SearchBackendStackProps) {
     super(scope, id);
@@ -82,7 +86,7 @@ export class SearchBackendStack extends Construct {
     if (app && d.createNamespace) {
       const chart = new Chart(app, `${prefix}namespace`);
       previous = chart;
-      this.namespace = new k8s.KubeNamespace(chart, 'namespace', {
+      this.namespace = new Namespace(chart, 'namespace', {
         metadata: {
           name: d.namespace,
           labels: {
