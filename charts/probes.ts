@@ -29,6 +29,7 @@ export type ProbeField = readonly ['readinessProbe' | 'livenessProbe' | 'startup
  */
 export function probesOnNamedPort(workload: Workload, container: number, port: string, probes: readonly ProbeField[]): void {
   const api = ApiObject.of(workload);
+  // Patches pass through the L1 serializer, which drops a bare string where it expects IntOrString.
   for (const [field, action] of probes) {
     api.addJsonPatch(JsonPatch.replace(`/spec/template/spec/containers/${container}/${field}/${action}/port`, k8s.IntOrString.fromString(port)));
   }

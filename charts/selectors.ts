@@ -13,7 +13,7 @@ export function selectExactly(workload: Workload, labels: Readonly<Record<string
   for (const [key, value] of Object.entries(labels)) workload.podMetadata.addLabel(key, value);
 }
 
-/** A port of `ExactService`: `port` forwards to the container port named `name`. */
+/** A port of `exactService`: `port` forwards to the container port named `name`. */
 export interface NamedServicePort {
   /** Name of the Service port and of the container port it forwards to. */
   readonly name: string;
@@ -45,6 +45,7 @@ export function exactService(scope: Construct, id: string, props: ExactServicePr
   });
   for (const [key, value] of Object.entries(props.selector)) service.selectLabel(key, value);
   const api = ApiObject.of(service);
+  // Patches pass through the L1 serializer, which drops a bare string where it expects IntOrString.
   props.ports.forEach((p, i) => api.addJsonPatch(JsonPatch.add(`/spec/ports/${i}/targetPort`, k8s.IntOrString.fromString(p.name))));
   return service;
 }
