@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import { ConfigMap } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { DashboardJson } from './generators/dashboard';
 import { stackNames, type StackNames } from './generators/names';
@@ -29,7 +29,8 @@ export function dashboardText(dashboard: DashboardJson): string {
  * sidecar of kube-prometheus-stack (or any sidecar watching that label) loads it.
  */
 export class GrafanaDashboard extends Construct {
-  readonly configMap: k8s.KubeConfigMap;
+  /** The cdk8s-plus ConfigMap (mount it, or add keys, from a consumer's Chart). */
+  readonly configMap: ConfigMap;
   /** The JSON text in the ConfigMap, for writing beside the manifests. */
   readonly text: string;
 
@@ -37,7 +38,7 @@ export class GrafanaDashboard extends Construct {
     super(scope, id);
     const names = props.names ?? stackNames();
     this.text = dashboardText(props.dashboard);
-    this.configMap = new k8s.KubeConfigMap(this, 'config-map', {
+    this.configMap = new ConfigMap(this, 'config-map', {
       metadata: {
         name: names.grafanaDashboard,
         labels: {

@@ -1,5 +1,5 @@
 import { Chart, Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import { Namespace } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
@@ -54,11 +54,13 @@ export class SearchBackendStack extends Construct {
   readonly names: StackNames;
   /** The settings the stack was built from, with `namePrefix` applied. */
   readonly settings: Settings;
+  /** Redis: `kvstore.statefulSet`, `kvstore.service`, `kvstore.networkPolicy` (add peers with `addIngressRule`). */
   readonly kvstore: Kvstore;
+  /** The service: `backend.deployment` (add sidecars with `addContainer`), `backend.service`, `backend.autoscaler`. */
   readonly backend: Backend;
-  /** The stack's Alertmanager (standalone mode only). */
+  /** The stack's Alertmanager (standalone mode only): `alertmanager.deployment`, `alertmanager.service`, `alertmanager.configMap`. */
   readonly alertmanager?: Alertmanager;
-  /** The stack's Prometheus (standalone mode only). */
+  /** The stack's Prometheus (standalone mode only): `prometheus.deployment`, `prometheus.service`, `prometheus.configMap`, `prometheus.dataClaim`. */
   readonly prometheus?: Prometheus;
   /** The prometheus-operator resources (operator mode only). */
   readonly operator?: OperatorMonitoring;
@@ -67,7 +69,7 @@ export class SearchBackendStack extends Construct {
   /** The backend's Ingress, when `INGRESS_HOST` is set. */
   readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
-  readonly namespace?: k8s.KubeNamespace;
+  readonly namespace?: Namespace;
 
   constructor(scope: Construct, id: string, props: SearchBackendStackProps) {
     super(scope, id);
@@ -94,7 +96,7 @@ export class SearchBackendStack extends Construct {
     if (app && d.createNamespace) {
       const chart = new Chart(app, `${prefix}namespace`);
       previous = chart;
-      this.namespace = new k8s.KubeNamespace(chart, 'namespace', {
+      this.namespace = new Namespace(chart, 'namespace', {
         metadata: {
           name: d.namespace,
           labels: {
@@ -132,7 +134,7 @@ export class SearchBackendStack extends Construct {
       imagePullSecrets: d.imagePullSecrets,
     });
     if (d.ingressHost) {
-      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
+      this.ingress = new BackendIngress(this.backend, 'ingress', { service: this.backend.service, host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
     }
 
     if (d.monitoringMode === 'operator') {
