@@ -36,6 +36,7 @@ import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, we
 import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
 import { dashboardPanelQueries } from './dashboard';
+import { SPEC_FAMILIES } from '../harness/spec-families';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
 const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5', dashboard: '127.0.0.6' } as const;
@@ -74,23 +75,6 @@ const SERVICE_ENV = {
   RATE_LIMIT_CHAT_WINDOW: '60',
   RATE_LIMIT_CHAT_BURST: '10000',
 };
-
-/** Metric families of spec §2.1, spelled as the spec spells them. */
-const SPEC_FAMILIES = [
-  'svc_ai_search_requests_total',
-  'svc_ai_search_requests_successful',
-  'svc_ai_search_requests_failed',
-  'svc_ai_search_success_rate',
-  'svc_ai_search_avg_response_time_ms',
-  'svc_ai_search_total_tokens_used',
-  'svc_ai_search_health_score',
-  'svc_ai_search_performance_grade',
-  'svc_ai_search_cache_size',
-  'svc_ai_search_cache_maxsize',
-  'svc_ai_search_cache_usage_percent',
-  'svc_ai_search_requests_by_type_total',
-  'svc_ai_search_requests_by_type_avg_time_ms',
-];
 
 /** `{metric="…", job="svc-ai-search-backend"}` selector. */
 const sel = (metric: string, extra = '') => `${metric}{job="${SCRAPE_JOB}"${extra ? `, ${extra}` : ''}}`;

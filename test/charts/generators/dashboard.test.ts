@@ -4,23 +4,7 @@ import { METRICS } from '../../../charts/generators/metric-names';
 import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
 import { checkRules, workspace } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
-
-/** The 13 metric families of spec §2.1. */
-const SPEC_FAMILIES = [
-  'svc_ai_search_requests_total',
-  'svc_ai_search_requests_successful',
-  'svc_ai_search_requests_failed',
-  'svc_ai_search_success_rate',
-  'svc_ai_search_avg_response_time_ms',
-  'svc_ai_search_total_tokens_used',
-  'svc_ai_search_health_score',
-  'svc_ai_search_performance_grade',
-  'svc_ai_search_cache_size',
-  'svc_ai_search_cache_maxsize',
-  'svc_ai_search_cache_usage_percent',
-  'svc_ai_search_requests_by_type_total',
-  'svc_ai_search_requests_by_type_avg_time_ms',
-];
+import { SPEC_FAMILIES } from '../../harness/spec-families';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- dashboard JSON is read freely
 
