@@ -7,6 +7,7 @@ import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { TimeSlicer } from './yield-to-loop';
+import { maxScoreTopK } from './max-score';
 import { ScoringMiniSearch, type WeightedTerm } from './term-scorer';
 import { byRank, topHits } from './top-hits';
 
@@ -69,6 +70,11 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * indexed in slices, between which searches and health probes are answered. @default 10
    */
   readonly indexSliceMs?: number;
+  /**
+   * Find a page's hits by MaxScore dynamic pruning (`maxScoreTopK`) instead of scoring every
+   * posting; the hits are the same. Off only to compare the two. @default true
+   */
+  readonly pruning?: boolean;
 };
 
 interface DocMeta {
@@ -128,12 +134,14 @@ export class MiniSearchIndex implements SearchIndex {
   private docs = new Map<string, DocMeta>();
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
+  private readonly pruning: boolean;
   // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
   // into the index it is about to replace.
   private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, ...ranking } = opts;
+    this.pruning = pruning ?? true;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
@@ -310,6 +318,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   async search(query: IndexQuery): Promise<IndexPage> {
+    if (this.pruning) return this.searchPruned(query);
     const { highlight, hits } = this.match(query);
     const page = topHits(hits, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
@@ -317,6 +326,51 @@ export class MiniSearchIndex implements SearchIndex {
       total: hits.length,
       hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
     };
+  }
+
+  /**
+   * `search` through `maxScoreTopK`: the first RM3 pass asks for the feedback documents only,
+   * the last pass for the page; the total is counted from the postings without scoring them.
+   */
+  private searchPruned(query: IndexQuery): IndexPage {
+    const plan = this.plan(query.text);
+    const highlight = new Set(plan.scored.map(([t]) => t));
+    if (!plan.terms.length) return { total: 0, hits: [] };
+    const keep = this.filterFor(query.type, query.tag);
+    const r = this.ranking;
+    const k = query.offset + query.limit;
+    let page: { total: number; hits: Ranked[] };
+    if (plan.short) page = this.runPruned(plan.scored, keep, k, plan.groups);
+    else {
+      const x = r.expansion;
+      const expand = x.enabled && this.mini.documentCount >= x.minDocs;
+      page = this.runPruned(plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
+      if (expand && page.hits.length > 0) {
+        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
+        page = this.runPruned([...rm3Weights(plan.terms, feedback, x)], keep, k);
+      }
+    }
+    const wanted = query.snippets === false ? undefined : highlight;
+    return {
+      total: page.total,
+      hits: page.hits.slice(query.offset).map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
+    };
+  }
+
+  /** `runExact`'s best `k`, and the number of all its matches, by dynamic pruning. */
+  private runPruned(terms: readonly WeightedTerm[], keep: Keep | undefined, k: number, groups?: ReadonlyArray<readonly string[]>, count = true): { total: number; hits: Ranked[] } {
+    const r = this.ranking;
+    const mini = this.mini;
+    const keepDoc = keep && ((docId: number) => keep(mini.externalId(docId)));
+    const { cursors, total } = mini.cursors(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const coordination = !r.coordination
+      ? undefined
+      : groups
+        ? (docId: number) => this.groupsMatched(mini.externalId(docId), groups)
+        : (_docId: number, matched: number) => matched;
+    const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
+    const hits = maxScoreTopK(cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination });
+    return { total, hits };
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
