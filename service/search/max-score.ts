@@ -132,10 +132,14 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   const pos = new Int32Array(m);
   const contrib = new Float64Array(m);
   const hit = new Uint8Array(m);
+  const matched = new Int32Array(m);
   const best = new Best(opts.k);
-  // order[0 .. p) are non-essential.
+  // order[0 .. p) are non-essential; the essential ones sit in a heap by their current document,
+  // so each posting costs a heap step instead of a pass over every term.
   let p = 0;
   let threshold = -Infinity;
+  const heap = new DocHeap(cursors, pos);
+  for (let j = 0; j < m; j++) heap.push(order[j]);
   const termScore = (i: number, at: number): number => {
     const c = cursors[i];
     let s = 0;
@@ -145,25 +149,19 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     }
     return s;
   };
-  for (;;) {
-    let doc = 0x7fffffff;
-    for (let j = p; j < m; j++) {
-      const i = order[j];
-      const c = cursors[i];
-      if (pos[i] < c.docs.length && c.docs[pos[i]] < doc) doc = c.docs[pos[i]];
-    }
-    if (doc === 0x7fffffff) break;
-    hit.fill(0);
+  while (heap.size > 0) {
+    const doc = heap.topDoc();
+    let n = 0;
     let partial = 0;
-    for (let j = p; j < m; j++) {
-      const i = order[j];
-      const c = cursors[i];
-      if (pos[i] < c.docs.length && c.docs[pos[i]] === doc) {
-        contrib[i] = termScore(i, pos[i]);
-        partial += contrib[i];
-        hit[i] = 1;
-        pos[i] += 1;
-      }
+    while (heap.size > 0 && heap.topDoc() === doc) {
+      const i = heap.top();
+      contrib[i] = termScore(i, pos[i]);
+      partial += contrib[i];
+      hit[i] = 1;
+      matched[n++] = i;
+      pos[i] += 1;
+      if (pos[i] < cursors[i].docs.length) heap.replaceTop(i);
+      else heap.pop();
     }
     let pruned = false;
     for (let j = p - 1; j >= 0; j--) {
@@ -178,23 +176,98 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
         contrib[i] = termScore(i, pos[i]);
         partial += contrib[i];
         hit[i] = 1;
+        matched[n++] = i;
       }
     }
-    if (pruned || partial * maxCoord * SLACK < threshold) continue;
-    if (opts.keep && !opts.keep(doc)) continue;
+    const keep = !pruned && partial * maxCoord * SLACK >= threshold && (!opts.keep || opts.keep(doc));
     let sum = 0;
     let distinct = 0;
-    for (let i = 0; i < m; i++) {
-      if (!hit[i]) continue;
-      sum += contrib[i];
-      if (cursors[i].distinct) distinct += 1;
+    if (keep) {
+      // Summed in the cursors' order, as the exhaustive scorer sums.
+      for (let i = 0; i < m; i++) {
+        if (!hit[i]) continue;
+        sum += contrib[i];
+        if (cursors[i].distinct) distinct += 1;
+      }
     }
+    for (let t = 0; t < n; t++) hit[matched[t]] = 0;
+    if (!keep) continue;
     const score = opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
     if (score < threshold) continue;
     if (!best.offer({ id: opts.idOf(doc), score })) continue;
     if (!best.full) continue;
     threshold = best.threshold;
+    const before = p;
     while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
+    if (p !== before) heap.rebuild(order.slice(p).filter((i) => pos[i] < cursors[i].docs.length));
   }
   return best.heap.sort(byRank);
+}
+
+/** Min-heap of cursor indices by the document each points at. */
+class DocHeap {
+  private items: number[] = [];
+  constructor(
+    private readonly cursors: readonly ScoreCursor[],
+    private readonly pos: Int32Array,
+  ) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  private doc(i: number): number {
+    return this.cursors[i].docs[this.pos[i]];
+  }
+
+  top(): number {
+    return this.items[0];
+  }
+
+  topDoc(): number {
+    return this.doc(this.items[0]);
+  }
+
+  push(i: number): void {
+    if (this.pos[i] >= this.cursors[i].docs.length) return;
+    const h = this.items;
+    h.push(i);
+    let at = h.length - 1;
+    const d = this.doc(i);
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (this.doc(h[parent]) <= d) break;
+      h[at] = h[parent];
+      at = parent;
+    }
+    h[at] = i;
+  }
+
+  pop(): void {
+    const last = this.items.pop()!;
+    if (this.items.length > 0) this.replaceTop(last);
+  }
+
+  /** Puts `i` at the root (its position moved on) and sifts it down. */
+  replaceTop(i: number): void {
+    const h = this.items;
+    const n = h.length;
+    const d = this.doc(i);
+    let at = 0;
+    for (;;) {
+      const l = 2 * at + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && this.doc(h[r]) < this.doc(h[l]) ? r : l;
+      if (this.doc(h[c]) >= d) break;
+      h[at] = h[c];
+      at = c;
+    }
+    h[at] = i;
+  }
+
+  rebuild(indices: readonly number[]): void {
+    this.items = [];
+    for (const i of indices) this.push(i);
+  }
 }

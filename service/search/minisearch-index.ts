@@ -317,8 +317,12 @@ export class MiniSearchIndex implements SearchIndex {
     return tf ? groups.filter((g) => g.some((t) => tf.has(t))).length : 0;
   }
 
-  async search(query: IndexQuery): Promise<IndexPage> {
-    if (this.pruning) return this.searchPruned(query);
+  /**
+   * The page `query` asks for. `options.pruning` overrides the index's `pruning` for this call
+   * (benchmarks time both paths over one index).
+   */
+  async search(query: IndexQuery, options: { readonly pruning?: boolean } = {}): Promise<IndexPage> {
+    if (options.pruning ?? this.pruning) return this.searchPruned(query);
     const { highlight, hits } = this.match(query);
     const page = topHits(hits, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
