@@ -110,21 +110,26 @@ export class ScoringMiniSearch<T = unknown> extends MiniSearch<T> {
    * both ways counts as a prefix match); the term itself is left out.
    */
   expansions(term: string, lookup: ExpansionLookup): Expansion[] {
-    const out = new Map<string, number>();
+    const out = new Map<string, Expansion>();
+    const df = (data: Map<number, Map<number, number>>): number => {
+      let most = 0;
+      for (const postings of data.values()) most = Math.max(most, postings.size);
+      return most;
+    };
     if (lookup.prefix) {
       let seen = 0;
-      for (const t of this._index.atPrefix(term).keys()) {
+      for (const [t, data] of this._index.atPrefix(term)) {
         if (++seen > lookup.scanLimit) break;
         const distance = t.length - term.length;
-        if (distance > 0) out.set(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance));
+        if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df: df(data) });
       }
     }
     if (lookup.fuzzy > 0) {
-      for (const [t, [, distance]] of this._index.fuzzyGet(term, lookup.fuzzy)) {
-        if (distance > 0 && !out.has(t)) out.set(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
+      for (const [t, [data, distance]] of this._index.fuzzyGet(term, lookup.fuzzy)) {
+        if (distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df: df(data) });
       }
     }
-    return [...out].map(([t, weight]) => ({ term: t, weight }));
+    return [...out.values()];
   }
 
   /** The term's postings as sorted arrays, from the cache or built from MiniSearch's maps. */
