@@ -202,6 +202,20 @@ export class MiniSearchIndex implements SearchIndex {
     });
   }
 
+  /**
+   * Removes items by id (unknown ids are ignored), without a rebuild: MiniSearch marks their
+   * postings discarded and its auto-vacuum reclaims them in the background.
+   */
+  remove(ids: readonly string[]): Promise<void> {
+    return this.serial(async () => {
+      for (const id of ids) {
+        if (!this.mini.has(id)) continue;
+        this.mini.discard(id);
+        this.docs.delete(id);
+      }
+    });
+  }
+
   /** Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in. */
   replaceAll(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
