@@ -35,13 +35,15 @@ const ROOT = join(__dirname, '..', '..');
 export const TERRIER_BM25_MAP = 0.2992;
 const BATCH = 1000;
 
-interface Child {
+/** The service running in a child process. */
+export interface Child {
   readonly port: number;
   readonly readyMs: number;
   stop(): Promise<void>;
 }
 
-function startServer(env: Record<string, string>): Promise<Child> {
+/** Starts the service (`server-main.ts`) in a child process with `env`; resolves once it listens with its content indexed. */
+export function startServer(env: Record<string, string>): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'server-main.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
@@ -70,7 +72,8 @@ function startServer(env: Record<string, string>): Promise<Child> {
   });
 }
 
-async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
+/** POSTs `body` as JSON. */
+export async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
 }
@@ -90,7 +93,8 @@ async function indexQuality(v: Vaswani, opts: MiniSearchIndexOptions): Promise<{
   return { ndcg10: score(v, runs, 10).ndcg, map100: score(v, runs, 100).map, recall100: score(v, runs, 100).recall, map1000: score(v, runs, 1000).map };
 }
 
-interface Speed {
+/** What autocannon reports of one load. */
+export interface Speed {
   readonly p50: number;
   readonly p99: number;
   readonly rps: number;
@@ -98,7 +102,8 @@ interface Speed {
   readonly errors: number;
 }
 
-async function load(port: number, paths: readonly string[], seconds: number): Promise<Speed> {
+/** Eight connections for `seconds` against `paths` in turn. */
+export async function load(port: number, paths: readonly string[], seconds: number): Promise<Speed> {
   let i = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
