@@ -14,7 +14,9 @@
  *
  * Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS (comma-separated), BENCH_KINDS
  * (comma-separated subset), BENCH_PIN=0 (no pinning), BENCH_CPU_PROF=<dir> (contestants run with
- * `node --cpu-prof` and write their profiles there on exit).
+ * `node --cpu-prof` and write their profiles there on exit), BENCH_BASE=<dir> (an A/B: a copy of
+ * another commit's tree, e.g. `git archive <commit> | tar -x -C <dir>` with node_modules linked,
+ * whose BENCH_BASE_KINDS contestants, `service` by default, run beside this tree's as `<kind>@base`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -60,22 +62,27 @@ const LABELS: Record<ServerKind, string> = {
 };
 const LIBRARIES: readonly ServerKind[] = ['express-rate-limit', 'rate-limiter-flexible'];
 
-/** A contestant running in its own process. */
+const BASE = process.env.BENCH_BASE ? resolve(process.env.BENCH_BASE) : undefined;
+const BASE_KINDS = (process.env.BENCH_BASE_KINDS ?? 'service').split(',') as ServerKind[];
+
+/** A contestant running in its own process; `name` is its kind, or `<kind>@base` for the A/B's baseline. */
 interface Contestant {
   readonly kind: ServerKind;
+  readonly name: string;
   readonly url: string;
   readonly child: ChildProcess;
 }
 
-function tsNodeArgs(file: string, extra: string[] = []): string[] {
-  return [...extra, '-r', 'ts-node/register/transpile-only', join(__dirname, file)];
+function tsNodeArgs(file: string, extra: string[] = [], root = ROOT): string[] {
+  return [...extra, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'ratelimit', file)];
 }
 
-async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning): Promise<Contestant> {
-  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${kind}.${Date.now()}.cpuprofile`] : [];
-  const [cmd, args] = pin.server(process.execPath, [...tsNodeArgs('server-main.ts', prof), kind, redisUrl]);
+async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning, root = ROOT): Promise<Contestant> {
+  const name = root === ROOT ? kind : `${kind}@base`;
+  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
+  const [cmd, args] = pin.server(process.execPath, [...tsNodeArgs('server-main.ts', prof, root), kind, redisUrl]);
   const child = spawn(cmd, args, {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -90,7 +97,7 @@ async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning)
     });
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}: ${err}`)));
   });
-  return { kind, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
+  return { kind, name, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
 }
 
 async function stopContestant(c: Contestant): Promise<void> {
@@ -124,11 +131,11 @@ function log(msg: string): void {
 /** One timed run: the load's figures and the CPU time per request of the contestant and of redis-server, µs. */
 type Run = LoadResult & { readonly nodeUs: number; readonly redisUs: number };
 /** Per-round results of each contestant at one concurrency. */
-type Rounds = Map<ServerKind, Run[]>;
+type Rounds = Map<string, Run[]>;
 
 /** `rounds` interleaved rounds over `contestants`, the order rotated each round. */
 async function measure(contestants: readonly Contestant[], redisPid: number, connections: number, rounds: number, seconds: number): Promise<Rounds> {
-  const runs: Rounds = new Map(contestants.map((c) => [c.kind, []]));
+  const runs: Rounds = new Map(contestants.map((c) => [c.name, []]));
   for (let round = 0; round < rounds; round++) {
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length]);
     for (const c of order) {
@@ -137,14 +144,14 @@ async function measure(contestants: readonly Contestant[], redisPid: number, con
       const r = await load(c.url, { connections, seconds });
       const node1 = cpuMicros(c.child.pid);
       const redis1 = cpuMicros(redisPid);
-      if (r.bad) throw new Error(`${c.kind}: ${r.bad} non-2xx/errors/timeouts: a limit was reached or a server failed`);
+      if (r.bad) throw new Error(`${c.name}: ${r.bad} non-2xx/errors/timeouts: a limit was reached or a server failed`);
       if (node0 === undefined || node1 === undefined || redis0 === undefined || redis1 === undefined) {
         throw new Error('CPU time needs /proc (Linux)');
       }
       const run: Run = { ...r, nodeUs: (node1 - node0) / r.total, redisUs: (redis1 - redis0) / r.total };
-      runs.get(c.kind)!.push(run);
+      runs.get(c.name)!.push(run);
       log(
-        `${connections} conn, round ${round + 1}/${rounds} ${c.kind}: ${fmt(r.rps)} req/s, p99 ${r.p99} ms, ` +
+        `${connections} conn, round ${round + 1}/${rounds} ${c.name}: ${fmt(r.rps)} req/s, p99 ${r.p99} ms, ` +
           `${(run.nodeUs + run.redisUs).toFixed(0)} µs CPU/request (${run.nodeUs.toFixed(0)} + ${run.redisUs.toFixed(0)})`,
       );
     }
@@ -153,7 +160,7 @@ async function measure(contestants: readonly Contestant[], redisPid: number, con
 }
 
 /** Median over rounds of `f(a) / f(b)` in the same round (the drift of a shared machine cancels). */
-function ratio(runs: Rounds, a: ServerKind, b: ServerKind, f: (r: Run) => number): number {
+function ratio(runs: Rounds, a: string, b: string, f: (r: Run) => number): number {
   const ra = runs.get(a)!;
   const rb = runs.get(b)!;
   return median(ra.map((r, i) => f(r) / f(rb[i])));
@@ -163,13 +170,14 @@ const nodeOf = (r: Run) => r.nodeUs;
 const rpsOf = (r: Run) => r.rps;
 
 /** The figures of one concurrency pass, as markdown. */
-function passTable(connections: number, runs: Rounds, kinds: readonly ServerKind[]): string[] {
-  const has = (k: ServerKind) => runs.has(k);
-  const med = (k: ServerKind, f: (r: Run) => number) => median(runs.get(k)!.map(f));
-  const rows = kinds.filter(has).map((k) => {
+function passTable(connections: number, runs: Rounds, names: readonly string[]): string[] {
+  const has = (k: string) => runs.has(k);
+  const med = (k: string, f: (r: Run) => number) => median(runs.get(k)!.map(f));
+  const label = (k: string) => (k.endsWith('@base') ? `${LABELS[k.slice(0, -5) as ServerKind]} — **A/B baseline**` : LABELS[k as ServerKind]);
+  const rows = names.filter(has).map((k) => {
     const vsBare = has('bare') ? `${ratio(runs, k, 'bare', cpuOf).toFixed(2)} | ${ratio(runs, k, 'bare', rpsOf).toFixed(2)}` : '– | –';
     return (
-      `| ${LABELS[k]} | **${fmt(med(k, cpuOf))}** (${fmt(med(k, nodeOf))} + ${fmt(med(k, (r) => r.redisUs))}) | ${vsBare} | ` +
+      `| ${label(k)} | **${fmt(med(k, cpuOf))}** (${fmt(med(k, nodeOf))} + ${fmt(med(k, (r) => r.redisUs))}) | ${vsBare} | ` +
       `${fmt(med(k, rpsOf))} | ${med(k, (r) => r.p99)} |`
     );
   });
@@ -187,7 +195,7 @@ function floorRows(passes: ReadonlyMap<number, Rounds>, oursTrips: number | unde
   const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
   const rows: string[] = [];
   const at = (c: number) => passes.get(c);
-  const both = (r: Rounds | undefined, ...k: ServerKind[]): r is Rounds => r !== undefined && k.every((x) => r.has(x));
+  const both = (r: Rounds | undefined, ...k: string[]): r is Rounds => r !== undefined && k.every((x) => r.has(x));
   const one = at(1);
   if (both(one, 'service', 'floor')) {
     const x = ratio(one, 'service', 'floor', cpuOf);
@@ -217,7 +225,7 @@ function floorRows(passes: ReadonlyMap<number, Rounds>, oursTrips: number | unde
       memoryOk &&= x <= 1;
     }
     const libs = LIBRARIES.filter((k) => r.has(k));
-    if (r.has('service') && libs.length) {
+    if (r.has('service') && libs.length > 0) {
       const ours = median(r.get('service')!.map((x) => x.p99));
       const best = Math.min(...libs.map((k) => median(r.get(k)!.map((x) => x.p99))));
       p99.push(`${c}: ${ours} vs ${best}`);
@@ -242,11 +250,14 @@ export async function run(): Promise<string> {
   try {
     log(`redis-server on ${redis.port}; ${pin.description}; starting ${KINDS.length} contestants`);
     contestants.push(...(await Promise.all(KINDS.map((k) => startContestant(k, redis.url, pin)))));
+    if (BASE) contestants.push(...(await Promise.all(BASE_KINDS.map((k) => startContestant(k, redis.url, pin, BASE)))));
+    const names = contestants.map((c) => c.name);
     for (const c of contestants) await load(c.url, { connections: 10, seconds: 1.5 });
     const trips = new Map<ServerKind, CommandCount>();
     const tripsAtOnce = new Map<ServerKind, CommandCount>();
     if (process.env.BENCH_TRIPS !== '0') {
       for (const c of contestants) {
+        if (c.name !== c.kind) continue;
         trips.set(c.kind, await countCommands(redis.url, c.url, 1, COUNTED));
         tripsAtOnce.set(c.kind, await countCommands(redis.url, c.url, CONCURRENT_LOOPS, CONCURRENT_EACH));
       }
@@ -273,7 +284,7 @@ export async function run(): Promise<string> {
         `a round. The machine is shared with other engineers' work, which moves req/s and p99 by ±20 % or more between runs and ` +
         `barely moves CPU per request.`,
       '',
-      ...[...passes].flatMap(([c, r]) => [...passTable(c, r, KINDS), '']),
+      ...[...passes].flatMap(([c, r]) => [...passTable(c, r, names), '']),
       ...floorRows(passes, trips.get('service')?.perRequest),
       '',
       ...(tripRows.length
