@@ -85,6 +85,11 @@ export class FailoverStore implements DecisionStore {
     return this.redis !== undefined && this.connection.available && !this.tripped ? 'kvstore' : 'memory';
   }
 
+  /** The memory store's decision while it is the backend (no I/O, no promise); undefined while the kvstore is. */
+  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision | undefined {
+    return this.backend() === 'memory' ? this.memory.decideNow(plan, keys) : undefined;
+  }
+
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     if (this.backend() === 'memory') return this.memory.decide(plan, keys);
     return this.redis!.decide(plan, keys, this.recover);
