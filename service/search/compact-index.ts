@@ -116,6 +116,9 @@ export class CompactIndex {
   private termStamp = new Int32Array(0);
   private count = new Uint16Array(0);
   private stamp = 0;
+  private slot = new Int32Array(0);
+  private slotStamp = new Int32Array(0);
+  private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
   private postingCache = new Map<string, TermPostings>();
   private postingCacheKey = '';
@@ -183,6 +186,8 @@ export class CompactIndex {
       this.termIds.set(term, t);
       this.tree.set(term, t);
       for (let f = 0; f < this.nf; f++) this.df[f] = grow(this.df[f], t + 1);
+      this.slot = grow(this.slot, t + 1);
+      this.slotStamp = grow(this.slotStamp, t + 1);
     }
     return t;
   }
@@ -201,23 +206,33 @@ export class CompactIndex {
       // MiniSearch's running average (`addFieldLength`), so scores match it bit for bit.
       this.avg[f] = (this.avg[f] * this.live + tokens.length) / (this.live + 1);
       this.lengths[d * nf + f] = tokens.length;
-      const tf = new Map<number, number>();
+      // Distinct terms in order of first occurrence, counted in place: `fwdTerm` from `first` on,
+      // with `slot` (stamped per field of a document) pointing a term id at its entry.
+      const first = end;
+      const stamp = this.nextSlotStamp();
       for (const term of tokens) {
         const t = this.termId(term);
-        tf.set(t, (tf.get(t) ?? 0) + 1);
-      }
-      this.fwdTerm = grow(this.fwdTerm, end + tf.size);
-      this.fwdTf = grow(this.fwdTf, end + tf.size);
-      const df = this.df[f];
-      for (const [t, n] of tf) {
+        if (this.slotStamp[t] === stamp) {
+          // Saturates at MAX_TF (a Uint16Array would wrap).
+          if (this.fwdTf[this.slot[t]] < MAX_TF) this.fwdTf[this.slot[t]] += 1;
+          continue;
+        }
+        this.slotStamp[t] = stamp;
+        this.slot[t] = end;
+        this.fwdTerm = grow(this.fwdTerm, end + 1);
+        this.fwdTf = grow(this.fwdTf, end + 1);
         this.fwdTerm[end] = t;
-        this.fwdTf[end] = Math.min(n, MAX_TF);
+        this.fwdTf[end] = 1;
         end += 1;
+      }
+      const df = this.df[f];
+      for (let i = first; i < end; i++) {
+        const t = this.fwdTerm[i];
         df[t] += 1;
         if (!index) continue;
         const list = this.tail[f].get(t);
-        if (list) list.push(d, Math.min(n, MAX_TF));
-        else this.tail[f].set(t, [d, Math.min(n, MAX_TF)]);
+        if (list) list.push(d, this.fwdTf[i]);
+        else this.tail[f].set(t, [d, this.fwdTf[i]]);
       }
       this.fwdStart[d * nf + f + 1] = end;
     }
@@ -402,6 +417,14 @@ export class CompactIndex {
   private idf(f: number, t: number): number {
     const df = this.df[f][t];
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+  }
+
+  private nextSlotStamp(): number {
+    if (++this.slotStampN === 0x7fffffff) {
+      this.slotStamp.fill(0);
+      this.slotStampN = 1;
+    }
+    return this.slotStampN;
   }
 
   private ensureScratch(): void {

@@ -181,6 +181,18 @@ describe('CompactIndex segments', () => {
   });
 });
 
+describe('CompactIndex forward index', () => {
+  it('keeps terms in order of first occurrence with their counts, saturating tf at 65535, and exact lengths', () => {
+    const c = new CompactIndex(['text']);
+    c.add('x', [['b', 'a', 'b', ...Array.from({ length: 70_000 }, () => 'c')]]);
+    const d = c.shortId('x')!;
+    expect([...c.fieldTerms(d, 'text')]).toEqual([['b', 2], ['a', 1], ['c', 65_535]]);
+    expect(c.fieldLength(d, 'text')).toBe(70_003);
+    expect(c.hasTerm(d, 'text', 'a')).toBe(true);
+    expect(c.hasTerm(d, 'text', 'z')).toBe(false);
+  });
+});
+
 describe('CompactIndex.expansions', () => {
   const vocab: Doc[] = [
     { id: 'p', title: 'lasers', text: 'lasing laserlike lasers' },
