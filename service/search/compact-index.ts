@@ -81,7 +81,9 @@ interface BaseSegment {
  * Postings live in two segments: a base in CSR form (per field and term, a run of document ids
  * with their tfs) and a small appended one (per field, a map of term to [doc, tf, …]) that new
  * documents go to; deletes are tombstones. When the appended segment or the tombstones grow,
- * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes.
+ * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes,
+ * synchronously in the write that triggers it (0.3–0.4 s at 200,000 documents, about once per
+ * 25,000 writes at that size).
  * The vocabulary is a radix tree (MiniSearch's `SearchableMap`) for prefix and fuzzy look-ups
  * without a scan.
  *
