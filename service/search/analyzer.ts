@@ -40,12 +40,14 @@ export class Analyzer {
 
   /** The index term of one folded word, or null for stopwords and noise. */
   term(token: string): string | null {
-    if (token.length < 2 && !/^\d$/.test(token)) return null;
-    if (token.length > MAX_TOKEN || ENGLISH_STOPWORDS.has(token)) return null;
+    // One look-up per token in the common case: dropped tokens are cached too, as ''.
     let s = this.stems.get(token);
     if (s === undefined) {
-      const bare = token.replace(/['’]s$/, '').replace(/['’]/g, '');
-      s = /^\d+$/.test(bare) ? bare : stem(bare);
+      if ((token.length < 2 && !/^\d$/.test(token)) || token.length > MAX_TOKEN || ENGLISH_STOPWORDS.has(token)) s = '';
+      else {
+        const bare = token.replace(/['’]s$/, '').replace(/['’]/g, '');
+        s = /^\d+$/.test(bare) ? bare : stem(bare);
+      }
       if (this.stems.size >= STEM_CACHE_LIMIT) this.stems.clear();
       this.stems.set(token, s);
     }

@@ -8,7 +8,7 @@ import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-inde
 import { buildSnippet, leadSnippet } from './snippet';
 import { TimeSlicer } from './yield-to-loop';
 import { maxScoreTopK } from './max-score';
-import { ScoringMiniSearch, type WeightedTerm } from './term-scorer';
+import { CompactIndex, type WeightedTerm } from './compact-index';
 import { byRank, topHits } from './top-hits';
 
 /**
@@ -79,11 +79,15 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
 
 interface DocMeta {
   readonly type: ItemType;
-  readonly tags: ReadonlySet<string>;
+  /** Lower-cased. */
+  readonly tags: readonly string[];
   readonly body: string;
   readonly summary: string;
-  readonly vector: TermVector;
 }
+
+// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
+const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
+const NO_TAGS: readonly string[] = [];
 
 interface Ranked {
   readonly id: string;
@@ -109,29 +113,21 @@ export interface QueryPlan {
 /** Keeps an id or not (type and tag filters). */
 type Keep = (id: string) => boolean;
 
-/** Document fields as MiniSearch indexes them. */
-interface IndexDoc {
-  readonly id: string;
-  readonly title: string;
-  readonly tags: string;
-  /** Analyzed terms of title, summary, tags and body, space-separated. */
-  readonly text: string;
-}
 
 /**
- * The embedded index: MiniSearch (an inverted index with BM25 scoring per field) over title,
- * summary, tags and the plain text of the body, with Porter2 stemming and English stopwords
- * (`Analyzer`), field boosts, prefix and fuzzy matching for short queries, RM3 query
- * expansion, and highlighted snippets. Every query is scored from MiniSearch's postings into
- * flat arrays (`ScoringMiniSearch`), with its work bounded by `QUERY_LIMITS` (see `plan`), and
- * only the requested page is sorted and given snippets. Holds everything in memory: fine to a few hundred thousand items
- * on one node.
+ * The embedded index over title, summary, tags and the plain text of the body, with Porter2
+ * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
+ * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
+ * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 and its radix
+ * tree for prefix and fuzzy look-ups, hence the name), every query is scored by MaxScore over
+ * them with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
+ * given snippets. Holds everything in memory: fine to a few hundred thousand items on one node.
  */
 export class MiniSearchIndex implements SearchIndex {
   readonly engine = 'minisearch';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  private mini: ScoringMiniSearch<IndexDoc>;
+  private mini: CompactIndex;
   private docs = new Map<string, DocMeta>();
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
@@ -149,43 +145,34 @@ export class MiniSearchIndex implements SearchIndex {
     this.mini = this.create();
   }
 
-  private create(): ScoringMiniSearch<IndexDoc> {
-    return new ScoringMiniSearch<IndexDoc>({
-      idField: 'id',
-      fields: ['title', 'tags', 'text'],
-      // Analysis happens in `tokenize`, and each occurrence is made distinct (`term\0n`) until
-      // `processTerm` strips the mark: MiniSearch takes a field's length to be its number of
-      // distinct tokens, while BM25 wants the number of (non-stopword) terms. The `text` field
-      // arrives analyzed already (`document` analyzes it for the term vector): analysing it
-      // twice was a third of the build.
-      tokenize: (text, field) => (field === 'text' ? (text ? text.split(' ') : []) : this.analyzer.analyze(text)).map((t, i) => `${t}\u0000${i}`),
-      processTerm: (term) => term.slice(0, term.indexOf('\u0000')),
-      autoVacuum: { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 1000, batchWait: 10 },
-    });
+  private create(): CompactIndex {
+    return new CompactIndex(FIELDS);
   }
 
-  /** The fields MiniSearch indexes of `item`; its metadata goes into `docs`. */
-  private document(item: Item, docs: Map<string, DocMeta>): IndexDoc {
+  /**
+   * The analyzed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
+   * each text is analyzed once); its metadata goes into `docs`.
+   */
+  private document(item: Item, docs: Map<string, DocMeta>): string[][] {
     const body = plainText(item.body);
     const summary = item.summary ?? '';
-    const tags = item.tags.join(' ');
-    const tf = new Map<string, number>();
-    const terms: string[] = [];
-    for (const text of [item.title, summary, tags, body]) {
-      for (const term of this.analyzer.analyze(text)) {
-        tf.set(term, (tf.get(term) ?? 0) + 1);
-        terms.push(term);
-      }
-    }
-    const length = terms.length;
-    docs.set(item.id, {
-      type: item.type,
-      tags: new Set(item.tags.map((t) => t.toLowerCase())),
-      body,
-      summary,
-      vector: { tf, length },
-    });
-    return { id: item.id, title: item.title, tags, text: terms.join(' ') };
+    const title = this.analyzer.analyze(item.title);
+    const tags = this.analyzer.analyze(item.tags.join(' '));
+    const text = [...title, ...this.analyzer.analyze(summary), ...tags, ...this.analyzer.analyze(body)];
+    docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, summary });
+    return [title, tags, text];
+  }
+
+  /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
+  private vector(id: string): TermVector {
+    const doc = this.mini.shortId(id)!;
+    return { tf: this.mini.fieldTerms(doc, 'text'), length: this.mini.fieldLength(doc, 'text') };
+  }
+
+  /** Whether an indexed item holds `term` (any field: `text` holds them all). */
+  private holds(id: string, term: string): boolean {
+    const doc = this.mini.shortId(id);
+    return doc !== undefined && this.mini.hasTerm(doc, 'text', term);
   }
 
   private serial(write: () => Promise<void>): Promise<void> {
@@ -200,27 +187,28 @@ export class MiniSearchIndex implements SearchIndex {
       const slicer = new TimeSlicer(this.indexSliceMs);
       for (const item of items) {
         await slicer.maybeYield();
-        if (this.mini.has(item.id)) this.mini.discard(item.id);
-        this.mini.add(this.document(item, this.docs));
+        this.mini.discard(item.id);
+        this.mini.add(item.id, this.document(item, this.docs));
       }
     });
   }
 
   /**
-   * Removes items by id (unknown ids are ignored), without a rebuild: MiniSearch marks their
-   * postings discarded and its auto-vacuum reclaims them in the background.
+   * Removes items by id (unknown ids are ignored), without a rebuild: their postings become
+   * tombstones, dropped at the index's next segment merge.
    */
   remove(ids: readonly string[]): Promise<void> {
     return this.serial(async () => {
       for (const id of ids) {
-        if (!this.mini.has(id)) continue;
-        this.mini.discard(id);
-        this.docs.delete(id);
+        if (this.mini.discard(id)) this.docs.delete(id);
       }
     });
   }
 
-  /** Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in. */
+  /**
+   * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
+   * items are analyzed into the forward index, then the postings are filled in one pass.
+   */
   replaceAll(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
@@ -228,8 +216,9 @@ export class MiniSearchIndex implements SearchIndex {
       const mini = this.create();
       for (const item of items) {
         await slicer.maybeYield();
-        mini.add(this.document(item, docs));
+        mini.load(item.id, this.document(item, docs));
       }
+      mini.seal();
       this.docs = docs;
       this.mini = mini;
     });
@@ -282,7 +271,7 @@ export class MiniSearchIndex implements SearchIndex {
   /**
    * Every matching id with its score, in no particular order, and the index terms to highlight.
    * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
-   * terms, then expand with RM3. Both through `ScoringMiniSearch.scoreTerms`.
+   * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
    */
   private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Ranked[] } {
     const plan = this.plan(query.text);
@@ -297,7 +286,7 @@ export class MiniSearchIndex implements SearchIndex {
     let hits = this.runExact(plan.scored, keep);
     const x = r.expansion;
     if (x.enabled && hits.length > 0 && this.mini.documentCount >= x.minDocs) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
     return { terms, highlight, hits };
@@ -308,7 +297,7 @@ export class MiniSearchIndex implements SearchIndex {
     const t = tag?.toLowerCase();
     return (id) => {
       const d = this.docs.get(id);
-      return !!d && (!type || d.type === type) && (!t || d.tags.has(t));
+      return !!d && (!type || d.type === type) && (!t || d.tags.includes(t));
     };
   }
 
@@ -331,8 +320,7 @@ export class MiniSearchIndex implements SearchIndex {
 
   /** Query terms of which a document holds the term or one of its expansions. */
   private groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
-    const tf = this.docs.get(id)?.vector.tf;
-    return tf ? groups.filter((g) => g.some((t) => tf.has(t))).length : 0;
+    return groups.filter((g) => g.some((t) => this.holds(id, t))).length;
   }
 
   /**
@@ -368,7 +356,7 @@ export class MiniSearchIndex implements SearchIndex {
       const expand = x.enabled && this.mini.documentCount >= x.minDocs;
       page = this.runPruned(plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
-        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.docs.get(h.id)!.vector }));
+        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         page = this.runPruned([...rm3Weights(plan.terms, feedback, x)], keep, k);
       }
     }
@@ -399,7 +387,7 @@ export class MiniSearchIndex implements SearchIndex {
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
     const doc = this.docs.get(hit.id);
     if (!doc) return '';
-    const matched = new Set([...wanted].filter((t) => doc.vector.tf.has(t)));
+    const matched = new Set([...wanted].filter((t) => this.holds(hit.id, t)));
     const isMatch = (t: string) => matched.has(t);
     return (
       buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??

@@ -1,4 +1,4 @@
-import type { WeightedTerm } from './term-scorer';
+import type { WeightedTerm } from './compact-index';
 
 /**
  * Bounds on the work of one query, whatever its text: the cost of a search grows with the
