@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_KVSTORE } from '../../configs';
+import type { RedisClient } from '../kvstore/client-factory';
 import { isCommandTimeout, type KvstoreConnection } from '../kvstore/connection';
+import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
 
@@ -61,7 +63,7 @@ export class RedisStore implements ContentStore {
   /** Identifies this process's own entries in the stream, which it has applied already. */
   private readonly origin = randomUUID();
   private cursor: string | undefined;
-  private reader: Redis | undefined;
+  private reader: RedisClient | undefined;
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
@@ -69,13 +71,13 @@ export class RedisStore implements ContentStore {
   private readonly unconfirmed = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: RedisStoreOptions) {
-    const prefix = opts.prefix ?? DEFAULT_KVSTORE.keyPrefix;
-    this.itemsKey = `${prefix}:items`;
-    this.streamKey = `${prefix}:changes`;
-    this.epochKey = `${prefix}:epoch`;
+    const keys = contentKeys(opts.prefix ?? DEFAULT_KVSTORE.keyPrefix, opts.connection.mode);
+    this.itemsKey = keys.items;
+    this.streamKey = keys.changes;
+    this.epochKey = keys.epoch;
   }
 
-  private client(): Redis {
+  private client(): RedisClient {
     const conn = this.opts.connection;
     if (!conn.client || !conn.available) {
       const why = conn.state === 'unresponsive' ? 'is not answering in time' : 'is unreachable';
@@ -214,12 +216,15 @@ export class RedisStore implements ContentStore {
     if (this.readerLoop || !main) return;
     // Blocking reads need their own connection, without the short command timeout (a guard
     // timer of BLOCK + grace replaces it).
-    this.reader = main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
+    this.reader =
+      main instanceof Cluster
+        ? main.duplicate(undefined, { redisOptions: { ...main.options.redisOptions, commandTimeout: undefined, blockingTimeout: 60_000 }, lazyConnect: true })
+        : main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
     this.reader.on('error', () => undefined);
     this.readerLoop = this.readLoop(this.reader);
   }
 
-  private async readLoop(reader: Redis): Promise<void> {
+  private async readLoop(reader: RedisClient): Promise<void> {
     const retryMs = this.opts.retryMs ?? 500;
     while (!this.closed) {
       try {
