@@ -223,6 +223,8 @@ export class KvstoreConnection extends EventEmitter {
     }
     try {
       await this.client.connect();
+      // A cluster client resolves `connect` before it emits `ready`.
+      if (this.client.status === 'ready' && this.current === 'connecting') this.transition('connected');
     } catch {
       this.transition('disconnected');
     }
