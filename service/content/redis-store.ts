@@ -20,6 +20,11 @@ export interface RedisStoreOptions {
   readonly blockMs?: number;
   /** Pause after a failed read before trying again, milliseconds. @default 500 */
   readonly retryMs?: number;
+  /**
+   * Sentinel mode: how long a write waits for a replica to confirm it (WAIT 1 <ms>); keep it below
+   * the command timeout. @default 200
+   */
+  readonly replicaWaitMs?: number;
 }
 
 const SCAN_COUNT = 500;
@@ -158,6 +163,26 @@ export class RedisStore implements ContentStore {
     }
     const failed = res?.find(([err]) => err);
     if (!res || failed) throw this.unknownOutcome(token, idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    if (this.opts.connection.mode === 'sentinel') await this.waitForReplica(c, token, idList);
+  }
+
+  /**
+   * Sentinel mode: a write is acknowledged only once a replica holds it (WAIT 1), so a failover,
+   * which promotes a replica, cannot lose it. A write the master took but no replica confirmed in
+   * time is answered like any unconfirmed write (503, "may or may not have been stored; retrying
+   * is safe"): while no replica is up, content cannot be written, by design.
+   */
+  private async waitForReplica(c: RedisClient, token: string, ids: readonly string[]): Promise<void> {
+    // Below the command timeout, so WAIT answers (with a count) before the client gives up on it.
+    const waitMs = this.opts.replicaWaitMs ?? 200;
+    let copies: number;
+    try {
+      copies = Number(await c.call('WAIT', 1, waitMs));
+    } catch (e) {
+      this.opts.connection.commandFailed(e);
+      throw this.unknownOutcome(token, ids, `WAIT for a replica failed: ${(e as Error).message}`);
+    }
+    if (copies < 1) throw this.unknownOutcome(token, ids, `no replica confirmed the write within ${waitMs} ms`);
   }
 
   /** Remembers an unconfirmed write (see the class comment) and the error that says so. */

@@ -150,6 +150,29 @@ export class RedisSentinelSetup {
     );
   }
 
+  /**
+   * Starts a killed data node again on its port (as a pod would be restarted); the sentinels turn
+   * it into a replica of the current master. Resolves once it says `role:slave` and is in sync.
+   */
+  async restartAsReplica(node: SentinelSetupNode, timeoutMs = 30_000): Promise<void> {
+    node.process.start();
+    await waitForPort(node.port);
+    await waitFor(
+      `127.0.0.1:${node.port} to rejoin as a replica`,
+      async () => {
+        const c = this.dataClient(node.port);
+        try {
+          await c.connect();
+          const info = await c.info('replication');
+          return /role:slave/.test(info) && /master_link_status:up/.test(info);
+        } finally {
+          c.disconnect();
+        }
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+  }
+
   /** A plain client of one data node. */
   dataClient(port: number): Redis {
     return new Redis(port, '127.0.0.1', { password: this.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
