@@ -26,7 +26,7 @@ describe('make validate (scripts/validate-dist.ts)', () => {
       timeout: 120000,
     });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('ok   promtool test rules (42 tests)');
+    expect(r.stdout).toContain('ok   promtool test rules (46 tests)');
     expect(r.stdout).toContain('ok   amtool config routes test (37 cases)');
     expect(r.stdout).toContain('all 9 checks passed');
     expect(r.status).toBe(0);
