@@ -1,6 +1,6 @@
 import type { Cluster } from 'ioredis';
 import { DecisionBatch, parseBatchReply } from './decision-batch';
-import { decideScript, isNoScriptError, type LuaScript } from './lua/script';
+import { decideScript, isNoScriptError, probeScript, type LuaScript } from './lua/script';
 import { refundScript } from './lua/refund-script';
 import { KEY_PREFIX, type TierPlan } from './tiers';
 import type { Decision, DecisionStore } from './types';
@@ -100,8 +100,8 @@ export class ClusterStore implements DecisionStore {
 
   /** One round trip to the global key's node (script cache, `TIME`), writing nothing. */
   async probe(): Promise<void> {
-    const probe = decideScript([]);
-    parseBatchReply(await this.run(probe, ['', 1, CLUSTER_GLOBAL_KEY, '']), 0, 0);
+    // The zero-tier script with the global key: routed to that key's master, it writes nothing.
+    parseBatchReply(await this.run(probeScript, ['', 1, CLUSTER_GLOBAL_KEY, '']), 0, 0);
   }
 
   private split(plan: TierPlan): SplitPlan {
