@@ -43,7 +43,7 @@ e2e: install system-deps
 	npx jest --ci test/e2e
 
 bench: build system-deps
-	npx ts-node -T bench/run.ts
+	node --expose-gc -r ts-node/register/transpile-only bench/run.ts
 
 validate: synth system-deps
 	npx ts-node -T scripts/validate-dist.ts dist

@@ -1,14 +1,16 @@
-import { k8s } from 'cdk8s-plus-27';
+import { Duration } from 'cdk8s';
+import { ConfigMap, Deployment, Protocol, Secret, Volume, type Service } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import type { AlertmanagerConfig } from './generators/alertmanager-config';
 import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { toYaml } from './generators/yaml';
-import { imagePullPolicy, pullSecrets } from './images';
+import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { resourceRequirements, type ComputeResources } from './resources';
-import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
-import { httpProbe } from './probes';
+import { httpProbe, probesOnNamedPort } from './probes';
+import { containerResources, type ComputeResources } from './resources';
+import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
+import { exactService, selectExactly } from './selectors';
 
 /** What `Alertmanager` deploys. */
 export interface AlertmanagerProps {
@@ -31,8 +33,12 @@ export interface AlertmanagerProps {
  * Deployment and Service `alertmanager:9093`. Silences live in an emptyDir.
  */
 export class Alertmanager extends Construct {
-  readonly deployment: k8s.KubeDeployment;
-  readonly service: k8s.KubeService;
+  /** The Alertmanager Deployment (one replica). */
+  readonly deployment: Deployment;
+  /** Service `alertmanager:9093`. */
+  readonly service: Service;
+  /** `alertmanager.yml`. */
+  readonly configMap: ConfigMap;
 
   constructor(scope: Construct, id: string, props: AlertmanagerProps) {
     super(scope, id);
@@ -44,62 +50,44 @@ export class Alertmanager extends Construct {
     const configText = toYaml(props.config);
     const cfg = CONFIG_DOCUMENTS.alertmanagerConfig;
 
-    new k8s.KubeConfigMap(this, 'config', { metadata: { name: names.alertmanagerConfig, labels }, data: { [cfg.key]: configText } });
+    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.alertmanagerConfig, labels }, data: { [cfg.key]: configText } });
 
-    this.deployment = new k8s.KubeDeployment(this, 'deployment', {
+    this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText) } },
-          spec: {
-            automountServiceAccountToken: false,
-            ...pullSecrets(props.imagePullSecrets),
-            securityContext: restrictedPodSecurity(runAs),
-            containers: [
-              {
-                name,
-                image: props.image,
-                imagePullPolicy: imagePullPolicy(props.image),
-                args: [
-                  `--config.file=${ALERTMANAGER_PATHS.configDir}/${cfg.key}`,
-                  `--storage.path=${ALERTMANAGER_PATHS.data}`,
-                  `--web.listen-address=:${PORTS.alertmanager}`,
-                  // One replica: no peers to gossip with.
-                  '--cluster.listen-address=',
-                ],
-                ports: [{ name: 'web', containerPort: PORTS.alertmanager, protocol: 'TCP' }],
-                readinessProbe: httpProbe('web', '/-/ready', { periodSeconds: 5 }),
-                livenessProbe: httpProbe('web', '/-/healthy', { periodSeconds: 15 }),
-                resources: resourceRequirements(
-                  props.resources ?? { requests: { cpu: '20m', memory: '64Mi' }, limits: { cpu: '200m', memory: '256Mi' } },
-                ),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'config', mountPath: ALERTMANAGER_PATHS.configDir, readOnly: true },
-                  { name: 'secrets', mountPath: SECRETS.alertmanager.mountPath, readOnly: true },
-                  { name: 'data', mountPath: ALERTMANAGER_PATHS.data },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'config', configMap: { name: names.alertmanagerConfig } },
-              // Optional: Alertmanager starts without it; a destination whose file is missing fails at send time.
-              { name: 'secrets', secret: { secretName: names.alertmanagerSecret, optional: true, defaultMode: 0o440 } },
-              { name: 'data', emptyDir: {} },
-            ],
-          },
-        },
-      },
+      select: false,
+      replicas: 1,
+      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText) } },
+      automountServiceAccountToken: false,
+      securityContext: restrictedPodSecurity(runAs),
     });
+    selectExactly(this.deployment, selector);
+    const container = this.deployment.addContainer({
+      name,
+      image: props.image,
+      imagePullPolicy: imagePullPolicy(props.image),
+      args: [
+        `--config.file=${ALERTMANAGER_PATHS.configDir}/${cfg.key}`,
+        `--storage.path=${ALERTMANAGER_PATHS.data}`,
+        `--web.listen-address=:${PORTS.alertmanager}`,
+        // One replica: no peers to gossip with.
+        '--cluster.listen-address=',
+      ],
+      ports: [{ name: 'web', number: PORTS.alertmanager, protocol: Protocol.TCP }],
+      readiness: httpProbe('/-/ready', { period: Duration.seconds(5) }),
+      liveness: httpProbe('/-/healthy', { period: Duration.seconds(15) }),
+      resources: containerResources(props.resources ?? { requests: { cpu: '20m', memory: '64Mi' }, limits: { cpu: '200m', memory: '256Mi' } }),
+      securityContext: RESTRICTED_CONTAINER,
+    });
+    container.mount(ALERTMANAGER_PATHS.configDir, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    // Optional: Alertmanager starts without it; a destination whose file is missing fails at send time.
+    const secret = Secret.fromSecretName(this, 'secret', names.alertmanagerSecret);
+    const secrets = Volume.fromSecret(this, 'secrets-volume', secret, { name: 'secrets', optional: true, defaultMode: 0o440 });
+    container.mount(SECRETS.alertmanager.mountPath, secrets, { readOnly: true });
+    container.mount(ALERTMANAGER_PATHS.data, Volume.fromEmptyDir(this, 'data-volume', 'data'));
+    probesOnNamedPort(this.deployment, 0, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    addImagePullSecrets(this.deployment, props.imagePullSecrets);
+    runtimeDefaultSeccomp(this.deployment, 1);
 
-    this.service = new k8s.KubeService(this, 'service', {
-      metadata: { name, labels },
-      spec: {
-        selector,
-        ports: [{ name: 'web', port: PORTS.alertmanager, targetPort: k8s.IntOrString.fromString('web'), protocol: 'TCP' }],
-      },
-    });
+    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.alertmanager }] });
   }
 }

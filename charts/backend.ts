@@ -1,14 +1,31 @@
-import { Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import {
+  ConfigMap,
+  Deployment,
+  DeploymentStrategy,
+  Env,
+  EnvValue,
+  HorizontalPodAutoscaler,
+  Metric,
+  MetricTarget,
+  PercentOrAbsolute,
+  Protocol,
+  Replicas,
+  Secret,
+  Volume,
+  k8s,
+  type Service,
+} from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
-import { imagePullPolicy, pullSecrets } from './images';
+import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
-import { resourceRequirements, type ComputeResources } from './resources';
-import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
-import { httpProbe } from './probes';
+import { httpProbe, probesOnNamedPort } from './probes';
+import { containerResources, type ComputeResources } from './resources';
+import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
+import { exactService, selectExactly } from './selectors';
 
 /** Autoscaling of the backend on CPU. */
 export interface BackendAutoscaling {
@@ -61,12 +78,18 @@ export const BACKEND_CONFIG_MAP = 'backend-config';
  * reference), Service `backend:8080`, PodDisruptionBudget and, when enabled, an autoscaler.
  */
 export class Backend extends Construct {
-  readonly deployment: k8s.KubeDeployment;
-  readonly service: k8s.KubeService;
+  /** The service's Deployment; add sidecars with `deployment.addContainer`. */
+  readonly deployment: Deployment;
+  /** Service `backend:8080`. */
+  readonly service: Service;
   /** Headless `backend-pods`, present when more than one pod may run: Prometheus scrapes each pod through it. */
-  readonly podsService?: k8s.KubeService;
-  readonly configMap: k8s.KubeConfigMap;
-  readonly autoscaler?: k8s.KubeHorizontalPodAutoscalerV2;
+  readonly podsService?: Service;
+  /** The service's settings, loaded as environment. */
+  readonly configMap: ConfigMap;
+  /** One pod at a time may be evicted (cdk8s-plus has no PodDisruptionBudget construct). */
+  readonly disruptionBudget: k8s.KubePodDisruptionBudget;
+  /** The autoscaler, when `autoscaling` is set. */
+  readonly autoscaler?: HorizontalPodAutoscaler;
 
   constructor(scope: Construct, id: string, props: BackendProps) {
     super(scope, id);
@@ -92,105 +115,83 @@ export class Backend extends Construct {
       },
     });
 
-    this.configMap = new k8s.KubeConfigMap(this, 'config', {
-      metadata: { name: names.backendConfig, labels },
-      data: environment,
-    });
+    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.backendConfig, labels }, data: environment });
 
-    const probe = (path: string, periodSeconds: number, failureThreshold: number) =>
-      httpProbe('http', path, { periodSeconds, timeoutSeconds: 2, failureThreshold });
-
-    this.deployment = new k8s.KubeDeployment(this, 'deployment', {
+    this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
-      spec: {
-        // With an autoscaler the replica count is its business: `kubectl apply` must not reset it.
-        replicas: props.autoscaling ? undefined : props.replicas,
-        selector: { matchLabels: selector },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) } },
-        template: {
-          metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
-          spec: {
-            automountServiceAccountToken: false,
-            ...pullSecrets(props.imagePullSecrets),
-            securityContext: restrictedPodSecurity(runAs),
-            terminationGracePeriodSeconds: drain.toSeconds() + 10,
-            topologySpreadConstraints: [
-              { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } },
-            ],
-            containers: [
-              {
-                name,
-                image: props.image,
-                imagePullPolicy: imagePullPolicy(props.image),
-                ports: [{ name: 'http', containerPort, protocol: 'TCP' }],
-                envFrom: [{ configMapRef: { name: names.backendConfig } }],
-                env: SECRET_ENV.map(([env, key, optional]) => ({
-                  name: env,
-                  valueFrom: { secretKeyRef: { name: names.appSecret, key, optional } },
-                })),
-                startupProbe: probe('/health/live', 2, 30),
-                livenessProbe: probe('/health/live', 10, 3),
-                readinessProbe: probe('/health/ready', 5, 3),
-                resources: resourceRequirements(
-                  props.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-                ),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'data', mountPath: props.dataDir },
-                  { name: 'tmp', mountPath: '/tmp' },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'data', emptyDir: {} },
-              { name: 'tmp', emptyDir: {} },
-            ],
-          },
-        },
-      },
+      select: false,
+      // With an autoscaler the replica count is its business: `kubectl apply` must not reset it
+      // (cdk8s-plus leaves `replicas` out of a Deployment an autoscaler targets).
+      replicas: props.autoscaling ? undefined : props.replicas,
+      strategy: DeploymentStrategy.rollingUpdate({ maxUnavailable: PercentOrAbsolute.absolute(0), maxSurge: PercentOrAbsolute.absolute(1) }),
+      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
+      automountServiceAccountToken: false,
+      securityContext: restrictedPodSecurity(runAs),
+      terminationGracePeriod: Duration.seconds(drain.toSeconds() + 10),
     });
+    selectExactly(this.deployment, selector);
+    const secret = Secret.fromSecretName(this, 'app-secret', names.appSecret);
+    const probe = (path: string, period: number, failureThreshold: number) =>
+      httpProbe(path, { period: Duration.seconds(period), timeout: Duration.seconds(2), failureThreshold });
+    const container = this.deployment.addContainer({
+      name,
+      image: props.image,
+      imagePullPolicy: imagePullPolicy(props.image),
+      ports: [{ name: 'http', number: containerPort, protocol: Protocol.TCP }],
+      envFrom: [Env.fromConfigMap(this.configMap)],
+      envVariables: Object.fromEntries(
+        SECRET_ENV.map(([env, key, optional]) => [env, EnvValue.fromSecretValue({ secret, key }, { optional })]),
+      ),
+      startup: probe('/health/live', 2, 30),
+      liveness: probe('/health/live', 10, 3),
+      readiness: probe('/health/ready', 5, 3),
+      resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } }),
+      securityContext: RESTRICTED_CONTAINER,
+    });
+    container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));
+    container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
+    probesOnNamedPort(this.deployment, 0, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
+    addImagePullSecrets(this.deployment, props.imagePullSecrets);
+    runtimeDefaultSeccomp(this.deployment, 1);
+    // cdk8s-plus's `spread` writes pod anti-affinity; a skew constraint still schedules when nodes run out.
+    ApiObject.of(this.deployment).addJsonPatch(
+      JsonPatch.add('/spec/template/spec/topologySpreadConstraints', [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } },
+      ]),
+    );
 
-    this.service = new k8s.KubeService(this, 'service', {
-      metadata: { name, labels },
-      spec: {
-        selector,
-        ports: [{ name: 'http', port: PORTS.backend, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
-      },
-    });
+    const ports = [{ name: 'http', port: PORTS.backend }];
+    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports });
 
     // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
     if (props.replicas > 1 || props.autoscaling) {
-      this.podsService = new k8s.KubeService(this, 'pods-service', {
-        metadata: { name: names.backendPods, labels },
-        spec: {
-          clusterIp: 'None',
-          publishNotReadyAddresses: false,
-          selector,
-          ports: [{ name: 'http', port: PORTS.backend, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
-        },
-      });
+      this.podsService = exactService(this, 'pods-service', { metadata: { name: names.backendPods, labels }, selector, ports, clusterIP: 'None' });
+      ApiObject.of(this.podsService).addJsonPatch(JsonPatch.add('/spec/publishNotReadyAddresses', false));
     }
 
     // One pod at a time may be evicted: with 2+ replicas one keeps serving, with 1 drains still work.
-    new k8s.KubePodDisruptionBudget(this, 'pdb', {
+    this.disruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', {
       metadata: { name, labels },
       spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
     });
 
-    if (props.autoscaling) {
-      this.autoscaler = new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
+    // Below its minimum the validation above names the settings; cdk8s-plus would throw its own words first.
+    if (props.autoscaling && props.autoscaling.maxReplicas >= props.replicas) {
+      this.autoscaler = new HorizontalPodAutoscaler(this, 'hpa', {
         metadata: { name, labels },
-        spec: {
-          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
-          minReplicas: props.replicas,
-          maxReplicas: props.autoscaling.maxReplicas,
-          metrics: [
-            {
-              type: 'Resource',
-              resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: props.autoscaling.cpuPercent } },
-            },
+        target: this.deployment,
+        minReplicas: props.replicas,
+        maxReplicas: props.autoscaling.maxReplicas,
+        metrics: [Metric.resourceCpu(MetricTarget.averageUtilization(props.autoscaling.cpuPercent))],
+        // Kubernetes's own defaults, written out: cdk8s-plus's differ (4 pods or 200% a minute up, minReplicas per 5 min down).
+        scaleUp: {
+          stabilizationWindow: Duration.seconds(0),
+          policies: [
+            { replicas: Replicas.absolute(4), duration: Duration.seconds(15) },
+            { replicas: Replicas.percent(100), duration: Duration.seconds(15) },
           ],
         },
+        scaleDown: { stabilizationWindow: Duration.minutes(5), policies: [{ replicas: Replicas.percent(100), duration: Duration.seconds(15) }] },
       });
     }
   }

@@ -1,3 +1,5 @@
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { ImagePullPolicy, type Workload } from 'cdk8s-plus-27';
 import type { Settings } from '../configs';
 import { PLACEHOLDER_BACKEND_IMAGE } from '../configs';
 
@@ -5,15 +7,19 @@ import { PLACEHOLDER_BACKEND_IMAGE } from '../configs';
  * `imagePullPolicy` for an image reference: a digest never changes, so `IfNotPresent`; no tag or
  * `latest` moves, so `Always`; any other tag is taken as a release that is never re-pushed.
  */
-export function imagePullPolicy(image: string): 'Always' | 'IfNotPresent' {
-  if (image.includes('@sha256:')) return 'IfNotPresent';
+export function imagePullPolicy(image: string): ImagePullPolicy {
+  if (image.includes('@sha256:')) return ImagePullPolicy.IF_NOT_PRESENT;
   const last = image.split('/').pop() ?? image;
-  return !last.includes(':') || last.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+  return !last.includes(':') || last.endsWith(':latest') ? ImagePullPolicy.ALWAYS : ImagePullPolicy.IF_NOT_PRESENT;
 }
 
-/** `imagePullSecrets` of a pod spec, or nothing when there are none (keeps the manifests minimal). */
-export function pullSecrets(names: readonly string[] | undefined): { imagePullSecrets?: Array<{ name: string }> } {
-  return names && names.length ? { imagePullSecrets: names.map((name) => ({ name })) } : {};
+/**
+ * `imagePullSecrets` of a workload's pods, none when there are none. cdk8s-plus's
+ * `dockerRegistryAuth` takes one Secret; the stack accepts several (`IMAGE_PULL_SECRETS`).
+ */
+export function addImagePullSecrets(workload: Workload, names: readonly string[] | undefined): void {
+  if (!names || names.length === 0) return;
+  ApiObject.of(workload).addJsonPatch(JsonPatch.add('/spec/template/spec/imagePullSecrets', names.map((name) => ({ name }))));
 }
 
 /** What synth should say out loud about settings that will not work in a cluster. */

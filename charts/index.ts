@@ -11,5 +11,7 @@ export * from './alertmanager';
 export * from './stack-settings';
 export * from './images';
 export * from './ingress';
+export * from './dashboard';
+export * from './operator';
 export * from './stack';
 export * from './manifests';

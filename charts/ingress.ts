@@ -1,10 +1,12 @@
-import { k8s } from 'cdk8s-plus-27';
+import { HttpIngressPathType, Ingress, IngressBackend, Secret, type Service } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { COMPONENTS, PORTS, stackNames, type StackNames } from './generators/names';
 import { objectLabels } from './labels';
 
 /** What `BackendIngress` exposes. */
 export interface BackendIngressProps {
+  /** The backend's Service (`Backend.service`). */
+  readonly service: Service;
   /** Host name the Ingress answers for. */
   readonly host: string;
   /** Secret with the TLS certificate for `host`. @default none (plain HTTP) */
@@ -22,23 +24,24 @@ export interface BackendIngressProps {
  * (`TRUST_PROXY=1` by default when this exists), so `X-Forwarded-For` is the controller's word.
  */
 export class BackendIngress extends Construct {
-  readonly ingress: k8s.KubeIngress;
+  /** The cdk8s-plus Ingress; add hosts or paths with `ingress.addHostRule`. */
+  readonly ingress: Ingress;
 
   constructor(scope: Construct, id: string, props: BackendIngressProps) {
     super(scope, id);
     const names = props.names ?? stackNames();
-    this.ingress = new k8s.KubeIngress(this, 'ingress', {
+    this.ingress = new Ingress(this, 'ingress', {
       metadata: { name: names.backend, labels: objectLabels(COMPONENTS.backend, names.instance, props.version) },
-      spec: {
-        ...(props.ingressClass ? { ingressClassName: props.ingressClass } : {}),
-        ...(props.tlsSecret ? { tls: [{ hosts: [props.host], secretName: props.tlsSecret }] } : {}),
-        rules: [
-          {
-            host: props.host,
-            http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: names.backend, port: { number: PORTS.backend } } } }] },
-          },
-        ],
-      },
+      className: props.ingressClass,
+      tls: props.tlsSecret ? [{ hosts: [props.host], secret: Secret.fromSecretName(this, 'tls', props.tlsSecret) }] : undefined,
+      rules: [
+        {
+          host: props.host,
+          path: '/',
+          pathType: HttpIngressPathType.PREFIX,
+          backend: IngressBackend.fromService(props.service, { port: PORTS.backend }),
+        },
+      ],
     });
   }
 }

@@ -1,12 +1,28 @@
-import { k8s } from 'cdk8s-plus-27';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import {
+  ConfigMap,
+  EnvValue,
+  NetworkPolicy,
+  NetworkPolicyPort,
+  Pods,
+  Probe,
+  Protocol,
+  Secret,
+  StatefulSet,
+  Volume,
+  k8s,
+  type Service,
+} from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
-import { imagePullPolicy, pullSecrets } from './images';
+import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { resourceRequirements, type ComputeResources } from './resources';
-import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
+import { probesOnNamedPort } from './probes';
+import { containerResources, type ComputeResources } from './resources';
+import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
+import { dropAddressSelector, exactService, selectExactly } from './selectors';
 
 /** What `Kvstore` deploys. */
 export interface KvstoreProps {
@@ -56,8 +72,14 @@ export const KVSTORE_READY_SCRIPT = 'REDISCLI_AUTH="$KVSTORE_PASSWORD" redis-cli
  * admits only the backend.
  */
 export class Kvstore extends Construct {
-  readonly statefulSet: k8s.KubeStatefulSet;
-  readonly service: k8s.KubeService;
+  /** The Redis StatefulSet (one replica). */
+  readonly statefulSet: StatefulSet;
+  /** Service `kvstore:6379`. */
+  readonly service: Service;
+  /** `redis.conf`. */
+  readonly configMap: ConfigMap;
+  /** Admits only the backend's pods; add peers with `networkPolicy.addIngressRule`. */
+  readonly networkPolicy: NetworkPolicy;
 
   constructor(scope: Construct, id: string, props: KvstoreProps) {
     super(scope, id);
@@ -67,88 +89,71 @@ export class Kvstore extends Construct {
     const selector = selectorLabels(COMPONENTS.kvstore, names.instance);
     const runAs = props.runAs ?? { user: 999, group: 1000 };
 
-    new k8s.KubeConfigMap(this, 'config', {
+    this.configMap = new ConfigMap(this, 'config', {
       metadata: { name: names.kvstoreConfig, labels },
       data: { 'redis.conf': props.config },
     });
 
-    this.service = new k8s.KubeService(this, 'service', {
-      metadata: { name, labels },
-      spec: {
-        selector,
-        ports: [{ name: 'redis', port: PORTS.kvstore, targetPort: k8s.IntOrString.fromString('redis'), protocol: 'TCP' }],
-      },
-    });
+    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'redis', port: PORTS.kvstore }] });
 
-    this.statefulSet = new k8s.KubeStatefulSet(this, 'statefulset', {
+    this.statefulSet = new StatefulSet(this, 'statefulset', {
       metadata: { name, labels },
-      spec: {
-        serviceName: name,
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: selector, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
+      service: this.service,
+      select: false,
+      replicas: 1,
+      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(props.config) } },
+      automountServiceAccountToken: false,
+      securityContext: restrictedPodSecurity(runAs),
+      terminationGracePeriod: Duration.seconds(30),
+    });
+    selectExactly(this.statefulSet, selector);
+    // The StatefulSet made the Service select it by construct address too.
+    dropAddressSelector(this.service);
+    const secret = Secret.fromSecretName(this, 'app-secret', names.appSecret);
+    const container = this.statefulSet.addContainer({
+      name,
+      image: props.image,
+      imagePullPolicy: imagePullPolicy(props.image),
+      command: ['sh', '-c', KVSTORE_START_SCRIPT],
+      ports: [{ name: 'redis', number: PORTS.kvstore, protocol: Protocol.TCP }],
+      envVariables: {
+        KVSTORE_PASSWORD: EnvValue.fromSecretValue({ secret, key: SECRETS.app.keys.kvstorePassword }),
+      },
+      readiness: Probe.fromCommand(['sh', '-c', KVSTORE_READY_SCRIPT], { periodSeconds: Duration.seconds(5), timeoutSeconds: Duration.seconds(2) }),
+      liveness: Probe.fromTcpSocket({ port: PORTS.kvstore, periodSeconds: Duration.seconds(10), timeoutSeconds: Duration.seconds(2) }),
+      resources: containerResources(
+        props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      ),
+      securityContext: RESTRICTED_CONTAINER,
+    });
+    container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
+    addImagePullSecrets(this.statefulSet, props.imagePullSecrets);
+    runtimeDefaultSeccomp(this.statefulSet, 1);
+    probesOnNamedPort(this.statefulSet, 0, 'redis', [['livenessProbe', 'tcpSocket']]);
+
+    // cdk8s-plus StatefulSets have no volumeClaimTemplates: the data volume is written as the API has it.
+    const api = ApiObject.of(this.statefulSet);
+    api.addJsonPatch(JsonPatch.add('/spec/template/spec/containers/0/volumeMounts/0', { name: 'data', mountPath: KVSTORE_DATA_DIR }));
+    api.addJsonPatch(
+      JsonPatch.add('/spec/volumeClaimTemplates', [
+        {
+          metadata: { name: 'data', labels: selector },
           spec: {
-            automountServiceAccountToken: false,
-            ...pullSecrets(props.imagePullSecrets),
-            securityContext: restrictedPodSecurity(runAs),
-            terminationGracePeriodSeconds: 30,
-            containers: [
-              {
-                name,
-                image: props.image,
-                imagePullPolicy: imagePullPolicy(props.image),
-                command: ['sh', '-c', KVSTORE_START_SCRIPT],
-                ports: [{ name: 'redis', containerPort: PORTS.kvstore, protocol: 'TCP' }],
-                env: [
-                  {
-                    name: 'KVSTORE_PASSWORD',
-                    valueFrom: { secretKeyRef: { name: names.appSecret, key: SECRETS.app.keys.kvstorePassword } },
-                  },
-                ],
-                readinessProbe: { exec: { command: ['sh', '-c', KVSTORE_READY_SCRIPT] }, periodSeconds: 5, timeoutSeconds: 2 },
-                livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('redis') }, periodSeconds: 10, timeoutSeconds: 2 },
-                resources: resourceRequirements(
-                  props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
-                ),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'data', mountPath: KVSTORE_DATA_DIR },
-                  { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-                  { name: 'tmp', mountPath: '/tmp' },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'config', configMap: { name: names.kvstoreConfig } },
-              { name: 'tmp', emptyDir: {} },
-            ],
+            accessModes: ['ReadWriteOnce'],
+            ...(props.storageClass ? { storageClassName: props.storageClass } : {}),
+            resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } },
           },
         },
-        volumeClaimTemplates: [
-          {
-            metadata: { name: 'data', labels: selector },
-            spec: {
-              accessModes: ['ReadWriteOnce'],
-              ...(props.storageClass ? { storageClassName: props.storageClass } : {}),
-              resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } },
-            },
-          },
-        ],
-      },
-    });
+      ]),
+    );
 
-    new k8s.KubeNetworkPolicy(this, 'network-policy', {
+    this.networkPolicy = new NetworkPolicy(this, 'network-policy', {
       metadata: { name, labels },
-      spec: {
-        podSelector: { matchLabels: selector },
-        policyTypes: ['Ingress'],
-        ingress: [
-          {
-            from: [{ podSelector: { matchLabels: { ...props.clientSelector } } }],
-            ports: [{ port: k8s.IntOrString.fromNumber(PORTS.kvstore), protocol: 'TCP' }],
-          },
-        ],
+      // By the stable labels: cdk8s-plus would select the StatefulSet by its construct address.
+      selector: Pods.select(this, 'pods', { labels: selector }),
+      ingress: {
+        rules: [{ peer: Pods.select(this, 'clients', { labels: { ...props.clientSelector } }), ports: [NetworkPolicyPort.tcp(PORTS.kvstore)] }],
       },
     });
   }

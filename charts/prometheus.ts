@@ -1,4 +1,16 @@
-import { k8s } from 'cdk8s-plus-27';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import {
+  ConfigMap,
+  Deployment,
+  DeploymentStrategy,
+  PersistentVolumeAccessMode,
+  PersistentVolumeClaim,
+  Protocol,
+  ServiceAccount,
+  Volume,
+  k8s,
+  type Service,
+} from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { durationMs } from '../configs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
@@ -6,11 +18,12 @@ import { COMPONENTS, CONFIG_DOCUMENTS, PORTS, PROMETHEUS_PATHS, stackNames, type
 import type { PrometheusConfig } from './generators/prometheus-config';
 import type { RuleFile } from './generators/rule-types';
 import { toYaml } from './generators/yaml';
-import { imagePullPolicy, pullSecrets } from './images';
+import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { resourceRequirements, type ComputeResources } from './resources';
-import { RESTRICTED_CONTAINER, restrictedPodSecurity, type RunAs } from './security';
-import { httpProbe } from './probes';
+import { httpProbe, probesOnNamedPort } from './probes';
+import { containerResources, type ComputeResources } from './resources';
+import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
+import { exactService, selectExactly } from './selectors';
 
 /** What `Prometheus` deploys. */
 export interface PrometheusProps {
@@ -54,8 +67,18 @@ export function longestRuleRangeMs(rules: RuleFile): number {
  * `prometheus:9090`.
  */
 export class Prometheus extends Construct {
-  readonly deployment: k8s.KubeDeployment;
-  readonly service: k8s.KubeService;
+  /** The Prometheus Deployment (one replica, `Recreate`: one writer per TSDB). */
+  readonly deployment: Deployment;
+  /** Service `prometheus:9090`. */
+  readonly service: Service;
+  /** `prometheus.yml`. */
+  readonly configMap: ConfigMap;
+  /** The rule file. */
+  readonly rulesConfigMap: ConfigMap;
+  /** The TSDB's claim. */
+  readonly dataClaim: PersistentVolumeClaim;
+  /** Prometheus's own identity, without API access (targets are static). */
+  readonly serviceAccount: ServiceAccount;
 
   constructor(scope: Construct, id: string, props: PrometheusProps) {
     super(scope, id);
@@ -77,79 +100,55 @@ export class Prometheus extends Construct {
       },
     });
 
-    new k8s.KubeConfigMap(this, 'config', { metadata: { name: names.prometheusConfig, labels }, data: { [cfg.key]: configText } });
-    new k8s.KubeConfigMap(this, 'rules', { metadata: { name: names.prometheusRules, labels }, data: { [rules.key]: rulesText } });
+    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.prometheusConfig, labels }, data: { [cfg.key]: configText } });
+    this.rulesConfigMap = new ConfigMap(this, 'rules', { metadata: { name: names.prometheusRules, labels }, data: { [rules.key]: rulesText } });
 
-    new k8s.KubeServiceAccount(this, 'service-account', {
+    this.serviceAccount = new ServiceAccount(this, 'service-account', { metadata: { name, labels }, automountToken: false });
+
+    this.dataClaim = new PersistentVolumeClaim(this, 'data', {
+      metadata: { name: names.prometheusData, labels },
+      accessModes: [PersistentVolumeAccessMode.READ_WRITE_ONCE],
+      storageClassName: props.storageClass,
+    });
+    // cdk8s-plus writes sizes in whole Gi; the size stays as the user wrote it (`PROMETHEUS_STORAGE`).
+    ApiObject.of(this.dataClaim).addJsonPatch(JsonPatch.add('/spec/resources', { requests: { storage: k8s.Quantity.fromString(props.storage) } }));
+
+    this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
+      select: false,
+      replicas: 1,
+      // One writer per TSDB: the old pod releases the volume before the new one mounts it.
+      strategy: DeploymentStrategy.recreate(),
+      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText, rulesText) } },
+      serviceAccount: this.serviceAccount,
       automountServiceAccountToken: false,
+      securityContext: restrictedPodSecurity(runAs),
+      terminationGracePeriod: Duration.seconds(60),
     });
+    selectExactly(this.deployment, selector);
+    const container = this.deployment.addContainer({
+      name,
+      image: props.image,
+      imagePullPolicy: imagePullPolicy(props.image),
+      args: [
+        `--config.file=${PROMETHEUS_PATHS.configDir}/${cfg.key}`,
+        `--storage.tsdb.path=${PROMETHEUS_PATHS.data}`,
+        `--storage.tsdb.retention.time=${props.retention}`,
+        `--web.listen-address=:${PORTS.prometheus}`,
+      ],
+      ports: [{ name: 'web', number: PORTS.prometheus, protocol: Protocol.TCP }],
+      readiness: httpProbe('/-/ready', { period: Duration.seconds(5) }),
+      liveness: httpProbe('/-/healthy', { period: Duration.seconds(15) }),
+      resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '2Gi' } }),
+      securityContext: RESTRICTED_CONTAINER,
+    });
+    container.mount(PROMETHEUS_PATHS.configDir, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    container.mount(PROMETHEUS_PATHS.rulesDir, Volume.fromConfigMap(this, 'rules-volume', this.rulesConfigMap, { name: 'rules' }), { readOnly: true });
+    container.mount(PROMETHEUS_PATHS.data, Volume.fromPersistentVolumeClaim(this, 'data-volume', this.dataClaim, { name: 'data' }));
+    probesOnNamedPort(this.deployment, 0, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    addImagePullSecrets(this.deployment, props.imagePullSecrets);
+    runtimeDefaultSeccomp(this.deployment, 1);
 
-    const claim = names.prometheusData;
-    new k8s.KubePersistentVolumeClaim(this, 'data', {
-      metadata: { name: claim, labels },
-      spec: { accessModes: ['ReadWriteOnce'], ...(props.storageClass ? { storageClassName: props.storageClass } : {}), resources: { requests: { storage: k8s.Quantity.fromString(props.storage) } } },
-    });
-
-    this.deployment = new k8s.KubeDeployment(this, 'deployment', {
-      metadata: { name, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: selector },
-        // One writer per TSDB: the old pod releases the volume before the new one mounts it.
-        strategy: { type: 'Recreate' },
-        template: {
-          metadata: {
-            labels: selector,
-            annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText, rulesText) },
-          },
-          spec: {
-            serviceAccountName: name,
-            automountServiceAccountToken: false,
-            ...pullSecrets(props.imagePullSecrets),
-            securityContext: restrictedPodSecurity(runAs),
-            terminationGracePeriodSeconds: 60,
-            containers: [
-              {
-                name,
-                image: props.image,
-                imagePullPolicy: imagePullPolicy(props.image),
-                args: [
-                  `--config.file=${PROMETHEUS_PATHS.configDir}/${cfg.key}`,
-                  `--storage.tsdb.path=${PROMETHEUS_PATHS.data}`,
-                  `--storage.tsdb.retention.time=${props.retention}`,
-                  `--web.listen-address=:${PORTS.prometheus}`,
-                ],
-                ports: [{ name: 'web', containerPort: PORTS.prometheus, protocol: 'TCP' }],
-                readinessProbe: httpProbe('web', '/-/ready', { periodSeconds: 5 }),
-                livenessProbe: httpProbe('web', '/-/healthy', { periodSeconds: 15 }),
-                resources: resourceRequirements(
-                  props.resources ?? { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '2Gi' } },
-                ),
-                securityContext: RESTRICTED_CONTAINER,
-                volumeMounts: [
-                  { name: 'config', mountPath: PROMETHEUS_PATHS.configDir, readOnly: true },
-                  { name: 'rules', mountPath: PROMETHEUS_PATHS.rulesDir, readOnly: true },
-                  { name: 'data', mountPath: PROMETHEUS_PATHS.data },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'config', configMap: { name: names.prometheusConfig } },
-              { name: 'rules', configMap: { name: names.prometheusRules } },
-              { name: 'data', persistentVolumeClaim: { claimName: claim } },
-            ],
-          },
-        },
-      },
-    });
-
-    this.service = new k8s.KubeService(this, 'service', {
-      metadata: { name, labels },
-      spec: {
-        selector,
-        ports: [{ name: 'web', port: PORTS.prometheus, targetPort: k8s.IntOrString.fromString('web'), protocol: 'TCP' }],
-      },
-    });
+    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.prometheus }] });
   }
 }

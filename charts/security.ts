@@ -1,4 +1,5 @@
-import type { k8s } from 'cdk8s-plus-27';
+import { ApiObject, JsonPatch } from 'cdk8s';
+import type { Capability, ContainerSecurityContextProps, PodSecurityContextProps, Workload } from 'cdk8s-plus-27';
 
 /** A non-root identity for a pod. */
 export interface RunAs {
@@ -7,25 +8,34 @@ export interface RunAs {
 }
 
 /**
- * Pod security context that passes the "restricted" Pod Security Standard: non-root, fixed ids,
- * the runtime's default seccomp profile; `fsGroup` makes mounted volumes writable for the user.
+ * Pod security context that passes the "restricted" Pod Security Standard with
+ * `runtimeDefaultSeccomp`: non-root, fixed ids; `fsGroup` makes mounted volumes writable for the user.
  */
-export function restrictedPodSecurity(runAs: RunAs): k8s.PodSecurityContext {
-  return {
-    runAsNonRoot: true,
-    runAsUser: runAs.user,
-    runAsGroup: runAs.group,
-    fsGroup: runAs.group,
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
+export function restrictedPodSecurity(runAs: RunAs): PodSecurityContextProps {
+  return { ensureNonRoot: true, user: runAs.user, group: runAs.group, fsGroup: runAs.group };
 }
 
+/** `ALL` of a capabilities `drop` list, which cdk8s-plus's `Capability` enum does not name. */
+export const DROP_ALL = 'ALL' as unknown as Capability;
+
 /** Container security context: read-only root filesystem, no privilege escalation, no capabilities. */
-export const RESTRICTED_CONTAINER: k8s.SecurityContext = {
-  runAsNonRoot: true,
+export const RESTRICTED_CONTAINER: ContainerSecurityContextProps = {
+  ensureNonRoot: true,
   allowPrivilegeEscalation: false,
   readOnlyRootFilesystem: true,
   privileged: false,
-  capabilities: { drop: ['ALL'] },
-  seccompProfile: { type: 'RuntimeDefault' },
+  capabilities: { drop: [DROP_ALL] },
 };
+
+/**
+ * The `RuntimeDefault` seccomp profile on the pod and on its first `containers` containers: the
+ * "restricted" Pod Security Standard asks for it and cdk8s-plus's security contexts cannot say it.
+ */
+export function runtimeDefaultSeccomp(workload: Workload, containers: number): void {
+  const api = ApiObject.of(workload);
+  const profile = { type: 'RuntimeDefault' };
+  api.addJsonPatch(JsonPatch.add('/spec/template/spec/securityContext/seccompProfile', profile));
+  for (let i = 0; i < containers; i++) {
+    api.addJsonPatch(JsonPatch.add(`/spec/template/spec/containers/${i}/securityContext/seccompProfile`, profile));
+  }
+}

@@ -1,17 +1,20 @@
 import { Chart, Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import { Namespace } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend } from './backend';
+import { GrafanaDashboard } from './dashboard';
 import { BackendIngress } from './ingress';
 import { alertmanagerConfig } from './generators/alertmanager-config';
 import { alertRules } from './generators/alert-rules';
+import { dashboardFileName, grafanaDashboard } from './generators/dashboard';
 import { kvstoreConfig } from './generators/kvstore-config';
 import { COMPONENTS, stackNames, type StackNames } from './generators/names';
 import { prometheusConfig } from './generators/prometheus-config';
 import { Kvstore } from './kvstore';
 import { imageVersion, PART_OF, selectorLabels } from './labels';
+import { OperatorMonitoring } from './operator/operator-monitoring';
 import { Prometheus } from './prometheus';
 
 /**
@@ -32,7 +35,10 @@ export interface SearchBackendStackProps {
 }
 
 /**
- * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object.
+ * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object. With
+ * `MONITORING_MODE=operator` the Prometheus and Alertmanager components are left out and
+ * `operator` holds a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig instead. Both
+ * modes write the Grafana dashboard's ConfigMap (`dashboard`).
  *
  * - Inside a user's `Chart`: every object goes into that Chart and takes its namespace; no
  *   Namespace object is written (the Chart's owner has one).
@@ -48,14 +54,22 @@ export class SearchBackendStack extends Construct {
   readonly names: StackNames;
   /** The settings the stack was built from, with `namePrefix` applied. */
   readonly settings: Settings;
+  /** Redis: `kvstore.statefulSet`, `kvstore.service`, `kvstore.networkPolicy` (add peers with `addIngressRule`). */
   readonly kvstore: Kvstore;
+  /** The service: `backend.deployment` (add sidecars with `addContainer`), `backend.service`, `backend.autoscaler`. */
   readonly backend: Backend;
-  readonly alertmanager: Alertmanager;
-  readonly prometheus: Prometheus;
+  /** The stack's Alertmanager (standalone mode only): `alertmanager.deployment`, `alertmanager.service`, `alertmanager.configMap`. */
+  readonly alertmanager?: Alertmanager;
+  /** The stack's Prometheus (standalone mode only): `prometheus.deployment`, `prometheus.service`, `prometheus.configMap`, `prometheus.dataClaim`. */
+  readonly prometheus?: Prometheus;
+  /** The prometheus-operator resources (operator mode only). */
+  readonly operator?: OperatorMonitoring;
+  /** The Grafana dashboard's ConfigMap (both modes). */
+  readonly dashboard: GrafanaDashboard;
   /** The backend's Ingress, when `INGRESS_HOST` is set. */
   readonly ingress?: BackendIngress;
   /** The Namespace object, when written (App level with `CREATE_NAMESPACE`). */
-  readonly namespace?: k8s.KubeNamespace;
+  readonly namespace?: Namespace;
 
   constructor(scope: Construct, id: string, props: SearchBackendStackProps) {
     super(scope, id);
@@ -82,7 +96,7 @@ export class SearchBackendStack extends Construct {
     if (app && d.createNamespace) {
       const chart = new Chart(app, `${prefix}namespace`);
       previous = chart;
-      this.namespace = new k8s.KubeNamespace(chart, 'namespace', {
+      this.namespace = new Namespace(chart, 'namespace', {
         metadata: {
           name: d.namespace,
           labels: {
@@ -120,25 +134,36 @@ export class SearchBackendStack extends Construct {
       imagePullSecrets: d.imagePullSecrets,
     });
     if (d.ingressHost) {
-      this.ingress = new BackendIngress(this.backend, 'ingress', { host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
+      this.ingress = new BackendIngress(this.backend, 'ingress', { service: this.backend.service, host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
     }
 
-    this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
-      image: d.alertmanagerImage,
-      config: alertmanagerConfig(settings),
-      names,
-      imagePullSecrets: d.imagePullSecrets,
-    });
+    if (d.monitoringMode === 'operator') {
+      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, { settings, names, version: imageVersion(d.backendImage) });
+    } else {
+      this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
+        image: d.alertmanagerImage,
+        config: alertmanagerConfig(settings),
+        names,
+        imagePullSecrets: d.imagePullSecrets,
+      });
 
-    this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
-      image: d.prometheusImage,
-      config: prometheusConfig(settings),
-      rules: alertRules(settings),
-      storage: d.prometheusStorage,
-      retention: d.prometheusRetention,
+      this.prometheus = new Prometheus(home(COMPONENTS.prometheus), `${prefix}prometheus`, {
+        image: d.prometheusImage,
+        config: prometheusConfig(settings),
+        rules: alertRules(settings),
+        storage: d.prometheusStorage,
+        retention: d.prometheusRetention,
+        names,
+        storageClass: d.storageClass,
+        imagePullSecrets: d.imagePullSecrets,
+      });
+    }
+
+    this.dashboard = new GrafanaDashboard(home('dashboard'), `${prefix}dashboard`, {
+      dashboard: grafanaDashboard(settings),
+      fileName: dashboardFileName(settings),
       names,
-      storageClass: d.storageClass,
-      imagePullSecrets: d.imagePullSecrets,
+      version: imageVersion(d.backendImage),
     });
   }
 }

@@ -50,7 +50,9 @@ export function loadSettings(env: Env = process.env): Settings {
 
 /** Formats a typed value back into its environment-variable string. */
 export function formatValue(value: unknown): string {
-  if (Array.isArray(value)) return value.join(',');
+  if (Array.isArray(value)) return value.map(formatValue).join(',');
+  // A label pair (`PROMETHEUS_RULE_LABELS`) is written as its variable spells it: key=value.
+  if (typeof value === 'object' && value !== null && 'name' in value && 'value' in value) return `${String(value.name)}=${String(value.value)}`;
   return String(value);
 }
 

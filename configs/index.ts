@@ -12,3 +12,4 @@ export * from './sections/content';
 export * from './sections/ai';
 export * from './sections/alerting';
 export * from './sections/deploy';
+export * from './sections/label-pair';

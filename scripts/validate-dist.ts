@@ -2,13 +2,20 @@
  * `make validate`: judges a synthesized `dist/` with the real tools. Kubernetes schemas and
  * references, promtool check config / check rules / test rules, amtool check-config and
  * `amtool config routes test` for every routing case, and no secret value in any file.
- * Reads the settings from the same environment `make synth` used. Exits 1 on any failure.
+ * Reads the settings from the same environment `make synth` used. Then synthesizes the other
+ * `MONITORING_MODE` from the same environment into a temp folder and judges it too (operator
+ * mode: the custom resources against the prometheus-operator schemas, the PrometheusRule's
+ * groups under promtool, the AlertmanagerConfig's routing under amtool). Exits 1 on any failure.
  *
  *   npx ts-node -T scripts/validate-dist.ts dist
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadStackSettings, parseManifests, readDist } from '../charts';
 import { validateStack, type CheckResult } from '../tools/validate';
 import { SettingsError } from '../configs';
+import { synth } from '../app/main';
 import { promTools, requirePromTools } from '../test/harness/prom-tools';
 
 /** Runs every check on the folder `dir`; returns the results. */
@@ -21,6 +28,24 @@ export function validateDist(dir: string, env: NodeJS.ProcessEnv = process.env):
     tools: promTools,
     leakCheck: { files, env },
   });
+}
+
+/** The `MONITORING_MODE` that `env` does not synthesize. */
+export function otherMode(env: NodeJS.ProcessEnv): 'standalone' | 'operator' {
+  return loadStackSettings(env).deploy.monitoringMode === 'operator' ? 'standalone' : 'operator';
+}
+
+/** Synthesizes `env` with the other `MONITORING_MODE` into a temp folder and runs every check on it. */
+export function validateOtherMode(env: NodeJS.ProcessEnv = process.env): { mode: string; results: CheckResult[] } {
+  const mode = otherMode(env);
+  const modeEnv = { ...env, MONITORING_MODE: mode };
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ai-search-validate-mode-'));
+  try {
+    synth(modeEnv, dir, () => undefined);
+    return { mode, results: validateDist(dir, modeEnv) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** One line per check, the detail of failures indented below. */
@@ -38,9 +63,12 @@ function main(): void {
   try {
     requirePromTools();
     const results = validateDist(dir);
-    process.stdout.write(`${formatResults(results)}\n`);
-    const failed = results.filter((r) => !r.ok).length;
-    process.stdout.write(failed ? `\n${failed} check(s) failed\n` : `\nall ${results.length} checks passed\n`);
+    process.stdout.write(`${dir} (MONITORING_MODE=${loadStackSettings(process.env).deploy.monitoringMode}):\n${formatResults(results)}\n`);
+    const other = validateOtherMode();
+    process.stdout.write(`\nMONITORING_MODE=${other.mode}, synthesized into a temp folder:\n${formatResults(other.results)}\n`);
+    const all = [...results, ...other.results];
+    const failed = all.filter((r) => !r.ok).length;
+    process.stdout.write(failed ? `\n${failed} check(s) failed\n` : `\nall ${all.length} checks passed\n`);
     process.exit(failed ? 1 : 0);
   } catch (e) {
     process.stderr.write(`validate: ${e instanceof SettingsError || e instanceof Error ? e.message : String(e)}\n`);

@@ -25,10 +25,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxyValue(deps.settings.service.trustProxy));
   app.set('etag', false);
-  app.use(metricsMiddleware(deps.stats, deps.metrics));
-  // The functional path skips the ops router's route scan with one Set lookup.
+  // One layer for both: operational endpoints go to their router (never counted, never limited),
+  // everything else is counted and goes on, so the functional path walks one layer, not two.
+  const metrics = metricsMiddleware(deps.stats, deps.metrics);
   const ops = opsRouter(deps);
-  app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : next()));
+  app.use((req, res, next) => (isOperationalPath(req.path) ? ops(req, res, next) : metrics(req, res, next)));
   // The page's three static files are cheap and need no limit; the API calls it makes are limited.
   if (searchPageEnabled(deps.settings.service)) app.use(searchPageRouter());
   app.use(deps.rateLimiter.middleware);

@@ -119,14 +119,11 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
     temperature: settings.ai.temperature,
   });
   const context: FeatureContext = { deps, content, search, chat };
+  // Every group's routes on one router: a request walks one route list, not a router per group.
   const router = Router();
-  router.use(searchRouter(context));
-  router.use(contentRouter(context));
-  router.use(ingestRouter(context));
-  router.use(uploadRouter(context));
-  router.use(exportRouter(context));
-  router.use(evalRouter(context));
-  router.use(chatRouter(context));
+  for (const addRoutes of [searchRouter, contentRouter, ingestRouter, uploadRouter, exportRouter, evalRouter, chatRouter]) {
+    addRoutes(context, router);
+  }
   return {
     router,
     cache,

@@ -79,4 +79,10 @@ describe('npm pack', () => {
       expect(files).toEqual(expect.arrayContaining([pkg.exports[entry].types.slice(2), pkg.exports[entry].default.slice(2)]));
     }
   });
+
+  it('takes cdk8s, constructs and cdk8s-plus-27 from the consumer: its public constructs are theirs', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['cdk8s', 'cdk8s-plus-27', 'constructs']);
+    expect(Object.keys(pkg.dependencies).filter((d) => d in pkg.peerDependencies)).toEqual([]);
+  });
 });

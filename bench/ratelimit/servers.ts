@@ -8,18 +8,22 @@ import { createApp } from '../../service/app';
 import { createDeps, startDeps, closeDeps } from '../../service/deps';
 import { silentLogger } from '../../service/logger';
 
-/** The four contestants of the floors, then two for context. */
+/** The contestants of the floors (this service on both stores, the libraries, the floor, bare Express), then two for context. */
 export type ServerKind =
   | 'service'
+  | 'service-memory'
   | 'express-rate-limit'
   | 'rate-limiter-flexible'
+  | 'floor'
   | 'bare'
   | 'service-unlimited'
   | 'limiter-only';
 export const SERVER_KINDS: readonly ServerKind[] = [
   'service',
+  'service-memory',
   'express-rate-limit',
   'rate-limiter-flexible',
+  'floor',
   'bare',
   'service-unlimited',
   'limiter-only',
@@ -48,12 +52,15 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** This service's deps with the three limits far out of reach (`enabled` false: no limiting at all). */
-async function serviceDeps(redisUrl: string, enabled: boolean) {
+/**
+ * This service's deps with the three limits far out of reach (`enabled` false: no limiting at
+ * all); `redisUrl` undefined: no kvstore, so the limiter runs on its memory store.
+ */
+async function serviceDeps(redisUrl: string | undefined, enabled: boolean) {
   const tier = { limit: HIGH.requests, windowSeconds: HIGH.windowSeconds, burst: HIGH.requests };
   const settings = parseSettings({
     service: { environment: 'production', logLevel: 'silent' },
-    kvstore: { url: redisUrl },
+    kvstore: redisUrl === undefined ? {} : { url: redisUrl },
     rateLimit: { enabled, tiers: { global: tier, ip: tier, search: tier } },
   });
   const router = express.Router();
@@ -63,12 +70,13 @@ async function serviceDeps(redisUrl: string, enabled: boolean) {
     features: { router, cache: { size: () => 0, maxSize: () => 0 }, start: async () => undefined, close: async () => undefined },
   });
   await startDeps(deps);
-  if (deps.rateLimiter.backend() !== 'kvstore') throw new Error('service: the limiter is not on the kvstore');
+  const expected = redisUrl === undefined ? 'memory' : 'kvstore';
+  if (deps.rateLimiter.backend() !== expected) throw new Error(`service: the limiter is not on the ${expected} store`);
   return deps;
 }
 
 /** This service: createApp with its whole middleware stack (metrics, ops, limiter, JSON body, 404, errors). */
-async function service(redisUrl: string, enabled = true): Promise<BenchServer> {
+async function service(redisUrl: string | undefined, enabled = true): Promise<BenchServer> {
   const deps = await serviceDeps(redisUrl, enabled);
   return { app: createApp(deps), close: () => closeDeps(deps) };
 }
@@ -126,6 +134,37 @@ async function rateLimiterFlexible(redisUrl: string): Promise<BenchServer> {
   return { app, close: async () => void (await client.quit()) };
 }
 
+/**
+ * The floor: bare Express and one `EVALSHA` per request through ioredis, nothing around it. The
+ * script is rate-limit-redis's fixed window on the client's key (INCR, PEXPIRE on a new key):
+ * the least a Redis-backed limiter can do per request, so what a request costs beyond it is the
+ * price of the stack and of exactness.
+ */
+async function floor(redisUrl: string): Promise<BenchServer> {
+  const client = new Redis(redisUrl);
+  const windowMs = String(HIGH.windowSeconds * 1000);
+  const sha = (await client.script('LOAD', FLOOR_SCRIPT)) as string;
+  const app = baseApp();
+  app.use(BENCH_PATH, (req, res, next) => {
+    client.evalsha(sha, 1, `floor:${req.ip ?? ''}`, windowMs).then(
+      (hits) => {
+        if (Number(hits) > HIGH.requests) res.status(429).json({ error: 'rate_limit_exceeded' });
+        else next();
+      },
+      () => next(),
+    );
+  });
+  app.get(BENCH_PATH, handler);
+  return { app, close: async () => void (await client.quit()) };
+}
+
+/** rate-limit-redis 6's script, minus its reply's second field. */
+const FLOOR_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return hits
+`.trim();
+
 /** Express and the route, nothing else. */
 async function bare(): Promise<BenchServer> {
   const app = baseApp();
@@ -142,6 +181,10 @@ export function buildServer(kind: ServerKind, redisUrl: string): Promise<BenchSe
       return expressRateLimit(redisUrl);
     case 'rate-limiter-flexible':
       return rateLimiterFlexible(redisUrl);
+    case 'service-memory':
+      return service(undefined);
+    case 'floor':
+      return floor(redisUrl);
     case 'bare':
       return bare();
     case 'service-unlimited':

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/metrics';
 import { DEFAULT_RANKING, MiniSearchIndex, type MiniSearchIndexOptions } from '../../service/search/minisearch-index';
-import { growCorpus, twoWordQueries } from './grow-corpus';
+import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
 import { loadVaswani, type Vaswani } from './vaswani';
 
 /** The part of autocannon used here (it ships no types). */
@@ -35,13 +35,15 @@ const ROOT = join(__dirname, '..', '..');
 export const TERRIER_BM25_MAP = 0.2992;
 const BATCH = 1000;
 
-interface Child {
+/** The service running in a child process. */
+export interface Child {
   readonly port: number;
   readonly readyMs: number;
   stop(): Promise<void>;
 }
 
-function startServer(env: Record<string, string>): Promise<Child> {
+/** Starts the service (`server-main.ts`) in a child process with `env`; resolves once it listens with its content indexed. */
+export function startServer(env: Record<string, string>): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'server-main.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
@@ -70,7 +72,8 @@ function startServer(env: Record<string, string>): Promise<Child> {
   });
 }
 
-async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
+/** POSTs `body` as JSON. */
+export async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
 }
@@ -90,7 +93,8 @@ async function indexQuality(v: Vaswani, opts: MiniSearchIndexOptions): Promise<{
   return { ndcg10: score(v, runs, 10).ndcg, map100: score(v, runs, 100).map, recall100: score(v, runs, 100).recall, map1000: score(v, runs, 1000).map };
 }
 
-interface Speed {
+/** What autocannon reports of one load. */
+export interface Speed {
   readonly p50: number;
   readonly p99: number;
   readonly rps: number;
@@ -98,7 +102,8 @@ interface Speed {
   readonly errors: number;
 }
 
-async function load(port: number, paths: readonly string[], seconds: number): Promise<Speed> {
+/** Eight connections for `seconds` against `paths` in turn. */
+export async function load(port: number, paths: readonly string[], seconds: number): Promise<Speed> {
   let i = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -116,59 +121,6 @@ async function load(port: number, paths: readonly string[], seconds: number): Pr
 }
 
 const f4 = (x: number) => x.toFixed(4);
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
-
-/** In-process latency of one grown corpus: per query the median of `reps` runs, then p50/p99 over queries. */
-interface InProcess {
-  readonly docs: number;
-  readonly buildSeconds: number;
-  readonly heapMB: number;
-  readonly full: { p50: number; p99: number };
-  readonly short: { p50: number; p99: number };
-}
-
-/**
- * Sizes of the in-process corpora (grown from Vaswani by `grow-corpus.ts`): `SEARCH_BENCH_SIZES`,
- * comma-separated, default 11,429 (the collection), 50,000 and 200,000.
- */
-export function benchSizes(env: NodeJS.ProcessEnv = process.env): number[] {
-  const raw = env.SEARCH_BENCH_SIZES ?? '11429,50000,200000';
-  return raw.split(',').map((s) => {
-    const n = Number(s.trim());
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`SEARCH_BENCH_SIZES: '${s}' is not a positive integer (e.g. 11429,50000,200000)`);
-    return n;
-  });
-}
-
-/** Builds the service index over Vaswani grown to `size` documents and times full and 2-word queries in process. */
-export async function inProcess(v: Vaswani, size: number, reps: number): Promise<InProcess> {
-  const now = new Date(0).toISOString();
-  const heap0 = process.memoryUsage().heapUsed;
-  const t0 = performance.now();
-  const index = new MiniSearchIndex();
-  await index.replaceAll(growCorpus(v.items, size).map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
-  const buildSeconds = (performance.now() - t0) / 1000;
-  (globalThis as { gc?: () => void }).gc?.();
-  const heapMB = (process.memoryUsage().heapUsed - heap0) / 2 ** 20;
-  const time = async (texts: readonly string[]) => {
-    const perQuery: number[][] = texts.map(() => []);
-    // Repetitions interleaved across queries, so a noisy moment spreads over all of them.
-    for (let r = 0; r < reps; r++) {
-      for (const [i, text] of texts.entries()) {
-        const s = performance.now();
-        await index.search({ text, limit: 10, offset: 0, snippets: false });
-        perQuery[i].push(performance.now() - s);
-      }
-    }
-    const medians = perQuery.map(median);
-    return { p50: median(medians), p99: p99(medians) };
-  };
-  const texts = v.queries.map((q) => q.text);
-  return { docs: size, buildSeconds, heapMB, full: await time(texts), short: await time(twoWordQueries(texts)) };
-}
-
 
 /** Runs the whole benchmark and returns the report. */
 export async function run(): Promise<string> {
@@ -232,8 +184,7 @@ export async function run(): Promise<string> {
       ablation.push(`| ${name} | ${f4(m.ndcg10)} | ${f4(m.map100)} | ${f4(m.recall100)} | ${f4(m.map1000)} |`);
     }
     // 6. In process at growing sizes (one thread, no HTTP, no cache).
-    const grown: InProcess[] = [];
-    for (const size of benchSizes()) grown.push(await inProcess(v, size, 7));
+    const grown = await sideBySide(v, benchSizes(), 7, (line) => process.stderr.write(`${line}\n`));
     const ms = (x: number) => `${x.toFixed(1)} ms`;
     const report = [
       '## Search quality (Vaswani NPL)',
@@ -265,13 +216,11 @@ export async function run(): Promise<string> {
       `- Ingest: ${v.items.length.toLocaleString('en')} items in ${Math.ceil(v.items.length / BATCH)} \`/api/ingest-batch\` requests in ${ingestSeconds.toFixed(1)} s = **${Math.round(v.items.length / ingestSeconds).toLocaleString('en')} items/s** (validated, fsynced to the log, indexed).`,
       `- Restart: ${count.total.toLocaleString('en')} items reloaded from DATA_DIR and indexed; process start to ready in ${(b.readyMs / 1000).toFixed(1)} s (TypeScript transpiling included).`,
       '',
-      '## Search in process as the corpus grows',
+      '## Search in process as the corpus grows, side by side',
       '',
-      `Vaswani grown by \`bench/search/grow-corpus.ts\` (copies with perturbed ids and words, seed 16); \`MiniSearchIndex\` with service defaults, ${v.queries.length} full queries (RM3 on) and their 2-word forms, limit 10, no cache; per query the median of 7 interleaved repetitions, then p50/p99 over queries. Heap is the growth of \`heapUsed\` over the build${(globalThis as { gc?: unknown }).gc ? ' after a forced GC' : ' (no --expose-gc: includes garbage)'}.`,
+      `Vaswani grown by \`bench/search/grow-corpus.ts\` (copies with perturbed ids and words, seed 16); every engine built over the same corpus, one in memory at a time, in one process on a shared ${cpus().length}-core machine; ${v.queries.length} full queries (the service's RM3 on) and their 2-word forms, limit 10, no cache; per query the median of 7 interleaved repetitions, then p50/p99 over queries. Heap is the growth of \`heapUsed\` from before the build to after the queries${(globalThis as { gc?: unknown }).gc ? ' (forced GC at both ends)' : ' (no --expose-gc: includes garbage)'}, so the service's posting cache counts. nDCG@10 from each engine's own top 10 against the Vaswani judgments (grown copies are unjudged). Ratios: engine / service index with MaxScore, same size (> 1× = slower than ours).`,
       '',
-      '| docs | full p50 / p99 | 2-word p50 / p99 | heap | heap per doc | build |',
-      '|---|---|---|---|---|---|',
-      ...grown.map((g) => `| ${g.docs.toLocaleString('en')} | ${g.full.p50.toFixed(2)} / ${g.full.p99.toFixed(1)} ms | ${g.short.p50.toFixed(2)} / ${g.short.p99.toFixed(1)} ms | ${g.heapMB.toFixed(0)} MB | ${((g.heapMB * 2 ** 20) / g.docs / 1024).toFixed(2)} KB | ${g.buildSeconds.toFixed(1)} s |`),
+      ...sideBySideTable(grown),
       '',
       `_Run took ${Math.round((Date.now() - started) / 1000)} s._`,
       '',

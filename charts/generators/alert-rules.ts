@@ -5,7 +5,7 @@ import { METRIC_LABELS, METRICS } from './metric-names';
 import { METRICS_PATH, SERVICE_NAME } from './names';
 import { pipelineRuleGroup } from './pipeline-rules';
 import { scrapesPerPod } from './prometheus-config';
-import { jobSelector, serverErrorRatio, volumeGuard } from './promql';
+import { AGGREGATION_LABELS as BY, settingsQueries } from './promql';
 import { serviceAlert, type AlertingRule, type RuleFile, type RuleGroup } from './rule-types';
 import { sloRuleGroup } from './slo-rules';
 
@@ -33,13 +33,14 @@ export function kvstoreFallbackApplies(settings: Settings): boolean {
 function availabilityRules(settings: Settings): AlertingRule[] {
   const r = settings.alertRules;
   const runbook = settings.alerting.runbookBaseUrl;
-  const up = jobSelector('up');
+  const q = settingsQueries(settings);
+  const up = q.select('up');
   const rules = [
     serviceAlert({
       name: ALERTS.backendDown,
       severity: 'critical',
       runbook,
-      expr: `sum by (job) (${up}) == 0\nor\nabsent(${up})`,
+      expr: `sum by (${BY}) (${up}) == 0\nor\nabsent(${up})`,
       for: r.backendDownFor,
       summary: 'svc-ai-search-backend is down: no pod can be scraped',
       description:
@@ -50,7 +51,7 @@ function availabilityRules(settings: Settings): AlertingRule[] {
       name: ALERTS.backendPodDown,
       severity: 'warning',
       runbook,
-      expr: `${up} == 0\nand on (job)\nsum by (job) (${up}) > 0`,
+      expr: `${up} == 0\nand on (${BY})\nsum by (${BY}) (${up}) > 0`,
       for: r.backendPodDownFor,
       summary: 'Backend pod {{ $labels.instance }} is down while others serve',
       description:
@@ -65,7 +66,7 @@ function availabilityRules(settings: Settings): AlertingRule[] {
         name: ALERTS.backendTargetsMissing,
         severity: 'warning',
         runbook,
-        expr: `count by (job) (${up}) < ${want}`,
+        expr: `count by (${BY}) (${up}) < ${want}`,
         for: TARGETS_MISSING_FOR,
         summary: 'Prometheus scrapes fewer backend pods than the deployment runs',
         description:
@@ -82,13 +83,14 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
   const r = settings.alertRules;
   const w = RULE_WINDOWS;
   const runbook = settings.alerting.runbookBaseUrl;
+  const q = settingsQueries(settings);
   const rules: AlertingRule[] = [
     ...availabilityRules(settings),
     serviceAlert({
       name: ALERTS.highErrorRate,
       severity: 'warning',
       runbook,
-      expr: `(\n${serverErrorRatio(w.errorRate)}\n) > ${promNumber(r.errorRateThreshold)}\n${volumeGuard(w.errorRate, r.minRequestsPerHour)}`,
+      expr: `(\n${q.serverErrorRatio(w.errorRate)}\n) > ${promNumber(r.errorRateThreshold)}\n${q.volumeGuard(w.errorRate, r.minRequestsPerHour)}`,
       for: r.errorRateFor,
       summary: 'High server error rate on svc-ai-search-backend',
       description:
@@ -102,7 +104,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: [
         'histogram_quantile(0.99,',
-        `  sum by (job, route, le) (rate(${jobSelector(`${METRICS.httpRequestDuration}_bucket`)}[${w.latency}]))`,
+        `  sum by (${BY}, route, le) (rate(${q.select(`${METRICS.httpRequestDuration}_bucket`)}[${w.latency}]))`,
         `) > ${promNumber(r.latencyP99Seconds)}`,
       ].join('\n'),
       for: r.latencyFor,
@@ -116,7 +118,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       // Informational: the score counts client errors (4xx) as failures, so a scanner lowers it.
       severity: 'info',
       runbook,
-      expr: `min by (job) (${jobSelector(METRICS.healthScore)}) < ${promNumber(r.healthScoreMin)}`,
+      expr: `min by (${BY}) (${q.select(METRICS.healthScore)}) < ${promNumber(r.healthScoreMin)}`,
       for: r.healthScoreFor,
       summary: 'Health score of svc-ai-search-backend is low',
       description:
@@ -127,7 +129,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       name: ALERTS.highTokenSpend,
       severity: 'warning',
       runbook,
-      expr: `sum by (job) (increase(${jobSelector(METRICS.totalTokensUsed)}[${w.tokenSpend}])) > ${promNumber(r.tokensPerHour)}`,
+      expr: `sum by (${BY}) (increase(${q.select(METRICS.totalTokensUsed)}[${w.tokenSpend}])) > ${promNumber(r.tokensPerHour)}`,
       for: r.tokenSpendFor,
       summary: 'High AI token spend on svc-ai-search-backend',
       description:
@@ -138,7 +140,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       name: ALERTS.cacheNearFull,
       severity: 'info',
       runbook,
-      expr: `max by (job) (${jobSelector(METRICS.cacheUsagePercent)}) > ${promNumber(r.cacheUsagePercent)}`,
+      expr: `max by (${BY}) (${q.select(METRICS.cacheUsagePercent)}) > ${promNumber(r.cacheUsagePercent)}`,
       for: r.cacheFor,
       summary: 'Search result cache of svc-ai-search-backend is nearly full',
       description:
@@ -152,7 +154,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         name: ALERTS.kvstoreFallback,
         severity: 'warning',
         runbook,
-        expr: `max by (job) (${jobSelector(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) == 1`,
+        expr: `max by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) == 1`,
         for: r.kvstoreFallbackFor,
         summary: 'svc-ai-search-backend rate-limits in memory: the kvstore is unreachable',
         description:
@@ -163,7 +165,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         name: ALERTS.rateLimitsNotShared,
         severity: 'warning',
         runbook,
-        expr: `sum by (job) (${jobSelector(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) > 1`,
+        expr: `sum by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) > 1`,
         for: r.kvstoreFallbackFor,
         summary: 'svc-ai-search-backend rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory',
         description:
@@ -179,7 +181,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         name: ALERTS.noTraffic,
         severity: 'info',
         runbook,
-        expr: `sum by (job) (increase(${jobSelector(METRICS.requestsTotal)}[${w.noTraffic}])) < ${promNumber(r.noTrafficMinRequests)}`,
+        expr: `sum by (${BY}) (increase(${q.select(METRICS.requestsTotal)}[${w.noTraffic}])) < ${promNumber(r.noTrafficMinRequests)}`,
         for: r.noTrafficFor,
         summary: 'svc-ai-search-backend receives (almost) no requests',
         description:
@@ -191,7 +193,14 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
   return { name: SERVICE_RULE_GROUP, rules };
 }
 
-/** The whole rule file: service alerts, the availability SLO's recording rules and burn-rate alerts, the pipeline's own alerts. */
+/**
+ * The rule groups of the stack, for either wrapper (the standalone rule ConfigMap, the operator's
+ * PrometheusRule): service alerts and the availability SLO's recording rules and burn-rate alerts;
+ * in standalone mode also the pipeline's own alerts, which watch the Prometheus and Alertmanager
+ * this stack deploys. In operator mode there are none of those: the cluster's monitoring stack
+ * (kube-prometheus-stack ships the same mixin alerts and its own Watchdog) watches itself.
+ */
 export function alertRules(settings: Settings): RuleFile {
-  return { groups: [serviceRuleGroup(settings), sloRuleGroup(settings), pipelineRuleGroup(settings)] };
+  const groups = [serviceRuleGroup(settings), sloRuleGroup(settings)];
+  return { groups: settings.deploy.monitoringMode === 'operator' ? groups : [...groups, pipelineRuleGroup(settings)] };
 }

@@ -14,3 +14,5 @@ export * from './routing';
 export * from './alertmanager-config';
 export * from './kvstore-config';
 export * from './test-alert';
+export * from './dashboard-panels';
+export * from './dashboard';

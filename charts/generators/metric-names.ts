@@ -33,6 +33,10 @@ export const METRICS = {
   httpRequestDuration: 'svc_ai_search_http_request_duration_seconds',
   /** counter{tier,result}: result is `allowed` or `refused`. */
   rateLimitRequestsTotal: 'svc_ai_search_rate_limit_requests_total',
+  /** counter{tier}: admitted requests that left the tier near its limit (the dashboard shows them). */
+  rateLimitNearLimitTotal: 'svc_ai_search_rate_limit_near_limit_total',
+  /** counter: failed kvstore commands of the rate limiter (the dashboard shows them). */
+  rateLimitStoreErrorsTotal: 'svc_ai_search_rate_limit_store_errors_total',
   /** gauge{backend}: 1 for the store in use, `backend` is `kvstore` or `memory`. */
   rateLimitBackend: 'svc_ai_search_rate_limit_backend',
 } as const;

@@ -125,6 +125,8 @@ export interface StackNames {
   readonly prometheusRules: string;
   readonly alertmanager: string;
   readonly alertmanagerConfig: string;
+  /** ConfigMap of the Grafana dashboard (both monitoring modes). */
+  readonly grafanaDashboard: string;
   /** The backend's and kvstore's Secret (`SECRETS.app`'s keys). */
   readonly appSecret: string;
   /** Alertmanager's Secret (`SECRETS.alertmanager`'s keys). */
@@ -152,6 +154,7 @@ export function stackNames(prefix = ''): StackNames {
     prometheusRules: p(CONFIG_DOCUMENTS.prometheusRules.configMap),
     alertmanager: p(COMPONENTS.alertmanager),
     alertmanagerConfig: p(CONFIG_DOCUMENTS.alertmanagerConfig.configMap),
+    grafanaDashboard: p('grafana-dashboard'),
     appSecret: p(SECRETS.app.name),
     alertmanagerSecret: p(SECRETS.alertmanager.name),
     addresses: {

@@ -2,7 +2,7 @@ import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
 import { SERVICE_NAME } from './names';
-import { jobSelector, serverErrorRatio, volumeGuard } from './promql';
+import { settingsQueries } from './promql';
 import { serviceAlert, type RecordingRule, type RuleGroup, type Severity } from './rule-types';
 
 /** One window pair of a multi-window, multi-burn-rate alert. */
@@ -77,16 +77,17 @@ export function errorBudget(slo: number): number {
 export function sloRuleGroup(settings: Settings): RuleGroup {
   const slo = settings.alertRules.sloAvailability;
   const budget = errorBudget(slo);
-  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({ record: errorRatioRecord(w), expr: serverErrorRatio(w) }));
+  const q = settingsQueries(settings);
+  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({ record: errorRatioRecord(w), expr: q.serverErrorRatio(w) }));
   const alerts = BURN_RATE_ALERTS.map((a) => {
     const pairs = a.windows.map((p) => {
       const threshold = promNumber(p.factor * budget);
       return [
         '(',
-        `  ${jobSelector(errorRatioRecord(p.long))} > ${threshold}`,
+        `  ${q.select(errorRatioRecord(p.long))} > ${threshold}`,
         'and',
-        `  ${jobSelector(errorRatioRecord(p.short))} > ${threshold}`,
-        `  ${volumeGuard(p.long, settings.alertRules.minRequestsPerHour).replace('\n', '\n  ')}`,
+        `  ${q.select(errorRatioRecord(p.short))} > ${threshold}`,
+        `  ${q.volumeGuard(p.long, settings.alertRules.minRequestsPerHour).replace('\n', '\n  ')}`,
         ')',
       ].join('\n');
     });

@@ -1,4 +1,5 @@
-import { bool, duration, int, list, num, str, type Parser } from '../parsers';
+import { bool, duration, int, list, num, oneOf, str, type Parser } from '../parsers';
+import { LABEL_PAIR, type LabelPair } from './label-pair';
 import { variable, type VariableSpec } from '../variables';
 
 const DNS_LABEL = str({ pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, accepted: 'a DNS label (lower-case letters, digits, -)' });
@@ -69,7 +70,25 @@ export interface DeploySettings {
   readonly evaluationInterval: string;
   /** Alertmanager image. @default 'prom/alertmanager:v0.25.0' */
   readonly alertmanagerImage: string;
+  /**
+   * `standalone`: the stack deploys its own Prometheus and Alertmanager. `operator`: it deploys
+   * none and writes a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig for a
+   * prometheus-operator already in the cluster (docs/stack.md). @default 'standalone'
+   */
+  readonly monitoringMode: MonitoringMode;
+  /**
+   * Labels of the operator-mode custom resources (PrometheusRule, ServiceMonitor,
+   * AlertmanagerConfig), the ones the cluster's Prometheus selects them by, e.g.
+   * `release=kube-prometheus-stack`. @default []
+   */
+  readonly prometheusRuleLabels: readonly LabelPair[];
 }
+
+/** Where the stack's metrics and alerts are evaluated (`MONITORING_MODE`). */
+export type MonitoringMode = 'standalone' | 'operator';
+
+/** Every `MonitoringMode`, default first. */
+export const MONITORING_MODES: readonly MonitoringMode[] = ['standalone', 'operator'];
 
 /** Thresholds and `for` durations of the generated alert rules. Synth-only. */
 export interface AlertRuleSettings {
@@ -136,6 +155,8 @@ export const DEFAULT_DEPLOY: DeploySettings = {
   scrapeInterval: '15s',
   evaluationInterval: '15s',
   alertmanagerImage: 'prom/alertmanager:v0.25.0',
+  monitoringMode: 'standalone',
+  prometheusRuleLabels: [],
 };
 
 export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
@@ -182,6 +203,8 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('PROMETHEUS_SCRAPE_INTERVAL', 'deploy.scrapeInterval', duration(), 'Prometheus scrape_interval', s),
   variable('PROMETHEUS_EVALUATION_INTERVAL', 'deploy.evaluationInterval', duration(), 'Prometheus evaluation_interval', s),
   variable('ALERTMANAGER_IMAGE', 'deploy.alertmanagerImage', IMAGE, 'Alertmanager image', s),
+  variable('MONITORING_MODE', 'deploy.monitoringMode', oneOf(MONITORING_MODES), 'standalone: own Prometheus and Alertmanager; operator: ServiceMonitor, PrometheusRule and AlertmanagerConfig for a prometheus-operator', s),
+  variable('PROMETHEUS_RULE_LABELS', 'deploy.prometheusRuleLabels', list(LABEL_PAIR), 'Operator mode: labels the cluster Prometheus selects the PrometheusRule, ServiceMonitor and AlertmanagerConfig by (e.g. release=kube-prometheus-stack)', s),
   variable('ALERT_BACKEND_DOWN_FOR', 'alertRules.backendDownFor', duration(), 'BackendDown: for', s),
   variable('ALERT_BACKEND_POD_DOWN_FOR', 'alertRules.backendPodDownFor', duration(), 'BackendPodDown: for', s),
   variable('ALERT_MIN_REQUESTS_PER_HOUR', 'alertRules.minRequestsPerHour', int({ min: 0, max: 100000000 }), 'Ratio alerts need this many requests per hour over their window (volume guard)', s),

@@ -9,9 +9,17 @@ export class UnexpectedReplyError extends Error {
   }
 }
 
+/**
+ * Decides a request another way when its batch fails (the failover store's memory decision): the
+ * request's promise then resolves with what it returns instead of rejecting.
+ */
+export type Recover = (err: unknown, plan: TierPlan, keys: readonly string[]) => Decision;
+
 interface Waiter {
   readonly resolve: (d: Decision) => void;
   readonly reject: (err: unknown) => void;
+  readonly keys: readonly string[];
+  readonly recover: Recover | undefined;
 }
 
 /**
@@ -27,8 +35,14 @@ export class DecisionBatch {
   /** `tiers` KEYS indexes per request. */
   private readonly refs: number[] = [];
   private readonly waiters: Waiter[] = [];
+  private done = false;
 
   constructor(readonly plan: TierPlan) {}
+
+  /** True once answered or failed; a later reply or failure is ignored. */
+  get settled(): boolean {
+    return this.done;
+  }
 
   /** Requests in the batch. */
   get size(): number {
@@ -36,7 +50,7 @@ export class DecisionBatch {
   }
 
   /** Adds a request: `keys` are its keys, one per tier of the plan, in the plan's order. */
-  add(keys: readonly string[], resolve: (d: Decision) => void, reject: (err: unknown) => void): void {
+  add(keys: readonly string[], resolve: (d: Decision) => void, reject: (err: unknown) => void, recover?: Recover): void {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       let at = this.index.get(key);
@@ -46,7 +60,7 @@ export class DecisionBatch {
       }
       this.refs.push(at);
     }
-    this.waiters.push({ resolve, reject });
+    this.waiters.push({ resolve, reject, keys, recover });
   }
 
   /**
@@ -68,6 +82,7 @@ export class DecisionBatch {
 
   /** Hands each request its decision from the script's reply; a malformed reply fails them all. */
   settle(reply: unknown): void {
+    if (this.done) return;
     let decisions: Decision[];
     try {
       decisions = parseBatchReply(reply, this.plan.tiers.length, this.waiters.length);
@@ -75,12 +90,25 @@ export class DecisionBatch {
       this.fail(err);
       return;
     }
+    this.done = true;
     for (let i = 0; i < decisions.length; i++) this.waiters[i].resolve(decisions[i]);
   }
 
-  /** Fails every request of the batch with the command's error (the failover store decides them). */
+  /** Fails every request of the batch with the command's error: each is recovered when it can be, else rejected. */
   fail(err: unknown): void {
-    for (const w of this.waiters) w.reject(err);
+    if (this.done) return;
+    this.done = true;
+    for (const w of this.waiters) {
+      if (w.recover === undefined) {
+        w.reject(err);
+        continue;
+      }
+      try {
+        w.resolve(w.recover(err, this.plan, w.keys));
+      } catch (e) {
+        w.reject(e);
+      }
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { KvstoreState } from '../kvstore/connection';
+import type { Recover } from './decision-batch';
 import type { MemoryStore } from './memory-store';
 import type { TierPlan } from './tiers';
 import type { Decision, DecisionStore, RateLimitBackend } from './types';
@@ -13,9 +14,14 @@ export interface StoreConnection {
   off(event: 'up' | 'down', listener: () => void): unknown;
 }
 
-/** The shared store: decisions plus a cheap probe (the RedisStore). */
+/**
+ * The shared store (the RedisStore): decisions that, when its command fails, resolve with what
+ * `recover` decides instead of rejecting; a cheap probe; and `close` for its timers.
+ */
 export interface SharedStore extends DecisionStore {
+  decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision>;
   probe(): Promise<void>;
+  close?(): void;
 }
 
 /** Options of the failover store. */
@@ -53,6 +59,11 @@ export class FailoverStore implements DecisionStore {
     this.sync('kvstore connection is back');
   };
   private readonly onDown = () => this.sync('kvstore connection lost or refused');
+  /** A failed kvstore command's requests are decided by memory, in the same promise. */
+  private readonly recover: Recover = (err, plan, keys) => {
+    this.failed(err);
+    return this.memory.decideNow(plan, keys);
+  };
 
   constructor(
     private readonly connection: StoreConnection,
@@ -74,18 +85,21 @@ export class FailoverStore implements DecisionStore {
     return this.redis !== undefined && this.connection.available && !this.tripped ? 'kvstore' : 'memory';
   }
 
+  /** The memory store's decision while it is the backend (no I/O, no promise); undefined while the kvstore is. */
+  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision | undefined {
+    return this.backend() === 'memory' ? this.memory.decideNow(plan, keys) : undefined;
+  }
+
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     if (this.backend() === 'memory') return this.memory.decide(plan, keys);
-    return this.redis!.decide(plan, keys).catch((err: unknown) => {
-      this.failed(err);
-      return this.memory.decideNow(plan, keys);
-    });
+    return this.redis!.decide(plan, keys, this.recover);
   }
 
   /** Stops probing and listening. */
   close(): void {
     this.closed = true;
     this.stopProbe();
+    this.redis?.close?.();
     this.connection.off('up', this.onUp);
     this.connection.off('down', this.onDown);
   }

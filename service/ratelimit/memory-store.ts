@@ -78,6 +78,11 @@ export class MemoryStore implements DecisionStore {
     return { allowed, now, debts };
   }
 
+  /** Always at once: the same as `decideNow`. */
+  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision {
+    return this.decideNow(plan, keys);
+  }
+
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     return Promise.resolve(this.decideNow(plan, keys));
   }

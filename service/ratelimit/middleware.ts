@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { RateLimitSettings } from '../../configs';
 import { clientId } from './client-key';
@@ -78,6 +78,24 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
     }
   };
 
+  /** Acts on a decision: metrics, headers, logs, then `next()` or a 429. */
+  const decided = (req: Request, res: Response, next: NextFunction, plan: TierPlan, keys: readonly string[], client: string, backend: RateLimitBackend, started: number, d: Decision) => {
+    try {
+      metrics?.decided(backend, (performance.now() - started) / 1000);
+      const v = verdictOf(plan, d);
+      if (!res.headersSent) writeRateLimitHeaders(res, plan, v, d.now);
+      report(req, plan, keys, client, v);
+      if (!v.allowed) {
+        res.status(429).json(exceededBody(plan, v));
+        return;
+      }
+    } catch (err) {
+      next(err);
+      return;
+    }
+    next();
+  };
+
   return (req, res, next) => {
     const plan = resolver.resolve(req.path, req.method);
     if (plan === undefined) {
@@ -89,23 +107,21 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
     const keys = plan.keys(client);
     const backend = metrics ? store.backend() : 'memory';
     const started = metrics ? performance.now() : 0;
+    // The memory store decides without I/O: no promise, no microtask.
+    let now: Decision | undefined;
+    try {
+      now = store.decideAtOnce?.(plan, keys);
+    } catch (err) {
+      logger.error({ err, path: req.path }, 'rate limiter failed; request let through unlimited');
+      next();
+      return;
+    }
+    if (now !== undefined) {
+      decided(req, res, next, plan, keys, client, backend, started, now);
+      return;
+    }
     store.decide(plan, keys).then(
-      (d: Decision) => {
-        try {
-          metrics?.decided(backend, (performance.now() - started) / 1000);
-          const v = verdictOf(plan, d);
-          if (!res.headersSent) writeRateLimitHeaders(res, plan, v, d.now);
-          report(req, plan, keys, client, v);
-          if (!v.allowed) {
-            res.status(429).json(exceededBody(plan, v));
-            return;
-          }
-        } catch (err) {
-          next(err);
-          return;
-        }
-        next();
-      },
+      (d: Decision) => decided(req, res, next, plan, keys, client, backend, started, d),
       (err: unknown) => {
         logger.error({ err, path: req.path }, 'rate limiter failed; request let through unlimited');
         next();

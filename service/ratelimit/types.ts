@@ -33,4 +33,10 @@ export interface Decision {
 /** Where tier state lives. Decides every tier of a plan atomically: all admit, or nothing is consumed. */
 export interface DecisionStore {
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision>;
+  /**
+   * The decision at once when the store can make it without I/O (the memory store), else
+   * undefined and `decide` is the way: callers then skip a promise and a microtask per request.
+   * @default absent (always asynchronous)
+   */
+  decideAtOnce?(plan: TierPlan, keys: readonly string[]): Decision | undefined;
 }

@@ -66,9 +66,10 @@ function clientGone(res: Response): AbortSignal {
  * `POST /api/chat` and `POST /api/v1/chat` `{message, history?}` → `{answer, sources, usage,
  * model}`; with `Accept: text/event-stream` the answer streams as SSE: `sources`, `delta`…,
  * `usage`, `done` (or `error` if the provider breaks off mid-answer).
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function chatRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function chatRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const handle = async (req: Request, res: Response) => {
     const input = parseChat(req);
     const signal = clientGone(res);

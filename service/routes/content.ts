@@ -19,9 +19,10 @@ function listed(item: Item): Omit<Item, 'body'> {
 /**
  * `GET /api/v1/{articles,projects,experiences}?limit=&offset=&tag=`: newest first, without
  * bodies; `GET /api/v1/{collection}/{id}`: one item (404 when absent or of another type).
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function contentRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function contentRouter(ctx: FeatureContext, r: Router = Router()): Router {
   for (const [path, type] of COLLECTIONS) {
     r.get(path, (req, res) => {
       const limit = queryInt(req, 'limit', { min: 1, max: 100, default: 20 });

@@ -39,9 +39,10 @@ const evalSchema = z.object({
  * `POST /api/eval` `{queries: [{query, relevant}], k?}` scores the live index with trec_eval's
  * measures at cutoff k (default 10); `GET /api/eval` returns the last report of this replica
  * (404 before the first).
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function evalRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function evalRouter(ctx: FeatureContext, r: Router = Router()): Router {
   let last: EvalReport | undefined;
   r.post('/api/eval', jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const parsed = evalSchema.safeParse(jsonObject(req, '{"queries": [{"query": "words", "relevant": ["some-id"]}], "k": 10}'));

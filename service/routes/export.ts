@@ -14,9 +14,10 @@ function looksLikePath(name: string): boolean {
  * `GET /api/export/<name>`: one of `EXPORTS` (articles/projects/experiences/all as `.json` or
  * `.ndjson`, and `all.md`), served as an attachment. The name is only ever a key of that list:
  * path-like names get 400, other unknown names 404, and no file is ever read.
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function exportRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router {
   r.get('/api/export/:name', (req, res) => {
     const name = req.params.name;
     if (looksLikePath(name)) {

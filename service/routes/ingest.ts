@@ -22,9 +22,10 @@ const ITEM_EXAMPLE = '{"type": "article", "title": "Hello", "body": "# Hello\\n.
  * (`{items: [...]}`, up to 1,000 → per-item results: 201 all stored, 207 some stored, 422 none).
  * Both need write access, checked before the body is read; the body may be up to
  * `MAX_BODY_SIZE`. The store takes the valid items of a batch in one atomic write.
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function ingestRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const guard = requireWriteAccess(ctx.deps.settings);
   const body = jsonBody(ctx.deps.settings.service.maxBodyBytes);
   r.post('/api/ingest', guard, body, async (req, res) => {

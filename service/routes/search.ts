@@ -49,9 +49,10 @@ function fromQuery(req: Request) {
 /**
  * `GET /api/search?q=&type=&tag=&limit=&offset=` and the same as a JSON body on
  * `POST /api/search`: ranked results with snippets, from the result cache when repeated.
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function searchRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function searchRouter(ctx: FeatureContext, r: Router = Router()): Router {
   r.get('/api/search', async (req, res) => {
     res.json(await ctx.search.search(parseSearch(fromQuery(req))));
   });

@@ -159,9 +159,10 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
  * with YAML front matter, `.txt`, `.json`, `.ndjson`) and an optional field `type` (default
  * type of `.md`/`.txt` items). All or nothing: one bad file or item and nothing is stored.
  * 201 `{count, items}`.
+ *
+ * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
-export function uploadRouter(ctx: FeatureContext): Router {
-  const r = Router();
+export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const maxBytes = ctx.deps.settings.service.maxBodyBytes;
   r.post('/api/upload', requireWriteAccess(ctx.deps.settings), async (req: Request, res: Response) => {
     if (!req.is('multipart/form-data')) {

@@ -48,15 +48,21 @@ export function distinctTerms(terms: readonly string[], max: number = QUERY_LIMI
 /** An index term reached from a query term by prefix or near spelling. */
 export interface Expansion {
   readonly term: string;
-  /** MiniSearch's weight of the match (prefix or fuzzy weight, lowered with distance). */
+  /** MiniSearch's weight of the match (prefix or fuzzy weight, lowered with distance); always below an exact match's 1. */
   readonly weight: number;
+  /** Letters added (prefix match) or edits (near spelling) between the query term and this one. */
+  readonly distance: number;
+  /** Documents holding the term (in its most common field). */
+  readonly df: number;
 }
 
 /**
- * The best `max` expansions: highest weight first (the closest matches), ties by term, so the
- * choice is deterministic whatever order the index yields candidates in.
+ * The best `max` expansions: the closest first (smallest distance: what the user most likely
+ * meant), then the most frequent (a common completion matches more of what the user is looking
+ * for than a rare one at the same distance), then by term, so the choice is deterministic
+ * whatever order the index yields candidates in.
  */
 export function bestExpansions(candidates: Iterable<Expansion>, max: number): Expansion[] {
   if (max <= 0) return [];
-  return [...candidates].sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, max);
+  return [...candidates].sort((a, b) => a.distance - b.distance || b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, max);
 }

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import type { ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -20,6 +21,21 @@ export interface Bm25Params {
   readonly k: number;
   readonly b: number;
   readonly d: number;
+}
+
+/**
+ * Postings held in `ScoringMiniSearch`'s cache of sorted posting arrays, at most, summed over
+ * terms: about 4 bytes of document id and 8 per field holding the term, each. Least recently
+ * used terms go first; the cache empties when the index changes.
+ */
+export const POSTING_CACHE_LIMIT = 4_000_000;
+
+/** A term's postings in document order with their unweighted BM25 values per field. */
+interface TermPostings {
+  readonly docs: Int32Array;
+  readonly vals: Array<Float64Array | null>;
+  /** Largest Σ over fields of field boost × value. */
+  readonly maxImpact: number;
 }
 
 /** One query term and its weight (RM3 weight, or 1; a term given twice counts twice). */
@@ -60,6 +76,10 @@ export class ScoringMiniSearch<T = unknown> extends MiniSearch<T> {
   // document only. Valid while the index and the parameters are unchanged; every add and discard
   // moves `_nextId` or `_documentCount`, and the average length with them.
   private norms = new Map<number, { key: string; norm: Float64Array }>();
+  // Sorted posting arrays per term for the pruned scorer, valid for one `postingsKey`.
+  private postingCache = new Map<string, TermPostings>();
+  private postingCacheKey = '';
+  private postingCacheSize = 0;
 
   private lengthNorm(fieldId: number, bm25: Bm25Params): Float64Array {
     const avg = this._avgFieldLength[fieldId];
@@ -90,21 +110,152 @@ export class ScoringMiniSearch<T = unknown> extends MiniSearch<T> {
    * both ways counts as a prefix match); the term itself is left out.
    */
   expansions(term: string, lookup: ExpansionLookup): Expansion[] {
-    const out = new Map<string, number>();
+    const out = new Map<string, Expansion>();
+    const df = (data: Map<number, Map<number, number>>): number => {
+      let most = 0;
+      for (const postings of data.values()) most = Math.max(most, postings.size);
+      return most;
+    };
     if (lookup.prefix) {
       let seen = 0;
-      for (const t of this._index.atPrefix(term).keys()) {
+      for (const [t, data] of this._index.atPrefix(term)) {
         if (++seen > lookup.scanLimit) break;
         const distance = t.length - term.length;
-        if (distance > 0) out.set(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance));
+        if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df: df(data) });
       }
     }
     if (lookup.fuzzy > 0) {
-      for (const [t, [, distance]] of this._index.fuzzyGet(term, lookup.fuzzy)) {
-        if (distance > 0 && !out.has(t)) out.set(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
+      for (const [t, [data, distance]] of this._index.fuzzyGet(term, lookup.fuzzy)) {
+        if (distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df: df(data) });
       }
     }
-    return [...out].map(([t, weight]) => ({ term: t, weight }));
+    return [...out.values()];
+  }
+
+  /** The term's postings as sorted arrays, from the cache or built from MiniSearch's maps. */
+  private postings(term: string, fields: readonly string[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermPostings | undefined {
+    // Document ids only grow and discards only lower the count, so (next id, count) names one
+    // state of the index.
+    const key = `${this._nextId}:${this._documentCount}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f) => `${f}=${boost[f]}`).join(',')}`;
+    if (key !== this.postingCacheKey) {
+      this.postingCache.clear();
+      this.postingCacheKey = key;
+      this.postingCacheSize = 0;
+    }
+    const cached = this.postingCache.get(term);
+    if (cached) {
+      this.postingCache.delete(term);
+      this.postingCache.set(term, cached);
+      return cached;
+    }
+    const data = this._index.get(term);
+    if (!data) return undefined;
+    this.ensureScratch();
+    const live = (docId: number) => this._dirtCount === 0 || this._documentIds.has(docId);
+    const all: number[] = [];
+    const { termStamp } = this;
+    if (++this.stamp === 0x7fffffff) {
+      termStamp.fill(0);
+      this.stamp = 1;
+    }
+    const stamp = this.stamp;
+    for (const field of fields) {
+      data.get(this._fieldIds[field])?.forEach((_tf, docId) => {
+        if (termStamp[docId] !== stamp && live(docId)) {
+          termStamp[docId] = stamp;
+          all.push(docId);
+        }
+      });
+    }
+    if (!all.length) return undefined;
+    const docs = Int32Array.from(all).sort();
+    const at = this.acc;
+    for (let i = 0; i < docs.length; i++) at[docs[i]] = i;
+    const total = this._documentCount;
+    const { k, d } = bm25;
+    const k1 = k + 1;
+    const vals = fields.map((field) => {
+      const fieldId = this._fieldIds[field];
+      const postings = data.get(fieldId);
+      if (!postings) return null;
+      let df = postings.size;
+      if (this._dirtCount > 0) postings.forEach((_tf, docId) => void (this._documentIds.has(docId) || (df -= 1)));
+      // The same expression as `scoreTerms`, so a value times its factor is the same number.
+      const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
+      const norm = this.lengthNorm(fieldId, bm25);
+      const v = new Float64Array(docs.length);
+      postings.forEach((tf, docId) => {
+        if (live(docId)) v[at[docId]] = idf * (d + (tf * k1) / (tf + norm[docId]));
+      });
+      return v;
+    });
+    for (let i = 0; i < docs.length; i++) at[docs[i]] = 0;
+    let maxImpact = 0;
+    for (let i = 0; i < docs.length; i++) {
+      let s = 0;
+      for (let f = 0; f < fields.length; f++) if (vals[f]) s += boost[fields[f]] * vals[f]![i];
+      if (s > maxImpact) maxImpact = s;
+    }
+    const entry = { docs, vals, maxImpact };
+    this.postingCache.set(term, entry);
+    this.postingCacheSize += docs.length;
+    for (const [t, e] of this.postingCache) {
+      if (this.postingCacheSize <= POSTING_CACHE_LIMIT || t === term) break;
+      this.postingCache.delete(t);
+      this.postingCacheSize -= e.docs.length;
+    }
+    return entry;
+  }
+
+  /**
+   * Cursors over `terms` for `maxScoreTopK` (terms absent from the index left out), with the
+   * fields, weights and BM25 of `scoreTerms`, and, when `count`, the number of documents they
+   * match together (of those `keep` keeps; else 0).
+   */
+  cursors(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep?: (docId: number) => boolean,
+  ): { cursors: ScoreCursor[]; total: number } {
+    const fields = Object.keys(boost).filter((f) => boost[f] > 0 && this._fieldIds[f] !== undefined);
+    const cursors: ScoreCursor[] = [];
+    const seen = new Set<string>();
+    for (const [term, weight] of terms) {
+      if (!(weight > 0)) continue;
+      const p = this.postings(term, fields, boost, bm25);
+      if (!p) continue;
+      cursors.push({
+        docs: p.docs,
+        vals: p.vals,
+        factors: fields.map((f) => weight * boost[f]),
+        bound: weight * p.maxImpact * (1 + 1e-9),
+        distinct: !seen.has(term),
+      });
+      seen.add(term);
+    }
+    if (!count) return { cursors, total: 0 };
+    this.ensureScratch();
+    if (++this.stamp === 0x7fffffff) {
+      this.termStamp.fill(0);
+      this.stamp = 1;
+    }
+    const { termStamp, stamp } = this;
+    let total = 0;
+    for (const c of cursors) {
+      for (const docId of c.docs) {
+        if (termStamp[docId] === stamp) continue;
+        termStamp[docId] = stamp;
+        if (!keep || keep(docId)) total += 1;
+      }
+    }
+    return { cursors, total };
+  }
+
+  /** The external id of a short document id. */
+  externalId(docId: number): string {
+    return this._documentIds.get(docId) as string;
   }
 
   /**

@@ -27,22 +27,37 @@ describe('app/main synth', () => {
 
   const files = run({});
 
-  it('writes the five files of the stack', () => {
+  it('writes the six files of the stack', () => {
     expect([...files.keys()]).toEqual([
       '0000-namespace.k8s.yaml',
       '0001-kvstore.k8s.yaml',
       '0002-backend.k8s.yaml',
       '0003-alertmanager.k8s.yaml',
       '0004-prometheus.k8s.yaml',
+      '0005-dashboard.k8s.yaml',
     ]);
   });
 
-  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml'])(
+  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml', '0005-dashboard.k8s.yaml'])(
     'synthesizes %s as snapshotted',
     (name) => {
       expect(files.get(name)).toMatchSnapshot();
     },
   );
+
+  it('synthesizes operator mode (every destination on) as snapshotted: the custom resources in place of Prometheus and Alertmanager, no secret value', () => {
+    const env = { ...SECRET_ENV, MONITORING_MODE: 'operator', PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack', WEBHOOK_URL: 'https://hooks.example.com/alerts' };
+    const op = run(env);
+    expect([...op.keys()]).toEqual(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-monitoring.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    const text = op.get('0003-monitoring.k8s.yaml') ?? '';
+    for (const v of SECRET_VALUES) expect(text).not.toContain(v);
+    expect(parseManifests([text]).map((m) => `${m.apiVersion} ${m.kind}`)).toEqual([
+      'monitoring.coreos.com/v1 ServiceMonitor',
+      'monitoring.coreos.com/v1 PrometheusRule',
+      'monitoring.coreos.com/v1alpha1 AlertmanagerConfig',
+    ]);
+    expect(text).toMatchSnapshot();
+  });
 
   it('synthesizes the Alertmanager file with every destination on as snapshotted, without a secret value', () => {
     const text = run({ ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' }).get('0003-alertmanager.k8s.yaml') ?? '';

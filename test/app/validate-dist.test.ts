@@ -28,7 +28,11 @@ describe('make validate (scripts/validate-dist.ts)', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('ok   promtool test rules (46 tests)');
     expect(r.stdout).toContain('ok   amtool config routes test (37 cases)');
-    expect(r.stdout).toContain('all 9 checks passed');
+    // Then operator mode, synthesized from the same environment into a temp folder.
+    expect(r.stdout).toContain('MONITORING_MODE=operator, synthesized into a temp folder:');
+    expect(r.stdout).toMatch(/ok {3}promtool test rules on the PrometheusRule groups \(\d+ tests\)/);
+    expect(r.stdout).toMatch(/ok {3}amtool config routes test, AlertmanagerConfig \(\d+ cases\)/);
+    expect(r.stdout).toContain('all 18 checks passed');
     expect(r.status).toBe(0);
   });
 

@@ -40,7 +40,7 @@ describe('Alertmanager', () => {
   it('runs restricted with probes', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65534, fsGroup: 65534 });
     expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
-    expect(container.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'web' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'web', scheme: 'HTTP' });
     expect(pod.automountServiceAccountToken).toBe(false);
   });
 });

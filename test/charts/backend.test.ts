@@ -37,6 +37,9 @@ describe('Backend', () => {
     const pods = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'backend-pods');
     const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'backend');
     expect(pods?.spec).toEqual({
+      // cdk8s-plus writes the Kubernetes defaults out.
+      type: 'ClusterIP',
+      externalIPs: [],
       clusterIP: 'None',
       publishNotReadyAddresses: false,
       selector: svc?.spec.selector,
@@ -69,9 +72,9 @@ describe('Backend', () => {
 
   it('probes /health/live and /health/ready on the http port', () => {
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
-    expect(container.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
-    expect(container.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
-    expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http', scheme: 'HTTP' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http', scheme: 'HTTP' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http', scheme: 'HTTP' });
   });
 
   it('sets resource requests and limits', () => {
@@ -99,7 +102,9 @@ describe('Backend', () => {
     const objs = synth({ containerPort: 9000 });
     expect(of(objs, 'Deployment').spec.template.spec.containers[0].ports[0].containerPort).toBe(9000);
     expect(of(objs, 'Service').spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }]);
-    expect(of(objs, 'Service').spec.selector).toEqual(deployment.spec.template.metadata.labels);
+    // The Deployment's own selector; the pods also carry cdk8s-plus's address label, which no selector uses.
+    expect(of(objs, 'Service').spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
   });
 
   it('gives the pod its drain time plus 10 s to stop', () => {

@@ -73,6 +73,8 @@ describe('Kvstore', () => {
       runAsUser: 999,
       runAsGroup: 1000,
       fsGroup: 1000,
+      // cdk8s-plus writes the Kubernetes default out.
+      fsGroupChangePolicy: 'Always',
       seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(container.securityContext.readOnlyRootFilesystem).toBe(true);

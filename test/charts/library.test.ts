@@ -73,7 +73,7 @@ describe('SearchBackendStack inside a user Chart', () => {
 describe('SearchBackendStack at App level', () => {
   it('leaves an existing namespace alone with CREATE_NAMESPACE=false', () => {
     const s = synthStack({ CREATE_NAMESPACE: 'false', NAMESPACE: 'shared' });
-    expect([...s.files.keys()]).toEqual(['0000-kvstore.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml']);
+    expect([...s.files.keys()]).toEqual(['0000-kvstore.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml', '0004-dashboard.k8s.yaml']);
     expect(s.manifests.some((m) => m.kind === 'Namespace')).toBe(false);
     expect(s.manifests.every((m) => m.metadata.namespace === 'shared')).toBe(true);
     expect(schemaProblems(s.manifests)).toEqual([]);
@@ -92,7 +92,7 @@ describe('SearchBackendStack at App level', () => {
     const settings = loadStackSettings({ CREATE_NAMESPACE: 'false' });
     new SearchBackendStack(app, 'a', { settings, namePrefix: 'a-' });
     new SearchBackendStack(app, 'b', { settings, namePrefix: 'b-' });
-    expect(app.charts.map((c) => c.node.id)).toEqual(['a-kvstore', 'a-backend', 'a-alertmanager', 'a-prometheus', 'b-kvstore', 'b-backend', 'b-alertmanager', 'b-prometheus']);
+    expect(app.charts.map((c) => c.node.id)).toEqual(['a-kvstore', 'a-backend', 'a-alertmanager', 'a-prometheus', 'a-dashboard', 'b-kvstore', 'b-backend', 'b-alertmanager', 'b-prometheus', 'b-dashboard']);
   });
 
   it('rejects a NAME_PREFIX that cannot start a DNS label', () => {

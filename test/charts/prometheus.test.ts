@@ -63,6 +63,8 @@ describe('Prometheus', () => {
     expect(find(objects, 'PersistentVolumeClaim', 'prometheus-data').spec).toEqual({
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: '10Gi' } },
+      // cdk8s-plus writes the Kubernetes default out.
+      volumeMode: 'Filesystem',
     });
     expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
     expect(deployment.spec.replicas).toBe(1);
@@ -74,8 +76,8 @@ describe('Prometheus', () => {
     expect(find(objects, 'ServiceAccount', 'prometheus').automountServiceAccountToken).toBe(false);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
-    expect(container.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'web' });
-    expect(container.livenessProbe.httpGet).toEqual({ path: '/-/healthy', port: 'web' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'web', scheme: 'HTTP' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/-/healthy', port: 'web', scheme: 'HTTP' });
   });
 
   it('restarts on a config or rule change', () => {

@@ -12,6 +12,7 @@ describe('the stack', () => {
       '0002-backend.k8s.yaml',
       '0003-alertmanager.k8s.yaml',
       '0004-prometheus.k8s.yaml',
+      '0005-dashboard.k8s.yaml',
     ]);
     expect(stack.manifests[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'svc-ai-search' } });
   });
@@ -69,7 +70,8 @@ describe('the stack', () => {
   it('lets only the backend reach the kvstore', () => {
     const np = find(stack.manifests, 'NetworkPolicy', 'kvstore');
     expect(np.spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: selectorLabels('backend') } }]);
-    expect(find(stack.manifests, 'Deployment', 'backend').spec.template.metadata.labels).toEqual(selectorLabels('backend'));
+    // The backend's pods carry those labels (and cdk8s-plus's address label, which the policy does not use).
+    expect(find(stack.manifests, 'Deployment', 'backend').spec.template.metadata.labels).toMatchObject(selectorLabels('backend'));
   });
 
   it('writes no secret value anywhere, and no Secret object, with every secret set at synth time', () => {
@@ -87,5 +89,27 @@ describe('the stack', () => {
 
   it('is the same for the same settings', () => {
     expect(synthStack().files).toEqual(stack.files);
+  });
+});
+
+describe('the stack in operator mode', () => {
+  const stack = synthStack({ MONITORING_MODE: 'operator' });
+
+  it('writes the backend, the kvstore, the operator resources and the dashboard; no Prometheus or Alertmanager', () => {
+    expect([...stack.files.keys()]).toEqual([
+      '0000-namespace.k8s.yaml',
+      '0001-kvstore.k8s.yaml',
+      '0002-backend.k8s.yaml',
+      '0003-monitoring.k8s.yaml',
+      '0004-dashboard.k8s.yaml',
+    ]);
+    expect(stack.manifests.filter((m) => m.apiVersion.startsWith('monitoring.coreos.com/')).map((m) => m.kind)).toEqual(['ServiceMonitor', 'PrometheusRule', 'AlertmanagerConfig']);
+    const services = stack.manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name);
+    expect(services.sort()).toEqual(['backend', 'backend-pods', 'kvstore']);
+  });
+
+  it('is valid against the Kubernetes and prometheus-operator schemas, and every reference resolves', () => {
+    expect(schemaProblems(stack.manifests)).toEqual([]);
+    expect(referenceProblems(stack.manifests)).toEqual([]);
   });
 });

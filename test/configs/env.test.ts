@@ -114,6 +114,7 @@ describe('loadSettings: every variable parses', () => {
     HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60', KVSTORE_IMAGE: 'redis:7', KVSTORE_STORAGE: '2Gi',
     PROMETHEUS_IMAGE: 'prom/prometheus:v2', PROMETHEUS_STORAGE: '20Gi', PROMETHEUS_SCRAPE_INTERVAL: '30s',
     PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0', PROMETHEUS_RETENTION: '30d',
+    MONITORING_MODE: 'Operator', PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack, example.com/team=search',
     ALERT_INHIBIT_EQUAL: 'alertname,service', RUNBOOK_BASE_URL: 'https://runbooks.example.com/search',
     HEARTBEAT_URL: 'https://heartbeat.example.com/ping', HEARTBEAT_INTERVAL: '1m', ALERT_MIN_REQUESTS_PER_HOUR: '200',
     ALERT_NO_TRAFFIC_ENABLED: 'on', ALERT_NO_TRAFFIC_MIN_REQUESTS: '5',

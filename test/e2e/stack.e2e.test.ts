@@ -35,9 +35,11 @@ import { without, withoutSecretFiles, type Json } from './documents';
 import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
 import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
+import { dashboardPanelQueries } from './dashboard';
+import { SPEC_FAMILIES } from '../harness/spec-families';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
-const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5' } as const;
+const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5', dashboard: '127.0.0.6' } as const;
 
 /** Backend replicas of the test: the smallest count where pods' counters could interleave. */
 const REPLICAS = 2;
@@ -73,23 +75,6 @@ const SERVICE_ENV = {
   RATE_LIMIT_CHAT_WINDOW: '60',
   RATE_LIMIT_CHAT_BURST: '10000',
 };
-
-/** Metric families of spec §2.1, spelled as the spec spells them. */
-const SPEC_FAMILIES = [
-  'svc_ai_search_requests_total',
-  'svc_ai_search_requests_successful',
-  'svc_ai_search_requests_failed',
-  'svc_ai_search_success_rate',
-  'svc_ai_search_avg_response_time_ms',
-  'svc_ai_search_total_tokens_used',
-  'svc_ai_search_health_score',
-  'svc_ai_search_performance_grade',
-  'svc_ai_search_cache_size',
-  'svc_ai_search_cache_maxsize',
-  'svc_ai_search_cache_usage_percent',
-  'svc_ai_search_requests_by_type_total',
-  'svc_ai_search_requests_by_type_avg_time_ms',
-];
 
 /** `{metric="…", job="svc-ai-search-backend"}` selector. */
 const sel = (metric: string, extra = '') => `${metric}{job="${SCRAPE_JOB}"${extra ? `, ${extra}` : ''}}`;
@@ -416,6 +401,34 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     const allowedSearch = await scalar(stack, `sum(${sel('svc_ai_search_rate_limit_requests_total', 'tier="search", result="allowed"')})`);
     expect(allowedSearch).toBeGreaterThanOrEqual(admitted.length);
   }, 60_000);
+
+  scenario('scenario 8: after real traffic every query of the synthesized Grafana dashboard runs against the real Prometheus and returns data', async () => {
+    const queries = dashboardPanelQueries(stack.manifests);
+    expect(queries.length).toBeGreaterThan(20);
+    // Fresh traffic on both replicas (the earlier scenarios made the errors, refusals and tier decisions).
+    await stack.step('dashboard traffic', async () => {
+      for (const service of stack.services) {
+        await burst(service, 10, (i) => (i % 2 ? `/api/search?q=dashboard${i}` : '/api/rate-limit'), CLIENTS.dashboard, 2);
+      }
+    });
+    // The concrete window (5m for $__rate_interval) spans the whole run so far, so every rate has samples.
+    const empty = await stack.step('every panel query returns data', () =>
+      waitFor(
+        'every dashboard query to return at least one finite value',
+        async () => {
+          const missing: string[] = [];
+          for (const q of queries) {
+            const r = await stack.prometheus.query(q.concrete);
+            if (!r.some((x) => Number.isFinite(x.value))) missing.push(`${q.panel} [${q.refId}]: ${q.concrete} → ${JSON.stringify(r.slice(0, 2))}`);
+          }
+          if (missing.length) throw new Error(missing.join('\n'));
+          return missing;
+        },
+        { timeoutMs: 30000 },
+      ),
+    );
+    expect(empty).toEqual([]);
+  }, 90_000);
 
   scenario('scenario 5: the kvstore goes away under traffic: no 5xx, backend memory, the fallback alert fires; it comes back and all returns to normal', async () => {
     const { service, prometheus, redis } = stack;

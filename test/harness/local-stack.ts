@@ -137,6 +137,8 @@ export class LocalStack {
       // Synthesis runs while Redis and the service start: it is the slowest step.
       const synthEnv: Env = {
         ...base,
+        // The local stack runs its own Prometheus and Alertmanager: operator mode has none to run.
+        MONITORING_MODE: 'standalone',
         BACKEND_REPLICAS: String(replicas),
         ...opts.synthEnv,
         WEBHOOK_URL: receiver.url(RECEIVER_PATHS.webhook),

@@ -8,4 +8,7 @@ export * from './route-cases';
 export * from './schemas';
 export * from './references';
 export * from './secrets';
+export * from './route-case-problems';
+export * from './operator-checks';
 export * from './validate-stack';
+export * from './crd-schemas';

@@ -170,7 +170,10 @@ export function referenceProblems(manifests: readonly Manifest[], stacks: StackN
     }
   }
 
-  for (const names of stackList) for (const c of Object.values(COMPONENTS)) {
+  // Operator mode (a ServiceMonitor stands in) deploys no Prometheus or Alertmanager of its own.
+  const operatorMode = manifests.some((m) => m.kind === 'ServiceMonitor');
+  const components = Object.values(COMPONENTS).filter((c) => !operatorMode || (c !== COMPONENTS.prometheus && c !== COMPONENTS.alertmanager));
+  for (const names of stackList) for (const c of components) {
     const svc = byKind('Service', names[c]);
     const port = PORTS[c];
     const ports = spec<{ ports?: Array<{ port: number }> }>(svc ?? ({} as Manifest)).ports ?? [];

@@ -3,6 +3,7 @@ import { ALERTS } from '../../charts/generators/alert-names';
 import { promNumber } from '../../charts/generators/format';
 import { METRICS } from '../../charts/generators/metric-names';
 import { SCRAPE_JOB } from '../../charts/generators/names';
+import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
 import { BURN_RATE_ALERTS, errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
@@ -73,7 +74,7 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
   const byName = new Map(all.map((r) => [r.alert, r]));
   const loud = all.filter((r) => r.labels.severity === 'warning' || r.labels.severity === 'critical').map((r) => r.alert);
   const pods = Array.from({ length: Math.max(2, settings.deploy.backendReplicas) }, (_, i) => `10.0.1.${i + 1}:8080`);
-  const job = { job: SCRAPE_JOB };
+  const job = scopeLabels(settings);
   /** A minute well after `rule` has held for its `for`, when it started holding at `from`. */
   const after = (rule: AlertingRule, from = 1) => from + Math.ceil(durationMs(rule.for) / 60000) + 5;
   // Well under ALERT_TOKENS_PER_HOUR summed over the pods: the spend of a normal hour.
@@ -196,5 +197,16 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
       alert_rule_test: [fires(notShared, at, job, 2)],
     });
   }
-  return { tests, skipped };
+  return { tests: tests.map((t) => inScope(t, job)), skipped };
+}
+
+/** `test` with its backend series moved into the rules' scope (operator mode adds `namespace`). */
+function inScope(test: PromtoolTest, scope: Readonly<Record<string, string>>): PromtoolTest {
+  // `sel` writes the job first: `metric{job="…", …}`.
+  const head = `{job="${SCRAPE_JOB}"`;
+  const scoped = Object.entries(scope).map(([k, v]) => `${k}="${v}"`).join(', ');
+  return {
+    ...test,
+    input_series: test.input_series.map((s) => ({ ...s, series: s.series.replace(head, `{${scoped}`) })),
+  };
 }

@@ -2,7 +2,8 @@ import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { promNumber } from '../../charts/generators/format';
 import { METRIC_LABELS, METRICS } from '../../charts/generators/metric-names';
-import { PIPELINE_JOBS, SCRAPE_JOB } from '../../charts/generators/names';
+import { PIPELINE_JOBS } from '../../charts/generators/names';
+import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
 import { errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
@@ -70,6 +71,9 @@ interface Scenario {
 
 const INTERVAL_MINUTES = 1;
 
+/** A label set. */
+type Labels = Readonly<Record<string, string>>;
+
 /** `instance` labels of backend pods in the tests. */
 function podNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `10.0.0.${i + 1}:8080`);
@@ -78,8 +82,9 @@ function podNames(count: number): string[] {
 /** Two pods: the smallest set where "one down, others serve" exists. */
 const PODS = podNames(2);
 
-function series(metric: string, labels: Readonly<Record<string, string>> = {}): string {
-  const all = { job: SCRAPE_JOB, ...labels };
+/** A series of the backend's job, inside the rules' scope (`scope`: job, and the namespace in operator mode). */
+function seriesIn(scope: Labels, metric: string, labels: Labels = {}): string {
+  const all = { ...scope, ...labels };
   return `${metric}{${Object.entries(all)
     .map(([k, v]) => `${k}="${v}"`)
     .join(', ')}}`;
@@ -108,16 +113,16 @@ function busyVolume(settings: Settings): number {
   return Math.max(1000, 100 * settings.alertRules.minRequestsPerHour);
 }
 
-function requestCounts(errorRatio: number, n: number, perMinute = 1000): InputSeries[] {
+function requestCounts(scope: Labels, errorRatio: number, n: number, perMinute = 1000): InputSeries[] {
   const count = `${METRICS.httpRequestDuration}_count`;
   const route = { route: 'search', method: 'GET' };
   return [
-    { series: series(count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * perMinute, n) },
-    { series: series(count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * perMinute, n) },
+    { series: seriesIn(scope, count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * perMinute, n) },
+    { series: seriesIn(scope, count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * perMinute, n) },
   ];
 }
 
-function latencyBuckets(threshold: number, inBucket: 'below' | 'above', n: number): InputSeries[] {
+function latencyBuckets(scope: Labels, threshold: number, inBucket: 'below' | 'above', n: number): InputSeries[] {
   const labels = { route: 'search', method: 'GET', status_class: '2xx' };
   const bucket = `${METRICS.httpRequestDuration}_bucket`;
   const bounds: Array<[string, boolean]> = [
@@ -126,13 +131,15 @@ function latencyBuckets(threshold: number, inBucket: 'below' | 'above', n: numbe
     [promNumber(threshold * 2), true],
     ['+Inf', true],
   ];
-  return bounds.map(([le, holds]) => ({ series: series(bucket, { ...labels, le }), values: counter(holds ? 100 : 0, n) }));
+  return bounds.map(([le, holds]) => ({ series: seriesIn(scope, bucket, { ...labels, le }), values: counter(holds ? 100 : 0, n) }));
 }
 
 /** Scenarios for every alert the generators can produce, from the settings' thresholds. */
 function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const r = settings.alertRules;
-  const job = { job: SCRAPE_JOB };
+  const scope = scopeLabels(settings);
+  const job = scope;
+  const series = (metric: string, labels: Labels = {}) => seriesIn(scope, metric, labels);
   const budget = errorBudget(r.sloAvailability);
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
@@ -181,7 +188,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       firing:
         r.errorRateThreshold < 1
           ? {
-              series: (n) => requestCounts(errorRatio, n, busy),
+              series: (n) => requestCounts(scope, errorRatio, n, busy),
               labels: job,
               value: errorRatio,
               activeFrom: 1,
@@ -190,7 +197,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
           : undefined,
       skipped: 'ALERT_ERROR_RATE_THRESHOLD=1: no error ratio can exceed it',
       silent: (n) => [
-        ...requestCounts(r.errorRateThreshold / 2, n, busy),
+        ...requestCounts(scope, r.errorRateThreshold / 2, n, busy),
         // Client errors are not server errors: a scan of 404s beside the traffic.
         { series: series(`${METRICS.httpRequestDuration}_count`, { route: 'other', method: 'GET', status_class: '4xx' }), values: counter(busy, n) },
         { series: series(requestsFailed), values: counter(busy, n) },
@@ -198,14 +205,14 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     },
     [ALERTS.highLatency]: {
       firing: {
-        series: (n) => latencyBuckets(r.latencyP99Seconds, 'above', n),
+        series: (n) => latencyBuckets(scope, r.latencyP99Seconds, 'above', n),
         labels: { ...job, route: 'search' },
         // histogram_quantile interpolates inside the (threshold, 2 × threshold] bucket.
         value: r.latencyP99Seconds + r.latencyP99Seconds * 0.99,
         activeFrom: 1,
         exact: true,
       },
-      silent: (n) => latencyBuckets(r.latencyP99Seconds, 'below', n),
+      silent: (n) => latencyBuckets(scope, r.latencyP99Seconds, 'below', n),
     },
     [ALERTS.lowHealthScore]: {
       firing:
@@ -291,21 +298,21 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     [ALERTS.errorBudgetFastBurn]: {
       firing:
         fastRatio !== undefined
-          ? { series: (n) => requestCounts(fastRatio, n, busy), labels: job, value: 0, activeFrom: 1, exact: true }
+          ? { series: (n) => requestCounts(scope, fastRatio, n, busy), labels: job, value: 0, activeFrom: 1, exact: true }
           : undefined,
       skipped: 'SLO_AVAILABILITY so low that a 6x burn needs more than 100% errors',
-      silent: (n) => requestCounts(budget / 2, n, busy),
+      silent: (n) => requestCounts(scope, budget / 2, n, busy),
     },
     [ALERTS.errorBudgetSlowBurn]: {
       firing: {
-        series: (n) => requestCounts(slowRatio, n, busy),
+        series: (n) => requestCounts(scope, slowRatio, n, busy),
         labels: job,
         value: 0,
         activeFrom: 1,
         exact: true,
         quiet: [ALERTS.errorBudgetFastBurn],
       },
-      silent: (n) => requestCounts(budget / 2, n, busy),
+      silent: (n) => requestCounts(scope, budget / 2, n, busy),
     },
     [ALERTS.watchdog]: {
       firing: { series: () => [], labels: {}, value: 1, activeFrom: 0, exact: false },

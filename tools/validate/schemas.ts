@@ -4,6 +4,7 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
 import type { Manifest } from '../../charts/manifests';
+import { crdSchemaProblems, isOperatorResource } from './crd-schemas';
 
 type Model = new (data: never) => { validate(): void };
 
@@ -32,11 +33,13 @@ export function describe(m: Manifest): string {
 
 /**
  * Validates every object against the Kubernetes OpenAPI schema (types, required fields, enums)
- * through kubernetes-models. Returns one message per invalid object.
+ * through kubernetes-models, and the prometheus-operator's custom resources against theirs
+ * (`crdSchemaProblems`). Returns one message per invalid object.
  */
 export function schemaProblems(manifests: readonly Manifest[]): string[] {
   const problems: string[] = [];
-  for (const m of manifests) {
+  problems.push(...crdSchemaProblems(manifests.filter(isOperatorResource)));
+  for (const m of manifests.filter((x) => !isOperatorResource(x))) {
     const model = MODELS[`${m.apiVersion}/${m.kind}`];
     if (!model) {
       problems.push(`${describe(m)}: no schema for ${m.apiVersion} ${m.kind}`);

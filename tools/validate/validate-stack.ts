@@ -4,7 +4,9 @@ import type { Env, Settings } from '../../configs';
 import { alertRules } from '../../charts/generators/alert-rules';
 import { stackNames } from '../../charts/generators/names';
 import { monitoringDocuments, type Manifest } from '../../charts/manifests';
-import { ALERTMANAGER_FILE, checkAlertmanagerConfig, routesTest } from './amtool';
+import { ALERTMANAGER_FILE, checkAlertmanagerConfig } from './amtool';
+import { validateOperator } from './operator-checks';
+import { routeCaseProblems } from './route-case-problems';
 import { checkPrometheusConfig, checkRules, testRules } from './promtool';
 import { referenceProblems } from './references';
 import { routeCases, type RouteCase } from './route-cases';
@@ -27,24 +29,12 @@ export interface StackValidationInput {
   readonly routeCases?: readonly RouteCase[];
 }
 
-/** `amtool config routes test` for each case: the receivers, in order, each once. */
-export function routeCaseProblems(tools: ToolRunner, configPath: string, cases: readonly RouteCase[]): string[] {
-  const problems: string[] = [];
-  for (const c of cases) {
-    const r = routesTest(tools, configPath, c.labels);
-    const got = r.receivers.join(',');
-    if (r.status !== 0) problems.push(`${c.name}: amtool failed: ${r.output}`);
-    else if (new Set(r.receivers).size !== r.receivers.length) problems.push(`${c.name}: a receiver is reached twice: ${got}`);
-    else if (got !== c.expected.join(',')) problems.push(`${c.name}: expected ${c.expected.join(',')}, amtool resolved ${got}`);
-  }
-  return problems;
-}
-
 /**
  * Every check of `make validate`, on objects in memory: Kubernetes schemas and references,
  * `promtool check config`, `promtool check rules`, `promtool test rules` (tests generated from
  * the settings), `amtool check-config`, `amtool config routes test` for every case, and
- * optionally no secret value in any file. Returns one result per check; nothing throws for a
+ * optionally no secret value in any file. In operator mode the config-document checks give way
+ * to `validateOperator` (the custom resources, their rules and their routing). Returns one result per check; nothing throws for a
  * failed check.
  */
 export function validateStack(input: StackValidationInput): CheckResult[] {
@@ -52,6 +42,11 @@ export function validateStack(input: StackValidationInput): CheckResult[] {
     problemsCheck(`kubernetes schemas (${input.manifests.length} objects)`, schemaProblems(input.manifests)),
     problemsCheck('kubernetes references', referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix))),
   ];
+  if (input.settings.deploy.monitoringMode === 'operator') {
+    results.push(...validateOperator(input.manifests, input.settings, input.tools));
+    if (input.leakCheck) results.push(problemsCheck('no secret values in the output', secretLeaks(input.leakCheck.files, input.leakCheck.env)));
+    return results;
+  }
   let docs;
   try {
     docs = monitoringDocuments(input.manifests, stackNames(input.settings.deploy.namePrefix));

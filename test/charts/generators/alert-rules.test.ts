@@ -59,7 +59,7 @@ describe('alertRules', () => {
     const text = toYaml(rules);
     expect(text).not.toMatch(/(rate|increase)\(\s*sum/);
     for (const rule of alertingRules(rules)) {
-      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(/sum by \(job[^)]*\) \((rate|increase)\(/);
+      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(/sum by \((namespace, )?job[^)]*\) \((rate|increase)\(/);
     }
   });
 
@@ -95,16 +95,16 @@ describe('alertRules', () => {
   it('makes BackendDown critical when no pod is up or the job is absent, and BackendPodDown a warning for one pod', () => {
     const r = byName(rules, ALERTS.backendDown);
     expect(r).toMatchObject({
-      expr: 'sum by (job) (up{job="svc-ai-search-backend"}) == 0\nor\nabsent(up{job="svc-ai-search-backend"})',
+      expr: 'sum by (namespace, job) (up{job="svc-ai-search-backend"}) == 0\nor\nabsent(up{job="svc-ai-search-backend"})',
       for: '1m',
       labels: { severity: 'critical' },
     });
     expect(byName(rules, ALERTS.backendPodDown)).toMatchObject({
-      expr: 'up{job="svc-ai-search-backend"} == 0\nand on (job)\nsum by (job) (up{job="svc-ai-search-backend"}) > 0',
+      expr: 'up{job="svc-ai-search-backend"} == 0\nand on (namespace, job)\nsum by (namespace, job) (up{job="svc-ai-search-backend"}) > 0',
       for: '5m',
       labels: { severity: 'warning' },
     });
-    expect(byName(rules, ALERTS.backendTargetsMissing).expr).toBe('count by (job) (up{job="svc-ai-search-backend"}) < 2');
+    expect(byName(rules, ALERTS.backendTargetsMissing).expr).toBe('count by (namespace, job) (up{job="svc-ai-search-backend"}) < 2');
     const one = alertRules(loadStackSettings({ BACKEND_REPLICAS: '1' }));
     expect(alertingRules(one).map((x) => x.alert)).not.toContain(ALERTS.backendTargetsMissing);
   });
@@ -115,12 +115,12 @@ describe('alertRules', () => {
     expect(r.expr).toBe(
       [
         '(',
-        `sum by (job) (rate(${count}{job="svc-ai-search-backend", status_class="5xx"}[5m]))`,
+        `sum by (namespace, job) (rate(${count}{job="svc-ai-search-backend", status_class="5xx"}[5m]))`,
         '/',
-        `sum by (job) (rate(${count}{job="svc-ai-search-backend"}[5m]))`,
+        `sum by (namespace, job) (rate(${count}{job="svc-ai-search-backend"}[5m]))`,
         ') > 0.05',
-        'and on (job)',
-        `  sum by (job) (rate(${count}{job="svc-ai-search-backend"}[5m])) * 3600 >= 100`,
+        'and on (namespace, job)',
+        `  sum by (namespace, job) (rate(${count}{job="svc-ai-search-backend"}[5m])) * 3600 >= 100`,
       ].join('\n'),
     );
     expect(r.expr).not.toContain(METRICS.requestsFailed);
@@ -174,7 +174,7 @@ describe('alertRules', () => {
   it('alerts on the kvstore fallback only when the deployed service has a kvstore and reports its store', () => {
     expect(alertingRules(rules).some((r) => r.alert === ALERTS.kvstoreFallback)).toBe(true);
     expect(byName(rules, ALERTS.kvstoreFallback).expr).toBe(
-      `max by (job) (${METRICS.rateLimitBackend}{job="svc-ai-search-backend", backend="memory"}) == 1`,
+      `max by (namespace, job) (${METRICS.rateLimitBackend}{job="svc-ai-search-backend", backend="memory"}) == 1`,
     );
     const names = (s: ReturnType<typeof parseSettings>) => alertingRules(alertRules(s)).map((r) => r.alert);
     expect(names(parseSettings({}))).not.toContain(ALERTS.kvstoreFallback);
@@ -238,6 +238,24 @@ describe('alertRules', () => {
       expect(tests.skipped).toEqual([]);
       // Both ways for each alert but the always-firing Watchdog, then the nine stories.
       expect(tests.file.tests).toHaveLength(2 * alertingRules(rules).length - 1 + 9);
+    });
+
+    it('operator mode: the same service and SLO groups scoped to the namespace, no pipeline group; check rules, every alert and every story pass', () => {
+      const s = loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' });
+      const file = alertRules(s);
+      expect(file.groups.map((g) => g.name)).toEqual(alertRules(loadStackSettings({})).groups.map((g) => g.name).filter((n) => !n.endsWith('.pipeline')));
+      for (const rule of file.groups.flatMap((g) => g.rules)) {
+        for (const m of rule.expr.matchAll(/\{job="[^"]*"([^}]*)\}/g)) expect(m[1]).toMatch(/^, namespace="search"/);
+      }
+      const { check, test, tests } = judge({ MONITORING_MODE: 'operator', NAMESPACE: 'search' });
+      expect(check.ok).toBe(true);
+      expect(test.detail).toContain('SUCCESS');
+      expect(test.ok).toBe(true);
+      expect(tests.skipped).toEqual([]);
+      // The namespace survives every aggregation, so the operator's namespace matcher routes each alert.
+      const firing = tests.file.tests.flatMap((t) => t.alert_rule_test.flatMap((a) => a.exp_alerts));
+      expect(firing.length).toBeGreaterThan(10);
+      for (const a of firing) expect(a.exp_labels.namespace).toBe('search');
     });
 
     it('other thresholds: the generated tests follow them', () => {

@@ -71,4 +71,31 @@ describe('DecisionBatch', () => {
   it('parseBatchReply: the clock alone is the reply to zero requests (the probe)', () => {
     expect(parseBatchReply([1700], 0, 0)).toEqual([]);
   });
+  it('settles once: a reply after a failure (a late reply past its deadline) is ignored, and the reverse', () => {
+    const late = batchOf(['192.0.2.1']);
+    late.batch.fail(new Error('Command timed out'));
+    late.batch.settle([1700, 1, 1, 1, 1]);
+    expect(late.got).toEqual([new Error('Command timed out')]);
+    expect(late.batch.settled).toBe(true);
+    const answered = batchOf(['192.0.2.1']);
+    answered.batch.settle([1700, 1, 1, 1, 1]);
+    answered.batch.fail(new Error('Command timed out'));
+    expect(answered.got).toEqual([{ allowed: true, now: 1700, debts: [1, 1, 1] }]);
+  });
+
+  it('a failed batch resolves each request that has a recover with its decision, and rejects the others', () => {
+    const batch = new DecisionBatch(plan);
+    const got: (Decision | Error)[] = [];
+    const seen: string[][] = [];
+    const recover = (_err: unknown, p: typeof plan, keys: readonly string[]): Decision => {
+      expect(p).toBe(plan);
+      seen.push([...keys]);
+      return { allowed: true, now: 7, debts: [0, 0, 0] };
+    };
+    batch.add(plan.keys('192.0.2.1'), (d) => (got[0] = d), (e) => (got[0] = e as Error), recover);
+    batch.add(plan.keys('192.0.2.2'), (d) => (got[1] = d), (e) => (got[1] = e as Error));
+    batch.fail(new Error('boom'));
+    expect(got).toEqual([{ allowed: true, now: 7, debts: [0, 0, 0] }, new Error('boom')]);
+    expect(seen).toEqual([plan.keys('192.0.2.1')]);
+  });
 });

@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { ManualClock } from '../../../service/clock';
 import type { KvstoreState } from '../../../service/kvstore/connection';
+import type { Recover } from '../../../service/ratelimit/decision-batch';
 import { FailoverStore, type SharedStore } from '../../../service/ratelimit/failover-store';
 import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import type { TierPlan } from '../../../service/ratelimit/tiers';
 import type { Decision } from '../../../service/ratelimit/types';
 import { captureLogger, planFor, until, WIDE } from './helpers';
 
@@ -27,11 +29,13 @@ class FakeShared implements SharedStore {
   /** When set, every call fails with this one error, as the requests of one failed batch do. */
   batchError: Error | undefined;
   readonly answer: Decision = { allowed: true, now: 42, debts: [1, 1] };
-  async decide(): Promise<Decision> {
+  /** Like the RedisStore: a failed command resolves with `recover`'s decision when one is given. */
+  async decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
     this.calls++;
-    if (this.batchError) throw this.batchError;
-    if (this.failing) throw new Error('Command timed out');
-    return this.answer;
+    const err = this.batchError ?? (this.failing ? new Error('Command timed out') : undefined);
+    if (err === undefined) return this.answer;
+    if (recover === undefined) throw err;
+    return recover(err, plan, keys);
   }
   async probe(): Promise<void> {
     this.probes++;

@@ -2,6 +2,8 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { parseSettings, type SettingsInput } from '../../../configs';
+import { ManualClock } from '../../../service/clock';
+import { MemoryStore } from '../../../service/ratelimit/memory-store';
 import { rateLimitMiddleware } from '../../../service/ratelimit/middleware';
 import { TierResolver } from '../../../service/ratelimit/tiers';
 import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
@@ -322,6 +324,45 @@ describe('rate-limit middleware when the store itself fails', () => {
     const failing = { decide: () => Promise.reject(new Error('boom')), backend: () => 'memory' as const };
     const app = express();
     app.use(rateLimitMiddleware({ settings: settings.rateLimit, resolver: new TierResolver(settings.rateLimit), store: failing, logger: log.logger }));
+    app.get('/api/search', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const r = await request(app).get('/api/search');
+    expect(r.status).toBe(200);
+    expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(log.at(50)).toEqual([expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' })]);
+  });
+});
+
+describe('rate-limit middleware with a store that decides at once (the memory store)', () => {
+  const settings = parseSettings({ service: { environment: 'production' } });
+  const resolver = new TierResolver(settings.rateLimit);
+
+  it('decides, sets the headers and calls next() within the call: no promise, no microtask', () => {
+    const memory = new MemoryStore(new ManualClock(1_700_000_000_000), 100);
+    const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
+    const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
+    const headers = new Map<string, string>();
+    const res = { headersSent: false, setHeader: (k: string, v: string) => headers.set(k.toLowerCase(), String(v)) };
+    const req = { path: '/api/search', method: 'GET', ip: '192.0.2.1', socket: { remoteAddress: '192.0.2.1' } };
+    const next = jest.fn();
+    mw(req as never, res as never, next);
+    expect(next).toHaveBeenCalledWith();
+    expect(headers.get('x-ratelimit-limit')).toBeDefined();
+    expect(memory.size).toBe(3);
+  });
+
+  it('a store that throws at once lets the request through unlimited and logs the error', async () => {
+    const log = captureLogger();
+    const throwing = {
+      decide: () => Promise.reject(new Error('not used')),
+      decideAtOnce: () => {
+        throw new Error('boom');
+      },
+      backend: () => 'memory' as const,
+    };
+    const app = express();
+    app.use(rateLimitMiddleware({ settings: settings.rateLimit, resolver, store: throwing, logger: log.logger }));
     app.get('/api/search', (_req, res) => {
       res.json({ ok: true });
     });

@@ -196,9 +196,49 @@ describe('query work bounds', () => {
 
   it('distinctTerms and bestExpansions are pure bounds', () => {
     expect(distinctTerms(['a', 'b', 'a', 'c', 'a'], 2)).toEqual({ weighted: [['a', 3], ['b', 1]], kept: ['a', 'b', 'a', 'a'] });
-    const cands = [{ term: 'ab', weight: 0.3 }, { term: 'aa', weight: 0.3 }, { term: 'abc', weight: 0.2 }];
-    expect(bestExpansions(cands, 2).map((e) => e.term)).toEqual(['aa', 'ab']);
+    const cands = [
+      { term: 'abd', weight: 0.3, distance: 1, df: 2 },
+      { term: 'abc', weight: 0.3, distance: 1, df: 2 },
+      { term: 'abx', weight: 0.3, distance: 1, df: 9 },
+      { term: 'ab', weight: 0.2, distance: 2, df: 99 },
+    ];
+    // Closest first, then most frequent, then by term.
+    expect(bestExpansions(cands, 3).map((e) => e.term)).toEqual(['abx', 'abc', 'abd']);
     expect(bestExpansions(cands, 0)).toEqual([]);
+  });
+
+  it('keeps, of expansions at the same distance, the ones in most documents', async () => {
+    const rare = Array.from({ length: 40 }, (_, i) => doc(`r${i}`, 'rare', `zonk${String.fromCharCode(97 + (i % 26))}${i}`));
+    const common = Array.from({ length: 40 }, (_, i) => doc(`c${i}`, 'common', 'zonkqq zonkrr'));
+    const idx = new MiniSearchIndex();
+    await idx.replaceAll([...rare, ...common]);
+    const plan = idx.plan('zonk');
+    // Two letters added: zonkqq and zonkrr (40 documents each) beat every one-document completion.
+    expect(plan.scored.slice(1, 3).map(([t]) => t)).toEqual(['zonkqq', 'zonkrr']);
+    expect(plan.scored).toHaveLength(1 + L.maxExpansionsPerTerm);
+  });
+
+  it('a 2-letter query scores its one term: too short for prefix (prefixMinLength) or fuzzy (fuzzyMinLength) matching', async () => {
+    const idx = new MiniSearchIndex();
+    await idx.replaceAll([doc('a', 'ze', `ze ${vocab} zf zq`)]);
+    const plan = idx.plan('ze');
+    expect(plan.scored).toEqual([['ze', 1]]);
+    expect(plan.groups).toEqual([['ze']]);
+  });
+
+  it('a 30-letter query scores at most its term and maxExpansionsPerTerm prefix matches, no near spellings (maxFuzzyLength)', async () => {
+    const long = 'abcdefghijklmnopqrstuvwxyzabcd';
+    const idx = new MiniSearchIndex();
+    const completions = Array.from({ length: 40 }, (_, i) => `${long}${i.toString(36)}`);
+    // One edit away from the query: a near spelling that a shorter term would match.
+    const typo = `x${long.slice(1)}`;
+    await idx.replaceAll([doc('a', 'long', [long, typo, ...completions].join(' '))]);
+    const [term] = idx.queryTerms(long);
+    expect(term.length).toBeGreaterThan(L.maxFuzzyLength);
+    const plan = idx.plan(long);
+    expect(plan.scored).toHaveLength(1 + L.maxExpansionsPerTerm);
+    expect(plan.scored.map(([t]) => t)).not.toContain(idx.queryTerms(typo)[0]);
+    expect(plan.scored.slice(1).every(([t, w]) => t.startsWith(term) && w < 1)).toBe(true);
   });
 });
 

@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import type { Item } from '../../../service/content/item';
+import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
+
+const at = '2026-01-01T00:00:00.000Z';
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron'];
+const item = (id: number, words: readonly string[]): Item => ({ id: `d${id}`, type: 'article', title: words.slice(0, 2).join(' '), body: words.join(' '), tags: [], created_at: at, updated_at: at });
+
+/** Same page: scores equal to rounding (incremental averages drift in the last bits), ids where scores are not tied. */
+function expectSamePage(got: IndexPage, want: IndexPage): void {
+  expect(got.total).toBe(want.total);
+  expect(got.hits.length).toBe(want.hits.length);
+  got.hits.forEach((h, i) => {
+    expect(Math.abs(h.score - want.hits[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want.hits[i].score)));
+    const tied = want.hits.filter((o) => Math.abs(o.score - h.score) <= 1e-9 * Math.max(1, Math.abs(h.score)));
+    if (tied.length === 1) expect(h.id).toBe(want.hits[i].id);
+  });
+}
+
+type Op = { kind: 'upsert'; id: number; words: string[] } | { kind: 'remove'; id: number };
+
+describe('incremental updates', () => {
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('upsert' as const), id: fc.integer({ min: 0, max: 30 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 20 }) }),
+    fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 30 }) }),
+  );
+
+  it('ingest, update and delete without a rebuild rank as an index rebuilt from the final items', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }), async (ops, words) => {
+        const live = new MiniSearchIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
+        const final = new Map<string, Item>();
+        for (const o of ops) {
+          if (o.kind === 'upsert') {
+            const it = item(o.id, o.words);
+            await live.upsert([it]);
+            final.set(it.id, it);
+          } else {
+            await live.remove([`d${o.id}`]);
+            final.delete(`d${o.id}`);
+          }
+        }
+        const rebuilt = new MiniSearchIndex(live.ranking);
+        await rebuilt.replaceAll([...final.values()]);
+        expect(live.size()).toBe(rebuilt.size());
+        for (const text of [words.join(' '), words.slice(0, 2).join(' ')]) {
+          const q: IndexQuery = { text, limit: 10, offset: 0, snippets: false };
+          expectSamePage(await live.search(q), await rebuilt.search(q));
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('forgets a removed item at once, and ignores unknown ids', async () => {
+    const idx = new MiniSearchIndex();
+    await idx.replaceAll([item(1, ['photon', 'beam']), item(2, ['photon'])]);
+    await idx.remove(['d1', 'nope']);
+    const page = await idx.search({ text: 'photon beam', limit: 10, offset: 0, snippets: false });
+    expect(page.hits.map((h) => h.id)).toEqual(['d2']);
+    expect(idx.size()).toBe(1);
+  });
+});

@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import fc from 'fast-check';
+import { twoWordQueries } from '../../../bench/search/grow-corpus';
+import { loadVaswani, vaswaniDir } from '../../../bench/search/vaswani';
+import type { Item } from '../../../service/content/item';
+import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
+import type { IndexHit, IndexQuery } from '../../../service/search/search-index';
+
+const at = '2026-01-01T00:00:00.000Z';
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'photon', 'proton', 'neutron'];
+
+/** Pruned and exhaustive pages agree: ids where scores differ by more than 1e-9, scores everywhere. */
+function expectSamePage(pruned: { total: number; hits: readonly IndexHit[] }, full: { total: number; hits: readonly IndexHit[] }): void {
+  expect(pruned.total).toBe(full.total);
+  expect(pruned.hits.length).toBe(full.hits.length);
+  pruned.hits.forEach((h, i) => {
+    expect(Math.abs(h.score - full.hits[i].score)).toBeLessThanOrEqual(1e-9);
+    const tied = full.hits.filter((o) => Math.abs(o.score - h.score) <= 1e-9).map((o) => o.id);
+    if (tied.length === 1) expect(h.id).toBe(full.hits[i].id);
+  });
+}
+
+async function pair(items: readonly Item[], opts: MiniSearchIndexOptions = {}): Promise<[MiniSearchIndex, MiniSearchIndex]> {
+  const pruned = new MiniSearchIndex({ ...opts, pruning: true });
+  const full = new MiniSearchIndex({ ...opts, pruning: false });
+  await pruned.replaceAll(items);
+  await full.replaceAll(items);
+  return [pruned, full];
+}
+
+describe('MaxScore pruning', () => {
+  const item = (n: number, words: string[], tags: string[], type: Item['type']): Item => ({
+    id: `d${n}`,
+    type,
+    title: words.slice(0, 2).join(' '),
+    body: words.join(' '),
+    tags,
+    created_at: at,
+    updated_at: at,
+  });
+  const corpus = fc
+    .array(
+      fc.record({
+        words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }),
+        tags: fc.array(fc.constantFrom('x', 'y'), { maxLength: 1 }),
+        type: fc.constantFrom<Item['type']>('article', 'project'),
+      }),
+      { minLength: 1, maxLength: 80 },
+    )
+    .map((docs) => docs.map((d, n) => item(n, d.words, d.tags, d.type)));
+  const query = fc.record({
+    text: fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 }).map((w) => w.join(' ')),
+    limit: fc.integer({ min: 1, max: 12 }),
+    offset: fc.integer({ min: 0, max: 5 }),
+    type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
+    tag: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }),
+  });
+
+  it.each([
+    ['default ranking', {}],
+    ['coordination on', { coordination: true }],
+    ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
+  ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
+    await fc.assert(
+      fc.asyncProperty(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), async (items, queries) => {
+        const [pruned, full] = await pair(items, opts);
+        for (const q of queries) {
+          const iq: IndexQuery = { ...q, snippets: false };
+          expectSamePage(await pruned.search(iq), await full.search(iq));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('stays exact after upserts and replacements change the index', async () => {
+    const items = Array.from({ length: 40 }, (_, n) => item(n, [WORDS[n % 14], WORDS[(n * 3) % 14], WORDS[(n * 5) % 14]], [], 'article'));
+    const [pruned, full] = await pair(items);
+    const q: IndexQuery = { text: 'alpha gamma photon', limit: 5, offset: 0, snippets: false };
+    expectSamePage(await pruned.search(q), await full.search(q));
+    const more = [item(3, ['photon', 'photon', 'alpha'], [], 'article'), item(99, ['gamma', 'photon'], [], 'article')];
+    await pruned.upsert(more);
+    await full.upsert(more);
+    expectSamePage(await pruned.search(q), await full.search(q));
+  });
+});
+
+const available = existsSync(`${vaswaniDir()}/doc-text.trec`);
+
+(available ? describe : describe.skip)('MaxScore pruning on Vaswani', () => {
+  it('gives the exhaustive top 1000 for every query, full and 2-word', async () => {
+    const v = loadVaswani();
+    const [pruned, full] = await pair(v.items.map((i): Item => ({ ...i, tags: [], created_at: at, updated_at: at })));
+    const texts = v.queries.map((q) => q.text);
+    for (const text of [...texts, ...twoWordQueries(texts)]) {
+      for (const limit of [10, 1000]) {
+        const q: IndexQuery = { text, limit, offset: 0, snippets: false };
+        expectSamePage(await pruned.search(q), await full.search(q));
+      }
+    }
+  }, 120_000);
+});
