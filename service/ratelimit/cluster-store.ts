@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import { DecisionBatch, parseBatchReply } from './decision-batch';
+import { DecisionBatch, parseBatchReply, type Recover } from './decision-batch';
 import { decideScript, isNoScriptError, probeScript, type LuaScript } from './lua/script';
 import { refundScript } from './lua/refund-script';
 import { KEY_PREFIX, type TierPlan } from './tiers';
@@ -78,7 +78,16 @@ export class ClusterStore implements DecisionStore {
     private readonly maxBatch = MAX_CLUSTER_BATCH,
   ) {}
 
-  decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
+  /**
+   * Decides one request. When a step's command fails, `recover` (the failover store's memory
+   * decision) answers instead of a rejection, as `RedisStore.decide` does.
+   */
+  decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
+    const decided = this.decideSplit(plan, keys);
+    return recover === undefined ? decided : decided.catch((err: unknown) => recover(err, plan, keys));
+  }
+
+  private decideSplit(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
     const split = this.split(plan);
     const clientKeys = new Array<string>(split.names.length);
     for (let i = 0, j = 0; i < keys.length; i++) {
