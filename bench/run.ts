@@ -3,6 +3,7 @@
  * Each writes its own `bench/results/*.md`; this prints them together. BENCHMARKS.md holds the
  * curated copy of a run.
  */
+import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
 import { run as search } from './search/run';
 
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   const parts: string[] = [];
   for (const [name, bench] of [
     ['rate limiting', rateLimit],
+    ['rate limiting: Redis Cluster vs standalone', rateLimitCluster],
     ['search', search],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);

@@ -5,6 +5,7 @@ export * from './variables';
 export * from './settings';
 export * from './env';
 export * from './sections/service';
+export * from './sections/kvstore-topology';
 export * from './sections/rate-limit';
 export * from './sections/search';
 export * from './sections/content';

@@ -19,6 +19,7 @@ import {
   type TierLimits,
   type TierName,
 } from './sections/rate-limit';
+import { KVSTORE_TOPOLOGY_VARIABLES, RATE_LIMIT_TOPOLOGY_VARIABLES, topologyIssues } from './sections/kvstore-topology';
 import { DEFAULT_SEARCH, SEARCH_VARIABLES, type SearchSettings } from './sections/search';
 import {
   DEFAULT_KVSTORE,
@@ -84,7 +85,9 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'rateLimit'> & { readonly rateLimi
 /** Every environment variable, grouped by section, in README order. */
 export const VARIABLES: readonly VariableSpec[] = [
   ...SERVICE_VARIABLES,
+  ...KVSTORE_TOPOLOGY_VARIABLES,
   ...RATE_LIMIT_VARIABLES,
+  ...RATE_LIMIT_TOPOLOGY_VARIABLES,
   ...SEARCH_VARIABLES,
   ...CONTENT_VARIABLES,
   ...AI_VARIABLES,
@@ -179,6 +182,8 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
     }
   }
   issues.push(...serviceIssues(s.service));
+  issues.push(...topologyIssues('KVSTORE', s.kvstore.url, s.kvstore.topology));
+  issues.push(...topologyIssues('RATELIMIT_STORAGE', s.rateLimit.storageUrl, s.rateLimit.storageTopology));
   if (s.deploy.hpaEnabled && s.deploy.hpaMaxReplicas < s.deploy.backendReplicas) {
     issues.push({
       code: 'ERR_SETTINGS_CONFLICT',

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './clock';
 import { KvstoreConnection } from './kvstore/connection';
 import { Lifecycle } from './lifecycle';
 import { silentLogger } from './logger';
+import { KVSTORE_STATE_METRIC, registerKvstoreStateMetric } from './metrics/kvstore-metrics';
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
@@ -50,7 +51,10 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const rateLimitStore =
     overrides.rateLimitStore ??
     (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
-      ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }))
+      ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }), undefined, {
+          topology: settings.rateLimit.storageTopology,
+          variablePrefix: 'RATELIMIT_STORAGE',
+        })
       : kvstore);
   const stats = overrides.stats ?? new RequestStats(clock);
   const metrics =
@@ -60,6 +64,10 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
       { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitStore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
+  // Once per registry: a test may build two sets of deps on one registry.
+  if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
+    registerKvstoreStateMetric(registry, rateLimitStore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitStore });
+  }
   const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
   const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitStore, stats, metrics, lifecycle };
   const features = overrides.features ?? createFeatures(core);

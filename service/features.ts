@@ -68,7 +68,12 @@ export function createStore(deps: CoreDeps): ContentStore {
   const logger = deps.logger.child({ component: 'content-store' });
   const { settings } = deps;
   if (settings.kvstore.url && deps.kvstore.client) {
-    return new RedisStore({ connection: deps.kvstore, logger, prefix: settings.kvstore.keyPrefix });
+    return new RedisStore({
+      connection: deps.kvstore,
+      logger,
+      prefix: settings.kvstore.keyPrefix,
+      replicaWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
+    });
   }
   return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes });
 }

@@ -9,6 +9,8 @@ export const ALERTS = {
   highTokenSpend: 'HighTokenSpend',
   cacheNearFull: 'CacheNearFull',
   kvstoreFallback: 'KvstoreFallbackActive',
+  /** More than one pod decides rate limits in memory: the limits are no longer shared. */
+  rateLimitsNotShared: 'RateLimitsNotShared',
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',

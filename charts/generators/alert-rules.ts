@@ -161,6 +161,18 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
           `For ${r.kvstoreFallbackFor} the service has enforced rate limits in memory, where each replica counts on its own ` +
           'and clients get up to one limit per replica. Check the kvstore pod and the kvstore password on both sides.',
       }),
+      serviceAlert({
+        name: ALERTS.rateLimitsNotShared,
+        severity: 'warning',
+        runbook,
+        expr: `sum by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) > 1`,
+        for: r.kvstoreFallbackFor,
+        summary: 'svc-ai-search-backend rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory',
+        description:
+          `For ${r.kvstoreFallbackFor} {{ $value | humanize }} pods have enforced rate limits in memory, each on its own, so the ` +
+          'limits the deployment promises are multiplied by that many. The kvstore (standalone, Cluster or Sentinel) is ' +
+          'down or refusing the limiter: see KVSTORE_MODE and /health on a pod.',
+      }),
     );
   }
   if (r.noTrafficEnabled) {

@@ -1,5 +1,6 @@
 import { bool, httpMethod, int, list, num, pathPrefix, url } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
+import { DEFAULT_STORE_TOPOLOGY, type StoreTopologySettings } from './kvstore-topology';
 
 /** The rate-limit tiers. `global` and `ip` apply to every protected request, the rest by path. */
 export type TierName = 'global' | 'ip' | 'search' | 'chat' | 'upload';
@@ -32,6 +33,8 @@ export interface RateLimitSettings {
   readonly enabled: boolean;
   /** Store dedicated to rate limiting; falls back to `kvstore.url`. Secret. @default undefined */
   readonly storageUrl?: string;
+  /** How `storageUrl` is reached (`RATELIMIT_STORAGE_MODE`, `…_NODES`, …); without `storageUrl` the kvstore's topology applies. @default standalone */
+  readonly storageTopology: StoreTopologySettings;
   /** Configured limits per tier. @default global 1000/3600/100, ip 100/60/20, search 60/60/15, chat 30/60/10, upload 10/60/5 */
   readonly tiers: Readonly<Record<TierName, TierLimits>>;
   /** Multiplier for development and testing. @default 5.0 */
@@ -69,6 +72,7 @@ export interface EffectiveRateLimit {
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = {
   enabled: true,
   storageUrl: undefined,
+  storageTopology: DEFAULT_STORE_TOPOLOGY,
   tiers: {
     global: { limit: 1000, windowSeconds: 3600, burst: 100 },
     ip: { limit: 100, windowSeconds: 60, burst: 20 },

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { SettingsIssue } from '../errors';
 import { ParseFailure, bool, int, oneOf, size, str, url, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
+import { DEFAULT_STORE_TOPOLOGY, type StoreTopologySettings } from './kvstore-topology';
 
 /** Deployment environment; decides the rate-limit multiplier. */
 export type Environment = 'development' | 'testing' | 'staging' | 'production';
@@ -72,6 +73,8 @@ export interface KvstoreSettings {
    * @default 'svc-ai-search:content'
    */
   readonly keyPrefix: string;
+  /** Standalone, Cluster or Sentinel, with the extra addresses those need (`KVSTORE_MODE`, `KVSTORE_NODES`, …). @default standalone */
+  readonly topology: StoreTopologySettings;
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
@@ -96,6 +99,7 @@ export const DEFAULT_KVSTORE: KvstoreSettings = {
   commandTimeoutMs: 250,
   connectTimeoutMs: 1000,
   keyPrefix: 'svc-ai-search:content',
+  topology: DEFAULT_STORE_TOPOLOGY,
 };
 
 /**

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_KVSTORE } from '../../configs';
+import type { RedisClient } from '../kvstore/client-factory';
 import { isCommandTimeout, type KvstoreConnection } from '../kvstore/connection';
+import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
 
@@ -18,6 +20,11 @@ export interface RedisStoreOptions {
   readonly blockMs?: number;
   /** Pause after a failed read before trying again, milliseconds. @default 500 */
   readonly retryMs?: number;
+  /**
+   * Sentinel mode: how long a write waits for a replica to confirm it (WAIT 1 <ms>); keep it below
+   * the command timeout. @default 200
+   */
+  readonly replicaWaitMs?: number;
 }
 
 const SCAN_COUNT = 500;
@@ -61,7 +68,7 @@ export class RedisStore implements ContentStore {
   /** Identifies this process's own entries in the stream, which it has applied already. */
   private readonly origin = randomUUID();
   private cursor: string | undefined;
-  private reader: Redis | undefined;
+  private reader: RedisClient | undefined;
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
@@ -69,13 +76,13 @@ export class RedisStore implements ContentStore {
   private readonly unconfirmed = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: RedisStoreOptions) {
-    const prefix = opts.prefix ?? DEFAULT_KVSTORE.keyPrefix;
-    this.itemsKey = `${prefix}:items`;
-    this.streamKey = `${prefix}:changes`;
-    this.epochKey = `${prefix}:epoch`;
+    const keys = contentKeys(opts.prefix ?? DEFAULT_KVSTORE.keyPrefix, opts.connection.mode);
+    this.itemsKey = keys.items;
+    this.streamKey = keys.changes;
+    this.epochKey = keys.epoch;
   }
 
-  private client(): Redis {
+  private client(): RedisClient {
     const conn = this.opts.connection;
     if (!conn.client || !conn.available) {
       const why = conn.state === 'unresponsive' ? 'is not answering in time' : 'is unreachable';
@@ -156,6 +163,26 @@ export class RedisStore implements ContentStore {
     }
     const failed = res?.find(([err]) => err);
     if (!res || failed) throw this.unknownOutcome(token, idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    if (this.opts.connection.mode === 'sentinel') await this.waitForReplica(c, token, idList);
+  }
+
+  /**
+   * Sentinel mode: a write is acknowledged only once a replica holds it (WAIT 1), so a failover,
+   * which promotes a replica, cannot lose it. A write the master took but no replica confirmed in
+   * time is answered like any unconfirmed write (503, "may or may not have been stored; retrying
+   * is safe"): while no replica is up, content cannot be written, by design.
+   */
+  private async waitForReplica(c: RedisClient, token: string, ids: readonly string[]): Promise<void> {
+    // Below the command timeout, so WAIT answers (with a count) before the client gives up on it.
+    const waitMs = this.opts.replicaWaitMs ?? 200;
+    let copies: number;
+    try {
+      copies = Number(await c.call('WAIT', 1, waitMs));
+    } catch (e) {
+      this.opts.connection.commandFailed(e);
+      throw this.unknownOutcome(token, ids, `WAIT for a replica failed: ${(e as Error).message}`);
+    }
+    if (copies < 1) throw this.unknownOutcome(token, ids, `no replica confirmed the write within ${waitMs} ms`);
   }
 
   /** Remembers an unconfirmed write (see the class comment) and the error that says so. */
@@ -214,12 +241,15 @@ export class RedisStore implements ContentStore {
     if (this.readerLoop || !main) return;
     // Blocking reads need their own connection, without the short command timeout (a guard
     // timer of BLOCK + grace replaces it).
-    this.reader = main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
+    this.reader =
+      main instanceof Cluster
+        ? main.duplicate(undefined, { redisOptions: { ...main.options.redisOptions, commandTimeout: undefined, blockingTimeout: 60_000 }, lazyConnect: true })
+        : main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
     this.reader.on('error', () => undefined);
     this.readerLoop = this.readLoop(this.reader);
   }
 
-  private async readLoop(reader: Redis): Promise<void> {
+  private async readLoop(reader: RedisClient): Promise<void> {
     const retryMs = this.opts.retryMs ?? 500;
     while (!this.closed) {
       try {

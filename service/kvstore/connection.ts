@@ -1,14 +1,18 @@
 import { EventEmitter } from 'node:events';
-import Redis, { type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Settings } from '../../configs';
+import { DEFAULT_STORE_TOPOLOGY, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
+import { createRedisClient, detectMode, modeMismatch, type RedisClient, type StoreTarget } from './client-factory';
 
 /**
  * What the service knows about the key-value store right now: `unresponsive` means the
  * connection is open but commands time out (a paused, stopped or overloaded server); it counts
- * as down, like `disconnected`, until a PING answers in time again.
+ * as down, like `disconnected`, until a PING answers in time again. `degraded` means it answers
+ * but refuses or fails the service's commands (CROSSSLOT, MOVED or NOSCRIPT loops, CLUSTERDOWN,
+ * READONLY, one cluster master unreachable): commands are still sent, and it is `connected` again
+ * once no failure has been reported for `degradedHoldMs`.
  */
-export type KvstoreState = 'not_configured' | 'connecting' | 'connected' | 'unresponsive' | 'disconnected';
+export type KvstoreState = 'not_configured' | 'connecting' | 'connected' | 'degraded' | 'unresponsive' | 'disconnected';
 
 /** Options of `KvstoreConnection`. */
 export interface KvstoreConnectionOptions {
@@ -18,6 +22,17 @@ export interface KvstoreConnectionOptions {
    * @default 1000
    */
   readonly heartbeatMs?: number;
+  /** Standalone, Cluster or Sentinel (`KVSTORE_MODE` …). @default the settings' kvstore topology */
+  readonly topology?: StoreTopologySettings;
+  /** Prefix of the variables that configure this store, for messages. @default 'KVSTORE' */
+  readonly variablePrefix?: 'KVSTORE' | 'RATELIMIT_STORAGE';
+  /** How long without a reported command failure turns `degraded` back into `connected`, ms. @default 5000 */
+  readonly degradedHoldMs?: number;
+  /**
+   * Check at `connect` that the server answers in the configured mode (`INFO server`), and refuse
+   * to start otherwise. @default true
+   */
+  readonly verifyMode?: boolean;
 }
 
 /** True for the error ioredis rejects a command with when `commandTimeout` passes. */
@@ -66,7 +81,13 @@ export function withoutPassword(url: string, password: string | undefined): stri
 export class KvstoreConnection extends EventEmitter {
   private current: KvstoreState;
   /** The client, or undefined when no URL is configured. */
-  readonly client: Redis | undefined;
+  readonly client: RedisClient | undefined;
+  /** How the store is reached. */
+  readonly mode: KvstoreMode;
+  private readonly target: StoreTarget | undefined;
+  private readonly degradedHoldMs: number;
+  private readonly verify: boolean;
+  private lastFailureAt = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private pinging = false;
   private readonly commandTimeoutMs: number;
@@ -75,18 +96,26 @@ export class KvstoreConnection extends EventEmitter {
     url: string | undefined,
     settings: Settings,
     private readonly logger: Logger,
-    factory: (url: string, opts: RedisOptions) => Redis = (u, o) => new Redis(u, o),
+    factory?: (url: string, opts: RedisOptions) => RedisClient,
     options: KvstoreConnectionOptions = {},
   ) {
     super();
     this.commandTimeoutMs = settings.kvstore.commandTimeoutMs;
+    const topology = options.topology ?? settings.kvstore.topology ?? DEFAULT_STORE_TOPOLOGY;
+    this.mode = topology.mode;
+    this.degradedHoldMs = options.degradedHoldMs ?? 5000;
+    this.verify = options.verifyMode ?? true;
     if (!url) {
       this.current = 'not_configured';
       this.client = undefined;
       return;
     }
+    const variablePrefix = options.variablePrefix ?? 'KVSTORE';
+    this.target = { url: withoutPassword(url, settings.kvstore.password), password: settings.kvstore.password, topology, variablePrefix };
+    const target = this.target;
+    const make = factory ?? ((u: string, o: RedisOptions) => createRedisClient({ ...target, url: u, password: undefined }, o));
     this.current = 'connecting';
-    this.client = factory(withoutPassword(url, settings.kvstore.password), kvstoreOptions(settings));
+    this.client = make(target.url, kvstoreOptions(settings));
     this.client.on('ready', () => this.transition('connected'));
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs ?? 1000);
     this.heartbeat.unref();
@@ -102,27 +131,43 @@ export class KvstoreConnection extends EventEmitter {
     return this.current;
   }
 
-  /** True when commands can be sent now. */
+  /** True when commands can be sent now (also while `degraded`: they may work, and are the only way to know). */
   get available(): boolean {
-    return this.current === 'connected';
+    return this.current === 'connected' || this.current === 'degraded';
   }
 
-  /** True when a configured store is down: unreachable or not answering (`/health` says `degraded`). */
+  /** True when a configured store is down or refusing commands (`/health` says `degraded`). */
   get degraded(): boolean {
-    return this.current === 'disconnected' || this.current === 'unresponsive';
+    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded';
   }
 
   /**
    * Users report their failed commands here: a timeout while connected means the server stopped
-   * answering, which the next heartbeat would find too, only later.
+   * answering, which the next heartbeat would find too, only later; any other failure while
+   * connected (a refusal, a cluster node down) makes the state `degraded` for `degradedHoldMs`.
    */
   commandFailed(err: unknown): void {
-    if (isCommandTimeout(err) && this.current === 'connected') this.transition('unresponsive');
+    if (isCommandTimeout(err) && (this.current === 'connected' || this.current === 'degraded')) {
+      this.transition('unresponsive');
+    } else if (this.current === 'connected' || this.current === 'degraded') {
+      this.lastFailureAt = Date.now();
+      if (this.current === 'connected') {
+        this.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), mode: this.mode },
+          'kvstore connected but refusing or failing commands; health says degraded until they succeed again',
+        );
+        this.current = 'degraded';
+      }
+    }
   }
 
   private ping(): void {
     const c = this.client;
-    if (!c || this.pinging || (this.current !== 'connected' && this.current !== 'unresponsive')) return;
+    if (this.current === 'degraded' && Date.now() - this.lastFailureAt >= this.degradedHoldMs) {
+      this.current = 'connected';
+      this.logger.warn({ mode: this.mode }, 'kvstore commands succeed again; health says connected');
+    }
+    if (!c || this.pinging || (this.current !== 'connected' && this.current !== 'unresponsive' && this.current !== 'degraded')) return;
     this.pinging = true;
     c.ping().then(
       () => {
@@ -159,11 +204,27 @@ export class KvstoreConnection extends EventEmitter {
     }
   }
 
-  /** Starts connecting; resolves once connected or after the first failure (never rejects). */
+  /**
+   * Starts connecting; resolves once connected or after the first failure. Rejects only with a
+   * `KvstoreModeError`, when the store answers in another mode than configured (a standalone
+   * setting pointed at a cluster node, or the reverse): that is a configuration fault, and the
+   * service must not start. An unreachable store cannot be checked and is not an error.
+   */
   async connect(): Promise<void> {
     if (!this.client) return;
+    if (this.verify && this.target) {
+      let actual: KvstoreMode | undefined;
+      try {
+        actual = await detectMode(this.target, Math.max(this.commandTimeoutMs, 1000));
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, mode: this.mode }, 'kvstore mode could not be checked (unreachable?); trusting the setting');
+      }
+      if (actual !== undefined && actual !== this.mode) throw modeMismatch(this.target, actual);
+    }
     try {
       await this.client.connect();
+      // A cluster client resolves `connect` before it emits `ready`.
+      if (this.client.status === 'ready' && this.current === 'connecting') this.transition('connected');
     } catch {
       this.transition('disconnected');
     }

@@ -1,4 +1,6 @@
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../kvstore/client-factory';
+import { ClusterStore } from './cluster-store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../configs';
@@ -30,7 +32,11 @@ export interface RateLimiterDeps {
   readonly registry: Registry;
   readonly clock: Clock;
   /** The rate limiter's store connection: its state, `up`/`down` events and client (undefined without a URL). */
-  readonly rateLimitStore: StoreConnection & { readonly client: Redis | undefined };
+  readonly rateLimitStore: StoreConnection & {
+    readonly client: RedisClient | undefined;
+    /** Failed commands are reported here (health says `degraded` while they fail). */
+    commandFailed?(err: unknown): void;
+  };
 }
 
 /** Options beyond settings, for tests. */
@@ -54,11 +60,16 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
   const connection = deps.rateLimitStore;
   const logger = deps.logger.child({ component: 'ratelimit' });
   const memory = new MemoryStore(deps.clock, rl.memoryMaxKeys);
-  const redis = connection.client ? new RedisStore(connection.client) : undefined;
+  const c = connection.client;
+  // On a Redis Cluster the global tier lives in its own slot: see cluster-store.ts.
+  const redis = c === undefined ? undefined : c instanceof Cluster ? new ClusterStore(c) : new RedisStore(c);
   let metrics: RateLimitMetrics | undefined;
   const store = new FailoverStore(connection, redis, memory, logger, deps.clock, {
     probeIntervalMs: options.probeIntervalMs,
-    onStoreError: () => metrics?.storeError(),
+    onStoreError: (err) => {
+      metrics?.storeError();
+      connection.commandFailed?.(err);
+    },
   });
   if (rl.enableMetrics) metrics = new RateLimitMetrics(deps.registry, () => store.backend());
   const middleware = rl.enabled

@@ -17,6 +17,10 @@ export function healthRecord(deps: AppDeps) {
     uptime_seconds: Math.max(0, Math.round((deps.clock.now() - deps.lifecycle.startedAt) / 1000)),
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
+    kvstore_mode: deps.kvstore.mode,
+    ...(deps.rateLimitStore !== deps.kvstore
+      ? { rate_limit_store: deps.rateLimitStore.state, rate_limit_store_mode: deps.rateLimitStore.mode }
+      : {}),
     content: deps.features.contentHealth?.(),
     rate_limit: deps.rateLimiter.status(),
     rate_limit_backend: deps.rateLimiter.backend(),
@@ -72,6 +76,7 @@ export function opsRouter(deps: AppDeps): Router {
       status: state === 'ready' ? 'ready' : 'not_ready',
       state,
       kvstore: deps.kvstore.state,
+      kvstore_mode: deps.kvstore.mode,
     });
   });
   r.get('/metrics', (_req, res) => {

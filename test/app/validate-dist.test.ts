@@ -26,7 +26,7 @@ describe('make validate (scripts/validate-dist.ts)', () => {
       timeout: 120000,
     });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('ok   promtool test rules (42 tests)');
+    expect(r.stdout).toContain('ok   promtool test rules (46 tests)');
     expect(r.stdout).toContain('ok   amtool config routes test (37 cases)');
     // Then operator mode, synthesized from the same environment into a temp folder.
     expect(r.stdout).toContain('MONITORING_MODE=operator, synthesized into a temp folder:');

@@ -36,7 +36,16 @@ describe('loadStackSettings', () => {
     expect(s.kvstore.url).toBe('redis://kvstore:6379');
     expect(s.rateLimit.storageUrl).toBeUndefined();
     expect(s.alerting.chatWebhookUrl).toBeDefined();
-    expect(IGNORED_AT_SYNTH).toEqual(['NODE_ENV', 'API_TOKEN', 'KVSTORE_URL', 'KVSTORE_PASSWORD', 'RATELIMIT_STORAGE_URL', 'AI_API_KEY']);
+    expect(IGNORED_AT_SYNTH).toEqual([
+      'NODE_ENV',
+      'API_TOKEN',
+      'KVSTORE_URL',
+      'KVSTORE_PASSWORD',
+      'KVSTORE_SENTINEL_PASSWORD',
+      'RATELIMIT_STORAGE_URL',
+      'RATELIMIT_STORAGE_SENTINEL_PASSWORD',
+      'AI_API_KEY',
+    ]);
   });
 
   it('fails on a bad setting with a message naming it', () => {

@@ -93,7 +93,10 @@ describe('loadSettings: every variable parses', () => {
     TRUST_PROXY: '10.0.0.0/8,loopback', MAX_BODY_SIZE: '5mb', SHUTDOWN_TIMEOUT_SECONDS: '3',
     REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '61000', DEMO_CONTENT: 'false', SEARCH_PAGE: 'true',
     KVSTORE_URL: 'redis://:pw@kv:6379/1', KVSTORE_PASSWORD: 'pw', KVSTORE_COMMAND_TIMEOUT_MS: '100',
-    KVSTORE_CONNECT_TIMEOUT_MS: '500', RATELIMIT_ENABLED: 'no', RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
+    KVSTORE_CONNECT_TIMEOUT_MS: '500', KVSTORE_MODE: 'sentinel', KVSTORE_NODES: 'kv-s2:26379,[::1]:26380',
+    KVSTORE_SENTINEL_MASTER: 'mymaster', KVSTORE_SENTINEL_PASSWORD: 'spw', RATELIMIT_STORAGE_MODE: 'Sentinel',
+    RATELIMIT_STORAGE_NODES: 'rl-s2:26379', RATELIMIT_STORAGE_SENTINEL_MASTER: 'rl.master', RATELIMIT_STORAGE_SENTINEL_PASSWORD: 'rspw',
+    RATELIMIT_ENABLED: 'no', RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
     RATE_LIMIT_DEV_MULTIPLIER: '2', RATE_LIMIT_PROD_MULTIPLIER: '1.5', RATE_LIMIT_LOG_EXCEEDED: '0',
     RATE_LIMIT_LOG_WARNINGS: 'yes', RATE_LIMIT_LOG_ALL: 'TRUE', RATE_LIMIT_ALERT_THRESHOLD: '0.5',
     RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
@@ -147,6 +150,8 @@ describe('loadSettings: every variable parses', () => {
     expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75 });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
+    expect(s.kvstore.topology).toEqual({ mode: 'sentinel', nodes: ['kv-s2:26379', '[::1]:26380'], sentinelMaster: 'mymaster', sentinelPassword: 'spw' });
+    expect(s.rateLimit.storageTopology).toMatchObject({ mode: 'sentinel', nodes: ['rl-s2:26379'], sentinelMaster: 'rl.master' });
   });
 
   it.each(VARIABLES.map((v) => [v.name, v.path]))('%s lands at %s', (name, path) => {

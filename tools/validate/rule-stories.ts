@@ -175,6 +175,28 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
       alert_rule_test: [fires(podDown, at, { ...job, instance: pods[0] }, 0), { eval_time: `${at}m`, alertname: down.alert, exp_alerts: [] }],
     });
   }
+  const fallback = byName.get(ALERTS.kvstoreFallback);
+  const notShared = byName.get(ALERTS.rateLimitsNotShared);
+  if (fallback && notShared) {
+    const at = after(notShared, 0);
+    const backendSeries = (memoryPods: number) =>
+      pods.flatMap((instance, i) => [
+        { series: sel(METRICS.rateLimitBackend, { instance, backend: 'memory' }), values: `${i < memoryPods ? 1 : 0}+0x${at + 5}` },
+        { series: sel(METRICS.rateLimitBackend, { instance, backend: 'kvstore' }), values: `${i < memoryPods ? 0 : 1}+0x${at + 5}` },
+      ]);
+    tests.push({
+      name: 'story: one pod rate-limits in memory (a blip on its connection): RateLimitsNotShared stays silent',
+      interval,
+      input_series: backendSeries(1),
+      alert_rule_test: [{ eval_time: `${at}m`, alertname: notShared.alert, exp_alerts: [] }],
+    });
+    tests.push({
+      name: 'story: a cluster master down, two pods on memory: RateLimitsNotShared fires with the count',
+      interval,
+      input_series: backendSeries(2),
+      alert_rule_test: [fires(notShared, at, job, 2)],
+    });
+  }
   return { tests: tests.map((t) => inScope(t, job)), skipped };
 }
 

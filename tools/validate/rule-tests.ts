@@ -269,6 +269,22 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         { series: series(rateLimitBackend, { backend: 'kvstore' }), values: gauge(1, n) },
       ],
     },
+    [ALERTS.rateLimitsNotShared]: {
+      firing: {
+        series: (n) => [
+          { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }), values: gauge(1, n) },
+          { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }), values: gauge(1, n) },
+        ],
+        labels: job,
+        value: 2,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }), values: gauge(1, n) },
+        { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }), values: gauge(0, n) },
+      ],
+    },
     [ALERTS.noTraffic]: {
       firing: {
         series: (n) => [{ series: series(requestsTotal), values: gauge(42, n) }],

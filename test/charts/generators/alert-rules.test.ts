@@ -36,6 +36,7 @@ describe('alertRules', () => {
       'HighTokenSpend',
       'CacheNearFull',
       'KvstoreFallbackActive',
+      'RateLimitsNotShared',
       'ErrorBudgetFastBurn',
       'ErrorBudgetSlowBurn',
       'Watchdog',
@@ -230,13 +231,13 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge({});
-      expect(check.detail).toContain('SUCCESS: 25 rules found');
+      expect(check.detail).toContain('SUCCESS: 26 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);
       expect(tests.skipped).toEqual([]);
-      // Both ways for each alert but the always-firing Watchdog, then the seven stories.
-      expect(tests.file.tests).toHaveLength(2 * alertingRules(rules).length - 1 + 7);
+      // Both ways for each alert but the always-firing Watchdog, then the nine stories.
+      expect(tests.file.tests).toHaveLength(2 * alertingRules(rules).length - 1 + 9);
     });
 
     it('operator mode: the same service and SLO groups scoped to the namespace, no pipeline group; check rules, every alert and every story pass', () => {
@@ -284,7 +285,7 @@ describe('alertRules', () => {
       });
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);
-      expect(tests.file.tests.filter((t) => t.name.startsWith('story: '))).toHaveLength(7);
+      expect(tests.file.tests.filter((t) => t.name.startsWith('story: '))).toHaveLength(9);
     });
 
     it('a rule that drifts from its settings fails the generated tests (they are not vacuous)', () => {

@@ -55,15 +55,35 @@ describe('kvstore connection state against a real Redis', () => {
     }
   }, 30_000);
 
-  it('a command timeout reported by a user makes it unresponsive at once; other errors do not', async () => {
+  it('a command timeout reported by a user makes it unresponsive at once; a refusal makes it degraded, still usable', async () => {
     const settings = parseSettings({ kvstore: { url: redis.url } });
     const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, { heartbeatMs: 60_000 });
+    const events: string[] = [];
+    conn.on('down', () => events.push('down'));
     await conn.connect();
     try {
-      conn.commandFailed(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'));
-      expect(conn.state).toBe('connected');
+      conn.commandFailed(new Error("CROSSSLOT Keys in request don't hash to the same slot"));
+      expect(conn.state).toBe('degraded');
+      expect(conn.degraded).toBe(true);
+      // Commands are still sent (they are the only way to find the store working again), and
+      // nothing falls back for a refusal alone.
+      expect(conn.available).toBe(true);
+      expect(events).toEqual([]);
       conn.commandFailed(new Error('Command timed out'));
       expect(conn.state).toBe('unresponsive');
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('degraded turns back into connected once no failure has been reported for degradedHoldMs', async () => {
+    const settings = parseSettings({ kvstore: { url: redis.url } });
+    const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, { heartbeatMs: 50, degradedHoldMs: 200 });
+    await conn.connect();
+    try {
+      conn.commandFailed(new Error('NOSCRIPT No matching script'));
+      expect(conn.state).toBe('degraded');
+      await waitFor('connected again', () => conn.state === 'connected', { timeoutMs: 10_000, intervalMs: 20 });
     } finally {
       await conn.close();
     }

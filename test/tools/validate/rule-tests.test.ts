@@ -53,6 +53,8 @@ describe('ruleUnitTests', () => {
       'story: half of all requests are 5xx on every pod: HighErrorRate and ErrorBudgetFastBurn fire',
       'story: every pod down: BackendDown fires, BackendPodDown does not',
       'story: one pod down while the others serve: BackendPodDown fires, BackendDown does not',
+      'story: one pod rate-limits in memory (a blip on its connection): RateLimitsNotShared stays silent',
+      'story: a cluster master down, two pods on memory: RateLimitsNotShared fires with the count',
     ]);
     const quiet = file.tests.find((t) => t.name.startsWith('story: a quiet site'));
     const checked = new Set(quiet?.alert_rule_test.map((c) => c.alertname));

@@ -16,7 +16,7 @@ describe('validateStack', () => {
       'rules match the settings',
       'promtool check config',
       'promtool check rules',
-      'promtool test rules (42 tests)',
+      'promtool test rules (46 tests)',
       'amtool check-config',
       'amtool config routes test (37 cases)',
       'no secret values in the output',

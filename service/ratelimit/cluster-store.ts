@@ -1,0 +1,217 @@
+import type { Cluster } from 'ioredis';
+import { DecisionBatch, parseBatchReply, type Recover } from './decision-batch';
+import { decideScript, isNoScriptError, probeScript, type LuaScript } from './lua/script';
+import { refundScript } from './lua/refund-script';
+import { KEY_PREFIX, type TierPlan } from './tiers';
+import type { Decision, DecisionStore } from './types';
+
+/** Most requests one script call decides (a longer batch is sent at once and a new one begun). */
+export const MAX_CLUSTER_BATCH = 256;
+
+/** The global tier's key on a cluster: its own slot, the same name as on standalone. */
+export const CLUSTER_GLOBAL_KEY = `${KEY_PREFIX}global`;
+
+/**
+ * The key of a client's tier on a Redis Cluster: the client id is the hash tag, so a client's ip
+ * and endpoint tiers share one slot and are decided in one script call (`ratelimit:ip:{1.2.3.4}`,
+ * `ratelimit:search:{1.2.3.4}`). Standalone keys (`ratelimit:ip:1.2.3.4`) are not touched.
+ */
+export function clusterClientKey(standaloneKey: string, tier: string): string {
+  const prefix = `${KEY_PREFIX}${tier}:`;
+  return `${prefix}{${standaloneKey.slice(prefix.length)}}`;
+}
+
+/** A plan split for the cluster: the client's tiers (one slot) and whether the global tier applies. */
+interface SplitPlan {
+  /** The client tiers of the plan, as a plan of their own (what the batch parses replies by). */
+  readonly client: TierPlan;
+  /** Index of the global tier in the original plan, or -1. */
+  readonly globalAt: number;
+  /** Tier names of the client part, in order (to build the cluster keys). */
+  readonly names: readonly string[];
+  /** Each client tier's charge per request (`windowMs` in GCRA units), for refunds. */
+  readonly increments: readonly number[];
+}
+
+/**
+ * Rate-limit decisions on a Redis Cluster, where one script cannot touch the global key and a
+ * client's keys at once (CROSSSLOT). Per request:
+ *
+ * 1. the client's tiers (ip and the endpoint tier), in the client's slot, in one script call,
+ *    exactly as on standalone: both admit and are charged, or nothing is;
+ * 2. if admitted there, the global tier, in its own slot, in a second call (charged only if it
+ *    admits);
+ * 3. if the global tier refuses, the client's charge is refunded (a third call, not waited for).
+ *
+ * So nothing is ever admitted beyond any tier's limit; a refused request ends up charged nothing,
+ * once the refund has run. Between steps 1 and 3 the client carries one charge too many, which can
+ * refuse another request of the same client sent within that round trip (over-refusal, never
+ * over-admission); a refund lost to a node failure leaves one charge that drains at the tier's rate.
+ * See docs/rate-limiting.md.
+ *
+ * Batching by event-loop turn works per slot: the client steps of one turn go out as one call per
+ * (plan, client), which ioredis pipelines per node (`enableAutoPipelining`), and the global steps
+ * of one turn as one call for all of them. A refused-by-client request's global debt is not read
+ * (reported as 0: the refusing tier decides the headers).
+ */
+export class ClusterStore implements DecisionStore {
+  private readonly splits = new WeakMap<TierPlan, SplitPlan>();
+  private readonly scripts = new WeakMap<TierPlan, LuaScript>();
+  private readonly pending = new Map<string, DecisionBatch>();
+  private globalBatch: DecisionBatch | undefined;
+  private globalPlan: TierPlan | undefined;
+  private flushScheduled = false;
+  /** Script calls sent (client, global and refund steps), for the round-trip figures. */
+  calls = 0;
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    const batches = [...this.pending.values()];
+    this.pending.clear();
+    for (const b of batches) this.send(b);
+    const g = this.globalBatch;
+    this.globalBatch = undefined;
+    if (g) this.send(g);
+  };
+
+  constructor(
+    private readonly client: Cluster,
+    private readonly maxBatch = MAX_CLUSTER_BATCH,
+  ) {}
+
+  /**
+   * Decides one request. When a step's command fails, `recover` (the failover store's memory
+   * decision) answers instead of a rejection, as `RedisStore.decide` does.
+   */
+  decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
+    const decided = this.decideSplit(plan, keys);
+    return recover === undefined ? decided : decided.catch((err: unknown) => recover(err, plan, keys));
+  }
+
+  private decideSplit(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
+    const split = this.split(plan);
+    const clientKeys = new Array<string>(split.names.length);
+    for (let i = 0, j = 0; i < keys.length; i++) {
+      if (i === split.globalAt) continue;
+      clientKeys[j] = clusterClientKey(keys[i], split.names[j]);
+      j++;
+    }
+    return this.enqueueClient(split.client, clientKeys).then((d) => {
+      if (split.globalAt < 0) return d;
+      if (!d.allowed) return withGlobal(d, split.globalAt, 0);
+      return this.enqueueGlobal(plan.tiers[split.globalAt].gcra).then((g) => {
+        if (g.allowed) return withGlobal(d, split.globalAt, g.debts[0]);
+        this.refund(clientKeys, split.increments);
+        const refunded = d.debts.map((debt, i) => Math.max(0, debt - split.increments[i]));
+        return withGlobal({ allowed: false, now: g.now, debts: refunded }, split.globalAt, g.debts[0]);
+      });
+    });
+  }
+
+  /** One round trip to the global key's node (script cache, `TIME`), writing nothing. */
+  async probe(): Promise<void> {
+    // The zero-tier script with the global key: routed to that key's master, it writes nothing.
+    parseBatchReply(await this.run(probeScript, ['', 1, CLUSTER_GLOBAL_KEY, '']), 0, 0);
+  }
+
+  private split(plan: TierPlan): SplitPlan {
+    let s = this.splits.get(plan);
+    if (s === undefined) {
+      const globalAt = plan.tiers.findIndex((t) => t.name === 'global');
+      const tiers = plan.tiers.filter((t) => t.name !== 'global');
+      s = {
+        client: { endpoint: plan.endpoint, tiers, policy: plan.policy, keys: () => [] },
+        globalAt,
+        names: tiers.map((t) => t.name),
+        increments: tiers.map((t) => t.gcra.windowMs),
+      };
+      this.splits.set(plan, s);
+    }
+    return s;
+  }
+
+  private enqueueClient(plan: TierPlan, keys: string[]): Promise<Decision> {
+    return new Promise<Decision>((resolve, reject) => {
+      // One batch per (plan, client): all its keys share the client's slot.
+      const id = `${plan.tiers.length}\u0000${keys[0]}`;
+      let batch = this.pending.get(id);
+      if (batch === undefined || batch.plan !== plan) {
+        batch = new DecisionBatch(plan);
+        this.pending.set(id, batch);
+      }
+      batch.add(keys, resolve, reject);
+      if (batch.size >= this.maxBatch) {
+        this.pending.delete(id);
+        this.send(batch);
+      } else this.schedule();
+    });
+  }
+
+  private enqueueGlobal(gcra: TierPlan['tiers'][number]['gcra']): Promise<Decision> {
+    if (this.globalPlan === undefined) {
+      this.globalPlan = { endpoint: undefined, tiers: [{ name: 'global', limits: { limit: gcra.limit, windowSeconds: gcra.windowMs / 1000, burst: gcra.burst }, gcra }], policy: '', keys: () => [CLUSTER_GLOBAL_KEY] };
+    }
+    const plan = this.globalPlan;
+    return new Promise<Decision>((resolve, reject) => {
+      this.globalBatch ??= new DecisionBatch(plan);
+      this.globalBatch.add([CLUSTER_GLOBAL_KEY], resolve, reject);
+      if (this.globalBatch.size >= this.maxBatch) {
+        const full = this.globalBatch;
+        this.globalBatch = undefined;
+        this.send(full);
+      } else this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private scriptOf(plan: TierPlan): LuaScript {
+    let script = this.scripts.get(plan);
+    if (script === undefined) {
+      script = decideScript(plan.tiers.map((t) => t.gcra));
+      this.scripts.set(plan, script);
+    }
+    return script;
+  }
+
+  private send(batch: DecisionBatch): void {
+    let reply: Promise<unknown>;
+    try {
+      reply = this.run(this.scriptOf(batch.plan), batch.args(''));
+    } catch (err) {
+      batch.fail(err);
+      return;
+    }
+    reply.then(
+      (r) => batch.settle(r),
+      (err: unknown) => batch.fail(err),
+    );
+  }
+
+  /** Gives back one request's charge on each client key; best effort (a lost refund drains on its own). */
+  private refund(keys: readonly string[], increments: readonly number[]): void {
+    const args: (string | number)[] = ['', keys.length, ...keys, ...increments];
+    this.run(refundScript, args).catch(() => undefined);
+  }
+
+  /** EVALSHA, then EVAL once on NOSCRIPT (each master caches scripts on its own). */
+  private run(script: LuaScript, args: (string | number)[]): Promise<unknown> {
+    this.calls++;
+    args[0] = script.sha;
+    return this.client.call('EVALSHA', args).then(undefined, (err: unknown) => {
+      if (!isNoScriptError(err)) throw err;
+      args[0] = script.source;
+      return this.client.call('EVAL', args);
+    });
+  }
+}
+
+/** The decision of the whole plan: the client part's debts with the global debt put at its index. */
+function withGlobal(d: Decision, globalAt: number, globalDebt: number): Decision {
+  const debts = d.debts.slice();
+  debts.splice(globalAt, 0, globalDebt);
+  return { allowed: d.allowed, now: d.now, debts };
+}

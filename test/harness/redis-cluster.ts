@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { ManagedProcess, runTool } from './binary';
+import { freePort, waitFor, waitForPort } from './ports';
+
+/** Options of `RedisCluster.start`. */
+export interface RedisClusterOptions {
+  /** Masters (no replicas: the tests kill one and restart it). @default 3 */
+  readonly masters?: number;
+  /** `requirepass` and `masterauth` of every node. @default undefined (no password) */
+  readonly password?: string;
+}
+
+/** One node of the cluster: its port, its process and its folder (nodes.conf lives there). */
+export interface ClusterNode {
+  readonly port: number;
+  readonly process: ManagedProcess;
+  readonly dir: string;
+}
+
+/**
+ * A real Redis Cluster of `masters` nodes from Debian's `redis-server --cluster-enabled yes` on
+ * free loopback ports, joined with `redis-cli --cluster create … --cluster-yes`. No persistence
+ * of data (a killed master comes back empty, as an in-memory cache would), but each node keeps its
+ * `nodes.conf`, so a restarted master rejoins with its slots.
+ */
+export class RedisCluster {
+  private constructor(
+    readonly nodes: readonly ClusterNode[],
+    readonly password?: string,
+  ) {}
+
+  /** Starts the nodes, creates the cluster and waits until every node says `cluster_state:ok`. */
+  static async start(opts: RedisClusterOptions = {}): Promise<RedisCluster> {
+    const count = opts.masters ?? 3;
+    const nodes: ClusterNode[] = [];
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
+      const args = [
+        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
+        // A master that is down must not stop the others answering for their own slots.
+        '--cluster-require-full-coverage', 'no',
+        '--save', '', '--appendonly', 'no',
+      ];
+      if (opts.password) args.push('--requirepass', opts.password, '--masterauth', opts.password);
+      nodes.push({ port, dir, process: new ManagedProcess(`redis-cluster-${port}`, 'redis-server', args) });
+    }
+    const cluster = new RedisCluster(nodes, opts.password);
+    try {
+      for (const n of nodes) n.process.start();
+      for (const n of nodes) await waitForPort(n.port);
+      const auth = opts.password ? ['-a', opts.password, '--no-auth-warning'] : [];
+      const created = runTool('redis-cli', [
+        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes',
+      ]);
+      if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
+      await cluster.waitUntilOk();
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  /** `redis://127.0.0.1:<port>` of node `i` (the seed a service is configured with), password included when set. */
+  url(i = 0): string {
+    const port = this.nodes[i].port;
+    return this.password ? `redis://:${this.password}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+  }
+
+  /** `127.0.0.1:<port>` of every node, for `KVSTORE_NODES`. */
+  get seeds(): string[] {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`);
+  }
+
+  /** A plain (non-cluster) client of node `i`, for CLUSTER INFO and the like. */
+  nodeClient(i: number): Redis {
+    return new Redis(this.nodes[i].port, '127.0.0.1', {
+      password: this.password,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+  }
+
+  /** A cluster client of the whole cluster (for tests that read or flush what the service wrote). */
+  client(): InstanceType<typeof Redis.Cluster> {
+    return new Redis.Cluster(
+      this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      { redisOptions: { password: this.password }, lazyConnect: true },
+    );
+  }
+
+  /** Waits until every running node answers `cluster_state:ok` to CLUSTER INFO. */
+  async waitUntilOk(timeoutMs = 20_000): Promise<void> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodes[i].process.running) continue;
+      await waitFor(
+        `cluster_state:ok on 127.0.0.1:${this.nodes[i].port}`,
+        async () => {
+          const c = this.nodeClient(i);
+          try {
+            await c.connect();
+            return /cluster_state:ok/.test(String(await c.call('CLUSTER', 'INFO')));
+          } finally {
+            c.disconnect();
+          }
+        },
+        { timeoutMs, intervalMs: 200 },
+      );
+    }
+  }
+
+  /** Deletes every key on every master (between tests). */
+  async flushAll(): Promise<void> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      const c = this.nodeClient(i);
+      try {
+        await c.connect();
+        await c.flushall();
+      } finally {
+        c.disconnect();
+      }
+    }
+  }
+
+  /** Kills master `i` abruptly (SIGKILL), as an outage would. */
+  async kill(i: number): Promise<void> {
+    await this.nodes[i].process.stop('SIGKILL');
+  }
+
+  /** Starts master `i` again on its port; it rejoins with its slots (from nodes.conf), empty. */
+  async restart(i: number): Promise<void> {
+    this.nodes[i].process.start();
+    await waitForPort(this.nodes[i].port);
+    await this.waitUntilOk();
+  }
+
+  /** Stops every node and removes their folders. */
+  async stop(): Promise<void> {
+    for (const n of this.nodes) {
+      await n.process.stop();
+      rmSync(n.dir, { recursive: true, force: true });
+    }
+  }
+}

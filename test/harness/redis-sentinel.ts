@@ -1,0 +1,219 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { requireBinary, ManagedProcess } from './binary';
+import { freePort, waitFor, waitForPort } from './ports';
+
+/** Options of `RedisSentinelSetup.start`. */
+export interface RedisSentinelOptions {
+  /** Name the sentinels monitor the master under (`KVSTORE_SENTINEL_MASTER`). @default 'mymaster' */
+  readonly masterName?: string;
+  /** `requirepass`/`masterauth` of the data nodes (the sentinels take no password). @default undefined */
+  readonly password?: string;
+}
+
+/** One data node (master or replica) or sentinel: its port and its process. */
+export interface SentinelSetupNode {
+  readonly port: number;
+  readonly process: ManagedProcess;
+}
+
+/**
+ * One master, one replica and three sentinels (quorum 2), all on free loopback ports. Sentinels
+ * run from Debian's `redis-sentinel` when it is installed, else as `redis-server <conf> --sentinel`
+ * (the same binary: Debian's redis-sentinel is a link to it). Failover is tuned fast for tests
+ * (`down-after-milliseconds` 1000, `failover-timeout` 5000).
+ */
+export class RedisSentinelSetup {
+  private constructor(
+    readonly masterName: string,
+    /** [0] starts as the master, [1] as its replica; after a failover the roles swap. */
+    readonly data: readonly SentinelSetupNode[],
+    readonly sentinels: readonly SentinelSetupNode[],
+    private readonly dir: string,
+    readonly password?: string,
+  ) {}
+
+  /** Starts master, replica and sentinels and waits until every sentinel sees the replica. */
+  static async start(opts: RedisSentinelOptions = {}): Promise<RedisSentinelSetup> {
+    const masterName = opts.masterName ?? 'mymaster';
+    const dir = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
+    const auth = opts.password ? ['--requirepass', opts.password, '--masterauth', opts.password] : [];
+    const masterPort = await freePort();
+    const replicaPort = await freePort();
+    const base = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...auth];
+    const data: SentinelSetupNode[] = [
+      { port: masterPort, process: new ManagedProcess(`redis-master-${masterPort}`, 'redis-server', base(masterPort)) },
+      {
+        port: replicaPort,
+        process: new ManagedProcess(`redis-replica-${replicaPort}`, 'redis-server', [...base(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)]),
+      },
+    ];
+    const useSentinelBinary = hasBinary('redis-sentinel');
+    const sentinels: SentinelSetupNode[] = [];
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const conf = join(dir, `sentinel-${port}.conf`);
+      // Sentinels rewrite their config file (the promoted master, known peers): one writable file each.
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${masterName} 1000`,
+          `sentinel failover-timeout ${masterName} 5000`,
+          `sentinel parallel-syncs ${masterName} 1`,
+          ...(opts.password ? [`sentinel auth-pass ${masterName} ${opts.password}`] : []),
+          '',
+        ].join('\n'),
+      );
+      const proc = useSentinelBinary
+        ? new ManagedProcess(`redis-sentinel-${port}`, 'redis-sentinel', [conf])
+        : new ManagedProcess(`redis-sentinel-${port}`, 'redis-server', [conf, '--sentinel']);
+      sentinels.push({ port, process: proc });
+    }
+    const setup = new RedisSentinelSetup(masterName, data, sentinels, dir, opts.password);
+    try {
+      for (const n of data) n.process.start();
+      for (const n of data) await waitForPort(n.port);
+      for (const s of sentinels) s.process.start();
+      for (const s of sentinels) await waitForPort(s.port);
+      await waitFor(
+        'every sentinel to know the master and its replica',
+        async () => {
+          for (const s of sentinels) {
+            const reply = (await setup.askSentinel(s.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
+            if (!Array.isArray(reply) || reply.length < 1) return false;
+            const sentinelsSeen = (await setup.askSentinel(s.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
+            if (!Array.isArray(sentinelsSeen) || sentinelsSeen.length < 2) return false;
+          }
+          return true;
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+    } catch (err) {
+      await setup.stop();
+      throw err;
+    }
+    return setup;
+  }
+
+  /** `127.0.0.1:<port>` of every sentinel, for `KVSTORE_NODES`. */
+  get sentinelAddresses(): string[] {
+    return this.sentinels.map((s) => `127.0.0.1:${s.port}`);
+  }
+
+  /** The port the sentinels name as master now (SENTINEL GET-MASTER-ADDR-BY-NAME on the first running one). */
+  async currentMasterPort(): Promise<number> {
+    for (const s of this.sentinels) {
+      if (!s.process.running) continue;
+      const reply = (await this.askSentinel(s.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName)) as string[] | null;
+      if (reply) return Number(reply[1]);
+    }
+    throw new Error('no running sentinel names a master');
+  }
+
+  /** The data node that is master now. */
+  async currentMaster(): Promise<SentinelSetupNode> {
+    const port = await this.currentMasterPort();
+    const node = this.data.find((n) => n.port === port);
+    if (!node) throw new Error(`sentinels name 127.0.0.1:${port}, which is none of this setup's nodes`);
+    return node;
+  }
+
+  /**
+   * Kills the current master (SIGKILL) and waits until the sentinels name the other node and it
+   * answers `role:master`. Resolves with the new master.
+   */
+  async failover(timeoutMs = 30_000): Promise<SentinelSetupNode> {
+    const old = await this.currentMaster();
+    await old.process.stop('SIGKILL');
+    return waitFor(
+      `the sentinels to promote the replica after killing 127.0.0.1:${old.port}`,
+      async () => {
+        const port = await this.currentMasterPort();
+        if (port === old.port) return false;
+        const node = this.data.find((n) => n.port === port);
+        if (!node) return false;
+        const c = this.dataClient(node.port);
+        try {
+          await c.connect();
+          return /role:master/.test(await c.info('replication')) ? node : false;
+        } finally {
+          c.disconnect();
+        }
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+  }
+
+  /**
+   * Starts a killed data node again on its port (as a pod would be restarted); the sentinels turn
+   * it into a replica of the current master. Resolves once it says `role:slave` and is in sync.
+   */
+  async restartAsReplica(node: SentinelSetupNode, timeoutMs = 30_000): Promise<void> {
+    node.process.start();
+    await waitForPort(node.port);
+    await waitFor(
+      `127.0.0.1:${node.port} to rejoin as a replica`,
+      async () => {
+        const c = this.dataClient(node.port);
+        try {
+          await c.connect();
+          const info = await c.info('replication');
+          return /role:slave/.test(info) && /master_link_status:up/.test(info);
+        } finally {
+          c.disconnect();
+        }
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+  }
+
+  /** A plain client of one data node. */
+  dataClient(port: number): Redis {
+    return new Redis(port, '127.0.0.1', { password: this.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  }
+
+  /** A sentinel-aware client of the master (what the service builds in sentinel mode). */
+  client(): Redis {
+    const c = new Redis({
+      sentinels: this.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })),
+      name: this.masterName,
+      password: this.password,
+      lazyConnect: true,
+    });
+    // Sentinels are briefly unreachable while a test stops them: not an error of the test.
+    c.on('error', () => undefined);
+    return c;
+  }
+
+  private async askSentinel(port: number, ...args: string[]): Promise<unknown> {
+    const c = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await c.connect();
+      return await c.call(args[0], ...args.slice(1));
+    } finally {
+      c.disconnect();
+    }
+  }
+
+  /** Stops every process and removes the folder. */
+  async stop(): Promise<void> {
+    for (const s of this.sentinels) await s.process.stop();
+    for (const n of this.data) await n.process.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function hasBinary(name: string): boolean {
+  try {
+    requireBinary(name);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,96 @@
+import request from 'supertest';
+import type { SettingsInput } from '../../../configs';
+import { buildTestApp, type TestApp } from '../../helpers/app';
+import { waitFor } from '../../harness/ports';
+import { RedisSentinelSetup } from '../../harness/redis-sentinel';
+import { captureLogger } from '../ratelimit/helpers';
+
+const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
+
+describe('Sentinel: the master killed under load (real redis-server, three sentinels)', () => {
+  let setup: RedisSentinelSetup;
+  let a: TestApp;
+  let b: TestApp;
+  const logs = captureLogger();
+  beforeAll(async () => {
+    setup = await RedisSentinelSetup.start({ password: 'sentinel-pass' });
+    const input: SettingsInput = {
+      service: { environment: 'production', apiToken: 'write-token' },
+      kvstore: {
+        url: `redis://:sentinel-pass@${setup.sentinelAddresses[0]}`,
+        topology: { mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: setup.masterName },
+        commandTimeoutMs: 1000,
+        connectTimeoutMs: 1000,
+      },
+      // search: 20 at once, then 1 per hour, shared across both replicas while the kvstore holds;
+      // writes (upload tier), the global and ip tiers generous, so the writers are never limited.
+      rateLimit: {
+        tiers: {
+          global: { limit: 100_000, windowSeconds: 60, burst: 100_000 },
+          ip: { limit: 100_000, windowSeconds: 60, burst: 100_000 },
+          upload: { limit: 100_000, windowSeconds: 60, burst: 100_000 },
+          search: { limit: 1, windowSeconds: 3600, burst: 20 },
+        },
+      },
+    };
+    a = await buildTestApp(input, { logger: logs.logger });
+    b = await buildTestApp(input);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await setup?.stop();
+  });
+
+  it('no acknowledged content is lost, reads never 5xx, limits hold with a bounded overshoot, and the service follows the new master', async () => {
+    expect((await request(a.app).get('/health')).body).toMatchObject({ kvstore: 'connected', kvstore_mode: 'sentinel' });
+    const acknowledged: string[] = [];
+    const statuses: number[] = [];
+    let stop = false;
+    // Writers through both replicas, one write at a time each, until the failover is over.
+    const writer = async (t: TestApp, name: string) => {
+      for (let i = 0; !stop; i++) {
+        const id = `${name}-${i}`;
+        const r = await request(t.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item(id, `note ${id}`));
+        statuses.push(r.status);
+        if (r.status === 201) acknowledged.push(id);
+        else await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    const writers = [writer(a, 'a'), writer(b, 'b')];
+    await waitFor('some writes before the kill', () => acknowledged.length >= 10);
+    const promoted = await setup.failover();
+    // Until a replica is back, writes cannot be confirmed by one (WAIT 1) and are refused with 503.
+    const old = setup.data.find((n) => n !== promoted)!;
+    await setup.restartAsReplica(old);
+    await waitFor('writes acknowledged by the new master', async () => {
+      const n = acknowledged.length;
+      await new Promise((r) => setTimeout(r, 300));
+      return acknowledged.length > n + 5;
+    }, { timeoutMs: 30_000 });
+    stop = true;
+    await Promise.all(writers);
+
+    // Every acknowledged write is on the promoted master.
+    const c = setup.dataClient(promoted.port);
+    await c.connect();
+    try {
+      const held = await c.hkeys('svc-ai-search:content:items');
+      expect(acknowledged.filter((id) => !held.includes(id))).toEqual([]);
+    } finally {
+      c.disconnect();
+    }
+    // Writes during the failover were refused with 503 (retry-safe), never a 500.
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+    // Reads on both replicas.
+    for (const t of [a, b]) expect((await request(t.app).get(`/api/v1/articles/${acknowledged[0]}`)).status).toBe(200);
+    // Reconnected without a restart.
+    await waitFor('health connected on the new master', async () => (await request(a.app).get('/health')).body.kvstore === 'connected', { timeoutMs: 20_000 });
+    expect((await request(a.app).get('/api/rate-limit')).body.backend).toBe('kvstore');
+    // Limits shared again after the failover: the ip bucket (20) holds across both replicas.
+    const limited: number[] = [];
+    for (let i = 0; i < 30; i++) limited.push((await request(i % 2 ? b.app : a.app).get('/api/v1/articles')).status);
+    expect(limited.filter((s) => s === 200).length).toBeLessThanOrEqual(20);
+    expect(limited.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+  }, 90_000);
+});
