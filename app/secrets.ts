@@ -1,15 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { SettingsError, type Env } from '../configs';
+import { parseSettings, SettingsError, type Env, type KvstoreDeploy, type Settings } from '../configs';
+import { backendSecretEnvironment, type SecretEnvReference } from '../charts/backend-secrets';
 import { SECRETS, stackNames, type StackNames } from '../charts/generators/names';
-import { loadStackSettings } from '../charts/stack-settings';
-
-/** Environment variable → key in the stack's app Secret. */
-const APP_KEYS: Readonly<Record<string, string>> = {
-  API_TOKEN: SECRETS.app.keys.apiToken,
-  AI_API_KEY: SECRETS.app.keys.aiApiKey,
-  KVSTORE_PASSWORD: SECRETS.app.keys.kvstorePassword,
-};
+import { loadStackSettings, stackSettingsInput } from '../charts/stack-settings';
 
 /** Environment variable → key (file name) in the Alertmanager Secret. */
 const ALERTMANAGER_KEYS: Readonly<Record<string, string>> = {
@@ -19,8 +13,10 @@ const ALERTMANAGER_KEYS: Readonly<Record<string, string>> = {
   INCIDENT_SERVICE_KEY: SECRETS.alertmanager.keys.incidentServiceKey,
 };
 
-/** Variables the backend does not start without (non-optional Secret references). */
-export const REQUIRED_SECRET_VARIABLES: readonly string[] = ['API_TOKEN', 'KVSTORE_PASSWORD'];
+/** Variables the backend does not start without (non-optional Secret references) with the in-cluster kvstore. */
+export const REQUIRED_SECRET_VARIABLES: readonly string[] = backendSecretEnvironment()
+  .filter((r) => !r.optional)
+  .map((r) => r.variable);
 
 /** A Secret object as `kubectl apply` takes it. */
 export interface SecretManifest {
@@ -43,12 +39,13 @@ export function parseSecretsFile(text: string): Record<string, string> {
 }
 
 /**
- * The Secrets the stack references, from the secret variables in `values`: the app Secret
- * (required keys must be present) and, when any destination secret is set, the Alertmanager
- * Secret. Throws `Error` naming the missing variables.
+ * The Secrets the stack references, from the secret variables in `values`: the app Secret with
+ * the keys of `refs` (the backend's references, `backendSecretEnvironment(...)`; required ones
+ * must be present) and, when any destination secret is set, the Alertmanager Secret. Throws
+ * `Error` naming the missing variables.
  */
-export function secretManifests(values: Env, names: StackNames, namespace: string): SecretManifest[] {
-  const missing = REQUIRED_SECRET_VARIABLES.filter((v) => !values[v]);
+export function secretManifests(values: Env, names: StackNames, namespace: string, refs: readonly SecretEnvReference[] = backendSecretEnvironment()): SecretManifest[] {
+  const missing = refs.filter((r) => !r.optional && !values[r.variable]).map((r) => r.variable);
   if (missing.length) throw new Error(`missing ${missing.join(', ')}: set them in the environment or the secrets file (SECRETS_FILE); the backend does not start without them`);
   const pick = (keys: Readonly<Record<string, string>>) =>
     Object.fromEntries(Object.entries(keys).flatMap(([v, key]) => (values[v] ? [[key, values[v] as string]] : [])));
@@ -60,16 +57,26 @@ export function secretManifests(values: Env, names: StackNames, namespace: strin
     type: 'Opaque',
     stringData,
   });
-  const out = [secret(names.appSecret, pick(APP_KEYS))];
+  const out = [secret(names.appSecret, pick(Object.fromEntries(refs.map((r) => [r.variable, r.key]))))];
   const alert = pick(ALERTMANAGER_KEYS);
   if (Object.keys(alert).length) out.push(secret(names.alertmanagerSecret, alert));
   return out;
 }
 
+/**
+ * With `KVSTORE_DEPLOY=external`, the settings the backend will run with the real `KVSTORE_URL`
+ * (and password) from `values`: a URL the service would refuse (scheme, a database on a Cluster)
+ * fails here, before it reaches the Secret. Throws `SettingsError` (passwords masked).
+ */
+export function checkExternalKvstore(env: Env, values: Env): Settings {
+  const input = stackSettingsInput(env);
+  return parseSettings({ ...input, kvstore: { ...input.kvstore, url: values.KVSTORE_URL } });
+}
+
 /** Workloads that read each Secret: restarted when `kubectl apply` reports it changed. */
-export function readersOf(names: StackNames): Record<string, string[]> {
+export function readersOf(names: StackNames, kvstoreDeploy: KvstoreDeploy = 'in-cluster'): Record<string, string[]> {
   return {
-    [names.appSecret]: [`deployment/${names.backend}`, `statefulset/${names.kvstore}`],
+    [names.appSecret]: [`deployment/${names.backend}`, ...(kvstoreDeploy === 'in-cluster' ? [`statefulset/${names.kvstore}`] : [])],
     [names.alertmanagerSecret]: [`deployment/${names.alertmanager}`],
   };
 }
@@ -91,11 +98,14 @@ export function applySecrets(env: Env): void {
   const values: Env = { ...(existsSync(file) ? parseSecretsFile(readFileSync(file, 'utf8')) : {}), ...env };
   const settings = loadStackSettings(env);
   const names = stackNames(settings.deploy.namePrefix);
-  const manifests = secretManifests(values, names, settings.deploy.namespace);
+  const kvstoreDeploy = settings.deploy.kvstoreDeploy;
+  const refs = backendSecretEnvironment({ kvstoreDeploy, kvstoreMode: settings.kvstore.topology.mode });
+  const manifests = secretManifests(values, names, settings.deploy.namespace, refs);
+  if (kvstoreDeploy === 'external') checkExternalKvstore(env, values);
   const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests });
   const out = kubectl(['apply', '-f', '-'], list);
   process.stdout.write(out);
-  const readers = readersOf(names);
+  const readers = readersOf(names, kvstoreDeploy);
   for (const m of manifests) {
     if (!new RegExp(`secret/${m.metadata.name} (configured)`).test(out)) continue;
     for (const w of readers[m.metadata.name] ?? []) {

@@ -18,10 +18,11 @@ import {
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { variableSpec } from '../configs';
+import { backendSecretEnvironment, type SecretEnvReference } from './backend-secrets';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
-import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
+import { COMPONENTS, PORTS, stackNames, type StackNames } from './generators/names';
 import { httpProbe, probesOnNamedPort } from './probes';
 import { containerResources, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
@@ -59,16 +60,12 @@ export interface BackendProps {
   readonly names?: StackNames;
   /** Secrets the pod pulls its image with. @default none */
   readonly imagePullSecrets?: readonly string[];
+  /**
+   * Environment variables read from the app Secret by reference, never written.
+   * @default backendSecretEnvironment(): API_TOKEN, AI_API_KEY and the in-cluster kvstore's KVSTORE_PASSWORD
+   */
+  readonly secretEnvironment?: readonly SecretEnvReference[];
 }
-
-/** Secret environment variables: referenced from `svc-ai-search-secrets`, never written. */
-const SECRET_ENV: ReadonlyArray<readonly [string, string, boolean]> = [
-  // Required: production refuses requests without a token, and the kvstore without its password.
-  [variableSpec('API_TOKEN').name, SECRETS.app.keys.apiToken, false],
-  // Optional: the extractive chat provider needs no key.
-  [variableSpec('AI_API_KEY').name, SECRETS.app.keys.aiApiKey, true],
-  [variableSpec('KVSTORE_PASSWORD').name, SECRETS.app.keys.kvstorePassword, false],
-];
 
 /** Name of the backend's ConfigMap (without a `NAME_PREFIX`). */
 export const BACKEND_CONFIG_MAP = 'backend-config';
@@ -100,13 +97,17 @@ export class Backend extends Construct {
     const containerPort = props.containerPort ?? PORTS.backend;
     const drain = props.shutdownTimeout ?? Duration.seconds(10);
     const runAs = props.runAs ?? { user: 10001, group: 10001 };
+    const secretEnv = props.secretEnvironment ?? backendSecretEnvironment();
     const environment = Object.fromEntries(Object.entries(props.environment).sort(([a], [b]) => a.localeCompare(b)));
 
     this.node.addValidation({
       validate: () => {
         const errors: string[] = [];
-        for (const [env] of SECRET_ENV) {
-          if (env in props.environment) errors.push(`${env} is a secret and must not be in the ${names.backendConfig} ConfigMap`);
+        for (const { variable } of secretEnv) {
+          if (variable in props.environment) errors.push(`${variable} is a secret and must not be in the ${names.backendConfig} ConfigMap`);
+        }
+        for (const { variable } of secretEnv) {
+          if (!variableSpec(variable).secret) errors.push(`${variable} is not a secret setting: it belongs in the ${names.backendConfig} ConfigMap`);
         }
         if (props.autoscaling && props.autoscaling.maxReplicas < props.replicas) {
           errors.push(`autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`);
@@ -140,7 +141,7 @@ export class Backend extends Construct {
       ports: [{ name: 'http', number: containerPort, protocol: Protocol.TCP }],
       envFrom: [Env.fromConfigMap(this.configMap)],
       envVariables: Object.fromEntries(
-        SECRET_ENV.map(([env, key, optional]) => [env, EnvValue.fromSecretValue({ secret, key }, { optional })]),
+        secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })]),
       ),
       startup: probe('/health/live', 2, 30),
       liveness: probe('/health/live', 10, 3),

@@ -5,6 +5,7 @@ export * from './security';
 export * from './checksum';
 export * from './resources';
 export * from './backend';
+export * from './backend-secrets';
 export * from './kvstore';
 export * from './prometheus';
 export * from './alertmanager';

@@ -1,4 +1,4 @@
-import { parseSettings, settingsInputFromEnv, VARIABLES, type Env, type Settings, type SettingsInput } from '../configs';
+import { parseSettings, SettingsError, settingsInputFromEnv, VARIABLES, type Env, type Settings, type SettingsInput, type SettingsIssue } from '../configs';
 import { stackNames } from './generators/names';
 
 /** `DATA_DIR` in the cluster: a writable emptyDir, since the root filesystem is read-only. */
@@ -16,12 +16,21 @@ export const IGNORED_AT_SYNTH: readonly string[] = [
 ];
 
 /**
+ * What `KVSTORE_URL` holds in the synthesized settings with `KVSTORE_DEPLOY=external`: the real URL
+ * (it may carry a password) is in the Secret and never read at synth. This stand-in only says
+ * "there is a URL", so the settings' rules (a cluster or sentinel needs a URL; the kvstore alerts
+ * apply) judge the deployment the backend will run; it is never written to a manifest.
+ */
+export const EXTERNAL_KVSTORE_URL = 'redis://external-kvstore.invalid:6379';
+
+/**
  * What the deployed stack changes about the settings the environment gives: drops
  * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `DATA_DIR` and, only when an Ingress is
  * generated (`INGRESS_HOST`), `TRUST_PROXY=1` (the controller's hop; without one a client reaching
- * the Service directly would choose its own rate-limit key through `X-Forwarded-For`), which a variable set at synth time still overrides; and always points
- * `KVSTORE_URL` at the kvstore it deploys (`redis://kvstore:6379`, with `NAME_PREFIX`; the
- * password comes from the Secret).
+ * the Service directly would choose its own rate-limit key through `X-Forwarded-For`), which a variable set at synth time still overrides; and sets
+ * `KVSTORE_URL`: with `KVSTORE_DEPLOY=in-cluster` (default) to the kvstore it deploys
+ * (`redis://kvstore:6379`, with `NAME_PREFIX`; the password comes from the Secret), with
+ * `external` to `EXTERNAL_KVSTORE_URL` (the real one comes from the Secret).
  */
 export function stackSettingsInput(env: Env): SettingsInput {
   const kept: Record<string, string | undefined> = { ...env };
@@ -30,15 +39,42 @@ export function stackSettingsInput(env: Env): SettingsInput {
   return {
     ...input,
     service: { environment: 'production', ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}), dataDir: STACK_DATA_DIR, ...input.service },
-    kvstore: { ...input.kvstore, url: stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl },
+    kvstore: {
+      ...input.kvstore,
+      url: input.deploy?.kvstoreDeploy === 'external' ? EXTERNAL_KVSTORE_URL : stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl,
+    },
   };
+}
+
+/**
+ * Rules of the deployed stack only (the service never sees `KVSTORE_DEPLOY`): the in-cluster
+ * kvstore is one standalone Redis, so `KVSTORE_MODE` must be `standalone` with it.
+ */
+export function stackIssues(settings: Settings): SettingsIssue[] {
+  const mode = settings.kvstore.topology.mode;
+  if (settings.deploy.kvstoreDeploy === 'in-cluster' && mode !== 'standalone') {
+    return [
+      {
+        code: 'ERR_SETTINGS_CONFLICT',
+        variable: 'KVSTORE_MODE',
+        value: JSON.stringify(mode),
+        message:
+          `KVSTORE_MODE="${mode}" needs a Redis ${mode === 'cluster' ? 'Cluster' : 'with sentinels'}, but KVSTORE_DEPLOY=in-cluster deploys one standalone Redis; ` +
+          'accepted: KVSTORE_DEPLOY=external (the URL in the Secret key kvstore-url, docs/stack.md), or KVSTORE_MODE=standalone',
+      },
+    ];
+  }
+  return [];
 }
 
 /**
  * The settings `cdk8s synth` deploys: `loadSettings(env)` plus the stack's own choices
  * (`stackSettingsInput`), through the same `parseSettings`, so a bad value fails synth with a
- * message naming the variable.
+ * message naming the variable; then `stackIssues`.
  */
 export function loadStackSettings(env: Env = process.env): Settings {
-  return parseSettings(stackSettingsInput(env));
+  const settings = parseSettings(stackSettingsInput(env));
+  const issues = stackIssues(settings);
+  if (issues.length) throw new SettingsError(issues);
+  return settings;
 }

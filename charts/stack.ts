@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend } from './backend';
+import { backendSecretEnvironment } from './backend-secrets';
 import { GrafanaDashboard } from './dashboard';
 import { BackendIngress } from './ingress';
 import { alertmanagerConfig } from './generators/alertmanager-config';
@@ -18,12 +19,16 @@ import { OperatorMonitoring } from './operator/operator-monitoring';
 import { Prometheus } from './prometheus';
 
 /**
- * The backend's environment in the cluster: every non-secret service setting, plus
+ * The backend's environment in the cluster: every non-secret service setting (with it
+ * `KVSTORE_MODE`, `KVSTORE_NODES`, `KVSTORE_SENTINEL_MASTER`), plus, with the in-cluster kvstore,
  * `KVSTORE_URL` of this stack's kvstore. That variable is flagged secret because a URL may carry
- * a password; this one does not (the password arrives as `KVSTORE_PASSWORD` from the Secret).
+ * a password; this one does not (the password arrives as `KVSTORE_PASSWORD` from the Secret). An
+ * external kvstore's URL comes from the Secret only (`backendSecretEnvironment`).
  */
 export function backendEnvironment(settings: Settings, names: StackNames = stackNames(settings.deploy.namePrefix)): Record<string, string> {
-  return { ...serviceEnvironment(settings), [variableSpec('KVSTORE_URL').name]: names.kvstoreUrl };
+  const env = serviceEnvironment(settings);
+  if (settings.deploy.kvstoreDeploy === 'external') return env;
+  return { ...env, [variableSpec('KVSTORE_URL').name]: names.kvstoreUrl };
 }
 
 /** What `SearchBackendStack` deploys. */
@@ -36,6 +41,8 @@ export interface SearchBackendStackProps {
 
 /**
  * The whole stack (kvstore, backend, Alertmanager, Prometheus) from one settings object. With
+ * `KVSTORE_DEPLOY=external` no kvstore is deployed (`kvstore` is undefined) and the backend reads
+ * the external Redis's URL from the Secret. With
  * `MONITORING_MODE=operator` the Prometheus and Alertmanager components are left out and
  * `operator` holds a ServiceMonitor, a PrometheusRule and an AlertmanagerConfig instead. Both
  * modes write the Grafana dashboard's ConfigMap (`dashboard`).
@@ -54,8 +61,8 @@ export class SearchBackendStack extends Construct {
   readonly names: StackNames;
   /** The settings the stack was built from, with `namePrefix` applied. */
   readonly settings: Settings;
-  /** Redis: `kvstore.statefulSet`, `kvstore.service`, `kvstore.networkPolicy` (add peers with `addIngressRule`). */
-  readonly kvstore: Kvstore;
+  /** Redis (`KVSTORE_DEPLOY=in-cluster` only): `kvstore.statefulSet`, `kvstore.service`, `kvstore.networkPolicy` (add peers with `addIngressRule`). */
+  readonly kvstore?: Kvstore;
   /** The service: `backend.deployment` (add sidecars with `addContainer`), `backend.service`, `backend.autoscaler`. */
   readonly backend: Backend;
   /** The stack's Alertmanager (standalone mode only): `alertmanager.deployment`, `alertmanager.service`, `alertmanager.configMap`. */
@@ -112,15 +119,17 @@ export class SearchBackendStack extends Construct {
       });
     }
 
-    this.kvstore = new Kvstore(home(COMPONENTS.kvstore), `${prefix}kvstore`, {
-      image: d.kvstoreImage,
-      storage: d.kvstoreStorage,
-      config: kvstoreConfig(),
-      clientSelector: selectorLabels(COMPONENTS.backend, names.instance),
-      names,
-      storageClass: d.storageClass,
-      imagePullSecrets: d.imagePullSecrets,
-    });
+    if (d.kvstoreDeploy === 'in-cluster') {
+      this.kvstore = new Kvstore(home(COMPONENTS.kvstore), `${prefix}kvstore`, {
+        image: d.kvstoreImage,
+        storage: d.kvstoreStorage,
+        config: kvstoreConfig(),
+        clientSelector: selectorLabels(COMPONENTS.backend, names.instance),
+        names,
+        storageClass: d.storageClass,
+        imagePullSecrets: d.imagePullSecrets,
+      });
+    }
 
     this.backend = new Backend(home(COMPONENTS.backend), `${prefix}backend`, {
       image: d.backendImage,
@@ -132,6 +141,7 @@ export class SearchBackendStack extends Construct {
       autoscaling: d.hpaEnabled ? { maxReplicas: d.hpaMaxReplicas, cpuPercent: d.hpaCpuPercent } : undefined,
       names,
       imagePullSecrets: d.imagePullSecrets,
+      secretEnvironment: backendSecretEnvironment({ kvstoreDeploy: d.kvstoreDeploy, kvstoreMode: settings.kvstore.topology.mode }),
     });
     if (d.ingressHost) {
       this.ingress = new BackendIngress(this.backend, 'ingress', { service: this.backend.service, host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });

@@ -159,7 +159,10 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         summary: 'svc-ai-search-backend rate-limits in memory: the kvstore is unreachable',
         description:
           `For ${r.kvstoreFallbackFor} the service has enforced rate limits in memory, where each replica counts on its own ` +
-          'and clients get up to one limit per replica. Check the kvstore pod and the kvstore password on both sides.',
+          'and clients get up to one limit per replica. ' +
+          (settings.deploy.kvstoreDeploy === 'external'
+            ? `Check that the external Redis (KVSTORE_MODE=${settings.kvstore.topology.mode}) answers from the backend pods (egress, TLS) and the kvstore-url and kvstore-password keys of the Secret.`
+            : 'Check the kvstore pod and the kvstore password on both sides.'),
       }),
       serviceAlert({
         name: ALERTS.rateLimitsNotShared,

@@ -55,10 +55,16 @@ export const KVSTORE_URL = `redis://${ADDRESSES.kvstore}`;
  * reference them: no value is ever synthesized.
  */
 export const SECRETS = {
-  /** The backend's and the kvstore's Secret. */
+  /** The backend's and the kvstore's Secret. `kvstore-url` and `kvstore-sentinel-password` only with `KVSTORE_DEPLOY=external`. */
   app: {
     name: 'svc-ai-search-secrets',
-    keys: { apiToken: 'api-token', aiApiKey: 'ai-api-key', kvstorePassword: 'kvstore-password' },
+    keys: {
+      apiToken: 'api-token',
+      aiApiKey: 'ai-api-key',
+      kvstorePassword: 'kvstore-password',
+      kvstoreUrl: 'kvstore-url',
+      kvstoreSentinelPassword: 'kvstore-sentinel-password',
+    },
   },
   /** Mounted into Alertmanager as files; the config reads them through `*_file` fields. */
   alertmanager: {

@@ -54,7 +54,14 @@ export interface DeploySettings {
   readonly hpaMaxReplicas: number;
   /** HPA CPU utilisation target, percent. @default 70 */
   readonly hpaCpuPercent: number;
-  /** Redis image of the kvstore. @default 'redis:7.2-alpine' */
+  /**
+   * Where the backend's Redis comes from. `in-cluster`: the stack deploys one standalone Redis
+   * (StatefulSet `kvstore`) and points `KVSTORE_URL` at it. `external`: the stack deploys no Redis;
+   * the backend reaches an existing one (standalone, Cluster or Sentinel, `KVSTORE_MODE`) whose URL
+   * arrives from the Secret (`kvstore-url`). @default 'in-cluster'
+   */
+  readonly kvstoreDeploy: KvstoreDeploy;
+  /** Redis image of the kvstore (`KVSTORE_DEPLOY=in-cluster` only). @default 'redis:7.2-alpine' */
   readonly kvstoreImage: string;
   /** kvstore volume size. @default '1Gi' */
   readonly kvstoreStorage: string;
@@ -83,6 +90,12 @@ export interface DeploySettings {
    */
   readonly prometheusRuleLabels: readonly LabelPair[];
 }
+
+/** Where the backend's Redis comes from (`KVSTORE_DEPLOY`). */
+export type KvstoreDeploy = 'in-cluster' | 'external';
+
+/** Every `KvstoreDeploy`, default first. */
+export const KVSTORE_DEPLOYS: readonly KvstoreDeploy[] = ['in-cluster', 'external'];
 
 /** Where the stack's metrics and alerts are evaluated (`MONITORING_MODE`). */
 export type MonitoringMode = 'standalone' | 'operator';
@@ -147,6 +160,7 @@ export const DEFAULT_DEPLOY: DeploySettings = {
   hpaEnabled: false,
   hpaMaxReplicas: 10,
   hpaCpuPercent: 70,
+  kvstoreDeploy: 'in-cluster',
   kvstoreImage: 'redis:7.2-alpine',
   kvstoreStorage: '1Gi',
   prometheusImage: 'prom/prometheus:v2.53.0',
@@ -195,6 +209,7 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),
   variable('HPA_MAX_REPLICAS', 'deploy.hpaMaxReplicas', int({ min: 1, max: 1000 }), 'HPA maximum replicas', s),
   variable('HPA_CPU_PERCENT', 'deploy.hpaCpuPercent', int({ min: 1, max: 100 }), 'HPA CPU utilisation target, percent', s),
+  variable('KVSTORE_DEPLOY', 'deploy.kvstoreDeploy', oneOf(KVSTORE_DEPLOYS), 'in-cluster: the stack deploys one standalone Redis; external: no Redis is deployed, the backend uses KVSTORE_MODE/KVSTORE_NODES and the kvstore-url Secret key', s),
   variable('KVSTORE_IMAGE', 'deploy.kvstoreImage', IMAGE, 'kvstore (Redis) image', s),
   variable('KVSTORE_STORAGE', 'deploy.kvstoreStorage', QUANTITY, 'kvstore volume size', s),
   variable('PROMETHEUS_IMAGE', 'deploy.prometheusImage', IMAGE, 'Prometheus image', s),

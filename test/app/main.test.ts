@@ -65,6 +65,19 @@ describe('app/main synth', () => {
     expect(text).toMatchSnapshot();
   });
 
+  it('synthesizes an external Redis Cluster (KVSTORE_DEPLOY=external) as snapshotted: no kvstore file, the URL by Secret reference, no secret value', () => {
+    const env = { ...SECRET_ENV, KVSTORE_DEPLOY: 'external', KVSTORE_MODE: 'cluster', KVSTORE_NODES: 'redis-1.example.com:6379,redis-2.example.com:6379' };
+    const ext = run(env);
+    expect([...ext.keys()]).toEqual(['0000-namespace.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    const all = [...ext.values()].join('\n');
+    for (const v of SECRET_VALUES) expect(all).not.toContain(v);
+    const text = ext.get('0001-backend.k8s.yaml') ?? '';
+    expect(text).toContain('KVSTORE_MODE: cluster');
+    expect(text).toContain('key: kvstore-url');
+    expect(text).not.toContain('KVSTORE_URL: ');
+    expect(text).toMatchSnapshot();
+  });
+
   it('is deterministic: two synths are byte-identical', () => {
     expect(run({})).toEqual(files);
   });

@@ -1,5 +1,6 @@
-import { parseSecretsFile, readersOf, REQUIRED_SECRET_VARIABLES, secretManifests } from '../../app/secrets';
-import { stackNames } from '../../charts';
+import { checkExternalKvstore, parseSecretsFile, readersOf, REQUIRED_SECRET_VARIABLES, secretManifests } from '../../app/secrets';
+import { backendSecretEnvironment, stackNames } from '../../charts';
+import { SettingsError } from '../../configs';
 
 describe('make secrets (app/secrets.ts)', () => {
   const names = stackNames('team-a-');
@@ -34,6 +35,42 @@ describe('make secrets (app/secrets.ts)', () => {
     expect(readersOf(names)).toEqual({
       'team-a-svc-ai-search-secrets': ['deployment/team-a-backend', 'statefulset/team-a-kvstore'],
       'team-a-alertmanager-secrets': ['deployment/team-a-alertmanager'],
+    });
+  });
+
+  describe('KVSTORE_DEPLOY=external', () => {
+    const sentinel = backendSecretEnvironment({ kvstoreDeploy: 'external', kvstoreMode: 'sentinel' });
+
+    it('requires the URL instead of a password, and writes the keys the backend references', () => {
+      expect(() => secretManifests({ API_TOKEN: 't', KVSTORE_PASSWORD: 'p' }, names, 'ns', sentinel)).toThrow(/missing KVSTORE_URL/);
+      const [app] = secretManifests(
+        { API_TOKEN: 't', KVSTORE_URL: 'rediss://:u@redis.example.com:26380', KVSTORE_SENTINEL_PASSWORD: 's', RATELIMIT_STORAGE_URL: 'redis://x:1' },
+        names,
+        'ns',
+        sentinel,
+      );
+      expect(app.stringData).toEqual({ 'api-token': 't', 'kvstore-url': 'rediss://:u@redis.example.com:26380', 'kvstore-sentinel-password': 's' });
+      // Outside sentinel mode the service refuses KVSTORE_SENTINEL_PASSWORD, so the Secret does not carry it.
+      const [cluster] = secretManifests({ API_TOKEN: 't', KVSTORE_URL: 'redis://r:6379', KVSTORE_SENTINEL_PASSWORD: 's' }, names, 'ns', backendSecretEnvironment({ kvstoreDeploy: 'external', kvstoreMode: 'cluster' }));
+      expect(Object.keys(cluster.stringData).sort()).toEqual(['api-token', 'kvstore-url']);
+    });
+
+    it('checks the real URL against the mode before it reaches the Secret, masking its password', () => {
+      const env = { KVSTORE_DEPLOY: 'external', KVSTORE_MODE: 'cluster' };
+      expect(checkExternalKvstore(env, { KVSTORE_URL: 'rediss://:pw@redis.example.com:6380' }).kvstore.url).toBe('rediss://:pw@redis.example.com:6380');
+      try {
+        checkExternalKvstore(env, { KVSTORE_URL: 'redis://:hunter2@redis.example.com:6379/3' });
+        throw new Error('expected a SettingsError');
+      } catch (e) {
+        expect(e).toBeInstanceOf(SettingsError);
+        expect((e as SettingsError).message).toContain('KVSTORE_URL selects database 3, but a Redis Cluster has database 0 only');
+        expect((e as SettingsError).message).not.toContain('hunter2');
+      }
+      expect(() => checkExternalKvstore(env, { KVSTORE_URL: 'http://:hunter2@redis.example.com' })).toThrow('KVSTORE_URL="http://:***@redis.example.com');
+    });
+
+    it('restarts only the backend when the app Secret changes', () => {
+      expect(readersOf(names, 'external')['team-a-svc-ai-search-secrets']).toEqual(['deployment/team-a-backend']);
     });
   });
 });

@@ -65,4 +65,33 @@ describe('make validate (scripts/validate-dist.ts)', () => {
       rmSync(empty, { recursive: true, force: true });
     }
   });
+
+  it('passes the external-kvstore variant: npx cdk8s synth with the env set into a temp folder, then the script', () => {
+    const out = mkdtempSync(join(tmpdir(), 'svc-ai-search-external-'));
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      KVSTORE_DEPLOY: 'external',
+      KVSTORE_MODE: 'sentinel',
+      KVSTORE_NODES: 'sentinel-1.example.com:26379,sentinel-2.example.com:26379',
+      KVSTORE_SENTINEL_MASTER: 'search-master',
+      // Secrets in the environment too, as `make secrets` would have them: the leak check searches for them.
+      KVSTORE_URL: 'rediss://:fixture-ext-url-pass-61d0@sentinel-0.example.com:26379',
+      KVSTORE_SENTINEL_PASSWORD: 'fixture-ext-sentinel-pass-7e2b',
+    };
+    try {
+      const synthRun = spawnSync('npx', ['cdk8s', 'synth', '--check-upgrade=false', '-o', out], { cwd: ROOT, env, encoding: 'utf8', timeout: 120000 });
+      expect(synthRun.status).toBe(0);
+      const r = spawnSync('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', out], { cwd: ROOT, env, encoding: 'utf8', timeout: 120000 });
+      expect(r.stdout).toContain('ok   kubernetes references');
+      expect(r.stdout).toContain('ok   no secret values in the output');
+      expect(r.stdout).toContain('all 18 checks passed');
+      expect(r.status).toBe(0);
+      const backend = readFileSync(join(out, '0001-backend.k8s.yaml'), 'utf8');
+      expect(backend).toContain('key: kvstore-url');
+      expect(backend).toContain('KVSTORE_SENTINEL_MASTER: search-master');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 240000);
 });

@@ -27,7 +27,7 @@ function composedYaml(): { manifests: Manifest[]; yaml: string; stack: SearchBac
   });
 
   const exporter = Pods.select(chart, 'redis-exporter', { labels: EXPORTER, namespaces: Namespaces.select(chart, 'monitoring', { names: ['monitoring'] }) });
-  stack.kvstore.networkPolicy.addIngressRule(exporter, [NetworkPolicyPort.tcp(6379)]);
+  stack.kvstore?.networkPolicy.addIngressRule(exporter, [NetworkPolicyPort.tcp(6379)]);
 
   const yaml = app.synthYaml();
   return { manifests: (loadAll(yaml) as Manifest[]).filter(Boolean), yaml, stack };
@@ -38,8 +38,8 @@ describe('composing with the stack’s cdk8s-plus constructs', () => {
 
   it('exposes the constructs a consumer composes with', () => {
     expect(stack.backend.deployment.containers.map((c) => c.name)).toEqual(['backend', 'log-shipper']);
-    expect(stack.kvstore.statefulSet.name).toBe('kvstore');
-    expect(stack.kvstore.networkPolicy.name).toBe('kvstore');
+    expect(stack.kvstore?.statefulSet.name).toBe('kvstore');
+    expect(stack.kvstore?.networkPolicy.name).toBe('kvstore');
     expect(stack.backend.autoscaler?.maxReplicas).toBe(10);
   });
 

@@ -54,7 +54,7 @@ describe('SearchBackendStack inside a user Chart', () => {
 
   it('exposes its components for composition', () => {
     expect(a.backend.deployment.metadata.name).toBe('team-a-backend');
-    expect(b.kvstore.statefulSet.metadata.name).toBe('team-b-kvstore');
+    expect(b.kvstore?.statefulSet.metadata.name).toBe('team-b-kvstore');
   });
 
   it('labels every object with instance, component and version', () => {

@@ -1,6 +1,7 @@
 import { COMPONENTS, PORTS, stackNames, type StackNames } from '../../charts/generators/names';
 import type { Manifest } from '../../charts/manifests';
 import { describe } from './schemas';
+import type { KvstoreDeploy } from '../../configs';
 
 /* Loose views of the fields the checks read; the schemas are checked separately. */
 interface ContainerPort { name?: string; containerPort: number }
@@ -114,14 +115,25 @@ function checkWorkload(w: Workload, byKind: (kind: string, name: string) => Mani
   }
 }
 
+/** What the stack was synthesized with, for the checks that depend on it. */
+export interface ReferenceOptions {
+  /** `KVSTORE_DEPLOY`: with `external` no kvstore object may exist. @default 'in-cluster' */
+  readonly kvstoreDeploy?: KvstoreDeploy;
+}
+
 /**
  * What a schema cannot see: one namespace for everything, valid and unique names, no Secret
  * objects (their values never enter the manifests), every Service, PodDisruptionBudget,
  * NetworkPolicy and autoscaler pointing at a workload that exists, every ConfigMap, claim,
  * ServiceAccount and port that a pod refers to defined, and the four Services of spec and issue
- * at their ports (for each stack in `stacks`, by its names). These are the mistakes that make a first `kubectl apply` fail or hang.
+ * at their ports (for each stack in `stacks`, by its names; no kvstore at all with
+ * `KVSTORE_DEPLOY=external`). These are the mistakes that make a first `kubectl apply` fail or hang.
  */
-export function referenceProblems(manifests: readonly Manifest[], stacks: StackNames | readonly StackNames[] = stackNames()): string[] {
+export function referenceProblems(
+  manifests: readonly Manifest[],
+  stacks: StackNames | readonly StackNames[] = stackNames(),
+  options: ReferenceOptions = {},
+): string[] {
   const stackList = Array.isArray(stacks) ? (stacks as readonly StackNames[]) : [stacks as StackNames];
   const knownSecrets = new Set<string>(stackList.flatMap((n) => [n.appSecret, n.alertmanagerSecret]));
   const problems: string[] = [];
@@ -172,7 +184,17 @@ export function referenceProblems(manifests: readonly Manifest[], stacks: StackN
 
   // Operator mode (a ServiceMonitor stands in) deploys no Prometheus or Alertmanager of its own.
   const operatorMode = manifests.some((m) => m.kind === 'ServiceMonitor');
-  const components = Object.values(COMPONENTS).filter((c) => !operatorMode || (c !== COMPONENTS.prometheus && c !== COMPONENTS.alertmanager));
+  const external = options.kvstoreDeploy === 'external';
+  const components = Object.values(COMPONENTS).filter(
+    (c) => (!operatorMode || (c !== COMPONENTS.prometheus && c !== COMPONENTS.alertmanager)) && !(external && c === COMPONENTS.kvstore),
+  );
+  if (external) {
+    for (const names of stackList) {
+      for (const m of manifests) {
+        if (m.metadata.name === names.kvstore || m.metadata.name === names.kvstoreConfig) problems.push(`${describe(m)}: KVSTORE_DEPLOY=external deploys no kvstore`);
+      }
+    }
+  }
   for (const names of stackList) for (const c of components) {
     const svc = byKind('Service', names[c]);
     const port = PORTS[c];

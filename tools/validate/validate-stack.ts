@@ -40,7 +40,7 @@ export interface StackValidationInput {
 export function validateStack(input: StackValidationInput): CheckResult[] {
   const results: CheckResult[] = [
     problemsCheck(`kubernetes schemas (${input.manifests.length} objects)`, schemaProblems(input.manifests)),
-    problemsCheck('kubernetes references', referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix))),
+    problemsCheck('kubernetes references', referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix), { kvstoreDeploy: input.settings.deploy.kvstoreDeploy })),
   ];
   if (input.settings.deploy.monitoringMode === 'operator') {
     results.push(...validateOperator(input.manifests, input.settings, input.tools));
