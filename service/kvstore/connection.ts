@@ -239,6 +239,10 @@ export class KvstoreConnection extends EventEmitter {
     try {
       await this.client.quit();
     } catch {
+      // Closed already or unreachable: disconnect below ends it either way.
+    } finally {
+      // After QUIT too: in sentinel mode only disconnect() closes the failover detector's sentinel
+      // clients (ioredis), which would otherwise reconnect every minute and keep the process alive.
       this.client.disconnect();
     }
   }
