@@ -86,4 +86,26 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
       await b.stop();
     }
   }, 90_000);
+
+  // Today's outcome of both faults: the service starts (ready 200), /health says degraded with the
+  // kvstore disconnected, and limits fall back to memory per replica; the log says "unreachable"
+  // without naming the cause (WRONGPASS or an unverified certificate).
+  it.each([
+    ['a wrong password', () => env(redis.url.replace(`:${PASSWORD}@`, ':wrong-pw@'), join(dataDir, 'c'), certs.caFile), 'wrong-pw'],
+    ['an untrusted CA (no NODE_EXTRA_CA_CERTS)', () => env(redis.url, join(dataDir, 'd')), PASSWORD],
+  ])('%s: starts degraded, kvstore disconnected, limits in memory, no password in the log', async (_name, envOf, secret) => {
+    const svc = await ServiceProcess.start({ env: envOf() });
+    try {
+      expect((await svc.request('/health')).json()).toMatchObject({
+        status: 'degraded',
+        kvstore: 'disconnected',
+        rate_limit_backend: 'memory',
+        content: { store: 'kvstore' },
+      });
+      expect(svc.process.tail(50)).toContain('kvstore unreachable; falling back to in-memory state');
+      expect(svc.process.tail(50)).not.toContain(secret);
+    } finally {
+      await svc.stop();
+    }
+  }, 60_000);
 });
