@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { RedisCluster } from '../../harness/redis-cluster';
 import { RedisServer } from '../../harness/redis';
 import { ServiceProcess } from '../../harness/service-process';
 import { waitFor } from '../../harness/ports';
@@ -108,4 +109,44 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
       await svc.stop();
     }
   }, 60_000);
+});
+
+describe('a TLS-only, password-protected three-master Redis Cluster (--tls-cluster yes) behind two real service processes', () => {
+  let certs: TlsCerts;
+  let cluster: RedisCluster;
+  let dataDir: string;
+  beforeAll(async () => {
+    certs = TlsCerts.generate();
+    cluster = await RedisCluster.start({ password: PASSWORD, tls: certs });
+    dataDir = mkdtempSync(join(tmpdir(), 'tls-cluster-svc-'));
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    certs?.remove();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('KVSTORE_MODE=cluster with a rediss:// seed: connected, limits shared, content served by both', async () => {
+    const clusterEnv = (dir: string) => ({ ...env(cluster.url(0), join(dataDir, dir), certs.caFile), KVSTORE_MODE: 'cluster', KVSTORE_NODES: cluster.seeds.slice(1).join(',') });
+    const a = await ServiceProcess.start({ env: clusterEnv('a') });
+    const b = await ServiceProcess.start({ env: clusterEnv('b') });
+    try {
+      for (const svc of [a, b]) {
+        expect((await svc.request('/health')).json()).toMatchObject({ kvstore: 'connected', kvstore_mode: 'cluster', rate_limit_backend: 'kvstore' });
+      }
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      const item = { id: 'tls-cluster-proof', type: 'article', title: 'Carried over TLS to a cluster', body: 'stored through one replica, read through the other' };
+      const ingested = await a.request('/api/ingest', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: item, from: '127.0.0.10' });
+      expect(ingested.status).toBeLessThan(300);
+      await waitFor('replica b to serve the item ingested through a', async () => (await b.request('/api/v1/articles/tls-cluster-proof', { from: '127.0.0.11' })).status === 200, {
+        timeoutMs: 10000,
+        intervalMs: 200,
+      });
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  }, 90_000);
 });
