@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { ManagedProcess, runTool } from './binary';
 import { freePort, waitFor, waitForPort } from './ports';
+import type { TlsCerts } from './tls-certs';
 
 /** Options of `RedisCluster.start`. */
 export interface RedisClusterOptions {
@@ -11,6 +12,8 @@ export interface RedisClusterOptions {
   readonly masters?: number;
   /** `requirepass` and `masterauth` of every node. @default undefined (no password) */
   readonly password?: string;
+  /** When set, every node speaks TLS only, the cluster bus included (`--tls-cluster yes`). @default undefined */
+  readonly tls?: TlsCerts;
 }
 
 /** One node of the cluster: its port, its process and its folder (nodes.conf lives there). */
@@ -30,6 +33,7 @@ export class RedisCluster {
   private constructor(
     readonly nodes: readonly ClusterNode[],
     readonly password?: string,
+    readonly tls?: TlsCerts,
   ) {}
 
   /** Starts the nodes, creates the cluster and waits until every node says `cluster_state:ok`. */
@@ -39,8 +43,12 @@ export class RedisCluster {
     for (let i = 0; i < count; i++) {
       const port = await freePort();
       const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
+      const t = opts.tls;
+      const listen = t
+        ? ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-cert-file', t.certFile, '--tls-key-file', t.keyFile, '--tls-ca-cert-file', t.caFile, '--tls-auth-clients', 'no']
+        : ['--port', String(port)];
       const args = [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+        ...listen, '--bind', '127.0.0.1', '--dir', dir,
         '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
         // A master that is down must not stop the others answering for their own slots.
         '--cluster-require-full-coverage', 'no',
@@ -49,11 +57,14 @@ export class RedisCluster {
       if (opts.password) args.push('--requirepass', opts.password, '--masterauth', opts.password);
       nodes.push({ port, dir, process: new ManagedProcess(`redis-cluster-${port}`, 'redis-server', args) });
     }
-    const cluster = new RedisCluster(nodes, opts.password);
+    const cluster = new RedisCluster(nodes, opts.password, opts.tls);
     try {
       for (const n of nodes) n.process.start();
       for (const n of nodes) await waitForPort(n.port);
-      const auth = opts.password ? ['-a', opts.password, '--no-auth-warning'] : [];
+      const auth = [
+        ...(opts.password ? ['-a', opts.password, '--no-auth-warning'] : []),
+        ...(opts.tls ? ['--tls', '--cacert', opts.tls.caFile] : []),
+      ];
       const created = runTool('redis-cli', [
         ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes',
       ]);
@@ -66,10 +77,16 @@ export class RedisCluster {
     return cluster;
   }
 
-  /** `redis://127.0.0.1:<port>` of node `i` (the seed a service is configured with), password included when set. */
+  /** `redis://127.0.0.1:<port>` (`rediss://` with TLS) of node `i` (the seed a service is configured with), password included when set. */
   url(i = 0): string {
     const port = this.nodes[i].port;
-    return this.password ? `redis://:${this.password}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+    const scheme = this.tls ? 'rediss' : 'redis';
+    return this.password ? `${scheme}://:${this.password}@127.0.0.1:${port}` : `${scheme}://127.0.0.1:${port}`;
+  }
+
+  /** ioredis `tls` option trusting the throwaway CA, when the cluster speaks TLS. */
+  private get tlsOptions(): { tls?: { ca: string } } {
+    return this.tls ? { tls: { ca: this.tls.ca } } : {};
   }
 
   /** `127.0.0.1:<port>` of every node, for `KVSTORE_NODES`. */
@@ -81,6 +98,7 @@ export class RedisCluster {
   nodeClient(i: number): Redis {
     return new Redis(this.nodes[i].port, '127.0.0.1', {
       password: this.password,
+      ...this.tlsOptions,
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
@@ -91,7 +109,7 @@ export class RedisCluster {
   client(): InstanceType<typeof Redis.Cluster> {
     return new Redis.Cluster(
       this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
-      { redisOptions: { password: this.password }, lazyConnect: true },
+      { redisOptions: { password: this.password, ...this.tlsOptions }, lazyConnect: true },
     );
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { ManagedProcess } from './binary';
 import { freePort, waitForPort } from './ports';
+import type { TlsCerts } from './tls-certs';
 
 /** A real `redis-server` on a free loopback port, with no persistence, for one test file. */
 export class RedisServer {
@@ -13,9 +14,14 @@ export class RedisServer {
   private constructor(
     readonly port: number,
     readonly password?: string,
+    /** When set, the server speaks TLS only (plain port off), with this certificate. */
+    readonly tls?: TlsCerts,
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
+    const listen = tls
+      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
+      : ['--port', String(port)];
+    const args = [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
     if (password) args.push('--requirepass', password);
     this.process = new ManagedProcess('redis-server', 'redis-server', args);
   }
@@ -24,9 +30,9 @@ export class RedisServer {
    * Starts a server (on `port`, else a free one) and waits until it accepts connections. A free port
    * can be taken by another process between being found and being bound: then another port is tried.
    */
-  static async start(opts: { password?: string; port?: number } = {}): Promise<RedisServer> {
+  static async start(opts: { password?: string; port?: number; tls?: TlsCerts } = {}): Promise<RedisServer> {
     for (let attempt = 1; ; attempt++) {
-      const server = new RedisServer(opts.port ?? (await freePort()), opts.password);
+      const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls);
       try {
         await server.restart();
         return server;
@@ -37,9 +43,10 @@ export class RedisServer {
     }
   }
 
-  /** `redis://127.0.0.1:<port>` (with the password when set). */
+  /** `redis://127.0.0.1:<port>` (`rediss://` with TLS; with the password when set). */
   get url(): string {
-    return this.password ? `redis://:${this.password}@127.0.0.1:${this.port}` : `redis://127.0.0.1:${this.port}`;
+    const scheme = this.tls ? 'rediss' : 'redis';
+    return this.password ? `${scheme}://:${this.password}@127.0.0.1:${this.port}` : `${scheme}://127.0.0.1:${this.port}`;
   }
 
   /**
@@ -49,7 +56,12 @@ export class RedisServer {
   async restart(): Promise<void> {
     this.process.start();
     await waitForPort(this.port);
-    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      ...(this.tls ? { tls: { ca: this.tls.ca } } : {}),
+    });
     try {
       await client.connect();
       const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
