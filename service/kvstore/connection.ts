@@ -91,6 +91,8 @@ export class KvstoreConnection extends EventEmitter {
   private heartbeat: NodeJS.Timeout | undefined;
   private pinging = false;
   private readonly commandTimeoutMs: number;
+  /** The client's last error message (ioredis's own: no credentials), for the unreachable warning. */
+  private lastError: string | undefined;
 
   constructor(
     url: string | undefined,
@@ -120,6 +122,7 @@ export class KvstoreConnection extends EventEmitter {
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs ?? 1000);
     this.heartbeat.unref();
     this.client.on('error', (err: Error) => {
+      this.lastError = err.message;
       if (this.current !== 'disconnected') this.logger.debug({ err: err.message }, 'kvstore error');
     });
     this.client.on('close', () => this.transition('disconnected'));
@@ -199,7 +202,8 @@ export class KvstoreConnection extends EventEmitter {
     } else if (next === 'disconnected') {
       // Already down when it was unresponsive: one warning and one `down` per outage.
       if (prev === 'unresponsive') return;
-      this.logger.warn('kvstore unreachable; falling back to in-memory state until it returns');
+      // The cause (refused, WRONGPASS, an unverified certificate) tells an outage from a misconfiguration.
+      this.logger.warn({ err: this.lastError }, 'kvstore unreachable; falling back to in-memory state until it returns');
       this.emit('down');
     }
   }
