@@ -5,7 +5,7 @@
  * redis-server it uses). `run()` returns the markdown and writes bench/results/ratelimit-cluster.md;
  * `npx ts-node -T bench/ratelimit/cluster.ts` runs it alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { RedisServer } from '../../test/harness/redis';
 import { cpuMicros } from './cpu-time';
 import { load } from './load';
 import { BENCH_PATH } from './servers';
+import { spawnListening } from './spawn-server';
 
 const ROOT = join(__dirname, '..', '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -39,22 +40,7 @@ function log(msg: string): void {
 }
 
 async function start(mode: Mode, args: string[], redisPids: readonly (number | undefined)[]): Promise<Contestant> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'cluster-server-main.ts'), mode, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr?.on('data', (b: Buffer) => (err += b.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${mode} exited with ${code}: ${err}`)));
-  });
+  const { child, port } = await spawnListening(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'cluster-server-main.ts'), mode, ...args], ROOT, mode);
   return { mode, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child, redisPids };
 }
 

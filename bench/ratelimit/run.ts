@@ -30,6 +30,7 @@ import type { MemoryResult } from './memory';
 import { pinning, type Pinning } from './pin';
 import { countCommands, type CommandCount } from './round-trips';
 import { BENCH_PATH, HIGH, SERVER_KINDS, type ServerKind } from './servers';
+import { spawnListening } from './spawn-server';
 
 const ROOT = join(__dirname, '..', '..');
 /**
@@ -81,22 +82,7 @@ async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning,
   const name = root === ROOT ? kind : `${kind}@base`;
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
   const [cmd, args] = pin.server(process.execPath, [...tsNodeArgs('server-main.ts', prof, root), kind, redisUrl]);
-  const child = spawn(cmd, args, {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr?.on('data', (b: Buffer) => (err += b.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}: ${err}`)));
-  });
+  const { child, port } = await spawnListening(cmd, args, root, kind);
   return { kind, name, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
 }
 
