@@ -22,6 +22,11 @@ import type { GcraLimits } from '../gcra';
  *
  * Reply: { now, then per request: allowed (1|0), debt_1, ..., debt_n }, every debt as of `now`
  * after that request's decision. With no keys it only reads the clock (the probe).
+ *
+ * A call of one request with distinct keys (the usual case: a request alone in its event-loop
+ * turn) takes a path unrolled for the plan's tiers, with its limits written in as numbers: the
+ * same arithmetic in the same order, without the batch path's tables and loops (measured with
+ * bench/ratelimit/script-cpu.ts: see BENCHMARKS.md).
  */
 export function decideSource(limits: readonly GcraLimits[]): string {
   const table = limits.map((g) => `{ ${g.limit}, ${g.windowMs}, ${g.burst} }`).join(', ');
@@ -37,8 +42,8 @@ if ARGV[1] == '' then
 else
   now = tonumber(ARGV[1])
 end
-local reply = { now }
 local n = #LIMITS
+${singleRequestPath(limits)}local reply = { now }
 if n == 0 or #KEYS == 0 then return reply end
 local values = redis.call('MGET', unpack(KEYS))
 -- per key index: its debt drained to now (on first use), its stamp, and its tier once consumed from
@@ -94,6 +99,49 @@ for k, i in pairs(written) do
 end
 return reply
 `.trim();
+}
+
+/**
+ * The one-request path of `decideSource`: taken when ARGV holds one request's references and
+ * KEYS as many distinct keys as tiers. Line for line the batch path below for a batch of one
+ * (drain each tier's debt to now, admit when every tier has room, then add a window to each and
+ * write each key), with `LIMITS[i][1..3]` written in as literals. Empty for a plan without tiers.
+ */
+function singleRequestPath(limits: readonly GcraLimits[]): string {
+  const n = limits.length;
+  if (n === 0) return '';
+  const tiers = limits.map((g, j) => ({ i: j + 1, rate: g.limit, window: g.windowMs, burst: g.burst }));
+  const lines: string[] = [`if #ARGV == ${n + 1} and #KEYS == ${n} then`];
+  for (const t of tiers) lines.push(`  local k${t.i} = tonumber(ARGV[${t.i + 1}])`);
+  lines.push(`  local v = redis.call('MGET', ${tiers.map((t) => `KEYS[k${t.i}]`).join(', ')})`);
+  for (const t of tiers) {
+    lines.push(
+      `  local d${t.i}, s${t.i} = 0, now`,
+      `  local v${t.i} = v[${t.i}]`,
+      `  if v${t.i} then`,
+      `    local space = string.find(v${t.i}, ' ', 1, true)`,
+      `    local t = tonumber(string.sub(v${t.i}, 1, space - 1))`,
+      `    d${t.i} = tonumber(string.sub(v${t.i}, space + 1))`,
+      `    if now > t then`,
+      `      d${t.i} = d${t.i} - (now - t) * ${t.rate}`,
+      `      if d${t.i} < 0 then d${t.i} = 0 end`,
+      `    else`,
+      `      s${t.i} = t`,
+      `    end`,
+      `  end`,
+    );
+  }
+  const room = tiers.map((t) => `d${t.i} + ${t.window} > ${t.burst} * ${t.window}`).join(' or ');
+  lines.push(`  if ${room} then return { now, 0, ${tiers.map((t) => `d${t.i}`).join(', ')} } end`);
+  for (const t of tiers) {
+    lines.push(
+      `  d${t.i} = d${t.i} + ${t.window}`,
+      `  if s${t.i} < 1e14 and d${t.i} < 1e14 then v${t.i} = s${t.i} .. ' ' .. d${t.i} else v${t.i} = string.format('%.0f %.0f', s${t.i}, d${t.i}) end`,
+      `  redis.call('SET', KEYS[k${t.i}], v${t.i}, 'PX', math.ceil(d${t.i} / ${t.rate}))`,
+    );
+  }
+  lines.push(`  return { now, 1, ${tiers.map((t) => `d${t.i}`).join(', ')} }`, 'end', '');
+  return lines.join('\n');
 }
 
 /** True for Redis's "script not in cache" reply (after `SCRIPT FLUSH`, a restart or a failover). */
