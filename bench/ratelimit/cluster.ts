@@ -14,7 +14,7 @@ import { RedisServer } from '../../test/harness/redis';
 import { cpuMicros } from './cpu-time';
 import { load } from './load';
 import { BENCH_PATH } from './servers';
-import { spawnListening } from './spawn-server';
+import { benchScript, spawnListening } from './spawn-server';
 
 const ROOT = join(__dirname, '..', '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -40,7 +40,7 @@ function log(msg: string): void {
 }
 
 async function start(mode: Mode, args: string[], redisPids: readonly (number | undefined)[]): Promise<Contestant> {
-  const { child, port } = await spawnListening(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'cluster-server-main.ts'), mode, ...args], ROOT, mode);
+  const { child, port } = await spawnListening(process.execPath, [...benchScript(ROOT, 'cluster-server-main.ts'), mode, ...args], ROOT, mode);
   return { mode, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child, redisPids };
 }
 

@@ -10,7 +10,8 @@
  * requests; req/s and p99 are reported beside it. Contestants are pinned with `taskset` (pin.ts).
  * Also: Redis round trips per request one at a time and 100 at a time (round-trips.ts), and the
  * memory store's heap after 1,000,000 distinct clients. `run()` returns the markdown and writes
- * bench/results/ratelimit.md; `npx ts-node -T bench/ratelimit/run.ts` runs it standalone.
+ * bench/results/ratelimit.md; `npx ts-node -T bench/ratelimit/run.ts` runs it standalone. Contestants run
+ * compiled (spawn-server.ts `benchScript`: tsc once into build/bench-js), BENCH_TS=1 under ts-node.
  *
  * Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS (comma-separated), BENCH_KINDS
  * (comma-separated subset), BENCH_PIN=0 (no pinning), BENCH_CPU_PROF=<dir> (contestants run with
@@ -30,7 +31,7 @@ import type { MemoryResult } from './memory';
 import { pinning, type Pinning } from './pin';
 import { countCommands, type CommandCount } from './round-trips';
 import { BENCH_PATH, HIGH, SERVER_KINDS, type ServerKind } from './servers';
-import { spawnListening } from './spawn-server';
+import { benchScript, spawnListening } from './spawn-server';
 
 const ROOT = join(__dirname, '..', '..');
 /**
@@ -60,6 +61,7 @@ const LABELS: Record<ServerKind, string> = {
   bare: 'bare Express 5 (no limiter)',
   'service-unlimited': '_context:_ this service, RATELIMIT_ENABLED=false',
   'limiter-only': "_context:_ this service's limiter alone on bare Express",
+  'floor-batched': '_context:_ the floor batched per event-loop turn (one EVALSHA per turn)',
 };
 const LIBRARIES: readonly ServerKind[] = ['express-rate-limit', 'rate-limiter-flexible'];
 
@@ -74,14 +76,14 @@ interface Contestant {
   readonly child: ChildProcess;
 }
 
-function tsNodeArgs(file: string, extra: string[] = [], root = ROOT): string[] {
-  return [...extra, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'ratelimit', file)];
+function scriptArgs(file: string, extra: string[] = [], root = ROOT): string[] {
+  return [...extra, ...benchScript(root, file)];
 }
 
 async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning, root = ROOT): Promise<Contestant> {
   const name = root === ROOT ? kind : `${kind}@base`;
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
-  const [cmd, args] = pin.server(process.execPath, [...tsNodeArgs('server-main.ts', prof, root), kind, redisUrl]);
+  const [cmd, args] = pin.server(process.execPath, [...scriptArgs('server-main.ts', prof, root), kind, redisUrl]);
   const { child, port } = await spawnListening(cmd, args, root, kind);
   return { kind, name, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
 }
@@ -97,7 +99,7 @@ async function stopContestant(c: Contestant): Promise<void> {
 
 function memoryProbe(): Promise<MemoryResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, tsNodeArgs('memory.ts', ['--expose-gc']), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, scriptArgs('memory.ts', ['--expose-gc']), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as MemoryResult) : reject(new Error(`memory probe exited with ${code}`))));
@@ -261,7 +263,7 @@ export async function run(): Promise<string> {
       `Run ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ` +
         `redis-server ${redisVersion} (one instance for all), autocannon at ${CONNECTIONS.join(', ')} keep-alive connections, ` +
         `${ROUNDS} interleaved rounds of ${SECONDS} s per contestant and concurrency (order rotated each round); ${pin.description}. ` +
-        `Every contestant runs in its own process, serves \`GET ${BENCH_PATH}?q=bench\` with \`{"ok":true}\` (x-powered-by and ETag off) ` +
+        `Every contestant runs in its own process, ${process.env.BENCH_TS === '1' ? 'under ts-node (BENCH_TS=1)' : 'compiled with tsc and run by plain node, as the service runs in production'}, serves \`GET ${BENCH_PATH}?q=bench\` with \`{"ok":true}\` (x-powered-by and ETag off) ` +
         `and applies a global, a per-IP and a search limit of ${HIGH.requests.toLocaleString('en-US')} per ${HIGH.windowSeconds} s, so ` +
         `nothing is refused (every answer was a 200). "this service" is \`createApp\` as deployed: request metrics, operational ` +
         `endpoints, the limiter, features router, 404 and error handlers; the libraries and the floor run on bare Express. ` +

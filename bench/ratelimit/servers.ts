@@ -17,7 +17,8 @@ export type ServerKind =
   | 'floor'
   | 'bare'
   | 'service-unlimited'
-  | 'limiter-only';
+  | 'limiter-only'
+  | 'floor-batched';
 export const SERVER_KINDS: readonly ServerKind[] = [
   'service',
   'service-memory',
@@ -27,6 +28,7 @@ export const SERVER_KINDS: readonly ServerKind[] = [
   'bare',
   'service-unlimited',
   'limiter-only',
+  'floor-batched',
 ];
 
 /** The benchmarked route and its answer, identical everywhere. */
@@ -158,6 +160,38 @@ async function floor(redisUrl: string): Promise<BenchServer> {
   return { app, close: async () => void (await client.quit()) };
 }
 
+/**
+ * The floor with this service's batching: bare Express and one `EVALSHA` per event-loop turn
+ * (every request of the turn in it, `setImmediate` as in service/ratelimit/redis-store.ts), the
+ * script INCRs each request's key. What one round trip shared by a turn costs with nothing else
+ * around it: the least any batched limiter can cost, the 10- and 64-connection yardstick.
+ */
+async function floorBatched(redisUrl: string): Promise<BenchServer> {
+  const client = new Redis(redisUrl);
+  const sha = (await client.script('LOAD', BATCHED_FLOOR_SCRIPT)) as string;
+  let waiting: (() => void)[] = [];
+  let keys: string[] = [];
+  const flush = () => {
+    const turn = waiting;
+    const args = keys;
+    waiting = [];
+    keys = [];
+    const go = () => {
+      for (const next of turn) next();
+    };
+    client.evalsha(sha, args.length, ...args).then(go, go);
+  };
+  const app = baseApp();
+  app.use(BENCH_PATH, (req, _res, next) => {
+    if (waiting.push(next) === 1) setImmediate(flush);
+    keys.push(`floor:${req.ip ?? ''}`);
+  });
+  app.get(BENCH_PATH, handler);
+  return { app, close: async () => void (await client.quit()) };
+}
+
+const BATCHED_FLOOR_SCRIPT = "for i = 1, #KEYS do redis.call('INCR', KEYS[i]) end return #KEYS";
+
 /** rate-limit-redis 6's script, minus its reply's second field. */
 const FLOOR_SCRIPT = `
 local hits = redis.call('INCR', KEYS[1])
@@ -191,5 +225,7 @@ export function buildServer(kind: ServerKind, redisUrl: string): Promise<BenchSe
       return service(redisUrl, false);
     case 'limiter-only':
       return limiterOnly(redisUrl);
+    case 'floor-batched':
+      return floorBatched(redisUrl);
   }
 }
