@@ -5,6 +5,7 @@ import { clientId } from './client-key';
 import { exceededBody, writeRateLimitHeaders } from './headers';
 import type { RateLimitMetrics } from './metrics';
 import type { TierPlan, TierResolver } from './tiers';
+import { TurnBurst } from './turn-burst';
 import type { Decision, DecisionStore, RateLimitBackend } from './types';
 import { verdictOf, type Verdict } from './verdict';
 
@@ -96,6 +97,8 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
     next();
   };
 
+  const burst = new TurnBurst((err) => logger.error({ err }, 'rate limiter failed to act on a decision'));
+
   return (req, res, next) => {
     const plan = resolver.resolve(req.path, req.method);
     if (plan === undefined) {
@@ -107,7 +110,8 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
     const keys = plan.keys(client);
     const backend = metrics ? store.backend() : 'memory';
     const started = metrics ? performance.now() : 0;
-    // The memory store decides without I/O: no promise, no microtask.
+    // The memory store decides without I/O: no promise, no microtask. The decision is made now;
+    // acting on it waits for the end of the turn unless this is the turn's first request (turn-burst.ts).
     let now: Decision | undefined;
     try {
       now = store.decideAtOnce?.(plan, keys);
@@ -117,7 +121,8 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
       return;
     }
     if (now !== undefined) {
-      decided(req, res, next, plan, keys, client, backend, started, now);
+      const d = now;
+      burst.run(() => decided(req, res, next, plan, keys, client, backend, started, d));
       return;
     }
     store.decide(plan, keys).then(

@@ -352,6 +352,28 @@ describe('rate-limit middleware with a store that decides at once (the memory st
     expect(memory.size).toBe(3);
   });
 
+  it("a later request of the same event-loop turn is decided at once and acted on at the turn's end (turn-burst.ts)", async () => {
+    const memory = new MemoryStore(new ManualClock(1_700_000_000_000), 100);
+    const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
+    const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
+    const call = (ip: string) => {
+      const headers = new Map<string, string>();
+      const res = { headersSent: false, setHeader: (k: string, v: string) => headers.set(k.toLowerCase(), String(v)) };
+      const next = jest.fn();
+      mw({ path: '/api/search', method: 'GET', ip, socket: { remoteAddress: ip } } as never, res as never, next);
+      return { headers, next };
+    };
+    const first = call('192.0.2.1');
+    const second = call('192.0.2.2');
+    expect(first.next).toHaveBeenCalledWith();
+    expect(memory.size).toBe(5); // both decided: the global key and two keys per client
+    expect(second.next).not.toHaveBeenCalled();
+    expect(second.headers.size).toBe(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(second.next).toHaveBeenCalledWith();
+    expect(second.headers.get('x-ratelimit-remaining')).toBeDefined();
+  });
+
   it('a store that throws at once lets the request through unlimited and logs the error', async () => {
     const log = captureLogger();
     const throwing = {
