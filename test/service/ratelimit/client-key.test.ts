@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { clientId, MAX_ADDRESS_LENGTH, normalizeAddress, UNKNOWN_CLIENT } from '../../../service/ratelimit/client-key';
 
 describe('clientId', () => {
@@ -88,5 +90,56 @@ describe('normalizeAddress', () => {
     expect(normalizeAddress('', 64)).toBeUndefined();
     expect(normalizeAddress('localhost', 64)).toBeUndefined();
     expect(normalizeAddress('198.51.100.7', 64)).toBe('198.51.100.7');
+  });
+});
+
+describe('normalizeAddress fast paths (IPv4-mapped read directly, IPv6 ids cached)', () => {
+  const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((b) => b.join('.'));
+
+  /** What ipaddr.js says, the way normalizeAddress worked before the fast paths. */
+  function byIpaddr(text: string, prefix: number): string | undefined {
+    const v6 = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text)?.[1] ?? text;
+    if (!ipaddr.IPv6.isValid(v6)) return undefined;
+    const addr = ipaddr.IPv6.parse(v6);
+    if (addr.isIPv4MappedAddress()) return addr.toIPv4Address().toString();
+    const bytes = addr.toByteArray();
+    for (let bit = prefix; bit < 128; bit++) bytes[bit >> 3] &= ~(0x80 >> (bit & 7));
+    return `${ipaddr.fromByteArray(bytes).toString()}/${prefix}`;
+  }
+
+  it('an IPv4-mapped address is its IPv4 form, in any case, exactly as ipaddr.js reads it', () => {
+    fc.assert(
+      fc.property(ipv4, fc.constantFrom('::ffff:', '::FFFF:', '::Ffff:'), (v4, head) => {
+        expect(normalizeAddress(head + v4, 64)).toBe(v4);
+        expect(normalizeAddress(head + v4, 64)).toBe(byIpaddr(head + v4, 64));
+      }),
+    );
+  });
+
+  it('mapped forms the fast path does not take still go through ipaddr.js', () => {
+    expect(normalizeAddress('::ffff:7f00:1', 64)).toBe('127.0.0.1');
+    expect(normalizeAddress('0:0:0:0:0:ffff:203.0.113.7', 64)).toBe('203.0.113.7');
+    expect(normalizeAddress('[::ffff:203.0.113.7]:443', 64)).toBe('203.0.113.7');
+    expect(normalizeAddress('::ffff:203.0.113.7:443', 64)).toBeUndefined();
+    expect(normalizeAddress('::ffff:010.0.0.1', 64)).toBe(byIpaddr('::ffff:010.0.0.1', 64));
+  });
+
+  it('IPv6 ids are the same asked once or many times, per prefix length, valid or not', () => {
+    const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((w) => w.map((x) => x.toString(16)).join(':'));
+    fc.assert(
+      fc.property(v6, fc.constantFrom(48, 56, 64, 128), fc.nat(3), (addr, prefix, repeats) => {
+        const want = byIpaddr(addr, prefix);
+        for (let i = 0; i <= repeats; i++) expect(normalizeAddress(addr, prefix)).toBe(want);
+        expect(normalizeAddress(`[${addr}]:80`, prefix)).toBe(want);
+      }),
+    );
+    for (let i = 0; i < 3; i++) expect(normalizeAddress('not:an:address', 64)).toBeUndefined();
+  });
+
+  it('stays right past the cache bound (20,000 distinct addresses, then the first again)', () => {
+    const first = normalizeAddress('2001:db8:0:1::1', 64);
+    for (let i = 0; i < 20_000; i++) normalizeAddress(`2001:db8:${(i >> 8).toString(16)}:${(i & 255).toString(16)}::1`, 64);
+    expect(normalizeAddress('2001:db8:0:1::1', 64)).toBe(first);
+    expect(first).toBe('2001:db8:0:1::/64');
   });
 });
