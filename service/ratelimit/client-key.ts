@@ -63,8 +63,11 @@ export function normalizeAddress(text: string, ipv6PrefixLength: number): string
   return id;
 }
 
-/** The IPv6 part of `normalizeAddress`: anything that is not a dotted quad, parsed by ipaddr.js. */
-function parseIpv6(text: string, ipv6PrefixLength: number): string | undefined {
+/**
+ * The IPv6 part of `normalizeAddress`, uncached: anything that is not a dotted quad, parsed by
+ * ipaddr.js (the reference the fast paths are tested against).
+ */
+export function parseIpv6(text: string, ipv6PrefixLength: number): string | undefined {
   const bracketed = BRACKETED.exec(text);
   const v6 = bracketed ? bracketed[1] : text;
   if (!ipaddr.IPv6.isValid(v6)) return undefined;
