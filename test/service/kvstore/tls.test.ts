@@ -31,6 +31,27 @@ function env(url: string, dataDir: string, ca?: string): Record<string, string |
   };
 }
 
+/**
+ * Two replicas on one kvstore over TLS: both report it connected (plus `health`), the ip tier's
+ * 5-request burst is shared between them (five 200s, then 429s, alternating replicas), and an item
+ * ingested through `a` is served by `b`.
+ */
+async function sharesStateOverTls(a: ServiceProcess, b: ServiceProcess, health: Record<string, string>, item: { id: string; title: string }): Promise<void> {
+  for (const svc of [a, b]) {
+    expect((await svc.request('/health')).json()).toMatchObject({ kvstore: 'connected', ...health, rate_limit_backend: 'kvstore' });
+  }
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+  const body = { ...item, type: 'article', body: 'stored through one replica, read through the other' };
+  const ingested = await a.request('/api/ingest', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body, from: '127.0.0.10' });
+  expect(ingested.status).toBeLessThan(300);
+  await waitFor('replica b to serve the item ingested through a', async () => (await b.request(`/api/v1/articles/${item.id}`, { from: '127.0.0.11' })).status === 200, {
+    timeoutMs: 10000,
+    intervalMs: 200,
+  });
+}
+
 describe('a TLS-only, password-protected redis-server (rediss://) behind two real service processes', () => {
   let certs: TlsCerts;
   let redis: RedisServer;
@@ -67,20 +88,7 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
     const a = await ServiceProcess.start({ env: env(redis.url, join(dataDir, 'a'), certs.caFile) });
     const b = await ServiceProcess.start({ env: env(redis.url, join(dataDir, 'b'), certs.caFile) });
     try {
-      for (const svc of [a, b]) {
-        expect((await svc.request('/health')).json()).toMatchObject({ kvstore: 'connected', rate_limit_backend: 'kvstore' });
-      }
-      const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-
-      const item = { id: 'tls-proof', type: 'article', title: 'Carried over TLS', body: 'stored through one replica, read through the other' };
-      const ingested = await a.request('/api/ingest', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: item, from: '127.0.0.10' });
-      expect(ingested.status).toBeLessThan(300);
-      await waitFor('replica b to serve the item ingested through a', async () => (await b.request('/api/v1/articles/tls-proof', { from: '127.0.0.11' })).status === 200, {
-        timeoutMs: 10000,
-        intervalMs: 200,
-      });
+      await sharesStateOverTls(a, b, {}, { id: 'tls-proof', title: 'Carried over TLS' });
       expect(a.process.tail(50)).not.toContain(PASSWORD);
     } finally {
       await a.stop();
@@ -132,19 +140,7 @@ describe('a TLS-only, password-protected three-master Redis Cluster (--tls-clust
     const a = await ServiceProcess.start({ env: clusterEnv('a') });
     const b = await ServiceProcess.start({ env: clusterEnv('b') });
     try {
-      for (const svc of [a, b]) {
-        expect((await svc.request('/health')).json()).toMatchObject({ kvstore: 'connected', kvstore_mode: 'cluster', rate_limit_backend: 'kvstore' });
-      }
-      const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-      const item = { id: 'tls-cluster-proof', type: 'article', title: 'Carried over TLS to a cluster', body: 'stored through one replica, read through the other' };
-      const ingested = await a.request('/api/ingest', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: item, from: '127.0.0.10' });
-      expect(ingested.status).toBeLessThan(300);
-      await waitFor('replica b to serve the item ingested through a', async () => (await b.request('/api/v1/articles/tls-cluster-proof', { from: '127.0.0.11' })).status === 200, {
-        timeoutMs: 10000,
-        intervalMs: 200,
-      });
+      await sharesStateOverTls(a, b, { kvstore_mode: 'cluster' }, { id: 'tls-cluster-proof', title: 'Carried over TLS to a cluster' });
     } finally {
       await a.stop();
       await b.stop();
