@@ -40,10 +40,10 @@ export class ManagedProcess {
     private readonly env?: NodeJS.ProcessEnv,
   ) {}
 
-  /** Starts the process (again, after `stop`). */
-  start(): void {
+  /** Starts the process (again, after `stop`), with `extraArgs` after its own this time. */
+  start(extraArgs: readonly string[] = []): void {
     if (this.running) throw new Error(`${this.name} already running`);
-    const child = spawn(requireBinary(this.binary), this.args, {
+    const child = spawn(requireBinary(this.binary), [...this.args, ...extraArgs], {
       cwd: this.cwd,
       env: this.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
