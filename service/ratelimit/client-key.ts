@@ -10,15 +10,20 @@ export const UNKNOWN_CLIENT = 'unknown';
  */
 export const MAX_ADDRESS_LENGTH = 100;
 
-/** Dotted-quad IPv4 in canonical form (no leading zeros), optionally with `:port`. */
-const IPV4_WITH_PORT = /^((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::\d{1,5})?$/;
+/** One octet of a dotted quad in canonical form (0-255, no leading zeros). */
+const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+/** A canonical dotted quad, captured. */
+const DOTTED_QUAD = String.raw`((?:${OCTET}\.){3}${OCTET})`;
+
+/** Dotted-quad IPv4 in canonical form, optionally with `:port`. */
+const IPV4_WITH_PORT = new RegExp(String.raw`^${DOTTED_QUAD}(?::\d{1,5})?$`);
 
 /**
  * `::ffff:` and a canonical dotted quad: the IPv4-mapped form a dual-stack socket reports for an
  * IPv4 client (the service listens on `::`, so this is every IPv4 client without a proxy). Read
  * here directly; ipaddr.js would give the same answer at ~30 times the cost (2.3 µs per request).
  */
-const IPV4_MAPPED = /^::ffff:((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))$/i;
+const IPV4_MAPPED = new RegExp(String.raw`^::ffff:${DOTTED_QUAD}$`, 'i');
 
 /**
  * IPv6 ids already worked out, per prefix length: a client sends many requests from one address,
