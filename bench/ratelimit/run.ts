@@ -279,7 +279,8 @@ export async function run(): Promise<string> {
         ? [
             `Redis round trips: commands MONITOR saw from clients (those a Lua script runs excluded) per request, for ${COUNTED} requests ` +
               `one after another and for ${CONCURRENT_LOOPS} clients sending ${CONCURRENT_EACH} each at once (this service batches one ` +
-              `event-loop turn's decisions into one EVALSHA).`,
+              `event-loop turn's decisions into one EVALSHA), each counted after the same requests were sent once uncounted. ` +
+              `The figure at once varies from run to run with how the requests arrive.`,
             '',
             `| Contestant | round trips / request, one at a time | … ${CONCURRENT_LOOPS} at a time | commands / request (one at a time) |`,
             '|---|---:|---:|---|',
