@@ -47,9 +47,9 @@ export async function countCommands(redisUrl: string, url: string, loops: number
     );
   };
   try {
-    await clientCommandsDuring(redisUrl, send);
-    // Requests of an earlier load may still be in flight for a moment: let them land before the count starts.
+    // Requests of an earlier load may still be in flight for a moment: let them land before the warm-up pass.
     await new Promise((res) => setTimeout(res, 300));
+    await clientCommandsDuring(redisUrl, send);
     const seen = await clientCommandsDuring(redisUrl, send);
     // Every contestant's connection sends a heartbeat PING now and then, whichever one is driven: not a request's round trip.
     const counted = seen.filter((name) => name !== 'PING');
