@@ -2,10 +2,11 @@ import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'nod
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
+import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
-import { StoreUnavailableError, type ContentStore } from './store';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
 
 /** Options of `FileStore`. */
 export interface FileStoreOptions {
@@ -18,6 +19,24 @@ export interface FileStoreOptions {
    * @default DEFAULT_CONTENT.compactionBytes (8 MiB)
    */
   readonly compactAfterBytes?: number;
+  /** Time of the compaction status (`/health`). @default the system clock */
+  readonly clock?: Clock;
+  /**
+   * Backoff of compaction retries: the first retry `initialMs` after a failure, doubling per
+   * consecutive failure up to `maxMs`.
+   * @default COMPACTION_RETRY (1 s doubling to 5 min)
+   */
+  readonly compactionRetry?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+/** Backoff of compaction retries: 1 s, 2 s, 4 s, … doubling to at most 5 minutes between attempts. */
+export const COMPACTION_RETRY = { initialMs: 1000, maxMs: 5 * 60_000 } as const;
+
+/** The error code (`ENOSPC`, `EACCES`, …) or name of a failure: what health shows, never a path. */
+function errorCode(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code)) return code;
+  return e instanceof Error ? e.name : 'Error';
 }
 
 interface PutRecord {
@@ -62,6 +81,11 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  * - Compaction writes `content-(g+1).snapshot.tmp`, fsyncs it, renames it into place and fsyncs
  *   the folder; only then is generation g deleted. A kill at any point leaves either
  *   generation complete.
+ * - Compaction is not part of a write: a write resolves once its record is fsynced, and the
+ *   compaction it makes due runs after it, in the same queue (never beside an append). A failed
+ *   compaction (a full disk, a read-only folder) leaves generation g in use and complete, is
+ *   logged and counted (`compaction()`), and is retried with backoff (`COMPACTION_RETRY`) by a
+ *   timer until one succeeds; writes go on meanwhile, into the growing log.
  * - Damage costs the damaged records only: the reader skips them and keeps every intact record
  *   after them. Every generation present is loaded, oldest first, newer content winning (items
  *   are never deleted), so a missing snapshot or a restored old one loses nothing that is on
@@ -83,9 +107,25 @@ export class FileStore implements ContentStore {
   private queue: Promise<unknown> = Promise.resolve();
   private broken: Error | undefined;
   private lock: DirLock | undefined;
+  private readonly clock: Clock;
+  private readonly retry: { readonly initialMs: number; readonly maxMs: number };
+  /** A compaction is in the queue. */
+  private compactionQueued = false;
+  /** Recovery at load wants a rewrite that has not happened yet (whatever the log's size). */
+  private rewriteWanted = false;
+  /** Damaged files still to be renamed to `<file>.damaged` by the next compaction. */
+  private keepDamaged: string[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private consecutiveFailures = 0;
+  private lastFailureAt: number | undefined;
+  private lastError: string | undefined;
+  private nextRetryAt: number | undefined;
 
   constructor(private readonly opts: FileStoreOptions) {
     this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
+    this.clock = opts.clock ?? systemClock;
+    this.retry = opts.compactionRetry ?? COMPACTION_RETRY;
   }
 
   private path(gen: number, kind: 'snapshot' | 'log'): string {
@@ -139,12 +179,12 @@ export class FileStore implements ContentStore {
     await this.syncDir();
     if (missing || damagedFiles.length || gens.length > 1) {
       // One consistent generation from everything readable, so that the next start is a
-      // normal one; damaged files are kept beside it for inspection, never deleted.
-      try {
-        await this.compact(damagedFiles);
-      } catch (e) {
-        this.opts.logger.error({ err: e, dir: this.opts.dir }, 'content store could not rewrite its files after recovery; appending to the current log');
-      }
+      // normal one; damaged files are kept beside it for inspection, never deleted. When that
+      // fails the files as they are load again (that is how they were just loaded), and the
+      // rewrite is retried in the background.
+      this.rewriteWanted = true;
+      this.keepDamaged = damagedFiles;
+      await this.runCompaction();
     }
     this.opts.logger.info({ dir: this.opts.dir, items: this.items.size, generation: this.gen }, 'content store loaded');
     return [...this.items.values()];
@@ -231,8 +271,71 @@ export class FileStore implements ContentStore {
       }
       this.logBytes += record.length;
       for (const i of items) this.items.set(i.id, i);
-      if (this.logBytes > this.compactAfterBytes && this.logBytes > this.snapshotBytes) await this.compact();
+      // After this write, not inside it: its record is durable, so it resolves whatever the
+      // compaction does. While a failed compaction waits for its retry, writes do not start
+      // another one.
+      if (this.compactionDue() && !this.compactionQueued && !this.retryTimer) {
+        this.compactionQueued = true;
+        void this.serial(() => this.runCompaction());
+      }
     });
+  }
+
+  private compactionDue(): boolean {
+    return this.rewriteWanted || (this.logBytes > this.compactAfterBytes && this.logBytes > this.snapshotBytes);
+  }
+
+  /** Compacts if still due; never throws: a failure is recorded and retried. Runs in the queue (or in `load`). */
+  private async runCompaction(): Promise<void> {
+    this.compactionQueued = false;
+    if (!this.log || this.broken || !this.compactionDue()) return;
+    try {
+      await this.compact();
+    } catch (e) {
+      this.compactionFailed(e);
+      return;
+    }
+    this.rewriteWanted = false;
+    if (this.consecutiveFailures > 0) {
+      this.opts.logger.info({ generation: this.gen, failedAttempts: this.consecutiveFailures }, 'content store compaction succeeded again');
+    }
+    this.consecutiveFailures = 0;
+    this.nextRetryAt = undefined;
+  }
+
+  private compactionFailed(e: unknown): void {
+    this.failures++;
+    this.consecutiveFailures++;
+    this.lastFailureAt = this.clock.now();
+    this.lastError = errorCode(e);
+    if (this.broken) {
+      this.nextRetryAt = undefined;
+      return;
+    }
+    const delay = Math.min(this.retry.maxMs, this.retry.initialMs * 2 ** Math.min(30, this.consecutiveFailures - 1));
+    this.nextRetryAt = this.lastFailureAt + delay;
+    this.opts.logger.error(
+      { err: { code: this.lastError, message: (e as Error | null)?.message }, dir: this.opts.dir, generation: this.gen, logBytes: this.logBytes, failures: this.failures, retryInMs: delay },
+      'content store compaction failed; writes go on into the current log (nothing is lost) and the compaction is retried',
+    );
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.compactionQueued = true;
+      void this.serial(() => this.runCompaction());
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** How compaction is doing, for `/health` and the failure counter. */
+  compaction(): CompactionStatus {
+    return {
+      state: this.consecutiveFailures > 0 ? 'failing' : 'ok',
+      failures: this.failures,
+      ...(this.lastFailureAt !== undefined ? { lastFailureAt: this.lastFailureAt } : {}),
+      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
+      ...(this.consecutiveFailures > 0 && this.nextRetryAt !== undefined ? { nextRetryAt: this.nextRetryAt } : {}),
+    };
   }
 
   /** A failed append may have left part of a record; cut it so later appends stay readable. */
@@ -247,43 +350,95 @@ export class FileStore implements ContentStore {
   }
 
   /**
-   * Writes generation g+1 (snapshot of everything, empty log), then drops every older
-   * generation: `keep` files are renamed to `<file>.damaged`, the rest deleted.
+   * Writes generation g+1 (snapshot of everything, empty log), switches writes to it, then drops
+   * every older generation: damaged files (`keepDamaged`) are renamed to `<file>.damaged`, the
+   * rest deleted. Throws on failure, in three stages:
+   * - before the switch (writing or renaming the snapshot): generation g stays in use; the new
+   *   files are removed (a leftover `.tmp` is removed at the next start anyway);
+   * - at the switch (creating the new log, syncing the folder): the new snapshot is removed again,
+   *   because writes that go on into log g must not be shadowed at the next start by a snapshot
+   *   that is older than them. If it cannot be removed, writes are refused (503, nothing stored)
+   *   until restart, which loads both generations and keeps everything acknowledged;
+   * - after the switch (renaming damaged files, deleting old ones): generation g+1 is in use;
+   *   older files left behind are merged at the next start (oldest first, newer content wins)
+   *   and deleted by the retry.
    */
-  private async compact(keep: readonly string[] = []): Promise<void> {
+  private async compact(): Promise<void> {
     const next = this.gen + 1;
-    const tmp = `${this.path(next, 'snapshot')}.tmp`;
+    const snapshot = this.path(next, 'snapshot');
+    const tmp = `${snapshot}.tmp`;
     const all = [...this.items.values()];
-    const fh = await open(tmp, 'w');
     let bytes = 0;
     try {
-      for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-        const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK) } satisfies SnapshotRecord);
-        await fh.write(rec);
-        bytes += rec.length;
+      const fh = await open(tmp, 'w');
+      try {
+        for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
+          const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK) } satisfies SnapshotRecord);
+          await fh.write(rec);
+          bytes += rec.length;
+        }
+        const end = encodeRecord({ op: 'end', count: all.length } satisfies EndRecord);
+        await fh.write(end);
+        bytes += end.length;
+        await fh.sync();
+      } finally {
+        await fh.close();
       }
-      const end = encodeRecord({ op: 'end', count: all.length } satisfies EndRecord);
-      await fh.write(end);
-      bytes += end.length;
-      await fh.sync();
-    } finally {
-      await fh.close();
+      await rename(tmp, snapshot);
+    } catch (e) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw e;
     }
-    await rename(tmp, this.path(next, 'snapshot'));
-    const newLog = await open(this.path(next, 'log'), 'a');
-    await this.syncDir();
-    await this.log?.close();
+    let newLog: FileHandle | undefined;
+    try {
+      newLog = await open(this.path(next, 'log'), 'a');
+      await this.syncDir();
+    } catch (e) {
+      await newLog?.close().catch(() => undefined);
+      await this.dropGeneration(next, newLog !== undefined, e as Error);
+      throw e;
+    }
+    const oldLog = this.log;
     this.log = newLog;
     this.gen = next;
     this.logBytes = 0;
     this.snapshotBytes = bytes;
-    for (const file of keep) await rename(file, `${file}.damaged`);
-    for (const n of await readdir(this.opts.dir)) {
-      const m = NAME.exec(n);
-      if (m && Number(m[1]) < next) await rm(join(this.opts.dir, n), { force: true });
+    await oldLog?.close().catch(() => undefined);
+    try {
+      while (this.keepDamaged.length) {
+        const file = this.keepDamaged[0]!;
+        await rename(file, `${file}.damaged`);
+        this.keepDamaged.shift();
+      }
+      for (const n of await readdir(this.opts.dir)) {
+        const m = NAME.exec(n);
+        if (m && Number(m[1]) < next) await rm(join(this.opts.dir, n), { force: true });
+      }
+      await this.syncDir();
+    } catch (e) {
+      // The next attempt writes a new generation and finishes the clean-up.
+      this.rewriteWanted = true;
+      throw e;
     }
-    await this.syncDir();
     this.opts.logger.info({ generation: next, items: all.length, bytes }, 'content store compacted');
+  }
+
+  /**
+   * Removes generation `gen` (its snapshot, and its log when this attempt created it) after a
+   * failed switch to it; refuses writes when it cannot.
+   */
+  private async dropGeneration(gen: number, createdLog: boolean, cause: Error): Promise<void> {
+    try {
+      await rm(this.path(gen, 'snapshot'), { force: true });
+      if (createdLog) await rm(this.path(gen, 'log'), { force: true });
+      await this.syncDir();
+    } catch (e) {
+      this.broken = cause;
+      this.opts.logger.error(
+        { err: e, cause: cause.message, file: this.path(gen, 'snapshot') },
+        'content store could not remove a half-made generation after a failed compaction; refusing writes until restart (a restart loads every generation and loses nothing acknowledged)',
+      );
+    }
   }
 
   /** Makes renames and creations in the folder durable. */
@@ -304,6 +459,8 @@ export class FileStore implements ContentStore {
   onRemoteChange(): void {}
 
   async close(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     await this.serial(async () => {
       await this.log?.close();
       this.log = undefined;

@@ -25,6 +25,24 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * How the store's background compaction is doing (the file store only): shown by `/health`,
+ * counted in `svc_ai_search_content_compaction_failures_total`. A failed compaction never fails a
+ * write; it leaves the previous files in use and is retried with backoff.
+ */
+export interface CompactionStatus {
+  /** `failing` from a failed compaction until one succeeds. */
+  readonly state: 'ok' | 'failing';
+  /** Failed compactions since the process started. */
+  readonly failures: number;
+  /** Epoch ms of the last failure, if any. */
+  readonly lastFailureAt?: number;
+  /** The last failure's error code (`EACCES`, `ENOSPC`, ...) or name; no paths, no messages. */
+  readonly lastError?: string;
+  /** Epoch ms of the next attempt while failing. */
+  readonly nextRetryAt?: number;
+}
+
+/**
  * Durable home of the content. The in-memory catalog and search index are rebuilt from it at
  * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
  * replicas' writes (shared stores only).
@@ -44,6 +62,8 @@ export interface ContentStore {
   restore?(items: readonly Item[]): Promise<void>;
   /** Registers the receiver of other replicas' changes (shared stores only). */
   onRemoteChange(handlers: RemoteChangeHandlers): void;
+  /** State of background compaction (stores that compact: the file store). */
+  compaction?(): CompactionStatus;
   /** Releases files and connections. */
   close(): Promise<void>;
 }

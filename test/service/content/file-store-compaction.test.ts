@@ -1,0 +1,154 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { FileStore } from '../../../service/content/file-store';
+import type { Item } from '../../../service/content/item';
+import { encodeRecord } from '../../../service/content/record-log';
+import type { CompactionStatus } from '../../../service/content/store';
+
+const item = (id: string, body = `body of ${id} `.repeat(20)): Item => ({
+  id,
+  type: 'article',
+  title: id,
+  body,
+  tags: [],
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+});
+
+/** A logger that keeps its records, to check what a failure logs. */
+function recordingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
+  return { logger, lines };
+}
+
+async function until(what: string, check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Compaction made to fail by real filesystem faults: a directory where the compaction must create
+ * or rename a file (EISDIR, for root too, unlike a read-only folder), made after the store opened.
+ * The store is empty at start, so the first compaction writes generation 1.
+ */
+describe('FileStore when compaction fails', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'file-store-compaction-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Fast retries so a test sees several; a long first retry where the test wants none.
+  const open = async (retry = { initialMs: 20, maxMs: 80 }) => {
+    const { logger, lines } = recordingLogger();
+    const store = new FileStore({ dir, logger, compactAfterBytes: 1024, compactionRetry: retry });
+    const items = await store.load();
+    return { store, items, lines };
+  };
+  const write20 = async (store: FileStore, prefix: string) => {
+    for (let i = 0; i < 20; i++) await store.putMany([item(`${prefix}-${i}`)]);
+  };
+
+  const FAULTS = [
+    ['the new snapshot cannot be created (its .tmp path is a directory)', 'content-1.snapshot.tmp'],
+    ['the new snapshot cannot be renamed into place (its path is a directory)', 'content-1.snapshot'],
+    ['the new log cannot be created (its path is a directory)', 'content-1.log'],
+  ] as const;
+
+  it.each(FAULTS)('%s: every write resolves and is read back; failing, counted, logged, retried; after the fault one generation', async (_name, fault) => {
+    const { store, lines } = await open();
+    mkdirSync(join(dir, fault, 'blocker'), { recursive: true });
+    // ~10 KiB of log against a 1 KiB threshold: compaction is due after the third write.
+    await write20(store, 'a');
+    expect((await store.getMany(['a-0', 'a-19'])).map((i) => i.id)).toEqual(['a-0', 'a-19']);
+    const failing = store.compaction();
+    expect(failing).toMatchObject({ state: 'failing', lastError: 'EISDIR' });
+    expect(failing.failures).toBeGreaterThanOrEqual(1);
+    expect(failing.nextRetryAt).toBeGreaterThan(failing.lastFailureAt!);
+    const logged = lines.find((l) => l.msg === 'content store compaction failed; writes go on into the current log (nothing is lost) and the compaction is retried');
+    expect(logged).toMatchObject({ level: 50, err: { code: 'EISDIR' }, generation: 0 });
+    // The failed attempt left generation 0 alone (a half-made generation 1 is removed).
+    expect(readdirSync(dir).sort()).toEqual(['content-0.log', 'data-dir.lock', fault].sort());
+    // Retries run by themselves.
+    await until('a retry', () => store.compaction().failures >= failing.failures + 2);
+    rmSync(join(dir, fault), { recursive: true });
+    await until('a successful retry', () => store.compaction().state === 'ok');
+    const ok = store.compaction();
+    expect(ok).toMatchObject({ state: 'ok', lastError: 'EISDIR' });
+    expect(ok.nextRetryAt).toBeUndefined();
+    expect(lines.some((l) => l.msg === 'content store compaction succeeded again')).toBe(true);
+    await write20(store, 'b');
+    await store.close();
+    // Generation 0 is gone, nothing else left behind.
+    expect(readdirSync(dir).filter((f) => !/^content-\d+\.(snapshot|log)$/.test(f))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.snapshot')).length).toBe(1);
+    const re = await open();
+    expect(re.items).toHaveLength(40);
+    await re.store.close();
+  });
+
+  it('retries with doubling backoff, capped, and no write starts a compaction meanwhile', async () => {
+    const { store } = await open({ initialMs: 30, maxMs: 120 });
+    mkdirSync(join(dir, 'content-1.snapshot.tmp'));
+    await write20(store, 'a');
+    const delays = new Map<number, number>();
+    const seen = (s: CompactionStatus) => delays.set(s.failures, s.nextRetryAt! - s.lastFailureAt!);
+    seen(store.compaction());
+    // Writes while a retry waits do not add attempts: one failure per timer, not per write.
+    const before = store.compaction().failures;
+    await store.putMany([item('during-backoff')]);
+    expect(store.compaction().failures).toBe(before);
+    await until('five failures', () => {
+      seen(store.compaction());
+      return store.compaction().failures >= 5;
+    });
+    await store.close();
+    expect([1, 2, 3, 4, 5].map((n) => delays.get(n))).toEqual([30, 60, 120, 120, 120]);
+  });
+
+  it('a write after the failed switch to a new log stays the newest at the next start (the half-made snapshot is gone)', async () => {
+    // No retry during the test: the restart decides.
+    const { store } = await open({ initialMs: 60_000, maxMs: 60_000 });
+    mkdirSync(join(dir, 'content-1.log'));
+    await write20(store, 'a');
+    expect(store.compaction().state).toBe('failing');
+    await store.putMany([item('a-3', 'updated after the failed compaction')]);
+    await store.close();
+    expect(readdirSync(dir).sort()).toEqual(['content-0.log', 'content-1.log']);
+    rmSync(join(dir, 'content-1.log'), { recursive: true });
+    const re = await open();
+    expect(re.items).toHaveLength(20);
+    expect(re.items.find((i) => i.id === 'a-3')?.body).toBe('updated after the failed compaction');
+    await re.store.close();
+  });
+
+  it('a failed rewrite after recovery keeps the damaged file, goes on serving, and is finished by the retry', async () => {
+    // A damaged log (to be kept as .damaged) whose .damaged name is taken by a non-empty folder:
+    // the rewrite switches to generation 1 but cannot rename the damaged file.
+    writeFileSync(join(dir, 'content-0.log'), Buffer.concat([encodeRecord({ op: 'put', items: [item('kept')] }), Buffer.from('garbage\n')]));
+    mkdirSync(join(dir, 'content-0.log.damaged', 'blocker'), { recursive: true });
+    const { store, items } = await open();
+    expect(items.map((i) => i.id)).toEqual(['kept']);
+    expect(store.compaction()).toMatchObject({ state: 'failing', failures: 1 });
+    // The damaged file is never deleted while its new name is taken.
+    await until('a few retries', () => store.compaction().failures >= 3);
+    expect(readdirSync(dir)).toContain('content-0.log');
+    await store.putMany([item('new')]);
+    rmSync(join(dir, 'content-0.log.damaged'), { recursive: true });
+    await until('a successful retry', () => store.compaction().state === 'ok');
+    await store.close();
+    const files = readdirSync(dir);
+    expect(files).toContain('content-0.log.damaged');
+    expect(files.filter((f) => f.endsWith('.snapshot'))).toHaveLength(1);
+    expect(files.filter((f) => /^content-0\./.test(f))).toEqual(['content-0.log.damaged']);
+    const re = await open();
+    expect(re.items.map((i) => i.id).sort()).toEqual(['kept', 'new']);
+    await re.store.close();
+  });
+});
