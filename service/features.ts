@@ -7,9 +7,10 @@ import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
 import { FileStore } from './content/file-store';
 import { RedisStore } from './content/redis-store';
-import type { ContentStore } from './content/store';
+import type { CompactionStatus, ContentStore } from './content/store';
 import type { CoreDeps } from './deps';
 import { loadDemoContent } from './demo/demo-content';
+import { registerContentMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
 import { writeAccess } from './routes/auth';
 import { chatRouter } from './routes/chat';
@@ -46,6 +47,31 @@ export interface ContentHealth {
   readonly store: ContentStore['kind'];
   readonly items: number;
   readonly store_losses: { readonly events: number; readonly items: number };
+  /** The file store's background compaction; absent for stores that do not compact. */
+  readonly compaction?: CompactionHealth;
+}
+
+/** `content.compaction` of the health record: a failed compaction is retried, writes go on. */
+export interface CompactionHealth {
+  readonly status: 'ok' | 'failing';
+  /** Failed compactions since the process started. */
+  readonly failures: number;
+  readonly last_failure_at: string | null;
+  /** Error code of the last failure (`ENOSPC`, `EACCES`, …). */
+  readonly last_error: string | null;
+  /** When the next attempt runs, while failing. */
+  readonly next_retry_at: string | null;
+}
+
+function compactionHealth(s: CompactionStatus): CompactionHealth {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    status: s.state,
+    failures: s.failures,
+    last_failure_at: iso(s.lastFailureAt),
+    last_error: s.lastError ?? null,
+    next_retry_at: iso(s.nextRetryAt),
+  };
 }
 
 /** Features plus their parts, for tests and benchmarks. */
@@ -75,7 +101,7 @@ export function createStore(deps: CoreDeps): ContentStore {
       replicaWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
     });
   }
-  return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes });
+  return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes, clock: deps.clock });
 }
 
 /** The chat provider the settings ask for. */
@@ -101,6 +127,10 @@ export function createProvider(deps: CoreDeps, index: MiniSearchIndex): ChatProv
 export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): FeatureSet {
   const { settings, logger } = deps;
   const store = opts.store ?? createStore(deps);
+  if (store.compaction) {
+    const compaction = store.compaction.bind(store);
+    registerContentMetrics(deps.registry, compaction);
+  }
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
   const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), ...opts.index });
   const cache = new ResultCache<CachedSearch>({
@@ -130,7 +160,12 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
     context,
     contentHealth() {
       const losses = content.storeLosses;
-      return { store: store.kind, items: content.size, store_losses: { events: losses.events, items: losses.items } };
+      return {
+        store: store.kind,
+        items: content.size,
+        store_losses: { events: losses.events, items: losses.items },
+        ...(store.compaction ? { compaction: compactionHealth(store.compaction()) } : {}),
+      };
     },
     async start() {
       const access = writeAccess(settings);

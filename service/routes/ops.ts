@@ -7,8 +7,10 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 export function healthRecord(deps: AppDeps) {
   const { score, grade } = deps.metrics.health();
   const kvstore = deps.kvstore.state;
-  // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one.
-  const degraded = deps.kvstore.degraded || deps.rateLimitStore.degraded;
+  // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one. A
+  // file store whose compaction fails still takes writes, but its disk needs a look.
+  const content = deps.features.contentHealth?.();
+  const degraded = deps.kvstore.degraded || deps.rateLimitStore.degraded || content?.compaction?.status === 'failing';
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,
@@ -21,7 +23,7 @@ export function healthRecord(deps: AppDeps) {
     ...(deps.rateLimitStore !== deps.kvstore
       ? { rate_limit_store: deps.rateLimitStore.state, rate_limit_store_mode: deps.rateLimitStore.mode }
       : {}),
-    content: deps.features.contentHealth?.(),
+    content,
     rate_limit: deps.rateLimiter.status(),
     rate_limit_backend: deps.rateLimiter.backend(),
     health_score: score,

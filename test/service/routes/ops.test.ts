@@ -40,7 +40,12 @@ describe('operational endpoints', () => {
       performance_grade: 'A',
     });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(res.body.content).toEqual({ store: 'file', items: 0, store_losses: { events: 0, items: 0 } });
+    expect(res.body.content).toEqual({
+      store: 'file',
+      items: 0,
+      store_losses: { events: 0, items: 0 },
+      compaction: { status: 'ok', failures: 0, last_failure_at: null, last_error: null, next_retry_at: null },
+    });
     expect(typeof res.body.uptime_seconds).toBe('number');
     expect(['enabled', 'disabled', 'unknown']).toContain(res.body.rate_limit);
   });
