@@ -11,6 +11,8 @@ export const ALERTS = {
   kvstoreFallback: 'KvstoreFallbackActive',
   /** More than one pod decides rate limits in memory: the limits are no longer shared. */
   rateLimitsNotShared: 'RateLimitsNotShared',
+  /** The DATA_DIR content store's compaction fails (writes still succeed; the log grows). */
+  contentCompactionFailing: 'ContentCompactionFailing',
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',

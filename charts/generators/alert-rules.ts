@@ -13,7 +13,7 @@ import { sloRuleGroup } from './slo-rules';
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
  * ("5xx / total over 5m"); the thresholds and `for` durations are settings.
  */
-export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m' } as const;
+export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m', compactionFailures: '15m' } as const;
 
 /** How long fewer backend targets than replicas must last before BackendTargetsMissing (a rollout takes minutes). */
 export const TARGETS_MISSING_FOR = '15m';
@@ -146,6 +146,20 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       description:
         `The search result cache is {{ $value | humanize }}% full, above ${promNumber(r.cacheUsagePercent)}% ` +
         '(ALERT_CACHE_USAGE_PERCENT), so older results are evicted; raise SEARCH_CACHE_SIZE if hit rates suffer.',
+    }),
+    serviceAlert({
+      // Per pod: each DATA_DIR is one pod's disk. The store retries at most 5 minutes apart, so
+      // the window sees a failure for as long as it fails; it clears a window after a success.
+      name: ALERTS.contentCompactionFailing,
+      severity: 'warning',
+      runbook,
+      expr: `sum by (${BY}, instance) (increase(${q.select(METRICS.contentCompactionFailuresTotal)}[${w.compactionFailures}])) > 0`,
+      for: '0m',
+      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot compact its DATA_DIR content store',
+      description:
+        `{{ $value | humanize }} compaction(s) of the DATA_DIR content store failed on {{ $labels.instance }} in the last ${w.compactionFailures}. ` +
+        'Writes are still stored and answered, into a log that keeps growing; the store retries with backoff (at most 5 minutes apart). ' +
+        '/health on the pod gives content.compaction.last_error (ENOSPC: the disk is full; EACCES, EROFS: the folder is not writable).',
     }),
   ];
   if (kvstoreFallbackApplies(settings)) {

@@ -1,6 +1,7 @@
 /**
- * Metric names the rules query: spec §2.1 plus the histogram and rate-limit families the service
- * exposes beyond it. The only place that spells them, so a rename in the service is one edit here.
+ * Metric names the rules query: spec §2.1 plus the histogram, rate-limit and content-store
+ * families the service exposes beyond it. The only place that spells them, so a rename in the
+ * service is one edit here.
  */
 export const METRICS = {
   /** counter: every request (operational endpoints excluded). */
@@ -39,6 +40,8 @@ export const METRICS = {
   rateLimitStoreErrorsTotal: 'svc_ai_search_rate_limit_store_errors_total',
   /** gauge{backend}: 1 for the store in use, `backend` is `kvstore` or `memory`. */
   rateLimitBackend: 'svc_ai_search_rate_limit_backend',
+  /** counter: failed compactions of the DATA_DIR content store (each retried with backoff; writes unaffected). */
+  contentCompactionFailuresTotal: 'svc_ai_search_content_compaction_failures_total',
 } as const;
 
 /** Label values the rules select on. */

@@ -144,7 +144,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
-  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend } = METRICS;
+  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
   const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
@@ -252,6 +252,22 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
           : undefined,
       skipped: 'ALERT_CACHE_USAGE_PERCENT=100: no usage is above it',
       silent: (n) => [{ series: series(cacheUsagePercent), values: gauge(r.cacheUsagePercent / 2, n) }],
+    },
+    [ALERTS.contentCompactionFailing]: {
+      firing: {
+        // One pod fails a compaction a minute (retries are at most 5 minutes apart); another is fine.
+        series: (n) => [
+          { series: series(contentCompactionFailuresTotal, { instance: PODS[0] }), values: counter(1, n) },
+          { series: series(contentCompactionFailuresTotal, { instance: PODS[1] }), values: gauge(0, n) },
+        ],
+        labels: { ...job, instance: PODS[0] },
+        value: 15,
+        // The 15m increase of a young series is extrapolated; by minute 16 the window is whole.
+        activeFrom: 16,
+        exact: false,
+      },
+      // Failures long ago (the counter stands still): nothing now.
+      silent: (n) => PODS.map((instance) => ({ series: series(contentCompactionFailuresTotal, { instance }), values: gauge(3, n) })),
     },
     [ALERTS.kvstoreFallback]: {
       firing: {

@@ -14,6 +14,7 @@ import {
   type RuleFile,
 } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
+import { CONTENT_METRICS } from '../../../service/metrics/content-metrics';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
 
 const settings = loadStackSettings({});
@@ -35,6 +36,7 @@ describe('alertRules', () => {
       'LowHealthScore',
       'HighTokenSpend',
       'CacheNearFull',
+      'ContentCompactionFailing',
       'KvstoreFallbackActive',
       'RateLimitsNotShared',
       'ErrorBudgetFastBurn',
@@ -182,6 +184,19 @@ describe('alertRules', () => {
     expect(names(loadStackSettings({ RATELIMIT_ENABLED: 'false' }))).not.toContain(ALERTS.kvstoreFallback);
   });
 
+  it('warns, per pod, on any failed DATA_DIR compaction in the last 15m, by the counter the service exposes', () => {
+    expect(METRICS.contentCompactionFailuresTotal).toBe(CONTENT_METRICS.compactionFailures);
+    const rule = byName(rules, ALERTS.contentCompactionFailing);
+    expect(rule).toMatchObject({
+      expr: 'sum by (namespace, job, instance) (increase(svc_ai_search_content_compaction_failures_total{job="svc-ai-search-backend"}[15m])) > 0',
+      for: '0m',
+      labels: { severity: 'warning', service: 'svc-ai-search-backend' },
+    });
+    expect(rule.annotations.description).toContain('Writes are still stored and answered');
+    const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
+    expect(byName(operator, ALERTS.contentCompactionFailing).expr).toContain('{job="svc-ai-search-backend", namespace="search"}[15m]');
+  });
+
   it('never alerts on the performance grade (its encoding belongs to the service)', () => {
     expect(toYaml(rules)).not.toContain(METRICS.performanceGrade);
   });
@@ -231,7 +246,7 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge({});
-      expect(check.detail).toContain('SUCCESS: 26 rules found');
+      expect(check.detail).toContain('SUCCESS: 27 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);

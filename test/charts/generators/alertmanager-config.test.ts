@@ -198,7 +198,8 @@ describe('alertmanagerConfig', () => {
         const problems = routeCaseProblems(promTools, ws.write('dup.yml', toYaml(dup)), NAMED_ROUTE_CASES);
         expect(problems).toEqual(['a critical BackendDown of this service: a receiver is reached twice: critical,on-call,on-call,backend-team']);
         const noContinue = { ...plain, route: { ...plain.route, routes: plain.route.routes.map((r) => ({ ...r, continue: false })) } };
-        expect(routeCaseProblems(promTools, ws.write('stop.yml', toYaml(noContinue)), NAMED_ROUTE_CASES)).toHaveLength(5);
+        // Every named case with more than one receiver: all but "matches nothing" and the heartbeat.
+        expect(routeCaseProblems(promTools, ws.write('stop.yml', toYaml(noContinue)), NAMED_ROUTE_CASES)).toHaveLength(NAMED_ROUTE_CASES.length - 2);
       } finally {
         ws.dispose();
       }
