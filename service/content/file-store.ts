@@ -113,8 +113,10 @@ export class FileStore implements ContentStore {
   private compactionQueued = false;
   /** Recovery at load wants a rewrite that has not happened yet (whatever the log's size). */
   private rewriteWanted = false;
-  /** Damaged files still to be renamed to `<file>.damaged` by the next compaction. */
+  /** Damaged files still to be renamed to `<file>.damaged` once a new generation is in use. */
   private keepDamaged: string[] = [];
+  /** A compaction switched generations but could not clean up after itself. */
+  private cleanupWanted = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
   private consecutiveFailures = 0;
@@ -285,17 +287,20 @@ export class FileStore implements ContentStore {
     return this.rewriteWanted || (this.logBytes > this.compactAfterBytes && this.logBytes > this.snapshotBytes);
   }
 
-  /** Compacts if still due; never throws: a failure is recorded and retried. Runs in the queue (or in `load`). */
+  /**
+   * Compacts if still due, or finishes the clean-up of one that switched generations; never
+   * throws: a failure is recorded and retried. Runs in the queue (or in `load`).
+   */
   private async runCompaction(): Promise<void> {
     this.compactionQueued = false;
-    if (!this.log || this.broken || !this.compactionDue()) return;
+    if (!this.log || this.broken || !(this.compactionDue() || this.cleanupWanted)) return;
     try {
-      await this.compact();
+      if (this.compactionDue()) await this.compact();
+      else await this.cleanUp();
     } catch (e) {
       this.compactionFailed(e);
       return;
     }
-    this.rewriteWanted = false;
     if (this.consecutiveFailures > 0) {
       this.opts.logger.info({ generation: this.gen, failedAttempts: this.consecutiveFailures }, 'content store compaction succeeded again');
     }
@@ -359,9 +364,9 @@ export class FileStore implements ContentStore {
    *   because writes that go on into log g must not be shadowed at the next start by a snapshot
    *   that is older than them. If it cannot be removed, writes are refused (503, nothing stored)
    *   until restart, which loads both generations and keeps everything acknowledged;
-   * - after the switch (renaming damaged files, deleting old ones): generation g+1 is in use;
-   *   older files left behind are merged at the next start (oldest first, newer content wins)
-   *   and deleted by the retry.
+   * - after the switch (renaming damaged files, deleting old ones; `cleanUp`): generation g+1
+   *   is in use; older files left behind are merged at the next start (oldest first, newer
+   *   content wins), and the retry only finishes the clean-up (no new generation).
    */
   private async compact(): Promise<void> {
     const next = this.gen + 1;
@@ -403,24 +408,41 @@ export class FileStore implements ContentStore {
     this.gen = next;
     this.logBytes = 0;
     this.snapshotBytes = bytes;
+    this.rewriteWanted = false;
     await oldLog?.close().catch(() => undefined);
-    try {
-      while (this.keepDamaged.length) {
-        const file = this.keepDamaged[0]!;
+    await this.cleanUp();
+    this.opts.logger.info({ generation: next, items: all.length, bytes }, 'content store compacted');
+  }
+
+  /**
+   * Drops every generation older than the current one: damaged files (`keepDamaged`) are renamed
+   * to `<file>.damaged`, the rest deleted. A damaged file whose rename fails is kept as it is
+   * (never deleted) for the next attempt; the other files go regardless. Throws the first failure.
+   */
+  private async cleanUp(): Promise<void> {
+    let failed: unknown;
+    const still: string[] = [];
+    for (const file of this.keepDamaged) {
+      try {
         await rename(file, `${file}.damaged`);
-        this.keepDamaged.shift();
+      } catch (e) {
+        failed ??= e;
+        still.push(file);
       }
+    }
+    this.keepDamaged = still;
+    try {
       for (const n of await readdir(this.opts.dir)) {
         const m = NAME.exec(n);
-        if (m && Number(m[1]) < next) await rm(join(this.opts.dir, n), { force: true });
+        const file = join(this.opts.dir, n);
+        if (m && Number(m[1]) < this.gen && !still.includes(file)) await rm(file, { force: true });
       }
       await this.syncDir();
     } catch (e) {
-      // The next attempt writes a new generation and finishes the clean-up.
-      this.rewriteWanted = true;
-      throw e;
+      failed ??= e;
     }
-    this.opts.logger.info({ generation: next, items: all.length, bytes }, 'content store compacted');
+    this.cleanupWanted = failed !== undefined;
+    if (failed !== undefined) throw failed;
   }
 
   /**
