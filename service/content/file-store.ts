@@ -260,7 +260,7 @@ export class FileStore implements ContentStore {
   async putMany(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
     await this.serial(async () => {
-      if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error: ${this.broken.message}`);
+      if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
       const record = encodeRecord({ op: 'put', items } satisfies PutRecord);
@@ -269,7 +269,9 @@ export class FileStore implements ContentStore {
         await log.datasync();
       } catch (e) {
         await this.undoAppend(log, e as Error);
-        throw new StoreUnavailableError(`could not write to ${this.opts.dir}: ${(e as Error).message}`);
+        // The client learns what happened, not where: fs messages carry server paths (logged here).
+        this.opts.logger.error({ err: (e as Error).message }, 'content write to DATA_DIR failed; nothing was stored');
+        throw new StoreUnavailableError(`could not write to the content store (DATA_DIR): ${errorCode(e)}; nothing was stored`);
       }
       this.logBytes += record.length;
       for (const i of items) this.items.set(i.id, i);

@@ -161,3 +161,24 @@ describe('FileStore', () => {
     await store.close();
   }, 60_000);
 });
+
+describe('FileStore write failures', () => {
+  it('answers a failed append with the error code and DATA_DIR, never the server path, and logs the detail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'file-store-fail-'));
+    const logged: string[] = [];
+    const logger = silentLogger();
+    logger.error = ((obj: unknown, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
+    const store = new FileStore({ dir, logger });
+    await store.load();
+    // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
+    await (store as unknown as { log: { close(): Promise<void> } }).log.close();
+    const err = await store.putMany([item('x')]).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    const message = (err as Error).message;
+    expect(message).toMatch(/^could not write to the content store \(DATA_DIR\): [A-Z_]+; nothing was stored$/);
+    expect(message).not.toContain(dir);
+    expect(logged.some((l) => l.includes('nothing was stored'))).toBe(true);
+    await store.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
