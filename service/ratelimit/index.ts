@@ -14,7 +14,7 @@ import { TierResolver } from './tiers';
 import type { RateLimiter } from './types';
 
 export type { RateLimiter, RateLimitBackend, RateLimitStatus, Decision, DecisionStore } from './types';
-export { clientId } from './client-key';
+export { clientId, requestClientId } from './client-key';
 export { RATE_LIMIT_METRICS } from './metrics';
 export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tiers';
 export { MemoryStore } from './memory-store';

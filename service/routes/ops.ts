@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
+import { requestClientId } from '../ratelimit/client-key';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 
 /** The health record of `/health` and `/api/health`. */
@@ -29,11 +30,6 @@ export function healthRecord(deps: AppDeps) {
   };
 }
 
-/** The client's address as people write it: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) in IPv4 form. */
-export function clientAddress(ip: string | undefined): string {
-  if (!ip) return '';
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
-}
 
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
 export function rateLimitRecord(deps: AppDeps, req: Request) {
@@ -46,7 +42,10 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
   return {
     rate_limits: { global: tier('global'), ip: tier('ip'), search: tier('search'), upload: tier('upload') },
     backend: deps.rateLimiter.backend(),
-    client_ip: clientAddress(req.ip ?? req.socket.remoteAddress),
+    // The key the limiter charges this request to, not the raw forwarded value: a forwarded
+    // `unknown` or `300.1.1.1` is ignored by the limiter (the socket address is used), an IPv6
+    // client is keyed by its RATE_LIMIT_IPV6_PREFIX network, `::ffff:a.b.c.d` is `a.b.c.d`.
+    client_ip: requestClientId(req.ip, req.socket.remoteAddress, deps.settings.service.trustProxy === 0, deps.settings.rateLimit.ipv6PrefixLength),
     environment: deps.settings.service.environment,
     alert_threshold: deps.settings.rateLimit.alertThreshold,
     log_warnings: deps.settings.rateLimit.logWarnings,
