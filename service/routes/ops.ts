@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
 import { requestClientId } from '../ratelimit/client-key';
+import { rateLimitWarnings } from '../ratelimit/starvation';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 
 /** The health record of `/health` and `/api/health`. */
@@ -34,6 +35,7 @@ export function healthRecord(deps: AppDeps) {
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
 export function rateLimitRecord(deps: AppDeps, req: Request) {
   const eff = deps.settings.rateLimit.effective.tiers;
+  const warnings = rateLimitWarnings(deps.settings.rateLimit.enabled, eff);
   const tier = (t: (typeof TIER_NAMES)[number]) => ({
     limit: eff[t].limit,
     window_seconds: eff[t].windowSeconds,
@@ -50,6 +52,9 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
     alert_threshold: deps.settings.rateLimit.alertThreshold,
     log_warnings: deps.settings.rateLimit.logWarnings,
     log_all: deps.settings.rateLimit.logAll,
+    // Added to the spec's record (its keys unchanged): what the limits allow that the operator
+    // should know, e.g. one client able to exhaust the global tier (ratelimit/starvation.ts).
+    warnings,
   };
 }
 
