@@ -37,8 +37,19 @@ export function describeItem(i: CollidingItem): string {
   return `${i.file !== undefined ? `${i.file} ` : ''}item ${i.index} (${JSON.stringify(title)})`;
 }
 
-/** `item 0 ("C++ tips"), item 1 ("C# tips") and item 2 ("C tips")`. */
+/**
+ * Most items a collision names in a message or lists in an answer: a batch of 1,000 items with one
+ * id must not answer each with the other 999 (a million names); the count says the rest.
+ */
+export const MAX_NAMED_COLLIDING = 10;
+
+/**
+ * `item 0 ("C++ tips"), item 1 ("C# tips") and item 2 ("C tips")`; past `MAX_NAMED_COLLIDING`
+ * items, the first ones and `and 990 more`.
+ */
 export function describeItems(items: readonly CollidingItem[]): string {
-  const names = items.map(describeItem);
+  const names = items.slice(0, MAX_NAMED_COLLIDING).map(describeItem);
+  const more = items.length - names.length;
+  if (more > 0) return `${names.join(', ')} and ${more} more`;
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? '');
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { batchVocabularyProblem, validateItem, type ItemChange, type ItemInput, type ItemIssue } from '../content/item';
-import { describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
+import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { HttpError, badRequest } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
@@ -20,8 +20,10 @@ export type BatchResult =
       field: string;
       message: string;
       issues: readonly ItemIssue[];
-      /** For an id shared within the batch: the other items that have it. */
+      /** For an id shared within the batch: the other items that have it (the first `MAX_NAMED_COLLIDING`). */
       collides_with?: readonly CollidingItem[];
+      /** How many other items share it, all told. */
+      collides_with_count?: number;
     };
 
 /**
@@ -44,7 +46,8 @@ function refuseCollisions(valid: Array<{ index: number; input: ItemInput & { id:
         field: 'id',
         message,
         issues: [{ field: 'id', message }],
-        collides_with: c.items.filter((o) => o.index !== i.index),
+        collides_with: c.items.filter((o) => o.index !== i.index).slice(0, MAX_NAMED_COLLIDING),
+        collides_with_count: c.items.length - 1,
       });
     }
   }

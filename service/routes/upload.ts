@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
 import { ITEM_TYPES, batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
-import { describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
+import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
 import { HttpError, badRequest } from '../http/errors';
 import { requireWriteAccess } from './auth';
@@ -162,7 +162,7 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
       422,
       'duplicate_id',
       `${describeItems(collision.items)} would all be stored under the id "${collision.id}", each replacing the one before; nothing was stored: give each a distinct id or title`,
-      { field: 'id', id: collision.id, file: first.file, index: first.index, items: collision.items },
+      { field: 'id', id: collision.id, file: first.file, index: first.index, items: collision.items.slice(0, MAX_NAMED_COLLIDING), count: collision.items.length },
     );
   }
   return out;

@@ -133,6 +133,23 @@ describe('no item of a write is lost silently to an id collision (issue 29, item
     expect(await total('projects')).toBe(0);
   });
 
+  test('1,000 items with one id: every one refused, each answer naming ten and counting the rest (bounded, not a million names)', async () => {
+    const watch = watchLiveness(svc.port);
+    const items = Array.from({ length: 1000 }, (_, i) => ({ type: 'article', title: 'Same title', body: `body ${i}` }));
+    const res = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items } });
+    expect(res.status).toBe(422);
+    expectWellFormed(res);
+    // ~1,000 results of a bounded size each; naming every other item in each would be ~30 MB.
+    expect(res.text.length).toBeLessThan(2 * 1024 * 1024);
+    const body = res.json<BatchAnswer & { results: Array<{ collides_with_count?: number }> }>();
+    expect(body).toMatchObject({ stored: 0, failed: 1000 });
+    expect(body.results[500].collides_with).toHaveLength(10);
+    expect(body.results[500].collides_with_count).toBe(999);
+    expect(body.results[500].message).toContain('and 990 more');
+    expect(await total('articles')).toBe(1);
+    expect((await watch.stop()).missed).toEqual([]);
+  });
+
   test('an upload whose files hold colliding items: 422 duplicate_id naming both, nothing stored (all or nothing)', async () => {
     const boundary = 'collisionBoundary';
     const res = await svc.request('/api/upload', {

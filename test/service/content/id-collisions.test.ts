@@ -42,3 +42,13 @@ describe('ContentService.ingestWithChanges', () => {
     expect(content.size).toBe(0);
   });
 });
+
+describe('describeItems, bounded', () => {
+  it('names the first ten items of a large group and counts the rest', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ index: i, title: 'Same' }));
+    const text = describeItems(many);
+    expect(text).toContain('item 9 ("Same") and 990 more');
+    expect(text).not.toContain('item 10 ');
+    expect(text.length).toBeLessThan(300);
+  });
+});
