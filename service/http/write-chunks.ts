@@ -2,8 +2,11 @@ import type { Response } from 'express';
 
 /** How a streamed answer ended. */
 export interface StreamResult {
-  /** `complete`: every chunk written and the answer ended; `client_gone`: the connection closed first. */
-  readonly outcome: 'complete' | 'client_gone';
+  /**
+   * `complete`: every chunk written and the answer ended; `client_gone`: the connection closed
+   * first; `stalled`: the client read nothing for `stallMs`, and the connection was destroyed.
+   */
+  readonly outcome: 'complete' | 'client_gone' | 'stalled';
   /** Chunks written. */
   readonly chunks: number;
   /** UTF-16 code units written (characters, near enough; bytes would cost an encoding pass). */
@@ -18,18 +21,27 @@ export interface WriteChunksOptions {
    * alone would not yield. @default 10
    */
   readonly sliceMs?: number;
+  /**
+   * Longest wait for the socket to drain, ms: a client that stops reading for this long has its
+   * connection destroyed, so it cannot hold a connection, its socket buffers and the producer
+   * open forever. @default 60000
+   */
+  readonly stallMs?: number;
 }
 
-/** Resolves on 'drain' or 'close', whichever comes first, leaving no listener behind. */
-function drainedOrClosed(res: Response): Promise<void> {
+/** Resolves true on 'drain' or 'close', whichever comes first, false after `stallMs`; leaves no listener or timer behind. */
+function drainedOrClosed(res: Response, stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(ok);
     };
-    res.on('drain', done);
-    res.on('close', done);
+    const onDrain = () => done(true);
+    const timer = setTimeout(() => done(false), stallMs);
+    res.on('drain', onDrain);
+    res.on('close', onDrain);
   });
 }
 
@@ -40,7 +52,8 @@ function drainedOrClosed(res: Response): Promise<void> {
  *   for the next chunk, so a slow client holds one chunk, not the export.
  * - Yields: hands the event loop back every `sliceMs` of work even when the client keeps up.
  * - A client that goes away (the connection closes) stops the production: nothing more is asked of
- *   `chunks`, and the outcome says so.
+ *   `chunks`, and the outcome says so. One that stays connected but reads nothing for `stallMs`
+ *   has its connection destroyed (outcome `stalled`).
  * - A chunk that cannot be produced (`chunks` throws): before anything was written the error is
  *   thrown, so the error handler answers a normal JSON 500. After the status line and some of the
  *   body went out, there is no honest way to say "failed" in HTTP/1.1, so the connection is
@@ -50,6 +63,7 @@ function drainedOrClosed(res: Response): Promise<void> {
  */
 export async function writeChunks(res: Response, chunks: Iterator<string>, opts: WriteChunksOptions = {}): Promise<StreamResult> {
   const sliceMs = opts.sliceMs ?? 10;
+  const stallMs = opts.stallMs ?? 60_000;
   let gone = false;
   const onClose = () => {
     gone = true;
@@ -72,7 +86,10 @@ export async function writeChunks(res: Response, chunks: Iterator<string>, opts:
       count++;
       chars += next.value.length;
       if (!res.write(next.value)) {
-        await drainedOrClosed(res);
+        if (!(await drainedOrClosed(res, stallMs))) {
+          res.destroy();
+          return { outcome: 'stalled', chunks: count, chars };
+        }
         sliceStart = performance.now();
       } else if (performance.now() - sliceStart >= sliceMs) {
         await new Promise((resolve) => setImmediate(resolve));

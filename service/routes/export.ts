@@ -6,6 +6,13 @@ import type { FeatureContext } from './context';
 
 const NAMES = [...EXPORTS.keys()].join(', ');
 
+/**
+ * Longest an export waits for a client that reads nothing, ms; then the connection is closed. A
+ * download that a person is watching never pauses this long; a client that opens exports and
+ * stops reading must not hold connections and socket buffers forever.
+ */
+export const EXPORT_STALL_MS = 60_000;
+
 /** A name that tries to leave the export list: separators, dot-segments, NUL. */
 function looksLikePath(name: string): boolean {
   return /[/\\\0]/.test(name) || name.includes('..') || /^[A-Za-z]:/.test(name);
@@ -41,9 +48,14 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
       return;
     }
     try {
-      const r = await writeChunks(res, exportChunks(spec, items));
+      const r = await writeChunks(res, exportChunks(spec, items), { stallMs: EXPORT_STALL_MS });
       if (r.outcome === 'client_gone') {
         logger.info({ export: spec.name, items: items.length, chunks: r.chunks, chars: r.chars }, 'export stopped: the client closed the connection');
+      } else if (r.outcome === 'stalled') {
+        logger.warn(
+          { export: spec.name, items: items.length, chunks: r.chunks, chars: r.chars, stall_ms: EXPORT_STALL_MS },
+          'export stopped: the client read nothing for too long; connection closed',
+        );
       }
     } catch (err) {
       if (!res.headersSent) {
