@@ -11,6 +11,7 @@ import {
   type DeploySettings,
 } from './sections/deploy';
 import {
+  capIpTier,
   DEFAULT_RATE_LIMIT,
   RATE_LIMIT_VARIABLES,
   TIER_NAMES,
@@ -220,11 +221,20 @@ export function parseSettings(input: SettingsInput = {}): Settings {
   const tiers = Object.fromEntries(
     TIER_NAMES.map((t) => [t, scale(merged.rateLimit.tiers[t], multiplier)]),
   ) as Record<TierName, TierLimits>;
+  let ipBeforeShareCap: TierLimits | undefined;
+  const share = merged.rateLimit.ipGlobalShare;
+  if (share !== undefined) {
+    const capped = capIpTier(tiers.ip, tiers.global, share);
+    if (capped.limit !== tiers.ip.limit || capped.windowSeconds !== tiers.ip.windowSeconds || capped.burst !== tiers.ip.burst) {
+      ipBeforeShareCap = tiers.ip;
+      tiers.ip = capped;
+    }
+  }
   const settings: Settings = {
     ...merged,
     rateLimit: {
       ...merged.rateLimit,
-      effective: { multiplier, tiers, storeUrl: merged.rateLimit.storageUrl ?? merged.kvstore.url },
+      effective: { multiplier, tiers, storeUrl: merged.rateLimit.storageUrl ?? merged.kvstore.url, ...(ipBeforeShareCap ? { ipBeforeShareCap } : {}) },
     },
   };
   const conflicts = crossFieldIssues(settings);

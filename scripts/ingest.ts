@@ -1,5 +1,6 @@
-import { loadFolder } from '../service/content/folder-loader';
-import { ITEM_TYPES, type ItemType } from '../service/content/item';
+import { loadFolder, type LoadedItem } from '../service/content/folder-loader';
+import { describeItems, idCollisions } from '../service/content/id-collisions';
+import { ITEM_TYPES, validateItem, type ItemType } from '../service/content/item';
 
 /** Options of one folder ingest (`npm run ingest -- DIR ...`). */
 export interface IngestOptions {
@@ -48,8 +49,10 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   const batchSize = opts.batchSize ?? 200;
   const retries = opts.retries ?? 4;
   const load = loadFolder(opts.dir, { type: opts.type ?? 'article', sections: opts.sections ?? false });
-  const { items: pending, files } = load;
+  const { files } = load;
   const failed = [...load.failed];
+  const { send: pending, refused } = withoutCollisions(load.items);
+  failed.push(...refused);
   let stored = 0;
   const changes = { created: 0, updated: 0, unchanged: 0 };
   const started = Date.now();
@@ -81,10 +84,38 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
     if (out.isTTY) out.write('\n');
   }
   out.write(
-    `ingest: ${files} files, ${pending.length} items: ${changes.created} created, ${changes.updated} updated, ${changes.unchanged} unchanged, ${failed.length} failed${opts.dryRun ? ' (dry run)' : ''}\n`,
+    `ingest: ${files} files, ${load.items.length} items: ${changes.created} created, ${changes.updated} updated, ${changes.unchanged} unchanged, ${failed.length} failed${opts.dryRun ? ' (dry run)' : ''}\n`,
   );
   for (const f of failed) out.write(`  failed: ${f.file}: ${f.reason}\n`);
   return { files, stored, ...changes, failed };
+}
+
+/**
+ * The items to send, less those whose ids collide with another item of the folder (their own
+ * `id`, else the slug of the title: "C++ tips" and "C tips" are both `c-tips`), which are reported
+ * as failed with every item that shares the id. Sent, each would replace the one before, in one
+ * batch refused by the service, across batches silently. Items that do not validate are sent as
+ * they are: the service says what is wrong with them.
+ */
+export function withoutCollisions(items: readonly LoadedItem[]): { send: LoadedItem[]; refused: Array<{ file: string; reason: string }> } {
+  const perFile = new Map<string, number>();
+  const named = items.map((p, position) => {
+    const index = perFile.get(p.file) ?? 0;
+    perFile.set(p.file, index + 1);
+    const v = validateItem(p.item);
+    return v.ok ? { position, index, file: p.file, title: v.item.title, id: v.item.id } : undefined;
+  });
+  const collisions = idCollisions(named.filter((n): n is NonNullable<typeof n> => n !== undefined));
+  if (!collisions.length) return { send: [...items], refused: [] };
+  const refusedAt = new Set<number>();
+  const refused: Array<{ file: string; reason: string }> = [];
+  for (const c of collisions) {
+    const reason = `id "${c.id}" is shared by ${describeItems(c.items)}; none of them was sent (each would replace the one before): give each a distinct id or title`;
+    for (const i of c.items) refused.push({ file: i.file ?? '?', reason });
+  }
+  const colliding = new Set(collisions.map((c) => c.id));
+  for (const n of named) if (n && colliding.has(n.id)) refusedAt.add(n.position);
+  return { send: items.filter((_, position) => !refusedAt.has(position)), refused };
 }
 
 interface BatchAnswer {

@@ -7,7 +7,7 @@ import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
 import { FileStore } from './content/file-store';
 import { RedisStore } from './content/redis-store';
-import type { CompactionStatus, ContentStore } from './content/store';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/store';
 import type { CoreDeps } from './deps';
 import { loadDemoContent } from './demo/demo-content';
 import { registerContentMetrics } from './metrics/content-metrics';
@@ -179,9 +179,20 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
       }
       await content.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
+      // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips
+      // the demo with a warning: the service starts degraded, as it does without the demo, and
+      // never exits for want of example content. The demo is not retried when the store returns.
       if (demoContentEnabled(settings.service) && content.size === 0) {
-        const demo = await content.ingest(loadDemoContent());
-        logger.info({ items: demo.length }, 'demo content loaded (README.md and docs/*.md); set DEMO_CONTENT=false to start empty');
+        try {
+          const demo = await content.ingest(loadDemoContent());
+          logger.info({ items: demo.length }, 'demo content loaded (README.md and docs/*.md); set DEMO_CONTENT=false to start empty');
+        } catch (e) {
+          if (!(e instanceof StoreUnavailableError)) throw e;
+          logger.warn(
+            { err: e.message, store: store.kind },
+            'demo content skipped: the content store cannot take writes now; starting without it (restart once the store is back to load it, or set DEMO_CONTENT=false)',
+          );
+        }
       }
       logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName }, 'content loaded and indexed');
     },

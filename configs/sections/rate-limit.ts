@@ -57,12 +57,22 @@ export interface RateLimitSettings {
   readonly ipv6PrefixLength: number;
   /** Most client keys the memory store keeps (LRU beyond). @default 100000 */
   readonly memoryMaxKeys: number;
+  /**
+   * Opt-in cap on one client's share of the global tier, in (0, 1]: the effective ip tier is
+   * lowered (never raised) so that one client's sustained rate is at most this share of the
+   * global tier's and its burst at most this share of the global burst (`capIpTier`). Off by
+   * default: the spec's defaults stand, and the startup warning says what they allow.
+   * @default undefined
+   */
+  readonly ipGlobalShare?: number;
 }
 
 /** Derived after parsing: what is actually enforced. */
 export interface EffectiveRateLimit {
   /** The multiplier of the current environment. */
   readonly multiplier: number;
+  /** The ip tier before `ipGlobalShare` lowered it (after the multiplier); absent when it did not. */
+  readonly ipBeforeShareCap?: TierLimits;
   /** Tiers after the multiplier (limit and burst rounded down, at least 1). */
   readonly tiers: Readonly<Record<TierName, TierLimits>>;
   /** `storageUrl ?? kvstore.url`: where the limiter keeps its state, if anywhere. */
@@ -98,7 +108,31 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = {
   enableMetrics: true,
   ipv6PrefixLength: 64,
   memoryMaxKeys: 100000,
+  ipGlobalShare: undefined,
 };
+
+/**
+ * The ip tier lowered so that one client cannot take more than `share` of the global tier: burst
+ * at most `share × global.burst`, sustained rate at most `share × global rate` (limits rounded
+ * down, at least 1). The window is kept when the capped limit still counts at least one request
+ * in it, else the global window is used (GCRA depends on the rate and the burst only, so the
+ * window is how the limit is written, not what it allows). Returned unchanged when already within.
+ * Pure: evaluated once when settings are parsed, nothing per request.
+ */
+export function capIpTier(ip: TierLimits, global: TierLimits, share: number): TierLimits {
+  const burst = Math.min(ip.burst, Math.max(1, Math.floor(share * global.burst)));
+  const maxRate = (share * global.limit) / global.windowSeconds;
+  let { limit, windowSeconds } = ip;
+  if (limit / windowSeconds > maxRate) {
+    const inOwnWindow = Math.floor(maxRate * windowSeconds + 1e-9);
+    if (inOwnWindow >= 1) limit = inOwnWindow;
+    else {
+      windowSeconds = global.windowSeconds;
+      limit = Math.max(1, Math.floor(share * global.limit + 1e-9));
+    }
+  }
+  return { limit, windowSeconds, burst };
+}
 
 const tierVars = (tier: TierName): VariableSpec[] => {
   const T = tier.toUpperCase();
@@ -138,5 +172,11 @@ export const RATE_LIMIT_VARIABLES: readonly VariableSpec[] = [
   variable('RATE_LIMIT_ALERT_THRESHOLD', 'rateLimit.alertThreshold', num({ min: 0, max: 1 }), 'Usage ratio that triggers the warning'),
   variable('RATE_LIMIT_ENABLE_METRICS', 'rateLimit.enableMetrics', bool(), 'Expose rate-limit metrics'),
   variable('RATE_LIMIT_IPV6_PREFIX', 'rateLimit.ipv6PrefixLength', int({ min: 1, max: 128 }), 'IPv6 clients are keyed by this prefix length'),
+  variable(
+    'RATE_LIMIT_IP_GLOBAL_SHARE',
+    'rateLimit.ipGlobalShare',
+    num({ min: 0, exclusiveMin: true, max: 1 }),
+    "Opt-in: the most of the global tier one client may take (0-1]; lowers the effective ip tier's rate and burst to that share of the global tier's (unset: the ip tier as configured)",
+  ),
   variable('RATE_LIMIT_MEMORY_MAX_KEYS', 'rateLimit.memoryMaxKeys', int({ min: 100, max: 10000000 }), 'Most client keys the in-memory store keeps'),
 ];

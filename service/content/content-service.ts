@@ -128,8 +128,8 @@ export class ContentService {
 
   /**
    * Stores validated items (an existing id is replaced, keeping its `created_at`), all or
-   * nothing, and resolves once they are durable and searchable. Within one call a later
-   * duplicate id wins. Throws `StoreUnavailableError` when the store cannot write now.
+   * nothing, and resolves once they are durable and searchable. Ids must be distinct within one
+   * call (see `ingestWithChanges`). Throws `StoreUnavailableError` when the store cannot write now.
    */
   async ingest(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Item[]> {
     return (await this.ingestWithChanges(inputs)).map((r) => r.item);
@@ -138,13 +138,17 @@ export class ContentService {
   /**
    * `ingest`, saying for each input whether it created, updated or left its item unchanged. An
    * item whose content equals the catalog's is not written again (its `updated_at` stays), so
-   * re-sending a folder costs no store write and no re-indexing. Within one call a later
-   * duplicate id wins.
+   * re-sending a folder costs no store write and no re-indexing.
+   *
+   * Two inputs with one id throw before anything is written: one would silently replace the
+   * other while both were reported stored. Callers refuse colliding ids with the items named
+   * (`id-collisions.ts`); this is the guard for one that does not.
    */
   async ingestWithChanges(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Array<{ item: Item; change: ItemChange }>> {
     const now = this.clock.now();
     const byId = new Map<string, { item: Item; change: ItemChange }>();
     for (const input of inputs) {
+      if (byId.has(input.id)) throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
       const previous = this.items.get(input.id);
       if (previous && sameContent(input, previous)) byId.set(input.id, { item: previous, change: 'unchanged' });
       else byId.set(input.id, { item: stamp(input, now, previous), change: previous ? 'updated' : 'created' });

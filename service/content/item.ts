@@ -80,8 +80,35 @@ export function countDistinctWords(texts: readonly string[], max: number): numbe
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** The made-up origin site paths are resolved against (`.invalid` is reserved: never a real host). */
+const SITE_ORIGIN = 'https://site.invalid';
+/** C0 controls and DEL: URL parsers drop tabs and newlines anywhere, so `/\t/evil.example` is `//evil.example`. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Also whitespace (Unicode's too) and backslashes, which browsers read as `/` in http(s) URLs. */
+const UNSAFE_IN_SITE_PATH = /[\u0000-\u001f\u007f\\\s]/;
+
+/**
+ * A site path: starts with `/`, and a browser resolves it on this site. Checked the way browsers
+ * parse (WHATWG URL): resolved against a dummy origin, it must stay on that origin, so `//host`,
+ * `/\\host`, `/\t/host` and the like (protocol-relative, off-site) are refused, and so is a path
+ * that normalises to `//…` (`/..//host`). Backslashes, whitespace and control characters are
+ * refused anywhere, so what is stored is what a browser follows.
+ */
+export function isSitePath(v: string): boolean {
+  if (!v.startsWith('/') || UNSAFE_IN_SITE_PATH.test(v)) return false;
+  try {
+    const u = new URL(v, SITE_ORIGIN);
+    // `/..//evil.example` stays on the site but normalises to `//evil.example`, which anything
+    // that re-emits the normalised path (a redirect, a sitemap) would send off-site.
+    return u.origin === SITE_ORIGIN && !u.pathname.startsWith('//');
+  } catch {
+    return false;
+  }
+}
+
 function isSiteUrl(v: string): boolean {
-  if (v.startsWith('/')) return !v.startsWith('//') && !/\s/.test(v);
+  if (v.startsWith('/') || v.startsWith('\\')) return isSitePath(v);
+  if (CONTROL.test(v)) return false;
   try {
     const u = new URL(v);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';

@@ -101,3 +101,13 @@ export function clientId(ip: string | undefined, ipv6PrefixLength: number, socke
   }
   return UNKNOWN_CLIENT;
 }
+
+/**
+ * The rate-limit id of a request, from what the middleware reads: with no proxy trusted
+ * (`socketOnly`, `TRUST_PROXY=0`) the socket address, else `req.ip` as resolved through `trust
+ * proxy`, falling back to the socket address. The one function both the limiter and
+ * `/api/rate-limit`'s `client_ip` use, so the status shows the key the limiter charges.
+ */
+export function requestClientId(ip: string | undefined, peer: string | undefined, socketOnly: boolean, ipv6PrefixLength: number): string {
+  return clientId(socketOnly ? peer : ip, ipv6PrefixLength, peer);
+}

@@ -10,16 +10,18 @@ import { MemoryStore } from './memory-store';
 import { RateLimitMetrics } from './metrics';
 import { rateLimitMiddleware } from './middleware';
 import { RedisStore } from './redis-store';
+import { rateLimitWarnings } from './starvation';
 import { TierResolver } from './tiers';
 import type { RateLimiter } from './types';
 
 export type { RateLimiter, RateLimitBackend, RateLimitStatus, Decision, DecisionStore } from './types';
-export { clientId } from './client-key';
+export { clientId, requestClientId } from './client-key';
 export { RATE_LIMIT_METRICS } from './metrics';
 export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tiers';
 export { MemoryStore } from './memory-store';
 export { RedisStore } from './redis-store';
 export { FailoverStore } from './failover-store';
+export { oneClientStarvation, rateLimitWarnings, type RateLimitWarning } from './starvation';
 
 /**
  * What the rate limiter needs of the service's dependencies (`CoreDeps` satisfies it). Declared
@@ -59,6 +61,17 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
   const rl = deps.settings.rateLimit;
   const connection = deps.rateLimitStore;
   const logger = deps.logger.child({ component: 'ratelimit' });
+  if (rl.enabled) {
+    const before = rl.effective.ipBeforeShareCap;
+    if (before) {
+      const ip = rl.effective.tiers.ip;
+      logger.info(
+        { share: rl.ipGlobalShare, configured: before, effective: ip },
+        `RATE_LIMIT_IP_GLOBAL_SHARE=${rl.ipGlobalShare} lowered the ip tier from ${before.limit} per ${before.windowSeconds} s, burst ${before.burst} to ${ip.limit} per ${ip.windowSeconds} s, burst ${ip.burst}`,
+      );
+    }
+    for (const w of rateLimitWarnings(rl.enabled, rl.effective.tiers)) logger.warn({ code: w.code, exhausts_after_seconds: w.exhausts_after_seconds }, w.message);
+  }
   const memory = new MemoryStore(deps.clock, rl.memoryMaxKeys);
   const c = connection.client;
   // On a Redis Cluster the global tier lives in its own slot: see cluster-store.ts.

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { RateLimitSettings } from '../../configs';
-import { clientId } from './client-key';
+import { requestClientId } from './client-key';
 import { exceededBody, writeRateLimitHeaders } from './headers';
 import type { RateLimitMetrics } from './metrics';
 import type { TierPlan, TierResolver } from './tiers';
@@ -106,7 +106,7 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
       return;
     }
     const peer = req.socket.remoteAddress;
-    const client = clientId(socketAddress ? peer : req.ip, ipv6PrefixLength, peer);
+    const client = requestClientId(req.ip, peer, socketAddress === true, ipv6PrefixLength);
     const keys = plan.keys(client);
     const backend = metrics ? store.backend() : 'memory';
     const started = metrics ? performance.now() : 0;

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { batchVocabularyProblem, validateItem, type ItemChange, type ItemInput, type ItemIssue } from '../content/item';
+import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { HttpError, badRequest } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
@@ -13,7 +14,46 @@ export const MAX_BATCH_ITEMS = 1000;
 /** Outcome of one item of a batch. */
 export type BatchResult =
   | { index: number; status: 'stored'; id: string; updated_at: string; change: ItemChange }
-  | { index: number; status: 'invalid'; field: string; message: string; issues: readonly ItemIssue[] };
+  | {
+      index: number;
+      status: 'invalid';
+      field: string;
+      message: string;
+      issues: readonly ItemIssue[];
+      /** For an id shared within the batch: the other items that have it (the first `MAX_NAMED_COLLIDING`). */
+      collides_with?: readonly CollidingItem[];
+      /** How many other items share it, all told. */
+      collides_with_count?: number;
+    };
+
+/**
+ * Takes the items of `valid` whose ids collide within the batch out of it and reports each as
+ * invalid (`field: id`), naming every item that shares the id by index and title. All of a group
+ * are refused, none chosen: stored together each would replace the one before while all were
+ * reported stored, and which one the sender meant to keep is not ours to guess.
+ */
+function refuseCollisions(valid: Array<{ index: number; input: ItemInput & { id: string } }>, results: BatchResult[]): void {
+  const collisions = idCollisions(valid.map((v) => ({ index: v.index, title: v.input.title, id: v.input.id })));
+  if (!collisions.length) return;
+  const refused = new Set<number>();
+  for (const c of collisions) {
+    const message = `id "${c.id}" is shared by ${describeItems(c.items)} of this batch; none of them was stored (each would replace the one before): give each a distinct id or title`;
+    for (const i of c.items) {
+      refused.add(i.index);
+      results.push({
+        index: i.index,
+        status: 'invalid',
+        field: 'id',
+        message,
+        issues: [{ field: 'id', message }],
+        collides_with: c.items.filter((o) => o.index !== i.index).slice(0, MAX_NAMED_COLLIDING),
+        collides_with_count: c.items.length - 1,
+      });
+    }
+  }
+  const kept = valid.filter((v) => !refused.has(v.index));
+  valid.splice(0, valid.length, ...kept);
+}
 
 const ITEM_EXAMPLE = '{"type": "article", "title": "Hello", "body": "# Hello\\n..."}';
 
@@ -48,6 +88,7 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
       if (v.ok) valid.push({ index, input: v.item });
       else results.push({ index, status: 'invalid', field: v.issues[0]?.field ?? '', message: v.issues[0]?.message ?? '', issues: v.issues });
     });
+    refuseCollisions(valid, results);
     const vocabulary = batchVocabularyProblem(valid.map((x) => x.input));
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
     if (valid.length) {

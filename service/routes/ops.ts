@@ -1,6 +1,8 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
+import { requestClientId } from '../ratelimit/client-key';
+import { rateLimitWarnings } from '../ratelimit/starvation';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
 
 /** The health record of `/health` and `/api/health`. */
@@ -31,15 +33,11 @@ export function healthRecord(deps: AppDeps) {
   };
 }
 
-/** The client's address as people write it: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) in IPv4 form. */
-export function clientAddress(ip: string | undefined): string {
-  if (!ip) return '';
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
-}
 
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
 export function rateLimitRecord(deps: AppDeps, req: Request) {
   const eff = deps.settings.rateLimit.effective.tiers;
+  const warnings = rateLimitWarnings(deps.settings.rateLimit.enabled, eff);
   const tier = (t: (typeof TIER_NAMES)[number]) => ({
     limit: eff[t].limit,
     window_seconds: eff[t].windowSeconds,
@@ -48,11 +46,17 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
   return {
     rate_limits: { global: tier('global'), ip: tier('ip'), search: tier('search'), upload: tier('upload') },
     backend: deps.rateLimiter.backend(),
-    client_ip: clientAddress(req.ip ?? req.socket.remoteAddress),
+    // The key the limiter charges this request to, not the raw forwarded value: a forwarded
+    // `unknown` or `300.1.1.1` is ignored by the limiter (the socket address is used), an IPv6
+    // client is keyed by its RATE_LIMIT_IPV6_PREFIX network, `::ffff:a.b.c.d` is `a.b.c.d`.
+    client_ip: requestClientId(req.ip, req.socket.remoteAddress, deps.settings.service.trustProxy === 0, deps.settings.rateLimit.ipv6PrefixLength),
     environment: deps.settings.service.environment,
     alert_threshold: deps.settings.rateLimit.alertThreshold,
     log_warnings: deps.settings.rateLimit.logWarnings,
     log_all: deps.settings.rateLimit.logAll,
+    // Added to the spec's record (its keys unchanged): what the limits allow that the operator
+    // should know, e.g. one client able to exhaust the global tier (ratelimit/starvation.ts).
+    warnings,
   };
 }
 

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
 import { ITEM_TYPES, batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
+import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
 import { HttpError, badRequest } from '../http/errors';
 import { requireWriteAccess } from './auth';
@@ -129,6 +130,7 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
 /** Every file's items, validated; the first problem (file, item, field) is an error. */
 function itemsOf(received: Received): Array<ItemInput & { id: string }> {
   const out: Array<ItemInput & { id: string }> = [];
+  const origins: CollidingItem[] = [];
   for (const f of received.files) {
     let raws: unknown[];
     try {
@@ -148,8 +150,20 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
         throw new HttpError(err.status, err.code, err.message, { ...err.details, file: f.name, index });
       }
       out.push(v.item);
+      origins.push({ file: f.name, index, title: v.item.title });
     });
     if (out.length > MAX_UPLOAD_ITEMS) throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
+  }
+  const collision = idCollisions(out.map((item, i) => ({ ...origins[i], id: item.id })))[0];
+  if (collision) {
+    // All or nothing, like every other fault of an upload: stored, each would replace the one before.
+    const first = collision.items[0];
+    throw new HttpError(
+      422,
+      'duplicate_id',
+      `${describeItems(collision.items)} would all be stored under the id "${collision.id}", each replacing the one before; nothing was stored: give each a distinct id or title`,
+      { field: 'id', id: collision.id, file: first.file, index: first.index, items: collision.items.slice(0, MAX_NAMED_COLLIDING), count: collision.items.length },
+    );
   }
   return out;
 }

@@ -94,7 +94,7 @@ describe('operational endpoints', () => {
     expect(Object.keys(res.body.requests_by_type)).toEqual(['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other']);
   });
 
-  it('GET /api/rate-limit in production gives exactly the record of spec §2.2', async () => {
+  it('GET /api/rate-limit in production gives exactly the record of spec §2.2, plus the warnings about the limits', async () => {
     const res = await request(t.app).get('/api/rate-limit');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -110,8 +110,10 @@ describe('operational endpoints', () => {
       alert_threshold: 0.8,
       log_warnings: false,
       log_all: false,
+      // The spec's defaults let one client empty the global tier: (100 - 20) / (100/60 - 1000/3600) s.
+      warnings: [{ code: 'one_client_can_exhaust_global', message: expect.stringContaining('in about 58 s'), exhausts_after_seconds: 57.6 }],
     });
-    expect(res.body.client_ip).toMatch(/^(127\.0\.0\.1|::1)$/); // never the ::ffff: dual-stack form
+    expect(res.body.client_ip).toMatch(/^(127\.0\.0\.1|::\/64)$/); // never the ::ffff: dual-stack form; IPv6 as the limiter's /64 key
   });
 
   it('GET /api/rate-limit in development shows five times the limits', async () => {

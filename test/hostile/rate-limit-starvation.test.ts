@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManagedProcess } from '../harness/binary';
+import { freePort } from '../harness/ports';
+import { REPO_ROOT, ServiceProcess } from '../harness/service-process';
+import { hostileEnv } from './hostile-env';
+import { watchLiveness } from './liveness';
+
+/**
+ * Issue 29, item 7, against the real service process: under the spec's production defaults one
+ * address sending 20 requests a second exhausted the global tier in about 55 s and everyone else
+ * got 429 for the rest of the hour, with nothing telling the operator. Now the service warns at
+ * startup and in `/api/rate-limit`, and `RATE_LIMIT_IP_GLOBAL_SHARE` (opt-in) closes the gap.
+ */
+
+const TOKEN = 'starvation-suite-token';
+
+interface StatusRecord {
+  rate_limits: { global: unknown; ip: { limit: number; window_seconds: number; burst: number } };
+  warnings: Array<{ code: string; message: string; exhausts_after_seconds: number }>;
+}
+
+/** Scaled-down limits with the defaults' shape: the ip tier outruns the global one (10/s vs 1/s). */
+const SMALL = {
+  RATE_LIMIT_GLOBAL_REQUESTS: '60',
+  RATE_LIMIT_GLOBAL_WINDOW: '60',
+  RATE_LIMIT_GLOBAL_BURST: '10',
+  RATE_LIMIT_IP_REQUESTS: '600',
+  RATE_LIMIT_IP_WINDOW: '60',
+  RATE_LIMIT_IP_BURST: '5',
+};
+
+describe('the operator is told when one client can starve the others (issue 29, item 7)', () => {
+  const dirs: string[] = [];
+  const start = async (extra: Record<string, string>) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-starve-'));
+    dirs.push(dataDir);
+    return ServiceProcess.start({ env: hostileEnv(TOKEN, { DATA_DIR: dataDir, ...extra }) });
+  };
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** One client floods `/api/v1/articles` for `ms`; then another asks once. */
+  async function flood(svc: ServiceProcess, ms: number): Promise<{ flooder: number[]; other: number }> {
+    const statuses: number[] = [];
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const batch = await Promise.all(Array.from({ length: 5 }, () => svc.request('/api/v1/articles', { from: '127.0.0.10' })));
+      statuses.push(...batch.map((r) => r.status));
+    }
+    const other = await svc.request('/api/v1/articles', { from: '127.0.0.11' });
+    return { flooder: statuses, other: other.status };
+  }
+
+  test("the spec's production defaults: a warning at startup and in /api/rate-limit (about 58 s to exhaust the global tier)", async () => {
+    const svc = await start({});
+    try {
+      const rec = (await svc.request('/api/rate-limit')).json<StatusRecord>();
+      expect(rec.warnings).toHaveLength(1);
+      expect(rec.warnings[0]).toMatchObject({ code: 'one_client_can_exhaust_global', exhausts_after_seconds: 57.6 });
+      const warnLine = svc.process
+        .logs()
+        .split('\n')
+        .find((l) => l.includes('one_client_can_exhaust_global'));
+      expect(warnLine).toBeDefined();
+      expect(JSON.parse(warnLine!)).toMatchObject({ level: 40, exhausts_after_seconds: 57.6 });
+    } finally {
+      await svc.stop();
+    }
+  }, 60000);
+
+  test('scaled down, the warning is what happens: one flooding client gets the others refused by the global tier', async () => {
+    const svc = await start(SMALL);
+    try {
+      const rec = (await svc.request('/api/rate-limit')).json<StatusRecord>();
+      // (10 - 5) / (10/s - 1/s)
+      expect(rec.warnings[0].exhausts_after_seconds).toBe(0.6);
+      const watch = watchLiveness(svc.port);
+      const { other } = await flood(svc, 2000);
+      expect(other).toBe(429);
+      expect((await watch.stop()).missed).toEqual([]);
+    } finally {
+      await svc.stop();
+    }
+  }, 60000);
+
+  test('RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowers the ip tier at startup, clears the warning, and the others get in', async () => {
+    const svc = await start({ ...SMALL, RATE_LIMIT_IP_GLOBAL_SHARE: '0.5' });
+    try {
+      const rec = (await svc.request('/api/rate-limit')).json<StatusRecord>();
+      expect(rec.warnings).toEqual([]);
+      // Rate at most half the global tier's 1/s, burst at most half its 10.
+      expect(rec.rate_limits.ip).toEqual({ limit: 30, window_seconds: 60, burst: 5 });
+      expect(svc.process.logs()).toContain('RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowered the ip tier from 600 per 60 s, burst 5 to 30 per 60 s, burst 5');
+      const { flooder, other } = await flood(svc, 2000);
+      expect(flooder.filter((s) => s === 429).length).toBeGreaterThan(0);
+      expect(other).toBe(200);
+    } finally {
+      await svc.stop();
+    }
+  }, 60000);
+
+  test('a bad RATE_LIMIT_IP_GLOBAL_SHARE stops startup naming the variable, the value and what is accepted', async () => {
+    const port = await freePort();
+    const proc = new ManagedProcess('service', 'node', ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], REPO_ROOT, {
+      ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
+    });
+    proc.start();
+    const deadline = Date.now() + 20000;
+    while (proc.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(proc.exitStatus).toBe('exit 2');
+    expect(proc.logs()).toMatch(/RATE_LIMIT_IP_GLOBAL_SHARE="1\.5" is not valid: expected a number > 0 and <= 1/);
+  }, 30000);
+});

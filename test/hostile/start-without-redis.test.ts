@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../harness/ports';
+import { RedisServer } from '../harness/redis';
+import { ServiceProcess } from '../harness/service-process';
+import { watchLiveness } from './liveness';
+
+/**
+ * Issue 29, item 5: a development start (demo content on by default) whose kvstore is unreachable
+ * or refuses the password used to exit with `fatal: the key-value store (KVSTORE_URL) is
+ * unreachable…` while writing the demo. It now skips the demo with a warning and serves degraded.
+ * The real process, against a closed port and against a real redis-server given the wrong password.
+ */
+
+function developmentEnv(extra: Record<string, string>): Record<string, string | undefined> {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', LOG_LEVEL: 'info', ...extra };
+}
+
+interface Health {
+  status: string;
+  kvstore: string;
+  content?: { store: string; items: number };
+}
+
+async function expectDegradedWithoutDemo(svc: ServiceProcess): Promise<void> {
+  const watch = watchLiveness(svc.port, { everyMs: 50 });
+  // Some heartbeats and reconnection attempts while the probes run.
+  await new Promise((r) => setTimeout(r, 2500));
+  const health = await svc.request('/health');
+  expect(health.status).toBe(200);
+  const h = health.json<Health>();
+  expect(h.status).toBe('degraded');
+  expect(h.kvstore).toBe('disconnected');
+  expect(h.content).toMatchObject({ store: 'kvstore', items: 0 });
+  // Reads and search still answer (from memory, empty); writes say why they cannot be stored.
+  expect((await svc.request('/api/search?q=rate+limiting')).status).toBe(200);
+  const write = await svc.request('/api/ingest', { method: 'POST', body: { type: 'article', title: 'T', body: 'b' } });
+  expect(write.status).toBe(503);
+  expect(write.json<{ error: string }>().error).toBe('store_unavailable');
+  const report = await watch.stop();
+  expect(report.missed).toEqual([]);
+  expect(svc.running).toBe(true);
+  const logs = svc.process.logs();
+  expect(logs).toContain('demo content skipped');
+  expect(logs).not.toContain('fatal:');
+}
+
+describe('starting in development without a reachable kvstore never exits (issue 29, item 5)', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  test('KVSTORE_URL on a closed port: ready, /health degraded, the demo skipped with a warning', async () => {
+    const closed = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-noredis-'));
+    dirs.push(dataDir);
+    const svc = await ServiceProcess.start({ env: developmentEnv({ KVSTORE_URL: `redis://127.0.0.1:${closed}`, DATA_DIR: dataDir }) });
+    try {
+      await expectDegradedWithoutDemo(svc);
+    } finally {
+      await svc.stop();
+    }
+  }, 60000);
+
+  test('KVSTORE_URL with the wrong password (WRONGPASS) on a real redis-server: the same', async () => {
+    const redis = await RedisServer.start({ password: 'the-right-password' });
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-wrongpass-'));
+    dirs.push(dataDir);
+    let svc: ServiceProcess | undefined;
+    try {
+      svc = await ServiceProcess.start({
+        env: developmentEnv({ KVSTORE_URL: `redis://:not-the-password@127.0.0.1:${redis.port}`, DATA_DIR: dataDir }),
+      });
+      await expectDegradedWithoutDemo(svc);
+      // Nothing was written to the server the service could not log in to.
+      expect(svc.process.logs()).toMatch(/WRONGPASS|invalid username-password|NOAUTH/);
+    } finally {
+      await svc?.stop();
+      await redis.stop();
+    }
+  }, 60000);
+});
