@@ -1,3 +1,5 @@
+import type { Item } from './item';
+
 /**
  * Markdown (or plain text) to the plain text that is indexed and quoted in snippets: markup,
  * link targets and HTML tags go, the words stay (code included: people search for identifiers).
@@ -332,4 +334,33 @@ function cleanWhitespace(s: string): string {
   if (!copied) return s;
   parts.push(s.slice(copied));
   return parts.join('');
+}
+
+/**
+ * Version of `plainText`'s output. A plain text stored with an item (see item-record.ts) under
+ * another version is computed again when the item is loaded; bump it whenever `plainText`
+ * changes what it returns for some input.
+ */
+export const PLAIN_TEXT_VERSION = 1;
+
+const PLAIN = Symbol('plainText');
+type WithPlainText = Item & { [PLAIN]?: string };
+
+/**
+ * The plain text of an item's body, computed once and kept on the item (ingest computes it
+ * before the write, stores keep it in the item's record, so a load or a chat never recomputes
+ * it). Kept under a symbol, not enumerable: it is never part of the item's JSON in the API or an
+ * export, and a copy of the item made with a spread (which may change the body) does not carry it.
+ */
+export function plainTextOf(item: Item): string {
+  const kept = (item as WithPlainText)[PLAIN];
+  if (kept !== undefined) return kept;
+  const text = plainText(item.body);
+  keepPlainText(item, text);
+  return text;
+}
+
+/** Keeps `text` as the plain text of `item` (a store read it from the item's record). */
+export function keepPlainText(item: Item, text: string): void {
+  Object.defineProperty(item, PLAIN, { value: text, enumerable: false, configurable: true });
 }
