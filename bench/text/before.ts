@@ -3,6 +3,8 @@
  * versions are compared with: equivalence tests (on inputs where these finish quickly) and the
  * side-by-side benchmark. Never used by the service.
  */
+import { basename } from 'node:path';
+import type { ItemInput } from '../../service/content/item';
 import type { Analyzer, TokenSpan } from '../../service/search/analyzer';
 import { escapeHtml } from '../../service/search/snippet';
 
@@ -106,4 +108,33 @@ export function buildSnippetBefore(
 /** `leadSnippet` before issue 29: flattens the whole text. */
 export function leadSnippetBefore(text: string, maxChars = 200): string {
   return leadBefore(text, maxChars);
+}
+
+/** `markdownSections` before issue 29 (one string per line and regular-expression tests per line; linear but slow). */
+function headingAnchorBefore(heading: string): string { return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'); }
+function slugPartBefore(s: string): string { return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50).replace(/-+$/g, ''); }
+export function markdownSectionsBefore(path: string, text: string): Array<ItemInput & { id: string }> {
+  const stem = basename(path, '.md');
+  const lines = text.split(/\r?\n/);
+  const docTitle = lines.find((l) => /^# /.test(l))?.slice(2).trim() ?? stem;
+  const sections: { heading?: string; body: string[] }[] = [{ body: [] }];
+  let inFence = false;
+  for (const line of lines) {
+    if (/^(```|~~~)/.test(line)) inFence = !inFence;
+    if (!inFence && /^## /.test(line)) sections.push({ heading: line.slice(3).trim(), body: [] });
+    else if (!(!inFence && /^# /.test(line))) sections[sections.length - 1].body.push(line);
+  }
+  const fileSlug = slugPartBefore(path.replace(/\.md$/, ''));
+  const tags = ['docs', stem.toLowerCase()];
+  const items: Array<ItemInput & { id: string }> = [];
+  const seen = new Set<string>();
+  for (const s of sections) {
+    const body = s.body.join('\n').trim();
+    if (!body) continue;
+    let id = s.heading ? `${fileSlug}-${slugPartBefore(s.heading) || 'section'}` : fileSlug;
+    for (let n = 2; seen.has(id); n++) id = `${fileSlug}-${slugPartBefore(s.heading ?? '')}-${n}`;
+    seen.add(id);
+    items.push({ id, type: 'article', title: s.heading ? `${docTitle}: ${s.heading}` : docTitle, body, tags, url: s.heading ? `/${path}#${headingAnchorBefore(s.heading)}` : `/${path}` });
+  }
+  return items;
 }
