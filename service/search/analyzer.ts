@@ -14,7 +14,7 @@ const MAX_TOKEN = 64;
 const STEM_CACHE_LIMIT = 100_000;
 
 /** Characters per call of the analyzer while scanning. */
-const CHUNK = 2_048;
+const CHUNK = 1_024;
 /** How far past a chunk's nominal end a place between two words is looked for. */
 const BOUNDARY_SEARCH = 256;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;

@@ -15,7 +15,7 @@ export const SNIPPET_SCAN = {
   /** The first matching word must start within this many characters, or this text gives no snippet. */
   firstMatchWithin: 16_384,
   /** Windows are looked for among the matches this far past the first one (at least 4 × maxChars). */
-  afterFirstMatch: 4_096,
+  afterFirstMatch: 2_048,
   /** `leadSnippet` reads at most this many characters. */
   leadWithin: 16_384,
 } as const;
@@ -101,7 +101,9 @@ export function buildSnippet(
   let windowsUntil = SNIPPET_SCAN.firstMatchWithin;
   let readUntil = windowsUntil;
   let windowHits = 0;
-  for (const span of analyzer.spansLazily(text)) {
+  // A text this short is read whole at once (cheaper than chunks); a longer one chunk by chunk.
+  const words = text.length <= SNIPPET_SCAN.firstMatchWithin ? analyzer.spans(text) : analyzer.spansLazily(text);
+  for (const span of words) {
     if (span.start >= readUntil) break;
     spans.push(span);
     const term = analyzer.term(span.token);

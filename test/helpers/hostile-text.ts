@@ -29,6 +29,7 @@ export function hostileTexts(chars: number): Record<string, string> {
     '# headings': fill('#'),
     '# heading lines': fill('# \n'),
     'a heading of spaces': `#${fill(' ')}\n`,
+    'a heading of spaces between words': `# a${fill(' ')}#a`,
     quotes: fill('>'),
     digits: fill('1'),
     fences: fill('```\n'),

@@ -41,6 +41,7 @@ describe('the leading heading of an uploaded Markdown file', () => {
   it.each([
     ['a heading of 1 MB of spaces', `#${repeatTo(' ', 1_000_000)}\nbody`],
     ['a heading of 1 MB of spaces and nothing else', `#${repeatTo(' ', 1_000_000)}`],
+    ['1 MB of spaces between two words (the old pattern\'s cubic case)', `# a${repeatTo(' ', 1_000_000)}#a`],
     ['1 MB of # and spaces', repeatTo('# ', 1_000_000)],
     ['a title of 1 MB of words', `# ${repeatTo('word ', 1_000_000)}`],
   ])('finds the heading of %s in well under a second', (_name, body) => {

@@ -26,8 +26,8 @@ describe('Analyzer.spansLazily', () => {
       fc.property(fc.array(fc.oneof(textArb(400), longRun), { maxLength: 8 }), (parts) => {
         const text = parts.join(' x ');
         const lazily = [...a.spansLazily(text)];
-        // Words longer than a chunk may be dropped: no index term is longer than 64 characters.
-        const expected = a.spans(text).filter((s) => s.end - s.start <= 2048 || lazily.some((l) => l.start === s.start));
+        // Words longer than a chunk (1 KB) may be dropped: no index term is longer than 64 characters.
+        const expected = a.spans(text).filter((s) => s.end - s.start <= 1024 || lazily.some((l) => l.start === s.start));
         expect(lazily).toEqual(expected);
       }),
       { numRuns: 300, seed: 29 },
@@ -49,7 +49,7 @@ describe('buildSnippet', () => {
   });
 
   it('reads a bounded stretch of a 1 MB text: its start, or up to the first match and a few KB more', () => {
-    const bound = SNIPPET_SCAN.firstMatchWithin + SNIPPET_SCAN.afterFirstMatch + 200 + 2 * 2304;
+    const bound = SNIPPET_SCAN.firstMatchWithin + SNIPPET_SCAN.afterFirstMatch + 200 + 2 * (1024 + 256);
     const common = repeatTo('the laser beam is bright and the mirror is clean. ', 1_000_000);
     const late = `${repeatTo('filler words only. ', 1_000_000)} laser`;
     for (const text of [common, late]) {
