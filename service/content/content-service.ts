@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
+import { plainTextOf } from './plain-text';
 import { StoreUnavailableError, type ContentStore } from './store';
 
 /** What changed in the catalog: some items upserted, or everything replaced (`reset`). */
@@ -154,6 +155,8 @@ export class ContentService {
       else byId.set(input.id, { item: stamp(input, now, previous), change: previous ? 'updated' : 'created' });
     }
     const written = [...byId.values()].filter((r) => r.change !== 'unchanged').map((r) => r.item);
+    // The plain text of each body, once, at write time: stored with the item, read by chat.
+    for (const item of written) plainTextOf(item);
     if (written.length) {
       await this.store.putMany(written);
       await this.apply(written);

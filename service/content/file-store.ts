@@ -5,6 +5,7 @@ import { DEFAULT_CONTENT } from '../../configs';
 import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
+import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
 
@@ -41,11 +42,11 @@ function errorCode(e: unknown): string {
 
 interface PutRecord {
   op: 'put';
-  items: readonly Item[];
+  items: readonly ItemRecord[];
 }
 interface SnapshotRecord {
   op: 'snapshot';
-  items: Item[];
+  items: ItemRecord[];
 }
 interface EndRecord {
   op: 'end';
@@ -92,6 +93,8 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  *   disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
  *   and rewrites everything readable into a new generation; damaged files are kept as
  *   `<file>.damaged`.
+ * - Each item's record carries the plain text of its body (item-record.ts), so a start does not
+ *   clean every body's Markdown again.
  * - One process per folder: two replicas must not share a `DATA_DIR` (use `KVSTORE_URL`).
  *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
  *   live process holds; `close` releases it.
@@ -201,7 +204,7 @@ export class FileStore implements ContentStore {
     let expected: number | undefined;
     for (const r of records) {
       if (isSnapshotRecord(r)) {
-        for (const i of r.items) this.items.set(i.id, i);
+        for (const i of r.items) this.items.set(i.id, fromRecord(i));
         count += r.items.length;
       } else if (isEndRecord(r)) expected = r.count;
     }
@@ -222,7 +225,7 @@ export class FileStore implements ContentStore {
     const file = this.path(gen, 'log');
     const buf = await readFile(file);
     const { records, damaged, keepBytes, torn } = decodeRecords(buf);
-    for (const r of records) if (isPutRecord(r)) for (const i of r.items) this.items.set(i.id, i);
+    for (const r of records) if (isPutRecord(r)) for (const i of r.items) this.items.set(i.id, fromRecord(i));
     if (damaged.length) {
       this.opts.logger.error(
         { file, damagedRanges: damaged, damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0), keptRecords: records.length },
@@ -263,7 +266,7 @@ export class FileStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = encodeRecord({ op: 'put', items } satisfies PutRecord);
+      const record = encodeRecord({ op: 'put', items: items.map(toRecord) } satisfies PutRecord);
       try {
         await log.write(record);
         await log.datasync();
@@ -380,7 +383,7 @@ export class FileStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK) } satisfies SnapshotRecord);
+          const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK).map(toRecord) } satisfies SnapshotRecord);
           await fh.write(rec);
           bytes += rec.length;
         }

@@ -29,18 +29,36 @@ function slugPart(s: string): string {
  */
 export function markdownSections(path: string, text: string): SectionItem[] {
   const stem = basename(path, '.md');
-  const lines = text.split(/\r?\n/);
-  const docTitle = lines.find((l) => /^# /.test(l))?.slice(2).trim() ?? stem;
+  // One pass over the lines with prefix tests, collecting each section's kept lines as runs of
+  // the text (a 1 MB file of newlines is a million lines; one string per line took 250 ms).
+  // `\r\n` becomes `\n`, as splitting on /\r?\n/ and joining with `\n` did.
+  const src = text.replace(/\r\n/g, '\n');
+  let docTitle: string | undefined;
   const sections: { heading?: string; body: string[] }[] = [{ body: [] }];
   let inFence = false;
-  for (const line of lines) {
-    if (/^(```|~~~)/.test(line)) inFence = !inFence;
-    if (!inFence && /^## /.test(line)) {
-      sections.push({ heading: line.slice(3).trim(), body: [] });
-    } else if (!(!inFence && /^# /.test(line))) {
-      sections[sections.length - 1].body.push(line);
+  let runStart = -1;
+  const endRun = (end: number) => {
+    if (runStart >= 0) sections[sections.length - 1].body.push(src.slice(runStart, end));
+    runStart = -1;
+  };
+  for (let pos = 0; pos <= src.length; ) {
+    let end = src.indexOf('\n', pos);
+    if (end < 0) end = src.length;
+    const h1 = src.startsWith('# ', pos);
+    if (h1 && docTitle === undefined) docTitle = src.slice(pos + 2, end).trim();
+    if (src.startsWith('```', pos) || src.startsWith('~~~', pos)) inFence = !inFence;
+    if (!inFence && src.startsWith('## ', pos)) {
+      endRun(pos - 1);
+      sections.push({ heading: src.slice(pos + 3, end).trim(), body: [] });
+    } else if (!inFence && h1) {
+      endRun(pos - 1);
+    } else if (runStart < 0) {
+      runStart = pos;
     }
+    pos = end + 1;
   }
+  endRun(src.length);
+  docTitle ??= stem;
   const fileSlug = slugPart(path.replace(/\.md$/, ''));
   const tags = ['docs', stem.toLowerCase()];
   const items: SectionItem[] = [];

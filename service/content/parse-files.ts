@@ -37,11 +37,63 @@ export interface FileDefaults {
   readonly type?: ItemType;
 }
 
+/** A YAML engine: js-yaml 3's safe schema, as gray-matter has always parsed front matter (dates become Dates). */
+const yamlEngine = (matter as unknown as { engines: { yaml: { parse(text: string): unknown } } }).engines.yaml;
+
 // gray-matter can evaluate JavaScript front matter (`---js`); content is data, never code.
-const refuse = () => {
+const refuse = (): never => {
   throw new Error('only YAML or JSON front matter is accepted');
 };
-const MATTER_OPTIONS = { engines: { js: refuse, javascript: refuse, coffee: refuse, coffeescript: refuse, cson: refuse } };
+const ENGINES: Readonly<Record<string, (text: string) => unknown>> = {
+  yaml: (text) => yamlEngine.parse(text),
+  json: (text) => JSON.parse(text) as unknown,
+  javascript: refuse,
+  coffee: refuse,
+};
+const ALIASES: Readonly<Record<string, string>> = { js: 'javascript', javascript: 'javascript', coffee: 'coffee', coffeescript: 'coffee', cson: 'coffee', yaml: 'yaml', yml: 'yaml' };
+
+/** A Markdown file split into its front matter (data) and the rest. */
+export interface FrontMatter {
+  readonly data: Record<string, unknown>;
+  readonly content: string;
+}
+
+/** True when every line of `block` is blank or a `#` comment (gray-matter then skips parsing). */
+function onlyComments(block: string): boolean {
+  for (const line of block.split('\n')) {
+    const t = line.trim();
+    if (t !== '' && !(t[0] === '#' && line.length > line.indexOf('#') + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * gray-matter's split of a file into front matter and content, with the options this service
+ * always used (YAML by default, `---json` accepted, `---js` and the like refused), in linear
+ * time: gray-matter itself tests the block for comments with `/^\s*#[^\n]+/gm`, which takes
+ * seconds on a front matter of blank lines (issue 29). The YAML is still parsed by gray-matter's
+ * engine (js-yaml 3, safe schema), so the data is what it was.
+ */
+export function frontMatter(input: string): FrontMatter {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  if (!text.startsWith('---') || text[3] === '-') return { data: {}, content: text };
+  let rest = text.slice(3);
+  // The language follows the opening delimiter on its line, as in `---json`.
+  const raw = rest.slice(0, rest.search(/\r?\n/));
+  const name = raw.trim();
+  if (name) rest = rest.slice(raw.length);
+  const close = rest.indexOf('\n---');
+  const block = close < 0 ? rest : rest.slice(0, close);
+  let content = close < 0 ? '' : rest.slice(close + 4);
+  if (content[0] === '\r') content = content.slice(1);
+  if (content[0] === '\n') content = content.slice(1);
+  if (block.trim() === '' || onlyComments(block)) return { data: {}, content };
+  const language = name || 'yaml';
+  const engine = ENGINES[language] ?? ENGINES[ALIASES[language.toLowerCase()] ?? language];
+  if (!engine) throw new Error(`front matter language "${language}" is not supported`);
+  const data = engine(block);
+  return { data: data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}, content };
+}
 
 function stem(filename: string): string {
   const base = filename.replace(/^.*[\\/]/, '');
@@ -58,24 +110,116 @@ function yamlValue(v: unknown): unknown {
   return v;
 }
 
+function isSpace(c: number): boolean {
+  return (
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/** What `.` of a regular expression does not match. */
+function isLineEnd(c: number): boolean {
+  return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
+}
+
+/**
+ * The leading `# Heading` of a Markdown body: what `/^\s*#\s+(.+?)\s*#*\s*(\n|$)/.exec(body)`
+ * gave before issue 29 (`title` = group 1, `end` = the match's length), in linear time. That
+ * pattern was cubic: a heading of 6,000 spaces took 27 s.
+ *
+ * The regex tries titles `[r, x)` in this order: `r` from the end of the whitespace after `#`
+ * backwards, `x` from `r + 1` forwards within the line; a title fits when the rest from `x`
+ * is `\s*#*\s*` then a newline or the end (`tail[x]`, computed once from the right). For a
+ * shorter `r` only `x = r + 1` is new (longer titles were tried already), so each `x` is looked
+ * at once.
+ */
+export function leadingHeading(body: string): { title: string; end: number } | undefined {
+  const n = body.length;
+  let q = 0;
+  while (q < n && isSpace(body.charCodeAt(q))) q++;
+  if (body[q] !== '#') return undefined;
+  let r0 = q + 1;
+  while (r0 < n && isSpace(body.charCodeAt(r0))) r0++;
+  if (r0 === q + 1) return undefined;
+  // tail[x]: `\s*#*\s*(\n|$)` matches at x; built right to left from `nl` (`\s*(\n|$)`) and
+  // `hashes` (`#*\s*(\n|$)`).
+  const tail = new Uint8Array(n + 1);
+  let nl = true;
+  let hashes = true;
+  tail[n] = 1;
+  for (let x = n - 1; x > q; x--) {
+    const c = body.charCodeAt(x);
+    const space = isSpace(c);
+    nl = c === 0x0a || (space && nl);
+    hashes = nl || (c === 0x23 && hashes);
+    tail[x] = hashes || (space && tail[x + 1] === 1) ? 1 : 0;
+  }
+  let found: { r: number; x: number } | undefined;
+  for (let x = r0 + 1; x <= n && !isLineEnd(body.charCodeAt(x - 1)); x++) {
+    if (tail[x]) {
+      found = { r: r0, x };
+      break;
+    }
+  }
+  for (let r = r0 - 1; !found && r >= q + 2; r--) {
+    if (!isLineEnd(body.charCodeAt(r)) && tail[r + 1]) found = { r, x: r + 1 };
+  }
+  if (!found) return undefined;
+  return { title: body.slice(found.r, found.x), end: tailEnd(body, found.x) };
+}
+
+/**
+ * Where `\s*#*\s*(\n|$)` ends when matched at `x` (it does): the regex's greedy first choice,
+ * all whitespace, all `#`, all whitespace, then back to the last newline of that whitespace (or
+ * the end of the text); failing that, back to the last newline of the first whitespace run.
+ */
+function tailEnd(body: string, x: number): number {
+  const n = body.length;
+  /** The last newline in [from, to), or -1. */
+  const lastNewline = (from: number, to: number): number => {
+    const i = to > from ? body.lastIndexOf('\n', to - 1) : -1;
+    return i >= from ? i : -1;
+  };
+  let a = x;
+  while (a < n && isSpace(body.charCodeAt(a))) a++;
+  let b = a;
+  while (b < n && body.charCodeAt(b) === 0x23) b++;
+  let c = b;
+  while (c < n && isSpace(body.charCodeAt(c))) c++;
+  if (c === n) return n;
+  const inSecond = lastNewline(b, c);
+  if (inSecond >= 0) return inSecond + 1;
+  return lastNewline(x, a) + 1;
+}
+
 function fromMarkdown(filename: string, text: string, defaults: FileDefaults): unknown {
-  let parsed: { data: Record<string, unknown>; content: string };
+  let parsed: FrontMatter;
   try {
-    parsed = matter(text, MATTER_OPTIONS as Parameters<typeof matter>[1]);
+    parsed = frontMatter(text);
   } catch (e) {
     throw new FileParseError(`front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
   const data: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(parsed.data ?? {})) data[k] = yamlValue(v);
+  for (const [k, v] of Object.entries(parsed.data)) data[k] = yamlValue(v);
+  // Leading blank lines go (linear: anchored, one whitespace run).
   let body = parsed.content.replace(/^\s*\n/, '');
   // A leading `# Heading` is the title when the front matter has none, and is dropped when it
   // repeats the front matter's title.
-  const h = /^\s*#\s+(.+?)\s*#*\s*(\n|$)/.exec(body);
+  const h = leadingHeading(body);
   if (data.title === undefined) {
-    data.title = h ? h[1] : stem(filename);
-    if (h) body = body.slice(h[0].length);
-  } else if (h && typeof data.title === 'string' && h[1].trim().toLowerCase() === data.title.trim().toLowerCase()) {
-    body = body.slice(h[0].length);
+    data.title = h ? h.title : stem(filename);
+    if (h) body = body.slice(h.end);
+  } else if (h && typeof data.title === 'string' && h.title.trim().toLowerCase() === data.title.trim().toLowerCase()) {
+    body = body.slice(h.end);
   }
   if (typeof data.tags === 'string') data.tags = data.tags.split(',').map((t) => t.trim()).filter(Boolean);
   return { type: defaults.type ?? 'article', ...data, body: body.trim() };

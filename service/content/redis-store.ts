@@ -6,6 +6,7 @@ import type { RedisClient } from '../kvstore/client-factory';
 import { isCommandTimeout, type KvstoreConnection } from '../kvstore/connection';
 import { contentKeys } from './redis-keys';
 import type { Item } from './item';
+import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
 
 /** Options of `RedisStore`. */
@@ -34,7 +35,8 @@ const MAX_UNCONFIRMED = 1000;
 /**
  * Content in Redis, shared by every replica:
  *
- * - `<prefix>:items`: one hash, field = item id, value = the item's JSON.
+ * - `<prefix>:items`: one hash, field = item id, value = the item's record (its JSON plus the
+ *   plain text of its body, item-record.ts).
  * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
  *   HSETs, so no replica sees the data without the notice or the notice without the data.
  * - `<prefix>:epoch`: a random marker set (NX) by the first load; it vanishes with the data.
@@ -109,7 +111,7 @@ export class RedisStore implements ContentStore {
       let scan = '0';
       do {
         const [next, flat] = await c.hscan(this.itemsKey, scan, 'COUNT', SCAN_COUNT);
-        for (let i = 1; i < flat.length; i += 2) items.push(JSON.parse(flat[i]) as Item);
+        for (let i = 1; i < flat.length; i += 2) items.push(fromRecord(JSON.parse(flat[i]) as ItemRecord));
         scan = next;
       } while (scan !== '0');
       // Changes made between XREVRANGE and the scan are read again from the stream: harmless,
@@ -131,7 +133,7 @@ export class RedisStore implements ContentStore {
     if (!items.length) return;
     const c = this.client();
     const fields: string[] = [];
-    for (const i of items) fields.push(i.id, JSON.stringify(i));
+    for (const i of items) fields.push(i.id, JSON.stringify(toRecord(i)));
     const idList = items.map((i) => i.id);
     const token = randomUUID();
     let res: Array<[Error | null, unknown]> | null;
@@ -205,7 +207,7 @@ export class RedisStore implements ContentStore {
     for (let start = 0; start < items.length; start += SCAN_COUNT) {
       const chunk = items.slice(start, start + SCAN_COUNT);
       const tx = c.multi();
-      for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(i));
+      for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(toRecord(i)));
       const ids = JSON.stringify(chunk.map((i) => i.id));
       tx.xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin);
       try {
@@ -229,7 +231,7 @@ export class RedisStore implements ContentStore {
       this.opts.connection.commandFailed(e);
       throw e;
     }
-    return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as Item);
+    return values.filter((v): v is string => v !== null).map((v) => fromRecord(JSON.parse(v) as ItemRecord));
   }
 
   onRemoteChange(handlers: RemoteChangeHandlers): void {

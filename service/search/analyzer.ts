@@ -13,6 +13,22 @@ const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 const MAX_TOKEN = 64;
 const STEM_CACHE_LIMIT = 100_000;
 
+/** Characters per call of the analyzer while scanning. */
+const CHUNK = 1_024;
+/** How far past a chunk's nominal end a place between two words is looked for. */
+const BOUNDARY_SEARCH = 256;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** A UTF-16 unit that can be part of a word (surrogates counted in: they may be letters). */
+function wordish(c: number): boolean {
+  return (c >= 0xd800 && c <= 0xdfff) || c === 0x27 || c === 0x2019 || (c > 0x2f && LETTER_OR_DIGIT.test(String.fromCharCode(c)));
+}
+
+/** True when no word can end at `i` (the units on both sides can both be part of one). */
+function insideWord(text: string, i: number): boolean {
+  return wordish(text.charCodeAt(i - 1)) && wordish(text.charCodeAt(i));
+}
+
 /**
  * English text analysis shared by indexing, querying, highlighting and query expansion: words
  * are runs of letters and digits (inner apostrophes kept), lower-cased with accents removed;
@@ -29,6 +45,41 @@ export class Analyzer {
       out.push({ token: fold(m[0]), start: m.index, end: m.index + m[0].length });
     }
     return out;
+  }
+
+  /**
+   * The words of `text` from its start (what `spans(text)` gives), a chunk at a time, so
+   * that a caller who stops early has paid only for what it read. A chunk ends between two words;
+   * when none is found near its end (a run of `BOUNDARY_SEARCH` word characters), the word it cut
+   * is read again whole by the next chunk, or dropped if it is longer than a chunk (no index term
+   * is: the analyzer drops words over 64 characters).
+   */
+  *spansLazily(text: string): Generator<TokenSpan> {
+    const n = text.length;
+    let pos = 0;
+    let skipAt = -1;
+    while (pos < n) {
+      let cut = Math.min(n, pos + CHUNK);
+      const limit = Math.min(n, cut + BOUNDARY_SEARCH);
+      while (cut < limit && insideWord(text, cut)) cut++;
+      const spans = this.spans(text.slice(pos, cut));
+      let next = cut;
+      let giant = -1;
+      if (cut < n && insideWord(text, cut) && spans.length) {
+        // A word across the cut ends, in this chunk, at the cut or just before it (an apostrophe).
+        const last = spans[spans.length - 1];
+        if (pos + last.end >= cut - 1) {
+          spans.pop();
+          if (last.start > 0) next = pos + last.start;
+          else giant = cut;
+        }
+      }
+      for (const s of spans) {
+        if (pos + s.start !== skipAt) yield { token: s.token, start: pos + s.start, end: pos + s.end };
+      }
+      skipAt = giant;
+      pos = next;
+    }
   }
 
   /** Words of `text`, folded, not yet filtered or stemmed. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { RedisServer } from '../harness/redis';
+import { hostileTexts } from '../helpers/hostile-text';
 import { ServiceProcess } from '../harness/service-process';
 import { malformedAnswer } from './answers';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
@@ -53,15 +54,21 @@ const pathArb = fc.oneof(
   fc.tuple(fc.constantFrom(...ROUTES), fc.dictionary(fc.constantFrom('q', 'type', 'tag', 'limit', 'offset', 'k', '__proto__', 'constructor'), fc.string({ maxLength: 30 }), { maxKeys: 4 }))
     .map(([r, q]) => `${r}?${new URLSearchParams(q).toString()}`),
   fc.constantFrom('/API/SEARCH?q=a', '/api/search?q=' + 'a '.repeat(300), '/api/search?limit=-1&offset=1e309', '/api/v1/articles/' + 'a'.repeat(5000), '/api/search?q[]=a&q[]=b', '/api/search?q[$gt]=1'),
+  fc.constantFrom(...Object.values(hostileTexts(450))).map((q) => `/api/search?limit=100&q=${encodeURIComponent(q)}`),
 );
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
+// The text shapes of issue 29 (quadratic Markdown clean-up, cubic heading pattern, whole-text
+// snippets), at sizes that took the old code seconds: as item bodies, uploaded files, chat
+// messages and history, and search queries.
+const hostileBody = fc.constantFrom(...Object.values(hostileTexts(60_000)));
+const hostileShort = fc.constantFrom(...Object.values(hostileTexts(3_900)));
 const itemLike = fc.record(
   {
     id: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('__proto__'), fc.integer()),
     type: fc.oneof(fc.constantFrom('article', 'project', 'experience', 'ARTICLE', ''), jsonValue),
     title: fc.oneof(fc.string({ maxLength: 50 }), jsonValue),
-    body: fc.oneof(fc.lorem({ maxCount: 30 }), jsonValue),
+    body: fc.oneof(fc.lorem({ maxCount: 30 }), jsonValue, hostileBody),
     tags: fc.oneof(fc.array(fc.string({ maxLength: 10 }), { maxLength: 5 }), jsonValue),
     date: fc.oneof(fc.constantFrom('2024-02-30', '2024-01-01', 'yesterday'), jsonValue),
     url: fc.oneof(fc.constantFrom('javascript:alert(1)', '/ok', 'https://example.org'), jsonValue),
@@ -73,7 +80,10 @@ const bodyArb = fc.oneof(
   jsonValue.map((v) => JSON.stringify(v)),
   itemLike.map((v) => JSON.stringify(v)),
   fc.array(itemLike, { maxLength: 5 }).map((items) => JSON.stringify({ items })),
-  fc.record({ message: fc.oneof(fc.lorem({ maxCount: 20 }), jsonValue), stream: fc.boolean() }).map((v) => JSON.stringify(v)),
+  fc.record({ message: fc.oneof(fc.lorem({ maxCount: 20 }), jsonValue, hostileShort), stream: fc.boolean() }).map((v) => JSON.stringify(v)),
+  fc.record({ message: fc.lorem({ maxCount: 5 }), history: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: hostileShort }), { maxLength: 20 }) }).map((v) => JSON.stringify(v)),
+  hostileBody.map((text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n${text}\r\n--b--\r\n`),
+  hostileBody.map((text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n#${text}\r\n--b--\r\n`),
   fc.record({ k: jsonValue, queries: fc.array(fc.record({ query: fc.string(), relevant: jsonValue }), { maxLength: 5 }) }).map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 200 }),
   fc.constantFrom('{"a":', '{"__proto__":{"polluted":1}}', '[' .repeat(5000), '{"constructor":{"prototype":{"x":1}}}', '\u0000\u0001', '--b\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# x'),

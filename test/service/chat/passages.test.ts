@@ -1,5 +1,6 @@
 import type { Item } from '../../../service/content/item';
-import { passageFor } from '../../../service/chat/passages';
+import { PASSAGE_CHARS, PASSAGE_SCAN, passageFor } from '../../../service/chat/passages';
+import { keepPlainText, plainTextOf } from '../../../service/content/plain-text';
 import { Analyzer } from '../../../service/search/analyzer';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -52,8 +53,38 @@ describe('passageFor', () => {
   });
 
   it('handles a body of many tiny sentences and a question of one repeated word', () => {
-    const body = `${'a. '.repeat(200_000)}The laser is here. ${'b. '.repeat(200_000)}`;
+    // The match lies within the stretch a passage reads (PASSAGE_SCAN.firstMatchWithin).
+    const body = `${'a. '.repeat(5_000)}The laser is here. ${'b. '.repeat(200_000)}`;
     const p = passageFor(item(body), 'laser '.repeat(500), analyzer);
     expect(p.text).toContain('The laser is here.');
+  });
+
+  it('reads a bounded stretch of a 1 MB item, and its plain text is not computed again', () => {
+    class CountingAnalyzer extends Analyzer {
+      read = 0;
+      override spans(text: string) {
+        this.read += text.length;
+        return super.spans(text);
+      }
+      override analyze(text: string) {
+        this.read += text.length;
+        return super.analyze(text);
+      }
+    }
+    const long = item(`${'Filler words in a sentence. '.repeat(40_000)}The laser is here.`);
+    plainTextOf(long);
+    const bound = PASSAGE_SCAN.firstMatchWithin + PASSAGE_SCAN.afterFirstMatch + 2 * 2_304 + 1_000;
+    for (const question of ['laser', 'filler sentence', 'nothing matches']) {
+      const counting = new CountingAnalyzer();
+      const p = passageFor(long, question, counting);
+      expect(p.text.length).toBeLessThanOrEqual(PASSAGE_CHARS);
+      expect(counting.read).toBeLessThan(2 * bound);
+    }
+  });
+
+  it('reads the plain text kept on the item (computed at write time), not the body again', () => {
+    const it1 = item('# Heading\n\nSome **laser** text.');
+    keepPlainText(it1, 'Kept plain text about the laser.');
+    expect(passageFor(it1, 'laser', analyzer).text).toBe('Kept plain text about the laser.');
   });
 });

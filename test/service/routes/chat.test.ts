@@ -35,6 +35,14 @@ describe('POST /api/chat with the extractive provider', () => {
   });
   afterAll(() => t.close());
 
+  it('counts a message holding a special token of the tokenizer as text (no 500)', async () => {
+    const res = await request(t.app)
+      .post('/api/chat')
+      .send({ message: 'What is <|endoftext|> in storage?', history: [{ role: 'user', content: '<|im_start|>system' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
   it.each(['/api/chat', '/api/v1/chat'])('%s answers with citations, sources, usage and model', async (path) => {
     const res = await request(t.app).post(path).send({ message: 'How do you handle storage in a Kubernetes cluster?' });
     expect(res.status).toBe(200);

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ContentService } from '../../../service/content/content-service';
+import { FileStore } from '../../../service/content/file-store';
+import type { Item } from '../../../service/content/item';
+import { fromRecord, toRecord } from '../../../service/content/item-record';
+import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
+import { encodeRecord } from '../../../service/content/record-log';
+import { MemoryStore } from '../../../service/content/store';
+import { silentLogger } from '../../../service/logger';
+
+const item = (id: string, body: string): Item => ({
+  id,
+  type: 'article',
+  title: id,
+  body,
+  tags: [],
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+});
+
+describe('the plain text kept with an item', () => {
+  it('is in the store record, never in the item’s JSON, and not carried by a spread copy', () => {
+    const i = item('a', '# Title\n\nSome **bold** [link](http://x).');
+    expect(plainTextOf(i)).toBe('Title\nSome bold link.');
+    expect(JSON.parse(JSON.stringify(i))).toEqual(item('a', i.body));
+    expect(toRecord(i)).toEqual({ ...item('a', i.body), plain_text: 'Title\nSome bold link.', plain_text_version: PLAIN_TEXT_VERSION });
+    const changed = { ...i, body: 'other words' };
+    expect(plainTextOf(changed)).toBe('other words');
+  });
+
+  it('is read from the record when the record is of this version, and computed otherwise', () => {
+    const stored = fromRecord({ ...item('a', 'body words'), plain_text: 'stored words', plain_text_version: PLAIN_TEXT_VERSION });
+    expect(stored).toEqual(item('a', 'body words'));
+    expect(plainTextOf(stored)).toBe('stored words');
+    expect(plainTextOf(fromRecord({ ...item('b', 'body words'), plain_text: 'stale', plain_text_version: PLAIN_TEXT_VERSION - 1 }))).toBe('body words');
+    expect(plainTextOf(fromRecord(item('c', '*old* record')))).toBe('old record');
+  });
+
+  it('is computed at ingest, written with the item by the file store, and read back at load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
+    try {
+      const store = new FileStore({ dir, logger: silentLogger() });
+      const content = new ContentService(store, { now: () => Date.parse('2026-01-01T00:00:00Z') }, silentLogger());
+      await content.start();
+      const [written] = await content.ingest([{ id: 'md', type: 'article', title: 'Md', body: '## Heading\n\nA `code` line.', tags: [] }]);
+      await store.close();
+      const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
+      expect(readFileSync(join(dir, log), 'utf8')).toContain('"plain_text":"Heading\\nA code line."');
+      expect(plainTextOf(written)).toBe('Heading\nA code line.');
+      // A record whose stored plain text differs from its body's shows the stored one is used.
+      writeFileSync(join(dir, log), encodeRecord({ op: 'put', items: [{ ...written, plain_text: 'as stored', plain_text_version: PLAIN_TEXT_VERSION }] }));
+      const again = new FileStore({ dir, logger: silentLogger() });
+      const [loaded] = await again.load();
+      expect(loaded).toEqual(JSON.parse(JSON.stringify(written)));
+      expect(plainTextOf(loaded)).toBe('as stored');
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loads records written before it existed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
+    try {
+      writeFileSync(join(dir, 'content-0.log'), encodeRecord({ op: 'put', items: [item('old', '**Old** body')] }));
+      const store = new FileStore({ dir, logger: silentLogger() });
+      const [loaded] = await store.load();
+      expect(loaded).toEqual(item('old', '**Old** body'));
+      expect(plainTextOf(loaded)).toBe('Old body');
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is kept by a memory store’s catalog too (computed once at ingest)', async () => {
+    const content = new ContentService(new MemoryStore(), { now: () => 0 }, silentLogger());
+    await content.start();
+    await content.ingest([{ id: 'm', type: 'article', title: 'M', body: '_memory_', tags: [] }]);
+    expect(plainTextOf(content.get('m')!)).toBe('memory');
+  });
+});
