@@ -6,6 +6,7 @@ import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion'
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
+import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { maxScoreTopK } from './max-score';
 import { CompactIndex, type WeightedTerm } from './compact-index';
@@ -81,9 +82,21 @@ interface DocMeta {
   readonly type: ItemType;
   /** Lower-cased. */
   readonly tags: readonly string[];
-  readonly body: string;
+  /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
+  body: string;
+  plain: boolean;
   readonly summary: string;
 }
+
+/** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
+interface Analysed {
+  readonly fields: string[][];
+  readonly meta: DocMeta;
+  readonly fingerprint: number;
+}
+
+// Bodies at least this long are analysed in slices (yielding to the event loop between them).
+const LARGE_TEXT = 32_768;
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
@@ -150,17 +163,20 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /**
-   * The analyzed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
-   * each text is analyzed once); its metadata goes into `docs`.
+   * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
+   * each text is analysed once) and its metadata. A very large body is analysed in slices
+   * through `slicer`, so indexing it never holds the event loop for long.
    */
-  private document(item: Item, docs: Map<string, DocMeta>): string[][] {
+  private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
     const body = plainText(item.body);
     const summary = item.summary ?? '';
-    const title = this.analyzer.analyze(item.title);
-    const tags = this.analyzer.analyze(item.tags.join(' '));
-    const text = [...title, ...this.analyzer.analyze(summary), ...tags, ...this.analyzer.analyze(body)];
-    docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, summary });
-    return [title, tags, text];
+    const a = this.analyzer;
+    const title = a.analyze(item.title);
+    const tags = a.analyze(item.tags.join(' '));
+    const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
+    const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
+    const meta: DocMeta = { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, plain: true, summary };
+    return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
   /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
@@ -181,14 +197,19 @@ export class MiniSearchIndex implements SearchIndex {
     return done;
   }
 
-  /** Adds or replaces items, one at a time, yielding to the event loop between slices. */
+  /**
+   * Adds or replaces items, one at a time, yielding to the event loop between slices (and within
+   * a very large item); an item's old version is served until its new one is indexed whole.
+   */
   upsert(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
       for (const item of items) {
         await slicer.maybeYield();
+        const a = await this.analyse(item, slicer);
         this.mini.discard(item.id);
-        this.mini.add(item.id, this.document(item, this.docs));
+        this.docs.set(item.id, a.meta);
+        this.mini.add(item.id, a.fields, a.fingerprint);
       }
     });
   }
@@ -207,7 +228,8 @@ export class MiniSearchIndex implements SearchIndex {
 
   /**
    * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
-   * items are analyzed into the forward index, then the postings are filled in one pass.
+   * items are analysed into the forward index, then the postings are filled in one pass, also
+   * in slices.
    */
   replaceAll(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
@@ -216,9 +238,11 @@ export class MiniSearchIndex implements SearchIndex {
       const mini = this.create();
       for (const item of items) {
         await slicer.maybeYield();
-        mini.load(item.id, this.document(item, docs));
+        const a = await this.analyse(item, slicer);
+        docs.set(item.id, a.meta);
+        mini.load(item.id, a.fields, a.fingerprint);
       }
-      mini.seal();
+      await mini.sealInSlices(this.indexSliceMs);
       this.docs = docs;
       this.mini = mini;
     });
@@ -387,6 +411,10 @@ export class MiniSearchIndex implements SearchIndex {
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
     const doc = this.docs.get(hit.id);
     if (!doc) return '';
+    if (!doc.plain) {
+      doc.body = plainText(doc.body);
+      doc.plain = true;
+    }
     const matched = new Set([...wanted].filter((t) => this.holds(hit.id, t)));
     const isMatch = (t: string) => matched.has(t);
     return (
