@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
@@ -9,7 +10,8 @@ import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { maxScoreTopK } from './max-score';
-import { CompactIndex, type WeightedTerm } from './compact-index';
+import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
+import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
 
 /**
@@ -76,7 +78,17 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * posting; the hits are the same. Off only to compare the two. @default true
    */
   readonly pruning?: boolean;
+  /**
+   * Where the built base segment is persisted and, at the first `replaceAll`, read back from
+   * (instead of analysing every item; only the items that changed since are re-indexed).
+   * @default none: every start builds the index
+   */
+  readonly segments?: SegmentStore;
 };
+
+// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
+const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
+const NO_TAGS: readonly string[] = [];
 
 interface DocMeta {
   readonly type: ItemType;
@@ -98,9 +110,19 @@ interface Analysed {
 // Bodies at least this long are analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
 
-// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
-const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
-const NO_TAGS: readonly string[] = [];
+/**
+ * What a persisted segment's terms were made with: the fields, and the analyser's output on a
+ * probe text (stopwords, folding, stemming, numbers); a segment made otherwise is not loaded.
+ */
+export const SEGMENT_KEY = (() => {
+  const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
+  const terms = new Analyzer().analyze(probe).join(' ');
+  return `minisearch-index/1;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
+})();
+
+/** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
+const REPLAY_LIMIT = 0.5;
+
 
 interface Ranked {
   readonly id: string;
@@ -145,13 +167,19 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
   private readonly pruning: boolean;
+  private readonly segments: SegmentStore | undefined;
+  // Only the first full build (the start) may come from a persisted segment.
+  private segmentTried = false;
+  // New bases of indexes not yet swapped in (a build in progress), persisted once they are.
+  private readonly sealedAside = new WeakMap<CompactIndex, SealedIndex>();
   // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
   // into the index it is about to replace.
   private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, ...ranking } = opts;
     this.pruning = pruning ?? true;
+    this.segments = segments;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
@@ -159,7 +187,79 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    return new CompactIndex(FIELDS);
+    const mini: CompactIndex = new CompactIndex(FIELDS, { onSealed: this.sealedHandler(() => mini) });
+    return mini;
+  }
+
+  /** Persists a new base of the index `mini()` once it is the one served. */
+  private sealedHandler(mini: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
+    return (sealed) => {
+      const m = mini();
+      if (!m) return;
+      if (m === this.mini) this.segments?.save(sealed, SEGMENT_KEY);
+      else this.sealedAside.set(m, sealed);
+    };
+  }
+
+  /** Swaps in a built index, and persists its base. */
+  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>): void {
+    this.mini = mini;
+    this.docs = docs;
+    const sealed = this.sealedAside.get(mini);
+    this.sealedAside.delete(mini);
+    if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
+  }
+
+  /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await this.writing;
+    await this.mini.merged();
+    await this.segments?.flush();
+  }
+
+  /**
+   * The index of `items` from the persisted segment, if there is a usable one: its documents
+   * whose fingerprint still matches are taken as they are, the others re-indexed from `items`,
+   * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
+   * unusable, or too much changed since it was written.
+   */
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta> } | undefined> {
+    const store = this.segments!;
+    const started = performance.now();
+    const loaded = await store.read(SEGMENT_KEY);
+    if (!loaded) return undefined;
+    const ref: { mini?: CompactIndex } = {};
+    const mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, onSealed: this.sealedHandler(() => ref.mini) });
+    ref.mini = mini;
+    const n = loaded.sealed.ids.length;
+    const seen = new Uint8Array(n);
+    const docs = new Map<string, DocMeta>();
+    const changed: Item[] = [];
+    for (const item of items) {
+      await slicer.maybeYield();
+      const d = mini.shortId(item.id);
+      if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
+        docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
+      } else changed.push(item);
+      if (d !== undefined) seen[d] = 1;
+    }
+    const removed: string[] = [];
+    for (let d = 0; d < n; d++) if (!seen[d]) removed.push(loaded.sealed.ids[d]);
+    const info = { file: store.file, bytes: loaded.bytes, documents: n, changed: changed.length, removed: removed.length };
+    if (changed.length + removed.length > REPLAY_LIMIT * Math.max(n, items.length)) {
+      store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
+      return undefined;
+    }
+    for (const id of removed) mini.discard(id);
+    for (const item of changed) {
+      await slicer.maybeYield();
+      const a = await this.analyse(item, slicer);
+      mini.discard(item.id);
+      docs.set(item.id, a.meta);
+      mini.add(item.id, a.fields, a.fingerprint);
+    }
+    store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
+    return { mini, docs };
   }
 
   /**
@@ -234,6 +334,11 @@ export class MiniSearchIndex implements SearchIndex {
   replaceAll(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
+      if (this.segments && !this.segmentTried) {
+        this.segmentTried = true;
+        const restored = await this.restore(items, slicer);
+        if (restored) return this.swapIn(restored.mini, restored.docs);
+      }
       const docs = new Map<string, DocMeta>();
       const mini = this.create();
       for (const item of items) {
@@ -243,8 +348,7 @@ export class MiniSearchIndex implements SearchIndex {
         mini.load(item.id, a.fields, a.fingerprint);
       }
       await mini.sealInSlices(this.indexSliceMs);
-      this.docs = docs;
-      this.mini = mini;
+      this.swapIn(mini, docs);
     });
   }
 
