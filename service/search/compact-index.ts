@@ -271,6 +271,18 @@ export class CompactIndex {
     while (this.merging === m && !this.step(m)) await slicer.maybeYield();
   }
 
+  /**
+   * Starts a merge (in the background unless `background` is off) if anything was appended or
+   * deleted since the last one: the next `onSealed` then covers every document. For persisting
+   * once writes pause, so a restart has little to re-index.
+   */
+  checkpoint(): void {
+    if (this.merging || (this.tailDocs === 0 && this.deadBase === 0 && this.base.end === this.next)) return;
+    const m = this.startMerge();
+    if (!this.background) this.finishMerge();
+    else void this.drive(m);
+  }
+
   /** Settles once no merge is running (tests and benchmarks). */
   async merged(): Promise<void> {
     while (this.merging) await this.merging.done;

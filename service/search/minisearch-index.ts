@@ -84,6 +84,12 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * @default none: every start builds the index
    */
   readonly segments?: SegmentStore;
+  /**
+   * With `segments`: once writes have paused this long, milliseconds, merge what was appended
+   * since the last merge (in the background) so that the persisted segment covers everything
+   * and a restart re-indexes nothing. 0 = only at merges. @default 30000
+   */
+  readonly checkpointIdleMs?: number;
 };
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
@@ -168,6 +174,8 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly indexSliceMs: number;
   private readonly pruning: boolean;
   private readonly segments: SegmentStore | undefined;
+  private readonly checkpointIdleMs: number;
+  private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
   // New bases of indexes not yet swapped in (a build in progress), persisted once they are.
@@ -177,9 +185,10 @@ export class MiniSearchIndex implements SearchIndex {
   private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, ...ranking } = opts;
     this.pruning = pruning ?? true;
     this.segments = segments;
+    this.checkpointIdleMs = checkpointIdleMs ?? 30_000;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
@@ -259,6 +268,8 @@ export class MiniSearchIndex implements SearchIndex {
       mini.add(item.id, a.fields, a.fingerprint);
     }
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
+    // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
+    if (changed.length + removed.length > 0) mini.checkpoint();
     return { mini, docs };
   }
 
@@ -294,7 +305,19 @@ export class MiniSearchIndex implements SearchIndex {
   private serial(write: () => Promise<void>): Promise<void> {
     const done = this.writing.then(write);
     this.writing = done.catch(() => undefined);
+    void done.then(
+      () => this.armCheckpoint(),
+      () => undefined,
+    );
     return done;
+  }
+
+  /** (Re)starts the idle timer after which what was written since the last merge is merged and persisted. */
+  private armCheckpoint(): void {
+    if (!this.segments || this.checkpointIdleMs <= 0) return;
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = setTimeout(() => this.mini.checkpoint(), this.checkpointIdleMs);
+    this.checkpointTimer.unref();
   }
 
   /**

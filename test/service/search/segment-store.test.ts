@@ -53,10 +53,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A replica start: a fresh index over `dir`, built (or loaded) from `items`. */
-async function start(items: readonly Item[]) {
+async function start(items: readonly Item[], opts: MiniSearchIndexOptions = {}) {
   const { logger, lines } = capture();
   const segments = new SegmentStore({ dir, logger });
-  const index = new MiniSearchIndex({ ...RANKING, segments });
+  const index = new MiniSearchIndex({ ...RANKING, segments, ...opts });
   await index.replaceAll(items);
   const messages = () => lines.map((l) => String(l.msg));
   return { index, segments, lines, loaded: () => messages().some((m) => m.startsWith('search index loaded from the persisted segment')) };
@@ -108,6 +108,30 @@ describe('persisted search segments', () => {
     expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 200, changed: 2, removed: 9 });
     await expectServesLike(b.index, await fresh(now));
     expect((await b.index.search({ text: 'omega', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['d3']);
+  });
+
+  it('after re-indexing what changed, persists again: the next start has nothing to redo', async () => {
+    const items = corpus(100);
+    await (await start(items)).index.settled();
+    const now = items.map((i) => (i.id === 'd5' ? item(5, ['omega'], 3) : i));
+    const b = await start(now);
+    expect(b.loaded()).toBe(true);
+    await b.index.settled();
+    const c = await start(now);
+    expect(c.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 100, changed: 0, removed: 0 });
+  });
+
+  it('once writes pause (checkpointIdleMs), merges and persists them', async () => {
+    const items = corpus(60);
+    const a = await start(items, { checkpointIdleMs: 20 });
+    await a.index.settled();
+    await a.index.upsert([item(1000, ['late', 'photon'], 1), item(4, ['changed'], 2)]);
+    await new Promise((r) => setTimeout(r, 100));
+    await a.index.settled();
+    const now = [...items.filter((i) => i.id !== 'd4'), item(4, ['changed'], 2), item(1000, ['late', 'photon'], 1)];
+    const b = await start(now);
+    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 61, changed: 0, removed: 0 });
+    await expectServesLike(b.index, await fresh(now));
   });
 
   it('an item whose text changed with a new updated_at is re-indexed, even at the same lengths', async () => {
