@@ -123,12 +123,24 @@ export interface TermScores {
  */
 export const POSTING_CACHE_LIMIT = 4_000_000;
 
-/** A term's postings in document order with their unweighted BM25 values per field. */
+/** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
   readonly docs: Int32Array;
-  readonly vals: Array<Float64Array | null>;
-  /** Largest Σ over fields of field boost × value. */
+  /** Per searched field, parallel to `docs` (0 = not in that field); null when no live document's field holds the term. */
+  readonly tfs: Array<Uint16Array | null>;
+  /** Per searched field. */
+  readonly idf: number[];
+  readonly norms: Array<Float64Array | null>;
+  /** Largest Σ over fields of field boost × BM25 value. */
   readonly maxImpact: number;
+}
+
+/** A term's base postings merged over fields (`CompactIndex.baseRun`). */
+interface BaseRun {
+  /** Document ids, increasing (deleted documents included). */
+  readonly docs: Int32Array;
+  /** Per field, the term's tf in each of `docs` (0 = not in that field), or null when no document's field holds it. */
+  readonly tfs: ReadonlyArray<Uint16Array | null>;
 }
 
 /** Postings of every term of the documents below `end`, per field in CSR form. */
@@ -198,6 +210,9 @@ export class CompactIndex {
   private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
   private postingCache = new Map<string, TermPostings>();
+  private baseRuns = new Map<number, BaseRun>();
+  private baseRunsOf: BaseSegment | undefined;
+  private baseRunsSize = 0;
   private postingCacheKey = '';
   private postingCacheSize = 0;
 
@@ -750,38 +765,71 @@ export class CompactIndex {
     }
     const t = this.termIds.get(term);
     if (t === undefined || fields.every((f) => this.df[f][t] === 0)) return undefined;
+    // The base's part comes merged over fields from `baseRun` (kept until the next merge); only
+    // the appended segments' part is gathered and sorted here. Base documents precede them.
+    const run = this.baseRun(t);
     this.ensureScratch();
     const stamp = this.nextStamp();
-    const { termStamp } = this;
-    const all: number[] = [];
+    const { termStamp, ids } = this;
+    const appended: number[] = [];
     for (const f of fields) {
-      this.eachPosting(f, t, (doc) => {
+      this.eachAppendedPosting(f, t, (doc) => {
         if (termStamp[doc] === stamp) return;
         termStamp[doc] = stamp;
-        all.push(doc);
+        appended.push(doc);
       });
     }
-    const docs = Int32Array.from(all).sort();
+    appended.sort((a, b) => a - b);
+    const inBase = run ? run.docs.length : 0;
+    const dead = this.deadBase > 0;
+    let liveBase = inBase;
+    if (dead && run) {
+      liveBase = 0;
+      for (let i = 0; i < inBase; i++) if (ids[run.docs[i]] !== undefined) liveBase += 1;
+    }
+    const n = liveBase + appended.length;
+    const reuse = !!run && liveBase === inBase && appended.length === 0;
+    let docs: Int32Array;
+    if (reuse) docs = run!.docs;
+    else {
+      docs = new Int32Array(n);
+      let j = 0;
+      if (run) for (let i = 0; i < inBase; i++) if (!dead || ids[run.docs[i]] !== undefined) docs[j++] = run.docs[i];
+      for (const doc of appended) docs[j++] = doc;
+    }
     const at = this.acc;
-    for (let i = 0; i < docs.length; i++) at[docs[i]] = i;
+    for (let i = 0; i < appended.length; i++) at[appended[i]] = liveBase + i;
     const { k, d } = bm25;
     const k1 = k + 1;
-    const vals = fields.map((f) => {
-      if (this.df[f][t] === 0) return null;
-      const idf = this.idf(f, t);
-      const norm = this.lengthNorm(f, bm25);
-      const v = new Float64Array(docs.length);
-      this.eachPosting(f, t, (doc, tf) => void (v[at[doc]] = idf * (d + (tf * k1) / (tf + norm[doc]))));
-      return v;
+    const idf: number[] = [];
+    const norms: Array<Float64Array | null> = [];
+    const tfs = fields.map((f) => {
+      if (this.df[f][t] === 0) {
+        idf.push(0);
+        norms.push(null);
+        return null;
+      }
+      idf.push(this.idf(f, t));
+      norms.push(this.lengthNorm(f, bm25));
+      const base = run?.tfs[f];
+      if (reuse) return base ?? new Uint16Array(n);
+      const out = new Uint16Array(n);
+      if (run && base) for (let i = 0, j = 0; i < inBase; i++) if (!dead || ids[run.docs[i]] !== undefined) out[j++] = base[i];
+      if (appended.length) this.eachAppendedPosting(f, t, (doc, tf) => void (out[at[doc]] = tf));
+      return out;
     });
-    for (let i = 0; i < docs.length; i++) at[docs[i]] = 0;
+    for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
     let maxImpact = 0;
-    for (let i = 0; i < docs.length; i++) {
+    for (let i = 0; i < n; i++) {
       let s = 0;
-      for (let f = 0; f < fields.length; f++) if (vals[f]) s += boost[f] * vals[f]![i];
+      const doc = docs[i];
+      for (let f = 0; f < fields.length; f++) {
+        const tf = tfs[f]?.[i] ?? 0;
+        if (tf > 0) s += boost[f] * (idf[f] * (d + (tf * k1) / (tf + norms[f]![doc])));
+      }
       if (s > maxImpact) maxImpact = s;
     }
-    const entry = { docs, vals, maxImpact };
+    const entry: TermPostings = { docs, tfs, idf, norms, maxImpact };
     this.postingCache.set(term, entry);
     this.postingCacheSize += docs.length;
     for (const [old, e] of this.postingCache) {
@@ -790,6 +838,84 @@ export class CompactIndex {
       this.postingCacheSize -= e.docs.length;
     }
     return entry;
+  }
+
+  /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
+  private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
+    const { ids } = this;
+    const frozen = this.frozenTail?.[f].get(t);
+    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
+    const list = this.tail[f].get(t);
+    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+  }
+
+  /**
+   * Term `t`'s postings in the base segment, every field merged: document ids in order (deleted
+   * ones included) with each field's tf (0 where the field lacks the term; null for a field
+   * without it at all). They change only with the base, so they are kept (least recently used
+   * go first past `POSTING_CACHE_LIMIT` postings) until the next merge, while the BM25 values
+   * built from them follow every write.
+   */
+  private baseRun(t: number): BaseRun | undefined {
+    const { base, nf } = this;
+    if (this.baseRunsOf !== base) {
+      this.baseRuns.clear();
+      this.baseRunsOf = base;
+      this.baseRunsSize = 0;
+    }
+    const hit = this.baseRuns.get(t);
+    if (hit) {
+      this.baseRuns.delete(t);
+      this.baseRuns.set(t, hit);
+      return hit;
+    }
+    const lo = new Array<number>(nf).fill(0);
+    const hi = new Array<number>(nf).fill(0);
+    let fieldsWith = 0;
+    let only = -1;
+    let total = 0;
+    for (let f = 0; f < nf; f++) {
+      const s = base.start[f];
+      if (t + 1 >= s.length || s[t + 1] === s[t]) continue;
+      lo[f] = s[t];
+      hi[f] = s[t + 1];
+      fieldsWith += 1;
+      only = f;
+      total += hi[f] - lo[f];
+    }
+    if (fieldsWith === 0) return undefined;
+    let run: BaseRun;
+    if (fieldsWith === 1) {
+      run = { docs: base.docs[only].subarray(lo[only], hi[only]), tfs: this.fields.map((_f, f) => (f === only ? base.tfs[f].subarray(lo[f], hi[f]) : null)) };
+    } else {
+      // A merge of the fields' sorted runs.
+      const docs = new Int32Array(total);
+      const tfs = this.fields.map((_f, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
+      const pos = lo.slice();
+      let n = 0;
+      for (;;) {
+        let min = 0x7fffffff;
+        for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
+        if (min === 0x7fffffff) break;
+        docs[n] = min;
+        for (let f = 0; f < nf; f++) {
+          if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
+            tfs[f]![n] = base.tfs[f][pos[f]];
+            pos[f] += 1;
+          }
+        }
+        n += 1;
+      }
+      run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
+    }
+    this.baseRuns.set(t, run);
+    this.baseRunsSize += run.docs.length;
+    for (const [old, e] of this.baseRuns) {
+      if (this.baseRunsSize <= POSTING_CACHE_LIMIT || old === t) break;
+      this.baseRuns.delete(old);
+      this.baseRunsSize -= e.docs.length;
+    }
+    return run;
   }
 
   /**
@@ -812,7 +938,17 @@ export class CompactIndex {
       if (!(weight > 0)) continue;
       const p = this.postings(term, fields, boosts, bm25);
       if (!p) continue;
-      cursors.push({ docs: p.docs, vals: p.vals, factors: boosts.map((b) => weight * b), bound: weight * p.maxImpact * (1 + 1e-9), distinct: !seen.has(term) });
+      cursors.push({
+        docs: p.docs,
+        tfs: p.tfs,
+        idf: p.idf,
+        norms: p.norms,
+        k1: bm25.k + 1,
+        d: bm25.d,
+        factors: boosts.map((b) => weight * b),
+        bound: weight * p.maxImpact * (1 + 1e-9),
+        distinct: !seen.has(term),
+      });
       seen.add(term);
     }
     if (!count) return { cursors, total: 0 };

@@ -2,15 +2,23 @@ import { byRank } from './top-hits';
 
 /**
  * One query term's postings as the pruned scorer walks them: short document ids in increasing
- * order, per field the term's unweighted BM25 value at each of them (0 where the field lacks the
- * term; `null` for a field without the term at all), and the factors (query weight × field
- * boost) that turn those values into the term's score, summed over fields in order.
+ * order, per field the term's frequency at each of them (0 where the field lacks the term;
+ * `null` for a field without the term at all), and what turns a frequency into the term's BM25
+ * score there, `factor × idf × (d + tf·k1 / (tf + norm[doc]))` summed over fields in order:
+ * computed only for the postings visited, so a cursor costs no pass over its postings to build.
  */
 export interface ScoreCursor {
   /** Short document ids, strictly increasing. */
   readonly docs: Int32Array;
   /** Per field, parallel to `docs`. */
-  readonly vals: ReadonlyArray<Float64Array | null>;
+  readonly tfs: ReadonlyArray<Uint16Array | null>;
+  /** Per field, the term's idf. */
+  readonly idf: readonly number[];
+  /** Per field, BM25's length norm `k·(1 − b + b·length/avg)` by document id. */
+  readonly norms: ReadonlyArray<Float64Array | null>;
+  /** BM25's k + 1 and BM25+'s δ. */
+  readonly k1: number;
+  readonly d: number;
   /** Per field, query weight × field boost. */
   readonly factors: readonly number[];
   /** At least the largest score this term gives any document. */
@@ -140,12 +148,16 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   let threshold = -Infinity;
   const heap = new DocHeap(cursors, pos);
   for (let j = 0; j < m; j++) heap.push(order[j]);
+  // The exhaustive scorer's expression and order, so scores agree to the last bit.
   const termScore = (i: number, at: number): number => {
     const c = cursors[i];
+    const doc = c.docs[at];
     let s = 0;
-    for (let f = 0; f < c.vals.length; f++) {
-      const v = c.vals[f];
-      if (v) s += c.factors[f] * v[at];
+    for (let f = 0; f < c.tfs.length; f++) {
+      const tfs = c.tfs[f];
+      if (!tfs) continue;
+      const tf = tfs[at];
+      if (tf > 0) s += c.factors[f] * (c.idf[f] * (c.d + (tf * c.k1) / (tf + c.norms[f]![doc])));
     }
     return s;
   };

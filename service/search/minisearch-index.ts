@@ -90,6 +90,8 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * and a restart re-indexes nothing. 0 = only at merges. @default 30000
    */
   readonly checkpointIdleMs?: number;
+  /** `CompactIndexOptions.minMergeDocs` (small in tests, to merge often). @default 1024 */
+  readonly minMergeDocs?: number;
 };
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
@@ -175,6 +177,7 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly pruning: boolean;
   private readonly segments: SegmentStore | undefined;
   private readonly checkpointIdleMs: number;
+  private readonly minMergeDocs: number | undefined;
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -185,7 +188,8 @@ export class MiniSearchIndex implements SearchIndex {
   private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, ...ranking } = opts;
+    this.minMergeDocs = minMergeDocs;
     this.pruning = pruning ?? true;
     this.segments = segments;
     this.checkpointIdleMs = checkpointIdleMs ?? 30_000;
@@ -196,7 +200,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    const mini: CompactIndex = new CompactIndex(FIELDS, { onSealed: this.sealedHandler(() => mini) });
+    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini) });
     return mini;
   }
 
@@ -238,7 +242,7 @@ export class MiniSearchIndex implements SearchIndex {
     const loaded = await store.read(SEGMENT_KEY);
     if (!loaded) return undefined;
     const ref: { mini?: CompactIndex } = {};
-    const mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, onSealed: this.sealedHandler(() => ref.mini) });
+    const mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
     ref.mini = mini;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
