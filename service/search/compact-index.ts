@@ -117,9 +117,10 @@ export interface TermScores {
 }
 
 /**
- * Postings held in `CompactIndex`'s cache of scored posting arrays, at most, summed over terms:
- * about 4 bytes of document id and 8 per field holding the term, each. Least recently used terms
- * go first; the cache empties when the index changes.
+ * Postings held, at most, summed over terms, in each of `CompactIndex`'s two caches: the terms'
+ * live postings of the current index version (4 bytes of document id and 2 of tf per field
+ * holding the term, each; emptied by any write), and the terms' base postings merged over fields
+ * (the same sizes; kept until the next merge). Least recently used terms go first.
  */
 export const POSTING_CACHE_LIMIT = 4_000_000;
 

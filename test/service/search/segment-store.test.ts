@@ -9,7 +9,7 @@ import { CompactIndex } from '../../../service/search/compact-index';
 import { MiniSearchIndex, SEGMENT_KEY, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from '../../../service/search/segment-file';
-import { SEGMENT_FILE, SegmentStore } from '../../../service/search/segment-store';
+import { SEGMENT_FILE, segmentDir, SegmentStore } from '../../../service/search/segment-store';
 import { yieldToLoop } from '../../../service/search/yield-to-loop';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron', 'laser', 'beam'];
@@ -254,5 +254,26 @@ describe('persisted search segments', () => {
     await index.upsert([item(900, ['late'])]);
     await index.settled();
     expect(readdirSync(join(dir, 'nested', 'index'))).toEqual([SEGMENT_FILE]);
+  });
+
+  it('segmentDir: INDEX_DIR wins (off = none); else beside the file store in DATA_DIR; none for Redis and memory stores', () => {
+    expect(segmentDir('/idx', '/data', 'kvstore')).toBe('/idx');
+    expect(segmentDir('off', '/data', 'file')).toBeUndefined();
+    expect(segmentDir(undefined, '/data', 'file')).toBe(join('/data', 'search-index'));
+    expect(segmentDir(undefined, '/data', 'kvstore')).toBeUndefined();
+    expect(segmentDir(undefined, '/data', 'memory')).toBeUndefined();
+  });
+
+  it('after close, takes no more segments; a temp file left by a write cut short is deleted at the next read', async () => {
+    const { logger } = capture();
+    const segments = new SegmentStore({ dir, logger });
+    writeFileSync(join(dir, `${SEGMENT_FILE}.123-abcd.tmp`), 'half a segment');
+    expect(await segments.read(SEGMENT_KEY)).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+    await segments.close();
+    const index = new MiniSearchIndex({ segments });
+    await index.replaceAll(corpus(10));
+    await index.settled();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
