@@ -600,6 +600,7 @@ export class CompactIndex {
       c.shortIds.set(sealed.ids[d], d);
       if (d % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
+    if (c.shortIds.size !== n) throw new Error('CompactIndex.restore: duplicate ids in the sealed index');
     c.next = n;
     c.live = n;
     c.avg.set(sealed.avg);

@@ -242,15 +242,25 @@ export class MiniSearchIndex implements SearchIndex {
     const loaded = await store.read(SEGMENT_KEY);
     if (!loaded) return undefined;
     const ref: { mini?: CompactIndex } = {};
-    const mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
+    let mini: CompactIndex;
+    try {
+      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
+    } catch (e) {
+      store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
+      return undefined;
+    }
     ref.mini = mini;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
     const docs = new Map<string, DocMeta>();
     const changed: Item[] = [];
-    for (const item of items) {
-      await slicer.maybeYield();
-      const d = mini.shortId(item.id);
+    const sealedIds = loaded.sealed.ids;
+    for (let i = 0, next = 0; i < items.length; i++) {
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+      const item = items[i];
+      // The store mostly lists items in the order they were indexed: try the next id first.
+      const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
+      if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
         docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
       } else changed.push(item);

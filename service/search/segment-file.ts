@@ -209,7 +209,6 @@ export async function decodeSegment(buf: Buffer, key: string, pause: () => Promi
     throw new SegmentError(`inconsistent: ${what}`);
   };
   if (n !== header.documents || nt !== header.terms) fail('document or term count');
-  if (new Set(ids).size !== n) fail('duplicate ids');
   if (sealed.fingerprints.length !== n || sealed.avg.length !== nf || sealed.lengths.length !== n * nf || sealed.fwdStart.length !== n * nf + 1) fail('per-document arrays');
   if (sealed.fwdStart[n * nf] !== sealed.fwdTerm.length || sealed.fwdTf.length !== sealed.fwdTerm.length) fail('forward index');
   for (let f = 0; f < nf; f++) {
