@@ -1,6 +1,6 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
-import type { ScoreCursor } from './max-score';
+import type { CursorScoring, ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
 import { TimeSlicer } from './yield-to-loop';
 
@@ -126,14 +126,20 @@ export const POSTING_CACHE_LIMIT = 4_000_000;
 
 /** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
-  readonly docs: Int32Array;
-  /** Per searched field, parallel to `docs` (0 = not in that field); null when no live document's field holds the term. */
-  readonly tfs: Array<Uint16Array | null>;
-  /** Per searched field. */
+  /**
+   * The live postings in parts, each in document order: the base segment's (shared with
+   * `baseRun` unless documents were deleted), then the appended segments'. A document is in one
+   * part only.
+   */
+  readonly parts: Array<{
+    readonly docs: Int32Array;
+    /** Per searched field, parallel to `docs` (0 = not in that field); null when the part's documents lack the term there. */
+    readonly tfs: Array<Uint16Array | null>;
+    /** At least the largest Σ over fields of field boost × BM25 value in this part. */
+    readonly maxImpact: number;
+  }>;
+  /** Per searched field (0 where no live document's field holds the term). */
   readonly idf: number[];
-  readonly norms: Array<Float64Array | null>;
-  /** Largest Σ over fields of field boost × BM25 value. */
-  readonly maxImpact: number;
 }
 
 /** A term's base postings merged over fields (`CompactIndex.baseRun`). */
@@ -142,6 +148,12 @@ interface BaseRun {
   readonly docs: Int32Array;
   /** Per field, the term's tf in each of `docs` (0 = not in that field), or null when no document's field holds it. */
   readonly tfs: ReadonlyArray<Uint16Array | null>;
+  /**
+   * Per field, the (tf, length) pairs no other posting beats on both (a higher tf at a length
+   * no longer), as [tf, length, tf, length, …]: the term's largest BM25 value in the field at
+   * any average length is at one of them (it grows with tf and falls with length).
+   */
+  readonly frontier: ReadonlyArray<Int32Array | null>;
 }
 
 /** Postings of every term of the documents below `end`, per field in CSR form. */
@@ -211,6 +223,8 @@ export class CompactIndex {
   private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
   private postingCache = new Map<string, TermPostings>();
+  // Postings each cached entry holds beyond the base runs it shares.
+  private postingCacheSizes = new Map<string, number>();
   private baseRuns = new Map<number, BaseRun>();
   private baseRunsOf: BaseSegment | undefined;
   private baseRunsSize = 0;
@@ -756,6 +770,7 @@ export class CompactIndex {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
+      this.postingCacheSizes.clear();
       this.postingCacheKey = key;
       this.postingCacheSize = 0;
     }
@@ -767,12 +782,47 @@ export class CompactIndex {
     }
     const t = this.termIds.get(term);
     if (t === undefined || fields.every((f) => this.df[f][t] === 0)) return undefined;
-    // The base's part comes merged over fields from `baseRun` (kept until the next merge); only
-    // the appended segments' part is gathered and sorted here. Base documents precede them.
+    // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
+    // a bound from its largest tf and shortest length: no pass over it per write. Only the
+    // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.baseRun(t);
+    const { ids, lengths, nf } = this;
+    const { k, b, d } = bm25;
+    const k1 = k + 1;
+    const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
+    const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
+    const parts: TermPostings['parts'] = [];
+    if (run) {
+      // Per field its largest value (on the frontier), summed over fields.
+      let maxImpact = 0;
+      fields.forEach((f, i) => {
+        const pairs = run.frontier[f];
+        if (!pairs || idf[i] === 0) return;
+        let most = 0;
+        for (let j = 0; j < pairs.length; j += 2) {
+          const tf = pairs[j];
+          const v = idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * pairs[j + 1]) / this.avg[f])));
+          if (v > most) most = v;
+        }
+        maxImpact += boost[i] * most;
+      });
+      if (this.deadBase === 0) parts.push({ docs: run.docs, tfs: fields.map((f) => run.tfs[f] ?? null), maxImpact });
+      else {
+        const keep: number[] = [];
+        for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
+        if (keep.length) {
+          const docs = Int32Array.from(keep, (i) => run.docs[i]);
+          const tfs = fields.map((f) => {
+            const from = run.tfs[f];
+            return from ? Uint16Array.from(keep, (i) => from[i]) : null;
+          });
+          parts.push({ docs, tfs, maxImpact });
+        }
+      }
+    }
     this.ensureScratch();
     const stamp = this.nextStamp();
-    const { termStamp, ids } = this;
+    const { termStamp } = this;
     const appended: number[] = [];
     for (const f of fields) {
       this.eachAppendedPosting(f, t, (doc) => {
@@ -781,63 +831,41 @@ export class CompactIndex {
         appended.push(doc);
       });
     }
-    appended.sort((a, b) => a - b);
-    const inBase = run ? run.docs.length : 0;
-    const dead = this.deadBase > 0;
-    let liveBase = inBase;
-    if (dead && run) {
-      liveBase = 0;
-      for (let i = 0; i < inBase; i++) if (ids[run.docs[i]] !== undefined) liveBase += 1;
-    }
-    const n = liveBase + appended.length;
-    const reuse = !!run && liveBase === inBase && appended.length === 0;
-    let docs: Int32Array;
-    if (reuse) docs = run!.docs;
-    else {
-      docs = new Int32Array(n);
-      let j = 0;
-      if (run) for (let i = 0; i < inBase; i++) if (!dead || ids[run.docs[i]] !== undefined) docs[j++] = run.docs[i];
-      for (const doc of appended) docs[j++] = doc;
-    }
-    const at = this.acc;
-    for (let i = 0; i < appended.length; i++) at[appended[i]] = liveBase + i;
-    const { k, d } = bm25;
-    const k1 = k + 1;
-    const idf: number[] = [];
-    const norms: Array<Float64Array | null> = [];
-    const tfs = fields.map((f) => {
-      if (this.df[f][t] === 0) {
-        idf.push(0);
-        norms.push(null);
-        return null;
+    if (appended.length) {
+      appended.sort((x, y) => x - y);
+      const at = this.acc;
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = i;
+      const tfs = fields.map((f) => {
+        let out: Uint16Array | null = null;
+        this.eachAppendedPosting(f, t, (doc, tf) => {
+          out ??= new Uint16Array(appended.length);
+          out[at[doc]] = tf;
+        });
+        return out as Uint16Array | null;
+      });
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
+      let maxImpact = 0;
+      for (let i = 0; i < appended.length; i++) {
+        let s = 0;
+        for (let j = 0; j < fields.length; j++) {
+          const tf = tfs[j]?.[i] ?? 0;
+          if (tf > 0) s += boost[j] * bm25At(j, fields[j], tf, appended[i]);
+        }
+        if (s > maxImpact) maxImpact = s;
       }
-      idf.push(this.idf(f, t));
-      norms.push(this.lengthNorm(f, bm25));
-      const base = run?.tfs[f];
-      if (reuse) return base ?? new Uint16Array(n);
-      const out = new Uint16Array(n);
-      if (run && base) for (let i = 0, j = 0; i < inBase; i++) if (!dead || ids[run.docs[i]] !== undefined) out[j++] = base[i];
-      if (appended.length) this.eachAppendedPosting(f, t, (doc, tf) => void (out[at[doc]] = tf));
-      return out;
-    });
-    for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
-    let maxImpact = 0;
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      const doc = docs[i];
-      for (let f = 0; f < fields.length; f++) {
-        const tf = tfs[f]?.[i] ?? 0;
-        if (tf > 0) s += boost[f] * (idf[f] * (d + (tf * k1) / (tf + norms[f]![doc])));
-      }
-      if (s > maxImpact) maxImpact = s;
+      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact });
     }
-    const entry: TermPostings = { docs, tfs, idf, norms, maxImpact };
+    if (!parts.length) return undefined;
+    const entry: TermPostings = { parts, idf };
     this.postingCache.set(term, entry);
-    this.postingCacheSize += docs.length;
-    for (const [old, e] of this.postingCache) {
+    const size = parts.reduce((n, p) => n + (p.docs === run?.docs ? 0 : p.docs.length), 0);
+    this.postingCacheSizes.set(term, size);
+    this.postingCacheSize += size;
+    for (const [old] of this.postingCache) {
       if (this.postingCacheSize <= POSTING_CACHE_LIMIT || old === term) break;
       this.postingCache.delete(old);
-      this.postingCacheSize -= e.docs.length;
+      this.postingCacheSize -= this.postingCacheSizes.get(old) ?? 0;
+      this.postingCacheSizes.delete(old);
     }
     return entry;
   }
@@ -888,7 +916,11 @@ export class CompactIndex {
     if (fieldsWith === 0) return undefined;
     let run: BaseRun;
     if (fieldsWith === 1) {
-      run = { docs: base.docs[only].subarray(lo[only], hi[only]), tfs: this.fields.map((_f, f) => (f === only ? base.tfs[f].subarray(lo[f], hi[f]) : null)) };
+      run = {
+        docs: base.docs[only].subarray(lo[only], hi[only]),
+        tfs: this.fields.map((_f, f) => (f === only ? base.tfs[f].subarray(lo[f], hi[f]) : null)),
+        frontier: [],
+      };
     } else {
       // A merge of the fields' sorted runs.
       const docs = new Int32Array(total);
@@ -908,7 +940,32 @@ export class CompactIndex {
         }
         n += 1;
       }
-      run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
+      run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)), frontier: [] };
+    }
+    const { lengths } = this;
+    const frontier = run.frontier as Array<Int32Array | null>;
+    for (let f = 0; f < nf; f++) {
+      const tfs = run.tfs[f];
+      frontier[f] = null;
+      if (!tfs) continue;
+      // Shortest length per tf, then the tfs from the highest down whose length beats every higher tf's.
+      let maxTf = 0;
+      for (let i = 0; i < tfs.length; i++) if (tfs[i] > maxTf) maxTf = tfs[i];
+      const shortest = new Int32Array(maxTf + 1).fill(0x7fffffff);
+      for (let i = 0; i < tfs.length; i++) {
+        const tf = tfs[i];
+        if (tf === 0) continue;
+        const len = lengths[run.docs[i] * nf + f];
+        if (len < shortest[tf]) shortest[tf] = len;
+      }
+      const pairs: number[] = [];
+      let best = 0x7fffffff;
+      for (let tf = maxTf; tf >= 1; tf--) {
+        if (shortest[tf] >= best) continue;
+        best = shortest[tf];
+        pairs.push(tf, best);
+      }
+      frontier[f] = Int32Array.from(pairs);
     }
     this.baseRuns.set(t, run);
     this.baseRunsSize += run.docs.length;
@@ -936,22 +993,19 @@ export class CompactIndex {
     const boosts = fields.map((f) => boost[this.fields[f]]);
     const cursors: ScoreCursor[] = [];
     const seen = new Set<string>();
+    const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
       const p = this.postings(term, fields, boosts, bm25);
       if (!p) continue;
-      cursors.push({
-        docs: p.docs,
-        tfs: p.tfs,
-        idf: p.idf,
-        norms: p.norms,
-        k1: bm25.k + 1,
-        d: bm25.d,
-        factors: boosts.map((b) => weight * b),
-        bound: weight * p.maxImpact * (1 + 1e-9),
-        distinct: !seen.has(term),
-      });
+      // A term's parts hold disjoint documents: each document meets the term in one cursor,
+      // in the term's place in the query, so sums and distinct-term counts are unchanged.
+      const distinct = !seen.has(term);
       seen.add(term);
+      const factors = boosts.map((b) => weight * b);
+      for (const part of p.parts) {
+        cursors.push({ docs: part.docs, tfs: part.tfs, idf: p.idf, scoring, factors, bound: weight * part.maxImpact * (1 + 1e-9), distinct });
+      }
     }
     if (!count) return { cursors, total: 0 };
     this.ensureScratch();

@@ -1,25 +1,40 @@
 import { byRank } from './top-hits';
 
 /**
- * One query term's postings as the pruned scorer walks them: short document ids in increasing
- * order, per field the term's frequency at each of them (0 where the field lacks the term;
- * `null` for a field without the term at all), and what turns a frequency into the term's BM25
- * score there, `factor × idf × (d + tf·k1 / (tf + norm[doc]))` summed over fields in order:
- * computed only for the postings visited, so a cursor costs no pass over its postings to build.
+ * What turns a term frequency into BM25 the way the exhaustive scorer does, shared by a query's
+ * cursors: a field's length norm is `k·(1 − b + b·length/avg)`, computed for the postings visited
+ * only (no pass over every document per index version).
+ */
+export interface CursorScoring {
+  /** Field lengths by document id × `nf` + field id. */
+  readonly lengths: Int32Array;
+  readonly nf: number;
+  /** Field id of each searched field (the cursors' fields, in order). */
+  readonly fields: readonly number[];
+  /** Per searched field, the average length. */
+  readonly avg: readonly number[];
+  readonly k: number;
+  readonly b: number;
+  /** BM25+'s δ. */
+  readonly d: number;
+}
+
+/**
+ * One query term's postings (or one part of them) as the pruned scorer walks them: short
+ * document ids in increasing order, per searched field the term's frequency at each of them (0
+ * where the field lacks the term; `null` for a field without it at all), and what turns a
+ * frequency into the term's score, `factor × idf × (d + tf·(k+1) / (tf + norm))` summed over
+ * fields in order: computed only for the postings visited.
  */
 export interface ScoreCursor {
   /** Short document ids, strictly increasing. */
   readonly docs: Int32Array;
-  /** Per field, parallel to `docs`. */
+  /** Per searched field, parallel to `docs`. */
   readonly tfs: ReadonlyArray<Uint16Array | null>;
-  /** Per field, the term's idf. */
+  /** Per searched field, the term's idf. */
   readonly idf: readonly number[];
-  /** Per field, BM25's length norm `k·(1 − b + b·length/avg)` by document id. */
-  readonly norms: ReadonlyArray<Float64Array | null>;
-  /** BM25's k + 1 and BM25+'s δ. */
-  readonly k1: number;
-  readonly d: number;
-  /** Per field, query weight × field boost. */
+  readonly scoring: CursorScoring;
+  /** Per searched field, query weight × field boost. */
   readonly factors: readonly number[];
   /** At least the largest score this term gives any document. */
   readonly bound: number;
@@ -151,13 +166,15 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   // The exhaustive scorer's expression and order, so scores agree to the last bit.
   const termScore = (i: number, at: number): number => {
     const c = cursors[i];
+    const { lengths, nf, fields, avg, k, b, d } = c.scoring;
+    const k1 = k + 1;
     const doc = c.docs[at];
     let s = 0;
     for (let f = 0; f < c.tfs.length; f++) {
       const tfs = c.tfs[f];
       if (!tfs) continue;
       const tf = tfs[at];
-      if (tf > 0) s += c.factors[f] * (c.idf[f] * (c.d + (tf * c.k1) / (tf + c.norms[f]![doc])));
+      if (tf > 0) s += c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
     }
     return s;
   };
