@@ -103,7 +103,8 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
   const { settings, logger } = deps;
   const store = opts.store ?? createStore(deps);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
-  // The persisted index lives beside the file store's data (the default store), or in INDEX_DIR.
+  // The persisted index lives beside the file store's data (the default store) or in INDEX_DIR;
+  // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
   const segments = dir ? new SegmentStore({ dir, logger: logger.child({ component: 'search-segments' }) }) : undefined;
   const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), segments, ...opts.index });

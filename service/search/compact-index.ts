@@ -66,6 +66,9 @@ export interface SealedIndex {
 /** What a finished merge job hands to `install`. */
 interface MergeResult {
   readonly sealed: SealedIndex;
+  readonly base: BaseSegment;
+  /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
+  readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents already deleted. */
   readonly newOf: Int32Array;
   readonly shortIds: Map<string, number>;
@@ -528,7 +531,22 @@ export class CompactIndex {
       tfs.push(ft);
     }
     const sealed: SealedIndex = { fields: this.fields, ids, fingerprints, avg, lengths, fwdStart, fwdTerm, fwdTf, terms, start: starts, docs, tfs };
-    return { sealed, newOf, shortIds };
+    const base: BaseSegment = { end: n, start: starts, docs, tfs };
+    // The terms searched lately get their runs in the new base now, a step at a time, so the
+    // first queries after the swap do not build them all at once.
+    const runs = new Map<number, BaseRun>();
+    let work = 0;
+    for (const t of [...this.baseRuns.keys()]) {
+      if (t >= nt) continue;
+      const run = buildRun(base, lengths, nf, t);
+      if (run) runs.set(t, run);
+      work += run ? run.docs.length : 1;
+      if (work >= MERGE_STEP_DOCS * 32) {
+        work = 0;
+        yield;
+      }
+    }
+    return { sealed, base, runs, newOf, shortIds };
   }
 
   /**
@@ -592,7 +610,11 @@ export class CompactIndex {
     this.ids = ids;
     this.shortIds = shortIds;
     this.next = next;
-    this.base = { end: n, start: sealed.start, docs: sealed.docs, tfs: sealed.tfs };
+    this.base = r.base;
+    this.baseRuns = new Map();
+    this.baseRunsOf = r.base;
+    this.baseRunsSize = 0;
+    for (const [t, run] of r.runs) this.keepRun(t, run);
     this.frozenTail = undefined;
     this.deadBase = dead;
     this.version += 1;
@@ -887,7 +909,7 @@ export class CompactIndex {
    * built from them follow every write.
    */
   private baseRun(t: number): BaseRun | undefined {
-    const { base, nf } = this;
+    const { base } = this;
     if (this.baseRunsOf !== base) {
       this.baseRuns.clear();
       this.baseRunsOf = base;
@@ -899,74 +921,12 @@ export class CompactIndex {
       this.baseRuns.set(t, hit);
       return hit;
     }
-    const lo = new Array<number>(nf).fill(0);
-    const hi = new Array<number>(nf).fill(0);
-    let fieldsWith = 0;
-    let only = -1;
-    let total = 0;
-    for (let f = 0; f < nf; f++) {
-      const s = base.start[f];
-      if (t + 1 >= s.length || s[t + 1] === s[t]) continue;
-      lo[f] = s[t];
-      hi[f] = s[t + 1];
-      fieldsWith += 1;
-      only = f;
-      total += hi[f] - lo[f];
-    }
-    if (fieldsWith === 0) return undefined;
-    let run: BaseRun;
-    if (fieldsWith === 1) {
-      run = {
-        docs: base.docs[only].subarray(lo[only], hi[only]),
-        tfs: this.fields.map((_f, f) => (f === only ? base.tfs[f].subarray(lo[f], hi[f]) : null)),
-        frontier: [],
-      };
-    } else {
-      // A merge of the fields' sorted runs.
-      const docs = new Int32Array(total);
-      const tfs = this.fields.map((_f, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
-      const pos = lo.slice();
-      let n = 0;
-      for (;;) {
-        let min = 0x7fffffff;
-        for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
-        if (min === 0x7fffffff) break;
-        docs[n] = min;
-        for (let f = 0; f < nf; f++) {
-          if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
-            tfs[f]![n] = base.tfs[f][pos[f]];
-            pos[f] += 1;
-          }
-        }
-        n += 1;
-      }
-      run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)), frontier: [] };
-    }
-    const { lengths } = this;
-    const frontier = run.frontier as Array<Int32Array | null>;
-    for (let f = 0; f < nf; f++) {
-      const tfs = run.tfs[f];
-      frontier[f] = null;
-      if (!tfs) continue;
-      // Shortest length per tf, then the tfs from the highest down whose length beats every higher tf's.
-      let maxTf = 0;
-      for (let i = 0; i < tfs.length; i++) if (tfs[i] > maxTf) maxTf = tfs[i];
-      const shortest = new Int32Array(maxTf + 1).fill(0x7fffffff);
-      for (let i = 0; i < tfs.length; i++) {
-        const tf = tfs[i];
-        if (tf === 0) continue;
-        const len = lengths[run.docs[i] * nf + f];
-        if (len < shortest[tf]) shortest[tf] = len;
-      }
-      const pairs: number[] = [];
-      let best = 0x7fffffff;
-      for (let tf = maxTf; tf >= 1; tf--) {
-        if (shortest[tf] >= best) continue;
-        best = shortest[tf];
-        pairs.push(tf, best);
-      }
-      frontier[f] = Int32Array.from(pairs);
-    }
+    const run = buildRun(base, this.lengths, this.nf, t);
+    if (run) this.keepRun(t, run);
+    return run;
+  }
+
+  private keepRun(t: number, run: BaseRun): void {
     this.baseRuns.set(t, run);
     this.baseRunsSize += run.docs.length;
     for (const [old, e] of this.baseRuns) {
@@ -974,7 +934,6 @@ export class CompactIndex {
       this.baseRuns.delete(old);
       this.baseRunsSize -= e.docs.length;
     }
-    return run;
   }
 
   /**
@@ -1080,4 +1039,76 @@ export class CompactIndex {
     }
     return { ids, scores, matched };
   }
+}
+
+/** Term `t`'s run in `base` (see `CompactIndex.baseRun`); `lengths` are the base's documents' field lengths. */
+function buildRun(base: BaseSegment, lengths: Int32Array, nf: number, t: number): BaseRun | undefined {
+  const lo = new Array<number>(nf).fill(0);
+  const hi = new Array<number>(nf).fill(0);
+  let fieldsWith = 0;
+  let only = -1;
+  let total = 0;
+  for (let f = 0; f < nf; f++) {
+    const s = base.start[f];
+    if (t + 1 >= s.length || s[t + 1] === s[t]) continue;
+    lo[f] = s[t];
+    hi[f] = s[t + 1];
+    fieldsWith += 1;
+    only = f;
+    total += hi[f] - lo[f];
+  }
+  if (fieldsWith === 0) return undefined;
+  let run: BaseRun;
+  if (fieldsWith === 1) {
+    run = {
+      docs: base.docs[only].subarray(lo[only], hi[only]),
+      tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
+      frontier: [],
+    };
+  } else {
+    // A merge of the fields' sorted runs.
+    const docs = new Int32Array(total);
+    const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
+    const pos = lo.slice();
+    let n = 0;
+    for (;;) {
+      let min = 0x7fffffff;
+      for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
+      if (min === 0x7fffffff) break;
+      docs[n] = min;
+      for (let f = 0; f < nf; f++) {
+        if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
+          tfs[f]![n] = base.tfs[f][pos[f]];
+          pos[f] += 1;
+        }
+      }
+      n += 1;
+    }
+    run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)), frontier: [] };
+  }
+  const frontier = run.frontier as Array<Int32Array | null>;
+  for (let f = 0; f < nf; f++) {
+    const tfs = run.tfs[f];
+    frontier[f] = null;
+    if (!tfs) continue;
+    // Shortest length per tf, then the tfs from the highest down whose length beats every higher tf's.
+    let maxTf = 0;
+    for (let i = 0; i < tfs.length; i++) if (tfs[i] > maxTf) maxTf = tfs[i];
+    const shortest = new Int32Array(maxTf + 1).fill(0x7fffffff);
+    for (let i = 0; i < tfs.length; i++) {
+      const tf = tfs[i];
+      if (tf === 0) continue;
+      const len = lengths[run.docs[i] * nf + f];
+      if (len < shortest[tf]) shortest[tf] = len;
+    }
+    const pairs: number[] = [];
+    let best = 0x7fffffff;
+    for (let tf = maxTf; tf >= 1; tf--) {
+      if (shortest[tf] >= best) continue;
+      best = shortest[tf];
+      pairs.push(tf, best);
+    }
+    frontier[f] = Int32Array.from(pairs);
+  }
+  return run;
 }
