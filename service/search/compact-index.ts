@@ -151,12 +151,6 @@ interface BaseRun {
   readonly docs: Int32Array;
   /** Per field, the term's tf in each of `docs` (0 = not in that field), or null when no document's field holds it. */
   readonly tfs: ReadonlyArray<Uint16Array | null>;
-  /**
-   * Per field, the (tf, length) pairs no other posting beats on both (a higher tf at a length
-   * no longer), as [tf, length, tf, length, …]: the term's largest BM25 value in the field at
-   * any average length is at one of them (it grows with tf and falls with length).
-   */
-  readonly frontier: ReadonlyArray<Int32Array | null>;
 }
 
 /** Postings of every term of the documents below `end`, per field in CSR form. */
@@ -538,7 +532,7 @@ export class CompactIndex {
     let work = 0;
     for (const t of [...this.baseRuns.keys()]) {
       if (t >= nt) continue;
-      const run = buildRun(base, lengths, nf, t);
+      const run = buildRun(base, nf, t);
       if (run) runs.set(t, run);
       work += run ? run.docs.length : 1;
       if (work >= MERGE_STEP_DOCS * 32) {
@@ -815,20 +809,22 @@ export class CompactIndex {
     const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
     const parts: TermPostings['parts'] = [];
     if (run) {
-      // Per field its largest value (on the frontier), summed over fields.
+      // The exact bound: one pass over the run, no allocation (cached with the postings for the
+      // index version, so repeated queries between writes do not pay it again).
       let maxImpact = 0;
-      fields.forEach((f, i) => {
-        const pairs = run.frontier[f];
-        if (!pairs || idf[i] === 0) return;
-        let most = 0;
-        for (let j = 0; j < pairs.length; j += 2) {
-          const tf = pairs[j];
-          const v = idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * pairs[j + 1]) / this.avg[f])));
-          if (v > most) most = v;
+      const dead = this.deadBase > 0;
+      const runTfs = fields.map((f) => run.tfs[f] ?? null);
+      for (let i = 0; i < run.docs.length; i++) {
+        const doc = run.docs[i];
+        if (dead && ids[doc] === undefined) continue;
+        let sum = 0;
+        for (let j = 0; j < fields.length; j++) {
+          const tf = runTfs[j]?.[i] ?? 0;
+          if (tf > 0) sum += boost[j] * bm25At(j, fields[j], tf, doc);
         }
-        maxImpact += boost[i] * most;
-      });
-      if (this.deadBase === 0) parts.push({ docs: run.docs, tfs: fields.map((f) => run.tfs[f] ?? null), maxImpact });
+        if (sum > maxImpact) maxImpact = sum;
+      }
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact });
       else {
         const keep: number[] = [];
         for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
@@ -921,7 +917,7 @@ export class CompactIndex {
       this.baseRuns.set(t, hit);
       return hit;
     }
-    const run = buildRun(base, this.lengths, this.nf, t);
+    const run = buildRun(base, this.nf, t);
     if (run) this.keepRun(t, run);
     return run;
   }
@@ -1041,8 +1037,8 @@ export class CompactIndex {
   }
 }
 
-/** Term `t`'s run in `base` (see `CompactIndex.baseRun`); `lengths` are the base's documents' field lengths. */
-function buildRun(base: BaseSegment, lengths: Int32Array, nf: number, t: number): BaseRun | undefined {
+/** Term `t`'s run in `base` (see `CompactIndex.baseRun`). */
+function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
   const lo = new Array<number>(nf).fill(0);
   const hi = new Array<number>(nf).fill(0);
   let fieldsWith = 0;
@@ -1063,7 +1059,6 @@ function buildRun(base: BaseSegment, lengths: Int32Array, nf: number, t: number)
     run = {
       docs: base.docs[only].subarray(lo[only], hi[only]),
       tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
-      frontier: [],
     };
   } else {
     // A merge of the fields' sorted runs.
@@ -1084,31 +1079,7 @@ function buildRun(base: BaseSegment, lengths: Int32Array, nf: number, t: number)
       }
       n += 1;
     }
-    run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)), frontier: [] };
-  }
-  const frontier = run.frontier as Array<Int32Array | null>;
-  for (let f = 0; f < nf; f++) {
-    const tfs = run.tfs[f];
-    frontier[f] = null;
-    if (!tfs) continue;
-    // Shortest length per tf, then the tfs from the highest down whose length beats every higher tf's.
-    let maxTf = 0;
-    for (let i = 0; i < tfs.length; i++) if (tfs[i] > maxTf) maxTf = tfs[i];
-    const shortest = new Int32Array(maxTf + 1).fill(0x7fffffff);
-    for (let i = 0; i < tfs.length; i++) {
-      const tf = tfs[i];
-      if (tf === 0) continue;
-      const len = lengths[run.docs[i] * nf + f];
-      if (len < shortest[tf]) shortest[tf] = len;
-    }
-    const pairs: number[] = [];
-    let best = 0x7fffffff;
-    for (let tf = maxTf; tf >= 1; tf--) {
-      if (shortest[tf] >= best) continue;
-      best = shortest[tf];
-      pairs.push(tf, best);
-    }
-    frontier[f] = Int32Array.from(pairs);
+    run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
   }
   return run;
 }
