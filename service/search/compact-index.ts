@@ -140,6 +140,12 @@ interface TermPostings {
     readonly tfs: Array<Uint16Array | null>;
     /** At least the largest Σ over fields of field boost × BM25 value in this part. */
     readonly maxImpact: number;
+    /**
+     * Per searched field, the BM25 value at each of `docs`: filled in when the postings are used
+     * a second time at the same index version (queries between writes read them instead of
+     * computing each value again).
+     */
+    vals?: Array<Float64Array | null>;
   }>;
   /** Per searched field (0 where no live document's field holds the term). */
   readonly idf: number[];
@@ -794,6 +800,7 @@ export class CompactIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
+      if (!cached.parts[0].vals) this.fillValues(cached, fields, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
@@ -888,6 +895,27 @@ export class CompactIndex {
     return entry;
   }
 
+  /** Fills in the parts' BM25 values with the exhaustive scorer's expression (see `TermPostings`). */
+  private fillValues(p: TermPostings, fields: readonly number[], bm25: Bm25Params): void {
+    const { lengths, nf } = this;
+    const { k, b, d } = bm25;
+    const k1 = k + 1;
+    for (const part of p.parts) {
+      part.vals = fields.map((f, j) => {
+        const tfs = part.tfs[j];
+        if (!tfs) return null;
+        const v = new Float64Array(part.docs.length);
+        const idf = p.idf[j];
+        const avg = this.avg[f];
+        for (let i = 0; i < v.length; i++) {
+          const tf = tfs[i];
+          if (tf > 0) v[i] = idf * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[part.docs[i] * nf + f]) / avg)));
+        }
+        return v;
+      });
+    }
+  }
+
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
     const { ids } = this;
@@ -959,7 +987,7 @@ export class CompactIndex {
       seen.add(term);
       const factors = boosts.map((b) => weight * b);
       for (const part of p.parts) {
-        cursors.push({ docs: part.docs, tfs: part.tfs, idf: p.idf, scoring, factors, bound: weight * part.maxImpact * (1 + 1e-9), distinct });
+        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: weight * part.maxImpact * (1 + 1e-9), distinct });
       }
     }
     if (!count) return { cursors, total: 0 };

@@ -31,6 +31,8 @@ export interface ScoreCursor {
   readonly docs: Int32Array;
   /** Per searched field, parallel to `docs`. */
   readonly tfs: ReadonlyArray<Uint16Array | null>;
+  /** Per searched field, the BM25 value at each of `docs`, when computed ahead (else computed from `tfs`). */
+  readonly vals?: ReadonlyArray<Float64Array | null>;
   /** Per searched field, the term's idf. */
   readonly idf: readonly number[];
   readonly scoring: CursorScoring;
@@ -166,6 +168,14 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   // The exhaustive scorer's expression and order, so scores agree to the last bit.
   const termScore = (i: number, at: number): number => {
     const c = cursors[i];
+    if (c.vals) {
+      let v = 0;
+      for (let f = 0; f < c.vals.length; f++) {
+        const vals = c.vals[f];
+        if (vals && c.tfs[f]![at] > 0) v += c.factors[f] * vals[at];
+      }
+      return v;
+    }
     const { lengths, nf, fields, avg, k, b, d } = c.scoring;
     const k1 = k + 1;
     const doc = c.docs[at];
