@@ -5,6 +5,15 @@ import { stackNames } from './generators/names';
 export const STACK_DATA_DIR = '/var/lib/svc-ai-search';
 
 /**
+ * `INDEX_DIR` in the cluster: the persisted search segment, in the same emptyDir as `DATA_DIR`
+ * (the backend uses the Redis store there, so nothing else is in it). An emptyDir survives a
+ * container restart (a crash, an OOM kill, a failed liveness probe), so the restarted container
+ * loads the segment instead of re-indexing; a new pod (rolling update, rescheduling, HPA scale-up)
+ * starts with an empty one and builds the index from Redis, then writes its segment.
+ */
+export const STACK_INDEX_DIR = `${STACK_DATA_DIR}/search-index`;
+
+/**
  * Variables the synth never reads: `NODE_ENV` describes the shell that synthesizes, not the
  * cluster; the service's secrets (`API_TOKEN`, `AI_API_KEY`, `KVSTORE_URL`, `KVSTORE_PASSWORD`,
  * `RATELIMIT_STORAGE_URL`, ...) live in the cluster's Secret, so their values never enter the
@@ -25,7 +34,7 @@ export const EXTERNAL_KVSTORE_URL = 'redis://external-kvstore.invalid:6379';
 
 /**
  * What the deployed stack changes about the settings the environment gives: drops
- * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `DATA_DIR` and, only when an Ingress is
+ * `IGNORED_AT_SYNTH`; defaults `ENVIRONMENT=production`, `DATA_DIR`, `INDEX_DIR` (`STACK_INDEX_DIR`) and, only when an Ingress is
  * generated (`INGRESS_HOST`), `TRUST_PROXY=1` (the controller's hop; without one a client reaching
  * the Service directly would choose its own rate-limit key through `X-Forwarded-For`), which a variable set at synth time still overrides; and sets
  * `KVSTORE_URL`: with `KVSTORE_DEPLOY=in-cluster` (default) to the kvstore it deploys
@@ -39,6 +48,7 @@ export function stackSettingsInput(env: Env): SettingsInput {
   return {
     ...input,
     service: { environment: 'production', ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}), dataDir: STACK_DATA_DIR, ...input.service },
+    search: { indexDir: STACK_INDEX_DIR, ...input.search },
     kvstore: {
       ...input.kvstore,
       url: input.deploy?.kvstoreDeploy === 'external' ? EXTERNAL_KVSTORE_URL : stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl,

@@ -24,6 +24,7 @@ import { uploadRouter } from './routes/upload';
 import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from './search/minisearch-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
+import { segmentDir, SegmentStore } from './search/segment-store';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {
@@ -132,7 +133,11 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
     registerContentMetrics(deps.registry, compaction);
   }
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
-  const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), ...opts.index });
+  // The persisted index lives beside the file store's data (the default store) or in INDEX_DIR;
+  // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
+  const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
+  const segments = dir ? new SegmentStore({ dir, logger: logger.child({ component: 'search-segments' }) }) : undefined;
+  const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), segments, ...opts.index });
   const cache = new ResultCache<CachedSearch>({
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,
@@ -197,6 +202,7 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
       logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName }, 'content loaded and indexed');
     },
     async close() {
+      await segments?.close();
       await store.close();
     },
   };

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/metrics';
 import { DEFAULT_RANKING, MiniSearchIndex, type MiniSearchIndexOptions } from '../../service/search/minisearch-index';
+import { restart } from './restart';
 import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
+import { stall } from './stall';
 import { loadVaswani, type Vaswani } from './vaswani';
 
 /** The part of autocannon used here (it ships no types). */
@@ -185,6 +187,12 @@ export async function run(): Promise<string> {
     }
     // 6. In process at growing sizes (one thread, no HTTP, no cache).
     const grown = await sideBySide(v, benchSizes(), 7, (line) => process.stderr.write(`${line}\n`));
+    // 7. The engine in operation: restart with and without the persisted segment, event-loop
+    // stalls while ingesting with queries beside it (SEARCH_BENCH_OPS_SIZE, default 50,000).
+    const opsSize = Number(process.env.SEARCH_BENCH_OPS_SIZE ?? 50_000);
+    const restarts = await restart(opsSize, 2);
+    const stalls = await stall(opsSize, true);
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     const ms = (x: number) => `${x.toFixed(1)} ms`;
     const report = [
       '## Search quality (Vaswani NPL)',
@@ -221,6 +229,19 @@ export async function run(): Promise<string> {
       `Vaswani grown by \`bench/search/grow-corpus.ts\` (copies with perturbed ids and words, seed 16); every engine built over the same corpus, one in memory at a time, in one process on a shared ${cpus().length}-core machine; ${v.queries.length} full queries (the service's RM3 on) and their 2-word forms, limit 10, no cache; per query the median of 7 interleaved repetitions, then p50/p99 over queries. Heap is the growth of \`heapUsed\` from before the build to after the queries${(globalThis as { gc?: unknown }).gc ? ' (forced GC at both ends)' : ' (no --expose-gc: includes garbage)'}, so the service's posting cache counts. nDCG@10 from each engine's own top 10 against the Vaswani judgments (grown copies are unjudged). Ratios: engine / service index with MaxScore, same size (> 1× = slower than ours).`,
       '',
       ...sideBySideTable(grown),
+      '',
+      '## The engine in operation',
+      '',
+      `Vaswani grown to ${opsSize.toLocaleString('en')} (\`SEARCH_BENCH_OPS_SIZE\`); BENCHMARKS.md has the 200,000 figures and the A/B against the code before issue 28 (\`bench/search/restart.ts\`, \`bench/search/stall.ts\`).`,
+      '',
+      '| | figure |',
+      '|---|---|',
+      `| restart to ready, persisted segment (median of ${restarts.readyMs.segment.length}) | ${(median(restarts.readyMs.segment) / 1000).toFixed(2)} s |`,
+      `| restart to ready, \`INDEX_DIR=off\` (rebuild, as every start did before) | ${(median(restarts.readyMs.rebuild) / 1000).toFixed(2)} s |`,
+      `| segment file | ${(restarts.segmentBytes / 1e6).toFixed(1)} MB |`,
+      `| longest event-loop stall while ingesting with queries beside it (wall / CPU) | ${ms(stalls.maxStall)} / ${ms(stalls.cpuStall)} |`,
+      `| longest GC pause meanwhile; longest query | ${ms(stalls.maxGc)}; ${ms(stalls.maxQuery)} |`,
+      `| one 1 MB item upserted beside queries: longest stall (wall / CPU), time | ${ms(stalls.bigItemMaxStall)} / ${ms(stalls.bigItemCpuStall)}, ${stalls.bigItemMs} ms |`,
       '',
       `_Run took ${Math.round((Date.now() - started) / 1000)} s._`,
       '',

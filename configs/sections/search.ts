@@ -1,4 +1,4 @@
-import { bool, int, num } from '../parsers';
+import { bool, int, num, str } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
 /** Search, its ranking and its result cache. Ranking defaults are tuned on Vaswani (BENCHMARKS.md). */
@@ -17,6 +17,12 @@ export interface SearchSettings {
   readonly bm25K1: number;
   /** BM25 length normalisation (b): 0 = none, 1 = full. @default 0.4 */
   readonly bm25B: number;
+  /**
+   * Folder of the persisted search index (its base segment, loaded at start instead of
+   * re-indexing every item; docs/search-segments.md). `off`: never persisted.
+   * @default undefined: `<DATA_DIR>/search-index` with the file store; none with the Redis store
+   */
+  readonly indexDir?: string;
 }
 
 export const DEFAULT_SEARCH: SearchSettings = {
@@ -27,6 +33,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   expansionTerms: 20,
   bm25K1: 0.9,
   bm25B: 0.4,
+  indexDir: undefined,
 };
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
@@ -37,4 +44,10 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable('SEARCH_EXPANSION_TERMS', 'search.expansionTerms', int({ min: 1, max: 200 }), 'RM3: feedback terms added to the query'),
   variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
   variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
+  variable(
+    'INDEX_DIR',
+    'search.indexDir',
+    str({ pattern: /^[^\x00-\x1f]+$/, accepted: 'a folder path (no control characters), or off' }),
+    'Folder of the persisted search index segment (loaded at start instead of re-indexing); default <DATA_DIR>/search-index with the file store, none with KVSTORE_URL; off = never',
+  ),
 ];

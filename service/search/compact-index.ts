@@ -1,7 +1,8 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
-import type { ScoreCursor } from './max-score';
+import type { CursorScoring, ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
+import { TimeSlicer } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
@@ -18,7 +19,75 @@ export interface CompactIndexOptions {
    * next to the base. @default 1024
    */
   readonly minMergeDocs?: number;
+  /**
+   * Run merges off the write that triggers them: the new base is built in slices of about
+   * `mergeSliceMs`, yielding to the event loop between them, while searches and writes go on
+   * against the old base (writes land in a fresh appended segment); the new base is swapped in
+   * at the end. Off: a merge runs to its end inside the write (tests). @default true
+   */
+  readonly background?: boolean;
+  /** Longest slice of a background merge, milliseconds. @default 8 */
+  readonly mergeSliceMs?: number;
+  /**
+   * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
+   * image of the documents live when the merge began, for persisting (`segment-file.ts`).
+   */
+  readonly onSealed?: (sealed: SealedIndex) => void;
 }
+
+/**
+ * A base segment with everything needed to serve it alone: what a merge builds, and what is
+ * written to disk and read back (`segment-file.ts`). Its arrays are never written after it is
+ * made (appends to the index reallocate them), so it can be persisted while the index goes on.
+ */
+export interface SealedIndex {
+  /** Field names, in order. */
+  readonly fields: readonly string[];
+  /** External ids by short id. */
+  readonly ids: readonly string[];
+  /** Per document, the fingerprint it was added with (the caller's content version). */
+  readonly fingerprints: Uint32Array;
+  /** Per field, MiniSearch's running average field length when the merge began. */
+  readonly avg: Float64Array;
+  /** Per document and field, terms counted with repeats. */
+  readonly lengths: Int32Array;
+  /** Forward index: per document and field, its entries sit at `fwdStart[d·nf + f]` .. `fwdStart[d·nf + f + 1]`. */
+  readonly fwdStart: Int32Array;
+  readonly fwdTerm: Int32Array;
+  readonly fwdTf: Uint16Array;
+  /** The vocabulary by term id. */
+  readonly terms: readonly string[];
+  /** Per field, postings in CSR form: term t's run is `start[t]` .. `start[t + 1]` of `docs` and `tfs`. */
+  readonly start: readonly Int32Array[];
+  readonly docs: readonly Int32Array[];
+  readonly tfs: readonly Uint16Array[];
+}
+
+/** What a finished merge job hands to `install`. */
+interface MergeResult {
+  readonly sealed: SealedIndex;
+  readonly base: BaseSegment;
+  /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
+  readonly runs: Map<number, BaseRun>;
+  /** New short id of each old one below the merge's end, −1 for documents already deleted. */
+  readonly newOf: Int32Array;
+  readonly shortIds: Map<string, number>;
+}
+
+/** A merge under way: the job, the documents it covers, and what changed meanwhile. */
+interface Merging {
+  readonly job: Generator<void, MergeResult>;
+  /** The merge covers short ids below this (`next` when it began). */
+  readonly end: number;
+  /** Documents below `end` deleted while it ran, to be tombstoned in the new base. */
+  readonly deleted: number[];
+  /** Settles once the new base is swapped in. */
+  readonly done: Promise<void>;
+  readonly settle: () => void;
+}
+
+/** Documents copied per step of a merge job, between which a background merge may yield. */
+const MERGE_STEP_DOCS = 2048;
 
 /** How `CompactIndex.expansions` looks for index terms near a query term. */
 export interface ExpansionLookup {
@@ -51,27 +120,52 @@ export interface TermScores {
 }
 
 /**
- * Postings held in `CompactIndex`'s cache of scored posting arrays, at most, summed over terms:
- * about 4 bytes of document id and 8 per field holding the term, each. Least recently used terms
- * go first; the cache empties when the index changes.
+ * Postings held, at most, summed over terms, in each of `CompactIndex`'s two caches: the terms'
+ * live postings of the current index version (4 bytes of document id and 2 of tf per field
+ * holding the term, each; emptied by any write), and the terms' base postings merged over fields
+ * (the same sizes; kept until the next merge). Least recently used terms go first.
  */
 export const POSTING_CACHE_LIMIT = 4_000_000;
 
-/** A term's postings in document order with their unweighted BM25 values per field. */
+/** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
+  /**
+   * The live postings in parts, each in document order: the base segment's (shared with
+   * `baseRun` unless documents were deleted), then the appended segments'. A document is in one
+   * part only.
+   */
+  readonly parts: Array<{
+    readonly docs: Int32Array;
+    /** Per searched field, parallel to `docs` (0 = not in that field); null when the part's documents lack the term there. */
+    readonly tfs: Array<Uint16Array | null>;
+    /** At least the largest Σ over fields of field boost × BM25 value in this part. */
+    readonly maxImpact: number;
+    /**
+     * Per searched field, the BM25 value at each of `docs`: filled in when the postings are used
+     * a second time at the same index version (queries between writes read them instead of
+     * computing each value again).
+     */
+    vals?: Array<Float64Array | null>;
+  }>;
+  /** Per searched field (0 where no live document's field holds the term). */
+  readonly idf: number[];
+}
+
+/** A term's base postings merged over fields (`CompactIndex.baseRun`). */
+interface BaseRun {
+  /** Document ids, increasing (deleted documents included). */
   readonly docs: Int32Array;
-  readonly vals: Array<Float64Array | null>;
-  /** Largest Σ over fields of field boost × value. */
-  readonly maxImpact: number;
+  /** Per field, the term's tf in each of `docs` (0 = not in that field), or null when no document's field holds it. */
+  readonly tfs: ReadonlyArray<Uint16Array | null>;
 }
 
 /** Postings of every term of the documents below `end`, per field in CSR form. */
 interface BaseSegment {
   readonly end: number;
   /** Per field: term t's postings sit at `start[t]` .. `start[t + 1]` (terms newer than the segment have none). */
-  readonly start: Int32Array[];
-  readonly docs: Int32Array[];
-  readonly tfs: Uint16Array[];
+  readonly start: readonly Int32Array[];
+  readonly docs: readonly Int32Array[];
+  readonly tfs: readonly Uint16Array[];
 }
 
 /**
@@ -81,9 +175,11 @@ interface BaseSegment {
  * Postings live in two segments: a base in CSR form (per field and term, a run of document ids
  * with their tfs) and a small appended one (per field, a map of term to [doc, tf, …]) that new
  * documents go to; deletes are tombstones. When the appended segment or the tombstones grow,
- * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes,
- * synchronously in the write that triggers it (0.3–0.4 s at 200,000 documents, about once per
- * 25,000 writes at that size).
+ * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes. A
+ * merge runs in the background in slices (0.3–0.4 s of work at 200,000 documents, about once per
+ * 25,000 writes at that size): searches use the old base and writes go to a fresh appended
+ * segment until the new base is swapped in, its short ids renumbered then. A merged base can be
+ * persisted (`SealedIndex`) and an index restored from one without analysing anything.
  * The vocabulary is a radix tree (MiniSearch's `SearchableMap`) for prefix and fuzzy look-ups
  * without a scan.
  *
@@ -99,16 +195,23 @@ export class CompactIndex {
   private next = 0;
   private live = 0;
   private readonly avg: Float64Array;
-  private lengths = new Int32Array(0);
-  private fwdStart = new Int32Array(1);
-  private fwdTerm = new Int32Array(0);
-  private fwdTf = new Uint16Array(0);
+  private lengths: Int32Array = new Int32Array(0);
+  private fps: Uint32Array = new Uint32Array(0);
+  private fwdStart: Int32Array = new Int32Array(1);
+  private fwdTerm: Int32Array = new Int32Array(0);
+  private fwdTf: Uint16Array = new Uint16Array(0);
   private terms: string[] = [];
   private termIds = new Map<string, number>();
   private tree = new SearchableMap<number>();
   private df: Int32Array[];
   private base: BaseSegment;
   private tail: Array<Map<number, number[]>>;
+  // The appended segment a running merge is folding into the new base; still searched until then.
+  private frozenTail: Array<Map<number, number[]>> | undefined;
+  private merging: Merging | undefined;
+  private readonly background: boolean;
+  private readonly mergeSliceMs: number;
+  private readonly onSealed: ((sealed: SealedIndex) => void) | undefined;
   private tailDocs = 0;
   private deadBase = 0;
   // Any write moves the version; caches derived from the postings hold for one version.
@@ -123,6 +226,11 @@ export class CompactIndex {
   private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
   private postingCache = new Map<string, TermPostings>();
+  // Postings each cached entry holds beyond the base runs it shares.
+  private postingCacheSizes = new Map<string, number>();
+  private baseRuns = new Map<number, BaseRun>();
+  private baseRunsOf: BaseSegment | undefined;
+  private baseRunsSize = 0;
   private postingCacheKey = '';
   private postingCacheSize = 0;
 
@@ -133,6 +241,9 @@ export class CompactIndex {
   ) {
     this.nf = fields.length;
     this.minMergeDocs = opts.minMergeDocs ?? 1024;
+    this.background = opts.background ?? true;
+    this.mergeSliceMs = opts.mergeSliceMs ?? 8;
+    this.onSealed = opts.onSealed;
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
@@ -160,9 +271,12 @@ export class CompactIndex {
     return this.ids[docId] as string;
   }
 
-  /** Adds a document (an id not indexed yet) by its analyzed terms per field, searchable at once. */
-  add(id: string, fieldTerms: ReadonlyArray<readonly string[]>): void {
-    this.append(id, fieldTerms, true);
+  /**
+   * Adds a document (an id not indexed yet) by its analyzed terms per field, searchable at once.
+   * `fingerprint` is kept with it (and persisted) to tell later whether the content changed.
+   */
+  add(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
+    this.append(id, fieldTerms, true, fingerprint);
     this.tailDocs += 1;
     this.maybeMerge();
   }
@@ -171,13 +285,45 @@ export class CompactIndex {
    * Adds a document to the forward index only: it is searchable after `seal()`. Building a whole
    * index this way fills the postings once, in two passes, instead of growing them per document.
    */
-  load(id: string, fieldTerms: ReadonlyArray<readonly string[]>): void {
-    this.append(id, fieldTerms, false);
+  load(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
+    this.append(id, fieldTerms, false, fingerprint);
   }
 
-  /** Makes every loaded document searchable (merges all postings into the base). */
+  /** Makes every loaded document searchable (merges all postings into the base), in one step. */
   seal(): void {
-    this.merge();
+    this.finishMerge();
+    this.startMerge();
+    this.finishMerge();
+  }
+
+  /** `seal`, yielding to the event loop about every `sliceMs` (searches see the old state until the end). */
+  async sealInSlices(sliceMs: number): Promise<void> {
+    this.finishMerge();
+    const m = this.startMerge();
+    const slicer = new TimeSlicer(sliceMs);
+    while (this.merging === m && !this.step(m)) await slicer.maybeYield();
+  }
+
+  /**
+   * Starts a merge (in the background unless `background` is off) if anything was appended or
+   * deleted since the last one: the next `onSealed` then covers every document. For persisting
+   * once writes pause, so a restart has little to re-index.
+   */
+  checkpoint(): void {
+    if (this.merging || (this.tailDocs === 0 && this.deadBase === 0 && this.base.end === this.next)) return;
+    const m = this.startMerge();
+    if (!this.background) this.finishMerge();
+    else void this.drive(m);
+  }
+
+  /** Settles once no merge is running (tests and benchmarks). */
+  async merged(): Promise<void> {
+    while (this.merging) await this.merging.done;
+  }
+
+  /** The fingerprint a document was added with. */
+  fingerprint(docId: number): number {
+    return this.fps[docId];
   }
 
   private termId(term: string): number {
@@ -194,12 +340,14 @@ export class CompactIndex {
     return t;
   }
 
-  private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean): void {
+  private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean, fingerprint: number): void {
     if (this.shortIds.has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
     this.ids[d] = id;
     this.shortIds.set(id, d);
+    this.fps = grow(this.fps, d + 1);
+    this.fps[d] = fingerprint >>> 0;
     this.lengths = grow(this.lengths, (d + 1) * nf);
     this.fwdStart = grow(this.fwdStart, (d + 1) * nf + 1);
     let end = this.fwdStart[d * nf];
@@ -258,54 +406,116 @@ export class CompactIndex {
     this.live -= 1;
     this.version += 1;
     if (d < this.base.end) this.deadBase += 1;
+    if (this.merging && d < this.merging.end) this.merging.deleted.push(d);
     this.maybeMerge();
     return true;
   }
 
   private maybeMerge(): void {
+    if (this.merging) return;
     const tailFull = this.tailDocs >= this.minMergeDocs && this.tailDocs * 8 >= this.live;
     const baseDirty = this.deadBase >= this.minMergeDocs && this.deadBase * 4 >= this.base.end;
-    if (tailFull || baseDirty) this.merge();
+    if (!tailFull && !baseDirty) return;
+    const m = this.startMerge();
+    if (!this.background) this.finishMerge();
+    else void this.drive(m);
   }
 
-  /** One new base of every live document (renumbered in order), in two passes over the forward index. */
-  private merge(): void {
+  /**
+   * Begins a merge of every document indexed so far: the appended segment is frozen (still
+   * searched) and new documents go to a fresh one. Runs the job's first step.
+   */
+  private startMerge(): Merging {
+    let settle!: () => void;
+    const done = new Promise<void>((r) => (settle = r));
+    const end = this.next;
+    this.frozenTail = this.tail;
+    this.tail = this.fields.map(() => new Map());
+    this.tailDocs = 0;
+    const m: Merging = { job: this.mergeJob(end), end, deleted: [], done, settle };
+    this.merging = m;
+    this.step(m);
+    return m;
+  }
+
+  /** Advances a merge by one step; installs the new base and returns true once it is done. */
+  private step(m: Merging): boolean {
+    const r = m.job.next();
+    if (!r.done) return false;
+    this.install(m, r.value);
+    return true;
+  }
+
+  /** Runs a merge to its end in slices, yielding to the event loop between them. */
+  private async drive(m: Merging): Promise<void> {
+    const slicer = new TimeSlicer(this.mergeSliceMs);
+    do await slicer.maybeYield();
+    while (this.merging === m && !this.step(m));
+  }
+
+  /** Runs the merge under way (if any) to its end now. */
+  private finishMerge(): void {
+    const m = this.merging;
+    if (m) while (!this.step(m));
+  }
+
+  /**
+   * One new base of every document live at the start (renumbered in order), in two passes over
+   * the forward index, a step at a time. The live set, averages and document frequencies are
+   * read at the start, in one step, so the result is the index as it was then; documents are
+   * never changed in place (deletes are tombstones, appends reallocate), so the arrays read
+   * later still hold what they held then.
+   */
+  private *mergeJob(end: number): Generator<void, MergeResult> {
     const { nf } = this;
-    const n = this.live;
+    const nt = this.terms.length;
+    const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
+    const newOf = new Int32Array(end).fill(-1);
+    let n = 0;
     let entries = 0;
-    for (let d = 0; d < this.next; d++) if (this.ids[d] !== undefined) entries += this.fwdStart[(d + 1) * nf] - this.fwdStart[d * nf];
+    for (let d = 0; d < end; d++) {
+      if (oldIds[d] === undefined) continue;
+      newOf[d] = n++;
+      entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
+    }
     const ids: string[] = new Array(n);
+    for (let d = 0; d < end; d++) if (newOf[d] >= 0) ids[newOf[d]] = oldIds[d] as string;
+    const avg = this.avg.slice();
+    // Live document frequencies are the run lengths: prefix sums place every run.
+    const starts = this.df.map((df) => {
+      const s = new Int32Array(nt + 1);
+      for (let t = 0; t < nt; t++) s[t + 1] = s[t] + df[t];
+      return s;
+    });
+    const terms = this.terms.slice(0, nt);
+    yield;
+    const shortIds = new Map<string, number>();
+    const fingerprints = new Uint32Array(n);
     const lengths = new Int32Array(n * nf);
     const fwdStart = new Int32Array(n * nf + 1);
     const fwdTerm = new Int32Array(entries);
     const fwdTf = new Uint16Array(entries);
-    let nd = 0;
     let at = 0;
-    for (let d = 0; d < this.next; d++) {
-      const id = this.ids[d];
-      if (id === undefined) continue;
-      ids[nd] = id;
-      this.shortIds.set(id, nd);
+    for (let d = 0; d < end; d++) {
+      const nd = newOf[d];
+      if (nd < 0) continue;
+      shortIds.set(ids[nd], nd);
+      fingerprints[nd] = oldFps[d];
       for (let f = 0; f < nf; f++) {
-        lengths[nd * nf + f] = this.lengths[d * nf + f];
-        for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) {
-          fwdTerm[at] = this.fwdTerm[i];
-          fwdTf[at] = this.fwdTf[i];
-          at += 1;
-        }
+        lengths[nd * nf + f] = oldLengths[d * nf + f];
+        const from = oldStart[d * nf + f];
+        const to = oldStart[d * nf + f + 1];
+        fwdTerm.set(oldTerm.subarray(from, to), at);
+        fwdTf.set(oldTf.subarray(from, to), at);
+        at += to - from;
         fwdStart[nd * nf + f + 1] = at;
       }
-      nd += 1;
+      if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
     }
-    const nt = this.terms.length;
-    const start: Int32Array[] = [];
     const docs: Int32Array[] = [];
     const tfs: Uint16Array[] = [];
     for (let f = 0; f < nf; f++) {
-      // Live document frequencies are the run lengths: prefix sums place every run.
-      const s = new Int32Array(nt + 1);
-      const df = this.df[f];
-      for (let t = 0; t < nt; t++) s[t + 1] = s[t] + df[t];
+      const s = starts[f];
       const fill = s.slice(0, nt);
       const fd = new Int32Array(s[nt]);
       const ft = new Uint16Array(s[nt]);
@@ -315,22 +525,143 @@ export class CompactIndex {
           fd[p] = d;
           ft[p] = fwdTf[i];
         }
+        if (d % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
       }
-      start.push(s);
       docs.push(fd);
       tfs.push(ft);
     }
+    const sealed: SealedIndex = { fields: this.fields, ids, fingerprints, avg, lengths, fwdStart, fwdTerm, fwdTf, terms, start: starts, docs, tfs };
+    const base: BaseSegment = { end: n, start: starts, docs, tfs };
+    // The terms searched lately get their runs in the new base now, a step at a time, so the
+    // first queries after the swap do not build them all at once.
+    const runs = new Map<number, BaseRun>();
+    let work = 0;
+    for (const t of [...this.baseRuns.keys()]) {
+      if (t >= nt) continue;
+      const run = buildRun(base, nf, t);
+      if (run) runs.set(t, run);
+      work += run ? run.docs.length : 1;
+      if (work >= MERGE_STEP_DOCS * 32) {
+        work = 0;
+        yield;
+      }
+    }
+    return { sealed, base, runs, newOf, shortIds };
+  }
+
+  /**
+   * Swaps a finished merge's base in, in one step: documents added while it ran are renumbered
+   * after it (their forward entries copied, their appended postings shifted), documents deleted
+   * while it ran become tombstones of the new base.
+   */
+  private install(m: Merging, r: MergeResult): void {
+    const { nf } = this;
+    const { sealed, newOf, shortIds } = r;
+    const n = sealed.ids.length;
+    const extra = this.next - m.end;
+    const next = n + extra;
+    const ids: Array<string | undefined> = sealed.ids.slice();
+    let dead = 0;
+    for (const d of m.deleted) {
+      const nd = newOf[d];
+      if (nd < 0 || ids[nd] === undefined) continue;
+      shortIds.delete(ids[nd] as string);
+      ids[nd] = undefined;
+      dead += 1;
+    }
+    for (let d = m.end; d < this.next; d++) {
+      const id = this.ids[d];
+      ids[n + d - m.end] = id;
+      if (id !== undefined) shortIds.set(id, n + d - m.end);
+    }
+    if (extra === 0) {
+      this.lengths = sealed.lengths;
+      this.fps = sealed.fingerprints;
+      this.fwdStart = sealed.fwdStart;
+      this.fwdTerm = sealed.fwdTerm;
+      this.fwdTf = sealed.fwdTf;
+    } else {
+      const from = this.fwdStart[m.end * nf];
+      const to = this.fwdStart[this.next * nf];
+      const e = sealed.fwdTerm.length;
+      const lengths = new Int32Array(next * nf);
+      lengths.set(sealed.lengths);
+      lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
+      const fps = new Uint32Array(next);
+      fps.set(sealed.fingerprints);
+      fps.set(this.fps.subarray(m.end, this.next), n);
+      const fwdStart = new Int32Array(next * nf + 1);
+      fwdStart.set(sealed.fwdStart);
+      for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
+      const fwdTerm = new Int32Array(e + to - from);
+      fwdTerm.set(sealed.fwdTerm);
+      fwdTerm.set(this.fwdTerm.subarray(from, to), e);
+      const fwdTf = new Uint16Array(e + to - from);
+      fwdTf.set(sealed.fwdTf);
+      fwdTf.set(this.fwdTf.subarray(from, to), e);
+      this.lengths = lengths;
+      this.fps = fps;
+      this.fwdStart = fwdStart;
+      this.fwdTerm = fwdTerm;
+      this.fwdTf = fwdTf;
+      const shift = n - m.end;
+      if (shift !== 0) for (const field of this.tail) for (const list of field.values()) for (let i = 0; i < list.length; i += 2) list[i] += shift;
+    }
     this.ids = ids;
-    this.lengths = lengths;
-    this.fwdStart = fwdStart;
-    this.fwdTerm = fwdTerm;
-    this.fwdTf = fwdTf;
-    this.next = n;
-    this.base = { end: n, start, docs, tfs };
-    this.tail = this.fields.map(() => new Map());
-    this.tailDocs = 0;
-    this.deadBase = 0;
+    this.shortIds = shortIds;
+    this.next = next;
+    this.base = r.base;
+    this.baseRuns = new Map();
+    this.baseRunsOf = r.base;
+    this.baseRunsSize = 0;
+    for (const [t, run] of r.runs) this.keepRun(t, run);
+    this.frozenTail = undefined;
+    this.deadBase = dead;
     this.version += 1;
+    this.merging = undefined;
+    m.settle();
+    this.onSealed?.(sealed);
+    this.maybeMerge();
+  }
+
+  /** The index a persisted base restores: every document of `sealed`, nothing appended. */
+  static async restore(sealed: SealedIndex, opts: CompactIndexOptions & { sliceMs?: number } = {}): Promise<CompactIndex> {
+    const c = new CompactIndex(sealed.fields, opts);
+    const slicer = new TimeSlicer(opts.sliceMs ?? 8);
+    const { nf } = c;
+    const n = sealed.ids.length;
+    const nt = sealed.terms.length;
+    c.ids = sealed.ids.slice();
+    for (let d = 0; d < n; d++) {
+      c.shortIds.set(sealed.ids[d], d);
+      if (d % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
+    }
+    if (c.shortIds.size !== n) throw new Error('CompactIndex.restore: duplicate ids in the sealed index');
+    c.next = n;
+    c.live = n;
+    c.avg.set(sealed.avg);
+    c.lengths = sealed.lengths;
+    c.fps = sealed.fingerprints;
+    c.fwdStart = sealed.fwdStart;
+    c.fwdTerm = sealed.fwdTerm;
+    c.fwdTf = sealed.fwdTf;
+    c.terms = sealed.terms.slice();
+    for (let t = 0; t < nt; t++) {
+      c.termIds.set(c.terms[t], t);
+      c.tree.set(c.terms[t], t);
+      if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
+    }
+    c.slot = new Int32Array(nt);
+    c.slotStamp = new Int32Array(nt);
+    for (let f = 0; f < nf; f++) {
+      const s = sealed.start[f];
+      const df = new Int32Array(nt);
+      for (let t = 0; t < nt; t++) df[t] = s[t + 1] - s[t];
+      c.df[f] = df;
+    }
+    c.base = { end: n, start: [...sealed.start], docs: [...sealed.docs], tfs: [...sealed.tfs] };
+    c.version += 1;
+    return c;
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
@@ -342,6 +673,8 @@ export class CompactIndex {
       const tfs = base.tfs[f];
       for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
     }
+    const frozen = this.frozenTail?.[f].get(t);
+    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
     const list = this.tail[f].get(t);
     if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
   }
@@ -459,6 +792,7 @@ export class CompactIndex {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
+      this.postingCacheSizes.clear();
       this.postingCacheKey = key;
       this.postingCacheSize = 0;
     }
@@ -466,50 +800,164 @@ export class CompactIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
+      if (!cached.parts[0].vals) this.fillValues(cached, fields, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
     if (t === undefined || fields.every((f) => this.df[f][t] === 0)) return undefined;
+    // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
+    // a bound from its largest tf and shortest length: no pass over it per write. Only the
+    // appended segments' part is gathered, sorted and bounded exactly here.
+    const run = this.baseRun(t);
+    const { ids, lengths, nf } = this;
+    const { k, b, d } = bm25;
+    const k1 = k + 1;
+    const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
+    const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
+    const parts: TermPostings['parts'] = [];
+    if (run) {
+      // The exact bound: one pass over the run, no allocation (cached with the postings for the
+      // index version, so repeated queries between writes do not pay it again).
+      let maxImpact = 0;
+      const dead = this.deadBase > 0;
+      const runTfs = fields.map((f) => run.tfs[f] ?? null);
+      for (let i = 0; i < run.docs.length; i++) {
+        const doc = run.docs[i];
+        if (dead && ids[doc] === undefined) continue;
+        let sum = 0;
+        for (let j = 0; j < fields.length; j++) {
+          const tf = runTfs[j]?.[i] ?? 0;
+          if (tf > 0) sum += boost[j] * bm25At(j, fields[j], tf, doc);
+        }
+        if (sum > maxImpact) maxImpact = sum;
+      }
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact });
+      else {
+        const keep: number[] = [];
+        for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
+        if (keep.length) {
+          const docs = Int32Array.from(keep, (i) => run.docs[i]);
+          const tfs = fields.map((f) => {
+            const from = run.tfs[f];
+            return from ? Uint16Array.from(keep, (i) => from[i]) : null;
+          });
+          parts.push({ docs, tfs, maxImpact });
+        }
+      }
+    }
     this.ensureScratch();
     const stamp = this.nextStamp();
     const { termStamp } = this;
-    const all: number[] = [];
+    const appended: number[] = [];
     for (const f of fields) {
-      this.eachPosting(f, t, (doc) => {
+      this.eachAppendedPosting(f, t, (doc) => {
         if (termStamp[doc] === stamp) return;
         termStamp[doc] = stamp;
-        all.push(doc);
+        appended.push(doc);
       });
     }
-    const docs = Int32Array.from(all).sort();
-    const at = this.acc;
-    for (let i = 0; i < docs.length; i++) at[docs[i]] = i;
-    const { k, d } = bm25;
-    const k1 = k + 1;
-    const vals = fields.map((f) => {
-      if (this.df[f][t] === 0) return null;
-      const idf = this.idf(f, t);
-      const norm = this.lengthNorm(f, bm25);
-      const v = new Float64Array(docs.length);
-      this.eachPosting(f, t, (doc, tf) => void (v[at[doc]] = idf * (d + (tf * k1) / (tf + norm[doc]))));
-      return v;
-    });
-    for (let i = 0; i < docs.length; i++) at[docs[i]] = 0;
-    let maxImpact = 0;
-    for (let i = 0; i < docs.length; i++) {
-      let s = 0;
-      for (let f = 0; f < fields.length; f++) if (vals[f]) s += boost[f] * vals[f]![i];
-      if (s > maxImpact) maxImpact = s;
+    if (appended.length) {
+      appended.sort((x, y) => x - y);
+      const at = this.acc;
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = i;
+      const tfs = fields.map((f) => {
+        let out: Uint16Array | null = null;
+        this.eachAppendedPosting(f, t, (doc, tf) => {
+          out ??= new Uint16Array(appended.length);
+          out[at[doc]] = tf;
+        });
+        return out as Uint16Array | null;
+      });
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
+      let maxImpact = 0;
+      for (let i = 0; i < appended.length; i++) {
+        let s = 0;
+        for (let j = 0; j < fields.length; j++) {
+          const tf = tfs[j]?.[i] ?? 0;
+          if (tf > 0) s += boost[j] * bm25At(j, fields[j], tf, appended[i]);
+        }
+        if (s > maxImpact) maxImpact = s;
+      }
+      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact });
     }
-    const entry = { docs, vals, maxImpact };
+    if (!parts.length) return undefined;
+    const entry: TermPostings = { parts, idf };
     this.postingCache.set(term, entry);
-    this.postingCacheSize += docs.length;
-    for (const [old, e] of this.postingCache) {
+    const size = parts.reduce((n, p) => n + (p.docs === run?.docs ? 0 : p.docs.length), 0);
+    this.postingCacheSizes.set(term, size);
+    this.postingCacheSize += size;
+    for (const [old] of this.postingCache) {
       if (this.postingCacheSize <= POSTING_CACHE_LIMIT || old === term) break;
       this.postingCache.delete(old);
-      this.postingCacheSize -= e.docs.length;
+      this.postingCacheSize -= this.postingCacheSizes.get(old) ?? 0;
+      this.postingCacheSizes.delete(old);
     }
     return entry;
+  }
+
+  /** Fills in the parts' BM25 values with the exhaustive scorer's expression (see `TermPostings`). */
+  private fillValues(p: TermPostings, fields: readonly number[], bm25: Bm25Params): void {
+    const { lengths, nf } = this;
+    const { k, b, d } = bm25;
+    const k1 = k + 1;
+    for (const part of p.parts) {
+      part.vals = fields.map((f, j) => {
+        const tfs = part.tfs[j];
+        if (!tfs) return null;
+        const v = new Float64Array(part.docs.length);
+        const idf = p.idf[j];
+        const avg = this.avg[f];
+        for (let i = 0; i < v.length; i++) {
+          const tf = tfs[i];
+          if (tf > 0) v[i] = idf * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[part.docs[i] * nf + f]) / avg)));
+        }
+        return v;
+      });
+    }
+  }
+
+  /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
+  private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
+    const { ids } = this;
+    const frozen = this.frozenTail?.[f].get(t);
+    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
+    const list = this.tail[f].get(t);
+    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+  }
+
+  /**
+   * Term `t`'s postings in the base segment, every field merged: document ids in order (deleted
+   * ones included) with each field's tf (0 where the field lacks the term; null for a field
+   * without it at all). They change only with the base, so they are kept (least recently used
+   * go first past `POSTING_CACHE_LIMIT` postings) until the next merge, while the BM25 values
+   * built from them follow every write.
+   */
+  private baseRun(t: number): BaseRun | undefined {
+    const { base } = this;
+    if (this.baseRunsOf !== base) {
+      this.baseRuns.clear();
+      this.baseRunsOf = base;
+      this.baseRunsSize = 0;
+    }
+    const hit = this.baseRuns.get(t);
+    if (hit) {
+      this.baseRuns.delete(t);
+      this.baseRuns.set(t, hit);
+      return hit;
+    }
+    const run = buildRun(base, this.nf, t);
+    if (run) this.keepRun(t, run);
+    return run;
+  }
+
+  private keepRun(t: number, run: BaseRun): void {
+    this.baseRuns.set(t, run);
+    this.baseRunsSize += run.docs.length;
+    for (const [old, e] of this.baseRuns) {
+      if (this.baseRunsSize <= POSTING_CACHE_LIMIT || old === t) break;
+      this.baseRuns.delete(old);
+      this.baseRunsSize -= e.docs.length;
+    }
   }
 
   /**
@@ -528,12 +976,19 @@ export class CompactIndex {
     const boosts = fields.map((f) => boost[this.fields[f]]);
     const cursors: ScoreCursor[] = [];
     const seen = new Set<string>();
+    const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
       const p = this.postings(term, fields, boosts, bm25);
       if (!p) continue;
-      cursors.push({ docs: p.docs, vals: p.vals, factors: boosts.map((b) => weight * b), bound: weight * p.maxImpact * (1 + 1e-9), distinct: !seen.has(term) });
+      // A term's parts hold disjoint documents: each document meets the term in one cursor,
+      // in the term's place in the query, so sums and distinct-term counts are unchanged.
+      const distinct = !seen.has(term);
       seen.add(term);
+      const factors = boosts.map((b) => weight * b);
+      for (const part of p.parts) {
+        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: weight * part.maxImpact * (1 + 1e-9), distinct });
+      }
     }
     if (!count) return { cursors, total: 0 };
     this.ensureScratch();
@@ -608,4 +1063,51 @@ export class CompactIndex {
     }
     return { ids, scores, matched };
   }
+}
+
+/** Term `t`'s run in `base` (see `CompactIndex.baseRun`). */
+function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
+  const lo = new Array<number>(nf).fill(0);
+  const hi = new Array<number>(nf).fill(0);
+  let fieldsWith = 0;
+  let only = -1;
+  let total = 0;
+  for (let f = 0; f < nf; f++) {
+    const s = base.start[f];
+    if (t + 1 >= s.length || s[t + 1] === s[t]) continue;
+    lo[f] = s[t];
+    hi[f] = s[t + 1];
+    fieldsWith += 1;
+    only = f;
+    total += hi[f] - lo[f];
+  }
+  if (fieldsWith === 0) return undefined;
+  let run: BaseRun;
+  if (fieldsWith === 1) {
+    run = {
+      docs: base.docs[only].subarray(lo[only], hi[only]),
+      tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
+    };
+  } else {
+    // A merge of the fields' sorted runs.
+    const docs = new Int32Array(total);
+    const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
+    const pos = lo.slice();
+    let n = 0;
+    for (;;) {
+      let min = 0x7fffffff;
+      for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
+      if (min === 0x7fffffff) break;
+      docs[n] = min;
+      for (let f = 0; f < nf; f++) {
+        if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
+          tfs[f]![n] = base.tfs[f][pos[f]];
+          pos[f] += 1;
+        }
+      }
+      n += 1;
+    }
+    run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
+  }
+  return run;
 }

@@ -1,17 +1,42 @@
 import { byRank } from './top-hits';
 
 /**
- * One query term's postings as the pruned scorer walks them: short document ids in increasing
- * order, per field the term's unweighted BM25 value at each of them (0 where the field lacks the
- * term; `null` for a field without the term at all), and the factors (query weight × field
- * boost) that turn those values into the term's score, summed over fields in order.
+ * What turns a term frequency into BM25 the way the exhaustive scorer does, shared by a query's
+ * cursors: a field's length norm is `k·(1 − b + b·length/avg)`, computed for the postings visited
+ * only (no pass over every document per index version).
+ */
+export interface CursorScoring {
+  /** Field lengths by document id × `nf` + field id. */
+  readonly lengths: Int32Array;
+  readonly nf: number;
+  /** Field id of each searched field (the cursors' fields, in order). */
+  readonly fields: readonly number[];
+  /** Per searched field, the average length. */
+  readonly avg: readonly number[];
+  readonly k: number;
+  readonly b: number;
+  /** BM25+'s δ. */
+  readonly d: number;
+}
+
+/**
+ * One query term's postings (or one part of them) as the pruned scorer walks them: short
+ * document ids in increasing order, per searched field the term's frequency at each of them (0
+ * where the field lacks the term; `null` for a field without it at all), and what turns a
+ * frequency into the term's score, `factor × idf × (d + tf·(k+1) / (tf + norm))` summed over
+ * fields in order: computed only for the postings visited.
  */
 export interface ScoreCursor {
   /** Short document ids, strictly increasing. */
   readonly docs: Int32Array;
-  /** Per field, parallel to `docs`. */
-  readonly vals: ReadonlyArray<Float64Array | null>;
-  /** Per field, query weight × field boost. */
+  /** Per searched field, parallel to `docs`. */
+  readonly tfs: ReadonlyArray<Uint16Array | null>;
+  /** Per searched field, the BM25 value at each of `docs`, when computed ahead (else computed from `tfs`). */
+  readonly vals?: ReadonlyArray<Float64Array | null>;
+  /** Per searched field, the term's idf. */
+  readonly idf: readonly number[];
+  readonly scoring: CursorScoring;
+  /** Per searched field, query weight × field boost. */
   readonly factors: readonly number[];
   /** At least the largest score this term gives any document. */
   readonly bound: number;
@@ -140,12 +165,26 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   let threshold = -Infinity;
   const heap = new DocHeap(cursors, pos);
   for (let j = 0; j < m; j++) heap.push(order[j]);
+  // The exhaustive scorer's expression and order, so scores agree to the last bit.
   const termScore = (i: number, at: number): number => {
     const c = cursors[i];
+    if (c.vals) {
+      let v = 0;
+      for (let f = 0; f < c.vals.length; f++) {
+        const vals = c.vals[f];
+        if (vals && c.tfs[f]![at] > 0) v += c.factors[f] * vals[at];
+      }
+      return v;
+    }
+    const { lengths, nf, fields, avg, k, b, d } = c.scoring;
+    const k1 = k + 1;
+    const doc = c.docs[at];
     let s = 0;
-    for (let f = 0; f < c.vals.length; f++) {
-      const v = c.vals[f];
-      if (v) s += c.factors[f] * v[at];
+    for (let f = 0; f < c.tfs.length; f++) {
+      const tfs = c.tfs[f];
+      if (!tfs) continue;
+      const tf = tfs[at];
+      if (tf > 0) s += c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
     }
     return s;
   };

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
@@ -6,9 +7,11 @@ import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion'
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
+import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { maxScoreTopK } from './max-score';
-import { CompactIndex, type WeightedTerm } from './compact-index';
+import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
+import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
 
 /**
@@ -75,19 +78,59 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * posting; the hits are the same. Off only to compare the two. @default true
    */
   readonly pruning?: boolean;
+  /**
+   * Where the built base segment is persisted and, at the first `replaceAll`, read back from
+   * (instead of analysing every item; only the items that changed since are re-indexed).
+   * @default none: every start builds the index
+   */
+  readonly segments?: SegmentStore;
+  /**
+   * With `segments`: once writes have paused this long, milliseconds, merge what was appended
+   * since the last merge (in the background) so that the persisted segment covers everything
+   * and a restart re-indexes nothing. 0 = only at merges. @default 30000
+   */
+  readonly checkpointIdleMs?: number;
+  /** `CompactIndexOptions.minMergeDocs` (small in tests, to merge often). @default 1024 */
+  readonly minMergeDocs?: number;
 };
+
+// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
+const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
+const NO_TAGS: readonly string[] = [];
 
 interface DocMeta {
   readonly type: ItemType;
   /** Lower-cased. */
   readonly tags: readonly string[];
-  readonly body: string;
+  /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
+  body: string;
+  plain: boolean;
   readonly summary: string;
 }
 
-// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
-const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
-const NO_TAGS: readonly string[] = [];
+/** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
+interface Analysed {
+  readonly fields: string[][];
+  readonly meta: DocMeta;
+  readonly fingerprint: number;
+}
+
+// Bodies at least this long are analysed in slices (yielding to the event loop between them).
+const LARGE_TEXT = 32_768;
+
+/**
+ * What a persisted segment's terms were made with: the fields, and the analyser's output on a
+ * probe text (stopwords, folding, stemming, numbers); a segment made otherwise is not loaded.
+ */
+export const SEGMENT_KEY = (() => {
+  const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
+  const terms = new Analyzer().analyze(probe).join(' ');
+  return `minisearch-index/1;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
+})();
+
+/** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
+const REPLAY_LIMIT = 0.5;
+
 
 interface Ranked {
   readonly id: string;
@@ -132,13 +175,24 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
   private readonly pruning: boolean;
+  private readonly segments: SegmentStore | undefined;
+  private readonly checkpointIdleMs: number;
+  private readonly minMergeDocs: number | undefined;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  // Only the first full build (the start) may come from a persisted segment.
+  private segmentTried = false;
+  // New bases of indexes not yet swapped in (a build in progress), persisted once they are.
+  private readonly sealedAside = new WeakMap<CompactIndex, SealedIndex>();
   // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
   // into the index it is about to replace.
   private writing: Promise<void> = Promise.resolve();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, ...ranking } = opts;
+    this.minMergeDocs = minMergeDocs;
     this.pruning = pruning ?? true;
+    this.segments = segments;
+    this.checkpointIdleMs = checkpointIdleMs ?? 30_000;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
@@ -146,21 +200,108 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    return new CompactIndex(FIELDS);
+    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini) });
+    return mini;
+  }
+
+  /** Persists a new base of the index `mini()` once it is the one served. */
+  private sealedHandler(mini: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
+    return (sealed) => {
+      const m = mini();
+      if (!m) return;
+      if (m === this.mini) this.segments?.save(sealed, SEGMENT_KEY);
+      else this.sealedAside.set(m, sealed);
+    };
+  }
+
+  /** Swaps in a built index, and persists its base. */
+  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>): void {
+    this.mini = mini;
+    this.docs = docs;
+    const sealed = this.sealedAside.get(mini);
+    this.sealedAside.delete(mini);
+    if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
+  }
+
+  /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await this.writing;
+    await this.mini.merged();
+    await this.segments?.flush();
   }
 
   /**
-   * The analyzed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
-   * each text is analyzed once); its metadata goes into `docs`.
+   * The index of `items` from the persisted segment, if there is a usable one: its documents
+   * whose fingerprint still matches are taken as they are, the others re-indexed from `items`,
+   * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
+   * unusable, or too much changed since it was written.
    */
-  private document(item: Item, docs: Map<string, DocMeta>): string[][] {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta> } | undefined> {
+    const store = this.segments!;
+    const started = performance.now();
+    const loaded = await store.read(SEGMENT_KEY);
+    if (!loaded) return undefined;
+    const ref: { mini?: CompactIndex } = {};
+    let mini: CompactIndex;
+    try {
+      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
+    } catch (e) {
+      store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
+      return undefined;
+    }
+    ref.mini = mini;
+    const n = loaded.sealed.ids.length;
+    const seen = new Uint8Array(n);
+    const docs = new Map<string, DocMeta>();
+    const changed: Item[] = [];
+    const sealedIds = loaded.sealed.ids;
+    for (let i = 0, next = 0; i < items.length; i++) {
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+      const item = items[i];
+      // The store mostly lists items in the order they were indexed: try the next id first.
+      const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
+      if (d !== undefined) next = d + 1;
+      if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
+        docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
+      } else changed.push(item);
+      if (d !== undefined) seen[d] = 1;
+    }
+    const removed: string[] = [];
+    for (let d = 0; d < n; d++) if (!seen[d]) removed.push(loaded.sealed.ids[d]);
+    const info = { file: store.file, bytes: loaded.bytes, documents: n, changed: changed.length, removed: removed.length };
+    if (changed.length + removed.length > REPLAY_LIMIT * Math.max(n, items.length)) {
+      store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
+      return undefined;
+    }
+    for (const id of removed) mini.discard(id);
+    for (const item of changed) {
+      await slicer.maybeYield();
+      const a = await this.analyse(item, slicer);
+      mini.discard(item.id);
+      docs.set(item.id, a.meta);
+      mini.add(item.id, a.fields, a.fingerprint);
+    }
+    store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
+    // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
+    if (changed.length + removed.length > 0) mini.checkpoint();
+    return { mini, docs };
+  }
+
+  /**
+   * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
+   * each text is analysed once) and its metadata. A very large body is analysed in slices
+   * through `slicer`, so indexing it never holds the event loop for long.
+   */
+  private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
     const body = plainText(item.body);
     const summary = item.summary ?? '';
-    const title = this.analyzer.analyze(item.title);
-    const tags = this.analyzer.analyze(item.tags.join(' '));
-    const text = [...title, ...this.analyzer.analyze(summary), ...tags, ...this.analyzer.analyze(body)];
-    docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, summary });
-    return [title, tags, text];
+    const a = this.analyzer;
+    const title = a.analyze(item.title);
+    const tags = a.analyze(item.tags.join(' '));
+    const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
+    const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
+    const meta: DocMeta = { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, plain: true, summary };
+    return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
   /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
@@ -178,17 +319,34 @@ export class MiniSearchIndex implements SearchIndex {
   private serial(write: () => Promise<void>): Promise<void> {
     const done = this.writing.then(write);
     this.writing = done.catch(() => undefined);
+    void done.then(
+      () => this.armCheckpoint(),
+      () => undefined,
+    );
     return done;
   }
 
-  /** Adds or replaces items, one at a time, yielding to the event loop between slices. */
+  /** (Re)starts the idle timer after which what was written since the last merge is merged and persisted. */
+  private armCheckpoint(): void {
+    if (!this.segments || this.checkpointIdleMs <= 0) return;
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = setTimeout(() => this.mini.checkpoint(), this.checkpointIdleMs);
+    this.checkpointTimer.unref();
+  }
+
+  /**
+   * Adds or replaces items, one at a time, yielding to the event loop between slices (and within
+   * a very large item); an item's old version is served until its new one is indexed whole.
+   */
   upsert(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
       for (const item of items) {
         await slicer.maybeYield();
+        const a = await this.analyse(item, slicer);
         this.mini.discard(item.id);
-        this.mini.add(item.id, this.document(item, this.docs));
+        this.docs.set(item.id, a.meta);
+        this.mini.add(item.id, a.fields, a.fingerprint);
       }
     });
   }
@@ -207,20 +365,27 @@ export class MiniSearchIndex implements SearchIndex {
 
   /**
    * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
-   * items are analyzed into the forward index, then the postings are filled in one pass.
+   * items are analysed into the forward index, then the postings are filled in one pass, also
+   * in slices.
    */
   replaceAll(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
+      if (this.segments && !this.segmentTried) {
+        this.segmentTried = true;
+        const restored = await this.restore(items, slicer);
+        if (restored) return this.swapIn(restored.mini, restored.docs);
+      }
       const docs = new Map<string, DocMeta>();
       const mini = this.create();
       for (const item of items) {
         await slicer.maybeYield();
-        mini.load(item.id, this.document(item, docs));
+        const a = await this.analyse(item, slicer);
+        docs.set(item.id, a.meta);
+        mini.load(item.id, a.fields, a.fingerprint);
       }
-      mini.seal();
-      this.docs = docs;
-      this.mini = mini;
+      await mini.sealInSlices(this.indexSliceMs);
+      this.swapIn(mini, docs);
     });
   }
 
@@ -387,6 +552,10 @@ export class MiniSearchIndex implements SearchIndex {
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
     const doc = this.docs.get(hit.id);
     if (!doc) return '';
+    if (!doc.plain) {
+      doc.body = plainText(doc.body);
+      doc.plain = true;
+    }
     const matched = new Set([...wanted].filter((t) => this.holds(hit.id, t)));
     const isMatch = (t: string) => matched.has(t);
     return (

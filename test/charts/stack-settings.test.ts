@@ -1,5 +1,5 @@
 import { SettingsError } from '../../configs';
-import { IGNORED_AT_SYNTH, loadStackSettings, STACK_DATA_DIR } from '../../charts';
+import { IGNORED_AT_SYNTH, loadStackSettings, STACK_DATA_DIR, STACK_INDEX_DIR } from '../../charts';
 import { SECRET_ENV } from './fixtures/secrets';
 
 describe('loadStackSettings', () => {
@@ -11,6 +11,10 @@ describe('loadStackSettings', () => {
     expect(loadStackSettings({ TRUST_PROXY: '2' }).service.trustProxy).toBe(2);
     expect(loadStackSettings({ INGRESS_HOST: 'search.example.com', TRUST_PROXY: '0' }).service.trustProxy).toBe(0);
     expect(s.service.dataDir).toBe(STACK_DATA_DIR);
+    // The persisted search segment goes into the same writable emptyDir.
+    expect(s.search.indexDir).toBe(STACK_INDEX_DIR);
+    expect(STACK_INDEX_DIR.startsWith(`${STACK_DATA_DIR}/`)).toBe(true);
+    expect(loadStackSettings({ INDEX_DIR: 'off' }).search.indexDir).toBe('off');
     expect(s.kvstore.url).toBe('redis://kvstore:6379');
     expect(s.rateLimit.effective.storeUrl).toBe('redis://kvstore:6379');
     expect(s.rateLimit.effective.multiplier).toBe(1);

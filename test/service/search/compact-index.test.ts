@@ -135,49 +135,86 @@ describe('CompactIndex.scoreTerms', () => {
 describe('CompactIndex segments', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
   const doc = fc.record({ id: fc.integer({ min: 0, max: 12 }), title: fc.array(fc.constantFrom(...WORDS), { maxLength: 3 }), text: fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }) });
-  const op = fc.oneof(doc.map((d) => ({ add: d })), fc.integer({ min: 0, max: 12 }).map((id) => ({ remove: id })));
+  const op = fc.oneof(
+    doc.map((d) => ({ add: d })),
+    fc.integer({ min: 0, max: 12 }).map((id) => ({ remove: id })),
+    fc.integer({ min: 1, max: 3 }).map((n) => ({ tick: n })),
+  );
+  type Op = { add: { id: number; title: string[]; text: string[] } } | { remove: number } | { tick: number };
+  const terms: WeightedTerm[] = WORDS.map((w, i) => [w, 1 / (i + 1)]);
 
-  it('after adds, replacements and deletes across many merges, scores and expands as an index built from the final documents', () => {
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
-        const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2 });
-        const final = new Map<string, { title: string[]; text: string[] }>();
+  /** Scores, expansions, forward index and fingerprints of `c` are those of an index built from `final`. */
+  function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, { title: string[]; text: string[]; fp: number }>): void {
+    const rebuilt = new CompactIndex(['title', 'text']);
+    for (const [id, d] of final) rebuilt.load(id, [d.title, d.text]);
+    rebuilt.seal();
+    expect(c.documentCount).toBe(final.size);
+    const score = (x: CompactIndex) => {
+      const { ids, scores } = x.scoreTerms(terms, boost, bm25);
+      return new Map(ids.map((id, i) => [id, scores[i]]));
+    };
+    const got = score(c);
+    const want = score(rebuilt);
+    expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [id, s] of want) expect(got.get(id)).toBeCloseTo(s, 9);
+    const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
+    const terms1 = (x: CompactIndex) => x.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    expect(terms1(c)).toEqual(terms1(rebuilt));
+    for (const [id, d] of final) {
+      const a = c.shortId(id)!;
+      const b = rebuilt.shortId(id)!;
+      expect(c.externalId(a)).toBe(id);
+      expect(c.fieldTerms(a, 'text')).toEqual(rebuilt.fieldTerms(b, 'text'));
+      expect(c.fieldLength(a, 'title')).toBe(d.title.length);
+      expect(c.fingerprint(a)).toBe(d.fp);
+    }
+  }
+
+  it.each([
+    ['inside the write that triggers them', false],
+    ['in the background, while writes and searches go on', true],
+  ])('after adds, replacements and deletes across many merges (%s), scores and expands as an index built from the final documents', async (_name, background) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops: Op[]) => {
+        const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, background, mergeSliceMs: 0 });
+        const final = new Map<string, { title: string[]; text: string[]; fp: number }>();
+        let fp = 0;
         for (const o of ops) {
           if ('add' in o) {
             const id = `d${o.add.id}`;
             c.discard(id);
-            c.add(id, [o.add.title, o.add.text]);
-            final.set(id, o.add);
-          } else {
+            c.add(id, [o.add.title, o.add.text], ++fp);
+            final.set(id, { ...o.add, fp });
+          } else if ('remove' in o) {
             c.discard(`d${o.remove}`);
             final.delete(`d${o.remove}`);
+          } else {
+            for (let i = 0; i < o.tick; i++) await new Promise((r) => setImmediate(r));
+            // Mid-merge too: the old base, the frozen and the fresh appended segment together.
+            expectBuiltFrom(c, final);
           }
         }
-        const rebuilt = new CompactIndex(['title', 'text']);
-        for (const [id, d] of final) rebuilt.load(id, [d.title, d.text]);
-        rebuilt.seal();
-        expect(c.documentCount).toBe(final.size);
-        const terms: WeightedTerm[] = WORDS.map((w, i) => [w, 1 / (i + 1)]);
-        const score = (x: CompactIndex) => {
-          const { ids, scores } = x.scoreTerms(terms, boost, bm25);
-          return new Map(ids.map((id, i) => [id, scores[i]]));
-        };
-        const got = score(c);
-        const want = score(rebuilt);
-        expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
-        for (const [id, s] of want) expect(got.get(id)).toBeCloseTo(s, 9);
-        const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
-        const terms1 = (x: CompactIndex) => x.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
-        expect(terms1(c)).toEqual(terms1(rebuilt));
-        for (const [id, d] of final) {
-          const a = c.shortId(id)!;
-          const b = rebuilt.shortId(id)!;
-          expect(c.fieldTerms(a, 'text')).toEqual(rebuilt.fieldTerms(b, 'text'));
-          expect(c.fieldLength(a, 'title')).toBe(d.title.length);
-        }
+        expectBuiltFrom(c, final);
+        await c.merged();
+        expectBuiltFrom(c, final);
       }),
-      { numRuns: 200 },
+      { numRuns: 150 },
     );
+  });
+
+  it('hands every new base to onSealed: the documents live when its merge began', async () => {
+    const seen: string[][] = [];
+    const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, mergeSliceMs: 0, onSealed: (s) => seen.push([...s.ids]) });
+    c.add('a', [['laser'], ['laser beam']]);
+    c.add('b', [['water'], ['water']]);
+    // The merge began with a and b; c arrives and a goes while it runs.
+    c.add('c', [['bread'], ['bread']]);
+    c.discard('a');
+    await c.merged();
+    expect(seen[0]).toEqual(['a', 'b']);
+    expect(c.documentCount).toBe(2);
+    expect(c.scoreTerms([['laser', 1]], boost, bm25).ids).toEqual([]);
+    expect(c.scoreTerms([['bread', 1]], boost, bm25).ids).toEqual(['c']);
   });
 });
 

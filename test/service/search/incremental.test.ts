@@ -29,7 +29,9 @@ describe('incremental updates', () => {
   it('ingest, update and delete without a rebuild rank as an index rebuilt from the final items', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }), async (ops, words) => {
-        const live = new MiniSearchIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
+        // Merges every few writes, in the background: searches meet the base, appended segments,
+        // tombstones and merges under way.
+        const live = new MiniSearchIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
         const final = new Map<string, Item>();
         for (const o of ops) {
           if (o.kind === 'upsert') {
@@ -40,6 +42,12 @@ describe('incremental updates', () => {
             await live.remove([`d${o.id}`]);
             final.delete(`d${o.id}`);
           }
+          // The pruned page (postings from the base runs and the appended segments) is the exhaustive one.
+          const q: IndexQuery = { text: words.join(' '), limit: 5, offset: 0, snippets: false };
+          const pruned = await live.search(q);
+          const full = await live.search(q, { pruning: false });
+          expect(pruned.total).toBe(full.total);
+          expect(pruned.hits.map((h) => h.score)).toEqual(full.hits.map((h) => h.score));
         }
         const rebuilt = new MiniSearchIndex(live.ranking);
         await rebuilt.replaceAll([...final.values()]);

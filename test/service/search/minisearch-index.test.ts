@@ -258,6 +258,34 @@ describe('indexing in slices', () => {
     expect(index.size()).toBe(many.length);
   });
 
+  it('analyses a very large body in slices, serving the old version of the item until the new one is indexed whole', async () => {
+    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    await index.upsert([doc('big', 'big', 'original words')]);
+    const words = Array.from({ length: 40_000 }, (_, i) => `word${i % 997} plasma`).join(' ');
+    let probes = 0;
+    let sawOld = false;
+    const probe = async () => {
+      probes += 1;
+      const page = await index.search({ text: 'original', limit: 10, offset: 0, snippets: false });
+      if (page.total === 1) sawOld = true;
+    };
+    const timer = setInterval(() => void probe(), 0);
+    await index.upsert([doc('big', 'big', words)]);
+    clearInterval(timer);
+    expect(probes).toBeGreaterThan(0);
+    expect(sawOld).toBe(true);
+    expect((await index.search({ text: 'original', limit: 10, offset: 0 })).total).toBe(0);
+    expect((await index.search({ text: 'plasma', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['big']);
+  });
+
+  it('analyzeInSlices gives the terms of analyze', async () => {
+    const a = new Analyzer();
+    const text = "Measuring the lasers' beams: naïve café résumé, 42 and l'été — the end ".repeat(500);
+    let pauses = 0;
+    expect(await a.analyzeInSlices(text, async () => void (pauses += 1), 100)).toEqual(a.analyze(text));
+    expect(pauses).toBeGreaterThan(10);
+  });
+
   it('runs writes in order: an upsert made during a sliced replaceAll lands in the new index', async () => {
     const index = new MiniSearchIndex({ indexSliceMs: 0 });
     const replacing = index.replaceAll(many);

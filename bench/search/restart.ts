@@ -1,0 +1,135 @@
+/**
+ * Restart to ready at a grown corpus size, with the persisted segment intact and without it:
+ * the real service in a child process (file store in one DATA_DIR), Vaswani grown to `size`
+ * (default 200,000) ingested through `POST /api/ingest-batch`, then restarts on the filled
+ * DATA_DIR, alternating: `INDEX_DIR=off` (reload the content, build the index: what every start
+ * did before), and the default (reload the content, load the segment). Each figure is process
+ * start to `LISTENING` with the content loaded and indexed (`server-main.ts`). With `--base
+ * <root>` the rebuild starts also run the service of another checkout (`<root>/bench/search/
+ * server-main.ts`, which must exist there) on the same DATA_DIR, for an A/B against it.
+ *
+ * `node -r ts-node/register/transpile-only bench/search/restart.ts [size] [--rounds n] [--base <root>]`
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { growCorpus } from './grow-corpus';
+import { loadVaswani } from './vaswani';
+
+async function post(url: string, body: unknown): Promise<{ status: number }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return { status: res.status };
+}
+
+interface Started {
+  readonly port: number;
+  readonly readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** The service of checkout `root` in a child process; resolves once it is ready. */
+function startAt(root: string, env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('server did not start in 300 s')), 300_000);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /LISTENING (\d+) (\d+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({
+        port: Number(m[1]),
+        readyMs: Number(m[2]),
+        stop: () =>
+          new Promise<void>((r) => {
+            child.once('exit', () => r());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+/** Waits until `file` exists and has not changed for `quietMs` (a segment written in the background). */
+async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 180_000): Promise<void> {
+  const t0 = Date.now();
+  let last = '';
+  let stableSince = Date.now();
+  while (Date.now() - t0 < maxMs) {
+    const s = existsSync(file) ? statSync(file) : undefined;
+    const sig = s && s.mtimeMs >= since ? `${s.mtimeMs}:${s.size}` : '';
+    if (sig !== last) {
+      last = sig;
+      stableSince = Date.now();
+    } else if (sig && Date.now() - stableSince >= quietMs) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${file} was not written within ${maxMs} ms`);
+}
+
+export async function restart(size: number, rounds: number, base?: string) {
+  const root = join(__dirname, '..', '..');
+  const v = loadVaswani();
+  const dataDir = mkdtempSync(join(tmpdir(), 'search-restart-'));
+  const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+  const segment = join(dataDir, 'search-index', 'search-segment.bin');
+  const out: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseRebuild: [] } : {}) };
+  try {
+    const a = await startAt(root, env);
+    const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
+    const t0 = performance.now();
+    for (let i = 0; i < items.length; i += 1000) {
+      const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
+      if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}`);
+    }
+    const ingestSeconds = (performance.now() - t0) / 1000;
+    await a.stop();
+    // The first start after the ingest re-indexes what the last merge had not covered, then
+    // persists a segment of everything (in the background): wait for it.
+    const since = Date.now();
+    const first = await startAt(root, env);
+    await settledFile(segment, since);
+    await first.stop();
+    for (let r = 0; r < rounds; r++) {
+      const off = await startAt(root, { ...env, INDEX_DIR: 'off' });
+      out.rebuild.push(off.readyMs);
+      await off.stop();
+      const on = await startAt(root, env);
+      out.segment.push(on.readyMs);
+      await on.stop();
+      if (base) {
+        const b = await startAt(base, env);
+        out.baseRebuild.push(b.readyMs);
+        await b.stop();
+      }
+    }
+    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs: first.readyMs, segmentBytes: statSync(segment).size, readyMs: out };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const flag = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const size = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
+  restart(size, Number(flag('--rounds') ?? 3), flag('--base')).then(
+    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

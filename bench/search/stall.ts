@@ -1,0 +1,139 @@
+/**
+ * Event-loop stalls of the search index while it ingests: Vaswani grown to `size` (default
+ * 200,000) upserted in batches of 1,000 items (as `POST /api/ingest-batch` hands them to the
+ * index) into an empty index, while one query at a time runs beside it (the 93 Vaswani queries
+ * and their 2-word forms in turn, uncached). `perf_hooks.monitorEventLoopDelay` (1 ms
+ * resolution) gives the longest stall (wall time) and its p99. On a shared machine a stall's
+ * wall time is inflated by whatever else runs, so the longest stall is also measured in CPU
+ * time (`cpuStall`: process CPU between two ticks of a 1 ms interval, i.e. the longest step the
+ * event loop ran), and the longest garbage-collection pause is reported. The longest single
+ * query too. Then one 1 MB item is upserted into the full index with queries beside it. In
+ * process, no HTTP.
+ *
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries]`
+ * Uses only `MiniSearchIndex`'s public API, so the same file runs against an older tree (A/B).
+ */
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import type { Item } from '../../service/content/item';
+import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { growCorpus, twoWordQueries } from './grow-corpus';
+import { loadVaswani } from './vaswani';
+
+/** What one run measured, milliseconds unless named otherwise. */
+export interface StallRun {
+  readonly docs: number;
+  readonly ingestSeconds: number;
+  readonly queries: number;
+  readonly maxStall: number;
+  readonly p99Stall: number;
+  readonly meanStall: number;
+  readonly cpuStall: number;
+  readonly maxGc: number;
+  readonly maxQuery: number;
+  readonly p99Query: number;
+  readonly bigItemMaxStall: number;
+  readonly bigItemCpuStall: number;
+  readonly bigItemMs: number;
+}
+
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+
+function p99(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? 0;
+}
+
+/** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
+async function watch(index: MiniSearchIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>) {
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  const times: number[] = [];
+  let done = false;
+  let i = 0;
+  const loop = async () => {
+    while (!done) {
+      const t = performance.now();
+      await index.search({ text: texts[i++ % texts.length], limit: 10, offset: 0 });
+      times.push(performance.now() - t);
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  let cpuStall = 0;
+  let last = process.cpuUsage();
+  const tick = setInterval(() => {
+    const now = process.cpuUsage();
+    cpuStall = Math.max(cpuStall, (now.user - last.user + now.system - last.system) / 1000);
+    last = now;
+  }, 1);
+  let maxGc = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_WEAKCB) maxGc = Math.max(maxGc, e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  h.enable();
+  const querying = withQueries ? loop() : Promise.resolve();
+  const t0 = performance.now();
+  await work();
+  const took = performance.now() - t0;
+  done = true;
+  await querying;
+  // Lets the histogram's and the tick's timers fire once more, so a stall at the very end counts.
+  await new Promise((r) => setTimeout(r, 20));
+  h.disable();
+  clearInterval(tick);
+  gc.disconnect();
+  return {
+    took,
+    maxStall: ms(h.max),
+    p99Stall: ms(h.percentile(99)),
+    meanStall: ms(h.mean),
+    cpuStall: Math.round(cpuStall * 10) / 10,
+    maxGc: Math.round(maxGc * 10) / 10,
+    queries: times.length,
+    maxQuery: Math.max(0, ...times),
+    p99Query: p99(times),
+  };
+}
+
+export async function stall(size: number, withQueries: boolean): Promise<StallRun> {
+  const v = loadVaswani();
+  const now = new Date(0).toISOString();
+  const items: Item[] = growCorpus(v.items, size).map((i) => ({ ...i, tags: [], created_at: now, updated_at: now }));
+  const texts = v.queries.map((q) => q.text);
+  const all = [...texts, ...twoWordQueries(texts)];
+  const index = new MiniSearchIndex();
+  // A first batch so that queries have something to rank from the start.
+  await index.upsert(items.slice(0, 1000));
+  const ingest = await watch(index, all, withQueries, async () => {
+    for (let at = 1000; at < items.length; at += 1000) await index.upsert(items.slice(at, at + 1000));
+  });
+  const words = v.items.flatMap((i) => i.body.split(/\s+/));
+  let body = '';
+  for (let k = 0; body.length < 1_000_000; k++) body += `${words[k % words.length]}${k % 13 === 0 ? '\n' : ' '}`;
+  const big = await watch(index, all, withQueries, () => index.upsert([{ id: 'big-item', type: 'article', title: 'one megabyte', body, tags: [], created_at: now, updated_at: now }]));
+  return {
+    docs: index.size(),
+    ingestSeconds: Math.round(ingest.took / 100) / 10,
+    queries: ingest.queries,
+    maxStall: ingest.maxStall,
+    p99Stall: ingest.p99Stall,
+    meanStall: ingest.meanStall,
+    cpuStall: ingest.cpuStall,
+    maxGc: ingest.maxGc,
+    maxQuery: Math.round(ingest.maxQuery * 10) / 10,
+    p99Query: Math.round(ingest.p99Query * 10) / 10,
+    bigItemMaxStall: big.maxStall,
+    bigItemCpuStall: big.cpuStall,
+    bigItemMs: Math.round(big.took),
+  };
+}
+
+if (require.main === module) {
+  const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 200_000);
+  stall(size, !process.argv.includes('--no-queries')).then(
+    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

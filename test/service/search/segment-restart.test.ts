@@ -1,0 +1,76 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { createLogger } from '../../../service/logger';
+import { SEGMENT_FILE } from '../../../service/search/segment-store';
+import { buildTestApp } from '../../helpers/app';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger('info', sink), lines };
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(cond()).toBe(true);
+}
+
+const items = Array.from({ length: 40 }, (_, i) => ({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: `hummingbirds hover ${i} `.repeat(3) + (i === 7 ? 'zeppelin' : '') }));
+
+describe('the service with a persisted search segment (file store)', () => {
+  it('keeps the segment beside the content in DATA_DIR/search-index, and a restart loads it and re-indexes only what changed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'segment-restart-'));
+    const file = join(dataDir, 'search-index', SEGMENT_FILE);
+    const boot = async () => {
+      const { logger, lines } = capture();
+      const app = await buildTestApp({ service: { environment: 'testing', dataDir } }, { logger });
+      return { ...app, lines, loaded: () => lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment')) };
+    };
+    try {
+      const first = await boot();
+      expect((await request(first.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+      await first.close();
+      // The second start builds from the content (the first wrote its segment while empty) and persists it.
+      const second = await boot();
+      await until(() => second.lines.some((l) => l.msg === 'search segment persisted' && l.documents === 40));
+      expect(existsSync(file)).toBe(true);
+      expect((await request(second.app).post('/api/ingest').send({ ...items[3], body: 'now about airships' })).status).toBe(201);
+      await second.close();
+
+      const third = await boot();
+      try {
+        expect(third.loaded()).toMatchObject({ documents: 40, changed: 1, removed: 0 });
+        expect((await request(third.app).get('/health/ready')).status).toBe(200);
+        expect((await request(third.app).get('/api/search?q=zeppelin')).body.results.map((r: { id: string }) => r.id)).toEqual(['note-7']);
+        expect((await request(third.app).get('/api/search?q=airships')).body.results.map((r: { id: string }) => r.id)).toEqual(['note-3']);
+        const hover = await request(third.app).get('/api/search?q=hummingbirds&limit=50');
+        expect(hover.body.total).toBe(39);
+        expect(hover.body.results[0].snippet).toContain('<mark>hummingbirds</mark>');
+      } finally {
+        await third.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('INDEX_DIR=off persists nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'segment-off-'));
+    try {
+      const app = await buildTestApp({ service: { environment: 'testing', dataDir }, search: { indexDir: 'off' } });
+      expect((await request(app.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+      await app.close();
+      expect(existsSync(join(dataDir, 'search-index'))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
