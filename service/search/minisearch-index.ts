@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
-import { plainText } from '../content/plain-text';
+import { plainText, plainTextOf } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
@@ -293,7 +293,7 @@ export class MiniSearchIndex implements SearchIndex {
    * through `slicer`, so indexing it never holds the event loop for long.
    */
   private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
-    const body = plainText(item.body);
+    const body = plainTextOf(item);
     const summary = item.summary ?? '';
     const a = this.analyzer;
     const title = a.analyze(item.title);
