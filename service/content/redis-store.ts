@@ -72,7 +72,11 @@ export class RedisStore implements ContentStore {
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
-  /** Tokens of this replica's writes that Redis did not confirm, with their ids (insertion order = age). */
+  /**
+   * Tokens of this replica's writes that Redis has not confirmed (yet), with their ids (insertion
+   * order = age): added before a write is sent, removed once it is acknowledged or certainly not
+   * stored, or when the reader meets its notice (and then re-reads its ids).
+   */
   private readonly unconfirmed = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: RedisStoreOptions) {
@@ -134,6 +138,8 @@ export class RedisStore implements ContentStore {
     for (const i of items) fields.push(i.id, JSON.stringify(i));
     const idList = items.map((i) => i.id);
     const token = randomUUID();
+    // Remembered before sending: the reader may see the notice before this call learns the outcome.
+    this.remember(token, idList);
     let res: Array<[Error | null, unknown]> | null;
     try {
       res = await c
@@ -157,13 +163,15 @@ export class RedisStore implements ContentStore {
       this.opts.connection.commandFailed(e);
       // Refused before sending (the connection dropped just now): certainly not stored.
       if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable/i.test((e as Error).message)) {
+        this.unconfirmed.delete(token);
         throw new StoreUnavailableError(`the key-value store is unreachable (${(e as Error).message}); nothing was stored`);
       }
-      throw this.unknownOutcome(token, idList, (e as Error).message);
+      throw this.unknownOutcome(idList, (e as Error).message);
     }
     const failed = res?.find(([err]) => err);
-    if (!res || failed) throw this.unknownOutcome(token, idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
-    if (this.opts.connection.mode === 'sentinel') await this.waitForReplica(c, token, idList);
+    if (!res || failed) throw this.unknownOutcome(idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    if (this.opts.connection.mode === 'sentinel') await this.waitForReplica(c, idList);
+    this.unconfirmed.delete(token);
   }
 
   /**
@@ -172,7 +180,7 @@ export class RedisStore implements ContentStore {
    * time is answered like any unconfirmed write (503, "may or may not have been stored; retrying
    * is safe"): while no replica is up, content cannot be written, by design.
    */
-  private async waitForReplica(c: RedisClient, token: string, ids: readonly string[]): Promise<void> {
+  private async waitForReplica(c: RedisClient, ids: readonly string[]): Promise<void> {
     // Below the command timeout, so WAIT answers (with a count) before the client gives up on it.
     const waitMs = this.opts.replicaWaitMs ?? 200;
     let copies: number;
@@ -180,15 +188,19 @@ export class RedisStore implements ContentStore {
       copies = Number(await c.call('WAIT', 1, waitMs));
     } catch (e) {
       this.opts.connection.commandFailed(e);
-      throw this.unknownOutcome(token, ids, `WAIT for a replica failed: ${(e as Error).message}`);
+      throw this.unknownOutcome(ids, `WAIT for a replica failed: ${(e as Error).message}`);
     }
-    if (copies < 1) throw this.unknownOutcome(token, ids, `no replica confirmed the write within ${waitMs} ms`);
+    if (copies < 1) throw this.unknownOutcome(ids, `no replica confirmed the write within ${waitMs} ms`);
   }
 
-  /** Remembers an unconfirmed write (see the class comment) and the error that says so. */
-  private unknownOutcome(token: string, ids: readonly string[], reason: string): StoreUnavailableError {
+  /** Remembers a write whose outcome is not known yet (oldest forgotten past `MAX_UNCONFIRMED`). */
+  private remember(token: string, ids: readonly string[]): void {
     this.unconfirmed.set(token, ids);
     if (this.unconfirmed.size > MAX_UNCONFIRMED) this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+  }
+
+  /** The error of an unconfirmed write (see the class comment); its token stays remembered. */
+  private unknownOutcome(ids: readonly string[], reason: string): StoreUnavailableError {
     this.opts.logger.warn({ ids: ids.length, reason }, 'content write unconfirmed by the kvstore; will index it if it shows up in the change stream');
     return new StoreUnavailableError(
       `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
@@ -200,8 +212,9 @@ export class RedisStore implements ContentStore {
    * Writes back lost items with HSETNX (a write another replica made since wins), in MULTIs of
    * `SCAN_COUNT` items, each with its change notice so the other replicas re-read them.
    */
-  async restore(items: readonly Item[]): Promise<void> {
+  async restore(items: readonly Item[]): Promise<number> {
     const c = this.client();
+    let written = 0;
     for (let start = 0; start < items.length; start += SCAN_COUNT) {
       const chunk = items.slice(start, start + SCAN_COUNT);
       const tx = c.multi();
@@ -212,11 +225,13 @@ export class RedisStore implements ContentStore {
         const res = await tx.exec();
         const failed = res?.find(([err]) => err);
         if (!res || failed) throw failed?.[0] ?? new Error('transaction aborted');
+        for (let k = 0; k < chunk.length; k++) written += Number(res[k][1]);
       } catch (e) {
         this.opts.connection.commandFailed(e);
         throw new StoreUnavailableError(`could not write lost content back to the key-value store: ${(e as Error).message}`);
       }
     }
+    return written;
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
