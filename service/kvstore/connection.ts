@@ -14,6 +14,15 @@ import { createRedisClient, detectMode, modeMismatch, type RedisClient, type Sto
  */
 export type KvstoreState = 'not_configured' | 'connecting' | 'connected' | 'degraded' | 'unresponsive' | 'disconnected';
 
+/**
+ * Whether content writes meet their durability level (`KVSTORE_DURABILITY`), as the last write
+ * found: `ok`; `no_replica` (the level needs a replica and none confirmed the write in time: none
+ * connected, e.g. after a failover until the old master rejoins as a replica); `not_on_disk` (the
+ * primary did not confirm its append-only file fsync in time). The server itself answers: the
+ * connection state stays `connected`, rate limits stay shared, only content writes are refused.
+ */
+export type WriteConfirmation = 'ok' | 'no_replica' | 'not_on_disk';
+
 /** Options of `KvstoreConnection`. */
 export interface KvstoreConnectionOptions {
   /**
@@ -91,6 +100,7 @@ export class KvstoreConnection extends EventEmitter {
   private heartbeat: NodeJS.Timeout | undefined;
   private pinging = false;
   private readonly commandTimeoutMs: number;
+  private confirmation: WriteConfirmation = 'ok';
   /** The client's last error message (ioredis's own: no credentials), for the unreachable warning. */
   private lastError: string | undefined;
 
@@ -134,14 +144,39 @@ export class KvstoreConnection extends EventEmitter {
     return this.current;
   }
 
+  /** Whether content writes met their durability level, as the last write found (`/health` `kvstore_writes`). */
+  get writes(): WriteConfirmation {
+    return this.confirmation;
+  }
+
+  /**
+   * The content store reports what the last write's WAIT / WAITAOF found; a change is logged
+   * once (a missing replica is its own cause, not a paused or overloaded server).
+   */
+  writeConfirmation(now: WriteConfirmation, level: string): void {
+    const prev = this.confirmation;
+    if (prev === now) return;
+    this.confirmation = now;
+    if (now === 'ok') {
+      this.logger.warn({ durability: level, was: prev }, 'kvstore confirms content writes again at the configured durability; writes resume');
+    } else if (now === 'no_replica') {
+      this.logger.warn(
+        { durability: level, mode: this.mode },
+        'no replica to confirm content writes (KVSTORE_DURABILITY needs one): writes are refused with 503 until a replica is connected again; the kvstore itself answers',
+      );
+    } else {
+      this.logger.warn({ durability: level, mode: this.mode }, 'the kvstore primary does not confirm content writes on disk in time (WAITAOF): writes are refused with 503 until it does');
+    }
+  }
+
   /** True when commands can be sent now (also while `degraded`: they may work, and are the only way to know). */
   get available(): boolean {
     return this.current === 'connected' || this.current === 'degraded';
   }
 
-  /** True when a configured store is down or refusing commands (`/health` says `degraded`). */
+  /** True when a configured store is down, refusing commands, or cannot confirm writes (`/health` says `degraded`). */
   get degraded(): boolean {
-    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded';
+    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded' || this.confirmation !== 'ok';
   }
 
   /**

@@ -42,6 +42,48 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
     await setup?.stop();
   });
 
+  it('no replica connected: writes are 503 "no replica to confirm", health names that cause, and the PING heartbeat never times out', async () => {
+    const replica = setup.data.find((n) => n.port !== (setup.data[0].port))!;
+    const master = await setup.currentMaster();
+    expect(replica.port).not.toBe(master.port);
+    const states: string[] = [];
+    const onDown = () => states.push(a.deps.kvstore.state);
+    a.deps.kvstore.on('down', onDown);
+    await replica.process.stop('SIGKILL');
+    try {
+      // Writers keep sending while no replica confirms: each write waits its WAIT out on the
+      // write connection, never in front of the heartbeat PING on the shared one.
+      const refused: request.Response[] = [];
+      const until = Date.now() + 2500;
+      await Promise.all(
+        [0, 1, 2, 3].map(async (w) => {
+          for (let i = 0; Date.now() < until; i++) {
+            const r = await request(a.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item(`noreplica-${w}-${i}`, 'x'));
+            if (r.status !== 201) refused.push(r);
+          }
+        }),
+      );
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((r) => r.status === 503 && r.body.error === 'store_unavailable')).toBe(true);
+      expect(refused.some((r) => /no replica to confirm the write/.test(r.body.message))).toBe(true);
+      const health = (await request(a.app).get('/health')).body;
+      expect(health).toMatchObject({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'no_replica' });
+      expect(states).toEqual([]);
+      expect(logs.at(40).some((l) => String(l.msg).includes('no replica to confirm content writes'))).toBe(true);
+      expect(logs.at(40).some((l) => String(l.msg).includes('paused or overloaded'))).toBe(false);
+    } finally {
+      a.deps.kvstore.off('down', onDown);
+      replica.process.start(['--replicaof', '127.0.0.1', String(master.port)]);
+    }
+    await waitFor('writes confirmed again', async () => {
+      const r = await request(a.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item('replica-back', 'x'));
+      return r.status === 201;
+    }, { timeoutMs: 20_000 });
+    // Said by the next write, or by the probe (every 500 ms) when no write comes.
+    await waitFor('health ok again', async () => (await request(a.app).get('/health')).body.kvstore_writes === 'ok', { timeoutMs: 5000 });
+    expect((await request(a.app).get('/health')).body).toMatchObject({ status: 'ok', kvstore: 'connected' });
+  }, 40_000);
+
   it('no acknowledged content is lost, reads never 5xx, limits hold with a bounded overshoot, and the service follows the new master', async () => {
     expect((await request(a.app).get('/health')).body).toMatchObject({ kvstore: 'connected', kvstore_mode: 'sentinel' });
     const acknowledged: string[] = [];

@@ -149,10 +149,13 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
         expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(3);
         expect((await request(t.app).get('/api/search?q=narwhal')).body.total).toBe(1);
       }
-      expect((await request(c.app).get('/health')).body.content).toMatchObject({ store: 'kvstore', items: 3 });
+      const health = (await request(c.app).get('/health')).body;
+      expect(health.content).toMatchObject({ store: 'kvstore', items: 3 });
+      // c's log (the one captured) warns when c wrote items back itself.
       const warnings = log.at(40).filter((l) => typeof l.msg === 'string' && l.msg.includes('lost items this replica holds'));
-      expect(warnings.length).toBeGreaterThanOrEqual(1);
-      expect(warnings[0]).toMatchObject({ held_items: 3, store_items: expect.any(Number), lost_items: expect.any(Number) });
+      if (health.content.store_losses.items > 0) {
+        expect(warnings[0]).toMatchObject({ held_items: 3, store_items: expect.any(Number), lost_items: expect.any(Number) });
+      } else expect(warnings).toEqual([]);
       await new Promise((r) => setTimeout(r, 300));
       expect(await losses()).toBe(3);
       // A replica started after the loss loads what was written back.
