@@ -72,6 +72,7 @@ export function createStore(deps: CoreDeps): ContentStore {
       connection: deps.kvstore,
       logger,
       prefix: settings.kvstore.keyPrefix,
+      durability: deps.kvstore.durability,
       durabilityWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
     });
   }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { RedisOptions } from 'ioredis';
+import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { DEFAULT_STORE_TOPOLOGY, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
+import { DEFAULT_STORE_TOPOLOGY, defaultDurability, needsWaitaof, type KvstoreDurability, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
 import { createRedisClient, detectMode, modeMismatch, type RedisClient, type StoreTarget } from './client-factory';
 
 /**
@@ -42,6 +42,40 @@ export interface KvstoreConnectionOptions {
    * to start otherwise. @default true
    */
   readonly verifyMode?: boolean;
+  /**
+   * The content durability level, checked at `connect` against the server: the `*-disk` levels
+   * need WAITAOF (Redis 7.2 or later) and `appendonly yes` on the primary.
+   * @default KVSTORE_DURABILITY (or its mode default) for the kvstore; none for RATELIMIT_STORAGE
+   */
+  readonly durability?: KvstoreDurability;
+}
+
+/** Raised at startup when the server cannot give the configured `KVSTORE_DURABILITY`. */
+export class KvstoreDurabilityError extends Error {
+  /** Stable code for tests and logs. */
+  readonly code = 'ERR_KVSTORE_DURABILITY';
+  constructor(message: string) {
+    super(message);
+    this.name = 'KvstoreDurabilityError';
+  }
+}
+
+/**
+ * Why a server cannot give `level` (`INFO server` and `INFO persistence` of each primary), or
+ * undefined when it can. Only the `*-disk` levels have requirements a server can lack.
+ */
+export function durabilityProblem(level: KvstoreDurability, info: string, where: string): string | undefined {
+  if (!needsWaitaof(level)) return undefined;
+  const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+  const [major, minor] = version ? [Number(version[1]), Number(version[2])] : [0, 0];
+  const accepted = 'accepted: primary or replica with this server, or Redis 7.2 or later with appendonly yes';
+  if (major < 7 || (major === 7 && minor < 2)) {
+    return `KVSTORE_DURABILITY=${level} needs WAITAOF (Redis 7.2 or later), but ${where} runs Redis ${version ? `${version[1]}.${version[2]}` : '(unknown version)'}; ${accepted}`;
+  }
+  if (!/aof_enabled:1/.test(info)) {
+    return `KVSTORE_DURABILITY=${level} needs an append-only file on the primary, but ${where} has appendonly no (set appendonly yes in its redis.conf); ${accepted}`;
+  }
+  return undefined;
 }
 
 /** True for the error ioredis rejects a command with when `commandTimeout` passes. */
@@ -96,6 +130,8 @@ export class KvstoreConnection extends EventEmitter {
   private readonly target: StoreTarget | undefined;
   private readonly degradedHoldMs: number;
   private readonly verify: boolean;
+  /** The content durability level checked at connect (none for the rate limiter's own store). */
+  readonly durability: KvstoreDurability | undefined;
   private lastFailureAt = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private pinging = false;
@@ -117,6 +153,8 @@ export class KvstoreConnection extends EventEmitter {
     this.mode = topology.mode;
     this.degradedHoldMs = options.degradedHoldMs ?? 5000;
     this.verify = options.verifyMode ?? true;
+    this.durability =
+      options.durability ?? ((options.variablePrefix ?? 'KVSTORE') === 'KVSTORE' ? (settings.kvstore.durability ?? defaultDurability(this.mode)) : undefined);
     if (!url) {
       this.current = 'not_configured';
       this.client = undefined;
@@ -266,6 +304,32 @@ export class KvstoreConnection extends EventEmitter {
       if (this.client.status === 'ready' && this.current === 'connecting') this.transition('connected');
     } catch {
       this.transition('disconnected');
+      return;
+    }
+    if (this.verify) await this.checkDurability();
+  }
+
+  /**
+   * Refuses to start when a primary cannot give the durability level (WAITAOF missing, no
+   * append-only file): every write would otherwise be refused. A server that does not answer
+   * now cannot be checked; writes then say what fails.
+   */
+  private async checkDurability(): Promise<void> {
+    const level = this.durability;
+    const c = this.client;
+    if (!level || !needsWaitaof(level) || !c) return;
+    const primaries = c instanceof Cluster ? c.nodes('master') : [c];
+    for (const p of primaries) {
+      let info: string;
+      try {
+        info = `${await p.info('server')}\n${await p.info('persistence')}`;
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, durability: level }, 'kvstore durability level could not be checked (unreachable?); trusting the setting');
+        return;
+      }
+      const where = c instanceof Cluster ? `the cluster master ${p.options.host}:${p.options.port}` : 'the kvstore primary';
+      const problem = durabilityProblem(level, info, where);
+      if (problem) throw new KvstoreDurabilityError(problem);
     }
   }
 
