@@ -8,8 +8,14 @@ import type { TlsCerts } from './tls-certs';
 
 /** Options of `RedisCluster.start`. */
 export interface RedisClusterOptions {
-  /** Masters (no replicas: the tests kill one and restart it). @default 3 */
+  /** Masters. @default 3 */
   readonly masters?: number;
+  /**
+   * Replicas per master (`--cluster-replicas`): with one, killing a master fails its slots over
+   * to its replica (after `--cluster-node-timeout`, 2 s). @default 0 (a killed master's slots are
+   * down until it restarts)
+   */
+  readonly replicas?: number;
   /** `requirepass` and `masterauth` of every node. @default undefined (no password) */
   readonly password?: string;
   /** When set, every node speaks TLS only, the cluster bus included (`--tls-cluster yes`). @default undefined */
@@ -38,7 +44,7 @@ export class RedisCluster {
 
   /** Starts the nodes, creates the cluster and waits until every node says `cluster_state:ok`. */
   static async start(opts: RedisClusterOptions = {}): Promise<RedisCluster> {
-    const count = opts.masters ?? 3;
+    const count = (opts.masters ?? 3) * (1 + (opts.replicas ?? 0));
     const nodes: ClusterNode[] = [];
     for (let i = 0; i < count; i++) {
       const port = await freePort();
@@ -66,7 +72,7 @@ export class RedisCluster {
         ...(opts.tls ? ['--tls', '--cacert', opts.tls.caFile] : []),
       ];
       const created = runTool('redis-cli', [
-        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes',
+        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(opts.replicas ?? 0), '--cluster-yes',
       ]);
       if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
       await cluster.waitUntilOk();
@@ -131,6 +137,25 @@ export class RedisCluster {
         { timeoutMs, intervalMs: 200 },
       );
     }
+  }
+
+  /** Index of the node that is master of `key`'s slot now (CLUSTER SLOTS on a running node). */
+  async masterOf(key: string): Promise<number> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodes[i].process.running) continue;
+      const c = this.nodeClient(i);
+      try {
+        await c.connect();
+        const slot = Number(await c.call('CLUSTER', 'KEYSLOT', key));
+        const slots = (await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+        const port = slots.find(([lo, hi]) => slot >= lo && slot <= hi)?.[2][1];
+        const index = this.nodes.findIndex((n) => n.port === port);
+        if (index >= 0) return index;
+      } finally {
+        c.disconnect();
+      }
+    }
+    throw new Error(`no running node names a master for ${key}`);
   }
 
   /** Deletes every key on every master (between tests). */
