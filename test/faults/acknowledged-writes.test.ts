@@ -102,6 +102,11 @@ async function measure(opts: {
       firstGoodWriteFrom: fromWhat,
       ...(levelMetAt !== undefined ? { firstGoodWriteAfterLevelMetMs: writers.firstGoodAfter(levelMetAt) } : {}),
       refusals: refusalSummary(writers.refusals.filter((r) => r.status !== 0)),
+      nothingStoredButStored: writers.refusals.filter((r) => /nothing was stored/.test(r.message) && stored.has(r.id)).length,
+      mayOrMayNotStored: (() => {
+        const unsure = writers.refusals.filter((r) => /may or may not/.test(r.message));
+        return `${unsure.filter((r) => stored.has(r.id)).length} of ${unsure.length}`;
+      })(),
       otherStatuses: [...new Set(writers.refusals.map((r) => r.status).filter((s) => s !== 503 && s !== 0))],
       storeLosses: losses,
       storeLossesTruth: truth.text,
@@ -115,10 +120,11 @@ async function measure(opts: {
 }
 
 function expectPromiseHeld(r: FaultRecord): void {
-  expect({ fault: r.fault, notServed: r.notServed, lost: r.lost, otherStatuses: r.otherStatuses, storeLossesOk: r.storeLossesOk }).toEqual({
+  expect({ fault: r.fault, notServed: r.notServed, lost: r.lost, nothingStoredButStored: r.nothingStoredButStored, otherStatuses: r.otherStatuses, storeLossesOk: r.storeLossesOk }).toEqual({
     fault: r.fault,
     notServed: 0,
     lost: 0,
+    nothingStoredButStored: 0,
     otherStatuses: [],
     storeLossesOk: true,
   });

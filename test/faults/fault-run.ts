@@ -27,6 +27,10 @@ export interface FaultRecord {
   readonly firstGoodWriteAfterLevelMetMs?: number;
   /** The distinct 503 messages (numbers blanked), with counts. */
   readonly refusals: Record<string, number>;
+  /** Refused with "nothing was stored", yet in Redis at the end (must be 0: the 503's promise held). */
+  readonly nothingStoredButStored: number;
+  /** Refused with "may or may not have been stored", and in Redis at the end (either is allowed). */
+  readonly mayOrMayNotStored: string;
   /** Other statuses than 201/503 (must be none). */
   readonly otherStatuses: number[];
   /** Sum of `store_losses.items` over the replicas, and what was really lost. */
@@ -48,7 +52,7 @@ interface Ack {
  */
 export class Writers {
   readonly acks: Ack[] = [];
-  readonly refusals: Array<{ status: number; message: string; sentAt: number }> = [];
+  readonly refusals: Array<{ id: string; status: number; message: string; sentAt: number }> = [];
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
 
@@ -74,7 +78,7 @@ export class Writers {
       }
       if (r.status === 201) this.acks.push({ id, replica: replica.name, sentAt, doneAt: Date.now() });
       else {
-        this.refusals.push({ status: r.status, message: r.message ?? '', sentAt });
+        this.refusals.push({ id, status: r.status, message: r.message ?? '', sentAt });
         await sleep(20);
       }
     }
