@@ -50,15 +50,17 @@ const MAX_UNCONFIRMED = 1000;
  * which is logged as a warning and also resyncs (the catalog then writes lost items back).
  *
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
- * search go on from the replica's in-memory index.
+ * search go on from the replica's in-memory index. Writes go on a third duplicate connection, and
+ * are acknowledged at the durability level (`KVSTORE_DURABILITY`: WAIT / WAITAOF after the MULTI,
+ * on that connection, so a wait never holds up the heartbeat PING, rate limiting or reads).
  *
  * A write whose MULTI was sent but not confirmed (a command timeout on a paused server, a
  * connection lost mid-reply) may have run, or may still run once the server resumes. Its outcome
  * is unknown, and the 503 says so ("may or may not have been stored; retrying is safe": ingest
- * replaces by id). Each write's notice carries a token; the replica remembers the tokens it got
- * no answer for, and when such a notice shows up in the stream (the write did run: data and
- * notice are one MULTI) it re-reads those ids like another replica's change instead of skipping
- * its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
+ * replaces by id). Each write's notice carries a token; the replica remembers the token from
+ * before sending until the write is acknowledged or certainly not stored, and when such a notice
+ * shows up in the stream (the write did run: data and notice are one MULTI) it re-reads those ids
+ * like another replica's change instead of skipping its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
  */
 export class RedisStore implements ContentStore {
   readonly kind = 'kvstore' as const;
