@@ -150,7 +150,7 @@ describe('acknowledged means served: standalone Redis faults (two in-process rep
   let replicas: ReplicaClient[];
   beforeAll(async () => {
     redis = await RedisServer.start();
-    const input: SettingsInput = { service: { environment: 'testing' }, kvstore: { url: redis.url, commandTimeoutMs: 1000 }, rateLimit: { enabled: false } };
+    const input: SettingsInput = { service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
     a = await buildTestApp(input);
     b = await buildTestApp(input);
     replicas = [inProcess('a', a), inProcess('b', b)];
@@ -255,7 +255,7 @@ describe('acknowledged means served: a service replica killed with kill -9 (two 
       DATA_DIR: dir,
       DEMO_CONTENT: 'false',
       KVSTORE_URL: redis.url,
-      KVSTORE_COMMAND_TIMEOUT_MS: '1000',
+      KVSTORE_COMMAND_TIMEOUT_MS: '2000',
       RATELIMIT_ENABLED: 'false',
     });
     svcs = await Promise.all(dirs.map((d) => ServiceProcess.start({ env: env(d) })));
@@ -297,8 +297,9 @@ describe.each([1, 2])('acknowledged means served: Sentinel master killed (%i rep
       kvstore: {
         url: `redis://${setup.sentinelAddresses[0]}`,
         topology: { mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: setup.masterName },
-        commandTimeoutMs: 1000,
-        connectTimeoutMs: 1000,
+        // Each reconnect asks a sentinel, then connects to the master it names: on a loaded
+        // machine 1 s (the default) is not always enough for both, and every attempt times out.
+        connectTimeoutMs: 3000,
       },
       rateLimit: { enabled: false },
     };
@@ -355,7 +356,7 @@ describe('acknowledged means served: Cluster master killed (three masters with a
     cluster = await RedisCluster.start({ masters: 3, replicas: 1 });
     const input: SettingsInput = {
       service: { environment: 'testing' },
-      kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) }, commandTimeoutMs: 1000, durability: 'replica' },
+      kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) }, durability: 'replica' },
       rateLimit: { enabled: false },
     };
     a = await buildTestApp(input);

@@ -79,7 +79,8 @@ export class Writers {
       if (r.status === 201) this.acks.push({ id, replica: replica.name, sentAt, doneAt: Date.now() });
       else {
         this.refusals.push({ id, status: r.status, message: r.message ?? '', sentAt });
-        await sleep(20);
+        // A client backing off a little, as a real one would: refusals must not starve the box.
+        await sleep(50);
       }
     }
   }

@@ -76,6 +76,7 @@ export class RedisCluster {
       ]);
       if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
       await cluster.waitUntilOk();
+      if (opts.replicas) await cluster.waitForReplicasInSync();
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -156,6 +157,27 @@ export class RedisCluster {
       }
     }
     throw new Error(`no running node names a master for ${key}`);
+  }
+
+  /** Waits until every replica node has finished its sync with its master (`master_link_status:up`). */
+  async waitForReplicasInSync(timeoutMs = 30_000): Promise<void> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodes[i].process.running) continue;
+      await waitFor(
+        `127.0.0.1:${this.nodes[i].port} a master or a replica in sync`,
+        async () => {
+          const c = this.nodeClient(i);
+          try {
+            await c.connect();
+            const info = await c.info('replication');
+            return /role:master/.test(info) || /master_link_status:up/.test(info);
+          } finally {
+            c.disconnect();
+          }
+        },
+        { timeoutMs, intervalMs: 200 },
+      );
+    }
   }
 
   /** Deletes every key on every master (between tests). */
