@@ -183,24 +183,33 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     const bulk = Array.from({ length: 4000 }, (_, i) => item(`bulk-${i}`, `bulk ${i}`));
     for (let i = 0; i < bulk.length; i += 1000) expect((await request(a.app).post('/api/ingest-batch').send({ items: bulk.slice(i, i + 1000) })).status).toBe(201);
     const writers = [a, b, a, b, a, b, a, b].map((t, n) => writer(t, `w${n}`));
-    await eventually(async () => acked.length >= 20);
-    const admin = new Redis(redis.url);
     try {
-      for (let k = 0; k < 5; k++) {
-        await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-        await new Promise((r) => setTimeout(r, 300));
+      await eventually(async () => acked.length >= 20);
+      const admin = new Redis(redis.url);
+      try {
+        for (let k = 0; k < 5; k++) {
+          await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+          await new Promise((r) => setTimeout(r, 300));
+        }
+      } finally {
+        admin.disconnect();
       }
+      const before = acked.length;
+      await eventually(async () => acked.length >= before + 20, 20_000);
     } finally {
-      admin.disconnect();
+      // Stopped on a failure too, or the writers would keep jest from exiting.
+      stop = true;
+      await Promise.all(writers);
     }
-    const before = acked.length;
-    await eventually(async () => acked.length >= before + 20, 20_000);
-    stop = true;
-    await Promise.all(writers);
     // Each replica serves what it acknowledged at once, and every acknowledged item once caught up.
     for (const [t, id] of acked) expect(((t.deps.features as FeatureSet).context.content.get(id))?.id).toBe(id);
+    // Once caught up, each replica serves exactly what Redis holds: every acknowledged item, plus
+    // any write answered 503 "may or may not" that did run.
+    const held = await a.deps.kvstore.client!.hlen('svc-ai-search:content:items');
+    expect(held).toBeGreaterThanOrEqual(acked.length + bulk.length);
     for (const t of [a, b]) {
-      await eventually(async () => (t.deps.features as FeatureSet).context.content.size === acked.length + bulk.length);
+      await eventually(async () => (t.deps.features as FeatureSet).context.content.size === held, 20_000);
+      for (const [, id] of acked) expect((t.deps.features as FeatureSet).context.content.get(id)?.id).toBe(id);
       expect((await request(t.app).get('/health')).body.content.store_losses).toEqual({ events: 0, items: 0 });
     }
   }, 40_000);
