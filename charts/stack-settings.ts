@@ -39,7 +39,10 @@ export const EXTERNAL_KVSTORE_URL = 'redis://external-kvstore.invalid:6379';
  * the Service directly would choose its own rate-limit key through `X-Forwarded-For`), which a variable set at synth time still overrides; and sets
  * `KVSTORE_URL`: with `KVSTORE_DEPLOY=in-cluster` (default) to the kvstore it deploys
  * (`redis://kvstore:6379`, with `NAME_PREFIX`; the password comes from the Secret), with
- * `external` to `EXTERNAL_KVSTORE_URL` (the real one comes from the Secret).
+ * `external` to `EXTERNAL_KVSTORE_URL` (the real one comes from the Secret). With the in-cluster
+ * kvstore it also defaults `KVSTORE_DURABILITY=primary-disk`: that Redis is 7.2 with
+ * `appendonly yes` and no replica, so waiting for its append-only file fsync (WAITAOF 1 0) is the
+ * strongest level it can give while staying writable (a `replica` level would refuse every write).
  */
 export function stackSettingsInput(env: Env): SettingsInput {
   const kept: Record<string, string | undefined> = { ...env };
@@ -50,6 +53,7 @@ export function stackSettingsInput(env: Env): SettingsInput {
     service: { environment: 'production', ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}), dataDir: STACK_DATA_DIR, ...input.service },
     search: { indexDir: STACK_INDEX_DIR, ...input.search },
     kvstore: {
+      ...(input.deploy?.kvstoreDeploy === 'external' ? {} : { durability: 'primary-disk' as const }),
       ...input.kvstore,
       url: input.deploy?.kvstoreDeploy === 'external' ? EXTERNAL_KVSTORE_URL : stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl,
     },

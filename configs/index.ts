@@ -6,6 +6,7 @@ export * from './settings';
 export * from './env';
 export * from './sections/service';
 export * from './sections/kvstore-topology';
+export * from './sections/kvstore-durability';
 export * from './sections/rate-limit';
 export * from './sections/search';
 export * from './sections/content';

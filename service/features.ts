@@ -99,7 +99,8 @@ export function createStore(deps: CoreDeps): ContentStore {
       connection: deps.kvstore,
       logger,
       prefix: settings.kvstore.keyPrefix,
-      replicaWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
+      durability: deps.kvstore.durability,
+      durabilityWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
     });
   }
   return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes, clock: deps.clock });

@@ -3,6 +3,7 @@ import type { SettingsIssue } from '../errors';
 import { ParseFailure, bool, int, oneOf, size, str, url, type Parser } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 import { DEFAULT_STORE_TOPOLOGY, type StoreTopologySettings } from './kvstore-topology';
+import { KVSTORE_DURABILITIES, type KvstoreDurability } from './kvstore-durability';
 
 /** Deployment environment; decides the rate-limit multiplier. */
 export type Environment = 'development' | 'testing' | 'staging' | 'production';
@@ -75,6 +76,11 @@ export interface KvstoreSettings {
   readonly keyPrefix: string;
   /** Standalone, Cluster or Sentinel, with the extra addresses those need (`KVSTORE_MODE`, `KVSTORE_NODES`, …). @default standalone */
   readonly topology: StoreTopologySettings;
+  /**
+   * When a content write is acknowledged (`KVSTORE_DURABILITY`, see `KvstoreDurability`).
+   * @default undefined: `defaultDurability(mode)` (replica in sentinel mode, primary otherwise)
+   */
+  readonly durability?: KvstoreDurability;
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
@@ -100,6 +106,7 @@ export const DEFAULT_KVSTORE: KvstoreSettings = {
   connectTimeoutMs: 1000,
   keyPrefix: 'svc-ai-search:content',
   topology: DEFAULT_STORE_TOPOLOGY,
+  durability: undefined,
 };
 
 /**
@@ -165,6 +172,12 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
   variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
   variable('KVSTORE_CONNECT_TIMEOUT_MS', 'kvstore.connectTimeoutMs', int({ min: 10, max: 60000 }), 'Connect timeout for the key-value store, ms'),
+  variable(
+    'KVSTORE_DURABILITY',
+    'kvstore.durability',
+    oneOf(KVSTORE_DURABILITIES),
+    'When a content write is acknowledged: primary (the primary ran it), primary-disk (and fsynced its AOF: WAITAOF 1 0, Redis 7.2+, appendonly yes), replica (and one replica holds it: WAIT 1), replica-disk (on the primary\'s and a replica\'s disk: WAITAOF 1 1); unset = replica in sentinel mode, primary otherwise',
+  ),
   variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
 ];
 

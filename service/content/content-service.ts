@@ -4,10 +4,10 @@ import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, typ
 import { plainTextOf } from './plain-text';
 import { StoreUnavailableError, type ContentStore } from './store';
 
-/** What changed in the catalog: some items upserted, or everything replaced (`reset`). */
+/** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */
 export interface ContentChange {
   readonly upserted: readonly Item[];
-  /** True when the catalog was replaced whole; `all` then holds every item. */
+  /** True after a reload from the store (merged in, never replacing); `all` then holds every item. */
   readonly reset: boolean;
   readonly all?: readonly Item[];
 }
@@ -15,7 +15,12 @@ export interface ContentChange {
 /** Told of every change before the write that caused it resolves (so content is searchable at once). */
 export type ContentListener = (change: ContentChange) => Promise<void>;
 
-/** Times the shared store was found to have lost items this replica held, and how many items in all. */
+/**
+ * Losses of the shared store this replica repaired: `items` counts items it had confirmed stored,
+ * found absent on a reload and wrote back (HSETNX answered "set": nobody had written them back
+ * first); `events` the reloads that wrote back at least one. Summed over replicas, each lost item
+ * counts once.
+ */
 export interface StoreLosses {
   readonly events: number;
   readonly items: number;
@@ -38,6 +43,10 @@ export class ContentService {
   private sortedCache = new Map<ItemType | 'all', Item[]>();
   private loaded = false;
   private losses: StoreLosses = { events: 0, items: 0 };
+  /** One set per running resync: the ids applied since it began (their catalog value wins). */
+  private readonly touchedDuringResync = new Set<Set<string>>();
+  /** This replica's store writes not settled yet (a reload waits for those sent before it began). */
+  private readonly writesInFlight = new Set<Promise<void>>();
 
   constructor(
     readonly store: ContentStore,
@@ -66,13 +75,12 @@ export class ContentService {
         await this.apply(items);
       },
       resync: async () => {
-        const stored = await this.store.load();
-        await this.reset(await this.keepLost(stored));
+        await this.resync();
         this.logger.info({ items: this.items.size }, 'content reloaded from the shared store');
       },
     });
     try {
-      await this.reset(await this.store.load());
+      await this.resync();
     } catch (e) {
       if (!(e instanceof StoreUnavailableError)) throw e;
       this.logger.warn({ err: e.message }, 'content store unreachable at start; serving no content until it returns');
@@ -85,40 +93,85 @@ export class ContentService {
   }
 
   /**
-   * `stored` plus the items this replica holds that the shared store no longer has, written back.
+   * Reloads from the store and MERGES what it holds into the catalog; never replaces it.
    *
-   * Items are never deleted, so a held item missing from the store was lost by it: a Redis that
-   * restarted without persistence, was flushed, or failed over to a stale copy. Following the
-   * store would silently empty every replica's catalog, so the replica keeps serving what it
-   * holds, warns with the counts, and writes the missing items back (only where still absent,
-   * so a newer write made meanwhile wins); other replicas and new ones load them from there.
-   * A failed write-back throws, so the reader resyncs and tries again, the catalog untouched.
+   * Items are never deleted, so the catalog never shrinks:
+   *
+   * 1. Load (the store notes its change-stream position first; changes after it are replayed).
+   * 2. Wait for this replica's writes sent before the load ended to settle, so each is either
+   *    acknowledged (in the catalog) or failed.
+   * 3. Every id the catalog holds that the scan did not return is written back with the
+   *    catalog's value, each only where still absent (HSETNX: a newer write wins, and an item
+   *    written after the scan began is left as it is). That covers items confirmed before the
+   *    reload and lost by the store (a Redis that restarted without persistence, was flushed, or
+   *    failed over to a copy without them) and writes the store lost while they were in flight.
+   *    The replica serves them all the while.
+   * 4. Ids the catalog applied while 1–2 ran (this replica's own writes, whose change notices it
+   *    skips) are read again: the scan may predate them, and they may predate the scan. Each
+   *    takes the value read, unless applied again since the read was sent (a write sent after
+   *    the load ended follows the stream position, so anything newer is replayed).
+   * 5. Every other id takes the scan's value.
+   *
+   * `store_losses` counts the items step 3 found absent and wrote: items confirmed stored (or
+   * sent) and then lost by the store. One another replica wrote back first is counted there, so
+   * summed over replicas each lost item counts once. A failed step throws (the reader resyncs and
+   * tries again) and leaves the catalog as it was.
    */
-  private async keepLost(stored: readonly Item[]): Promise<readonly Item[]> {
-    if (!this.loaded || !this.items.size) return stored;
-    const present = new Set(stored.map((i) => i.id));
-    const lost = [...this.items.values()].filter((i) => !present.has(i.id));
-    if (!lost.length) return stored;
-    this.losses = { events: this.losses.events + 1, items: this.losses.items + lost.length };
-    this.logger.warn(
-      { held_items: this.items.size, store_items: stored.length, lost_items: lost.length },
-      'the shared content store lost items this replica holds (kvstore restarted without persistence or flushed?); keeping them and writing them back',
-    );
-    if (this.store.restore) await this.store.restore(lost);
-    return [...stored, ...lost];
+  private async resync(): Promise<void> {
+    const touched = new Set<string>();
+    this.touchedDuringResync.add(touched);
+    let reread: Set<string> | undefined;
+    try {
+      const stored = await this.store.load();
+      await Promise.allSettled([...this.writesInFlight]);
+      const present = new Set(stored.map((i) => i.id));
+      const missing = this.loaded ? [...this.items.keys()].filter((id) => !present.has(id)) : [];
+      if (missing.length) await this.writeBack(missing, stored.length);
+      const again = [...touched];
+      let fresh: Item[] = [];
+      if (again.length) {
+        reread = new Set<string>();
+        this.touchedDuringResync.add(reread);
+        fresh = await this.store.getMany(again);
+      }
+      const upserted: Item[] = [];
+      for (const i of stored) {
+        if (touched.has(i.id)) continue;
+        this.items.set(i.id, i);
+        upserted.push(i);
+      }
+      for (const i of fresh) {
+        if (reread?.has(i.id)) continue;
+        this.items.set(i.id, i);
+        upserted.push(i);
+      }
+      this.sortedCache.clear();
+      this.loaded = true;
+      await this.notify({ upserted, reset: true, all: [...this.items.values()] });
+    } finally {
+      this.touchedDuringResync.delete(touched);
+      if (reread) this.touchedDuringResync.delete(reread);
+    }
   }
 
-  private async reset(all: readonly Item[]): Promise<void> {
-    this.items.clear();
-    for (const i of all) this.items.set(i.id, i);
-    this.sortedCache.clear();
-    this.loaded = true;
-    await this.notify({ upserted: [], reset: true, all });
+  /** Writes back held items the store lacks (see `resync`), counting the ones it really wrote. */
+  private async writeBack(ids: readonly string[], storeItems: number): Promise<void> {
+    const lost = ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
+    const written = this.store.restore ? await this.store.restore(lost) : lost.length;
+    if (written === 0) return;
+    this.losses = { events: this.losses.events + 1, items: this.losses.items + written };
+    this.logger.warn(
+      { held_items: this.items.size, store_items: storeItems, lost_items: written },
+      'the shared content store lost items this replica holds (kvstore restarted without persistence, flushed, or failed over to a copy without them); keeping them and writing them back',
+    );
   }
 
   private async apply(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
-    for (const i of items) this.items.set(i.id, i);
+    for (const i of items) {
+      this.items.set(i.id, i);
+      for (const t of this.touchedDuringResync) t.add(i.id);
+    }
     this.sortedCache.clear();
     await this.notify({ upserted: items, reset: false });
   }
@@ -158,7 +211,13 @@ export class ContentService {
     // The plain text of each body, once, at write time: stored with the item, read by chat.
     for (const item of written) plainTextOf(item);
     if (written.length) {
-      await this.store.putMany(written);
+      const put = this.store.putMany(written);
+      this.writesInFlight.add(put);
+      try {
+        await put;
+      } finally {
+        this.writesInFlight.delete(put);
+      }
       await this.apply(written);
     }
     return inputs.map((i) => byId.get(i.id)!);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import { DEFAULT_KVSTORE } from '../../configs';
+import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../../configs';
 import type { RedisClient } from '../kvstore/client-factory';
-import { isCommandTimeout, type KvstoreConnection } from '../kvstore/connection';
+import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../kvstore/connection';
+import { keySlot } from '../kvstore/key-slot';
 import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
@@ -21,11 +22,13 @@ export interface RedisStoreOptions {
   readonly blockMs?: number;
   /** Pause after a failed read before trying again, milliseconds. @default 500 */
   readonly retryMs?: number;
+  /** When a write is acknowledged (`KVSTORE_DURABILITY`). @default defaultDurability(connection.mode) */
+  readonly durability?: KvstoreDurability;
   /**
-   * Sentinel mode: how long a write waits for a replica to confirm it (WAIT 1 <ms>); keep it below
-   * the command timeout. @default 200
+   * How long a write waits for its durability level (WAIT / WAITAOF <ms>); keep it below the
+   * command timeout. @default 200
    */
-  readonly replicaWaitMs?: number;
+  readonly durabilityWaitMs?: number;
 }
 
 const SCAN_COUNT = 500;
@@ -49,15 +52,17 @@ const MAX_UNCONFIRMED = 1000;
  * which is logged as a warning and also resyncs (the catalog then writes lost items back).
  *
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
- * search go on from the replica's in-memory index.
+ * search go on from the replica's in-memory index. Writes go on a third duplicate connection, and
+ * are acknowledged at the durability level (`KVSTORE_DURABILITY`: WAIT / WAITAOF after the MULTI,
+ * on that connection, so a wait never holds up the heartbeat PING, rate limiting or reads).
  *
  * A write whose MULTI was sent but not confirmed (a command timeout on a paused server, a
  * connection lost mid-reply) may have run, or may still run once the server resumes. Its outcome
  * is unknown, and the 503 says so ("may or may not have been stored; retrying is safe": ingest
- * replaces by id). Each write's notice carries a token; the replica remembers the tokens it got
- * no answer for, and when such a notice shows up in the stream (the write did run: data and
- * notice are one MULTI) it re-reads those ids like another replica's change instead of skipping
- * its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
+ * replaces by id). Each write's notice carries a token; the replica remembers the token from
+ * before sending until the write is acknowledged or certainly not stored, and when such a notice
+ * shows up in the stream (the write did run: data and notice are one MULTI) it re-reads those ids
+ * like another replica's change instead of skipping its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
  */
 export class RedisStore implements ContentStore {
   readonly kind = 'kvstore' as const;
@@ -71,10 +76,24 @@ export class RedisStore implements ContentStore {
   private readonly origin = randomUUID();
   private cursor: string | undefined;
   private reader: RedisClient | undefined;
+  /**
+   * Writes (MULTI, then WAIT/WAITAOF) go on their own connection: WAIT blocks the connection it
+   * runs on, and on the shared one it would hold up the heartbeat PING, rate limiting and reads.
+   */
+  private writer: RedisClient | undefined;
+  private readonly durability: KvstoreDurability;
+  private probe: NodeJS.Timeout | undefined;
+  /** Writes sent per write connection, and the waits in flight on it with the last write each covers. */
+  private readonly sent = new WeakMap<RedisClient, number>();
+  private readonly waitsInFlight = new WeakMap<RedisClient, Array<{ covers: number; reply: Promise<number[]> }>>();
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
-  /** Tokens of this replica's writes that Redis did not confirm, with their ids (insertion order = age). */
+  /**
+   * Tokens of this replica's writes that Redis has not confirmed (yet), with their ids (insertion
+   * order = age): added before a write is sent, removed once it is acknowledged or certainly not
+   * stored, or when the reader meets its notice (and then re-reads its ids).
+   */
   private readonly unconfirmed = new Map<string, readonly string[]>();
 
   constructor(private readonly opts: RedisStoreOptions) {
@@ -82,6 +101,7 @@ export class RedisStore implements ContentStore {
     this.itemsKey = keys.items;
     this.streamKey = keys.changes;
     this.epochKey = keys.epoch;
+    this.durability = opts.durability ?? defaultDurability(opts.connection.mode);
   }
 
   private client(): RedisClient {
@@ -126,19 +146,24 @@ export class RedisStore implements ContentStore {
     } finally {
       // After the first attempt, successful or not: the reader retries a failed load itself.
       this.startReader();
+      this.startWriter();
     }
   }
 
   async putMany(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
-    const c = this.client();
+    const conn = this.writeConnection();
     const fields: string[] = [];
     for (const i of items) fields.push(i.id, JSON.stringify(toRecord(i)));
     const idList = items.map((i) => i.id);
     const token = randomUUID();
+    // Remembered before sending: the reader may see the notice before this call learns the outcome.
+    this.remember(token, idList);
     let res: Array<[Error | null, unknown]> | null;
+    const seq = (this.sent.get(conn) ?? 0) + 1;
+    this.sent.set(conn, seq);
     try {
-      res = await c
+      res = await conn
         .multi()
         .hset(this.itemsKey, ...fields)
         .xadd(
@@ -156,41 +181,143 @@ export class RedisStore implements ContentStore {
         )
         .exec();
     } catch (e) {
-      this.opts.connection.commandFailed(e);
-      // Refused before sending (the connection dropped just now): certainly not stored.
-      if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable/i.test((e as Error).message)) {
-        throw new StoreUnavailableError(`the key-value store is unreachable (${(e as Error).message}); nothing was stored`);
+      this.reportFailure(e);
+      const message = (e as Error).message;
+      // Refused before sending (the connection dropped just now), or discarded by the server
+      // (EXECABORT: a queued command was refused, e.g. MOVED after a failover): certainly not stored.
+      if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable|EXECABORT|MOVED|CLUSTERDOWN/i.test(message)) {
+        this.unconfirmed.delete(token);
+        if (conn !== this.writer && this.writer instanceof Cluster) this.writer.refreshSlotsCache();
+        throw new StoreUnavailableError(`the key-value store refused the write (${message}); nothing was stored`);
       }
-      throw this.unknownOutcome(token, idList, (e as Error).message);
+      throw this.unknownOutcome(idList, message);
     }
     const failed = res?.find(([err]) => err);
-    if (!res || failed) throw this.unknownOutcome(token, idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
-    if (this.opts.connection.mode === 'sentinel') await this.waitForReplica(c, token, idList);
+    if (!res || failed) throw this.unknownOutcome(idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    await this.confirmDurable(conn, seq, idList);
+    this.unconfirmed.delete(token);
   }
 
   /**
-   * Sentinel mode: a write is acknowledged only once a replica holds it (WAIT 1), so a failover,
-   * which promotes a replica, cannot lose it. A write the master took but no replica confirmed in
-   * time is answered like any unconfirmed write (503, "may or may not have been stored; retrying
-   * is safe"): while no replica is up, content cannot be written, by design.
+   * A failed write reported to the connection, except a timeout: the write connection queues
+   * behind WAITs by design, so its timeouts say nothing about the server; the heartbeat PING on
+   * the shared connection judges whether it answers.
    */
-  private async waitForReplica(c: RedisClient, token: string, ids: readonly string[]): Promise<void> {
-    // Below the command timeout, so WAIT answers (with a count) before the client gives up on it.
-    const waitMs = this.opts.replicaWaitMs ?? 200;
-    let copies: number;
-    try {
-      copies = Number(await c.call('WAIT', 1, waitMs));
-    } catch (e) {
-      this.opts.connection.commandFailed(e);
-      throw this.unknownOutcome(token, ids, `WAIT for a replica failed: ${(e as Error).message}`);
-    }
-    if (copies < 1) throw this.unknownOutcome(token, ids, `no replica confirmed the write within ${waitMs} ms`);
+  private reportFailure(e: unknown): void {
+    if (!isCommandTimeout(e)) this.opts.connection.commandFailed(e);
   }
 
-  /** Remembers an unconfirmed write (see the class comment) and the error that says so. */
-  private unknownOutcome(token: string, ids: readonly string[], reason: string): StoreUnavailableError {
+  /**
+   * The connection a write goes on: the writer (see `writer`); in cluster mode with a level that
+   * waits, the writer's connection to the master of the content keys' slot, since WAIT and
+   * WAITAOF count the writes of the connection they run on and name no key to be routed by.
+   */
+  private writeConnection(): RedisClient {
+    this.client();
+    const w = this.writer;
+    if (!w || w.status !== 'ready') {
+      this.startWriter();
+      throw new StoreUnavailableError('the key-value store write connection is (re)connecting; nothing was stored, and content cannot be written until it is up');
+    }
+    if (!(w instanceof Cluster) || this.durability === 'primary') return w;
+    const owner = w.slots[keySlot(this.itemsKey)]?.[0];
+    const node = owner ? w.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner) : undefined;
+    if (!node || node.status !== 'ready') {
+      w.refreshSlotsCache();
+      throw new StoreUnavailableError(`no reachable cluster master holds the content keys' slot (${owner ?? 'unknown'}); nothing was stored`);
+    }
+    return node;
+  }
+
+  /**
+   * Waits until the write just made on `c` meets the durability level. A write the primary took
+   * whose level was not met in time is answered like any unconfirmed write (503, "may or may not
+   * have been stored; retrying is safe"), and the connection reports why (no replica, not on disk)
+   * for `/health`: while a level cannot be met, content cannot be written, by design.
+   */
+  private async confirmDurable(c: RedisClient, seq: number, ids: readonly string[]): Promise<void> {
+    const level = this.durability;
+    if (level === 'primary') return;
+    const waitMs = this.opts.durabilityWaitMs ?? 200;
+    let local: number;
+    let replicas: number;
+    try {
+      [local, replicas] = await this.durableWait(c, seq, waitMs);
+    } catch (e) {
+      this.reportFailure(e);
+      throw this.unknownOutcome(ids, `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`);
+    }
+    let problem: WriteConfirmation = 'ok';
+    if (local < 1) problem = 'not_on_disk';
+    else if ((level === 'replica' || level === 'replica-disk') && replicas < 1) problem = 'no_replica';
+    this.opts.connection.writeConfirmation(problem, level);
+    if (problem !== 'ok') this.probeDurability(c);
+    if (problem === 'no_replica') throw this.unknownOutcome(ids, `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`);
+    if (problem === 'not_on_disk') throw this.unknownOutcome(ids, `the primary did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`);
+  }
+
+  /**
+   * While the level is not met, asks again every 500 ms without writing (a WAIT on the write
+   * connection counts the replicas that hold its last write), so `/health` says when writes can
+   * be confirmed again even if none is sent.
+   */
+  private probeDurability(c: RedisClient): void {
+    if (this.probe || this.closed) return;
+    this.probe = setInterval(() => {
+      if (this.opts.connection.writes === 'ok' || this.closed || c.status !== 'ready') {
+        if (this.opts.connection.writes === 'ok' || this.closed) {
+          clearInterval(this.probe);
+          this.probe = undefined;
+        }
+        return;
+      }
+      const waitMs = this.opts.durabilityWaitMs ?? 200;
+      this.durableWait(c, this.sent.get(c) ?? 0, waitMs).then(
+        ([local, replicas]) => {
+          const needsReplica = this.durability === 'replica' || this.durability === 'replica-disk';
+          if (local >= 1 && (!needsReplica || replicas >= 1)) this.opts.connection.writeConfirmation('ok', this.durability);
+        },
+        () => undefined,
+      );
+    }, 500);
+    this.probe.unref();
+  }
+
+  /**
+   * One WAIT (or WAITAOF) on `c` that covers write number `seq` of that connection: one sent
+   * after it is still waiting (it counts every earlier write of the connection, so concurrent
+   * writes share one wait and never queue one wait each), or a new one. Resolves with [copies
+   * on the primary's disk, replicas].
+   */
+  private durableWait(c: RedisClient, seq: number, waitMs: number): Promise<number[]> {
+    const inFlight = this.waitsInFlight.get(c) ?? [];
+    const shared = inFlight.find((w) => w.covers >= seq);
+    if (shared) return shared.reply;
+    const level = this.durability;
+    // Below the command timeout, so the wait answers (with counts) before the client gives up on it.
+    const reply: Promise<number[]> =
+      level === 'replica'
+        ? c.call('WAIT', 1, waitMs).then((n) => [1, Number(n)])
+        : c.call('WAITAOF', 1, level === 'replica-disk' ? 1 : 0, waitMs).then((r) => (r as unknown[]).map(Number));
+    const entry = { covers: this.sent.get(c) ?? seq, reply };
+    inFlight.push(entry);
+    this.waitsInFlight.set(c, inFlight);
+    const done = () => {
+      const i = inFlight.indexOf(entry);
+      if (i >= 0) inFlight.splice(i, 1);
+    };
+    reply.then(done, done);
+    return reply;
+  }
+
+  /** Remembers a write whose outcome is not known yet (oldest forgotten past `MAX_UNCONFIRMED`). */
+  private remember(token: string, ids: readonly string[]): void {
     this.unconfirmed.set(token, ids);
     if (this.unconfirmed.size > MAX_UNCONFIRMED) this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+  }
+
+  /** The error of an unconfirmed write (see the class comment); its token stays remembered. */
+  private unknownOutcome(ids: readonly string[], reason: string): StoreUnavailableError {
     this.opts.logger.warn({ ids: ids.length, reason }, 'content write unconfirmed by the kvstore; will index it if it shows up in the change stream');
     return new StoreUnavailableError(
       `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
@@ -202,8 +329,9 @@ export class RedisStore implements ContentStore {
    * Writes back lost items with HSETNX (a write another replica made since wins), in MULTIs of
    * `SCAN_COUNT` items, each with its change notice so the other replicas re-read them.
    */
-  async restore(items: readonly Item[]): Promise<void> {
+  async restore(items: readonly Item[]): Promise<number> {
     const c = this.client();
+    let written = 0;
     for (let start = 0; start < items.length; start += SCAN_COUNT) {
       const chunk = items.slice(start, start + SCAN_COUNT);
       const tx = c.multi();
@@ -214,11 +342,13 @@ export class RedisStore implements ContentStore {
         const res = await tx.exec();
         const failed = res?.find(([err]) => err);
         if (!res || failed) throw failed?.[0] ?? new Error('transaction aborted');
+        for (let k = 0; k < chunk.length; k++) written += Number(res[k][1]);
       } catch (e) {
         this.opts.connection.commandFailed(e);
         throw new StoreUnavailableError(`could not write lost content back to the key-value store: ${(e as Error).message}`);
       }
     }
+    return written;
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
@@ -236,6 +366,17 @@ export class RedisStore implements ContentStore {
 
   onRemoteChange(handlers: RemoteChangeHandlers): void {
     this.handlers = handlers;
+  }
+
+  private startWriter(): void {
+    const main = this.opts.connection.client;
+    if (this.closed || !main) return;
+    if (!this.writer) {
+      this.writer = main instanceof Cluster ? main.duplicate(undefined, { lazyConnect: true }) : main.duplicate({ lazyConnect: true });
+      this.writer.on('error', () => undefined);
+    }
+    // Reconnects by itself once connected; only the first connect (or one after `end`) is ours.
+    if (this.writer.status === 'wait' || this.writer.status === 'end') this.writer.connect().catch(() => undefined);
   }
 
   private startReader(): void {
@@ -317,7 +458,9 @@ export class RedisStore implements ContentStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.probe) clearInterval(this.probe);
     this.reader?.disconnect();
+    this.writer?.disconnect();
     await this.readerLoop?.catch(() => undefined);
   }
 }

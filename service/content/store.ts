@@ -57,9 +57,10 @@ export interface ContentStore {
   getMany(ids: readonly string[]): Promise<Item[]>;
   /**
    * Writes back items the store lost, each only if its id is still absent (so a newer write is
-   * never overwritten), and tells the other replicas (shared stores only).
+   * never overwritten), and tells the other replicas (shared stores only). Resolves with how many
+   * were absent and written (ids another writer had put back meanwhile are not counted).
    */
-  restore?(items: readonly Item[]): Promise<void>;
+  restore?(items: readonly Item[]): Promise<number>;
   /** Registers the receiver of other replicas' changes (shared stores only). */
   onRemoteChange(handlers: RemoteChangeHandlers): void;
   /** State of background compaction (stores that compact: the file store). */

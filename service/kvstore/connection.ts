@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { RedisOptions } from 'ioredis';
+import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { DEFAULT_STORE_TOPOLOGY, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
+import { DEFAULT_STORE_TOPOLOGY, defaultDurability, needsWaitaof, type KvstoreDurability, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
 import { createRedisClient, detectMode, modeMismatch, type RedisClient, type StoreTarget } from './client-factory';
 
 /**
@@ -13,6 +13,15 @@ import { createRedisClient, detectMode, modeMismatch, type RedisClient, type Sto
  * once no failure has been reported for `degradedHoldMs`.
  */
 export type KvstoreState = 'not_configured' | 'connecting' | 'connected' | 'degraded' | 'unresponsive' | 'disconnected';
+
+/**
+ * Whether content writes meet their durability level (`KVSTORE_DURABILITY`), as the last write
+ * found: `ok`; `no_replica` (the level needs a replica and none confirmed the write in time: none
+ * connected, e.g. after a failover until the old master rejoins as a replica); `not_on_disk` (the
+ * primary did not confirm its append-only file fsync in time). The server itself answers: the
+ * connection state stays `connected`, rate limits stay shared, only content writes are refused.
+ */
+export type WriteConfirmation = 'ok' | 'no_replica' | 'not_on_disk';
 
 /** Options of `KvstoreConnection`. */
 export interface KvstoreConnectionOptions {
@@ -33,6 +42,40 @@ export interface KvstoreConnectionOptions {
    * to start otherwise. @default true
    */
   readonly verifyMode?: boolean;
+  /**
+   * The content durability level, checked at `connect` against the server: the `*-disk` levels
+   * need WAITAOF (Redis 7.2 or later) and `appendonly yes` on the primary.
+   * @default KVSTORE_DURABILITY (or its mode default) for the kvstore; none for RATELIMIT_STORAGE
+   */
+  readonly durability?: KvstoreDurability;
+}
+
+/** Raised at startup when the server cannot give the configured `KVSTORE_DURABILITY`. */
+export class KvstoreDurabilityError extends Error {
+  /** Stable code for tests and logs. */
+  readonly code = 'ERR_KVSTORE_DURABILITY';
+  constructor(message: string) {
+    super(message);
+    this.name = 'KvstoreDurabilityError';
+  }
+}
+
+/**
+ * Why a server cannot give `level` (`INFO server` and `INFO persistence` of each primary), or
+ * undefined when it can. Only the `*-disk` levels have requirements a server can lack.
+ */
+export function durabilityProblem(level: KvstoreDurability, info: string, where: string): string | undefined {
+  if (!needsWaitaof(level)) return undefined;
+  const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+  const [major, minor] = version ? [Number(version[1]), Number(version[2])] : [0, 0];
+  const accepted = 'accepted: primary or replica with this server, or Redis 7.2 or later with appendonly yes';
+  if (major < 7 || (major === 7 && minor < 2)) {
+    return `KVSTORE_DURABILITY=${level} needs WAITAOF (Redis 7.2 or later), but ${where} runs Redis ${version ? `${version[1]}.${version[2]}` : '(unknown version)'}; ${accepted}`;
+  }
+  if (!/aof_enabled:1/.test(info)) {
+    return `KVSTORE_DURABILITY=${level} needs an append-only file on the primary, but ${where} has appendonly no (set appendonly yes in its redis.conf); ${accepted}`;
+  }
+  return undefined;
 }
 
 /** True for the error ioredis rejects a command with when `commandTimeout` passes. */
@@ -87,10 +130,13 @@ export class KvstoreConnection extends EventEmitter {
   private readonly target: StoreTarget | undefined;
   private readonly degradedHoldMs: number;
   private readonly verify: boolean;
+  /** The content durability level checked at connect (none for the rate limiter's own store). */
+  readonly durability: KvstoreDurability | undefined;
   private lastFailureAt = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private pinging = false;
   private readonly commandTimeoutMs: number;
+  private confirmation: WriteConfirmation = 'ok';
   /** The client's last error message (ioredis's own: no credentials), for the unreachable warning. */
   private lastError: string | undefined;
 
@@ -107,6 +153,8 @@ export class KvstoreConnection extends EventEmitter {
     this.mode = topology.mode;
     this.degradedHoldMs = options.degradedHoldMs ?? 5000;
     this.verify = options.verifyMode ?? true;
+    this.durability =
+      options.durability ?? ((options.variablePrefix ?? 'KVSTORE') === 'KVSTORE' ? (settings.kvstore.durability ?? defaultDurability(this.mode)) : undefined);
     if (!url) {
       this.current = 'not_configured';
       this.client = undefined;
@@ -134,14 +182,39 @@ export class KvstoreConnection extends EventEmitter {
     return this.current;
   }
 
+  /** Whether content writes met their durability level, as the last write found (`/health` `kvstore_writes`). */
+  get writes(): WriteConfirmation {
+    return this.confirmation;
+  }
+
+  /**
+   * The content store reports what the last write's WAIT / WAITAOF found; a change is logged
+   * once (a missing replica is its own cause, not a paused or overloaded server).
+   */
+  writeConfirmation(now: WriteConfirmation, level: string): void {
+    const prev = this.confirmation;
+    if (prev === now) return;
+    this.confirmation = now;
+    if (now === 'ok') {
+      this.logger.warn({ durability: level, was: prev }, 'kvstore confirms content writes again at the configured durability; writes resume');
+    } else if (now === 'no_replica') {
+      this.logger.warn(
+        { durability: level, mode: this.mode },
+        'no replica to confirm content writes (KVSTORE_DURABILITY needs one): writes are refused with 503 until a replica is connected again; the kvstore itself answers',
+      );
+    } else {
+      this.logger.warn({ durability: level, mode: this.mode }, 'the kvstore primary does not confirm content writes on disk in time (WAITAOF): writes are refused with 503 until it does');
+    }
+  }
+
   /** True when commands can be sent now (also while `degraded`: they may work, and are the only way to know). */
   get available(): boolean {
     return this.current === 'connected' || this.current === 'degraded';
   }
 
-  /** True when a configured store is down or refusing commands (`/health` says `degraded`). */
+  /** True when a configured store is down, refusing commands, or cannot confirm writes (`/health` says `degraded`). */
   get degraded(): boolean {
-    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded';
+    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded' || this.confirmation !== 'ok';
   }
 
   /**
@@ -231,6 +304,32 @@ export class KvstoreConnection extends EventEmitter {
       if (this.client.status === 'ready' && this.current === 'connecting') this.transition('connected');
     } catch {
       this.transition('disconnected');
+      return;
+    }
+    if (this.verify) await this.checkDurability();
+  }
+
+  /**
+   * Refuses to start when a primary cannot give the durability level (WAITAOF missing, no
+   * append-only file): every write would otherwise be refused. A server that does not answer
+   * now cannot be checked; writes then say what fails.
+   */
+  private async checkDurability(): Promise<void> {
+    const level = this.durability;
+    const c = this.client;
+    if (!level || !needsWaitaof(level) || !c) return;
+    const primaries = c instanceof Cluster ? c.nodes('master') : [c];
+    for (const p of primaries) {
+      let info: string;
+      try {
+        info = `${await p.info('server')}\n${await p.info('persistence')}`;
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, durability: level }, 'kvstore durability level could not be checked (unreachable?); trusting the setting');
+        return;
+      }
+      const where = c instanceof Cluster ? `the cluster master ${p.options.host}:${p.options.port}` : 'the kvstore primary';
+      const problem = durabilityProblem(level, info, where);
+      if (problem) throw new KvstoreDurabilityError(problem);
     }
   }
 

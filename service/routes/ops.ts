@@ -22,6 +22,7 @@ export function healthRecord(deps: AppDeps) {
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
     kvstore_mode: deps.kvstore.mode,
+    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes } : {}),
     ...(deps.rateLimitStore !== deps.kvstore
       ? { rate_limit_store: deps.rateLimitStore.state, rate_limit_store_mode: deps.rateLimitStore.mode }
       : {}),

@@ -20,6 +20,12 @@ describe('loadStackSettings', () => {
     expect(s.rateLimit.effective.multiplier).toBe(1);
   });
 
+  it('acknowledges content on its Redis 7.2 append-only file (KVSTORE_DURABILITY=primary-disk) unless told otherwise; leaves an external Redis at the mode default', () => {
+    expect(loadStackSettings({}).kvstore.durability).toBe('primary-disk');
+    expect(loadStackSettings({ KVSTORE_DURABILITY: 'primary' }).kvstore.durability).toBe('primary');
+    expect(loadStackSettings({ KVSTORE_DEPLOY: 'external', ...SECRET_ENV }).kvstore.durability).toBeUndefined();
+  });
+
   it('lets any service variable override at synth time', () => {
     const s = loadStackSettings({ RATE_LIMIT_SEARCH_REQUESTS: '120', ENVIRONMENT: 'staging', TRUST_PROXY: '2', LOG_LEVEL: 'debug' });
     expect(s.rateLimit.tiers.search.limit).toBe(120);

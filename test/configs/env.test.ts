@@ -102,7 +102,7 @@ describe('loadSettings: every variable parses', () => {
     RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
     SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', SEARCH_QUERY_EXPANSION: 'off', SEARCH_EXPANSION_DOCS: '5',
     SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', INDEX_DIR: '/var/lib/x/index', CONTENT_COMPACTION_BYTES: '1mb',
-    KVSTORE_KEY_PREFIX: 'blog:{content}', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
+    KVSTORE_KEY_PREFIX: 'blog:{content}', KVSTORE_DURABILITY: 'replica-disk', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
     AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
     AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
     SMTP_HOST: 'mail.example.com', SMTP_PORT: '25', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_FROM: 'am@example.com',
@@ -198,6 +198,8 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['KVSTORE_KEY_PREFIX', 'content:', 'not starting or ending with :'],
     ['KVSTORE_KEY_PREFIX', 'ratelimit:content', "outside the rate limiter's ratelimit: keys"],
     ['KVSTORE_KEY_PREFIX', 'ratelimit', "outside the rate limiter's ratelimit: keys"],
+    ['KVSTORE_DURABILITY', 'disk', 'one of primary, primary-disk, replica, replica-disk'],
+    ['KVSTORE_DURABILITY', 'WAIT', 'one of primary, primary-disk, replica, replica-disk'],
   ])('%s=%s', (name, value, accepted) => {
     const err = errorOf({ [name]: value });
     expect(err.code).toBe('ERR_SETTINGS_INVALID_VALUE');

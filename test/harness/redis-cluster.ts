@@ -8,8 +8,14 @@ import type { TlsCerts } from './tls-certs';
 
 /** Options of `RedisCluster.start`. */
 export interface RedisClusterOptions {
-  /** Masters (no replicas: the tests kill one and restart it). @default 3 */
+  /** Masters. @default 3 */
   readonly masters?: number;
+  /**
+   * Replicas per master (`--cluster-replicas`): with one, killing a master fails its slots over
+   * to its replica (after `--cluster-node-timeout`, 2 s). @default 0 (a killed master's slots are
+   * down until it restarts)
+   */
+  readonly replicas?: number;
   /** `requirepass` and `masterauth` of every node. @default undefined (no password) */
   readonly password?: string;
   /** When set, every node speaks TLS only, the cluster bus included (`--tls-cluster yes`). @default undefined */
@@ -38,7 +44,7 @@ export class RedisCluster {
 
   /** Starts the nodes, creates the cluster and waits until every node says `cluster_state:ok`. */
   static async start(opts: RedisClusterOptions = {}): Promise<RedisCluster> {
-    const count = opts.masters ?? 3;
+    const count = (opts.masters ?? 3) * (1 + (opts.replicas ?? 0));
     const nodes: ClusterNode[] = [];
     for (let i = 0; i < count; i++) {
       const port = await freePort();
@@ -66,10 +72,11 @@ export class RedisCluster {
         ...(opts.tls ? ['--tls', '--cacert', opts.tls.caFile] : []),
       ];
       const created = runTool('redis-cli', [
-        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes',
+        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(opts.replicas ?? 0), '--cluster-yes',
       ]);
       if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
       await cluster.waitUntilOk();
+      if (opts.replicas) await cluster.waitForReplicasInSync();
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -124,6 +131,46 @@ export class RedisCluster {
           try {
             await c.connect();
             return /cluster_state:ok/.test(String(await c.call('CLUSTER', 'INFO')));
+          } finally {
+            c.disconnect();
+          }
+        },
+        { timeoutMs, intervalMs: 200 },
+      );
+    }
+  }
+
+  /** Index of the node that is master of `key`'s slot now (CLUSTER SLOTS on a running node). */
+  async masterOf(key: string): Promise<number> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodes[i].process.running) continue;
+      const c = this.nodeClient(i);
+      try {
+        await c.connect();
+        const slot = Number(await c.call('CLUSTER', 'KEYSLOT', key));
+        const slots = (await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+        const port = slots.find(([lo, hi]) => slot >= lo && slot <= hi)?.[2][1];
+        const index = this.nodes.findIndex((n) => n.port === port);
+        if (index >= 0) return index;
+      } finally {
+        c.disconnect();
+      }
+    }
+    throw new Error(`no running node names a master for ${key}`);
+  }
+
+  /** Waits until every replica node has finished its sync with its master (`master_link_status:up`). */
+  async waitForReplicasInSync(timeoutMs = 30_000): Promise<void> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodes[i].process.running) continue;
+      await waitFor(
+        `127.0.0.1:${this.nodes[i].port} a master or a replica in sync`,
+        async () => {
+          const c = this.nodeClient(i);
+          try {
+            await c.connect();
+            const info = await c.info('replication');
+            return /role:master/.test(info) || /master_link_status:up/.test(info);
           } finally {
             c.disconnect();
           }

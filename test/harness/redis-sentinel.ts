@@ -11,6 +11,8 @@ export interface RedisSentinelOptions {
   readonly masterName?: string;
   /** `requirepass`/`masterauth` of the data nodes (the sentinels take no password). @default undefined */
   readonly password?: string;
+  /** Replicas of the master (two keep one to confirm writes after a failover). @default 1 */
+  readonly replicas?: number;
 }
 
 /** One data node (master or replica) or sentinel: its port and its process. */
@@ -20,7 +22,7 @@ export interface SentinelSetupNode {
 }
 
 /**
- * One master, one replica and three sentinels (quorum 2), all on free loopback ports. Sentinels
+ * One master, one replica (or `replicas`) and three sentinels (quorum 2), all on free loopback ports. Sentinels
  * run from Debian's `redis-sentinel` when it is installed, else as `redis-server <conf> --sentinel`
  * (the same binary: Debian's redis-sentinel is a link to it). Failover is tuned fast for tests
  * (`down-after-milliseconds` 1000, `failover-timeout` 5000).
@@ -28,7 +30,7 @@ export interface SentinelSetupNode {
 export class RedisSentinelSetup {
   private constructor(
     readonly masterName: string,
-    /** [0] starts as the master, [1] as its replica; after a failover the roles swap. */
+    /** [0] starts as the master, the others as its replicas; a failover promotes one of them. */
     readonly data: readonly SentinelSetupNode[],
     readonly sentinels: readonly SentinelSetupNode[],
     private readonly dir: string,
@@ -41,15 +43,15 @@ export class RedisSentinelSetup {
     const dir = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
     const auth = opts.password ? ['--requirepass', opts.password, '--masterauth', opts.password] : [];
     const masterPort = await freePort();
-    const replicaPort = await freePort();
     const base = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...auth];
-    const data: SentinelSetupNode[] = [
-      { port: masterPort, process: new ManagedProcess(`redis-master-${masterPort}`, 'redis-server', base(masterPort)) },
-      {
+    const data: SentinelSetupNode[] = [{ port: masterPort, process: new ManagedProcess(`redis-master-${masterPort}`, 'redis-server', base(masterPort)) }];
+    for (let r = 0; r < (opts.replicas ?? 1); r++) {
+      const replicaPort = await freePort();
+      data.push({
         port: replicaPort,
         process: new ManagedProcess(`redis-replica-${replicaPort}`, 'redis-server', [...base(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)]),
-      },
-    ];
+      });
+    }
     const useSentinelBinary = hasBinary('redis-sentinel');
     const sentinels: SentinelSetupNode[] = [];
     for (let i = 0; i < 3; i++) {
@@ -86,7 +88,7 @@ export class RedisSentinelSetup {
         async () => {
           for (const s of sentinels) {
             const reply = (await setup.askSentinel(s.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
-            if (!Array.isArray(reply) || reply.length < 1) return false;
+            if (!Array.isArray(reply) || reply.length < data.length - 1) return false;
             const sentinelsSeen = (await setup.askSentinel(s.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
             if (!Array.isArray(sentinelsSeen) || sentinelsSeen.length < 2) return false;
           }

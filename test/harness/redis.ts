@@ -6,7 +6,10 @@ import { ManagedProcess } from './binary';
 import { freePort, waitForPort } from './ports';
 import type { TlsCerts } from './tls-certs';
 
-/** A real `redis-server` on a free loopback port, with no persistence, for one test file. */
+/**
+ * A real `redis-server` on a free loopback port for one test file: no persistence unless
+ * `appendonly` (then an append-only file fsynced on every write, kept across `kill`/`restart`).
+ */
 export class RedisServer {
   readonly process: ManagedProcess;
   private readonly dir: string;
@@ -16,12 +19,14 @@ export class RedisServer {
     readonly password?: string,
     /** When set, the server speaks TLS only (plain port off), with this certificate. */
     readonly tls?: TlsCerts,
+    appendonly = false,
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
     const listen = tls
       ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
       : ['--port', String(port)];
-    const args = [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
+    const persistence = appendonly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const args = [...listen, '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', this.dir];
     if (password) args.push('--requirepass', password);
     this.process = new ManagedProcess('redis-server', 'redis-server', args);
   }
@@ -30,9 +35,9 @@ export class RedisServer {
    * Starts a server (on `port`, else a free one) and waits until it accepts connections. A free port
    * can be taken by another process between being found and being bound: then another port is tried.
    */
-  static async start(opts: { password?: string; port?: number; tls?: TlsCerts } = {}): Promise<RedisServer> {
+  static async start(opts: { password?: string; port?: number; tls?: TlsCerts; appendonly?: boolean } = {}): Promise<RedisServer> {
     for (let attempt = 1; ; attempt++) {
-      const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls);
+      const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls, opts.appendonly);
       try {
         await server.restart();
         return server;
