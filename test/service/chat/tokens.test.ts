@@ -11,7 +11,6 @@ describe('textTokens', () => {
   it('counts ordinary text exactly as one call of the tokenizer does', () => {
     for (const f of ['README.md', 'BENCHMARKS.md', 'docs/api.md', 'docs/stack.md']) {
       const text = readFileSync(join(ROOT, f), 'utf8');
-      // docs/api.md names a special token: the service counts it as text, so the oracle does too.
       expect({ f, tokens: textTokens(text) }).toEqual({ f, tokens: countTokens(text, { disallowedSpecial: new Set() }) });
     }
     expect(textTokens('')).toBe(0);
