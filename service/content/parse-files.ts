@@ -1,5 +1,6 @@
 import matter from 'gray-matter';
 import type { ItemType } from './item';
+import { isLineEnd, isSpace } from './char-class';
 
 /** File formats `/api/upload` accepts. */
 export type UploadFormat = 'md' | 'txt' | 'json' | 'ndjson';
@@ -108,27 +109,6 @@ function yamlValue(v: unknown): unknown {
     return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
   }
   return v;
-}
-
-function isSpace(c: number): boolean {
-  return (
-    c === 0x20 ||
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/** What `.` of a regular expression does not match. */
-function isLineEnd(c: number): boolean {
-  return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 }
 
 /**

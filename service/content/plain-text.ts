@@ -1,4 +1,5 @@
 import type { Item } from './item';
+import { isLineEnd, isSpace } from './char-class';
 
 /**
  * Markdown (or plain text) to the plain text that is indexed and quoted in snippets: markup,
@@ -44,28 +45,6 @@ export function plainText(markdown: string): string {
 }
 
 const ENTITIES: Readonly<Record<string, string>> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
-
-/** `\s` of JavaScript regular expressions (white space and line terminators). */
-function isSpace(c: number): boolean {
-  return (
-    c === 0x20 ||
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/** Line terminators: where `^` and `$` match with the m flag, and what `.` does not match. */
-function isLineEnd(c: number): boolean {
-  return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
-}
 
 /** The end of the run of whitespace starting at `i`. */
 function spaceEnd(s: string, i: number): number {

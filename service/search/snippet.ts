@@ -1,4 +1,5 @@
 import type { Analyzer, TokenSpan } from './analyzer';
+import { isSpace } from '../content/char-class';
 
 /** Options of `buildSnippet`. */
 export interface SnippetOptions {
@@ -25,23 +26,6 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** HTML-escapes text. */
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
-
-/** `\s` of regular expressions. */
-function isSpace(c: number): boolean {
-  return (
-    c === 0x20 ||
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /**
