@@ -68,9 +68,11 @@ test-alert: install
 up: install system-deps
 	npx ts-node -T scripts/up.ts
 
-# Regenerates the settings table in README.md from configs/.
+# Regenerates the settings table in README.md from configs/ and the API reference in docs/api.md
+# from the OpenAPI document.
 readme: install
 	npx ts-node -T scripts/settings-table.ts
+	npx ts-node -T scripts/api-reference.ts
 
 clean:
 	rm -rf build dist coverage .tmp
