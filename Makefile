@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
+.PHONY: install system-deps build synth openapi run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
 
 # `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
 # optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
@@ -23,6 +23,11 @@ build: install
 
 synth: install
 	npx cdk8s synth --check-upgrade=false
+	npx ts-node -T scripts/openapi.ts dist/api/openapi.json
+
+# The OpenAPI 3.1 document, generated from the route schemas (also served at GET /api/openapi.json).
+openapi: install
+	npx ts-node -T scripts/openapi.ts dist/api/openapi.json
 
 run: build synth
 	PORT=$(PORT) $(NPM) start
@@ -63,9 +68,11 @@ test-alert: install
 up: install system-deps
 	npx ts-node -T scripts/up.ts
 
-# Regenerates the settings table in README.md from configs/.
+# Regenerates the settings table in README.md from configs/ and the API reference in docs/api.md
+# from the OpenAPI document.
 readme: install
 	npx ts-node -T scripts/settings-table.ts
+	npx ts-node -T scripts/api-reference.ts
 
 clean:
 	rm -rf build dist coverage .tmp

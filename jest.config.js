@@ -6,5 +6,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,
+  // Proves every answer of the service's app in supertest tests against its OpenAPI document.
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/contract-setup.ts'],
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };

@@ -1,5 +1,7 @@
 import { loadFolder, type LoadedItem } from '../service/content/folder-loader';
 import { describeItems, idCollisions } from '../service/content/id-collisions';
+import type { z } from 'zod';
+import type { batchResponseSchema } from '../service/http/contract/ingest';
 import { ITEM_TYPES, validateItem, type ItemType } from '../service/content/item';
 
 /** Options of one folder ingest (`npm run ingest -- DIR ...`). */
@@ -118,10 +120,8 @@ export function withoutCollisions(items: readonly LoadedItem[]): { send: LoadedI
   return { send: items.filter((_, position) => !refusedAt.has(position)), refused };
 }
 
-interface BatchAnswer {
-  results?: Array<{ index: number; status: string; message?: string; change?: 'created' | 'updated' | 'unchanged' }>;
-  message?: string;
-}
+/** What `POST /api/ingest-batch` answers: the contract's batch response (201/207) or refusal (422, 4xx). */
+type BatchAnswer = Partial<z.output<typeof batchResponseSchema>> & { message?: string };
 
 async function send(
   url: string,

@@ -25,6 +25,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxyValue(deps.settings.service.trustProxy));
   app.set('etag', false);
+  // Where this app's HTTP contract is served (tests find the apps whose answers they prove by it).
+  app.set('openapi', '/api/openapi.json');
   // One layer for both: operational endpoints go to their router (never counted, never limited),
   // everything else is counted and goes on, so the functional path walks one layer, not two.
   const metrics = metricsMiddleware(deps.stats, deps.metrics);

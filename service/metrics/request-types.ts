@@ -12,6 +12,7 @@ export const OPERATIONAL_PATHS: readonly string[] = [
   '/health/live',
   '/metrics',
   '/api/rate-limit',
+  '/api/openapi.json',
 ];
 
 const OPERATIONAL = new Set(OPERATIONAL_PATHS);

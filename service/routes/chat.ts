@@ -1,49 +1,24 @@
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
 import type { ChatInput } from '../chat/chat-service';
 import { formatSse } from '../chat/sse';
 import { ProviderError } from '../chat/types';
+import { chatRequest } from '../http/contract/chat';
+import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
 import type { FeatureContext } from './context';
 
-/** Longest question, characters. */
-export const MAX_MESSAGE_CHARS = 4000;
-/** Most earlier turns sent along. */
-export const MAX_HISTORY = 20;
+export { MAX_HISTORY, MAX_MESSAGE_CHARS } from '../http/contract/chat';
 /**
  * Largest chat body, bytes (capped by `MAX_BODY_SIZE`): a question and `MAX_HISTORY` turns of
  * 8,000 characters, with room for JSON escapes.
  */
 export const CHAT_BODY_BYTES = 1024 * 1024;
 
-const chatSchema = z.object({
-  message: z
-    .string({ error: 'message is required: the question, as a string' })
-    .trim()
-    .min(1, { error: 'message must not be empty' })
-    .max(MAX_MESSAGE_CHARS, { error: `message is longer than ${MAX_MESSAGE_CHARS} characters` }),
-  history: z
-    .array(
-      z.object({
-        role: z.enum(['user', 'assistant'], { error: 'history roles must be user or assistant' }),
-        content: z.string({ error: 'history content must be a string' }).max(8000, { error: 'a history message is longer than 8000 characters' }),
-      }),
-      { error: 'history must be an array of {role, content}' },
-    )
-    .max(MAX_HISTORY, { error: `history holds more than ${MAX_HISTORY} messages` })
-    .optional(),
-});
-
 function parseChat(req: Request): ChatInput {
-  const r = chatSchema.safeParse(jsonObject(req, '{"message": "What have you written about Kubernetes?"}'));
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = issue.path.map(String).join('.');
-    throw new HttpError(400, 'bad_request', `${field ? `${field}: ` : ''}${issue.message}`, { field });
-  }
-  return { message: r.data.message, history: r.data.history ?? [] };
+  const r = validate(chatRequest, jsonObject(req, '{"message": "What have you written about Kubernetes?"}'));
+  return { message: r.message, history: r.history ?? [] };
 }
 
 /** 502/504 for provider failures. */

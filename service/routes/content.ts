@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { Item, ItemType } from '../content/item';
 import { HttpError } from '../http/errors';
-import { queryInt, queryString } from '../http/query';
+import { listQuery } from '../http/contract/content';
+import { validate } from '../http/contract/validate';
 import type { FeatureContext } from './context';
 
 /** Paths of the three collections. */
@@ -25,9 +26,7 @@ function listed(item: Item): Omit<Item, 'body'> {
 export function contentRouter(ctx: FeatureContext, r: Router = Router()): Router {
   for (const [path, type] of COLLECTIONS) {
     r.get(path, (req, res) => {
-      const limit = queryInt(req, 'limit', { min: 1, max: 100, default: 20 });
-      const offset = queryInt(req, 'offset', { min: 0, max: 1_000_000, default: 0 });
-      const tag = queryString(req, 'tag')?.trim() || undefined;
+      const { limit, offset, tag } = validate(listQuery, req.query);
       const page = ctx.content.list(type, { limit, offset, ...(tag ? { tag } : {}) });
       res.json({ items: page.items.map(listed), total: page.total, limit, offset });
     });

@@ -1,5 +1,7 @@
 import { Router } from 'express';
 import { EXPORTS, exportChunks } from '../content/export';
+import { exportParams } from '../http/contract/export';
+import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { writeChunks } from '../http/write-chunks';
 import type { FeatureContext } from './context';
@@ -13,11 +15,6 @@ const NAMES = [...EXPORTS.keys()].join(', ');
  */
 export const EXPORT_STALL_MS = 60_000;
 
-/** A name that tries to leave the export list: separators, dot-segments, NUL. */
-function looksLikePath(name: string): boolean {
-  return /[/\\\0]/.test(name) || name.includes('..') || /^[A-Za-z]:/.test(name);
-}
-
 /**
  * `GET /api/export/<name>`: one of `EXPORTS` (articles/projects/experiences/all as `.json` or
  * `.ndjson`, and `all.md`), served as an attachment. The name is only ever a key of that list:
@@ -30,10 +27,7 @@ function looksLikePath(name: string): boolean {
 export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const logger = ctx.deps.logger.child({ component: 'export' });
   r.get('/api/export/:name', async (req, res) => {
-    const name = req.params.name;
-    if (looksLikePath(name)) {
-      throw new HttpError(400, 'invalid_export_name', `an export is named, not a path; available: ${NAMES}`, { field: 'name' });
-    }
+    const { name } = validate(exportParams, req.params, { code: 'invalid_export_name' });
     const spec = EXPORTS.get(name);
     if (!spec) throw new HttpError(404, 'not_found', `no export named "${name}"; available: ${NAMES}`);
     // The catalog's sorted list as it is now: a write during the export does not change it (the

@@ -1,15 +1,16 @@
 import { Router } from 'express';
 import { batchVocabularyProblem, validateItem, type ItemChange, type ItemInput, type ItemIssue } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
-import { HttpError, badRequest } from '../http/errors';
+import { MAX_BATCH_ITEMS, batchRequest } from '../http/contract/ingest';
+import { validate } from '../http/contract/validate';
+import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
 
-/** Most items in one `POST /api/ingest-batch`. */
-export const MAX_BATCH_ITEMS = 1000;
+export { MAX_BATCH_ITEMS } from '../http/contract/ingest';
 
 /** Outcome of one item of a batch. */
 export type BatchResult =
@@ -75,9 +76,7 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
     res.status(201).json(item);
   });
   r.post('/api/ingest-batch', guard, body, async (req, res) => {
-    const items = jsonObject(req, `{"items": [${ITEM_EXAMPLE}]}`).items;
-    if (!Array.isArray(items)) throw badRequest('items is required: an array of items', { field: 'items' });
-    if (items.length === 0) throw badRequest('items is empty: send at least one item', { field: 'items' });
+    const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_EXAMPLE}]}`));
     if (items.length > MAX_BATCH_ITEMS) {
       throw new HttpError(413, 'batch_too_large', `items holds ${items.length} items; at most ${MAX_BATCH_ITEMS} per batch`, { field: 'items' });
     }

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { AppDeps } from '../deps';
+import { openApiDocument } from '../http/contract/openapi';
 import { requestClientId } from '../ratelimit/client-key';
 import { rateLimitWarnings } from '../ratelimit/starvation';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version';
@@ -111,6 +112,12 @@ export function opsRouter(deps: AppDeps): Router {
   });
   r.get('/api/rate-limit', (req, res) => {
     res.json(rateLimitRecord(deps, req));
+  });
+  // Generated from the route schemas once, on the first request (it does not change at run time).
+  let openapi: string | undefined;
+  r.get('/api/openapi.json', (_req, res) => {
+    openapi ??= JSON.stringify(openApiDocument());
+    res.type('application/json').send(openapi);
   });
   return r;
 }

@@ -1,15 +1,18 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
-import { ITEM_TYPES, batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
+import { batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
+import { uploadFields } from '../http/contract/upload';
+import { validate } from '../http/contract/validate';
 import { HttpError, badRequest } from '../http/errors';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
 
-/** Most files in one upload. */
-export const MAX_UPLOAD_FILES = 100;
+import { MAX_UPLOAD_FILES } from '../http/contract/upload';
+
+export { MAX_UPLOAD_FILES };
 /** Most items in one upload (all files together). */
 export const MAX_UPLOAD_ITEMS = 10_000;
 
@@ -110,9 +113,11 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
         return fail(new HttpError(413, 'field_too_large', `field "${field}" is longer than ${MAX_FIELD_BYTES} bytes; nothing was stored`, { field }));
       }
       if (field !== 'type') return;
-      const v = value.trim();
-      if (!ITEM_TYPES.includes(v as ItemType)) fail(badRequest(`type must be one of ${ITEM_TYPES.join(', ')}`, { field: 'type' }));
-      else type = v as ItemType;
+      try {
+        type = validate(uploadFields, { type: value }).type;
+      } catch (e) {
+        fail(e as HttpError);
+      }
     });
     bb.on('filesLimit', () => fail(new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload; nothing was stored`, { field: 'file' })));
     bb.on('fieldsLimit', () => fail(new HttpError(413, 'too_many_fields', `at most ${MAX_UPLOAD_FIELDS} non-file fields per upload; nothing was stored`, { field: 'body' })));

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { ManagedProcess } from './binary';
+import { contractProblem, contractProblemsSeen } from '../helpers/contract';
 import { freePort, waitFor } from './ports';
 
 /** The repository root (where `service/main.ts` and `node_modules/` are). */
@@ -108,6 +109,9 @@ export class ServiceProcess {
           res.on('error', reject);
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
+            // Every answer is proven against the OpenAPI document; the problems fail the test file.
+            const problem = contractProblem({ method: opts.method ?? 'GET', path, status: res.statusCode ?? 0, headers: res.headers, text });
+            if (problem) contractProblemsSeen.push(problem);
             resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
           });
         },

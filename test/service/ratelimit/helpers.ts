@@ -43,11 +43,14 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   }
 }
 
-/** A functional API stand-in: every path answers 200 with `{ok: true}` (the limiter sits in front). */
+/**
+ * A functional API stand-in: every path answers 200 with `{ok: true}` (the limiter sits in front).
+ * Its answers carry `X-Stand-In`, so the contract check (helpers/contract-setup.ts) leaves them alone.
+ */
 export function stubFeatures(): Features {
   const router = Router();
   router.all('/api/{*rest}', (_req, res) => {
-    res.json({ ok: true });
+    res.set('X-Stand-In', 'features').json({ ok: true });
   });
   return { router, cache: { size: () => 0, maxSize: () => 0 }, start: async () => undefined, close: async () => undefined };
 }

@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import { EXPORTS } from '../../content/export';
+import { chatAnswerSchema, chatEvents, chatRequest } from './chat';
+import { itemIdParams, listQuery, listResponseSchema } from './content';
+import { errorSchema, invalidItemSchema, rateLimitedSchema } from './errors';
+import { evalReportSchema, evalRequest } from './eval';
+import { exportNameDoc } from './export';
+import { batchRefusedSchema, batchRequestDoc, batchResponseSchema } from './ingest';
+import { itemInput, itemSchema } from './item';
+import { healthSchema, liveSchema, metricsSchema, rateLimitRecordSchema, readySchema } from './ops';
+import { searchParams, searchResponseSchema } from './search';
+import { uploadRequestDoc, uploadResponseSchema } from './upload';
+
+/** One answer of an operation: a JSON body (schema), another media type, or none. */
+export interface ContractResponse {
+  readonly description: string;
+  /** Media type → body schema (`undefined`: a body of that type, e.g. text, without a JSON schema). */
+  readonly content?: Readonly<Record<string, z.ZodType | undefined>>;
+  /** Header names (of `HEADERS` in openapi.ts) this answer carries. */
+  readonly headers?: readonly string[];
+}
+
+/** One operation of the HTTP contract: a method on a path with its inputs and every answer. */
+export interface ContractOperation {
+  readonly method: 'get' | 'post';
+  /** OpenAPI path syntax (`{id}`); the Express route is the same with `:id`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: 'search' | 'content' | 'chat' | 'ingest' | 'export' | 'eval' | 'operations';
+  readonly description?: string;
+  readonly pathParams?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: { readonly contentType: string; readonly schema: z.ZodType };
+  readonly responses: Readonly<Record<number, ContractResponse>>;
+  /** Needs `Authorization: Bearer <API_TOKEN>` (writes). */
+  readonly bearer?: boolean;
+  /** Operational endpoints are never rate limited (spec §4.1); everything else is. */
+  readonly operational?: boolean;
+}
+
+const json = (schema: z.ZodType) => ({ 'application/json': schema });
+const error = (description: string): ContractResponse => ({ description, content: json(errorSchema) });
+
+const BAD_REQUEST = error('Bad input: the field is named in `field`.');
+const TOO_LARGE = error('The body is over its limit (`payload_too_large`, or a batch or upload over its counts).');
+const UNSUPPORTED = error('The body is not of the media type the route reads, or in an unsupported encoding.');
+const WRITE_REFUSALS: Record<number, ContractResponse> = {
+  401: error('No bearer token (`unauthorized`); the answer carries `WWW-Authenticate: Bearer`.'),
+  403: error('A wrong token (`forbidden`), or writes are disabled: no API_TOKEN in staging or production (`writes_disabled`).'),
+  503: error('The content store cannot take writes now (`store_unavailable`); nothing was stored.'),
+};
+
+const COLLECTION_PATHS = [
+  ['articles', 'article'],
+  ['projects', 'project'],
+  ['experiences', 'experience'],
+] as const;
+
+const exportTypes = [...new Set([...EXPORTS.values()].map((e) => e.contentType.split(';')[0].trim()))];
+
+/**
+ * Every operation the service answers: the functional API (rate limited) and the operational
+ * endpoints of spec §4.1 (not limited, not counted). The OpenAPI document is generated from this
+ * list (openapi.ts), and a test checks it against the routes Express really runs.
+ */
+export const OPERATIONS: readonly ContractOperation[] = [
+  {
+    method: 'get',
+    path: '/api/search',
+    operationId: 'searchGet',
+    summary: 'Search the content',
+    tag: 'search',
+    description: 'Ranked results with snippets; repeated queries are answered from the result cache until the next write.',
+    query: searchParams,
+    responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST },
+  },
+  {
+    method: 'post',
+    path: '/api/search',
+    operationId: 'searchPost',
+    summary: 'Search the content (parameters as a JSON body)',
+    tag: 'search',
+    body: { contentType: 'application/json', schema: searchParams },
+    responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
+  },
+  ...COLLECTION_PATHS.flatMap(([path, type]): ContractOperation[] => [
+    {
+      method: 'get',
+      path: `/api/v1/${path}`,
+      operationId: `list${path[0].toUpperCase()}${path.slice(1)}`,
+      summary: `List the ${path}, newest first, without bodies`,
+      tag: 'content',
+      query: listQuery,
+      responses: { 200: { description: `A page of ${path}.`, content: json(listResponseSchema) }, 400: BAD_REQUEST },
+    },
+    {
+      method: 'get',
+      path: `/api/v1/${path}/{id}`,
+      operationId: `get${type[0].toUpperCase()}${type.slice(1)}`,
+      summary: `One ${type}, with its body`,
+      tag: 'content',
+      pathParams: itemIdParams,
+      responses: {
+        200: { description: `The ${type}.`, content: json(itemSchema) },
+        400: error('The path holds malformed percent-encoding.'),
+        404: error(`No ${type} with this id.`),
+      },
+    },
+  ]),
+  {
+    method: 'post',
+    path: '/api/ingest',
+    operationId: 'ingest',
+    summary: 'Store one item',
+    tag: 'ingest',
+    bearer: true,
+    body: { contentType: 'application/json', schema: itemInput },
+    responses: {
+      201: { description: 'Stored (created or replaced); every replica serves it.', content: json(itemSchema) },
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: UNSUPPORTED,
+      422: { description: 'The item is invalid: the first bad field named, every issue listed.', content: json(invalidItemSchema) },
+      ...WRITE_REFUSALS,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ingest-batch',
+    operationId: 'ingestBatch',
+    summary: 'Store up to 1,000 items in one atomic write',
+    tag: 'ingest',
+    bearer: true,
+    body: { contentType: 'application/json', schema: batchRequestDoc },
+    responses: {
+      201: { description: 'Every item stored.', content: json(batchResponseSchema) },
+      207: { description: 'Some items stored; the results say which and why not.', content: json(batchResponseSchema) },
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: UNSUPPORTED,
+      422: { description: 'None stored: every item was invalid.', content: json(batchRefusedSchema) },
+      ...WRITE_REFUSALS,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/upload',
+    operationId: 'upload',
+    summary: 'Upload files of items (all or nothing)',
+    tag: 'ingest',
+    bearer: true,
+    body: { contentType: 'multipart/form-data', schema: uploadRequestDoc },
+    responses: {
+      201: { description: 'Every item of every file stored.', content: json(uploadResponseSchema) },
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: error('Not multipart/form-data, or a file of an unsupported type.'),
+      422: { description: 'An invalid item, or items sharing an id; nothing was stored.', content: json(errorSchema) },
+      ...WRITE_REFUSALS,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/export',
+    operationId: 'exportIndex',
+    summary: 'Names the exports (always 404: name one)',
+    tag: 'export',
+    responses: { 404: error('Name an export: /api/export/{name}.') },
+  },
+  {
+    method: 'get',
+    path: '/api/export/{name}',
+    operationId: 'export',
+    summary: 'Download the content as one file',
+    tag: 'export',
+    description: 'Streamed as an attachment. A path-like name (separators, dot-segments, several segments) is a 400 `invalid_export_name`; no file is ever read.',
+    pathParams: z.object({ name: exportNameDoc }),
+    responses: {
+      200: { description: 'The export, as an attachment.', content: Object.fromEntries(exportTypes.map((t) => [t, undefined])), headers: ['Content-Disposition'] },
+      400: error('A path, not a name (`invalid_export_name`).'),
+      404: error('No export of that name.'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/eval',
+    operationId: 'lastEvaluation',
+    summary: "This replica's last evaluation report",
+    tag: 'eval',
+    responses: { 200: { description: 'The last report.', content: json(evalReportSchema) }, 404: error('No evaluation has run yet on this replica.') },
+  },
+  {
+    method: 'post',
+    path: '/api/eval',
+    operationId: 'evaluate',
+    summary: "Score the live index with trec_eval's measures",
+    tag: 'eval',
+    body: { contentType: 'application/json', schema: evalRequest },
+    responses: { 200: { description: 'The report.', content: json(evalReportSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
+  },
+  ...(['/api/chat', '/api/v1/chat'] as const).map(
+    (path): ContractOperation => ({
+      method: 'post',
+      path,
+      operationId: path === '/api/chat' ? 'chat' : 'chatV1',
+      summary: 'Answer a question from the content, with sources',
+      tag: 'chat',
+      description:
+        'With `Accept: text/event-stream` the answer streams as server-sent events: one `sources`, `delta`…, one `usage`, then `done` (or `error` if the provider breaks off mid-answer); each event\'s data is JSON (schemas ChatEvent*).',
+      body: { contentType: 'application/json', schema: chatRequest },
+      responses: {
+        200: {
+          description: 'The answer (JSON), or its events (text/event-stream).',
+          content: { 'application/json': chatAnswerSchema, 'text/event-stream': undefined },
+        },
+        400: BAD_REQUEST,
+        413: TOO_LARGE,
+        415: UNSUPPORTED,
+        502: error('The AI provider failed (`upstream_error`).'),
+        504: error('The AI provider did not answer in time (`upstream_timeout`).'),
+      },
+    }),
+  ),
+  ...(['/health', '/api/health'] as const).map(
+    (path): ContractOperation => ({
+      method: 'get',
+      path,
+      operationId: path === '/health' ? 'health' : 'apiHealth',
+      summary: 'The health record',
+      tag: 'operations',
+      operational: true,
+      responses: { 200: { description: 'Status, stores, rate limiting, health score.', content: json(healthSchema) } },
+    }),
+  ),
+  {
+    method: 'get',
+    path: '/health/live',
+    operationId: 'live',
+    summary: 'Liveness',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'The process answers.', content: json(liveSchema) } },
+  },
+  {
+    method: 'get',
+    path: '/health/ready',
+    operationId: 'ready',
+    summary: 'Readiness (follows the lifecycle only)',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'Ready.', content: json(readySchema) }, 503: { description: 'Starting or draining.', content: json(readySchema) } },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Request metrics as JSON',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'Requests, tokens, cache, by type.', content: json(metricsSchema) } },
+  },
+  {
+    method: 'get',
+    path: '/api/metrics/prometheus',
+    operationId: 'prometheusMetrics',
+    summary: 'Metrics in the Prometheus text format',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'Prometheus exposition (text format 0.0.4).', content: { 'text/plain': undefined } } },
+  },
+  {
+    method: 'get',
+    path: '/api/rate-limit',
+    operationId: 'rateLimit',
+    summary: 'The rate-limit configuration and the key this request is charged to',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'The record of spec §2.2.', content: json(rateLimitRecordSchema) } },
+  },
+  {
+    method: 'get',
+    path: '/api/openapi.json',
+    operationId: 'openapi',
+    summary: 'This document',
+    tag: 'operations',
+    operational: true,
+    responses: { 200: { description: 'The OpenAPI 3.1 document of the service.', content: { 'application/json': undefined } } },
+  },
+];
+
+/** The 429 answer every rate-limited operation may give. */
+export const RATE_LIMITED: ContractResponse = {
+  description: 'Rate limited: a tier is exhausted. Retry after `Retry-After` seconds.',
+  content: json(rateLimitedSchema),
+  headers: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'],
+};
+
+/** The SSE events of chat, for the document's components. */
+export const SSE_EVENTS = chatEvents;

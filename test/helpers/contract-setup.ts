@@ -1,0 +1,41 @@
+import type { Server } from 'node:http';
+import { Test } from 'supertest';
+import { contractProblem, contractProblemsSeen } from './contract';
+
+/**
+ * Every supertest request to the service's app (createApp sets `openapi`) has its answer proven
+ * against the OpenAPI document (helpers/contract.ts): an undocumented status, header form,
+ * content type or body fails the request like a failed `.expect()`. Apps of other tests (bare
+ * Express) and the answers of a stand-in features router (`X-Stand-In`) are left alone.
+ */
+interface Patched {
+  app?: Server | string;
+  method: string;
+  url: string;
+  assert(err: unknown, res: unknown, fn: (err: unknown, res: unknown) => void): void;
+}
+
+function isServiceApp(app: Server | string | undefined): boolean {
+  if (!app || typeof app === 'string') return false;
+  const handler = app.listeners('request')[0] as { get?: (k: string) => unknown } | undefined;
+  return typeof handler?.get === 'function' && handler.get('openapi') === '/api/openapi.json';
+}
+
+const proto = Test.prototype as unknown as Patched;
+const assert = proto.assert;
+proto.assert = function (this: Patched, err, res, fn) {
+  const r = res as { status: number; headers: Record<string, string>; text?: string } | undefined;
+  // A stand-in router's answers (X-Stand-In) are the test's, not the service's.
+  if (r && isServiceApp(this.app) && r.headers['x-stand-in'] === undefined) {
+    const problem = contractProblem({ method: this.method, path: new URL(this.url).pathname, status: r.status, headers: r.headers, text: r.text ?? '' });
+    if (problem) return fn.call(this, new Error(`contract: ${problem}`), res);
+  }
+  return assert.call(this, err, res, fn);
+};
+
+// Answers of a real service process (harness/service-process.ts) are proven as they arrive; a
+// test file that saw one the document does not allow fails here.
+afterAll(() => {
+  const seen = contractProblemsSeen.splice(0);
+  if (seen.length) throw new Error(`answers outside the OpenAPI document (${seen.length}):\n${[...new Set(seen)].slice(0, 20).join('\n')}`);
+});
