@@ -10,7 +10,7 @@ import { RedisStore } from './content/redis-store';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/store';
 import type { CoreDeps } from './deps';
 import { loadDemoContent } from './demo/demo-content';
-import { registerContentMetrics } from './metrics/content-metrics';
+import { registerContentMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
 import { writeAccess } from './routes/auth';
 import { chatRouter } from './routes/chat';
@@ -133,6 +133,8 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
     const compaction = store.compaction.bind(store);
     registerContentMetrics(deps.registry, compaction);
   }
+  // Only where content is in the kvstore: there a write can be refused for want of confirmation.
+  if (store.kind === 'kvstore') registerKvstoreWriteMetrics(deps.registry, () => deps.kvstore.writes);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
   // The persisted index lives beside the file store's data (the default store) or in INDEX_DIR;
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.

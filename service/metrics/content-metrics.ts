@@ -1,12 +1,18 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CompactionStatus } from '../content/store';
+import type { WriteConfirmation } from '../kvstore/connection';
 import { METRIC_PREFIX } from './service-metrics';
 
 /** The content store's metric names (alert rules reference them; keep them stable). */
 export const CONTENT_METRICS = {
   /** counter: failed compactions of the file store (`DATA_DIR`); each is retried with backoff. */
   compactionFailures: `${METRIC_PREFIX}_content_compaction_failures_total`,
+  /** gauge{state}: 1 for the kvstore's current write confirmation (`/health` `kvstore_writes`), 0 for the others. */
+  kvstoreWriteConfirmation: `${METRIC_PREFIX}_kvstore_write_confirmation`,
 } as const;
+
+/** Every `state` of the write-confirmation gauge, always all present (a state set). */
+export const WRITE_CONFIRMATION_STATES: readonly WriteConfirmation[] = ['ok', 'no_replica', 'not_on_disk'];
 
 /**
  * `svc_ai_search_content_compaction_failures_total`: failed compactions of a store that compacts
@@ -24,6 +30,27 @@ export function registerContentMetrics(registry: Registry, compaction: () => Com
       const now = compaction().failures;
       if (now > seen) this.inc(now - seen);
       seen = now;
+    },
+  });
+}
+
+/**
+ * `svc_ai_search_kvstore_write_confirmation{state}`: whether content writes into the kvstore are
+ * confirmed at `KVSTORE_DURABILITY` (the `/health` field `kvstore_writes`), read at scrape time:
+ * 1 for the current state, 0 for the others, every state always present. Registered only where
+ * content is in the kvstore (like the compaction counter, only where the store compacts): a pod
+ * with the file store exposes no such series. Registered once per registry.
+ */
+export function registerKvstoreWriteMetrics(registry: Registry, writes: () => WriteConfirmation): void {
+  if (registry.getSingleMetric(CONTENT_METRICS.kvstoreWriteConfirmation)) return;
+  new Gauge({
+    name: CONTENT_METRICS.kvstoreWriteConfirmation,
+    help: 'Whether content writes are confirmed at KVSTORE_DURABILITY (/health kvstore_writes): 1 for the current state (ok, no_replica, not_on_disk), 0 for the others',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const now = writes();
+      for (const state of WRITE_CONFIRMATION_STATES) this.set({ state }, state === now ? 1 : 0);
     },
   });
 }

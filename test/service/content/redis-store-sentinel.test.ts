@@ -3,9 +3,18 @@ import type { SettingsInput } from '../../../configs';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { waitFor } from '../../harness/ports';
 import { RedisSentinelSetup } from '../../harness/redis-sentinel';
+import { CONTENT_METRICS } from '../../../service/metrics/content-metrics';
 import { captureLogger } from '../ratelimit/helpers';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
+
+/** `state` → value of the write-confirmation gauge in a pod's exposition. */
+async function writeConfirmation(t: TestApp): Promise<Record<string, number>> {
+  const text = (await request(t.app).get('/api/metrics/prometheus')).text;
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(new RegExp(`^${CONTENT_METRICS.kvstoreWriteConfirmation}\\{state="(\\w+)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
+  return out;
+}
 
 describe('Sentinel: the master killed under load (real redis-server, three sentinels)', () => {
   let setup: RedisSentinelSetup;
@@ -70,6 +79,9 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
       expect(refused.some((r) => /no replica to confirm the write/.test(r.body.message))).toBe(true);
       const health = (await request(a.app).get('/health')).body;
       expect(health).toMatchObject({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'no_replica' });
+      // The gauge says the same, a state set (every state present); the other pod wrote nothing: ok.
+      expect(await writeConfirmation(a)).toEqual({ ok: 0, no_replica: 1, not_on_disk: 0 });
+      expect(await writeConfirmation(b)).toEqual({ ok: 1, no_replica: 0, not_on_disk: 0 });
       expect(states).toEqual([]);
       expect(logs.at(40).some((l) => String(l.msg).includes('no replica to confirm content writes'))).toBe(true);
       expect(logs.at(40).some((l) => String(l.msg).includes('paused or overloaded'))).toBe(false);
@@ -84,6 +96,7 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
     // Said by the next write, or by the probe (every 500 ms) when no write comes.
     await waitFor('health ok again', async () => (await request(a.app).get('/health')).body.kvstore_writes === 'ok', { timeoutMs: 5000 });
     expect((await request(a.app).get('/health')).body).toMatchObject({ status: 'ok', kvstore: 'connected' });
+    expect(await writeConfirmation(a)).toEqual({ ok: 1, no_replica: 0, not_on_disk: 0 });
   }, 40_000);
 
   it('no acknowledged content is lost, reads never 5xx, limits hold with a bounded overshoot, and the service follows the new master', async () => {
