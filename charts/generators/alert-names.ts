@@ -13,6 +13,8 @@ export const ALERTS = {
   rateLimitsNotShared: 'RateLimitsNotShared',
   /** The DATA_DIR content store's compaction fails (writes still succeed; the log grows). */
   contentCompactionFailing: 'ContentCompactionFailing',
+  /** Content writes into the kvstore are not confirmed at KVSTORE_DURABILITY (and refused with 503). */
+  kvstoreWritesUnconfirmed: 'KvstoreWritesUnconfirmed',
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',

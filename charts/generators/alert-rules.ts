@@ -15,6 +15,9 @@ import { sloRuleGroup } from './slo-rules';
  */
 export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m', compactionFailures: '15m' } as const;
 
+/** How long content writes must stay unconfirmed before KvstoreWritesUnconfirmed (a failover takes seconds). */
+export const KVSTORE_WRITES_UNCONFIRMED_FOR = '2m';
+
 /** How long fewer backend targets than replicas must last before BackendTargetsMissing (a rollout takes minutes). */
 export const TARGETS_MISSING_FOR = '15m';
 
@@ -160,6 +163,20 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         `{{ $value | humanize }} compaction(s) of the DATA_DIR content store failed on {{ $labels.instance }} in the last ${w.compactionFailures}. ` +
         'Writes are still stored and answered, into a log that keeps growing; the store retries with backoff (at most 5 minutes apart). ' +
         '/health on the pod gives content.compaction.last_error (ENOSPC: the disk is full; EACCES, EROFS: the folder is not writable).',
+    }),
+    serviceAlert({
+      // Per pod and state: each pod reports what its own last content write found. Only pods with
+      // content in the kvstore expose the gauge; a state other than ok refuses writes with 503.
+      name: ALERTS.kvstoreWritesUnconfirmed,
+      severity: 'warning',
+      runbook,
+      expr: `max by (${BY}, instance, state) (${q.select(METRICS.kvstoreWriteConfirmation, `state!="${METRIC_LABELS.writesConfirmed}"`)}) == 1`,
+      for: KVSTORE_WRITES_UNCONFIRMED_FOR,
+      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot confirm content writes in the kvstore ({{ $labels.state }})',
+      description:
+        `For ${KVSTORE_WRITES_UNCONFIRMED_FOR} the kvstore has not confirmed content writes from {{ $labels.instance }} at KVSTORE_DURABILITY ` +
+        '({{ $labels.state }}: no_replica, no replica acknowledged them; not_on_disk, the primary did not confirm them on disk), ' +
+        'so the pod refuses writes with 503 (reads still work). Bring a replica back, enable AOF on the kvstore, or choose a lower KVSTORE_DURABILITY.',
     }),
   ];
   if (kvstoreFallbackApplies(settings)) {

@@ -42,6 +42,8 @@ export const METRICS = {
   rateLimitBackend: 'svc_ai_search_rate_limit_backend',
   /** counter: failed compactions of the DATA_DIR content store (each retried with backoff; writes unaffected). */
   contentCompactionFailuresTotal: 'svc_ai_search_content_compaction_failures_total',
+  /** gauge{state}: 1 for the current write confirmation (`ok`, `no_replica`, `not_on_disk`), 0 for the others; only with content in the kvstore. */
+  kvstoreWriteConfirmation: 'svc_ai_search_kvstore_write_confirmation',
 } as const;
 
 /** Label values the rules select on. */
@@ -50,4 +52,6 @@ export const METRIC_LABELS = {
   serverErrorClass: '5xx',
   /** `backend` of the rate-limit gauge when the kvstore is not in use. */
   memoryBackend: 'memory',
+  /** `state` of the write-confirmation gauge when the kvstore confirms content writes. */
+  writesConfirmed: 'ok',
 } as const;

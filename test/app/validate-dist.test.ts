@@ -26,8 +26,8 @@ describe('make validate (scripts/validate-dist.ts)', () => {
       timeout: 120000,
     });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('ok   promtool test rules (48 tests)');
-    expect(r.stdout).toContain('ok   amtool config routes test (38 cases)');
+    expect(r.stdout).toContain('ok   promtool test rules (50 tests)');
+    expect(r.stdout).toContain('ok   amtool config routes test (39 cases)');
     // Then operator mode, synthesized from the same environment into a temp folder.
     expect(r.stdout).toContain('MONITORING_MODE=operator, synthesized into a temp folder:');
     expect(r.stdout).toMatch(/ok {3}promtool test rules on the PrometheusRule groups \(\d+ tests\)/);

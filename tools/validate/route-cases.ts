@@ -57,6 +57,11 @@ export const NAMED_ROUTE_CASES: readonly RouteCase[] = [
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
+    name: 'a warning that the kvstore does not confirm content writes goes where warnings of this service go',
+    labels: { alertname: ALERTS.kvstoreWritesUnconfirmed, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080', state: 'no_replica' },
+    expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
+  },
+  {
     name: 'an info alert of this service',
     labels: { alertname: OTHER_ALERT, severity: 'info', service: SERVICE_NAME },
     expected: [RECEIVERS.info, RECEIVERS.backendTeam],

@@ -144,7 +144,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
-  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal } = METRICS;
+  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, kvstoreWriteConfirmation } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
   const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
@@ -268,6 +268,33 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       },
       // Failures long ago (the counter stands still): nothing now.
       silent: (n) => PODS.map((instance) => ({ series: series(contentCompactionFailuresTotal, { instance }), values: gauge(3, n) })),
+    },
+    [ALERTS.kvstoreWritesUnconfirmed]: {
+      firing: {
+        // One pod finds no replica to confirm its writes (a state set: every state present); the other is fine.
+        series: (n) => [
+          ...(['ok', 'no_replica', 'not_on_disk'] as const).map((state) => ({
+            series: series(kvstoreWriteConfirmation, { instance: PODS[0], state }),
+            values: gauge(state === 'no_replica' ? 1 : 0, n),
+          })),
+          ...(['ok', 'no_replica', 'not_on_disk'] as const).map((state) => ({
+            series: series(kvstoreWriteConfirmation, { instance: PODS[1], state }),
+            values: gauge(state === 'ok' ? 1 : 0, n),
+          })),
+        ],
+        labels: { ...job, instance: PODS[0], state: 'no_replica' },
+        value: 1,
+        activeFrom: 0,
+        exact: true,
+      },
+      // Every pod confirmed: the non-ok states are all 0.
+      silent: (n) =>
+        PODS.flatMap((instance) =>
+          (['ok', 'no_replica', 'not_on_disk'] as const).map((state) => ({
+            series: series(kvstoreWriteConfirmation, { instance, state }),
+            values: gauge(state === 'ok' ? 1 : 0, n),
+          })),
+        ),
     },
     [ALERTS.kvstoreFallback]: {
       firing: {

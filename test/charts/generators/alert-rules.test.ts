@@ -8,13 +8,14 @@ import {
   BURN_RATE_ALERTS,
   errorRatioRecord,
   isAlertingRule,
+  METRIC_LABELS,
   METRICS,
   SLO_WINDOWS,
   toYaml,
   type RuleFile,
 } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
-import { CONTENT_METRICS } from '../../../service/metrics/content-metrics';
+import { CONTENT_METRICS, WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
 import { promTools, requirePromTools } from '../../harness/prom-tools';
 
 const settings = loadStackSettings({});
@@ -37,6 +38,7 @@ describe('alertRules', () => {
       'HighTokenSpend',
       'CacheNearFull',
       'ContentCompactionFailing',
+      'KvstoreWritesUnconfirmed',
       'KvstoreFallbackActive',
       'RateLimitsNotShared',
       'ErrorBudgetFastBurn',
@@ -197,6 +199,21 @@ describe('alertRules', () => {
     expect(byName(operator, ALERTS.contentCompactionFailing).expr).toContain('{job="svc-ai-search-backend", namespace="search"}[15m]');
   });
 
+  it('warns, per pod and state, when the kvstore has not confirmed content writes for 2m, by the gauge the service exposes', () => {
+    expect(METRICS.kvstoreWriteConfirmation).toBe(CONTENT_METRICS.kvstoreWriteConfirmation);
+    expect(WRITE_CONFIRMATION_STATES).toContain(METRIC_LABELS.writesConfirmed);
+    const rule = byName(rules, ALERTS.kvstoreWritesUnconfirmed);
+    expect(rule).toMatchObject({
+      expr: 'max by (namespace, job, instance, state) (svc_ai_search_kvstore_write_confirmation{job="svc-ai-search-backend", state!="ok"}) == 1',
+      for: '2m',
+      labels: { severity: 'warning', service: 'svc-ai-search-backend' },
+    });
+    expect(rule.annotations.description).toContain('refuses writes with 503');
+    expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#kvstorewritesunconfirmed$/);
+    const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
+    expect(byName(operator, ALERTS.kvstoreWritesUnconfirmed).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
+  });
+
   it('never alerts on the performance grade (its encoding belongs to the service)', () => {
     expect(toYaml(rules)).not.toContain(METRICS.performanceGrade);
   });
@@ -246,7 +263,7 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge({});
-      expect(check.detail).toContain('SUCCESS: 27 rules found');
+      expect(check.detail).toContain('SUCCESS: 28 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);

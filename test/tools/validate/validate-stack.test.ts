@@ -16,9 +16,9 @@ describe('validateStack', () => {
       'rules match the settings',
       'promtool check config',
       'promtool check rules',
-      'promtool test rules (48 tests)',
+      'promtool test rules (50 tests)',
       'amtool check-config',
-      'amtool config routes test (38 cases)',
+      'amtool config routes test (39 cases)',
       'no secret values in the output',
     ]);
   });
