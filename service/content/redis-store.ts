@@ -223,7 +223,10 @@ export class RedisStore implements ContentStore {
     const owner = w.slots[keySlot(this.itemsKey)]?.[0];
     const node = owner ? w.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner) : undefined;
     if (!node || node.status !== 'ready') {
-      w.refreshSlotsCache();
+      // ioredis opens a cluster node's connection lazily, at the first command routed to it; WAIT
+      // names no key, so nothing else may ever open this one: open it now, or it stays 'wait'.
+      if (node && node.status === 'wait') void node.connect().catch(() => undefined);
+      else w.refreshSlotsCache();
       throw new StoreUnavailableError(`no reachable cluster master holds the content keys' slot (${owner ?? 'unknown'}); nothing was stored`);
     }
     return node;
