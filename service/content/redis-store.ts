@@ -25,6 +25,11 @@ export interface RedisStoreOptions {
   /** When a write is acknowledged (`KVSTORE_DURABILITY`). @default defaultDurability(connection.mode) */
   readonly durability?: KvstoreDurability;
   /**
+   * How long a write waits for the write connection to finish connecting before it is refused
+   * with 503 (the shared connection being up). @default 2000
+   */
+  readonly writerReadyWaitMs?: number;
+  /**
    * How long a write waits for its durability level (WAIT / WAITAOF <ms>); keep it below the
    * command timeout. @default 200
    */
@@ -152,7 +157,7 @@ export class RedisStore implements ContentStore {
 
   async putMany(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
-    const conn = this.writeConnection();
+    const conn = await this.writeConnection();
     const fields: string[] = [];
     for (const i of items) fields.push(i.id, JSON.stringify(toRecord(i)));
     const idList = items.map((i) => i.id);
@@ -212,11 +217,14 @@ export class RedisStore implements ContentStore {
    * waits, the writer's connection to the master of the content keys' slot, since WAIT and
    * WAITAOF count the writes of the connection they run on and name no key to be routed by.
    */
-  private writeConnection(): RedisClient {
+  private async writeConnection(): Promise<RedisClient> {
     this.client();
+    this.startWriter();
     const w = this.writer;
-    if (!w || w.status !== 'ready') {
-      this.startWriter();
+    // Opened after the first load (and again after an `end`): a write that arrives while it is
+    // still connecting, with the shared connection up, waits for it a short while rather than
+    // being refused (a replica that just started, or a write right after a reconnect).
+    if (!w || !(await whenReady(w, this.opts.writerReadyWaitMs ?? 2000))) {
       throw new StoreUnavailableError('the key-value store write connection is (re)connecting; nothing was stored, and content cannot be written until it is up');
     }
     if (!(w instanceof Cluster) || this.durability === 'primary') return w;
@@ -476,4 +484,27 @@ function pairs(kv: string[]): Record<string, string> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * Resolves true once `c` is ready (at once when it is), false when it is not within `ms` or
+ * it closes first. Listeners are removed either way.
+ */
+function whenReady(c: RedisClient, ms: number): Promise<boolean> {
+  if (c.status === 'ready') return Promise.resolve(true);
+  if (c.status === 'end' || ms <= 0) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      c.off('ready', onReady);
+      c.off('end', onEnd);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const onEnd = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    timer.unref();
+    c.once('ready', onReady);
+    c.once('end', onEnd);
+  });
 }

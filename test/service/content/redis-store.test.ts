@@ -234,11 +234,25 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     }
   }, 40_000);
 
+  it('a write that arrives while the write connection is still connecting waits for it instead of answering 503', async () => {
+    const store = (a.deps.features as FeatureSet).context.content.store as RedisStore;
+    // The write connection opens after the first load, so a replica that just started (or one
+    // whose write connection was closed) has it connecting when the first write arrives.
+    const writer = (store as unknown as { writer: { disconnect(): void; once(e: string, f: () => void): void; status: string } }).writer;
+    const ended = new Promise<void>((resolve) => writer.once('end', resolve));
+    writer.disconnect();
+    await ended;
+    const res = await request(a.app).post('/api/ingest').send(item('while-connecting', 'Tapirs swim.'));
+    expect(res.status).toBe(201);
+    expect(writer.status).toBe('ready');
+    await eventually(async () => (await request(b.app).get('/api/v1/articles/while-connecting')).status === 200);
+  });
+
   it('writing lost items back never overwrites a newer write (HSETNX)', async () => {
     const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
-    await request(a.app).post('/api/ingest').send(item('raced', 'old copy'));
+    expect((await request(a.app).post('/api/ingest').send(item('raced', 'old copy'))).status).toBe(201);
     const old = (await request(a.app).get('/api/v1/articles/raced')).body;
-    await request(b.app).post('/api/ingest').send(item('raced', 'new copy'));
+    expect((await request(b.app).post('/api/ingest').send(item('raced', 'new copy'))).status).toBe(201);
     await storeOf(a).restore([old, { ...old, id: 'was-lost' }]);
     const client = a.deps.kvstore.client!;
     expect(JSON.parse((await client.hget('svc-ai-search:content:items', 'raced'))!).body).toBe('new copy');
