@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite runs for real: redis-server, prometheus (+promtool),
 # prometheus-alertmanager (+amtool), and chromium (the search page's browser test, driven by
-# playwright-core). Only what is missing; apt-get, with sudo when not root.
+# playwright-core). Only what is missing; apt-get, with sudo when not root. Then valkey-server 8.0
+# (Redis 7.2-compatible, for the WAITAOF durability levels) from bookworm-backports into
+# .cache/valkey/, without installing it or touching the apt sources (scripts/fetch-valkey.sh).
 set -euo pipefail
+here="$(dirname "$0")"
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)
@@ -10,7 +13,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then
   echo "system packages: all present (redis-server, prometheus, promtool, prometheus-alertmanager, amtool, chromium)"
-  exit 0
+  exec "$here/fetch-valkey.sh"
 fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -29,3 +32,4 @@ for svc in redis-server prometheus prometheus-alertmanager; do
   fi
 done
 echo "system packages: installed ${need[*]}"
+exec "$here/fetch-valkey.sh"

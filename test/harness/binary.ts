@@ -1,4 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /**
  * Finds a Debian-packaged binary. `make test` installs them (scripts/install-system-deps.sh);
@@ -100,4 +102,21 @@ export class ManagedProcess {
     await exited;
     clearTimeout(timer);
   }
+}
+
+/**
+ * valkey-server 8.0 (Redis 7.2-compatible: WAITAOF), for the durability levels Debian's
+ * redis-server 7.0 cannot give: `VALKEY_SERVER`, else the copy scripts/fetch-valkey.sh unpacks
+ * into .cache/valkey/ (`make test` runs it), else `valkey-server` on the PATH. Missing, it throws:
+ * these tests fail, they never skip.
+ */
+export function valkeyServer(): string {
+  const candidates = [process.env.VALKEY_SERVER, resolve(__dirname, '..', '..', '.cache', 'valkey', 'usr', 'bin', 'valkey-server')];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  const r = spawnSync('sh', ['-c', 'command -v valkey-server'], { encoding: 'utf8' });
+  if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
+  throw new Error(
+    'valkey-server (Redis 7.2-compatible, for WAITAOF) is missing: run scripts/fetch-valkey.sh (make test does), ' +
+      'which unpacks Debian bookworm-backports\' valkey-server into .cache/valkey/, or set VALKEY_SERVER to a valkey-server or redis-server >= 7.2',
+  );
 }

@@ -6,9 +6,21 @@ import { ManagedProcess } from './binary';
 import { freePort, waitForPort } from './ports';
 import type { TlsCerts } from './tls-certs';
 
+/** What a `RedisServer` runs and how it persists. */
+export interface RedisServerOptions {
+  /** An append-only file, kept across `kill`/`restart`. @default false */
+  readonly appendonly?: boolean;
+  /** Its fsync policy. @default 'always' */
+  readonly appendfsync?: 'always' | 'everysec';
+  /** Starts as a replica of the server on this loopback port. @default none */
+  readonly replicaOf?: number;
+  /** Another server binary (valkey-server, `valkeyServer()`). @default 'redis-server' */
+  readonly binary?: string;
+}
+
 /**
  * A real `redis-server` on a free loopback port for one test file: no persistence unless
- * `appendonly` (then an append-only file fsynced on every write, kept across `kill`/`restart`).
+ * `appendonly` (then an append-only file, fsynced on every write unless `appendfsync` says otherwise).
  */
 export class RedisServer {
   readonly process: ManagedProcess;
@@ -19,25 +31,26 @@ export class RedisServer {
     readonly password?: string,
     /** When set, the server speaks TLS only (plain port off), with this certificate. */
     readonly tls?: TlsCerts,
-    appendonly = false,
+    opts: RedisServerOptions = {},
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
     const listen = tls
       ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
       : ['--port', String(port)];
-    const persistence = appendonly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const persistence = opts.appendonly ? ['--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'always'] : ['--appendonly', 'no'];
     const args = [...listen, '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', this.dir];
+    if (opts.replicaOf) args.push('--replicaof', '127.0.0.1', String(opts.replicaOf));
     if (password) args.push('--requirepass', password);
-    this.process = new ManagedProcess('redis-server', 'redis-server', args);
+    this.process = new ManagedProcess(opts.binary ? 'valkey-server' : 'redis-server', opts.binary ?? 'redis-server', args);
   }
 
   /**
    * Starts a server (on `port`, else a free one) and waits until it accepts connections. A free port
    * can be taken by another process between being found and being bound: then another port is tried.
    */
-  static async start(opts: { password?: string; port?: number; tls?: TlsCerts; appendonly?: boolean } = {}): Promise<RedisServer> {
+  static async start(opts: { password?: string; port?: number; tls?: TlsCerts } & RedisServerOptions = {}): Promise<RedisServer> {
     for (let attempt = 1; ; attempt++) {
-      const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls, opts.appendonly);
+      const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls, opts);
       try {
         await server.restart();
         return server;
