@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import request from 'supertest';
 import type { SettingsInput } from '../../configs';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { waitFor, waitForPort } from '../harness/ports';
@@ -10,7 +9,8 @@ import { RedisCluster } from '../harness/redis-cluster';
 import { RedisServer } from '../harness/redis';
 import { RedisSentinelSetup } from '../harness/redis-sentinel';
 import { ServiceProcess } from '../harness/service-process';
-import { notServedAnywhere, refusalSummary, report, sleep, Writers, type FaultRecord, type ReplicaClient } from './fault-run';
+import { sleep, type ReplicaClient } from './fault-run';
+import { expectPromiseHeld, hkeys, inProcess, item, ITEMS, measure, zero } from './measure';
 
 /**
  * Issue 26's proof: writers (one sequential client and six concurrent ones, unique ids, spread
@@ -21,25 +21,6 @@ import { notServedAnywhere, refusalSummary, report, sleep, Writers, type FaultRe
  * and store_losses against the truth; with FAULT_REPORT=<file> the records are written there
  * (the table in docs/failure-behaviour.md comes from such a run).
  */
-
-const ITEMS = 'svc-ai-search:content:items';
-const item = (id: string) => ({ id, type: 'article', title: id, body: `acknowledged note ${id}` });
-
-function inProcess(name: string, t: TestApp): ReplicaClient {
-  return {
-    name,
-    async ingest(id) {
-      const r = await request(t.app).post('/api/ingest').send(item(id));
-      return { status: r.status, message: r.body?.message };
-    },
-    async read(id) {
-      return (await request(t.app).get(`/api/v1/articles/${id}`)).status;
-    },
-    async storeLossItems() {
-      return (await request(t.app).get('/health')).body.content.store_losses.items as number;
-    },
-  };
-}
 
 function child(name: string, svc: ServiceProcess): ReplicaClient {
   return {
@@ -55,92 +36,6 @@ function child(name: string, svc: ServiceProcess): ReplicaClient {
       return (await svc.request('/health')).json<{ content: { store_losses: { items: number } } }>().content.store_losses.items;
     },
   };
-}
-
-/** Runs writers, the fault, more writers; then reads everything back. */
-async function measure(opts: {
-  fault: string;
-  durability: string;
-  replicas: readonly ReplicaClient[];
-  prefix: string;
-  /**
-   * Injects the fault; resolves with the time writes are measured from and what it is, and, when
-   * the level cannot be met at once (no replica until the old master is back), when it can.
-   */
-  inject: () => Promise<{ from: number; fromWhat: string; levelMetAt?: number }>;
-  /** Every id Redis holds at the end. */
-  stored: () => Promise<Set<string>>;
-  /** What store_losses must say, from what the writers saw and the items Redis held before they began. */
-  truth: (w: Writers, storedBefore: number) => { ok: (n: number) => boolean; text: string };
-  before?: number;
-  after?: number;
-}): Promise<FaultRecord> {
-  const storedBefore = (await opts.stored()).size;
-  let lossesBefore = 0;
-  for (const r of opts.replicas) lossesBefore += await r.storeLossItems();
-  const writers = new Writers(opts.replicas, opts.prefix);
-  let record: FaultRecord;
-  try {
-    await writers.more(opts.before ?? 30);
-    const { from, fromWhat, levelMetAt } = await opts.inject();
-    await writers.more(opts.after ?? 30);
-    await writers.stop();
-    const acked = writers.acks.map((a) => a.id);
-    const missing = await notServedAnywhere(opts.replicas, acked);
-    const stored = await opts.stored();
-    const lost = acked.filter((id) => !stored.has(id));
-    let losses = -lossesBefore;
-    for (const r of opts.replicas) losses += await r.storeLossItems();
-    const truth = opts.truth(writers, storedBefore);
-    record = {
-      fault: opts.fault,
-      durability: opts.durability,
-      acknowledged: acked.length,
-      notServed: missing.length,
-      lost: lost.length,
-      firstGoodWriteMs: writers.firstGoodAfter(from),
-      firstGoodWriteFrom: fromWhat,
-      ...(levelMetAt !== undefined ? { firstGoodWriteAfterLevelMetMs: writers.firstGoodAfter(levelMetAt) } : {}),
-      refusals: refusalSummary(writers.refusals.filter((r) => r.status !== 0)),
-      nothingStoredButStored: writers.refusals.filter((r) => /nothing was stored/.test(r.message) && stored.has(r.id)).length,
-      mayOrMayNotStored: (() => {
-        const unsure = writers.refusals.filter((r) => /may or may not/.test(r.message));
-        return `${unsure.filter((r) => stored.has(r.id)).length} of ${unsure.length}`;
-      })(),
-      otherStatuses: [...new Set(writers.refusals.map((r) => r.status).filter((s) => s !== 503 && s !== 0))],
-      storeLosses: losses,
-      storeLossesTruth: truth.text,
-      storeLossesOk: truth.ok(losses),
-    };
-  } finally {
-    await writers.stop();
-  }
-  report(record);
-  return record;
-}
-
-function expectPromiseHeld(r: FaultRecord): void {
-  expect({ fault: r.fault, notServed: r.notServed, lost: r.lost, nothingStoredButStored: r.nothingStoredButStored, otherStatuses: r.otherStatuses, storeLossesOk: r.storeLossesOk }).toEqual({
-    fault: r.fault,
-    notServed: 0,
-    lost: 0,
-    nothingStoredButStored: 0,
-    otherStatuses: [],
-    storeLossesOk: true,
-  });
-  // Every refusal says whether the write may have been stored.
-  for (const message of Object.keys(r.refusals)) expect(message).toMatch(/^503 .*(nothing was stored|may or may not have been stored)/);
-}
-
-const zero = () => ({ ok: (n: number) => n === 0, text: '0' });
-
-async function hkeys(url: string): Promise<Set<string>> {
-  const c = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    return new Set(await c.hkeys(ITEMS));
-  } finally {
-    c.disconnect();
-  }
 }
 
 describe('acknowledged means served: standalone Redis faults (two in-process replicas)', () => {
@@ -347,13 +242,18 @@ describe.each([1, 2])('acknowledged means served: Sentinel master killed (%i rep
   }, 60_000);
 });
 
-describe('acknowledged means served: Cluster master killed (three masters with a replica each)', () => {
+/**
+ * At two replicas per master (what docs/failure-behaviour.md advises for `replica`; the charts
+ * deploy no Cluster or Sentinel of their own): the other replica follows the promoted one, so
+ * writes at `replica` resume once the cluster converges, without waiting for the old master.
+ */
+describe('acknowledged means served: Cluster master killed (three masters with two replicas each)', () => {
   let cluster: RedisCluster;
   let a: TestApp;
   let b: TestApp;
   const key = '{svc-ai-search:content}:items';
   beforeAll(async () => {
-    cluster = await RedisCluster.start({ masters: 3, replicas: 1 });
+    cluster = await RedisCluster.start({ masters: 3, replicas: 2 });
     const input: SettingsInput = {
       service: { environment: 'testing' },
       kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) }, durability: 'replica' },
@@ -368,31 +268,22 @@ describe('acknowledged means served: Cluster master killed (three masters with a
     await cluster?.stop();
   });
 
-  it("the content slot's master kill -9, its replica promoted, the old master back a second later", async () => {
+  it("the content slot's master kill -9, a replica promoted, the other follows it, the old master back a second later", async () => {
     const r = await measure({
-      fault: "Cluster: content slot's master kill -9, replica promoted, old master back 1 s later",
+      fault: "Cluster, 2 replicas per master: content slot's master kill -9, replica promoted, old master back 1 s later",
       durability: 'replica',
       replicas: [inProcess('a', a), inProcess('b', b)],
       prefix: 'cl',
       inject: async () => {
         const old = await cluster.masterOf(key);
+        const killedAt = Date.now();
         await cluster.kill(old);
-        await waitFor('the replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, { timeoutMs: 20_000, intervalMs: 100 });
+        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, { timeoutMs: 20_000, intervalMs: 100 });
         const switchedAt = Date.now();
         await sleep(1000);
         await cluster.restart(old);
-        // The promoted master has no replica until the old one has rejoined as its replica.
-        await waitFor('the old master in sync as a replica', async () => {
-          const c = cluster.nodeClient(old);
-          try {
-            await c.connect();
-            const info = await c.info('replication');
-            return /role:slave/.test(info) && /master_link_status:up/.test(info);
-          } finally {
-            c.disconnect();
-          }
-        }, { timeoutMs: 20_000, intervalMs: 100 });
-        return { from: switchedAt, fromWhat: 'the replica promoted', levelMetAt: Date.now() };
+        // The level can be met from the promotion on: the other replica follows the new master.
+        return { from: switchedAt, fromWhat: `the replica promoted (${switchedAt - killedAt} ms after the kill)`, levelMetAt: switchedAt };
       },
       stored: async () => {
         const c = cluster.client();
@@ -406,6 +297,7 @@ describe('acknowledged means served: Cluster master killed (three masters with a
       truth: zero,
     });
     expectPromiseHeld(r);
-    expect(r.firstGoodWriteAfterLevelMetMs).toBeLessThan(5000);
+    // Writes resume within the failover itself, not after the old master's rejoin (generous bound).
+    expect(r.firstGoodWriteMs).toBeLessThan(5000);
   }, 60_000);
 });
