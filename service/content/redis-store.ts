@@ -255,16 +255,35 @@ export class RedisStore implements ContentStore {
     try {
       [local, replicas] = await this.durableWait(c, seq, waitMs);
     } catch (e) {
-      this.reportFailure(e);
-      throw this.unknownOutcome(ids, `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`);
+      if (!aofDisabled(e)) {
+        this.reportFailure(e);
+        throw this.unknownOutcome(ids, `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`);
+      }
+      // The primary answers, without an append-only file (CONFIG SET appendonly no): not on disk.
+      [local, replicas] = [0, 0];
     }
     let problem: WriteConfirmation = 'ok';
+    let where = 'the primary';
     if (local < 1) problem = 'not_on_disk';
-    else if ((level === 'replica' || level === 'replica-disk') && replicas < 1) problem = 'no_replica';
+    else if ((level === 'replica' || level === 'replica-disk') && replicas < 1) {
+      // WAITAOF counts replicas that fsynced it: one that holds it in memory (no AOF, or one
+      // fsynced only every second) is a disk problem of the replica's, not a missing replica.
+      problem = level === 'replica-disk' && (await this.replicaHolds(c)) ? 'not_on_disk' : 'no_replica';
+      where = 'a replica';
+    }
     this.opts.connection.writeConfirmation(problem, level);
     if (problem !== 'ok') this.probeDurability(c);
     if (problem === 'no_replica') throw this.unknownOutcome(ids, `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`);
-    if (problem === 'not_on_disk') throw this.unknownOutcome(ids, `the primary did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`);
+    if (problem === 'not_on_disk') throw this.unknownOutcome(ids, `${where} did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`);
+  }
+
+  /** True when a replica acknowledged the last write of `c` in memory (`WAIT 1` with a short timeout); false when unknown. */
+  private async replicaHolds(c: RedisClient): Promise<boolean> {
+    try {
+      return Number(await c.call('WAIT', 1, 20)) >= 1;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -474,6 +493,11 @@ export class RedisStore implements ContentStore {
     this.writer?.disconnect();
     await this.readerLoop?.catch(() => undefined);
   }
+}
+
+/** WAITAOF's refusal on a primary without an append-only file (`numlocal is set but appendonly is disabled`). */
+function aofDisabled(e: unknown): boolean {
+  return e instanceof Error && /appendonly is disabled/i.test(e.message);
 }
 
 function pairs(kv: string[]): Record<string, string> {

@@ -14,6 +14,8 @@ export interface RedisServerOptions {
   readonly appendfsync?: 'always' | 'everysec';
   /** Starts as a replica of the server on this loopback port. @default none */
   readonly replicaOf?: number;
+  /** More arguments, e.g. `['--repl-diskless-sync-delay', '0']`. @default none */
+  readonly args?: readonly string[];
   /** Another server binary (valkey-server, `valkeyServer()`). @default 'redis-server' */
   readonly binary?: string;
 }
@@ -39,6 +41,7 @@ export class RedisServer {
       : ['--port', String(port)];
     const persistence = opts.appendonly ? ['--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'always'] : ['--appendonly', 'no'];
     const args = [...listen, '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', this.dir];
+    if (opts.args) args.push(...opts.args);
     if (opts.replicaOf) args.push('--replicaof', '127.0.0.1', String(opts.replicaOf));
     if (password) args.push('--requirepass', password);
     this.process = new ManagedProcess(opts.binary ? 'valkey-server' : 'redis-server', opts.binary ?? 'redis-server', args);
