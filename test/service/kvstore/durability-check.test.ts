@@ -1,6 +1,7 @@
 import { parseSettings, type KvstoreDurability } from '../../../configs';
 import { durabilityProblem, KvstoreConnection } from '../../../service/kvstore/connection';
 import { silentLogger } from '../../../service/logger';
+import { valkeyServer } from '../../harness/binary';
 import { RedisServer } from '../../harness/redis';
 
 const INFO_72_AOF = 'redis_version:7.2.4\r\nredis_mode:standalone\r\naof_enabled:1\r\n';
@@ -63,5 +64,40 @@ describe('KVSTORE_DURABILITY is checked against the server at start (real redis-
       message: expect.stringMatching(/^KVSTORE_DURABILITY=primary-disk needs WAITAOF \(Redis 7\.2 or later\), but the kvstore primary runs Redis \d+\.\d+; accepted: primary or replica/),
     });
     await expect(connect('replica-disk')).rejects.toMatchObject({ code: 'ERR_KVSTORE_DURABILITY' });
+  });
+});
+
+describe('KVSTORE_DURABILITY at start against a real Redis 7.2 (valkey 8.0 from bookworm-backports)', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await RedisServer.start({ binary: valkeyServer(), appendonly: true, appendfsync: 'everysec' });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  async function connect(durability: KvstoreDurability) {
+    const conn = new KvstoreConnection(server.url, parseSettings({ kvstore: { url: server.url, durability } }), silentLogger());
+    try {
+      await conn.connect();
+      return conn.state;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('the *-disk levels start with appendonly yes, and refuse to start once it is off, naming what is missing', async () => {
+    expect(await connect('primary-disk')).toBe('connected');
+    expect(await connect('replica-disk')).toBe('connected');
+    const admin = new (await import('ioredis')).default(server.url);
+    try {
+      await admin.config('SET', 'appendonly', 'no');
+    } finally {
+      admin.disconnect();
+    }
+    await expect(connect('primary-disk')).rejects.toMatchObject({
+      code: 'ERR_KVSTORE_DURABILITY',
+      message: 'KVSTORE_DURABILITY=primary-disk needs an append-only file on the primary, but the kvstore primary has appendonly no (set appendonly yes in its redis.conf); accepted: primary or replica with this server, or Redis 7.2 or later with appendonly yes',
+    });
   });
 });
