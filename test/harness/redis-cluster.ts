@@ -59,6 +59,8 @@ export class RedisCluster {
         // A master that is down must not stop the others answering for their own slots.
         '--cluster-require-full-coverage', 'no',
         '--save', '', '--appendonly', 'no',
+        // A replica's full sync starts at once, not after the default 5 s wait for more replicas.
+        '--repl-diskless-sync-delay', '0',
       ];
       if (opts.password) args.push('--requirepass', opts.password, '--masterauth', opts.password);
       nodes.push({ port, dir, process: new ManagedProcess(`redis-cluster-${port}`, 'redis-server', args) });
