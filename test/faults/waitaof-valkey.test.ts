@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import type { KvstoreDurability, SettingsInput } from '../../configs';
-import { CONTENT_METRICS } from '../../service/metrics/content-metrics';
 import { buildTestApp, type TestApp } from '../helpers/app';
+import { writeConfirmation } from '../helpers/write-confirmation';
 import { valkeyServer } from '../harness/binary';
 import { waitFor } from '../harness/ports';
 import { RedisServer } from '../harness/redis';
@@ -18,14 +18,6 @@ import { expectPromiseHeld, hkeys, inProcess, item, measure, zero } from './meas
 
 async function health(t: TestApp): Promise<{ status: string; kvstore: string; kvstore_writes: string }> {
   return (await request(t.app).get('/health')).body;
-}
-
-/** `state` → value of the write-confirmation gauge in a pod's exposition. */
-async function writeConfirmation(t: TestApp): Promise<Record<string, number>> {
-  const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(new RegExp(`^${CONTENT_METRICS.kvstoreWriteConfirmation}\\{state="(\\w+)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
-  return out;
 }
 
 const gauge = (state: string) => ({ ok: 0, no_replica: 0, not_on_disk: 0, [state]: 1 });

@@ -1,20 +1,12 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
 import { buildTestApp, type TestApp } from '../../helpers/app';
+import { writeConfirmation } from '../../helpers/write-confirmation';
 import { waitFor } from '../../harness/ports';
 import { RedisSentinelSetup } from '../../harness/redis-sentinel';
-import { CONTENT_METRICS } from '../../../service/metrics/content-metrics';
 import { captureLogger } from '../ratelimit/helpers';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
-
-/** `state` → value of the write-confirmation gauge in a pod's exposition. */
-async function writeConfirmation(t: TestApp): Promise<Record<string, number>> {
-  const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(new RegExp(`^${CONTENT_METRICS.kvstoreWriteConfirmation}\\{state="(\\w+)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
-  return out;
-}
 
 describe('Sentinel: the master killed under load (real redis-server, three sentinels)', () => {
   let setup: RedisSentinelSetup;
