@@ -52,6 +52,28 @@ async function firstRefusal(t: TestApp, prefix: string, max = 50): Promise<reque
   return undefined;
 }
 
+/**
+ * Turns the append-only file of the server at `url` off: the next write through `t` must be a
+ * 503 matching `message`, with `/health` and the gauge saying not_on_disk while the server stays
+ * connected. Then turns it on again: the probe (every 500 ms, no write) says ok once the
+ * rewritten AOF is fsynced, and writes are 201 again.
+ */
+async function notOnDiskWhileAofOff(t: TestApp, url: string, message: RegExp): Promise<void> {
+  await admin(url, (c) => c.config('SET', 'appendonly', 'no'));
+  try {
+    const refused = await firstRefusal(t, `aof-off-${url.replace(/\D/g, '')}`);
+    expect(refused?.status).toBe(503);
+    expect(refused?.body.message).toMatch(message);
+    expect(await health(t)).toMatchObject({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'not_on_disk' });
+    expect(await writeConfirmation(t)).toEqual(gauge('not_on_disk'));
+  } finally {
+    await admin(url, (c) => c.config('SET', 'appendonly', 'yes'));
+  }
+  await waitFor('health ok again', async () => (await health(t)).kvstore_writes === 'ok', { timeoutMs: 10_000 });
+  expect((await request(t.app).post('/api/ingest').send(item(`aof-back-${url.replace(/\D/g, '')}`))).status).toBe(201);
+  expect(await writeConfirmation(t)).toEqual(gauge('ok'));
+}
+
 describe('primary-disk on a real Redis 7.2 (valkey, appendonly yes, appendfsync everysec as the stack runs it)', () => {
   let primary: RedisServer;
   let a: TestApp;
@@ -92,20 +114,7 @@ describe('primary-disk on a real Redis 7.2 (valkey, appendonly yes, appendfsync 
   }, 40_000);
 
   it('appendonly turned off at run time: writes are 503 "not on disk", /health and the gauge say not_on_disk, the server stays connected; back on, writes resume', async () => {
-    await admin(primary.url, (c) => c.config('SET', 'appendonly', 'no'));
-    try {
-      const refused = await firstRefusal(a, 'aof-off');
-      expect(refused?.status).toBe(503);
-      expect(refused?.body.message).toMatch(/the primary did not confirm it on disk .*KVSTORE_DURABILITY=primary-disk.*may or may not have been stored/);
-      expect(await health(a)).toMatchObject({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'not_on_disk' });
-      expect(await writeConfirmation(a)).toEqual(gauge('not_on_disk'));
-    } finally {
-      await admin(primary.url, (c) => c.config('SET', 'appendonly', 'yes'));
-    }
-    // The probe (every 500 ms, no write) says so once the rewritten AOF is fsynced.
-    await waitFor('health ok again', async () => (await health(a)).kvstore_writes === 'ok', { timeoutMs: 10_000 });
-    expect((await request(a.app).post('/api/ingest').send(item('aof-back'))).status).toBe(201);
-    expect(await writeConfirmation(a)).toEqual(gauge('ok'));
+    await notOnDiskWhileAofOff(a, primary.url, /the primary did not confirm it on disk .*KVSTORE_DURABILITY=primary-disk.*may or may not have been stored/);
   }, 30_000);
 });
 
@@ -165,17 +174,6 @@ describe('replica-disk on a real Redis 7.2 (valkey primary and replica, both app
   }, 40_000);
 
   it("the replica without an append-only file: not_on_disk (the replica holds the write, not on its disk), not no_replica", async () => {
-    await admin(replica.url, (c) => c.config('SET', 'appendonly', 'no'));
-    try {
-      const refused = await firstRefusal(a, 'replica-aof-off');
-      expect(refused?.status).toBe(503);
-      expect(refused?.body.message).toMatch(/a replica did not confirm it on disk .*KVSTORE_DURABILITY=replica-disk/);
-      expect(await health(a)).toMatchObject({ kvstore: 'connected', kvstore_writes: 'not_on_disk' });
-      expect(await writeConfirmation(a)).toEqual(gauge('not_on_disk'));
-    } finally {
-      await admin(replica.url, (c) => c.config('SET', 'appendonly', 'yes'));
-    }
-    await waitFor('health ok again', async () => (await health(a)).kvstore_writes === 'ok', { timeoutMs: 10_000 });
-    expect((await request(a.app).post('/api/ingest').send(item('replica-aof-back'))).status).toBe(201);
+    await notOnDiskWhileAofOff(a, replica.url, /a replica did not confirm it on disk .*KVSTORE_DURABILITY=replica-disk.*may or may not have been stored/);
   }, 30_000);
 });
