@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolResult, ToolRunner } from '../../tools/validate/tools';
+import { RULE_TESTS_FILE, RULES_FILE } from '../../tools/validate/promtool';
+import { workspace, type ToolResult, type ToolRunner } from '../../tools/validate/tools';
 import { requireBinary, runTool } from './binary';
 
 /**
@@ -41,6 +43,42 @@ function inputKey(name: string, args: readonly string[], dir: string): string {
 
 const relativePaths = (r: ToolResult, dir: string): ToolResult => ({ status: r.status, stdout: r.stdout.split(dir).join(FOLDER), stderr: r.stderr.split(dir).join(FOLDER) });
 const restorePaths = (r: ToolResult, dir: string): ToolResult => ({ status: r.status, stdout: r.stdout.split(FOLDER).join(dir), stderr: r.stderr.split(FOLDER).join(dir) });
+
+/**
+ * Runs `promtool test rules` on each pair of rule file and test document ahead, `parallel` at a
+ * time, in folders laid out as `testRules` lays them out; the `testRules(promTools, …)` calls of
+ * the tests that follow, on the same texts, reuse these results. A test file judging many rule
+ * sets so uses both cores instead of one. A pair whose layout differs just runs again then.
+ */
+export async function testRulesAhead(pairs: ReadonlyArray<{ readonly rulesText: string; readonly testsText: string }>, parallel = 2): Promise<void> {
+  const queue = [...pairs];
+  const worker = async () => {
+    for (let pair = queue.shift(); pair; pair = queue.shift()) {
+      const ws = workspace();
+      try {
+        ws.write(RULES_FILE, pair.rulesText);
+        const args = ['test', 'rules', ws.write(RULE_TESTS_FILE, pair.testsText)];
+        const key = inputKey('promtool', args, ws.dir);
+        if (!testRulesRuns.has(key)) testRulesRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
+      } finally {
+        ws.dispose();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+function runAsync(binary: string, args: readonly string[], cwd: string): Promise<ToolResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /** Fails fast, with the install hint, when promtool or amtool is missing. */
 export function requirePromTools(): void {
