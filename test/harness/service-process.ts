@@ -101,7 +101,8 @@ export class ServiceProcess {
         if (!this.process.running) throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
         return (await this.request('/health/ready')).status === 200;
       },
-      { timeoutMs: 30000, intervalMs: 200 },
+      // A refused connection costs nothing: look often, every start of every test waits here.
+      { timeoutMs: 30000, intervalMs: 50 },
     );
   }
 
