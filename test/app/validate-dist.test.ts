@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,23 +8,73 @@ import { requirePromTools } from '../harness/prom-tools';
 
 const ROOT = resolve(__dirname, '../..');
 
+/** A finished child process. */
+interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to completion without blocking this process (so two can run at once). */
+function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolvePromise({ status, stdout, stderr });
+    });
+  });
+}
+
+const validateCommand = (dir: string, env: NodeJS.ProcessEnv) => run('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', dir], env);
+
+/** The external-kvstore variant's environment (secrets in it too, as `make secrets` would have them: the leak check searches for them). */
+const EXTERNAL_ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  KVSTORE_DEPLOY: 'external',
+  KVSTORE_MODE: 'sentinel',
+  KVSTORE_NODES: 'sentinel-1.example.com:26379,sentinel-2.example.com:26379',
+  KVSTORE_SENTINEL_MASTER: 'search-master',
+  KVSTORE_URL: 'rediss://:fixture-ext-url-pass-61d0@sentinel-0.example.com:26379',
+  KVSTORE_SENTINEL_PASSWORD: 'fixture-ext-sentinel-pass-7e2b',
+};
+
 describe('make validate (scripts/validate-dist.ts)', () => {
   let dist: string;
+  let external: string;
+  // The two command runs (each seconds of promtool) start in beforeAll and run side by side,
+  // and beside the in-process tests; each test awaits its own.
+  let freshRun: Promise<Run>;
+  let externalRuns: Promise<{ synth: Run; validate?: Run }>;
 
   beforeAll(() => {
     requirePromTools();
     dist = mkdtempSync(join(tmpdir(), 'svc-ai-search-dist-'));
     synth({}, dist);
+    freshRun = validateCommand(dist, { PATH: process.env.PATH, HOME: process.env.HOME });
+    external = mkdtempSync(join(tmpdir(), 'svc-ai-search-external-'));
+    externalRuns = run('npx', ['cdk8s', 'synth', '--check-upgrade=false', '-o', external], EXTERNAL_ENV).then(async (synthRun) =>
+      synthRun.status === 0 ? { synth: synthRun, validate: await validateCommand(external, EXTERNAL_ENV) } : { synth: synthRun },
+    );
+    // Awaited by their tests; a test that fails first must not leave an unhandled rejection.
+    freshRun.catch(() => undefined);
+    externalRuns.catch(() => undefined);
   });
-  afterAll(() => rmSync(dist, { recursive: true, force: true }));
+  afterAll(async () => {
+    await Promise.allSettled([freshRun, externalRuns]);
+    rmSync(dist, { recursive: true, force: true });
+    rmSync(external, { recursive: true, force: true });
+  });
 
-  it('passes a fresh synth, as a command with exit status 0', () => {
-    const r = spawnSync('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', dist], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      encoding: 'utf8',
-      timeout: 120000,
-    });
+  it('passes a fresh synth, as a command with exit status 0', async () => {
+    const r = await freshRun;
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('ok   promtool test rules (50 tests)');
     expect(r.stdout).toContain('ok   amtool config routes test (39 cases)');
@@ -34,7 +84,7 @@ describe('make validate (scripts/validate-dist.ts)', () => {
     expect(r.stdout).toMatch(/ok {3}amtool config routes test, AlertmanagerConfig \(\d+ cases\)/);
     expect(r.stdout).toContain('all 18 checks passed');
     expect(r.status).toBe(0);
-  });
+  }, 240000);
 
   it('fails a tampered dist/, saying what is wrong', () => {
     const copy = mkdtempSync(join(tmpdir(), 'svc-ai-search-dist-'));
@@ -66,32 +116,15 @@ describe('make validate (scripts/validate-dist.ts)', () => {
     }
   });
 
-  it('passes the external-kvstore variant: npx cdk8s synth with the env set into a temp folder, then the script', () => {
-    const out = mkdtempSync(join(tmpdir(), 'svc-ai-search-external-'));
-    const env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      KVSTORE_DEPLOY: 'external',
-      KVSTORE_MODE: 'sentinel',
-      KVSTORE_NODES: 'sentinel-1.example.com:26379,sentinel-2.example.com:26379',
-      KVSTORE_SENTINEL_MASTER: 'search-master',
-      // Secrets in the environment too, as `make secrets` would have them: the leak check searches for them.
-      KVSTORE_URL: 'rediss://:fixture-ext-url-pass-61d0@sentinel-0.example.com:26379',
-      KVSTORE_SENTINEL_PASSWORD: 'fixture-ext-sentinel-pass-7e2b',
-    };
-    try {
-      const synthRun = spawnSync('npx', ['cdk8s', 'synth', '--check-upgrade=false', '-o', out], { cwd: ROOT, env, encoding: 'utf8', timeout: 120000 });
-      expect(synthRun.status).toBe(0);
-      const r = spawnSync('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', out], { cwd: ROOT, env, encoding: 'utf8', timeout: 120000 });
-      expect(r.stdout).toContain('ok   kubernetes references');
-      expect(r.stdout).toContain('ok   no secret values in the output');
-      expect(r.stdout).toContain('all 18 checks passed');
-      expect(r.status).toBe(0);
-      const backend = readFileSync(join(out, '0001-backend.k8s.yaml'), 'utf8');
-      expect(backend).toContain('key: kvstore-url');
-      expect(backend).toContain('KVSTORE_SENTINEL_MASTER: search-master');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
+  it('passes the external-kvstore variant: npx cdk8s synth with the env set into a temp folder, then the script', async () => {
+    const { synth: synthRun, validate: r } = await externalRuns;
+    expect(synthRun.status).toBe(0);
+    expect(r?.stdout).toContain('ok   kubernetes references');
+    expect(r?.stdout).toContain('ok   no secret values in the output');
+    expect(r?.stdout).toContain('all 18 checks passed');
+    expect(r?.status).toBe(0);
+    const backend = readFileSync(join(external, '0001-backend.k8s.yaml'), 'utf8');
+    expect(backend).toContain('key: kvstore-url');
+    expect(backend).toContain('KVSTORE_SENTINEL_MASTER: search-master');
   }, 240000);
 });

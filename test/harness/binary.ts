@@ -7,13 +7,19 @@ import { resolve } from 'node:path';
  * when one is still missing the error says how to get it rather than letting a test hang.
  */
 export function requireBinary(name: string): string {
+  const known = binaryPaths.get(name);
+  if (known) return known;
   const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = r.stdout.trim();
   if (r.status !== 0 || !path) {
     throw new Error(`${name} is not installed; run scripts/install-system-deps.sh (or make test), which apt-get installs it`);
   }
+  binaryPaths.set(name, path);
   return path;
 }
+
+/** Binaries found so far: a shell per lookup, for each of hundreds of amtool runs, is waste. */
+const binaryPaths = new Map<string, string>();
 
 /** Result of a finished command. */
 export interface RunResult {

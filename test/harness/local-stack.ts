@@ -159,8 +159,8 @@ export class LocalStack {
       processes.push({ name: 'redis-server', tail: () => redis.process.tail() });
       const dataDir = join(workDir, 'data');
       mkdirSync(dataDir);
-      const services: ServiceProcess[] = [];
-      for (const [i, port] of [ports.service, ...ports.otherReplicas].entries()) {
+      // The replicas start together (each is seconds of module loading), as pods of a Deployment do.
+      const starting = [ports.service, ...ports.otherReplicas].map(async (port, i) => {
         const name = i === 0 ? 'service' : `service-${i}`;
         const replicaData = i === 0 ? dataDir : join(workDir, `data-${i}`);
         mkdirSync(replicaData, { recursive: true });
@@ -169,10 +169,11 @@ export class LocalStack {
           port,
           env: { ENVIRONMENT: 'development', DEMO_CONTENT: 'false', LOG_LEVEL: 'info', ...base, DATA_DIR: replicaData, KVSTORE_URL: redis.url, ...opts.serviceEnv },
         });
-        services.push(service);
         started.push({ name, stop: () => service.stop() });
         processes.push({ name, tail: () => service.process.tail() });
-      }
+        return service;
+      });
+      const services = await allStarted(starting);
 
       const manifests = await synthesis;
       const documents = loopbackDocuments(configDocuments(manifests), {
@@ -194,13 +195,19 @@ export class LocalStack {
       const amConfig = join(workDir, 'alertmanager', 'alertmanager.yml');
       writeFiles({ ...documents.ruleFiles, ...documents.secretFiles, [promConfig]: documents.prometheusConfig, [amConfig]: documents.alertmanagerConfig });
 
-      log(`starting prometheus-alertmanager on ${ports.alertmanager}…`);
-      const alertmanager = await AlertmanagerServer.start({ configFile: amConfig, dir: join(workDir, 'alertmanager'), port: ports.alertmanager });
-      started.push({ name: 'alertmanager', stop: () => alertmanager.stop() });
-      processes.push({ name: 'alertmanager', tail: () => alertmanager.process.tail() });
-      log(`starting prometheus on ${ports.prometheus}…`);
-      const prometheus = await PrometheusServer.start({ configFile: promConfig, dir: join(workDir, 'prometheus'), port: ports.prometheus });
-      started.push({ name: 'prometheus', stop: () => prometheus.stop() });
+      log(`starting prometheus-alertmanager on ${ports.alertmanager} and prometheus on ${ports.prometheus}…`);
+      // Independent: Prometheus retries Alertmanager until it answers, so both start at once.
+      const [alertmanager, prometheus] = await allStarted([
+        AlertmanagerServer.start({ configFile: amConfig, dir: join(workDir, 'alertmanager'), port: ports.alertmanager }).then((am) => {
+          started.push({ name: 'alertmanager', stop: () => am.stop() });
+          processes.push({ name: 'alertmanager', tail: () => am.process.tail() });
+          return am;
+        }),
+        PrometheusServer.start({ configFile: promConfig, dir: join(workDir, 'prometheus'), port: ports.prometheus }).then((p) => {
+          started.push({ name: 'prometheus', stop: () => p.stop() });
+          return p;
+        }),
+      ] as const);
 
       return new LocalStack(workDir, receiver, redis, services, prometheus, alertmanager, manifests, documents, secrets, started, !!opts.keepFiles);
     } catch (e) {
@@ -259,6 +266,17 @@ export class LocalStack {
     if (!this.keepFiles) rmSync(this.workDir, { recursive: true, force: true });
     if (errors.length) throw new Error(`stopping the stack: ${errors.join('; ')}`);
   }
+}
+
+/**
+ * Waits for every start (each registers itself for cleanup when it succeeds), then throws the
+ * first failure: no process is left starting unseen when the stack gives up.
+ */
+async function allStarted<T extends readonly unknown[]>(starts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 function writeFiles(files: Readonly<Record<string, string>>): void {

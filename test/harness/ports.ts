@@ -53,7 +53,7 @@ export async function preferredPort(preferred: number | undefined): Promise<numb
 export interface WaitForOptions {
   /** Give up after this long. @default 15000 */
   readonly timeoutMs?: number;
-  /** Pause between attempts. @default 250 */
+  /** Pause between attempts. @default 100 */
   readonly intervalMs?: number;
 }
 
@@ -68,7 +68,7 @@ export async function waitFor<T>(
   opts: WaitForOptions = {},
 ): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 15000;
-  const intervalMs = opts.intervalMs ?? 250;
+  const intervalMs = opts.intervalMs ?? 100;
   const deadline = Date.now() + timeoutMs;
   let last = 'nothing yet';
   for (;;) {

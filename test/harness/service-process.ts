@@ -68,6 +68,20 @@ export class ServiceProcess {
     return svc;
   }
 
+  /**
+   * Starts several services at once (replicas start together, as pods do; each start is seconds
+   * of module loading) and waits until all are ready. If one fails, the others are stopped and
+   * the first failure is thrown.
+   */
+  static async startAll(opts: readonly ServiceProcessOptions[]): Promise<ServiceProcess[]> {
+    const settled = await Promise.allSettled(opts.map((o) => ServiceProcess.start(o)));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    if (!failed) return started;
+    await Promise.all(started.map((x) => x.stop().catch(() => undefined)));
+    throw failed.reason;
+  }
+
   /** `http://127.0.0.1:<port>`. */
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -87,7 +101,8 @@ export class ServiceProcess {
         if (!this.process.running) throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
         return (await this.request('/health/ready')).status === 200;
       },
-      { timeoutMs: 30000, intervalMs: 200 },
+      // A refused connection costs nothing: look often, every start of every test waits here.
+      { timeoutMs: 30000, intervalMs: 50 },
     );
   }
 

@@ -1,12 +1,15 @@
 import type { Server } from 'node:http';
 import { Test } from 'supertest';
-import { contractProblem, contractProblemsSeen } from './contract';
+import type * as Contract from './contract';
+import { contractProblemsSeen } from './contract-seen';
 
 /**
  * Every supertest request to the service's app (createApp sets `openapi`) has its answer proven
  * against the OpenAPI document (helpers/contract.ts): an undocumented status, header form,
  * content type or body fails the request like a failed `.expect()`. Apps of other tests (bare
  * Express) and the answers of a stand-in features router (`X-Stand-In`) are left alone.
+ * contract.ts (the OpenAPI document and ajv) is loaded at the first answer it checks, not in
+ * every test file: most never send one.
  */
 interface Patched {
   app?: Server | string;
@@ -27,6 +30,9 @@ proto.assert = function (this: Patched, err, res, fn) {
   const r = res as { status: number; headers: Record<string, string>; text?: string } | undefined;
   // A stand-in router's answers (X-Stand-In) are the test's, not the service's.
   if (r && isServiceApp(this.app) && r.headers['x-stand-in'] === undefined) {
+    // Loaded here, at the first answer to check (see above); a synchronous require keeps assert synchronous.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { contractProblem } = require('./contract') as typeof Contract;
     const problem = contractProblem({ method: this.method, path: new URL(this.url).pathname, status: r.status, headers: r.headers, text: r.text ?? '' });
     if (problem) return fn.call(this, new Error(`contract: ${problem}`), res);
   }

@@ -117,4 +117,4 @@ export function contractProblem(a: Answer): string | undefined {
  * Problems found in answers of the real service process (harness/service-process.ts proves each
  * one); helpers/contract-setup.ts fails the test file that saw any.
  */
-export const contractProblemsSeen: string[] = [];
+export { contractProblemsSeen } from './contract-seen';

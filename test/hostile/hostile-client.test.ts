@@ -364,8 +364,7 @@ describe('hostile client: two replicas on one Redis content store', () => {
   beforeAll(async () => {
     redis = await RedisServer.start();
     const env = baseEnv({ ...WIDE_LIMITS, KVSTORE_URL: redis.url, KVSTORE_COMMAND_TIMEOUT_MS: '500', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')) });
-    a = await ServiceProcess.start({ env });
-    b = await ServiceProcess.start({ env: { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')) } });
+    [a, b] = await ServiceProcess.startAll([{ env }, { env: { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')) } }]);
     direct = new Redis(redis.url);
   }, 60000);
 

@@ -23,9 +23,12 @@ export function checkRules(tools: ToolRunner, ws: Workspace, rulesText: string):
   return toolCheck('promtool check rules', tools('promtool', ['check', 'rules', '--lint=all', '--lint-fatal', path], { cwd: ws.dir }));
 }
 
+/** File name of the rule unit-test document in a workspace. */
+export const RULE_TESTS_FILE = 'rules.test.yml';
+
 /** `promtool test rules` of a unit-test document (see `ruleUnitTests`) against `rulesText`. */
 export function testRules(tools: ToolRunner, ws: Workspace, rulesText: string, testsText: string): CheckResult {
   ws.write(RULES_FILE, rulesText);
-  const path = ws.write('rules.test.yml', testsText);
+  const path = ws.write(RULE_TESTS_FILE, testsText);
   return toolCheck('promtool test rules', tools('promtool', ['test', 'rules', path], { cwd: ws.dir }));
 }

@@ -16,7 +16,7 @@ import {
 } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { CONTENT_METRICS, WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { promTools, requirePromTools, testRulesAhead } from '../../harness/prom-tools';
 
 const settings = loadStackSettings({});
 const rules = alertRules(settings);
@@ -247,12 +247,62 @@ describe('alertRules', () => {
   });
 
   describe('judged by promtool', () => {
-    beforeAll(requirePromTools);
+    /** The settings each test below judges. */
+    const ENVS = {
+      defaults: {},
+      operator: { MONITORING_MODE: 'operator', NAMESPACE: 'search' },
+      otherThresholds: {
+        ALERT_ERROR_RATE_THRESHOLD: '0.7',
+        ALERT_LATENCY_P99_SECONDS: '0.3',
+        ALERT_TOKENS_PER_HOUR: '1234567',
+        ALERT_BACKEND_DOWN_FOR: '90s',
+        ALERT_NO_TRAFFIC_ENABLED: 'true',
+        ALERT_NO_TRAFFIC_FOR: '0s',
+        BACKEND_REPLICAS: '3',
+        SLO_AVAILABILITY: '0.95',
+      },
+      stories: {
+        ALERT_BACKEND_POD_DOWN_FOR: '20m',
+        ALERT_BACKEND_DOWN_FOR: '3m',
+        ALERT_ERROR_RATE_FOR: '30m',
+        ALERT_TOKENS_PER_HOUR: '1000',
+        SLO_AVAILABILITY: '0.9',
+        BACKEND_REPLICAS: '3',
+      },
+    } satisfies Record<string, Record<string, string>>;
 
-    const judge = (env: Record<string, string>) => {
+    /** The rule file and unit tests of `env`. */
+    const generated = (env: Record<string, string>) => {
       const s = loadStackSettings(env);
       const file = alertRules(s);
-      const tests = ruleUnitTests(s, file);
+      return { file, tests: ruleUnitTests(s, file) };
+    };
+
+    /** The default rules changed the ways the drift test expects the generated tests to catch. */
+    const defaultTests = () => dump(ruleUnitTests(loadStackSettings({}), rules).file);
+    const DRIFTS: ReadonlyArray<readonly [string, string]> = [
+      ['> 0.05', '> 0.6'],
+      ['for: 10m', 'for: 5m'],
+      ['< 70', '< 20'],
+      ['ratio_rate6h{job="svc-ai-search-backend"} > 0.006', 'ratio_rate6h{job="svc-ai-search-backend"} > 0.06'],
+    ];
+    const unguardedRules = () => toYaml(rules).replaceAll('* 3600 >= 100', '* 3600 >= 0');
+    const clientErrorRules = () => toYaml(rules).replaceAll('status_class="5xx"', 'status_class=~"4xx|5xx"');
+
+    // Every promtool test run of this block, two at a time (each is seconds of one core); the
+    // tests' own testRules calls on the same files reuse these results.
+    beforeAll(async () => {
+      requirePromTools();
+      const judged = Object.values(ENVS).map((env) => {
+        const { file, tests } = generated(env);
+        return { rulesText: toYaml(file), testsText: dump(tests.file) };
+      });
+      const drifted = [...DRIFTS.map(([from, to]) => toYaml(rules).replace(from, to)), unguardedRules(), clientErrorRules()];
+      await testRulesAhead([...judged, ...drifted.map((rulesText) => ({ rulesText, testsText: defaultTests() }))]);
+    }, 120000);
+
+    const judge = (env: Record<string, string>) => {
+      const { file, tests } = generated(env);
       const ws = workspace();
       try {
         return { check: checkRules(promTools, ws, toYaml(file)), test: testRules(promTools, ws, toYaml(file), dump(tests.file)), tests };
@@ -262,7 +312,7 @@ describe('alertRules', () => {
     };
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
-      const { check, test, tests } = judge({});
+      const { check, test, tests } = judge(ENVS.defaults);
       expect(check.detail).toContain('SUCCESS: 28 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
@@ -279,7 +329,7 @@ describe('alertRules', () => {
       for (const rule of file.groups.flatMap((g) => g.rules)) {
         for (const m of rule.expr.matchAll(/\{job="[^"]*"([^}]*)\}/g)) expect(m[1]).toMatch(/^, namespace="search"/);
       }
-      const { check, test, tests } = judge({ MONITORING_MODE: 'operator', NAMESPACE: 'search' });
+      const { check, test, tests } = judge(ENVS.operator);
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);
@@ -291,56 +341,34 @@ describe('alertRules', () => {
     });
 
     it('other thresholds: the generated tests follow them', () => {
-      const { check, test, tests } = judge({
-        ALERT_ERROR_RATE_THRESHOLD: '0.7',
-        ALERT_LATENCY_P99_SECONDS: '0.3',
-        ALERT_TOKENS_PER_HOUR: '1234567',
-        ALERT_BACKEND_DOWN_FOR: '90s',
-        ALERT_NO_TRAFFIC_ENABLED: 'true',
-        ALERT_NO_TRAFFIC_FOR: '0s',
-        BACKEND_REPLICAS: '3',
-        SLO_AVAILABILITY: '0.95',
-      });
+      const { check, test, tests } = judge(ENVS.otherThresholds);
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(tests.skipped).toEqual(['story "half of all requests 5xx": ALERT_ERROR_RATE_THRESHOLD >= 0.5']);
     });
 
     it('the stories hold under other settings: long for durations, a small token budget, a loose SLO, three replicas', () => {
-      const { test, tests } = judge({
-        ALERT_BACKEND_POD_DOWN_FOR: '20m',
-        ALERT_BACKEND_DOWN_FOR: '3m',
-        ALERT_ERROR_RATE_FOR: '30m',
-        ALERT_TOKENS_PER_HOUR: '1000',
-        SLO_AVAILABILITY: '0.9',
-        BACKEND_REPLICAS: '3',
-      });
+      const { test, tests } = judge(ENVS.stories);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);
       expect(tests.file.tests.filter((t) => t.name.startsWith('story: '))).toHaveLength(9);
     });
 
     it('a rule that drifts from its settings fails the generated tests (they are not vacuous)', () => {
-      const s = loadStackSettings({});
-      const tests = dump(ruleUnitTests(s, rules).file);
+      const tests = defaultTests();
       const ws = workspace();
       try {
-        for (const [from, to] of [
-          ['> 0.05', '> 0.6'],
-          ['for: 10m', 'for: 5m'],
-          ['< 70', '< 20'],
-          ['ratio_rate6h{job="svc-ai-search-backend"} > 0.006', 'ratio_rate6h{job="svc-ai-search-backend"} > 0.06'],
-        ]) {
+        for (const [from, to] of DRIFTS) {
           const drifted = toYaml(rules).replace(from, to);
           expect(drifted).not.toBe(toYaml(rules));
           expect(testRules(promTools, ws, drifted, tests).ok).toBe(false);
         }
         // The stories catch the old behaviour: no volume guard, or client errors counted as failures.
-        const unguarded = toYaml(rules).replaceAll('* 3600 >= 100', '* 3600 >= 0');
+        const unguarded = unguardedRules();
         const quiet = testRules(promTools, ws, unguarded, tests);
         expect(quiet.ok).toBe(false);
         expect(quiet.detail).toContain('a quiet site');
-        const clientErrors = toYaml(rules).replaceAll('status_class="5xx"', 'status_class=~"4xx|5xx"');
+        const clientErrors = clientErrorRules();
         const scanner = testRules(promTools, ws, clientErrors, tests);
         expect(scanner.ok).toBe(false);
         expect(scanner.detail).toContain('a 404 scanner');

@@ -85,8 +85,7 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
   });
 
   it('with the CA trusted: kvstore connected, limits shared between the two processes, content served by both', async () => {
-    const a = await ServiceProcess.start({ env: env(redis.url, join(dataDir, 'a'), certs.caFile) });
-    const b = await ServiceProcess.start({ env: env(redis.url, join(dataDir, 'b'), certs.caFile) });
+    const [a, b] = await ServiceProcess.startAll([{ env: env(redis.url, join(dataDir, 'a'), certs.caFile) }, { env: env(redis.url, join(dataDir, 'b'), certs.caFile) }]);
     try {
       await sharesStateOverTls(a, b, {}, { id: 'tls-proof', title: 'Carried over TLS' });
       expect(a.process.tail(50)).not.toContain(PASSWORD);
@@ -137,8 +136,7 @@ describe('a TLS-only, password-protected three-master Redis Cluster (--tls-clust
 
   it('KVSTORE_MODE=cluster with a rediss:// seed: connected, limits shared, content served by both', async () => {
     const clusterEnv = (dir: string) => ({ ...env(cluster.url(0), join(dataDir, dir), certs.caFile), KVSTORE_MODE: 'cluster', KVSTORE_NODES: cluster.seeds.slice(1).join(',') });
-    const a = await ServiceProcess.start({ env: clusterEnv('a') });
-    const b = await ServiceProcess.start({ env: clusterEnv('b') });
+    const [a, b] = await ServiceProcess.startAll([{ env: clusterEnv('a') }, { env: clusterEnv('b') }]);
     try {
       await sharesStateOverTls(a, b, { kvstore_mode: 'cluster' }, { id: 'tls-cluster-proof', title: 'Carried over TLS to a cluster' });
     } finally {
