@@ -5,7 +5,8 @@ import { DEFAULT_CONTENT } from '../../configs';
 import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
-import { fromRecord, toRecord, type ItemRecord } from './item-record';
+import { fromRecord, type ItemRecord } from './item-record';
+import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
 
@@ -40,13 +41,42 @@ function errorCode(e: unknown): string {
   return e instanceof Error ? e.name : 'Error';
 }
 
-interface PutRecord {
-  op: 'put';
-  items: readonly ItemRecord[];
-}
-interface SnapshotRecord {
-  op: 'snapshot';
+/**
+ * The items of a put or snapshot record. Written as the items' own fields plus, beside them,
+ * their plain texts (`plain`, `null` where the plain text is the body itself, as it is for a
+ * body without Markdown) of `plain_text_version`: a load then keeps the parsed objects as the
+ * items (no copy per item) and reads no body twice. Records written before carry the plain text
+ * inside each item (`ItemRecord`, no `plain`); both load. A version that knows only the older
+ * form reads the items of the newer one and computes their plain text at first use.
+ */
+interface ItemsRecord {
   items: ItemRecord[];
+  plain?: Array<string | null>;
+  plain_text_version?: number;
+}
+interface PutRecord extends ItemsRecord {
+  op: 'put';
+}
+interface SnapshotRecord extends ItemsRecord {
+  op: 'snapshot';
+}
+
+/** The items and their plain texts, as a record holds them. */
+function itemsRecord(items: readonly Item[]): ItemsRecord {
+  const plain = items.map((i) => {
+    const text = plainTextOf(i);
+    return text === i.body ? null : text;
+  });
+  return { items: items as Item[], plain, plain_text_version: PLAIN_TEXT_VERSION };
+}
+
+/** The items of a record (either form), each with its stored plain text when it is of this version. */
+function recordItems(r: ItemsRecord): Item[] {
+  const { items, plain } = r;
+  if (!Array.isArray(plain) || plain.length !== items.length) return items.map(fromRecord);
+  if (r.plain_text_version !== PLAIN_TEXT_VERSION) return items;
+  for (let k = 0; k < items.length; k++) keepPlainText(items[k], plain[k] ?? items[k].body);
+  return items;
 }
 interface EndRecord {
   op: 'end';
@@ -93,8 +123,8 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  *   disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
  *   and rewrites everything readable into a new generation; damaged files are kept as
  *   `<file>.damaged`.
- * - Each item's record carries the plain text of its body (item-record.ts), so a start does not
- *   clean every body's Markdown again.
+ * - Each item's record carries the plain text of its body (`ItemsRecord`; null when it is the
+ *   body), so a start does not clean every body's Markdown again.
  * - One process per folder: two replicas must not share a `DATA_DIR` (use `KVSTORE_URL`).
  *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
  *   live process holds; `close` releases it.
@@ -204,7 +234,7 @@ export class FileStore implements ContentStore {
     let expected: number | undefined;
     for (const r of records) {
       if (isSnapshotRecord(r)) {
-        for (const i of r.items) this.items.set(i.id, fromRecord(i));
+        for (const i of recordItems(r)) this.items.set(i.id, i);
         count += r.items.length;
       } else if (isEndRecord(r)) expected = r.count;
     }
@@ -225,7 +255,7 @@ export class FileStore implements ContentStore {
     const file = this.path(gen, 'log');
     const buf = await readFile(file);
     const { records, damaged, keepBytes, torn } = decodeRecords(buf);
-    for (const r of records) if (isPutRecord(r)) for (const i of r.items) this.items.set(i.id, fromRecord(i));
+    for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) this.items.set(i.id, i);
     if (damaged.length) {
       this.opts.logger.error(
         { file, damagedRanges: damaged, damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0), keptRecords: records.length },
@@ -266,7 +296,7 @@ export class FileStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = encodeRecord({ op: 'put', items: items.map(toRecord) } satisfies PutRecord);
+      const record = encodeRecord({ op: 'put', ...itemsRecord(items) } satisfies PutRecord);
       try {
         await log.write(record);
         await log.datasync();
@@ -383,7 +413,7 @@ export class FileStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK).map(toRecord) } satisfies SnapshotRecord);
+          const rec = encodeRecord({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord);
           await fh.write(rec);
           bytes += rec.length;
         }
