@@ -1,7 +1,8 @@
-import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
+import { readWholeFile } from '../read-whole-file';
 import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
@@ -198,9 +199,20 @@ export class FileStore implements ContentStore {
     // content winning. Normally that is one generation; more are left by a crash mid-compaction
     // or put back by an operator (a restored snapshot), and both are merged rather than dropped.
     const damagedFiles: string[] = [];
+    // Every file is read at once (one read request each, off the event loop) and parsed in
+    // order: a log is read while the snapshot before it is parsed.
+    const reads = new Map<string, Promise<Buffer>>();
     for (const g of gens) {
-      if (files.get(g)?.snapshot && !(await this.readSnapshot(g))) damagedFiles.push(this.path(g, 'snapshot'));
-      if (files.get(g)?.log && !(await this.replayLog(g))) damagedFiles.push(this.path(g, 'log'));
+      for (const kind of ['snapshot', 'log'] as const) {
+        if (!files.get(g)?.[kind]) continue;
+        const read = readWholeFile(this.path(g, kind));
+        read.catch(() => undefined);
+        reads.set(this.path(g, kind), read);
+      }
+    }
+    for (const g of gens) {
+      if (files.get(g)?.snapshot && !(await this.readSnapshot(g, reads))) damagedFiles.push(this.path(g, 'snapshot'));
+      if (files.get(g)?.log && !(await this.replayLog(g, reads))) damagedFiles.push(this.path(g, 'log'));
     }
     const missing = this.gen > 0 && !files.get(this.gen)?.snapshot;
     if (missing) {
@@ -226,9 +238,9 @@ export class FileStore implements ContentStore {
   }
 
   /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
-  private async readSnapshot(gen: number): Promise<boolean> {
+  private async readSnapshot(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
     const file = this.path(gen, 'snapshot');
-    const buf = await readFile(file);
+    const buf = await reads.get(file)!;
     const { records, damaged, torn, keepBytes } = decodeRecords(buf);
     let count = 0;
     let expected: number | undefined;
@@ -251,9 +263,9 @@ export class FileStore implements ContentStore {
   }
 
   /** Replays log `gen`; cuts a torn tail off the current log; false when the log is damaged. */
-  private async replayLog(gen: number): Promise<boolean> {
+  private async replayLog(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
     const file = this.path(gen, 'log');
-    const buf = await readFile(file);
+    const buf = await reads.get(file)!;
     const { records, damaged, keepBytes, torn } = decodeRecords(buf);
     for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) this.items.set(i.id, i);
     if (damaged.length) {
