@@ -2,7 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
 import type { CursorScoring, ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
-import { TimeSlicer } from './yield-to-loop';
+import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
@@ -203,6 +203,8 @@ export class CompactIndex {
   private terms: string[] = [];
   private termIds = new Map<string, number>();
   private tree = new SearchableMap<number>();
+  /** Terms `0 … treeTerms - 1` are in `tree`; the rest are added when it is next used (`vocabulary`). */
+  private treeTerms = 0;
   private df: Int32Array[];
   private base: BaseSegment;
   private tail: Array<Map<number, number[]>>;
@@ -332,7 +334,6 @@ export class CompactIndex {
       t = this.terms.length;
       this.terms.push(term);
       this.termIds.set(term, t);
-      this.tree.set(term, t);
       for (let f = 0; f < this.nf; f++) this.df[f] = grow(this.df[f], t + 1);
       this.slot = grow(this.slot, t + 1);
       this.slotStamp = grow(this.slotStamp, t + 1);
@@ -648,9 +649,10 @@ export class CompactIndex {
     c.terms = sealed.terms.slice();
     for (let t = 0; t < nt; t++) {
       c.termIds.set(c.terms[t], t);
-      c.tree.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
+    // The radix tree (prefix and fuzzy look-ups only) is filled after the start, in slices.
+    void c.fillVocabulary(opts.sliceMs ?? 8);
     c.slot = new Int32Array(nt);
     c.slotStamp = new Int32Array(nt);
     for (let f = 0; f < nf; f++) {
@@ -662,6 +664,25 @@ export class CompactIndex {
     c.base = { end: n, start: [...sealed.start], docs: [...sealed.docs], tfs: [...sealed.tfs] };
     c.version += 1;
     return c;
+  }
+
+  /** The radix tree of every term, brought up to date (terms added since its last use go in now). */
+  private vocabulary(): SearchableMap<number> {
+    const { tree, terms } = this;
+    for (let t = this.treeTerms; t < terms.length; t++) tree.set(terms[t], t);
+    this.treeTerms = terms.length;
+    return tree;
+  }
+
+  /** Fills the radix tree in the background, in slices of about `sliceMs` (a query meanwhile fills the rest). */
+  private async fillVocabulary(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    await yieldToLoop();
+    while (this.treeTerms < this.terms.length) {
+      const t = this.treeTerms++;
+      this.tree.set(this.terms[t], t);
+      if ((t & 255) === 255) await slicer.maybeYield();
+    }
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
@@ -696,7 +717,7 @@ export class CompactIndex {
     const out = new Map<string, Expansion>();
     if (lookup.prefix) {
       let seen = 0;
-      for (const [t, id] of this.tree.atPrefix(term)) {
+      for (const [t, id] of this.vocabulary().atPrefix(term)) {
         const df = this.maxDf(id);
         if (df === 0) continue;
         if (++seen > lookup.scanLimit) break;
@@ -705,7 +726,7 @@ export class CompactIndex {
       }
     }
     if (lookup.fuzzy > 0) {
-      for (const [t, [id, distance]] of this.tree.fuzzyGet(term, lookup.fuzzy)) {
+      for (const [t, [id, distance]] of this.vocabulary().fuzzyGet(term, lookup.fuzzy)) {
         const df = this.maxDf(id);
         if (df > 0 && distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df });
       }
