@@ -694,8 +694,8 @@ export class CompactIndex {
       c.termIds.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
-    // The radix tree (prefix and fuzzy look-ups only) is filled after the start, in slices.
-    void c.fillVocabulary(opts.sliceMs ?? 8);
+    // The radix tree (prefix and fuzzy look-ups only) is filled once the index is in use
+    // (`fillVocabulary`), not here: the rest of the start yields often, and would fill it first.
     c.slot = new Int32Array(nt);
     c.slotStamp = new Int32Array(nt);
     for (let f = 0; f < nf; f++) {
@@ -717,8 +717,11 @@ export class CompactIndex {
     return tree;
   }
 
-  /** Fills the radix tree in the background, in slices of about `sliceMs` (a query meanwhile fills the rest). */
-  private async fillVocabulary(sliceMs: number): Promise<void> {
+  /**
+   * Fills the radix tree of the vocabulary in the background, in slices of about `sliceMs` (a
+   * query meanwhile fills the rest first). A restored index calls for it once it is swapped in.
+   */
+  async fillVocabulary(sliceMs: number): Promise<void> {
     const slicer = new TimeSlicer(sliceMs);
     await yieldToLoop();
     while (this.treeTerms < this.terms.length) {

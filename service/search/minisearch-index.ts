@@ -374,7 +374,11 @@ export class MiniSearchIndex implements SearchIndex {
       if (this.segments && !this.segmentTried) {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
-        if (restored) return this.swapIn(restored.mini, restored.docs);
+        if (restored) {
+          this.swapIn(restored.mini, restored.docs);
+          void restored.mini.fillVocabulary(this.indexSliceMs);
+          return;
+        }
       }
       const docs = new Map<string, DocMeta>();
       const mini = this.create();
