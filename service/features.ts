@@ -185,6 +185,8 @@ export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): Feat
       if (settings.ai.provider === 'openai' && !settings.ai.apiKey) {
         logger.info({ baseUrl: settings.ai.baseUrl }, 'AI_API_KEY is not set: calling the AI provider without an Authorization header');
       }
+      // The persisted search segment is read while the content loads (the index wants both).
+      segments?.prefetch();
       await content.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
       // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips

@@ -3,12 +3,18 @@
  * the real service in a child process (file store in one DATA_DIR), Vaswani grown to `size`
  * (default 200,000) ingested through `POST /api/ingest-batch`, then restarts on the filled
  * DATA_DIR, alternating: `INDEX_DIR=off` (reload the content, build the index: what every start
- * did before), and the default (reload the content, load the segment). Each figure is process
- * start to `LISTENING` with the content loaded and indexed (`server-main.ts`). With `--base
- * <root>` the rebuild starts also run the service of another checkout (`<root>/bench/search/
- * server-main.ts`, which must exist there) on the same DATA_DIR, for an A/B against it.
+ * did before), and the default (reload the content, load the segment). Each figure is from the
+ * start of `main` (modules loaded) to `LISTENING` with the content loaded and indexed
+ * (`server-main.ts`), wall time and, where the server prints it, process CPU time. With
+ * `--base <root>` each round also starts the service of another checkout (`<root>/bench/search/
+ * server-main.ts`, which must exist there) on the same DATA_DIR with its segment in a folder of
+ * its own (`INDEX_DIR=<DATA_DIR>/search-index-base`, written by one start of it before the
+ * rounds), for an A/B against it; it reads the content in whatever record form this branch wrote.
  *
- * `node -r ts-node/register/transpile-only bench/search/restart.ts [size] [--rounds n] [--base <root>]`
+ * With `--data <dir>` the filled DATA_DIR is kept there (and reused when it already holds content:
+ * no ingest), so that runs after the first measure the starts only.
+ *
+ * `node -r ts-node/register/transpile-only bench/search/restart.ts [size] [--rounds n] [--base <root>] [--data <dir>]`
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -26,6 +32,8 @@ async function post(url: string, body: unknown): Promise<{ status: number }> {
 interface Started {
   readonly port: number;
   readonly readyMs: number;
+  /** Process CPU time to ready, when the server prints it. */
+  readonly cpuMs: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -42,13 +50,14 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
-      const m = /LISTENING (\d+) (\d+)/.exec(out);
+      const m = /LISTENING (\d+) (\d+)(?: (\d+))?/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       resolve({
         port: Number(m[1]),
         readyMs: Number(m[2]),
+        cpuMs: m[3] === undefined ? undefined : Number(m[3]),
         stop: () =>
           new Promise<void>((r) => {
             child.once('exit', () => r());
@@ -76,45 +85,63 @@ async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 
   throw new Error(`${file} was not written within ${maxMs} ms`);
 }
 
-export async function restart(size: number, rounds: number, base?: string) {
+export async function restart(size: number, rounds: number, base?: string, keep?: string) {
   const root = join(__dirname, '..', '..');
   const v = loadVaswani();
-  const dataDir = mkdtempSync(join(tmpdir(), 'search-restart-'));
+  const reuse = keep !== undefined && existsSync(join(keep, 'search-index', 'search-segment.bin'));
+  const dataDir = keep ?? mkdtempSync(join(tmpdir(), 'search-restart-'));
   const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
   const segment = join(dataDir, 'search-index', 'search-segment.bin');
-  const out: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseRebuild: [] } : {}) };
+  const out: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const cpu: Record<string, Array<number | undefined>> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const baseEnv = { ...env, INDEX_DIR: join(dataDir, 'search-index-base') };
+  const baseSegment = join(baseEnv.INDEX_DIR, 'search-segment.bin');
+  let ingestSeconds = 0;
+  let firstStartMs = 0;
   try {
-    const a = await startAt(root, env);
-    const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
-    const t0 = performance.now();
-    for (let i = 0; i < items.length; i += 1000) {
-      const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
-      if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}`);
+    if (!reuse) {
+      const a = await startAt(root, env);
+      const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
+      const t0 = performance.now();
+      for (let i = 0; i < items.length; i += 1000) {
+        const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
+        if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}`);
+      }
+      ingestSeconds = (performance.now() - t0) / 1000;
+      await a.stop();
+      // The first start after the ingest re-indexes what the last merge had not covered, then
+      // persists a segment of everything (in the background): wait for it.
+      const since = Date.now();
+      const first = await startAt(root, env);
+      await settledFile(segment, since);
+      await first.stop();
+      firstStartMs = first.readyMs;
     }
-    const ingestSeconds = (performance.now() - t0) / 1000;
-    await a.stop();
-    // The first start after the ingest re-indexes what the last merge had not covered, then
-    // persists a segment of everything (in the background): wait for it.
-    const since = Date.now();
-    const first = await startAt(root, env);
-    await settledFile(segment, since);
-    await first.stop();
+    if (base && !existsSync(baseSegment)) {
+      const since = Date.now();
+      const b = await startAt(base, baseEnv);
+      await settledFile(baseSegment, since);
+      await b.stop();
+    }
     for (let r = 0; r < rounds; r++) {
       const off = await startAt(root, { ...env, INDEX_DIR: 'off' });
       out.rebuild.push(off.readyMs);
+      cpu.rebuild.push(off.cpuMs);
       await off.stop();
       const on = await startAt(root, env);
       out.segment.push(on.readyMs);
+      cpu.segment.push(on.cpuMs);
       await on.stop();
       if (base) {
-        const b = await startAt(base, env);
-        out.baseRebuild.push(b.readyMs);
+        const b = await startAt(base, baseEnv);
+        out.baseSegment.push(b.readyMs);
+        cpu.baseSegment.push(b.cpuMs);
         await b.stop();
       }
     }
-    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs: first.readyMs, segmentBytes: statSync(segment).size, readyMs: out };
+    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs, segmentBytes: statSync(segment).size, readyMs: out, cpuMs: cpu };
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -125,7 +152,7 @@ if (require.main === module) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const size = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
-  restart(size, Number(flag('--rounds') ?? 3), flag('--base')).then(
+  restart(size, Number(flag('--rounds') ?? 3), flag('--base'), flag('--data')).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

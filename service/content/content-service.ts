@@ -124,8 +124,9 @@ export class ContentService {
     try {
       const stored = await this.store.load();
       await Promise.allSettled([...this.writesInFlight]);
-      const present = new Set(stored.map((i) => i.id));
-      const missing = this.loaded ? [...this.items.keys()].filter((id) => !present.has(id)) : [];
+      // Only a reload can find items missing (the first load has nothing to compare with).
+      const present = this.loaded ? new Set(stored.map((i) => i.id)) : undefined;
+      const missing = present ? [...this.items.keys()].filter((id) => !present.has(id)) : [];
       if (missing.length) await this.writeBack(missing, stored.length);
       const again = [...touched];
       let fresh: Item[] = [];

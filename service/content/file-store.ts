@@ -1,11 +1,13 @@
-import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
+import { readWholeFile } from '../read-whole-file';
 import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
 import { acquireDirLock, type DirLock } from './dir-lock';
-import { fromRecord, toRecord, type ItemRecord } from './item-record';
+import { fromRecord, type ItemRecord } from './item-record';
+import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
 
@@ -40,13 +42,42 @@ function errorCode(e: unknown): string {
   return e instanceof Error ? e.name : 'Error';
 }
 
-interface PutRecord {
-  op: 'put';
-  items: readonly ItemRecord[];
-}
-interface SnapshotRecord {
-  op: 'snapshot';
+/**
+ * The items of a put or snapshot record. Written as the items' own fields plus, beside them,
+ * their plain texts (`plain`, `null` where the plain text is the body itself, as it is for a
+ * body without Markdown) of `plain_text_version`: a load then keeps the parsed objects as the
+ * items (no copy per item) and reads no body twice. Records written before carry the plain text
+ * inside each item (`ItemRecord`, no `plain`); both load. A version that knows only the older
+ * form reads the items of the newer one and computes their plain text at first use.
+ */
+interface ItemsRecord {
   items: ItemRecord[];
+  plain?: Array<string | null>;
+  plain_text_version?: number;
+}
+interface PutRecord extends ItemsRecord {
+  op: 'put';
+}
+interface SnapshotRecord extends ItemsRecord {
+  op: 'snapshot';
+}
+
+/** The items and their plain texts, as a record holds them. */
+function itemsRecord(items: readonly Item[]): ItemsRecord {
+  const plain = items.map((i) => {
+    const text = plainTextOf(i);
+    return text === i.body ? null : text;
+  });
+  return { items: items as Item[], plain, plain_text_version: PLAIN_TEXT_VERSION };
+}
+
+/** The items of a record (either form), each with its stored plain text when it is of this version. */
+function recordItems(r: ItemsRecord): Item[] {
+  const { items, plain } = r;
+  if (!Array.isArray(plain) || plain.length !== items.length) return items.map(fromRecord);
+  if (r.plain_text_version !== PLAIN_TEXT_VERSION) return items;
+  for (let k = 0; k < items.length; k++) keepPlainText(items[k], plain[k] ?? items[k].body);
+  return items;
 }
 interface EndRecord {
   op: 'end';
@@ -93,8 +124,8 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  *   disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
  *   and rewrites everything readable into a new generation; damaged files are kept as
  *   `<file>.damaged`.
- * - Each item's record carries the plain text of its body (item-record.ts), so a start does not
- *   clean every body's Markdown again.
+ * - Each item's record carries the plain text of its body (`ItemsRecord`; null when it is the
+ *   body), so a start does not clean every body's Markdown again.
  * - One process per folder: two replicas must not share a `DATA_DIR` (use `KVSTORE_URL`).
  *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
  *   live process holds; `close` releases it.
@@ -168,9 +199,20 @@ export class FileStore implements ContentStore {
     // content winning. Normally that is one generation; more are left by a crash mid-compaction
     // or put back by an operator (a restored snapshot), and both are merged rather than dropped.
     const damagedFiles: string[] = [];
+    // Every file is read at once (one read request each, off the event loop) and parsed in
+    // order: a log is read while the snapshot before it is parsed.
+    const reads = new Map<string, Promise<Buffer>>();
     for (const g of gens) {
-      if (files.get(g)?.snapshot && !(await this.readSnapshot(g))) damagedFiles.push(this.path(g, 'snapshot'));
-      if (files.get(g)?.log && !(await this.replayLog(g))) damagedFiles.push(this.path(g, 'log'));
+      for (const kind of ['snapshot', 'log'] as const) {
+        if (!files.get(g)?.[kind]) continue;
+        const read = readWholeFile(this.path(g, kind));
+        read.catch(() => undefined);
+        reads.set(this.path(g, kind), read);
+      }
+    }
+    for (const g of gens) {
+      if (files.get(g)?.snapshot && !(await this.readSnapshot(g, reads))) damagedFiles.push(this.path(g, 'snapshot'));
+      if (files.get(g)?.log && !(await this.replayLog(g, reads))) damagedFiles.push(this.path(g, 'log'));
     }
     const missing = this.gen > 0 && !files.get(this.gen)?.snapshot;
     if (missing) {
@@ -196,15 +238,15 @@ export class FileStore implements ContentStore {
   }
 
   /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
-  private async readSnapshot(gen: number): Promise<boolean> {
+  private async readSnapshot(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
     const file = this.path(gen, 'snapshot');
-    const buf = await readFile(file);
+    const buf = await reads.get(file)!;
     const { records, damaged, torn, keepBytes } = decodeRecords(buf);
     let count = 0;
     let expected: number | undefined;
     for (const r of records) {
       if (isSnapshotRecord(r)) {
-        for (const i of r.items) this.items.set(i.id, fromRecord(i));
+        for (const i of recordItems(r)) this.items.set(i.id, i);
         count += r.items.length;
       } else if (isEndRecord(r)) expected = r.count;
     }
@@ -221,11 +263,11 @@ export class FileStore implements ContentStore {
   }
 
   /** Replays log `gen`; cuts a torn tail off the current log; false when the log is damaged. */
-  private async replayLog(gen: number): Promise<boolean> {
+  private async replayLog(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
     const file = this.path(gen, 'log');
-    const buf = await readFile(file);
+    const buf = await reads.get(file)!;
     const { records, damaged, keepBytes, torn } = decodeRecords(buf);
-    for (const r of records) if (isPutRecord(r)) for (const i of r.items) this.items.set(i.id, fromRecord(i));
+    for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) this.items.set(i.id, i);
     if (damaged.length) {
       this.opts.logger.error(
         { file, damagedRanges: damaged, damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0), keptRecords: records.length },
@@ -266,7 +308,7 @@ export class FileStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = encodeRecord({ op: 'put', items: items.map(toRecord) } satisfies PutRecord);
+      const record = encodeRecord({ op: 'put', ...itemsRecord(items) } satisfies PutRecord);
       try {
         await log.write(record);
         await log.datasync();
@@ -383,7 +425,7 @@ export class FileStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = encodeRecord({ op: 'snapshot', items: all.slice(i, i + SNAPSHOT_CHUNK).map(toRecord) } satisfies SnapshotRecord);
+          const rec = encodeRecord({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord);
           await fh.write(rec);
           bytes += rec.length;
         }

@@ -2,7 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
 import type { CursorScoring, ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
-import { TimeSlicer } from './yield-to-loop';
+import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
@@ -72,6 +72,21 @@ interface MergeResult {
   /** New short id of each old one below the merge's end, −1 for documents already deleted. */
   readonly newOf: Int32Array;
   readonly shortIds: Map<string, number>;
+  /**
+   * The new base's per-document arrays with room after its documents (the sealed index holds
+   * views of their used part): documents appended after the merge's start, or until the next
+   * merge, go into that room instead of a copy of every array.
+   */
+  readonly forward: Forward;
+}
+
+/** The forward arrays of an index (see `SealedIndex`), possibly longer than their used part. */
+interface Forward {
+  readonly fps: Uint32Array;
+  readonly lengths: Int32Array;
+  readonly fwdStart: Int32Array;
+  readonly fwdTerm: Int32Array;
+  readonly fwdTf: Uint16Array;
 }
 
 /** A merge under way: the job, the documents it covers, and what changed meanwhile. */
@@ -203,6 +218,8 @@ export class CompactIndex {
   private terms: string[] = [];
   private termIds = new Map<string, number>();
   private tree = new SearchableMap<number>();
+  /** Terms `0 … treeTerms - 1` are in `tree`; the rest are added when it is next used (`vocabulary`). */
+  private treeTerms = 0;
   private df: Int32Array[];
   private base: BaseSegment;
   private tail: Array<Map<number, number[]>>;
@@ -332,7 +349,6 @@ export class CompactIndex {
       t = this.terms.length;
       this.terms.push(term);
       this.termIds.set(term, t);
-      this.tree.set(term, t);
       for (let f = 0; f < this.nf; f++) this.df[f] = grow(this.df[f], t + 1);
       this.slot = grow(this.slot, t + 1);
       this.slotStamp = grow(this.slotStamp, t + 1);
@@ -490,11 +506,16 @@ export class CompactIndex {
     const terms = this.terms.slice(0, nt);
     yield;
     const shortIds = new Map<string, number>();
-    const fingerprints = new Uint32Array(n);
-    const lengths = new Int32Array(n * nf);
-    const fwdStart = new Int32Array(n * nf + 1);
-    const fwdTerm = new Int32Array(entries);
-    const fwdTf = new Uint16Array(entries);
+    // Room for a quarter more documents (the next merge starts once an eighth is appended), with
+    // their entries at a quarter above the average: appends until then, and those made while
+    // this merge runs, need no copy of these arrays.
+    const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
+    const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
+    const fingerprints = new Uint32Array(n + room);
+    const lengths = new Int32Array((n + room) * nf);
+    const fwdStart = new Int32Array((n + room) * nf + 1);
+    const fwdTerm = new Int32Array(entries + roomEntries);
+    const fwdTf = new Uint16Array(entries + roomEntries);
     let at = 0;
     for (let d = 0; d < end; d++) {
       const nd = newOf[d];
@@ -530,7 +551,21 @@ export class CompactIndex {
       docs.push(fd);
       tfs.push(ft);
     }
-    const sealed: SealedIndex = { fields: this.fields, ids, fingerprints, avg, lengths, fwdStart, fwdTerm, fwdTf, terms, start: starts, docs, tfs };
+    const sealed: SealedIndex = {
+      fields: this.fields,
+      ids,
+      fingerprints: fingerprints.subarray(0, n),
+      avg,
+      lengths: lengths.subarray(0, n * nf),
+      fwdStart: fwdStart.subarray(0, n * nf + 1),
+      fwdTerm: fwdTerm.subarray(0, entries),
+      fwdTf: fwdTf.subarray(0, entries),
+      terms,
+      start: starts,
+      docs,
+      tfs,
+    };
+    const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf };
     const base: BaseSegment = { end: n, start: starts, docs, tfs };
     // The terms searched lately get their runs in the new base now, a step at a time, so the
     // first queries after the swap do not build them all at once.
@@ -546,7 +581,7 @@ export class CompactIndex {
         yield;
       }
     }
-    return { sealed, base, runs, newOf, shortIds };
+    return { sealed, base, runs, newOf, shortIds, forward };
   }
 
   /**
@@ -574,16 +609,25 @@ export class CompactIndex {
       ids[n + d - m.end] = id;
       if (id !== undefined) shortIds.set(id, n + d - m.end);
     }
-    if (extra === 0) {
-      this.lengths = sealed.lengths;
-      this.fps = sealed.fingerprints;
-      this.fwdStart = sealed.fwdStart;
-      this.fwdTerm = sealed.fwdTerm;
-      this.fwdTf = sealed.fwdTf;
+    const from = this.fwdStart[m.end * nf];
+    const to = this.fwdStart[this.next * nf];
+    const e = sealed.fwdTerm.length;
+    const fw = r.forward;
+    if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from) {
+      // The documents appended meanwhile fit in the room after the new base: copy theirs only.
+      if (extra > 0) {
+        fw.lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
+        fw.fps.set(this.fps.subarray(m.end, this.next), n);
+        for (let i = 1; i <= extra * nf; i++) fw.fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
+        fw.fwdTerm.set(this.fwdTerm.subarray(from, to), e);
+        fw.fwdTf.set(this.fwdTf.subarray(from, to), e);
+      }
+      this.lengths = fw.lengths;
+      this.fps = fw.fps;
+      this.fwdStart = fw.fwdStart;
+      this.fwdTerm = fw.fwdTerm;
+      this.fwdTf = fw.fwdTf;
     } else {
-      const from = this.fwdStart[m.end * nf];
-      const to = this.fwdStart[this.next * nf];
-      const e = sealed.fwdTerm.length;
       const lengths = new Int32Array(next * nf);
       lengths.set(sealed.lengths);
       lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
@@ -604,9 +648,9 @@ export class CompactIndex {
       this.fwdStart = fwdStart;
       this.fwdTerm = fwdTerm;
       this.fwdTf = fwdTf;
-      const shift = n - m.end;
-      if (shift !== 0) for (const field of this.tail) for (const list of field.values()) for (let i = 0; i < list.length; i += 2) list[i] += shift;
     }
+    const shift = n - m.end;
+    if (extra > 0 && shift !== 0) for (const field of this.tail) for (const list of field.values()) for (let i = 0; i < list.length; i += 2) list[i] += shift;
     this.ids = ids;
     this.shortIds = shortIds;
     this.next = next;
@@ -648,9 +692,10 @@ export class CompactIndex {
     c.terms = sealed.terms.slice();
     for (let t = 0; t < nt; t++) {
       c.termIds.set(c.terms[t], t);
-      c.tree.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
+    // The radix tree (prefix and fuzzy look-ups only) is filled once the index is in use
+    // (`fillVocabulary`), not here: the rest of the start yields often, and would fill it first.
     c.slot = new Int32Array(nt);
     c.slotStamp = new Int32Array(nt);
     for (let f = 0; f < nf; f++) {
@@ -662,6 +707,28 @@ export class CompactIndex {
     c.base = { end: n, start: [...sealed.start], docs: [...sealed.docs], tfs: [...sealed.tfs] };
     c.version += 1;
     return c;
+  }
+
+  /** The radix tree of every term, brought up to date (terms added since its last use go in now). */
+  private vocabulary(): SearchableMap<number> {
+    const { tree, terms } = this;
+    for (let t = this.treeTerms; t < terms.length; t++) tree.set(terms[t], t);
+    this.treeTerms = terms.length;
+    return tree;
+  }
+
+  /**
+   * Fills the radix tree of the vocabulary in the background, in slices of about `sliceMs` (a
+   * query meanwhile fills the rest first). A restored index calls for it once it is swapped in.
+   */
+  async fillVocabulary(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    await yieldToLoop();
+    while (this.treeTerms < this.terms.length) {
+      const t = this.treeTerms++;
+      this.tree.set(this.terms[t], t);
+      if ((t & 255) === 255) await slicer.maybeYield();
+    }
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
@@ -696,7 +763,7 @@ export class CompactIndex {
     const out = new Map<string, Expansion>();
     if (lookup.prefix) {
       let seen = 0;
-      for (const [t, id] of this.tree.atPrefix(term)) {
+      for (const [t, id] of this.vocabulary().atPrefix(term)) {
         const df = this.maxDf(id);
         if (df === 0) continue;
         if (++seen > lookup.scanLimit) break;
@@ -705,7 +772,7 @@ export class CompactIndex {
       }
     }
     if (lookup.fuzzy > 0) {
-      for (const [t, [id, distance]] of this.tree.fuzzyGet(term, lookup.fuzzy)) {
+      for (const [t, [id, distance]] of this.vocabulary().fuzzyGet(term, lookup.fuzzy)) {
         const df = this.maxDf(id);
         if (df > 0 && distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df });
       }

@@ -125,7 +125,7 @@ const LARGE_TEXT = 32_768;
 export const SEGMENT_KEY = (() => {
   const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
   const terms = new Analyzer().analyze(probe).join(' ');
-  return `minisearch-index/1;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
+  return `minisearch-index/2;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
 })();
 
 /** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
@@ -374,7 +374,11 @@ export class MiniSearchIndex implements SearchIndex {
       if (this.segments && !this.segmentTried) {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
-        if (restored) return this.swapIn(restored.mini, restored.docs);
+        if (restored) {
+          this.swapIn(restored.mini, restored.docs);
+          void restored.mini.fillVocabulary(this.indexSliceMs);
+          return;
+        }
       }
       const docs = new Map<string, DocMeta>();
       const mini = this.create();

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { readWholeFile } from '../read-whole-file';
 import type { SealedIndex } from './compact-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
 import { yieldToLoop } from './yield-to-loop';
@@ -49,6 +50,7 @@ export class SegmentStore {
   private pending: { sealed: SealedIndex; key: string } | undefined;
   private writing: Promise<void> | undefined;
   private closed = false;
+  private prefetched: Promise<Buffer> | undefined;
 
   constructor(private readonly opts: SegmentStoreOptions) {
     this.file = join(opts.dir, SEGMENT_FILE);
@@ -58,14 +60,28 @@ export class SegmentStore {
     return this.opts.logger;
   }
 
+  /**
+   * Starts reading the segment file (one read request, off the event loop), for the next `read`:
+   * a start calls this before loading the content, so the file is in memory by the time the
+   * index wants it.
+   */
+  prefetch(): void {
+    if (this.prefetched) return;
+    this.prefetched = readWholeFile(this.file);
+    this.prefetched.catch(() => undefined);
+  }
+
   /** The stored segment made with `key`, or undefined (none, or unusable: logged with the reason). */
   async read(key: string): Promise<LoadedSegment | undefined> {
+    const reading = this.prefetched ?? readWholeFile(this.file);
+    reading.catch(() => undefined);
+    this.prefetched = undefined;
     // Temp files of writes cut short (the process stopped mid-write) are never renamed: drop them.
     const names = await readdir(this.opts.dir).catch(() => [] as string[]);
     for (const n of names) if (n.startsWith(`${SEGMENT_FILE}.`) && n.endsWith('.tmp')) await rm(join(this.opts.dir, n), { force: true });
     let buf: Buffer;
     try {
-      buf = await readFile(this.file);
+      buf = await reading;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.logger.info({ file: this.file }, 'no persisted search segment: building the index from the content');
       else this.logger.warn({ file: this.file, err: (e as Error).message }, 'persisted search segment unreadable: building the index from the content');

@@ -47,14 +47,29 @@ describe('the plain text kept with an item', () => {
       const [written] = await content.ingest([{ id: 'md', type: 'article', title: 'Md', body: '## Heading\n\nA `code` line.', tags: [] }]);
       await store.close();
       const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
-      expect(readFileSync(join(dir, log), 'utf8')).toContain('"plain_text":"Heading\\nA code line."');
+      // The items' own fields, and their plain texts beside them (null: the body is plain text).
+      expect(readFileSync(join(dir, log), 'utf8')).toContain(`"plain":["Heading\\nA code line."],"plain_text_version":${PLAIN_TEXT_VERSION}`);
       expect(plainTextOf(written)).toBe('Heading\nA code line.');
-      // A record whose stored plain text differs from its body's shows the stored one is used.
-      writeFileSync(join(dir, log), encodeRecord({ op: 'put', items: [{ ...written, plain_text: 'as stored', plain_text_version: PLAIN_TEXT_VERSION }] }));
+      // Records whose stored plain text differs from its body's show the stored one is used, in
+      // the older form (inside the item) and in this one; null stands for the body.
+      const plain = { ...item('plain', 'just words'), updated_at: written.updated_at };
+      writeFileSync(
+        join(dir, log),
+        Buffer.concat([
+          encodeRecord({ op: 'put', items: [{ ...written, plain_text: 'as stored', plain_text_version: PLAIN_TEXT_VERSION }] }),
+          encodeRecord({ op: 'put', items: [{ ...written, id: 'md2' }, plain], plain: ['stored too', null], plain_text_version: PLAIN_TEXT_VERSION }),
+          encodeRecord({ op: 'put', items: [{ ...written, id: 'md3' }], plain: ['of another version'], plain_text_version: PLAIN_TEXT_VERSION + 1 }),
+        ]),
+      );
       const again = new FileStore({ dir, logger: silentLogger() });
-      const [loaded] = await again.load();
+      const [loaded, md2, loadedPlain, md3] = await again.load();
       expect(loaded).toEqual(JSON.parse(JSON.stringify(written)));
       expect(plainTextOf(loaded)).toBe('as stored');
+      expect(md2).toEqual({ ...JSON.parse(JSON.stringify(written)), id: 'md2' });
+      expect(plainTextOf(md2)).toBe('stored too');
+      expect(loadedPlain).toEqual(plain);
+      expect(plainTextOf(loadedPlain)).toBe('just words');
+      expect(plainTextOf(md3)).toBe('Heading\nA code line.');
       await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

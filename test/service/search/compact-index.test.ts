@@ -204,7 +204,17 @@ describe('CompactIndex segments', () => {
 
   it('hands every new base to onSealed: the documents live when its merge began', async () => {
     const seen: string[][] = [];
-    const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, mergeSliceMs: 0, onSealed: (s) => seen.push([...s.ids]) });
+    const c = new CompactIndex(['title', 'text'], {
+      minMergeDocs: 2,
+      mergeSliceMs: 0,
+      onSealed: (s) => {
+        seen.push([...s.ids]);
+        // Exactly its documents' part of the arrays, which have room after it for appends.
+        const n = s.ids.length;
+        expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([n, n * 2, n * 2 + 1, s.fwdTerm.length]);
+        expect(s.fwdTerm.length).toBe(s.fwdStart[n * 2]);
+      },
+    });
     c.add('a', [['laser'], ['laser beam']]);
     c.add('b', [['water'], ['water']]);
     // The merge began with a and b; c arrives and a goes while it runs.

@@ -264,6 +264,25 @@ describe('persisted search segments', () => {
     expect(segmentDir(undefined, '/data', 'memory')).toBeUndefined();
   });
 
+  it('a segment prefetched while the content loads is what the next read checks and uses; a missing one reads as none', async () => {
+    const items = corpus(50);
+    const a = await start(items);
+    await a.index.settled();
+    const { logger, lines } = capture();
+    const segments = new SegmentStore({ dir, logger });
+    segments.prefetch();
+    const loaded = await segments.read(SEGMENT_KEY);
+    expect(loaded?.sealed.ids).toHaveLength(50);
+    expect(loaded?.bytes).toBe(readFileSync(join(dir, SEGMENT_FILE)).length);
+    // The prefetched bytes are used once: a later read reads the file again (damaged now: refused).
+    truncateSync(join(dir, SEGMENT_FILE), 100);
+    expect(await segments.read(SEGMENT_KEY)).toBeUndefined();
+    rmSync(join(dir, SEGMENT_FILE));
+    segments.prefetch();
+    expect(await segments.read(SEGMENT_KEY)).toBeUndefined();
+    expect(lines.map((l) => String(l.msg))).toEqual([expect.stringMatching(/^persisted search segment not used \(truncated/), expect.stringMatching(/^no persisted search segment/)]);
+  });
+
   it('after close, takes no more segments; a temp file left by a write cut short is deleted at the next read', async () => {
     const { logger } = capture();
     const segments = new SegmentStore({ dir, logger });
