@@ -27,6 +27,7 @@ export type BatchRefused = z.output<typeof batchRefusedSchema>;
 export type BatchOutcome = BatchResponse | BatchRefused;
 export type ChatRequest = z.input<typeof chatRequest>;
 export type ChatAnswer = z.output<typeof chatAnswerSchema>;
+export type ItemType = Item['type'];
 export type Collection = 'articles' | 'projects' | 'experiences';
 /** One server-sent event of a streamed chat answer: its name and its JSON data. */
 export type ChatEvent = { [K in keyof typeof chatEvents]: { readonly event: K; readonly data: z.output<(typeof chatEvents)[K]> } }[keyof typeof chatEvents];
