@@ -37,6 +37,20 @@ describe('the OpenAPI document under a real linter', () => {
     expect(report.totals.errors).toBe(0);
   }, 60_000);
 
+  it('is a valid OpenAPI 3.1 document under a validating parser (the specification\'s own JSON Schema)', async () => {
+    const file = join(dir, 'openapi-validate.json');
+    writeFileSync(file, JSON.stringify(openApiDocument()));
+    // An ES module: run where `import` loads it, as the linter runs.
+    const script = `import { Validator } from '@seriousme/openapi-schema-validator';
+      const v = new Validator();
+      const r = await v.validate(${JSON.stringify(file)});
+      console.log(JSON.stringify({ ...r, version: v.version }));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    expect(JSON.parse(out)).toEqual({ valid: true, version: '3.1' });
+  }, 30_000);
+
   it('holds only valid JSON Schema 2020-12 (every component compiles under ajv)', () => {
     const doc = openApiDocument() as { components: { schemas: Record<string, object> } };
     // With the formats the document names (date-time, …) known, not ignored with a warning.
