@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth openapi run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
+.PHONY: install system-deps build synth openapi page run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
 
 # `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
 # optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
@@ -28,6 +28,11 @@ synth: install
 # The OpenAPI 3.1 document, generated from the route schemas (also served at GET /api/openapi.json).
 openapi: install
 	npx ts-node -T scripts/openapi.ts dist/api/openapi.json
+
+# The search page's script: service/web/page/app.ts and the typed client, bundled by esbuild into
+# service/web/assets/app.js (committed; a test checks it is up to date).
+page: install
+	npx ts-node -T scripts/build-page.ts
 
 run: build synth
 	PORT=$(PORT) $(NPM) start

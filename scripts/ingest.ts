@@ -1,7 +1,6 @@
 import { loadFolder, type LoadedItem } from '../service/content/folder-loader';
 import { describeItems, idCollisions } from '../service/content/id-collisions';
-import type { z } from 'zod';
-import type { batchResponseSchema } from '../service/http/contract/ingest';
+import { ApiError, createClient, type BatchOutcome, type ItemInput, type SearchClient } from '../service/http/contract/client';
 import { ITEM_TYPES, validateItem, type ItemType } from '../service/content/item';
 
 /** Options of one folder ingest (`npm run ingest -- DIR ...`). */
@@ -50,6 +49,7 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   const token = opts.token ?? process.env.API_TOKEN;
   const batchSize = opts.batchSize ?? 200;
   const retries = opts.retries ?? 4;
+  const api = createClient({ baseUrl: base, token });
   const load = loadFolder(opts.dir, { type: opts.type ?? 'article', sections: opts.sections ?? false });
   const { files } = load;
   const failed = [...load.failed];
@@ -73,13 +73,12 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   if (!opts.dryRun) {
     for (let i = 0; i < pending.length; i += batchSize) {
       const batch = pending.slice(i, i + batchSize);
-      const body = await send(`${base}/api/ingest-batch`, token, batch.map((p) => p.item), retries, sleep, out);
-      for (const r of body.results ?? []) {
+      const body = await send(api, `${base}/api/ingest-batch`, token, batch.map((p) => p.item as ItemInput), retries, sleep, out);
+      for (const r of body.results) {
         if (r.status === 'stored') {
           stored++;
-          if (r.change) changes[r.change]++;
-        }
-        else failed.push({ file: batch[r.index]?.file ?? '?', reason: r.message ?? r.status });
+          changes[r.change]++;
+        } else failed.push({ file: batch[r.index]?.file ?? '?', reason: r.message });
       }
       progress(Math.min(i + batchSize, pending.length));
     }
@@ -120,51 +119,48 @@ export function withoutCollisions(items: readonly LoadedItem[]): { send: LoadedI
   return { send: items.filter((_, position) => !refusedAt.has(position)), refused };
 }
 
-/** What `POST /api/ingest-batch` answers: the contract's batch response (201/207) or refusal (422, 4xx). */
-type BatchAnswer = Partial<z.output<typeof batchResponseSchema>> & { message?: string };
-
+/**
+ * Sends one batch with the typed client (service/http/contract/client.ts): waits out a 429's
+ * Retry-After, retries network errors and 5xx answers with backoff, stops on a refused token;
+ * any other refusal without per-item results (a 413, a 400) stops the ingest.
+ */
 async function send(
+  api: SearchClient,
   url: string,
   token: string | undefined,
-  items: unknown[],
+  items: ItemInput[],
   retries: number,
   sleep: (ms: number) => Promise<void>,
   out: NodeJS.WritableStream,
-): Promise<BatchAnswer> {
+): Promise<BatchOutcome> {
   for (let attempt = 0; ; ) {
-    let res: Response;
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify({ items }),
-      });
+      return await api.ingestBatch(items);
     } catch (e) {
-      if (attempt++ >= retries) {
-        throw new IngestError(`cannot reach ${url} after ${retries + 1} tries (${e instanceof Error ? e.message : String(e)}); is the service running (make run)?`);
+      if (!(e instanceof ApiError)) {
+        if (attempt++ >= retries) {
+          throw new IngestError(`cannot reach ${url} after ${retries + 1} tries (${e instanceof Error ? e.message : String(e)}); is the service running (make run)?`);
+        }
+        await sleep(500 * 2 ** attempt);
+        continue;
       }
-      await sleep(500 * 2 ** attempt);
-      continue;
+      if (e.status === 429) {
+        const wait = e.retryAfter ?? 1;
+        out.write(`ingest: throttled (429), waiting ${wait}s as Retry-After asks\n`);
+        await sleep(Math.max(wait, 0) * 1000);
+        continue;
+      }
+      if (e.status === 401 || e.status === 403) {
+        throw new IngestError(
+          `${e.status} from ${url}: ${e.body.message ?? 'not allowed'}. ${token ? 'The token was refused: check --token or API_TOKEN.' : 'No token sent: pass --token or set API_TOKEN.'}`,
+        );
+      }
+      if (e.status >= 500 && attempt++ < retries) {
+        await sleep(500 * 2 ** attempt);
+        continue;
+      }
+      throw new IngestError(`${e.status} from ${url}: ${e.body.message ?? (e.status >= 500 ? 'server error' : 'refused')}`);
     }
-    const body = (await res.json().catch(() => ({}))) as BatchAnswer;
-    if (res.status === 429) {
-      const wait = Number(res.headers.get('retry-after') ?? '1');
-      out.write(`ingest: throttled (429), waiting ${wait}s as Retry-After asks\n`);
-      await sleep(Math.max(wait, 0) * 1000);
-      continue;
-    }
-    if (res.status === 401 || res.status === 403) {
-      throw new IngestError(
-        `${res.status} from ${url}: ${body.message ?? 'not allowed'}. ${token ? 'The token was refused: check --token or API_TOKEN.' : 'No token sent: pass --token or set API_TOKEN.'}`,
-      );
-    }
-    if (res.status >= 500) {
-      if (attempt++ >= retries) throw new IngestError(`${res.status} from ${url}: ${body.message ?? 'server error'}`);
-      await sleep(500 * 2 ** attempt);
-      continue;
-    }
-    if (res.status >= 400 && !body.results) throw new IngestError(`${res.status} from ${url}: ${body.message ?? 'refused'}`);
-    return body;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Item, ItemType } from '../content/item';
 import { HttpError } from '../http/errors';
-import { listQuery } from '../http/contract/content';
+import { itemIdParams, listQuery } from '../http/contract/content';
 import { validate } from '../http/contract/validate';
 import type { FeatureContext } from './context';
 
@@ -31,8 +31,9 @@ export function contentRouter(ctx: FeatureContext, r: Router = Router()): Router
       res.json({ items: page.items.map(listed), total: page.total, limit, offset });
     });
     r.get(`${path}/:id`, (req, res) => {
-      const item = ctx.content.get(req.params.id);
-      if (!item || item.type !== type) throw new HttpError(404, 'not_found', `no ${type} with id "${req.params.id}"`);
+      const { id } = validate(itemIdParams, req.params);
+      const item = ctx.content.get(id);
+      if (!item || item.type !== type) throw new HttpError(404, 'not_found', `no ${type} with id "${id}"`);
       res.json(item);
     });
   }

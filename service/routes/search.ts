@@ -16,6 +16,29 @@ export function parseSearch(input: unknown): SearchRequest {
   return { q: p.q, ...(p.type ? { type: p.type } : {}), ...(p.tag ? { tag: p.tag } : {}), limit: p.limit, offset: p.offset };
 }
 
+/** Most query strings whose parsed parameters are kept, and the longest kept (characters). */
+export const PARSED_QUERIES_MAX = 1000;
+export const PARSED_QUERY_MAX_CHARS = 512;
+
+/**
+ * The parsed parameters of recent `GET /api/search` query strings: the schema is a pure function
+ * of the query string, and a repeated search (answered from the result cache) would otherwise
+ * spend a large share of its CPU validating the same parameters again (BENCHMARKS.md, issue 25).
+ * Only successes are kept, frozen; bounded by count and key length, emptied when full.
+ */
+export function parsedQueries(): (url: string, parse: () => SearchRequest) => SearchRequest {
+  const kept = new Map<string, SearchRequest>();
+  return (url, parse) => {
+    if (url.length > PARSED_QUERY_MAX_CHARS) return parse();
+    const hit = kept.get(url);
+    if (hit) return hit;
+    const p = Object.freeze(parse());
+    if (kept.size >= PARSED_QUERIES_MAX) kept.clear();
+    kept.set(url, p);
+    return p;
+  };
+}
+
 /**
  * `GET /api/search?q=&type=&tag=&limit=&offset=` and the same as a JSON body on
  * `POST /api/search`: ranked results with snippets, from the result cache when repeated.
@@ -23,8 +46,9 @@ export function parseSearch(input: unknown): SearchRequest {
  * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
 export function searchRouter(ctx: FeatureContext, r: Router = Router()): Router {
+  const parsed = parsedQueries();
   r.get('/api/search', async (req, res) => {
-    res.json(await ctx.search.search(parseSearch(req.query)));
+    res.json(await ctx.search.search(parsed(req.url, () => parseSearch(req.query))));
   });
   r.post('/api/search', jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const body: unknown = req.body;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { chatAnswerSchema, chatRequest } from './chat';
+import { parseSse } from '../../chat/sse';
+import type { chatAnswerSchema, chatEvents, chatRequest } from './chat';
 import type { listQuery, listResponseSchema } from './content';
 import type { ErrorBody } from './errors';
 import type { batchRefusedSchema, batchResponseSchema } from './ingest';
@@ -10,7 +11,8 @@ import type { searchParams, searchResponseSchema } from './search';
  * A small typed client of the service's API, typed by the same zod schemas the routes validate
  * with (so parameters and answers are checked at compile time and cannot drift from the
  * OpenAPI document, which is generated from them). Uses the global `fetch`; no dependencies at
- * run time.
+ * run time, so the search page (service/web/page/, bundled by scripts/build-page.ts) and the
+ * ingest CLI (scripts/ingest.ts) send their requests with it too.
  */
 /** The parameters as the route reads them (the schema's output: its input side accepts the query's strings too). */
 export type SearchParams = Pick<z.output<typeof searchParams>, 'q'> & Partial<Omit<z.output<typeof searchParams>, 'q'>>;
@@ -21,15 +23,21 @@ export type ListParams = Partial<z.output<typeof listQuery>>;
 export type ItemList = z.output<typeof listResponseSchema>;
 export type BatchResponse = z.output<typeof batchResponseSchema>;
 export type BatchRefused = z.output<typeof batchRefusedSchema>;
+/** What a batch answers with its per-item results: 201 (all stored), 207 (some) or 422 (none). */
+export type BatchOutcome = BatchResponse | BatchRefused;
 export type ChatRequest = z.input<typeof chatRequest>;
 export type ChatAnswer = z.output<typeof chatAnswerSchema>;
+export type ItemType = Item['type'];
 export type Collection = 'articles' | 'projects' | 'experiences';
+/** One server-sent event of a streamed chat answer: its name and its JSON data. */
+export type ChatEvent = { [K in keyof typeof chatEvents]: { readonly event: K; readonly data: z.output<(typeof chatEvents)[K]> } }[keyof typeof chatEvents];
 
-/** A 4xx/5xx answer: its status and `{error, message, field?}` body. */
+/** A 4xx/5xx answer: its status, `{error, message, field?}` body and (429, 503) `Retry-After` seconds. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    readonly retryAfter?: number,
   ) {
     super(`${status} ${body.error}: ${body.message}`);
     this.name = 'ApiError';
@@ -50,9 +58,11 @@ export interface SearchClient {
   list(collection: Collection, params?: ListParams): Promise<ItemList>;
   item(collection: Collection, id: string): Promise<Item>;
   ingest(item: ItemInput): Promise<Item>;
-  /** 201 and 207 resolve (`failed` says how many were refused); 422 (none stored) rejects. */
-  ingestBatch(items: readonly ItemInput[]): Promise<BatchResponse>;
+  /** 201, 207 and 422 (none stored) resolve with every item's result; `stored` and `failed` count them. */
+  ingestBatch(items: readonly ItemInput[]): Promise<BatchOutcome>;
   chat(request: ChatRequest): Promise<ChatAnswer>;
+  /** The answer as it streams (`Accept: text/event-stream`): `sources`, `delta`…, `usage`, then `done` or `error`. */
+  chatStream(request: ChatRequest): AsyncGenerator<ChatEvent>;
 }
 
 function query(params: object): string {
@@ -62,25 +72,51 @@ function query(params: object): string {
   return s ? `?${s}` : '';
 }
 
+/** An answer that is not a success, as an ApiError (a body that is not JSON is named as such). */
+async function apiError(res: Response): Promise<ApiError> {
+  const body = (await res.json().catch(() => ({ error: 'invalid_answer', message: `${res.status} without a JSON body` }))) as ErrorBody;
+  const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
+  return new ApiError(res.status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
+}
+
+/** The chunks of a fetch body (a reader: not every browser iterates a ReadableStream). */
+async function* chunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    yield value;
+  }
+}
+
 /** The client. */
 export function createClient(opts: ClientOptions): SearchClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const doFetch = opts.fetch ?? fetch;
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, write = false): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (write && opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await doFetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const data = (await res.json().catch(() => ({ error: 'invalid_answer', message: `${res.status} without a JSON body` }))) as unknown;
-    if (!res.ok) throw new ApiError(res.status, data as ErrorBody);
-    return data as T;
+  const doFetch = opts.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
+  const headersFor = (body: unknown, write: boolean, accept = 'application/json') => ({
+    accept,
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(write && opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+  });
+  async function send(method: 'GET' | 'POST', path: string, body?: unknown, write = false, accept?: string): Promise<Response> {
+    return doFetch(`${base}${path}`, { method, headers: headersFor(body, write, accept), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  }
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, write = false, ok: readonly number[] = []): Promise<T> {
+    const res = await send(method, path, body, write);
+    if (!res.ok && !ok.includes(res.status)) throw await apiError(res);
+    return (await res.json()) as T;
   }
   return {
     search: (params) => call('GET', `/api/search${query(params)}`),
     list: (collection, params = {}) => call('GET', `/api/v1/${collection}${query(params)}`),
     item: (collection, id) => call('GET', `/api/v1/${collection}/${encodeURIComponent(id)}`),
     ingest: (item) => call('POST', '/api/ingest', item, true),
-    ingestBatch: (items) => call('POST', '/api/ingest-batch', { items }, true),
+    ingestBatch: (items) => call('POST', '/api/ingest-batch', { items }, true, [422]),
     chat: (request) => call('POST', '/api/chat', request),
+    async *chatStream(request) {
+      const res = await send('POST', '/api/chat', request, false, 'text/event-stream');
+      if (!res.ok || !res.body) throw await apiError(res);
+      for await (const { event, data } of parseSse(chunks(res.body))) yield { event, data: JSON.parse(data) } as ChatEvent;
+    },
   };
 }

@@ -12,8 +12,24 @@ export const ITEM_EXAMPLE = {
   tags: ['operations'],
 } as const;
 
-/** An item as a client sends it (ingest, the items of a batch or an upload file). */
-export const itemInput = itemInputSchema.meta({ id: 'ItemInput', example: ITEM_EXAMPLE });
+/**
+ * An item as a client sends it (ingest, the items of a batch or an upload file): the schema the
+ * store validates with, its `url` and `date` described with an example in the document (their
+ * checks are code, which JSON Schema cannot carry; the 422 names them). `example`, not
+ * `examples`: zod drops `examples` from the input side of a transforming schema.
+ */
+export const itemInput = itemInputSchema
+  .extend({
+    url: itemInputSchema.shape.url.meta({
+      description: 'Absolute http(s) URL or a site path starting with /.',
+      example: '/docs/rate-limiting.md#tiers',
+    }),
+    date: itemInputSchema.shape.date.meta({
+      description: 'Publication date: a calendar date YYYY-MM-DD or an ISO 8601 date-time.',
+      example: '2026-11-24',
+    }),
+  })
+  .meta({ id: 'ItemInput', example: ITEM_EXAMPLE });
 
 const itemFields = {
   id: z.string().meta({ description: 'Slug: lower-case letters, digits and single hyphens.' }),

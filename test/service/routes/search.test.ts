@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { buildTestApp, type TestApp } from '../../helpers/app';
+import { PARSED_QUERIES_MAX, PARSED_QUERY_MAX_CHARS, parsedQueries } from '../../../service/routes/search';
 import { seedSite } from './seed';
 
 describe('GET /api/search', () => {
@@ -94,5 +95,39 @@ describe('GET /api/search', () => {
 
   it('accepts exactly 500 characters', async () => {
     expect((await request(t.app).get(`/api/search?q=${'a'.repeat(500)}`)).status).toBe(200);
+  });
+});
+
+describe('the parsed parameters of repeated GET /api/search query strings', () => {
+  const request1 = { q: 'x', limit: 10, offset: 0 };
+  it('parses a query string once, keeps it frozen, and stays bounded by count and key length', () => {
+    const parsed = parsedQueries();
+    let calls = 0;
+    const parse = () => (calls++, { ...request1 });
+    const first = parsed('/api/search?q=x', parse);
+    expect(parsed('/api/search?q=x', parse)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(calls).toBe(1);
+    // Full: emptied, so the first is parsed again after PARSED_QUERIES_MAX others.
+    for (let i = 0; i < PARSED_QUERIES_MAX; i++) parsed(`/api/search?q=${i}`, parse);
+    parsed('/api/search?q=x', parse);
+    expect(calls).toBe(PARSED_QUERIES_MAX + 2);
+    // Too long to keep: parsed every time.
+    const long = `/api/search?q=${'y'.repeat(PARSED_QUERY_MAX_CHARS)}`;
+    parsed(long, parse);
+    parsed(long, parse);
+    expect(calls).toBe(PARSED_QUERIES_MAX + 4);
+  });
+
+  it('keeps no refusal: a bad query string is validated, and refused, every time', () => {
+    const parsed = parsedQueries();
+    let calls = 0;
+    const refuse = (): never => {
+      calls++;
+      throw new Error('limit must be an integer from 1 to 100');
+    };
+    expect(() => parsed('/api/search?q=x&limit=0', refuse)).toThrow(/limit/);
+    expect(() => parsed('/api/search?q=x&limit=0', refuse)).toThrow(/limit/);
+    expect(calls).toBe(2);
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { contractProblem } from '../../helpers/contract';
 import { requireBinary } from '../../harness/binary';
 import { waitFor } from '../../harness/ports';
 import { ServiceProcess } from '../../harness/service-process';
@@ -11,6 +12,20 @@ import { ServiceProcess } from '../../harness/service-process';
  * the page at `/`), opened in Debian's Chromium (headless, driven by playwright-core). The page
  * runs under its Content-Security-Policy, so a violation or a script error fails the test.
  */
+/**
+ * The page's API answers, proven against the OpenAPI document as they arrive (its requests are
+ * the typed client's, so their parameters are checked by the compiler).
+ */
+function proveAnswers(page: Page, problems: string[]): void {
+  page.on('response', async (r) => {
+    const { pathname } = new URL(r.url());
+    if (!pathname.startsWith('/api/')) return;
+    const text = await r.text().catch(() => '');
+    const problem = contractProblem({ method: r.request().method(), path: pathname, status: r.status(), headers: r.headers(), text });
+    if (problem) problems.push(`contract: ${problem}`);
+  });
+}
+
 describe('the search page in a real browser', () => {
   let svc: ServiceProcess;
   let browser: Browser;
@@ -32,6 +47,7 @@ describe('the search page in a real browser', () => {
     page.on('response', (r) => {
       if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
     });
+    proveAnswers(page, problems);
   }, 90000);
 
   afterAll(async () => {
@@ -145,8 +161,11 @@ describe('the search page when the service refuses with 429', () => {
   test('shows the retry time the API gives', async () => {
     for (let i = 0; i < 3; i++) await svc.request('/api/search?q=warm');
     const page = await browser.newPage();
+    const problems: string[] = [];
+    proveAnswers(page, problems);
     await page.goto(`${svc.url}/?q=rate`, { waitUntil: 'networkidle' });
     await waitFor('the 429 message', async () => /^Too many requests: try again in \d+ s\.$/.test((await page.textContent('#status')) ?? ''));
     expect(await page.getAttribute('#status', 'class')).toBe('error');
+    expect(problems).toEqual([]);
   }, 60000);
 });

@@ -31,6 +31,21 @@ describe('the typed client against a listening service', () => {
     expect(answer.sources.map((s) => s.id)).toContain('typed-clients');
   });
 
+  it('streams a chat answer as typed events, and resolves a batch none of whose items was stored with the results', async () => {
+    const events: string[] = [];
+    let text = '';
+    for await (const e of api.chatStream({ message: 'What checks the typed client?' })) {
+      events.push(e.event);
+      if (e.event === 'delta') text += e.data.text;
+      if (e.event === 'sources') expect(e.data.sources.map((s) => s.id)).toContain('typed-clients');
+    }
+    expect(events[0]).toBe('sources');
+    expect(events.slice(-2)).toEqual(['usage', 'done']);
+    expect(text.length).toBeGreaterThan(0);
+    const refused = await api.ingestBatch([{ type: 'article', title: '' }] as never);
+    expect({ stored: refused.stored, failed: refused.failed, status: refused.results[0].status }).toEqual({ stored: 0, failed: 1, status: 'invalid' });
+  });
+
   it('rejects refusals with ApiError carrying the status and the named field', async () => {
     const err = await api.search({ q: 'x', limit: 0 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { openApiDocument } from '../../../../service/http/contract/openapi';
 import { OPERATIONAL_PATHS } from '../../../../service/metrics/request-types';
 import { opsRouter } from '../../../../service/routes/ops';
+import { searchPageRouter } from '../../../../service/web/search-page';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 
 /** A route layer of an Express 5 router, as far as this test reads it. */
@@ -50,6 +51,14 @@ describe('the OpenAPI document', () => {
   it('documents exactly the routes Express runs: the functional API and the operational endpoints', () => {
     const express = [...routesOf(t.deps.features.router), ...routesOf(opsRouter(t.deps))].sort();
     expect(documented(openApiDocument())).toEqual(express);
+  });
+
+  it('leaves out only the search page: every other route the app itself runs is documented', () => {
+    // The whole app (the ops router runs inside a function layer, so it is walked on its own above).
+    const app = (t.app as unknown as { router: Router }).router;
+    const undocumented = routesOf(app).filter((r) => !documented(openApiDocument()).includes(r));
+    expect(undocumented).toEqual(routesOf(searchPageRouter()));
+    expect(undocumented).toContain('GET /');
   });
 
   it('marks exactly the operational endpoints as not rate limited (no 429, tag operations)', () => {

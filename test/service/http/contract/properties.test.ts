@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { openApiDocument } from '../../../../service/http/contract/openapi';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { doc, invalid, resolve, valid, type Json } from '../../../helpers/openapi-arbitraries';
 
 /**
  * Requests generated from the OpenAPI document (every answer is also proven against it by
@@ -9,57 +9,6 @@ import { buildTestApp, type TestApp } from '../../../helpers/app';
  * documented refusal (404 for an unknown id), never a 500; a request with one field broken gets
  * a 400 (422 for an item's own fields) that names the field.
  */
-type Json = Record<string, unknown>;
-const doc = openApiDocument() as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
-const resolve = (s: Json): Json => (typeof s.$ref === 'string' ? resolve(doc.components.schemas[s.$ref.split('/').pop()!]) : s);
-
-/** Valid values of a JSON Schema (the subset the contract uses). */
-function valid(schema: Json): fc.Arbitrary<unknown> {
-  const s = resolve(schema);
-  if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
-  if (Array.isArray(s.anyOf)) return fc.oneof(...(s.anyOf as Json[]).map(valid));
-  switch (s.type) {
-    case 'integer':
-      return fc.integer({ min: Number(s.minimum ?? 0), max: Math.min(Number(s.maximum ?? 1000), 1_000_000) });
-    case 'number':
-      return fc.integer({ min: Number(s.minimum ?? 0), max: Number(s.maximum ?? 100) });
-    case 'boolean':
-      return fc.boolean();
-    case 'string': {
-      const min = Number(s.minLength ?? 0);
-      const max = Math.min(Number(s.maxLength ?? 40), 60);
-      if (s.pattern) return fc.stringMatching(new RegExp(String(s.pattern))).filter((v) => v.length <= max && v.length >= Math.max(min, 1));
-      // Words: the schemas trim, so blank strings are not what they accept.
-      return fc.string({ unit: fc.constantFrom(...'abcdefghij klmnop'), minLength: Math.max(min, 1), maxLength: Math.max(max, 1) }).filter((v) => v.trim().length >= Math.max(min, 1));
-    }
-    case 'array':
-      return fc.array(valid(s.items as Json), { minLength: Number(s.minItems ?? 0), maxLength: Math.min(Number(s.maxItems ?? 3), 3) });
-    case 'object': {
-      const props = (s.properties ?? {}) as Record<string, Json>;
-      const required = new Set((s.required ?? []) as string[]);
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v)])), { requiredKeys: [...required] });
-    }
-    default:
-      return fc.constant(undefined);
-  }
-}
-
-/** A value `schema` refuses, or undefined when there is none worth sending. */
-function invalid(schema: Json): unknown[] {
-  const s = resolve(schema);
-  if (Array.isArray(s.enum)) return ['no-such-value', 7];
-  switch (s.type) {
-    case 'integer':
-      return [...(s.maximum !== undefined ? [Number(s.maximum) + 1] : []), ...(s.minimum !== undefined ? [Number(s.minimum) - 1] : []), 'abc', 1.5];
-    case 'string':
-      return [...(s.maxLength !== undefined ? ['x'.repeat(Number(s.maxLength) + 1)] : []), 12];
-    case 'array':
-      return ['not-an-array'];
-    default:
-      return [];
-  }
-}
-
 describe('property tests from the OpenAPI document', () => {
   let t: TestApp;
   beforeAll(async () => {
