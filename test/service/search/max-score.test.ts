@@ -39,6 +39,17 @@ async function pair(items: readonly Item[], opts: MiniSearchIndexOptions = {}): 
   return [pruned, full];
 }
 
+/** The property that a pruned and an exhaustive index of each corpus give the same pages for the queries. */
+function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: MiniSearchIndexOptions) {
+  return fc.asyncProperty(corpus, queries, async (items, qs) => {
+    const [pruned, full] = await pair(items, opts);
+    for (const q of qs) {
+      const iq: IndexQuery = { ...q, snippets: false };
+      expectSamePage(await pruned.search(iq), await full.search(iq));
+    }
+  });
+}
+
 describe('MaxScore pruning', () => {
   const item = (n: number, words: string[], tags: string[], type: Item['type']): Item => ({
     id: `d${n}`,
@@ -72,16 +83,7 @@ describe('MaxScore pruning', () => {
     ['coordination on', { coordination: true }],
     ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
   ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
-    await fc.assert(
-      fc.asyncProperty(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), async (items, queries) => {
-        const [pruned, full] = await pair(items, opts);
-        for (const q of queries) {
-          const iq: IndexQuery = { ...q, snippets: false };
-          expectSamePage(await pruned.search(iq), await full.search(iq));
-        }
-      }),
-      { numRuns: 60 },
-    );
+    await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
   });
 
   // Adversarial for the bounds: hundreds of documents built from a few terms with small tfs and
@@ -111,16 +113,7 @@ describe('MaxScore pruning', () => {
     ['default ranking', {}],
     ['coordination and RM3', { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } }],
   ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
-    await fc.assert(
-      fc.asyncProperty(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), async (items, queries) => {
-        const [pruned, full] = await pair(items, opts);
-        for (const q of queries) {
-          const iq: IndexQuery = { ...q, snippets: false };
-          expectSamePage(await pruned.search(iq), await full.search(iq));
-        }
-      }),
-      { numRuns: 15 },
-    );
+    await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), { numRuns: 15 });
   });
 
   it('stays exact after upserts and replacements change the index', async () => {
