@@ -13,6 +13,7 @@ import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/metrics';
 import { DEFAULT_RANKING, MiniSearchIndex, type MiniSearchIndexOptions } from '../../service/search/minisearch-index';
 import { restart } from './restart';
+import { abAgainst } from './ab';
 import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
 import { stall } from './stall';
 import { loadVaswani, type Vaswani } from './vaswani';
@@ -187,6 +188,9 @@ export async function run(): Promise<string> {
     }
     // 6. In process at growing sizes (one thread, no HTTP, no cache).
     const grown = await sideBySide(v, benchSizes(), 7, (line) => process.stderr.write(`${line}\n`));
+    // 6b. With SEARCH_BENCH_BASE (another checkout, e.g. main in a git worktree): its index and
+    // this one side by side at the same sizes, interleaved query by query.
+    const ab = process.env.SEARCH_BENCH_BASE ? await abAgainst(process.env.SEARCH_BENCH_BASE, v, benchSizes(), 5) : [];
     // 7. The engine in operation: restart with and without the persisted segment, event-loop
     // stalls while ingesting with queries beside it (SEARCH_BENCH_OPS_SIZE, default 50,000).
     const opsSize = Number(process.env.SEARCH_BENCH_OPS_SIZE ?? 50_000);
@@ -230,6 +234,14 @@ export async function run(): Promise<string> {
       '',
       ...sideBySideTable(grown),
       '',
+      ...(ab.length
+        ? [
+            `A/B of the service's index against the checkout at \`SEARCH_BENCH_BASE\` (\`bench/search/ab.ts\`): both built over the same grown corpus in one process, queries interleaved, limit 10, per query the median of 5 repetitions; ratio = this / base.`,
+            '',
+            ...ab,
+            '',
+          ]
+        : []),
       '## The engine in operation',
       '',
       `Vaswani grown to ${opsSize.toLocaleString('en')} (\`SEARCH_BENCH_OPS_SIZE\`); BENCHMARKS.md has the 200,000 figures and the A/B against the code before issue 28 (\`bench/search/restart.ts\`, \`bench/search/stall.ts\`).`,

@@ -1,6 +1,6 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
-import type { CursorScoring, ScoreCursor } from './max-score';
+import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
@@ -155,6 +155,8 @@ interface TermPostings {
     readonly tfs: Array<Uint16Array | null>;
     /** At least the largest Σ over fields of field boost × BM25 value in this part. */
     readonly maxImpact: number;
+    /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
+    readonly blockMax: Float64Array;
     /**
      * Per searched field, the BM25 value at each of `docs`: filled in when the postings are used
      * a second time at the same index version (queries between writes read them instead of
@@ -883,9 +885,9 @@ export class CompactIndex {
     const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
     const parts: TermPostings['parts'] = [];
     if (run) {
-      // The exact bound: one pass over the run, no allocation (cached with the postings for the
-      // index version, so repeated queries between writes do not pay it again).
-      let maxImpact = 0;
+      // The exact bounds, per block and in all: one pass over the run (cached with the postings
+      // for the index version, so repeated queries between writes do not pay it again).
+      const blockMax = new Float64Array(blockCount(run.docs.length));
       const dead = this.deadBase > 0;
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
       for (let i = 0; i < run.docs.length; i++) {
@@ -896,9 +898,10 @@ export class CompactIndex {
           const tf = runTfs[j]?.[i] ?? 0;
           if (tf > 0) sum += boost[j] * bm25At(j, fields[j], tf, doc);
         }
-        if (sum > maxImpact) maxImpact = sum;
+        if (sum > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum;
       }
-      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact });
+      const maxImpact = largest(blockMax);
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax });
       else {
         const keep: number[] = [];
         for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
@@ -908,7 +911,8 @@ export class CompactIndex {
             const from = run.tfs[f];
             return from ? Uint16Array.from(keep, (i) => from[i]) : null;
           });
-          parts.push({ docs, tfs, maxImpact });
+          // A block of the kept postings takes the largest bound of the run blocks they come from.
+          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep) });
         }
       }
     }
@@ -936,16 +940,16 @@ export class CompactIndex {
         return out as Uint16Array | null;
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
-      let maxImpact = 0;
+      const blockMax = new Float64Array(blockCount(appended.length));
       for (let i = 0; i < appended.length; i++) {
         let s = 0;
         for (let j = 0; j < fields.length; j++) {
           const tf = tfs[j]?.[i] ?? 0;
           if (tf > 0) s += boost[j] * bm25At(j, fields[j], tf, appended[i]);
         }
-        if (s > maxImpact) maxImpact = s;
+        if (s > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = s;
       }
-      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact });
+      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact: largest(blockMax), blockMax });
     }
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
@@ -1054,7 +1058,8 @@ export class CompactIndex {
       seen.add(term);
       const factors = boosts.map((b) => weight * b);
       for (const part of p.parts) {
-        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: weight * part.maxImpact * (1 + 1e-9), distinct });
+        const scale = weight * (1 + 1e-9);
+        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: part.blockMax.map((v) => v * scale), distinct });
       }
     }
     if (!count) return { cursors, total: 0 };
@@ -1130,6 +1135,30 @@ export class CompactIndex {
     }
     return { ids, scores, matched };
   }
+}
+
+/** The largest of `xs` (0 when empty). */
+function largest(xs: Float64Array): number {
+  let most = 0;
+  for (const x of xs) if (x > most) most = x;
+  return most;
+}
+
+/**
+ * Block bounds of the postings kept from a run (their indices `keep`, increasing): kept block c
+ * holds kept postings c·BLOCK_SIZE .. (c + 1)·BLOCK_SIZE − 1, which sit in the run's blocks from
+ * that of its first to that of its last; their largest bound is the kept block's.
+ */
+function keptBlockMax(runMax: Float64Array, keep: readonly number[]): Float64Array {
+  const out = new Float64Array(blockCount(keep.length));
+  for (let c = 0; c < out.length; c++) {
+    const from = keep[c << BLOCK_SHIFT] >> BLOCK_SHIFT;
+    const to = keep[Math.min(keep.length, (c + 1) << BLOCK_SHIFT) - 1] >> BLOCK_SHIFT;
+    let most = 0;
+    for (let b = from; b <= to; b++) if (runMax[b] > most) most = runMax[b];
+    out[c] = most;
+  }
+  return out;
 }
 
 /** Term `t`'s run in `base` (see `CompactIndex.baseRun`). */

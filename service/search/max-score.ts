@@ -40,6 +40,11 @@ export interface ScoreCursor {
   readonly factors: readonly number[];
   /** At least the largest score this term gives any document. */
   readonly bound: number;
+  /**
+   * Per block of `BLOCK_SIZE` postings (`docs[b·BLOCK_SIZE ..]`), at least the largest score this
+   * term gives a document of the block (block-max pruning; without it, `bound` for every block).
+   */
+  readonly blockMax?: Float64Array;
   /** First occurrence of its term in the query (counts toward coordination). */
   readonly distinct: boolean;
 }
@@ -66,6 +71,46 @@ export interface TopHit {
   readonly id: string;
   readonly score: number;
 }
+
+/** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
+export const BLOCK_SHIFT = 6;
+
+/** Blocks of a run of `n` postings. */
+export function blockCount(n: number): number {
+  return (n + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+}
+
+/** Last document of block `b` of `docs`. */
+function blockEnd(docs: Int32Array, b: number): number {
+  return docs[Math.min(docs.length, (b + 1) << BLOCK_SHIFT) - 1];
+}
+
+/** First block ≥ `from` whose last document is ≥ `target` (galloping over block ends), or the block count if none. */
+function seekBlock(docs: Int32Array, from: number, target: number): number {
+  const n = blockCount(docs.length);
+  if (from >= n || blockEnd(docs, from) >= target) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < n && blockEnd(docs, hi) < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > n) hi = n;
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blockEnd(docs, mid) < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** Non-essential terms (those with the largest bounds) a block-max check looks at by their blocks. */
+export const BLOCK_CHECK_TERMS = 3;
+
+/** Block-max checks a query makes before it keeps making them only while at least 1 in 8 skips postings. */
+const CHECKS_ON_TRIAL = 256;
 
 // Bounds are compared after a relative allowance, so a rounding difference between a bound
 // (summed in another order) and an exact score can never prune a document that belongs.
@@ -143,6 +188,13 @@ class Best {
  * looked up in the non-essential ones (by galloping search) only while its partial score plus
  * their bounds can still make the top k.
  *
+ * Block-max pruning on top (as block-max MaxScore in PISA, Mallia et al. 2019): each cursor may
+ * carry a bound per block of postings. When the next candidate comes from one essential term
+ * alone, that term's block bound plus the blocks of the strongest non-essential terms around it
+ * (and the other non-essential bounds) is checked against the k-th best score first; if it falls
+ * short, the term's postings are skipped unscored up to the nearest block end or other term's
+ * next document. The same block bounds cut the non-essential look-ups short.
+ *
  * Each document's final score adds its terms' scores in the cursors' order (fields in order
  * within a term), as the exhaustive scorer does, so the scores are the same to the last bit.
  */
@@ -188,8 +240,53 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     }
     return s;
   };
+  // Per cursor, the block its shallow seeks (non-essential) have reached.
+  const blk = new Int32Array(m);
+  // near[j + 1]: what order[low .. j] can add to the current document (block bounds), from cum[low].
+  const near = new Float64Array(m + 1);
+  // Block-max checks made and those that skipped: a query whose checks seldom skip stops making them.
+  let checks = 0;
+  let skips = 0;
   while (heap.size > 0) {
     const doc = heap.topDoc();
+    // Non-essential terms from order[low] on are bounded by `near`, those before by `cum`.
+    let low = p;
+    if (threshold > -Infinity && (checks < CHECKS_ON_TRIAL || skips * 8 >= checks) && heap.topAlone()) {
+      checks += 1;
+      // Block-max check over documents `doc` .. `end`, where `end` comes before every other
+      // essential cursor's next document: there only the top cursor gives anything, at most its
+      // block's bound; the non-essential terms with the largest bounds count by their block
+      // around `doc` (nothing before it starts), the others by their bounds. If that cannot make
+      // the top k, the top cursor's postings up to `end` are skipped unscored.
+      const top = heap.top();
+      const c = cursors[top];
+      const b = pos[top] >> BLOCK_SHIFT;
+      let end = Math.min(heap.secondDoc() - 1, blockEnd(c.docs, b));
+      low = Math.max(0, p - BLOCK_CHECK_TERMS);
+      near[low] = cum[low];
+      for (let j = low; j < p; j++) {
+        const i = order[j];
+        const o = cursors[i];
+        const ob = (blk[i] = seekBlock(o.docs, blk[i], doc));
+        let v = 0;
+        if (ob < blockCount(o.docs.length)) {
+          const first = o.docs[ob << BLOCK_SHIFT];
+          if (first > doc) end = Math.min(end, first - 1);
+          else {
+            v = o.blockMax ? o.blockMax[ob] : o.bound;
+            end = Math.min(end, blockEnd(o.docs, ob));
+          }
+        }
+        near[j + 1] = near[j] + v;
+      }
+      if (((c.blockMax ? c.blockMax[b] : c.bound) + near[p]) * maxCoord * SLACK < threshold) {
+        skips += 1;
+        pos[top] = seek(c.docs, pos[top], end + 1);
+        if (pos[top] < c.docs.length) heap.replaceTop(top);
+        else heap.pop();
+        continue;
+      }
+    }
     let n = 0;
     let partial = 0;
     while (heap.size > 0 && heap.topDoc() === doc) {
@@ -204,7 +301,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     }
     let pruned = false;
     for (let j = p - 1; j >= 0; j--) {
-      if ((partial + cum[j + 1]) * maxCoord * SLACK < threshold) {
+      if ((partial + (j < low ? cum[j + 1] : near[j + 1])) * maxCoord * SLACK < threshold) {
         pruned = true;
         break;
       }
@@ -265,6 +362,22 @@ class DocHeap {
 
   topDoc(): number {
     return this.doc(this.items[0]);
+  }
+
+  /** Whether no other cursor is at the top's document. */
+  topAlone(): boolean {
+    const h = this.items;
+    const d = this.doc(h[0]);
+    return !(h.length > 1 && this.doc(h[1]) === d) && !(h.length > 2 && this.doc(h[2]) === d);
+  }
+
+  /** The smallest document after the top's (its children hold it), or 2³¹ with no other cursor. */
+  secondDoc(): number {
+    const h = this.items;
+    let d = 0x7fffffff;
+    if (h.length > 1) d = this.doc(h[1]);
+    if (h.length > 2) d = Math.min(d, this.doc(h[2]));
+    return d;
   }
 
   push(i: number): void {
