@@ -9,6 +9,7 @@ import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
+import { eventOrTimeout } from '../event-or-timeout';
 
 /** Options of `RedisStore`. */
 export interface RedisStoreOptions {
@@ -512,23 +513,10 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * Resolves true once `c` is ready (at once when it is), false when it is not within `ms` or
- * it closes first. Listeners are removed either way.
+ * it ends first.
  */
 function whenReady(c: RedisClient, ms: number): Promise<boolean> {
   if (c.status === 'ready') return Promise.resolve(true);
   if (c.status === 'end' || ms <= 0) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      c.off('ready', onReady);
-      c.off('end', onEnd);
-      resolve(ok);
-    };
-    const onReady = () => done(true);
-    const onEnd = () => done(false);
-    const timer = setTimeout(() => done(false), ms);
-    timer.unref();
-    c.once('ready', onReady);
-    c.once('end', onEnd);
-  });
+  return eventOrTimeout(c, ['ready'], ['end'], ms);
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { eventOrTimeout } from '../event-or-timeout';
 
 /** How a streamed answer ended. */
 export interface StreamResult {
@@ -31,18 +32,7 @@ export interface WriteChunksOptions {
 
 /** Resolves true on 'drain' or 'close', whichever comes first, false after `stallMs`; leaves no listener or timer behind. */
 function drainedOrClosed(res: Response, stallMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      res.off('drain', onDrain);
-      res.off('close', onDrain);
-      resolve(ok);
-    };
-    const onDrain = () => done(true);
-    const timer = setTimeout(() => done(false), stallMs);
-    res.on('drain', onDrain);
-    res.on('close', onDrain);
-  });
+  return eventOrTimeout(res, ['drain', 'close'], [], stallMs);
 }
 
 /**
