@@ -374,14 +374,26 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
   let n = 0;
   for (const c of cursors) {
     const { docs } = c;
+    const one = c.distinct ? 1 : 0;
     for (let at = 0; at < docs.length; at++) {
       const doc = docs[at];
       if (seen[doc] === 0) {
         seen[doc] = 1;
         touched[n++] = doc;
       }
-      score[doc] += cursorScore(c, at);
-      if (c.distinct) distinct[doc] += 1;
+      distinct[doc] += one;
+    }
+    // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
+    // sum), one or two fields are summed inline; else as the pruned scorer does.
+    const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
+    if (vals?.length === 1) {
+      const [[v0, f0]] = vals;
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
+    } else if (vals?.length === 2) {
+      const [[v0, f0], [v1, f1]] = vals;
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
+    } else {
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
     }
   }
   const best = new Best(opts.k);
