@@ -217,29 +217,6 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   let threshold = -Infinity;
   const heap = new DocHeap(cursors, pos);
   for (let j = 0; j < m; j++) heap.push(order[j]);
-  // The exhaustive scorer's expression and order, so scores agree to the last bit.
-  const termScore = (i: number, at: number): number => {
-    const c = cursors[i];
-    if (c.vals) {
-      let v = 0;
-      for (let f = 0; f < c.vals.length; f++) {
-        const vals = c.vals[f];
-        if (vals && c.tfs[f]![at] > 0) v += c.factors[f] * vals[at];
-      }
-      return v;
-    }
-    const { lengths, nf, fields, avg, k, b, d } = c.scoring;
-    const k1 = k + 1;
-    const doc = c.docs[at];
-    let s = 0;
-    for (let f = 0; f < c.tfs.length; f++) {
-      const tfs = c.tfs[f];
-      if (!tfs) continue;
-      const tf = tfs[at];
-      if (tf > 0) s += c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
-    }
-    return s;
-  };
   // Per cursor, the block its shallow seeks (non-essential) have reached.
   const blk = new Int32Array(m);
   // near[j + 1]: what order[low .. j] can add to the current document (block bounds), from cum[low].
@@ -291,7 +268,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     let partial = 0;
     while (heap.size > 0 && heap.topDoc() === doc) {
       const i = heap.top();
-      contrib[i] = termScore(i, pos[i]);
+      contrib[i] = cursorScore(cursors[i], pos[i]);
       partial += contrib[i];
       hit[i] = 1;
       matched[n++] = i;
@@ -309,7 +286,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
       const c = cursors[i];
       pos[i] = seek(c.docs, pos[i], doc);
       if (pos[i] < c.docs.length && c.docs[pos[i]] === doc) {
-        contrib[i] = termScore(i, pos[i]);
+        contrib[i] = cursorScore(cursors[i], pos[i]);
         partial += contrib[i];
         hit[i] = 1;
         matched[n++] = i;
@@ -336,6 +313,101 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     const before = p;
     while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
     if (p !== before) heap.rebuild(order.slice(p).filter((i) => pos[i] < cursors[i].docs.length));
+  }
+  return best.heap.sort(byRank);
+}
+
+/** Cursor `c`'s score at its posting `at`: the exhaustive scorer's expression and order, so scores agree to the last bit. */
+function cursorScore(c: ScoreCursor, at: number): number {
+  if (c.vals) {
+    let v = 0;
+    for (let f = 0; f < c.vals.length; f++) {
+      const vals = c.vals[f];
+      if (vals && c.tfs[f]![at] > 0) v += c.factors[f] * vals[at];
+    }
+    return v;
+  }
+  const { lengths, nf, fields, avg, k, b, d } = c.scoring;
+  const k1 = k + 1;
+  const doc = c.docs[at];
+  let s = 0;
+  for (let f = 0; f < c.tfs.length; f++) {
+    const tfs = c.tfs[f];
+    if (!tfs) continue;
+    const tf = tfs[at];
+    if (tf > 0) s += c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
+  }
+  return s;
+}
+
+// Scratch of `accumulatedTopK` (grown as needed; all zero between calls).
+let accScore = new Float64Array(0);
+let accDistinct = new Uint16Array(0);
+let accSeen = new Uint8Array(0);
+let accDocs = new Int32Array(0);
+
+/**
+ * The same best `k` as `maxScoreTopK`, by scoring every posting term at a time into an
+ * accumulator per document (cursors in order, so each document's sum is added in the same order
+ * to the same bits), then offering each matched document once. For queries whose postings
+ * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
+ * most postings scored anyway), this spares MaxScore's heap step per posting.
+ */
+export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+  if (opts.k <= 0 || cursors.length === 0) return [];
+  let size = 0;
+  let postings = 0;
+  for (const { docs } of cursors) {
+    if (docs.length > 0) size = Math.max(size, docs[docs.length - 1] + 1);
+    postings += docs.length;
+  }
+  if (accScore.length < size) {
+    accScore = new Float64Array(size);
+    accDistinct = new Uint16Array(size);
+    accSeen = new Uint8Array(size);
+  }
+  if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+  const score = accScore;
+  const distinct = accDistinct;
+  const seen = accSeen;
+  const touched = accDocs;
+  let n = 0;
+  for (const c of cursors) {
+    const { docs } = c;
+    const one = c.distinct ? 1 : 0;
+    for (let at = 0; at < docs.length; at++) {
+      const doc = docs[at];
+      if (seen[doc] === 0) {
+        seen[doc] = 1;
+        touched[n++] = doc;
+      }
+      distinct[doc] += one;
+    }
+    // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
+    // sum), one or two fields are summed inline; else as the pruned scorer does.
+    const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
+    if (vals?.length === 1) {
+      const [[v0, f0]] = vals;
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
+    } else if (vals?.length === 2) {
+      const [[v0, f0], [v1, f1]] = vals;
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
+    } else {
+      for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
+    }
+  }
+  const best = new Best(opts.k);
+  for (let i = 0; i < n; i++) {
+    const doc = touched[i];
+    const sum = score[doc];
+    const matched = distinct[doc];
+    score[doc] = 0;
+    distinct[doc] = 0;
+    seen[doc] = 0;
+    if (opts.keep && !opts.keep(doc)) continue;
+    const s = opts.coordination ? sum * opts.coordination(doc, matched) : sum;
+    if (s < best.threshold) continue;
+    best.offer({ id: opts.idOf(doc), score: s });
   }
   return best.heap.sort(byRank);
 }

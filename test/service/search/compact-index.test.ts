@@ -263,4 +263,21 @@ describe('CompactIndex.expansions', () => {
     expect(m.c.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 40 })).toHaveLength(40);
     expect(m.c.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 1000 })).toHaveLength(500);
   });
+
+  it('kept between writes, still follows every add and delete', () => {
+    const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, background: false });
+    const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
+    const found = () => c.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    c.add('a', [['lasers'], ['water']]);
+    expect(found()).toEqual(['lasers:1']);
+    found().push('changed by a caller');
+    expect(found()).toEqual(['lasers:1']);
+    c.add('b', [['lasers', 'lase'], ['lasing']]);
+    expect(found()).toEqual(['lase:1', 'lasers:2']);
+    c.discard('a');
+    c.discard('b');
+    expect(found()).toEqual([]);
+    c.add('c', [['laserlike'], []]);
+    expect(found()).toEqual(['laserlike:1']);
+  });
 });
