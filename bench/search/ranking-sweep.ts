@@ -14,7 +14,8 @@
  * pairs, ordered `#1` and unordered `#uw8` windows weighted 0.1 and 0.05 against the terms' 0.85,
  * each window count turned into a BM25 value with the pair's own document frequency, added to
  * the final ranking's top 100) are written here, not in the service: none won by enough to
- * ship. BM25+'s δ, an option the service's scorer already had, became its default (δ 1).
+ * ship. BM25+'s δ, an option the service's scorer already had, is a setting (`SEARCH_BM25_DELTA`),
+ * off by default: it could be checked on no second collection.
  */
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, type RankedDoc } from '../../service/eval/metrics';
@@ -65,8 +66,8 @@ export const BEFORE: Config = {
   expansion: { kind: 'rm3', docs: 10, terms: 20, weight: 0.5 },
 };
 
-/** The service's defaults (`DEFAULT_RANKING`): `BEFORE` with BM25+'s δ 1. */
-export const SERVICE: Config = { ...BEFORE, model: { ...BEFORE.model, delta: 1 } };
+/** The service's defaults (`DEFAULT_RANKING`): still `BEFORE`; BM25+'s δ is opt-in (`SEARCH_BM25_DELTA`). */
+export const SERVICE: Config = BEFORE;
 
 interface Field {
   readonly postings: Map<string, { docs: number[]; tfs: number[] }>;
@@ -370,7 +371,7 @@ export function families(): Family[] {
     many('LM Dirichlet μ {300, 1000, 2000} + RM3', [300, 1000, 2000].map((c) => ({ ...S, model: dfr('lmdir', c) }))),
     many('BM25 + Bo1 / KL (3 documents, 10 terms, β 1) instead of RM3', (['bo1', 'kl'] as const).map((kind) => ({ ...S, expansion: { ...bo1, kind } }))),
     many('BM25+ δ {0.25, 0.5, 1}, RM3 as before', [0.25, 0.5, 1].map((delta) => ({ ...S, model: { ...S.model, delta } }))),
-    one('Service default now: BM25+ δ 1 (Lv & Zhai’s value), RM3 as before', SERVICE),
+    one('BM25+ δ 1 (Lv & Zhai’s value; SEARCH_BM25_DELTA=1), RM3 as before', { ...S, model: { ...S.model, delta: 1 } }),
     one('BM25+ δ 1 without expansion', { model: { ...S.model, delta: 1 }, expansion: noX }),
     many('BM25+ δ 1 × BM25 grid × RM3 grid (216)', grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) => rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, delta: 1, titleBoost: t }, expansion })))),
     one('BM25+ δ 1 + SDM proximity (standard weights, #uw8)', { ...S, model: { ...S.model, delta: 1 }, proximity: { scale: 1, window: 8, depth: 100 } }),

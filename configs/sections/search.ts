@@ -39,7 +39,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   expansionTerms: 20,
   bm25K1: 0.9,
   bm25B: 0.4,
-  bm25Delta: 1,
+  bm25Delta: 0,
   indexDir: undefined,
 };
 
