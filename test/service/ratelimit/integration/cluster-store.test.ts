@@ -54,4 +54,18 @@ describe('ClusterStore on a real three-master Redis Cluster', () => {
     expect(store.calls / 100).toBe(0.02);
     expect(same.filter((d) => d.allowed)).toHaveLength(3);
   });
+
+  it('one client’s requests of two plans with as many client tiers, in one turn, are both answered', async () => {
+    // search and chat (ip + endpoint), and base and unrouted (ip alone), each share a tier count
+    // and the client's first key: their batches once shared an id and the earlier was dropped.
+    const store = new ClusterStore(client);
+    const { search, chat } = resolver.plans;
+    const got = await Promise.all([
+      store.decide(search, search.keys('192.0.2.8')),
+      store.decide(chat, chat.keys('192.0.2.8')),
+      store.decide(resolver.base, resolver.base.keys('192.0.2.9')),
+      store.decide(resolver.unrouted, resolver.unrouted.keys('192.0.2.9')),
+    ]);
+    expect(got.map((d) => d.allowed)).toEqual([true, true, true, true]);
+  });
 });
