@@ -37,7 +37,7 @@ function main(): void {
   const started = process.hrtime.bigint();
   for (let i = 0; i < CLIENTS; i++) {
     const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-    store.decideNow(plan, plan.keys(ip));
+    store.decideAtOnce(plan, plan.keys(ip));
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const heapBytes = heapAfterGc() - before;

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { KvstoreState } from '../kvstore/connection';
 import type { Recover } from './decision-batch';
-import type { MemoryStore } from './memory-store';
 import type { TierPlan } from './tiers';
-import type { Decision, DecisionStore, RateLimitBackend } from './types';
+import type { Decision, DecisionStore, LocalDecisionStore, RateLimitBackend } from './types';
 
 /** What the failover store needs of the connection (a KvstoreConnection): state and `up`/`down` events. */
 export interface StoreConnection {
@@ -62,13 +61,13 @@ export class FailoverStore implements DecisionStore {
   /** A failed kvstore command's requests are decided by memory, in the same promise. */
   private readonly recover: Recover = (err, plan, keys) => {
     this.failed(err);
-    return this.memory.decideNow(plan, keys);
+    return this.memory.decideAtOnce(plan, keys);
   };
 
   constructor(
     private readonly connection: StoreConnection,
     private readonly redis: SharedStore | undefined,
-    private readonly memory: MemoryStore,
+    private readonly memory: LocalDecisionStore,
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly options: FailoverOptions = {},
@@ -87,7 +86,7 @@ export class FailoverStore implements DecisionStore {
 
   /** The memory store's decision while it is the backend (no I/O, no promise); undefined while the kvstore is. */
   decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision | undefined {
-    return this.backend() === 'memory' ? this.memory.decideNow(plan, keys) : undefined;
+    return this.backend() === 'memory' ? this.memory.decideAtOnce(plan, keys) : undefined;
   }
 
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {

@@ -21,7 +21,7 @@ describe('memory store against the reference model', () => {
           }
           const keys = plan.keys(clientId(CLIENTS[step.client], 64));
           const now = clock.now();
-          const d = store.decideNow(plan, keys);
+          const d = store.decideAtOnce(plan, keys);
           const admitted = model.hit(keys, now);
           expect(d.allowed).toBe(admitted);
           expect(d.now).toBe(now);

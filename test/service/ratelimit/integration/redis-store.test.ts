@@ -53,7 +53,7 @@ describe('RedisStore against a real redis-server', () => {
       }
       const keys = round.group.map((c) => plan.keys(clientId(CLIENTS[c], 64)));
       const got = await Promise.all(keys.map((k) => redis.decide(plan, k)));
-      expect(got).toEqual(keys.map((k) => memory.decideNow(plan, k)));
+      expect(got).toEqual(keys.map((k) => memory.decideAtOnce(plan, k)));
     }
   }
 
