@@ -20,8 +20,8 @@ export interface CoreDeps {
   readonly clock: Clock;
   /** The shared kvstore connection (state `not_configured` without KVSTORE_URL). */
   readonly kvstore: KvstoreConnection;
-  /** The rate limiter's own store connection: RATELIMIT_STORAGE_URL, else the shared kvstore. */
-  readonly rateLimitStore: KvstoreConnection;
+  /** The rate limiter's kvstore connection (not a decision store): RATELIMIT_STORAGE_URL, else the shared kvstore. */
+  readonly rateLimitKvstore: KvstoreConnection;
   readonly stats: RequestStats;
   readonly metrics: ServiceMetrics;
   readonly lifecycle: Lifecycle;
@@ -48,8 +48,8 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const clock = overrides.clock ?? systemClock;
   const registry = overrides.registry ?? new Registry();
   const kvstore = overrides.kvstore ?? new KvstoreConnection(settings.kvstore.url, settings, logger);
-  const rateLimitStore =
-    overrides.rateLimitStore ??
+  const rateLimitKvstore =
+    overrides.rateLimitKvstore ??
     (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
       ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }), undefined, {
           topology: settings.rateLimit.storageTopology,
@@ -61,15 +61,15 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
     overrides.metrics ??
     new ServiceMetrics(
       registry,
-      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitStore.degraded },
+      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitKvstore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
-    registerKvstoreStateMetric(registry, rateLimitStore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitStore });
+    registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
   }
   const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
-  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitStore, stats, metrics, lifecycle };
+  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, metrics, lifecycle };
   const features = overrides.features ?? createFeatures(core);
   metrics.sources.cache = features.cache;
   const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);
@@ -79,7 +79,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
 /** Connects the kvstore(s) and loads content; marks the service ready. */
 export async function startDeps(deps: AppDeps): Promise<void> {
   await deps.kvstore.connect();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.connect();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.connect();
   await deps.features.start();
   deps.lifecycle.markReady();
 }
@@ -88,6 +88,6 @@ export async function startDeps(deps: AppDeps): Promise<void> {
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.rateLimiter.close();
   await deps.features.close();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.close();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.close();
   await deps.kvstore.close();
 }

@@ -26,7 +26,7 @@ export { MAX_BATCH } from './script-runner';
  * the `EVAL` fallback on NOSCRIPT and the one timer for all batches in flight are the script
  * runner's (script-runner.ts), shared with the cluster store.
  */
-export class RedisStore implements DecisionStore {
+export class RedisDecisionStore implements DecisionStore {
   private readonly runner: ScriptRunner<TierPlan>;
 
   /**

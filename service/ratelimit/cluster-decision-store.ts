@@ -62,7 +62,7 @@ interface SplitPlan {
  * fallback on NOSCRIPT (each master caches scripts on its own) are the script runner's
  * (script-runner.ts), shared with the standalone store.
  */
-export class ClusterStore implements DecisionStore {
+export class ClusterDecisionStore implements DecisionStore {
   private readonly splits = new WeakMap<TierPlan, SplitPlan>();
   private readonly runner: ScriptRunner<string>;
   private globalPlan: TierPlan | undefined;
@@ -83,7 +83,7 @@ export class ClusterStore implements DecisionStore {
 
   /**
    * Decides one request. When a step's command fails, `recover` (the failover store's memory
-   * decision) answers instead of a rejection, as `RedisStore.decide` does.
+   * decision) answers instead of a rejection, as `RedisDecisionStore.decide` does.
    */
   decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
     const decided = this.decideSplit(plan, keys);

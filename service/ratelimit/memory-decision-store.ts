@@ -22,7 +22,7 @@ interface Entry {
  * then the least recently seen keys first: the ones most likely already drained. Every access,
  * refused ones included, refreshes a key, so a client hammering at its limit is never forgotten.
  */
-export class MemoryStore implements LocalDecisionStore {
+export class MemoryDecisionStore implements LocalDecisionStore {
   private readonly entries: LRUCache<string, Entry>;
   private readonly found: (Entry | undefined)[] = [];
 

@@ -1,15 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import { ManualClock } from '../../../service/clock';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { planFor, WIDE } from './helpers';
 
-describe('MemoryStore', () => {
+describe('MemoryDecisionStore', () => {
   it('decides all tiers together: a refusal by one tier consumes nothing from the others', () => {
     const plan = planFor(
       { global: { limit: 10, windowSeconds: 60, burst: 10 }, ip: { limit: 10, windowSeconds: 60, burst: 10 }, search: { limit: 2, windowSeconds: 60, burst: 2 } },
       'search',
     );
-    const store = new MemoryStore(new ManualClock(), 1000);
+    const store = new MemoryDecisionStore(new ManualClock(), 1000);
     const a = plan.keys('192.0.2.1');
     expect(store.decideAtOnce(plan, a).allowed).toBe(true);
     expect(store.decideAtOnce(plan, a).allowed).toBe(true);
@@ -22,7 +22,7 @@ describe('MemoryStore', () => {
 
   it('keeps memory bounded: never more than maxKeys keys, oldest evicted first', () => {
     const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 1 } });
-    const store = new MemoryStore(new ManualClock(), 100);
+    const store = new MemoryDecisionStore(new ManualClock(), 100);
     for (let i = 0; i < 10000; i++) store.decideAtOnce(plan, plan.keys(`10.0.${i >> 8}.${i & 255}`));
     expect(store.size).toBe(100);
     // The most recent client is still limited; the first one was evicted and starts afresh.
@@ -32,7 +32,7 @@ describe('MemoryStore', () => {
 
   it('keeps an active key (the global one) however many clients pass', () => {
     const plan = planFor({ global: { limit: 1, windowSeconds: 3600, burst: 50 }, ip: WIDE });
-    const store = new MemoryStore(new ManualClock(), 100);
+    const store = new MemoryDecisionStore(new ManualClock(), 100);
     for (let i = 0; i < 50; i++) expect(store.decideAtOnce(plan, plan.keys(`10.1.0.${i}`)).allowed).toBe(true);
     for (let i = 0; i < 500; i++) expect(store.decideAtOnce(plan, plan.keys(`10.2.${i >> 8}.${i & 255}`)).allowed).toBe(false);
   });
@@ -40,7 +40,7 @@ describe('MemoryStore', () => {
   it('treats a drained key like a missing one and reuses it (no timers, no deletes)', () => {
     const plan = planFor({ global: WIDE, ip: { limit: 60, windowSeconds: 60, burst: 5 } });
     const clock = new ManualClock();
-    const store = new MemoryStore(clock, 100);
+    const store = new MemoryDecisionStore(clock, 100);
     store.decideAtOnce(plan, plan.keys('192.0.2.1'));
     expect(store.size).toBe(2);
     clock.advance(1000);
@@ -58,7 +58,7 @@ describe('MemoryStore', () => {
     // lru-cache's delete of the last entry clears every slot (O(max)): the store must never delete.
     const plan = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
     const clock = new ManualClock();
-    const store = new MemoryStore(clock, 1_000_000);
+    const store = new MemoryDecisionStore(clock, 1_000_000);
     const keys = plan.keys('192.0.2.1');
     const del = jest.spyOn(LRUCache.prototype, 'delete');
     const clear = jest.spyOn(LRUCache.prototype, 'clear');
