@@ -27,6 +27,13 @@ export interface CoreDeps {
   readonly lifecycle: Lifecycle;
 }
 
+/**
+ * What the features are built from: the core dependencies except the service metrics, which are
+ * built after the features because their gauges read the features' result cache. So the wiring
+ * runs one way (features, then the metrics given what they read) and nothing is patched later.
+ */
+export type FeatureDeps = Omit<CoreDeps, 'metrics'>;
+
 /** Everything `createApp` needs. */
 export interface AppDeps extends CoreDeps {
   readonly rateLimiter: RateLimiter;
@@ -57,21 +64,21 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
         })
       : kvstore);
   const stats = overrides.stats ?? new RequestStats(clock);
+  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
+  const base: FeatureDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, lifecycle };
+  const features = overrides.features ?? createFeatures(base);
   const metrics =
     overrides.metrics ??
     new ServiceMetrics(
       registry,
-      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitKvstore.degraded },
+      { stats, cache: features.cache, kvstoreDegraded: () => kvstore.degraded || rateLimitKvstore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
     registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
   }
-  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
-  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, metrics, lifecycle };
-  const features = overrides.features ?? createFeatures(core);
-  metrics.sources.cache = features.cache;
+  const core: CoreDeps = { ...base, metrics };
   const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);
   return { ...core, features, rateLimiter };
 }
