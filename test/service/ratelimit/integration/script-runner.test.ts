@@ -12,45 +12,38 @@ const failing = new LuaScript("return redis.error_reply('ERR made to fail')");
 
 describe('ScriptRunner against a real redis-server', () => {
   let server: RedisServer;
+  let client: Redis;
   beforeAll(async () => {
     server = await RedisServer.start();
+    client = new Redis(server.url);
   });
   afterAll(async () => {
+    client.disconnect();
     await server.stop();
   });
 
   it('run: EVALSHA; after SCRIPT FLUSH one NOSCRIPT answered by EVAL, which caches it again', async () => {
-    const client = new Redis(server.url);
-    try {
-      const runner = new ScriptRunner(client);
-      await client.script('LOAD', echo.source);
-      const seen = await clientCommandsDuring(server.url, async () => {
-        expect(await runner.run(echo, ['', 1, 'k', 'a'])).toBe('a');
-        await client.script('FLUSH');
-        expect(await runner.run(echo, ['', 1, 'k', 'b'])).toBe('b');
-        expect(await runner.run(echo, ['', 1, 'k', 'c'])).toBe('c');
-      });
-      expect(seen).toEqual(['EVALSHA', 'SCRIPT', 'EVALSHA', 'EVAL', 'EVALSHA']);
-      expect(await client.get('k')).toBe('c');
-      // Calls count what was asked for, not the EVAL retry.
-      expect(runner.calls).toBe(3);
-    } finally {
-      client.disconnect();
-    }
+    const runner = new ScriptRunner(client);
+    await client.script('LOAD', echo.source);
+    const seen = await clientCommandsDuring(server.url, async () => {
+      expect(await runner.run(echo, ['', 1, 'k', 'a'])).toBe('a');
+      await client.script('FLUSH');
+      expect(await runner.run(echo, ['', 1, 'k', 'b'])).toBe('b');
+      expect(await runner.run(echo, ['', 1, 'k', 'c'])).toBe('c');
+    });
+    expect(seen).toEqual(['EVALSHA', 'SCRIPT', 'EVALSHA', 'EVAL', 'EVALSHA']);
+    expect(await client.get('k')).toBe('c');
+    // Calls count what was asked for, not the EVAL retry.
+    expect(runner.calls).toBe(3);
   });
 
   it('run: an error other than NOSCRIPT rejects as it is, without an EVAL', async () => {
-    const client = new Redis(server.url);
-    try {
-      const runner = new ScriptRunner(client);
-      await client.script('LOAD', failing.source);
-      const seen = await clientCommandsDuring(server.url, async () => {
-        await expect(runner.run(failing, ['', 0])).rejects.toThrow('made to fail');
-      });
-      expect(seen).toEqual(['EVALSHA']);
-    } finally {
-      client.disconnect();
-    }
+    const runner = new ScriptRunner(client);
+    await client.script('LOAD', failing.source);
+    const seen = await clientCommandsDuring(server.url, async () => {
+      await expect(runner.run(failing, ['', 0])).rejects.toThrow('made to fail');
+    });
+    expect(seen).toEqual(['EVALSHA']);
   });
 
   // Batches take the client's own timeout per command, or one deadline timer for all (commandTimeout).
@@ -58,15 +51,15 @@ describe('ScriptRunner against a real redis-server', () => {
     ['without a command timeout', {}],
     ['with a command timeout (untimed commands, one deadline timer)', { commandTimeout: 2000 }],
   ])('batches %s', (_name, options) => {
-    let client: Redis;
+    let own: Redis;
     let runner: ScriptRunner;
     beforeAll(() => {
-      client = new Redis(server.url, options);
-      runner = new ScriptRunner(client);
+      own = new Redis(server.url, options);
+      runner = new ScriptRunner(own);
     });
     afterAll(() => {
       runner.close();
-      client.disconnect();
+      own.disconnect();
     });
 
     it('a turn is one EVALSHA; after SCRIPT FLUSH the batch is sent again as EVAL, once, and decided once', async () => {
