@@ -5,7 +5,7 @@ import type { Recover } from '../../../service/ratelimit/decision-batch';
 import { FailoverDecisionStore, type SharedDecisionStore } from '../../../service/ratelimit/failover-decision-store';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import type { TierPlan } from '../../../service/ratelimit/tiers';
-import type { Decision } from '../../../service/ratelimit/types';
+import type { Decision, LocalDecisionStore } from '../../../service/ratelimit/types';
 import { captureLogger, planFor, until, WIDE } from './helpers';
 
 /** The connection's observable behaviour: a state and `up`/`down` events on transitions. */
@@ -148,6 +148,20 @@ describe('FailoverDecisionStore', () => {
     shared.batchError = new Error('READONLY');
     await Promise.all([store.decide(plan, keys), store.decide(plan, keys)]);
     expect(errors).toHaveLength(2);
+    store.close();
+  });
+
+  it('falls back to any LocalDecisionStore (the interface, not the memory store): at once, and inside a failed batch', async () => {
+    const conn = new FakeConnection();
+    const shared = new FakeShared();
+    const local: Decision = { allowed: false, now: 7, debts: [3, 3] };
+    const fallback: LocalDecisionStore = { decideAtOnce: () => local, decide: () => Promise.resolve(local) };
+    const store = new FailoverDecisionStore(conn, shared, fallback, captureLogger().logger, new ManualClock(), { probeIntervalMs: 10 });
+    expect(store.decideAtOnce(plan, keys)).toBe(local);
+    conn.go('connected');
+    expect(store.decideAtOnce(plan, keys)).toBeUndefined();
+    shared.failing = true;
+    expect(await store.decide(plan, keys)).toBe(local);
     store.close();
   });
 
