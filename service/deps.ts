@@ -20,12 +20,19 @@ export interface CoreDeps {
   readonly clock: Clock;
   /** The shared kvstore connection (state `not_configured` without KVSTORE_URL). */
   readonly kvstore: KvstoreConnection;
-  /** The rate limiter's own store connection: RATELIMIT_STORAGE_URL, else the shared kvstore. */
-  readonly rateLimitStore: KvstoreConnection;
+  /** The rate limiter's kvstore connection (not a decision store): RATELIMIT_STORAGE_URL, else the shared kvstore. */
+  readonly rateLimitKvstore: KvstoreConnection;
   readonly stats: RequestStats;
   readonly metrics: ServiceMetrics;
   readonly lifecycle: Lifecycle;
 }
+
+/**
+ * What the features are built from: the core dependencies except the service metrics, which are
+ * built after the features because their gauges read the features' result cache. So the wiring
+ * runs one way (features, then the metrics given what they read) and nothing is patched later.
+ */
+export type FeatureDeps = Omit<CoreDeps, 'metrics'>;
 
 /** Everything `createApp` needs. */
 export interface AppDeps extends CoreDeps {
@@ -48,8 +55,8 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const clock = overrides.clock ?? systemClock;
   const registry = overrides.registry ?? new Registry();
   const kvstore = overrides.kvstore ?? new KvstoreConnection(settings.kvstore.url, settings, logger);
-  const rateLimitStore =
-    overrides.rateLimitStore ??
+  const rateLimitKvstore =
+    overrides.rateLimitKvstore ??
     (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
       ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }), undefined, {
           topology: settings.rateLimit.storageTopology,
@@ -57,21 +64,21 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
         })
       : kvstore);
   const stats = overrides.stats ?? new RequestStats(clock);
+  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
+  const base: FeatureDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, lifecycle };
+  const features = overrides.features ?? createFeatures(base);
   const metrics =
     overrides.metrics ??
     new ServiceMetrics(
       registry,
-      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitStore.degraded },
+      { stats, cache: features.cache, kvstoreDegraded: () => kvstore.degraded || rateLimitKvstore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
-    registerKvstoreStateMetric(registry, rateLimitStore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitStore });
+    registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
   }
-  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
-  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitStore, stats, metrics, lifecycle };
-  const features = overrides.features ?? createFeatures(core);
-  metrics.sources.cache = features.cache;
+  const core: CoreDeps = { ...base, metrics };
   const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);
   return { ...core, features, rateLimiter };
 }
@@ -79,7 +86,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
 /** Connects the kvstore(s) and loads content; marks the service ready. */
 export async function startDeps(deps: AppDeps): Promise<void> {
   await deps.kvstore.connect();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.connect();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.connect();
   await deps.features.start();
   deps.lifecycle.markReady();
 }
@@ -88,6 +95,6 @@ export async function startDeps(deps: AppDeps): Promise<void> {
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.rateLimiter.close();
   await deps.features.close();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.close();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.close();
   await deps.kvstore.close();
 }
