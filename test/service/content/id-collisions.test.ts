@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ContentService } from '../../../service/content/content-service';
 import { describeItems, idCollisions } from '../../../service/content/id-collisions';
-import { MemoryStore } from '../../../service/content/store';
+import { FileStore } from '../../../service/content/file-store';
 import { silentLogger } from '../../../service/logger';
 
 describe('idCollisions', () => {
@@ -33,13 +36,19 @@ describe('idCollisions', () => {
 
 describe('ContentService.ingestWithChanges', () => {
   it('refuses two inputs with one id before writing anything (a caller that forgot to check)', async () => {
-    const store = new MemoryStore();
-    const content = new ContentService(store, { now: () => 0 }, silentLogger());
-    await content.start();
-    const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
-    await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
-    expect(await store.load()).toEqual([]);
-    expect(content.size).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'id-collisions-'));
+    const store = new FileStore({ dir, logger: silentLogger() });
+    try {
+      const content = new ContentService(store, { now: () => 0 }, silentLogger());
+      await content.start();
+      const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
+      await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
+      expect(await store.load()).toEqual([]);
+      expect(content.size).toBe(0);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
