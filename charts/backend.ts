@@ -22,6 +22,7 @@ import { backendSecretEnvironment, type SecretEnvReference } from './backend-sec
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
+import { PATHS } from '../contract';
 import { COMPONENTS, PORTS, stackNames, type StackNames } from './generators/names';
 import { httpProbe, probesOnNamedPort } from './probes';
 import { containerResources, type ComputeResources } from './resources';
@@ -143,9 +144,9 @@ export class Backend extends Construct {
       envVariables: Object.fromEntries(
         secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })]),
       ),
-      startup: probe('/health/live', 2, 30),
-      liveness: probe('/health/live', 10, 3),
-      readiness: probe('/health/ready', 5, 3),
+      startup: probe(PATHS.live, 2, 30),
+      liveness: probe(PATHS.live, 10, 3),
+      readiness: probe(PATHS.ready, 5, 3),
       resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } }),
       securityContext: RESTRICTED_CONTAINER,
     });

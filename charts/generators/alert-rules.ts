@@ -1,13 +1,12 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
-import { METRICS_PATH, SERVICE_NAME } from './names';
 import { pipelineRuleGroup } from './pipeline-rules';
 import { scrapesPerPod } from './prometheus-config';
 import { AGGREGATION_LABELS as BY, settingsQueries } from './promql';
 import { serviceAlert, type AlertingRule, type RuleFile, type RuleGroup } from './rule-types';
 import { sloRuleGroup } from './slo-rules';
+import { METRICS, METRIC_LABELS, PATHS, SERVICE_NAME } from '../../contract';
 
 /**
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
@@ -47,7 +46,7 @@ function availabilityRules(settings: Settings): AlertingRule[] {
       for: r.backendDownFor,
       summary: 'svc-ai-search-backend is down: no pod can be scraped',
       description:
-        `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${METRICS_PATH}, ` +
+        `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${PATHS.metrics}, ` +
         'or has none to reach: every pod is down or unready, or the metrics path or port is wrong.',
     }),
     serviceAlert({
@@ -95,7 +94,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `(\n${q.serverErrorRatio(w.errorRate)}\n) > ${promNumber(r.errorRateThreshold)}\n${q.volumeGuard(w.errorRate, r.minRequestsPerHour)}`,
       for: r.errorRateFor,
-      summary: 'High server error rate on svc-ai-search-backend',
+      summary: `High server error rate on ${SERVICE_NAME}`,
       description:
         `{{ $value | humanizePercentage }} of requests failed with a server error (5xx) over the last ${w.errorRate}, ` +
         `above ${percent(r.errorRateThreshold)} (ALERT_ERROR_RATE_THRESHOLD), while the service averages at least ${promNumber(r.minRequestsPerHour)} ` +
@@ -111,7 +110,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         `) > ${promNumber(r.latencyP99Seconds)}`,
       ].join('\n'),
       for: r.latencyFor,
-      summary: 'Slow {{ $labels.route }} requests on svc-ai-search-backend',
+      summary: `Slow {{ $labels.route }} requests on ${SERVICE_NAME}`,
       description:
         `The p99 latency of {{ $labels.route }} requests is {{ $value | humanize }}s over the last ${w.latency}, ` +
         `above ${promNumber(r.latencyP99Seconds)}s (ALERT_LATENCY_P99_SECONDS).`,
@@ -134,7 +133,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `sum by (${BY}) (increase(${q.select(METRICS.totalTokensUsed)}[${w.tokenSpend}])) > ${promNumber(r.tokensPerHour)}`,
       for: r.tokenSpendFor,
-      summary: 'High AI token spend on svc-ai-search-backend',
+      summary: `High AI token spend on ${SERVICE_NAME}`,
       description:
         `{{ $value | humanize }} tokens were used by the AI provider in the last hour, ` +
         `above ${promNumber(r.tokensPerHour)} (ALERT_TOKENS_PER_HOUR).`,

@@ -1,8 +1,8 @@
 import type { Settings } from '../../configs';
 import { promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
 import { settingsQueries } from './promql';
 import { BURN_RATE_ALERTS, errorBudget } from './slo-rules';
+import { METRICS, METRIC_LABELS } from '../../contract';
 
 /** Grafana's rate window macro: at least four scrape intervals, whatever the zoom. */
 export const RATE_INTERVAL = '$__rate_interval';

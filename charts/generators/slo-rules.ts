@@ -1,9 +1,9 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
-import { SERVICE_NAME } from './names';
 import { settingsQueries } from './promql';
 import { serviceAlert, type RecordingRule, type RuleGroup, type Severity } from './rule-types';
+import { SERVICE_NAME } from '../../contract';
 
 /** One window pair of a multi-window, multi-burn-rate alert. */
 export interface BurnRateWindow {
