@@ -3,17 +3,17 @@
  * spec §2.1 plus the histograms, rate-limit, kvstore, content-store and event-loop families
  * beyond it. The service registers these names; the rules, the dashboard and the
  * ServiceMonitor's alerts query them. This file is the only place that spells them
- * (`test/contract/metrics-contract.test.ts` checks both sides against it).
+ * (`test/contract/metrics.test.ts` checks both sides against it).
  */
 
 /** Metric name prefix (spec: `svc`). */
 export const METRIC_PREFIX = 'svc_ai_search';
 
 /**
- * Prefix of the Node.js runtime families prom-client's default collectors add
+ * The Node.js runtime families prom-client's default collectors add under our prefix
  * (`svc_ai_search_process_*`, `svc_ai_search_nodejs_*`): named by prom-client, not by us.
  */
-export const RUNTIME_METRIC_PREFIX = `${METRIC_PREFIX}_`;
+export const RUNTIME_METRIC_PREFIXES = [`${METRIC_PREFIX}_process_`, `${METRIC_PREFIX}_nodejs_`] as const;
 
 /** A Prometheus metric type, as the exposition's `# TYPE` line spells it. */
 export type MetricType = 'counter' | 'gauge' | 'histogram';

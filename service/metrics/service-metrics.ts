@@ -4,7 +4,7 @@ import { LeanHistogram } from './lean-histogram';
 import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
 import { REQUEST_TYPES, type RequestType } from './request-types';
 import type { RequestStats, StatsSnapshot } from './request-stats';
-import { METRIC_FAMILIES as F, RUNTIME_METRIC_PREFIX } from '../../contract';
+import { METRIC_FAMILIES as F, METRIC_PREFIX } from '../../contract';
 
 /** Occupancy of the search result cache, read at scrape time. */
 export interface CacheStats {
@@ -154,7 +154,7 @@ export class ServiceMetrics {
         this.set(interval.p99);
       },
     });
-    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: RUNTIME_METRIC_PREFIX });
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${METRIC_PREFIX}_` });
   }
 
   /** Health score and grade now. */
