@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ContentService } from '../../../service/content/content-service';
 import { describeItems, idCollisions } from '../../../service/content/id-collisions';
-import { FileStore } from '../../../service/content/file-store';
 import { silentLogger } from '../../../service/logger';
+import { withFileStore } from '../../helpers/file-store';
 
 describe('idCollisions', () => {
   it('groups every item that shares an id, in the order sent, and nothing else', () => {
@@ -36,19 +33,14 @@ describe('idCollisions', () => {
 
 describe('ContentService.ingestWithChanges', () => {
   it('refuses two inputs with one id before writing anything (a caller that forgot to check)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'id-collisions-'));
-    const store = new FileStore({ dir, logger: silentLogger() });
-    try {
+    await withFileStore(async (store) => {
       const content = new ContentService(store, { now: () => 0 }, silentLogger());
       await content.start();
       const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
       await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
       expect(await store.load()).toEqual([]);
       expect(content.size).toBe(0);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
+import { withFileStore } from '../../helpers/file-store';
 
 const item = (id: string, body: string): Item => ({
   id,
@@ -90,16 +91,11 @@ describe('the plain text kept with an item', () => {
   });
 
   it('is kept by the catalog (computed once at ingest)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
-    const store = new FileStore({ dir, logger: silentLogger() });
-    try {
+    await withFileStore(async (store) => {
       const content = new ContentService(store, { now: () => 0 }, silentLogger());
       await content.start();
       await content.ingest([{ id: 'm', type: 'article', title: 'M', body: '_memory_', tags: [] }]);
       expect(plainTextOf(content.get('m')!)).toBe('memory');
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
