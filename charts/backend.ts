@@ -152,9 +152,9 @@ export class Backend extends Construct {
     });
     container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
-    probesOnNamedPort(this.deployment, 0, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
-    runtimeDefaultSeccomp(this.deployment, 1);
+    runtimeDefaultSeccomp(this.deployment, [container]);
     // cdk8s-plus's `spread` writes pod anti-affinity; a skew constraint still schedules when nodes run out.
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/topologySpreadConstraints', [
@@ -168,7 +168,6 @@ export class Backend extends Construct {
     // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
     if (props.replicas > 1 || props.autoscaling) {
       this.podsService = exactService(this, 'pods-service', { metadata: { name: names.backendPods, labels }, selector, ports, clusterIP: 'None' });
-      ApiObject.of(this.podsService).addJsonPatch(JsonPatch.add('/spec/publishNotReadyAddresses', false));
     }
 
     // One pod at a time may be evicted: with 2+ replicas one keeps serving, with 1 drains still work.
