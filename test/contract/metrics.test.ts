@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { ALERTS, alertRules, dashboardQueries, concreteQuery, grafanaDashboard, isAlertingRule, type RuleFile } from '../../charts/generators';
 import { loadStackSettings } from '../../charts/stack-settings';
-import { METRIC_FAMILIES, METRIC_PREFIX, PATHS, RUNTIME_METRIC_PREFIXES, type MetricFamily } from '../../contract';
+import { METRIC_FAMILIES, METRIC_LABELS, METRIC_PREFIX, METRICS, PATHS, RUNTIME_METRIC_PREFIXES, type MetricFamily } from '../../contract';
 import { registerKvstoreWriteMetrics } from '../../service/metrics/content-metrics';
+import { statusClass } from '../../service/metrics/middleware';
 import { buildTestApp } from '../helpers/app';
 import { promqlSelectors } from '../helpers/promql-selectors';
 
@@ -133,6 +134,13 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
     expect(expositionProblems(families)).toEqual([]);
     // The runtime families are there too (prom-client names them under our prefix).
     expect([...families.keys()].filter(isRuntime).length).toBeGreaterThan(5);
+  });
+
+  it('has the label values the rules select on (METRIC_LABELS) among those the service writes', () => {
+    expect(exposition).toContain(`${METRICS.rateLimitBackend}{backend="${METRIC_LABELS.memoryBackend}"}`);
+    expect(exposition).toContain(`${METRICS.kvstoreWriteConfirmation}{state="${METRIC_LABELS.writesConfirmed}"}`);
+    expect(exposition).toMatch(new RegExp(`^${METRICS.httpRequestDuration}_count\\{[^}]*status_class="${statusClass(404)}"`, 'm'));
+    expect(statusClass(503)).toBe(METRIC_LABELS.serverErrorClass);
   });
 
   it('is what the alert rules, recording rules and dashboard query', () => {
