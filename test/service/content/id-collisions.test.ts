@@ -38,7 +38,7 @@ describe('ContentService.ingestWithChanges', () => {
       await content.start();
       const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
       await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
-      expect(await store.load()).toEqual([]);
+      expect(await store.getMany(['c-tips'])).toEqual([]);
       expect(content.size).toBe(0);
     });
   });
