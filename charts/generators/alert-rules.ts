@@ -44,7 +44,7 @@ function availabilityRules(settings: Settings): AlertingRule[] {
       runbook,
       expr: `sum by (${BY}) (${up}) == 0\nor\nabsent(${up})`,
       for: r.backendDownFor,
-      summary: 'svc-ai-search-backend is down: no pod can be scraped',
+      summary: `${SERVICE_NAME} is down: no pod can be scraped`,
       description:
         `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${PATHS.metrics}, ` +
         'or has none to reach: every pod is down or unready, or the metrics path or port is wrong.',
@@ -122,7 +122,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `min by (${BY}) (${q.select(METRICS.healthScore)}) < ${promNumber(r.healthScoreMin)}`,
       for: r.healthScoreFor,
-      summary: 'Health score of svc-ai-search-backend is low',
+      summary: `Health score of ${SERVICE_NAME} is low`,
       description:
         `The lowest health score of a pod is {{ $value | humanize }}, below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN). ` +
         'Informational: the score counts client errors (4xx) as failures; HighErrorRate and the burn-rate alerts judge server errors.',
@@ -144,7 +144,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `max by (${BY}) (${q.select(METRICS.cacheUsagePercent)}) > ${promNumber(r.cacheUsagePercent)}`,
       for: r.cacheFor,
-      summary: 'Search result cache of svc-ai-search-backend is nearly full',
+      summary: `Search result cache of ${SERVICE_NAME} is nearly full`,
       description:
         `The search result cache is {{ $value | humanize }}% full, above ${promNumber(r.cacheUsagePercent)}% ` +
         '(ALERT_CACHE_USAGE_PERCENT), so older results are evicted; raise SEARCH_CACHE_SIZE if hit rates suffer.',
@@ -157,7 +157,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `sum by (${BY}, instance) (increase(${q.select(METRICS.contentCompactionFailuresTotal)}[${w.compactionFailures}])) > 0`,
       for: '0m',
-      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot compact its DATA_DIR content store',
+      summary: `${SERVICE_NAME} on {{ $labels.instance }} cannot compact its DATA_DIR content store`,
       description:
         `{{ $value | humanize }} compaction(s) of the DATA_DIR content store failed on {{ $labels.instance }} in the last ${w.compactionFailures}. ` +
         'Writes are still stored and answered, into a log that keeps growing; the store retries with backoff (at most 5 minutes apart). ' +
@@ -171,7 +171,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `max by (${BY}, instance, state) (${q.select(METRICS.kvstoreWriteConfirmation, `state!="${METRIC_LABELS.writesConfirmed}"`)}) == 1`,
       for: KVSTORE_WRITES_UNCONFIRMED_FOR,
-      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot confirm content writes in the kvstore ({{ $labels.state }})',
+      summary: `${SERVICE_NAME} on {{ $labels.instance }} cannot confirm content writes in the kvstore ({{ $labels.state }})`,
       description:
         `For ${KVSTORE_WRITES_UNCONFIRMED_FOR} the kvstore has not confirmed content writes from {{ $labels.instance }} at KVSTORE_DURABILITY ` +
         '({{ $labels.state }}: no_replica, no replica acknowledged them; not_on_disk, the primary did not confirm them on disk), ' +
@@ -186,7 +186,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `max by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) == 1`,
         for: r.kvstoreFallbackFor,
-        summary: 'svc-ai-search-backend rate-limits in memory: the kvstore is unreachable',
+        summary: `${SERVICE_NAME} rate-limits in memory: the kvstore is unreachable`,
         description:
           `For ${r.kvstoreFallbackFor} the service has enforced rate limits in memory, where each replica counts on its own ` +
           'and clients get up to one limit per replica. ' +
@@ -200,7 +200,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `sum by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) > 1`,
         for: r.kvstoreFallbackFor,
-        summary: 'svc-ai-search-backend rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory',
+        summary: `${SERVICE_NAME} rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory`,
         description:
           `For ${r.kvstoreFallbackFor} {{ $value | humanize }} pods have enforced rate limits in memory, each on its own, so the ` +
           'limits the deployment promises are multiplied by that many. The kvstore (standalone, Cluster or Sentinel) is ' +
@@ -216,7 +216,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `sum by (${BY}) (increase(${q.select(METRICS.requestsTotal)}[${w.noTraffic}])) < ${promNumber(r.noTrafficMinRequests)}`,
         for: r.noTrafficFor,
-        summary: 'svc-ai-search-backend receives (almost) no requests',
+        summary: `${SERVICE_NAME} receives (almost) no requests`,
         description:
           `Fewer than ${promNumber(r.noTrafficMinRequests)} request(s) (ALERT_NO_TRAFFIC_MIN_REQUESTS) per ${w.noTraffic} ` +
           `have reached the service for ${r.noTrafficFor} (ALERT_NO_TRAFFIC_FOR) while it is up: check the ingress, DNS and the clients.`,
