@@ -2,6 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
+import type { QueryGate } from './query-gate';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -33,6 +34,8 @@ export interface CompactIndexOptions {
    * image of the documents live when the merge began, for persisting (`segment-file.ts`).
    */
   readonly onSealed?: (sealed: SealedIndex) => void;
+  /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
+  readonly gate?: QueryGate;
 }
 
 /**
@@ -238,6 +241,7 @@ export class CompactIndex {
   private readonly background: boolean;
   private readonly mergeSliceMs: number;
   private readonly onSealed: ((sealed: SealedIndex) => void) | undefined;
+  private readonly gate: QueryGate | undefined;
   private tailDocs = 0;
   private deadBase = 0;
   // Any write moves the version; caches derived from the postings hold for one version.
@@ -276,6 +280,7 @@ export class CompactIndex {
     this.background = opts.background ?? true;
     this.mergeSliceMs = opts.mergeSliceMs ?? 8;
     this.onSealed = opts.onSealed;
+    this.gate = opts.gate;
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
@@ -480,8 +485,10 @@ export class CompactIndex {
   /** Runs a merge to its end in slices, yielding to the event loop between them. */
   private async drive(m: Merging): Promise<void> {
     const slicer = new TimeSlicer(this.mergeSliceMs);
-    do await slicer.maybeYield();
-    while (this.merging === m && !this.step(m));
+    do {
+      await slicer.maybeYield();
+      await this.gate?.quiet();
+    } while (this.merging === m && !this.step(m));
   }
 
   /** Runs the merge under way (if any) to its end now. */
@@ -1072,6 +1079,25 @@ export class CompactIndex {
     count: boolean,
     keep?: (docId: number) => boolean,
   ): { cursors: ScoreCursor[]; total: number } {
+    const job = this.cursorJob(terms, boost, bm25, count, keep);
+    for (;;) {
+      const r = job.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * `cursors` a step at a time (a term's postings, or a cursor's share of the count, per step),
+   * for a query that yields to the event loop between steps. The index must not change until
+   * the job is done.
+   */
+  *cursorJob(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep?: (docId: number) => boolean,
+  ): Generator<void, { cursors: ScoreCursor[]; total: number }> {
     const fields = this.searched(boost);
     const boosts = fields.map((f) => boost[this.fields[f]]);
     const cursors: ScoreCursor[] = [];
@@ -1090,9 +1116,10 @@ export class CompactIndex {
         const scale = weight * (1 + 1e-9);
         cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: part.blockMax.map((v) => v * scale), distinct });
       }
+      yield;
     }
     if (!count) return { cursors, total: 0 };
-    return { cursors, total: this.unionSize(cursors, keep) };
+    return { cursors, total: yield* this.unionSize(cursors, keep) };
   }
 
   /**
@@ -1100,7 +1127,7 @@ export class CompactIndex {
    * step per posting, then counted a 32-document word at a time over the words the cursors
    * span (each word cleared as it is counted).
    */
-  private unionSize(cursors: readonly ScoreCursor[], keep?: (docId: number) => boolean): number {
+  private *unionSize(cursors: readonly ScoreCursor[], keep?: (docId: number) => boolean): Generator<void, number> {
     const words = (this.next + 31) >>> 5;
     if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
     const bits = this.unionBits;
@@ -1115,6 +1142,7 @@ export class CompactIndex {
         const d = docs[i];
         bits[d >>> 5] |= 1 << (d & 31);
       }
+      yield;
     }
     let total = 0;
     for (let w = lo; w < hi; w++) {
