@@ -1,4 +1,5 @@
 import SearchableMap from 'minisearch/SearchableMap';
+import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
@@ -105,7 +106,7 @@ interface Merging {
 }
 
 /** Documents copied per step of a merge job, between which a background merge may yield. */
-const MERGE_STEP_DOCS = 2048;
+const MERGE_STEP_DOCS = 512;
 
 /**
  * Query terms whose expansions `CompactIndex.expansions` keeps between writes (the oldest go
@@ -200,7 +201,7 @@ interface BaseSegment {
  * short ids in order of arrival; each one's terms per field are kept once as (term id, tf) pairs
  * in flat arrays (the forward index: RM3's term vectors, highlighting, coordination, merges).
  * Postings live in two segments: a base in CSR form (per field and term, a run of document ids
- * with their tfs) and a small appended one (per field, a map of term to [doc, tf, …]) that new
+ * with their tfs) and a small appended one (per field, `AppendedPostings`: per term, (doc, tf) pairs) that new
  * documents go to; deletes are tombstones. When the appended segment or the tombstones grow,
  * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes. A
  * merge runs in the background in slices (0.3–0.4 s of work at 200,000 documents, about once per
@@ -234,9 +235,9 @@ export class CompactIndex {
   private treeTerms = 0;
   private df: Int32Array[];
   private base: BaseSegment;
-  private tail: Array<Map<number, number[]>>;
+  private tail: AppendedPostings[];
   // The appended segment a running merge is folding into the new base; still searched until then.
-  private frozenTail: Array<Map<number, number[]>> | undefined;
+  private frozenTail: AppendedPostings[] | undefined;
   private merging: Merging | undefined;
   private readonly background: boolean;
   private readonly mergeSliceMs: number;
@@ -284,7 +285,7 @@ export class CompactIndex {
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
-    this.tail = fields.map(() => new Map());
+    this.tail = fields.map(() => new AppendedPostings());
     this.base = { end: 0, start: fields.map(() => new Int32Array(1)), docs: fields.map(() => new Int32Array(0)), tfs: fields.map(() => new Uint16Array(0)) };
   }
 
@@ -415,10 +416,7 @@ export class CompactIndex {
       for (let i = first; i < end; i++) {
         const t = this.fwdTerm[i];
         df[t] += 1;
-        if (!index) continue;
-        const list = this.tail[f].get(t);
-        if (list) list.push(d, this.fwdTf[i]);
-        else this.tail[f].set(t, [d, this.fwdTf[i]]);
+        if (index) this.tail[f].add(t, d, this.fwdTf[i]);
       }
       this.fwdStart[d * nf + f + 1] = end;
     }
@@ -466,7 +464,7 @@ export class CompactIndex {
     const done = new Promise<void>((r) => (settle = r));
     const end = this.next;
     this.frozenTail = this.tail;
-    this.tail = this.fields.map(() => new Map());
+    this.tail = this.fields.map(() => new AppendedPostings());
     this.tailDocs = 0;
     const m: Merging = { job: this.mergeJob(end), end, deleted: [], done, settle };
     this.merging = m;
@@ -672,7 +670,7 @@ export class CompactIndex {
       this.fwdTf = fwdTf;
     }
     const shift = n - m.end;
-    if (extra > 0 && shift !== 0) for (const field of this.tail) for (const list of field.values()) for (let i = 0; i < list.length; i += 2) list[i] += shift;
+    if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
     this.ids = ids;
     this.shortIds = shortIds;
     this.next = next;
@@ -762,10 +760,7 @@ export class CompactIndex {
       const tfs = base.tfs[f];
       for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
     }
-    const frozen = this.frozenTail?.[f].get(t);
-    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
-    const list = this.tail[f].get(t);
-    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+    this.eachAppendedPosting(f, t, fn);
   }
 
   /** Largest document frequency of `t` over the fields. */
@@ -1026,10 +1021,11 @@ export class CompactIndex {
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
     const { ids } = this;
-    const frozen = this.frozenTail?.[f].get(t);
-    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
-    const list = this.tail[f].get(t);
-    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+    const live = (doc: number, tf: number) => {
+      if (ids[doc] !== undefined) fn(doc, tf);
+    };
+    this.frozenTail?.[f].forEach(t, live);
+    this.tail[f].forEach(t, live);
   }
 
   /**
