@@ -485,7 +485,7 @@ export class CompactIndex {
     const slicer = new TimeSlicer(this.mergeSliceMs);
     do {
       await slicer.maybeYield();
-      await this.gate?.quiet();
+      if (await this.gate?.quiet()) slicer.restart();
     } while (this.merging === m && !this.step(m));
   }
 

@@ -361,7 +361,7 @@ export class MiniSearchIndex implements SearchIndex {
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
-        await this.gate.quiet();
+        if (await this.gate.quiet()) slicer.restart();
         this.mini.discard(item.id);
         this.docs.set(item.id, a.meta);
         this.mini.add(item.id, a.fields, a.fingerprint);

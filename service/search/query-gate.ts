@@ -27,9 +27,14 @@ export class QueryGate {
     }
   }
 
-  /** Settles at once when no query is running, else once none is (before a write changes the index). */
-  async quiet(): Promise<void> {
+  /**
+   * Settles at once when no query is running, else once none is (before a write changes the
+   * index); true if it waited (a sliced writer then starts a fresh slice).
+   */
+  async quiet(): Promise<boolean> {
+    if (!this.running) return false;
     while (this.running) await new Promise<void>((resolve) => this.writers.push(resolve));
+    return true;
   }
 
   private release(): void {
