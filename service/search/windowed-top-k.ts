@@ -51,7 +51,8 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * document ids holding about `windowPostings` postings together; each window's best `opts.k`
  * are exact (every document's score is summed from the same cursors in the same order, so to
  * the same bits), and the best `opts.k` of their union, by score then id, are the whole
- * query's. A query over fewer postings is one window: `topK` as is.
+ * query's. Once k hits are found, a window starts from their k-th score (`TopKOptions.floor`),
+ * so it prunes as the one pass would. A query over fewer postings is one window: `topK` as is.
  */
 export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], opts: TopKOptions, pause: () => Promise<void>, windowPostings = WINDOW_POSTINGS): Promise<TopHit[]> {
   let postings = 0;
@@ -73,7 +74,8 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
       if (to > at[i]) part.push(windowOf(c, at[i], to));
       at[i] = to;
     }
-    const found = topK(part, opts);
+    // The k-th best score so far: documents of this window below it cannot make the page.
+    const found = topK(part, best.length < opts.k ? opts : { ...opts, floor: best[opts.k - 1].score });
     if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
     if (lo + width < end) await pause();
   }
