@@ -5,7 +5,7 @@ import { byRank } from './top-hits';
  * Postings a window of `windowedTopK` holds, about (a few milliseconds of scoring at most): a
  * query over fewer postings is scored in one step, as before.
  */
-export const WINDOW_POSTINGS = 1 << 17;
+export const WINDOW_POSTINGS = 1 << 18;
 
 /** A top-k scorer over cursors (`maxScoreTopK`, `accumulatedTopK`). */
 export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => TopHit[];
