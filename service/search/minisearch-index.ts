@@ -10,6 +10,8 @@ import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, maxScoreTopK } from './max-score';
+import { QueryGate } from './query-gate';
+import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
@@ -92,6 +94,14 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
   readonly checkpointIdleMs?: number;
   /** `CompactIndexOptions.minMergeDocs` (small in tests, to merge often). @default 1024 */
   readonly minMergeDocs?: number;
+  /**
+   * A query yields to the event loop after about this long, milliseconds: between one term's
+   * postings and the next, between windows of documents (`windowedTopK`), between snippets.
+   * Writes wait for the query under way (`QueryGate`), so it reads one state throughout. @default 5
+   */
+  readonly querySliceMs?: number;
+  /** Postings per window of `windowedTopK` (small in tests). @default WINDOW_POSTINGS */
+  readonly windowPostings?: number;
 };
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
@@ -117,6 +127,7 @@ interface Analysed {
 
 // Bodies at least this long are analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
+
 
 /**
  * What a persisted segment's terms were made with: the fields, and the analyser's output on a
@@ -178,6 +189,8 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly segments: SegmentStore | undefined;
   private readonly checkpointIdleMs: number;
   private readonly minMergeDocs: number | undefined;
+  private readonly querySliceMs: number;
+  private readonly windowPostings: number;
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -186,9 +199,13 @@ export class MiniSearchIndex implements SearchIndex {
   // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
   // into the index it is about to replace.
   private writing: Promise<void> = Promise.resolve();
+  // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
+  private readonly gate = new QueryGate();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
+    this.querySliceMs = querySliceMs ?? 5;
+    this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.minMergeDocs = minMergeDocs;
     this.pruning = pruning ?? true;
     this.segments = segments;
@@ -200,7 +217,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini) });
+    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini), gate: this.gate });
     return mini;
   }
 
@@ -244,7 +261,7 @@ export class MiniSearchIndex implements SearchIndex {
     const ref: { mini?: CompactIndex } = {};
     let mini: CompactIndex;
     try {
-      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
+      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini), gate: this.gate });
     } catch (e) {
       store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
       return undefined;
@@ -330,7 +347,7 @@ export class MiniSearchIndex implements SearchIndex {
   private armCheckpoint(): void {
     if (!this.segments || this.checkpointIdleMs <= 0) return;
     clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = setTimeout(() => this.mini.checkpoint(), this.checkpointIdleMs);
+    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.mini.checkpoint()), this.checkpointIdleMs);
     this.checkpointTimer.unref();
   }
 
@@ -344,6 +361,7 @@ export class MiniSearchIndex implements SearchIndex {
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
+        if (await this.gate.quiet()) slicer.restart();
         this.mini.discard(item.id);
         this.docs.set(item.id, a.meta);
         this.mini.add(item.id, a.fields, a.fingerprint);
@@ -357,6 +375,7 @@ export class MiniSearchIndex implements SearchIndex {
    */
   remove(ids: readonly string[]): Promise<void> {
     return this.serial(async () => {
+      await this.gate.quiet();
       for (const id of ids) {
         if (this.mini.discard(id)) this.docs.delete(id);
       }
@@ -375,6 +394,7 @@ export class MiniSearchIndex implements SearchIndex {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
         if (restored) {
+          await this.gate.quiet();
           this.swapIn(restored.mini, restored.docs);
           void restored.mini.fillVocabulary(this.indexSliceMs);
           return;
@@ -389,6 +409,7 @@ export class MiniSearchIndex implements SearchIndex {
         mini.load(item.id, a.fields, a.fingerprint);
       }
       await mini.sealInSlices(this.indexSliceMs);
+      await this.gate.quiet();
       this.swapIn(mini, docs);
     });
   }
@@ -497,7 +518,7 @@ export class MiniSearchIndex implements SearchIndex {
    * (benchmarks time both paths over one index).
    */
   async search(query: IndexQuery, options: { readonly pruning?: boolean } = {}): Promise<IndexPage> {
-    if (options.pruning ?? this.pruning) return this.searchPruned(query);
+    if (options.pruning ?? this.pruning) return this.gate.run(() => this.searchPruned(query));
     const { highlight, hits } = this.match(query);
     const page = topHits(hits, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
@@ -510,8 +531,13 @@ export class MiniSearchIndex implements SearchIndex {
   /**
    * `search` through `maxScoreTopK`: the first RM3 pass asks for the feedback documents only,
    * the last pass for the page; the total is counted from the postings without scoring them.
+   * Runs in slices of about `querySliceMs` (under `gate`, so the index does not change
+   * meanwhile): a query after a write, which builds its terms' postings afresh, or one over
+   * long postings never holds the event loop for long.
    */
-  private searchPruned(query: IndexQuery): IndexPage {
+  private async searchPruned(query: IndexQuery): Promise<IndexPage> {
+    const slicer = new TimeSlicer(this.querySliceMs);
+    const pause = () => slicer.maybeYield();
     const plan = this.plan(query.text);
     const highlight = new Set(plan.scored.map(([t]) => t));
     if (!plan.terms.length) return { total: 0, hits: [] };
@@ -519,29 +545,47 @@ export class MiniSearchIndex implements SearchIndex {
     const r = this.ranking;
     const k = query.offset + query.limit;
     let page: { total: number; hits: Ranked[] };
-    if (plan.short) page = this.runPruned(plan.scored, keep, k, plan.groups);
+    if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
       const expand = x.enabled && this.mini.documentCount >= x.minDocs;
-      page = this.runPruned(plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
+      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
-        page = this.runPruned([...rm3Weights(plan.terms, feedback, x)], keep, k);
+        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k);
       }
     }
     const wanted = query.snippets === false ? undefined : highlight;
-    return {
-      total: page.total,
-      hits: page.hits.slice(query.offset).map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
-    };
+    const hits: IndexHit[] = [];
+    for (const h of page.hits.slice(query.offset)) {
+      if (wanted) await pause();
+      hits.push({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' });
+    }
+    return { total: page.total, hits };
   }
 
-  /** `runExact`'s best `k`, and the number of all its matches, by dynamic pruning. */
-  private runPruned(terms: readonly WeightedTerm[], keep: Keep | undefined, k: number, groups?: ReadonlyArray<readonly string[]>, count = true): { total: number; hits: Ranked[] } {
+  /**
+   * `runExact`'s best `k`, and the number of all its matches, by dynamic pruning; `pause()` is
+   * awaited between a term's postings and the next, and between windows of documents.
+   */
+  private async runPruned(
+    pause: () => Promise<void>,
+    terms: readonly WeightedTerm[],
+    keep: Keep | undefined,
+    k: number,
+    groups?: ReadonlyArray<readonly string[]>,
+    count = true,
+  ): Promise<{ total: number; hits: Ranked[] }> {
     const r = this.ranking;
     const mini = this.mini;
     const keepDoc = keep && ((docId: number) => keep(mini.externalId(docId)));
-    const { cursors, total } = mini.cursors(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const job = mini.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    let step = job.next();
+    while (!step.done) {
+      await pause();
+      step = job.next();
+    }
+    const { cursors, total } = step.value;
     const coordination = !r.coordination
       ? undefined
       : groups
@@ -551,7 +595,7 @@ export class MiniSearchIndex implements SearchIndex {
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
     const topK = groups ? accumulatedTopK : maxScoreTopK;
-    const hits = topK(cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination });
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination }, pause, this.windowPostings);
     return { total, hits };
   }
 
