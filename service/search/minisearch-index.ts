@@ -108,6 +108,34 @@ interface DocMeta {
   readonly summary: string;
 }
 
+const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+
+/**
+ * The metadata of a document taken from a persisted segment: read from its item when first
+ * needed, so that a start does not read every item (a store may parse items lazily).
+ */
+class RestoredMeta implements DocMeta {
+  plain = false;
+  private lowered: readonly string[] | undefined;
+  private text: string | undefined;
+  constructor(
+    readonly type: ItemType,
+    private readonly item: Item,
+  ) {}
+  get tags(): readonly string[] {
+    return (this.lowered ??= lowerTags(this.item.tags));
+  }
+  get body(): string {
+    return this.text ?? this.item.body;
+  }
+  set body(text: string) {
+    this.text = text;
+  }
+  get summary(): string {
+    return this.item.summary ?? '';
+  }
+}
+
 /** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
 interface Analysed {
   readonly fields: string[][];
@@ -262,7 +290,7 @@ export class MiniSearchIndex implements SearchIndex {
       const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
       if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
-        docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
+        docs.set(item.id, new RestoredMeta(item.type, item));
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
     }
@@ -300,7 +328,7 @@ export class MiniSearchIndex implements SearchIndex {
     const tags = a.analyze(item.tags.join(' '));
     const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, plain: true, summary };
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
