@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
 import { itemFingerprint } from './item-fingerprint';
 import { ITEM_TYPES, type Item, type ItemType } from './item';
 import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY } from './lazy-item';
@@ -51,8 +52,6 @@ interface Header {
   files: CoveredFile[];
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
-
 /** Encodes `c` (a catalogue of `c.ids.length` items). */
 export function encodeCatalogue(c: Catalogue): Buffer {
   const n = c.ids.length;
@@ -60,24 +59,14 @@ export function encodeCatalogue(c: Catalogue): Buffer {
   const parts: Buffer[] = [];
   let bodyBytes = 0;
   const add = (b: ArrayBufferView) => {
-    const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    parts.push(buf);
-    const padded = pad8(buf.length);
-    if (padded > buf.length) parts.push(Buffer.alloc(padded - buf.length));
-    bodyBytes += padded;
+    bodyBytes += pushPadded(parts, Buffer.from(b.buffer, b.byteOffset, b.byteLength));
   };
   add(ids);
   for (const a of [c.types, c.file, c.start, c.end, c.plainStart, c.plainEnd, c.fingerprint]) add(a);
   let crc = 0;
   for (const p of parts) crc = crc32(p, crc);
   const header: Header = { key: CATALOGUE_KEY, count: n, idsBytes: ids.length, bodyBytes, bodyCrc: crc, files: [...c.files] };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const head = Buffer.alloc(pad8(16 + json.length));
-  MAGIC.copy(head, 0);
-  head.writeUInt32LE(json.length, 8);
-  head.writeUInt32LE(crc32(json), 12);
-  json.copy(head, 16);
-  return Buffer.concat([head, ...parts]);
+  return Buffer.concat([encodeHead(MAGIC, header), ...parts]);
 }
 
 /** A typed array over `buf[at, at + count * size)`, copied when `buf` is not aligned for it. */
@@ -91,20 +80,11 @@ function view<T>(buf: Buffer, at: number, count: number, size: number, make: (b:
 
 /** Decodes and checks a catalogue (magic, key, CRC-32 of the header and of the body, exact length). */
 export function decodeCatalogue(buf: Buffer): Catalogue {
-  if (buf.length < 16 || !buf.subarray(0, 8).equals(MAGIC)) throw new CatalogueError('not a content catalogue');
-  const hLen = buf.readUInt32LE(8);
-  if (16 + hLen > buf.length) throw new CatalogueError('truncated header');
-  const hJson = buf.subarray(16, 16 + hLen);
-  if (crc32(hJson) !== buf.readUInt32LE(12)) throw new CatalogueError('header checksum mismatch');
-  let h: Header;
-  try {
-    h = JSON.parse(hJson.toString('utf8')) as Header;
-  } catch {
-    throw new CatalogueError('header unreadable');
-  }
+  const head = decodeHead(buf, MAGIC, 'content catalogue', (reason) => new CatalogueError(reason));
+  const h = head.header as Header;
   if (h.key !== CATALOGUE_KEY) throw new CatalogueError(`made by another version (${String(h.key)})`);
   const n = h.count;
-  const bodyAt = pad8(16 + hLen);
+  const bodyAt = head.bodyStart;
   if (!Number.isInteger(n) || n < 0 || buf.length !== bodyAt + h.bodyBytes) throw new CatalogueError('length mismatch');
   if (crc32(buf.subarray(bodyAt)) !== h.bodyCrc) throw new CatalogueError('body checksum mismatch');
   let at = bodyAt;
