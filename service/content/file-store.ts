@@ -153,7 +153,14 @@ const pause = () => new Promise<void>((r) => setImmediate(r));
  */
 export class FileStore implements ContentStore {
   readonly kind = 'file' as const;
-  private readonly items = new Map<string, Item>();
+  /** Every item by id; while `base` is set, only those loaded or written after the catalogue's. */
+  private items = new Map<string, Item>();
+  /**
+   * The items made from the catalogue at the start, in order, kept apart from `items` until a
+   * compaction or a look-up by id needs one map of everything (`allItems`): a million ids entered
+   * into a map cost most of a second, and a start needs only the list (`ordered`).
+   */
+  private base: Item[] | undefined;
   private readonly compactAfterBytes: number;
   private gen = 0;
   private log: FileHandle | undefined;
@@ -218,6 +225,7 @@ export class FileStore implements ContentStore {
     const gens = [...files.keys()].sort((a, b) => a - b);
     this.gen = gens[gens.length - 1] ?? 0;
     this.items.clear();
+    this.base = undefined;
     this.snapshotBytes = 0;
     this.logBytes = 0;
     // Items are never deleted, so every generation present is replayed, oldest first, newer
@@ -263,11 +271,47 @@ export class FileStore implements ContentStore {
       this.keepDamaged = damagedFiles;
       await this.runCompaction();
     }
-    this.opts.logger.info({ dir: this.opts.dir, items: this.items.size, generation: this.gen, catalogue: covered !== undefined }, 'content store loaded');
+    const loaded = this.ordered();
+    this.opts.logger.info({ dir: this.opts.dir, items: loaded.length, generation: this.gen, catalogue: covered !== undefined }, 'content store loaded');
     // A new catalogue when none was usable, or when the log after it is long (for its size).
     const tail = covered === undefined ? Infinity : this.logBytes - covered;
     if (tail > Math.min(this.opts.catalogueTailBytes ?? CATALOGUE_TAIL_BYTES, (this.snapshotBytes + (covered ?? 0)) / 8)) this.saveCatalogue();
-    return [...this.items.values()];
+    return loaded;
+  }
+
+  /**
+   * Every item in the store's order, as one map of them would list it: the catalogue's items with
+   * later versions in their place, then the ids they do not hold, in the order first written.
+   */
+  private ordered(): Item[] {
+    const { base, items } = this;
+    if (!base) return [...items.values()];
+    if (items.size === 0) return base.slice();
+    const out = new Array<Item>(base.length);
+    const replaced = new Set<string>();
+    for (let i = 0; i < base.length; i++) {
+      const later = items.get(base[i].id);
+      if (later === undefined) out[i] = base[i];
+      else {
+        out[i] = later;
+        replaced.add(later.id);
+      }
+    }
+    for (const [id, item] of items) if (!replaced.has(id)) out.push(item);
+    return out;
+  }
+
+  /** The map of every item (the catalogue's items entered into it now, once, if still apart). */
+  private allItems(): Map<string, Item> {
+    const { base } = this;
+    if (base) {
+      const all = new Map<string, Item>();
+      for (const item of base) all.set(item.id, item);
+      for (const [id, item] of this.items) all.set(id, item);
+      this.items = all;
+      this.base = undefined;
+    }
+    return this.items;
   }
 
   /**
@@ -310,10 +354,9 @@ export class FileStore implements ContentStore {
       if (snapshot) this.snapshotBytes = buf.length;
     }
     const { ids, types, fingerprint, start, end, plainStart, plainEnd } = cat;
-    for (let i = 0; i < ids.length; i++) {
-      const src = sources[cat.file[i]];
-      this.items.set(ids[i], lazyItem(ids[i], typeOf(types[i]), fingerprint[i], src, start[i], end[i], plainStart[i], plainEnd[i]));
-    }
+    const base = new Array<Item>(ids.length);
+    for (let i = 0; i < ids.length; i++) base[i] = lazyItem(ids[i], typeOf(types[i]), fingerprint[i], sources[cat.file[i]], start[i], end[i], plainStart[i], plainEnd[i]);
+    this.base = base;
     return cat.files.find((f) => f.name.endsWith('.log'))?.bytes ?? 0;
   }
 
@@ -352,7 +395,7 @@ export class FileStore implements ContentStore {
       if (this.closing || this.broken) return;
       const gen = this.gen;
       const logBytes = this.logBytes;
-      const items = [...this.items.values()];
+      const items = this.ordered();
       const sources: CatalogueSource[] = [];
       try {
         sources.push({ name: `content-${gen}.snapshot`, buf: await readWholeFile(this.path(gen, 'snapshot')), snapshot: true });
@@ -573,7 +616,7 @@ export class FileStore implements ContentStore {
     const next = this.gen + 1;
     const snapshot = this.path(next, 'snapshot');
     const tmp = `${snapshot}.tmp`;
-    const all = [...this.items.values()];
+    const all = [...this.allItems().values()];
     let bytes = 0;
     try {
       const fh = await open(tmp, 'w');
@@ -676,7 +719,8 @@ export class FileStore implements ContentStore {
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
-    return ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
+    const all = this.allItems();
+    return ids.map((id) => all.get(id)).filter((i): i is Item => i !== undefined);
   }
 
   /** A file store has no other writers. */

@@ -104,6 +104,8 @@ describe('FileStore content catalogue', () => {
     const s = await open(1 << 30);
     expect(s.fromCatalogue).toBe(true);
     await s.store.putMany([item('after', 1), item('i-0', 200)]);
+    // Look-ups by id see the catalogue's items and the writes after it.
+    expect(seen(await s.store.getMany(['after', 'i-0', 'i-5', 'nope']))).toEqual(seen([item('after', 1), item('i-0', 200), item('i-5', 5)]));
     await s.store.close();
     // A torn append after the catalogue's part of the log is cut as before.
     appendFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.log'))!), encodeRecord({ op: 'put', items: [item('torn', 1)] }).subarray(0, 20));
