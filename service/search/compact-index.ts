@@ -220,6 +220,9 @@ export class CompactIndex {
   private readonly fieldIds: Readonly<Record<string, number>>;
   private ids: Array<string | undefined> = [];
   private shortIds = new Map<string, number>();
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  private mapAt = 0;
+  private mapEnd = 0;
   private next = 0;
   private live = 0;
   private readonly avg: Float64Array;
@@ -296,12 +299,40 @@ export class CompactIndex {
 
   /** Whether `id` is indexed. */
   has(id: string): boolean {
-    return this.shortIds.has(id);
+    return this.idMap().has(id);
   }
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    return this.shortIds.get(id);
+    return this.idMap().get(id);
+  }
+
+  /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
+  private idMap(): Map<string, number> {
+    if (this.mapAt < this.mapEnd) {
+      const { ids, shortIds } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) {
+        const id = ids[d];
+        if (id !== undefined) shortIds.set(id, d);
+      }
+      this.mapAt = this.mapEnd;
+    }
+    return this.shortIds;
+  }
+
+  /**
+   * Enters a restored base's ids into the id map in slices of about `sliceMs` (after the start,
+   * like `fillVocabulary`); a look-up before it is done enters the rest first.
+   */
+  async fillIds(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    await yieldToLoop();
+    while (this.mapAt < this.mapEnd) {
+      const d = this.mapAt++;
+      const id = this.ids[d];
+      if (id !== undefined) this.shortIds.set(id, d);
+      if ((d & 1023) === 1023) await slicer.maybeYield();
+    }
   }
 
   /** The external id of a short document id. */
@@ -378,7 +409,7 @@ export class CompactIndex {
   }
 
   private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean, fingerprint: number): void {
-    if (this.shortIds.has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
+    if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
     this.ids[d] = id;
@@ -426,7 +457,7 @@ export class CompactIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const d = this.shortIds.get(id);
+    const d = this.idMap().get(id);
     if (d === undefined) return false;
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
@@ -673,6 +704,7 @@ export class CompactIndex {
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
     this.ids = ids;
     this.shortIds = shortIds;
+    this.mapAt = this.mapEnd = 0;
     this.next = next;
     this.base = r.base;
     this.baseRuns = new Map();
@@ -696,11 +728,10 @@ export class CompactIndex {
     const n = sealed.ids.length;
     const nt = sealed.terms.length;
     c.ids = sealed.ids.slice();
-    for (let d = 0; d < n; d++) {
-      c.shortIds.set(sealed.ids[d], d);
-      if (d % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
-    }
-    if (c.shortIds.size !== n) throw new Error('CompactIndex.restore: duplicate ids in the sealed index');
+    // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
+    // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
+    // ids are unique when appended, and the segment file is checked whole.)
+    c.mapEnd = n;
     c.next = n;
     c.live = n;
     c.avg.set(sealed.avg);

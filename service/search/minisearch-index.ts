@@ -118,6 +118,34 @@ interface DocMeta {
   readonly summary: string;
 }
 
+const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+
+/**
+ * The metadata of a document taken from a persisted segment: read from its item when first
+ * needed, so that a start does not read every item (a store may parse items lazily).
+ */
+class RestoredMeta implements DocMeta {
+  plain = false;
+  private lowered: readonly string[] | undefined;
+  private text: string | undefined;
+  constructor(
+    readonly type: ItemType,
+    private readonly item: Item,
+  ) {}
+  get tags(): readonly string[] {
+    return (this.lowered ??= lowerTags(this.item.tags));
+  }
+  get body(): string {
+    return this.text ?? this.item.body;
+  }
+  set body(text: string) {
+    this.text = text;
+  }
+  get summary(): string {
+    return this.item.summary ?? '';
+  }
+}
+
 /** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
 interface Analysed {
   readonly fields: string[][];
@@ -183,6 +211,9 @@ export class MiniSearchIndex implements SearchIndex {
   readonly analyzer = new Analyzer();
   private mini: CompactIndex;
   private docs = new Map<string, DocMeta>();
+  /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
+  private pendingMeta: Item[] | undefined;
+  private pendingAt = 0;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
   private readonly pruning: boolean;
@@ -232,9 +263,11 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>): void {
+  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
     this.mini = mini;
     this.docs = docs;
+    this.pendingMeta = pending;
+    this.pendingAt = 0;
     const sealed = this.sealedAside.get(mini);
     this.sealedAside.delete(mini);
     if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
@@ -253,7 +286,7 @@ export class MiniSearchIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta> } | undefined> {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -271,6 +304,8 @@ export class MiniSearchIndex implements SearchIndex {
     const seen = new Uint8Array(n);
     const docs = new Map<string, DocMeta>();
     const changed: Item[] = [];
+    // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
+    const unchanged: Item[] = [];
     const sealedIds = loaded.sealed.ids;
     for (let i = 0, next = 0; i < items.length; i++) {
       if ((i & 1023) === 1023) await slicer.maybeYield();
@@ -279,7 +314,7 @@ export class MiniSearchIndex implements SearchIndex {
       const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
       if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
-        docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
+        unchanged.push(item);
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
     }
@@ -301,7 +336,29 @@ export class MiniSearchIndex implements SearchIndex {
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     if (changed.length + removed.length > 0) mini.checkpoint();
-    return { mini, docs };
+    return { mini, docs, unchanged };
+  }
+
+  /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
+  private metaDocs(): Map<string, DocMeta> {
+    const pending = this.pendingMeta;
+    if (pending) {
+      for (let i = this.pendingAt; i < pending.length; i++) this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      this.pendingMeta = undefined;
+    }
+    return this.docs;
+  }
+
+  /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
+  private async fillMeta(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    const pending = this.pendingMeta;
+    while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
+      const i = this.pendingAt++;
+      this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+    }
+    if (pending && this.pendingMeta === pending) this.pendingMeta = undefined;
   }
 
   /**
@@ -317,7 +374,7 @@ export class MiniSearchIndex implements SearchIndex {
     const tags = a.analyze(item.tags.join(' '));
     const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, plain: true, summary };
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
@@ -363,7 +420,7 @@ export class MiniSearchIndex implements SearchIndex {
         const a = await this.analyse(item, slicer);
         if (await this.gate.quiet()) slicer.restart();
         this.mini.discard(item.id);
-        this.docs.set(item.id, a.meta);
+        this.metaDocs().set(item.id, a.meta);
         this.mini.add(item.id, a.fields, a.fingerprint);
       }
     });
@@ -377,7 +434,7 @@ export class MiniSearchIndex implements SearchIndex {
     return this.serial(async () => {
       await this.gate.quiet();
       for (const id of ids) {
-        if (this.mini.discard(id)) this.docs.delete(id);
+        if (this.mini.discard(id)) this.metaDocs().delete(id);
       }
     });
   }
@@ -395,8 +452,12 @@ export class MiniSearchIndex implements SearchIndex {
         const restored = await this.restore(items, slicer);
         if (restored) {
           await this.gate.quiet();
-          this.swapIn(restored.mini, restored.docs);
-          void restored.mini.fillVocabulary(this.indexSliceMs);
+          this.swapIn(restored.mini, restored.docs, restored.unchanged);
+          const { mini } = restored;
+          void mini
+            .fillIds(this.indexSliceMs)
+            .then(() => this.fillMeta(this.indexSliceMs))
+            .then(() => mini.fillVocabulary(this.indexSliceMs));
           return;
         }
       }
@@ -485,8 +546,9 @@ export class MiniSearchIndex implements SearchIndex {
   private filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
+    const docs = this.metaDocs();
     return (id) => {
-      const d = this.docs.get(id);
+      const d = docs.get(id);
       return !!d && (!type || d.type === type) && (!t || d.tags.includes(t));
     };
   }
@@ -601,7 +663,7 @@ export class MiniSearchIndex implements SearchIndex {
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
-    const doc = this.docs.get(hit.id);
+    const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
     if (!doc.plain) {
       doc.body = plainText(doc.body);
