@@ -64,6 +64,13 @@ export interface TopKOptions {
   readonly coordination?: (doc: number, matchedDistinct: number) => number;
   /** Largest value `coordination` can return. @default 1 */
   readonly maxCoordination?: number;
+  /**
+   * Documents known to match and be kept (say, a first pass's top documents, whose terms an RM3
+   * query is drawn from): the k-th best of their exact scores is a floor of the k-th best score
+   * of all, so pruning starts from it instead of from the first k documents met. Fewer than k:
+   * no floor. @default none
+   */
+  readonly known?: readonly number[];
 }
 
 /** One ranked document. */
@@ -213,10 +220,12 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   const best = new Best(opts.k);
   // order[0 .. p) are non-essential; the essential ones sit in a heap by their current document,
   // so each posting costs a heap step instead of a pass over every term.
+  const floor = knownFloor(cursors, opts);
+  let threshold = floor;
   let p = 0;
-  let threshold = -Infinity;
+  while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
   const heap = new DocHeap(cursors, pos);
-  for (let j = 0; j < m; j++) heap.push(order[j]);
+  for (let j = p; j < m; j++) heap.push(order[j]);
   // Per cursor, the block its shallow seeks (non-essential) have reached.
   const blk = new Int32Array(m);
   // near[j + 1]: what order[low .. j] can add to the current document (block bounds), from cum[low].
@@ -309,12 +318,35 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     if (score < threshold) continue;
     if (!best.offer({ id: opts.idOf(doc), score })) continue;
     if (!best.full) continue;
-    threshold = best.threshold;
+    threshold = Math.max(best.threshold, floor);
     const before = p;
     while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
     if (p !== before) heap.rebuild(order.slice(p).filter((i) => pos[i] < cursors[i].docs.length));
   }
   return best.heap.sort(byRank);
+}
+
+/**
+ * The k-th best exact score of `opts.known` (−∞ with fewer than k of them), lowered by a relative
+ * 1e-9 so that a different summation order can never put it above a document's own score: every
+ * document of the true top k scores at least that much.
+ */
+function knownFloor(cursors: readonly ScoreCursor[], opts: TopKOptions): number {
+  const known = opts.known;
+  if (!known || known.length < opts.k) return -Infinity;
+  const scores = known.map((doc) => {
+    let sum = 0;
+    let distinct = 0;
+    for (const c of cursors) {
+      const at = seek(c.docs, 0, doc);
+      if (at >= c.docs.length || c.docs[at] !== doc) continue;
+      sum += cursorScore(c, at);
+      if (c.distinct) distinct += 1;
+    }
+    return opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
+  });
+  const kth = scores.sort((a, b) => b - a)[opts.k - 1];
+  return kth > 0 ? kth * (1 - 1e-9) : -Infinity;
 }
 
 /** Cursor `c`'s score at its posting `at`: the exhaustive scorer's expression and order, so scores agree to the last bit. */
@@ -410,6 +442,210 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
     best.offer({ id: opts.idOf(doc), score: s });
   }
   return best.heap.sort(byRank);
+}
+
+/** Accumulators of `boundedTopK` whose document is one of its candidates. */
+const CANDIDATE = 1;
+/** Accumulators of `boundedTopK` whose document the `keep` filter leaves out. */
+const LEFT_OUT = 2;
+
+/**
+ * The same best `k` as `maxScoreTopK` (without a coordination factor: with one, it is
+ * `maxScoreTopK`), term at a time into accumulators that score bounds prune, as in Moffat &
+ * Zobel's continue strategy with MaxScore's bounds:
+ *
+ * - Terms go by their bound, the largest first. Every contribution is ≥ 0, so a document's
+ *   partial sum is a floor of its score, and the k-th best partial sum (or the floor of
+ *   `opts.known`) is a floor θ of the k-th best score.
+ * - While the bounds of the terms still to come add up to θ or more, a document met first now
+ *   could still make the top k: each posting adds to its document's accumulator (created if
+ *   new). From then on no new document can: only the candidates are looked up in the remaining
+ *   terms (by galloping search when they are few next to the postings, else in one scan), and a
+ *   candidate whose partial sum plus those bounds falls short of θ is dropped.
+ * - The survivors' scores are then summed again in the cursors' order, as the exhaustive scorer
+ *   sums them, so the scores and the page are the same to the last bit.
+ *
+ * An expanded (RM3) query has ~20–30 terms; most of its postings are in the long lists of
+ * common terms with small bounds, which this touches only for the few candidates left.
+ */
+export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+  const m = cursors.length;
+  if (opts.k <= 0 || m === 0) return [];
+  if (opts.coordination) return maxScoreTopK(cursors, opts);
+  const { k, keep } = opts;
+  const order = [...cursors.keys()].sort((a, b) => cursors[b].bound - cursors[a].bound || a - b);
+  // rest[j]: what order[j ..] can add to a document at most.
+  const rest = new Float64Array(m + 1);
+  for (let j = m - 1; j >= 0; j--) rest[j] = rest[j + 1] + cursors[order[j]].bound;
+  let size = 0;
+  let postings = 0;
+  for (const { docs } of cursors) {
+    if (docs.length > 0) size = Math.max(size, docs[docs.length - 1] + 1);
+    postings += docs.length;
+  }
+  if (accScore.length < size) {
+    accScore = new Float64Array(size);
+    accDistinct = new Uint16Array(size);
+    accSeen = new Uint8Array(size);
+  }
+  if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+  const score = accScore;
+  const state = accSeen;
+  const cands = accDocs;
+  let n = 0;
+  let theta = knownFloor(cursors, opts);
+  let j = 0;
+  for (; j < m && rest[j] * SLACK >= theta; j++) {
+    const c = cursors[order[j]];
+    const { docs } = c;
+    for (let at = 0; at < docs.length; at++) {
+      const doc = docs[at];
+      if (state[doc] === 0) {
+        state[doc] = keep && !keep(doc) ? LEFT_OUT : CANDIDATE;
+        cands[n++] = doc;
+      }
+    }
+    addPostings(c, score);
+    // Partial sums only grow: the k-th best of those this term added to is a floor too (cheaper
+    // than over every candidate; that is taken once, below).
+    theta = Math.max(theta, kthPartial(docs, docs.length, k));
+  }
+  theta = Math.max(theta, kthPartial(cands, n, k));
+  // Nothing after this adds new documents: left-out ones and those that cannot reach θ are
+  // dropped; the rest are put in document order once they are few enough to be looked up.
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const doc = cands[i];
+    if (state[doc] === CANDIDATE && (score[doc] + rest[j]) * SLACK >= theta) cands[s++] = doc;
+    else {
+      state[doc] = 0;
+      score[doc] = 0;
+    }
+  }
+  n = s;
+  let sorted = false;
+  for (; j < m; j++) {
+    n = dropBelow(cands, n, rest[j], theta);
+    const c = cursors[order[j]];
+    const { docs } = c;
+    if (n * 16 < docs.length) {
+      if (!sorted) {
+        cands.subarray(0, n).sort();
+        sorted = true;
+      }
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        const doc = cands[i];
+        at = seek(docs, at, doc);
+        if (at >= docs.length) break;
+        if (docs[at] === doc) score[doc] += cursorScore(c, at);
+      }
+    } else addPostings(c, score, state);
+    theta = Math.max(theta, kthPartial(cands, n, k));
+  }
+  n = dropBelow(cands, n, 0, theta);
+  if (!sorted) cands.subarray(0, n).sort();
+  // The survivors' scores, summed in the cursors' order.
+  const exact = new Float64Array(n);
+  for (const c of cursors) {
+    const { docs } = c;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      at = seek(docs, at, cands[i]);
+      if (at >= docs.length) break;
+      if (docs[at] === cands[i]) exact[i] += cursorScore(c, at);
+    }
+  }
+  const best = new Best(k);
+  for (let i = 0; i < n; i++) {
+    const doc = cands[i];
+    state[doc] = 0;
+    score[doc] = 0;
+    if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(doc), score: exact[i] });
+  }
+  return best.heap.sort(byRank);
+}
+
+/** Adds cursor `c`'s value at each of its postings to `score` (only at candidates, given `state`). */
+function addPostings(c: ScoreCursor, score: Float64Array, state?: Uint8Array): void {
+  const { docs } = c;
+  // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
+  // sum), one or two fields are summed inline; else as the pruned scorer does.
+  const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
+  if (state) {
+    for (let at = 0; at < docs.length; at++) if (state[docs[at]] === CANDIDATE) score[docs[at]] += cursorScore(c, at);
+  } else if (vals?.length === 1) {
+    const [[v0, f0]] = vals;
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
+  } else if (vals?.length === 2) {
+    const [[v0, f0], [v1, f1]] = vals;
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
+  } else {
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
+  }
+}
+
+/**
+ * Keeps the first `n` of `cands` (in order) whose partial score plus `rest` can still reach
+ * `theta`, clearing the others' accumulators; returns how many are kept.
+ */
+function dropBelow(cands: Int32Array, n: number, rest: number, theta: number): number {
+  const score = accScore;
+  const state = accSeen;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const doc = cands[i];
+    if ((score[doc] + rest) * SLACK >= theta) cands[s++] = doc;
+    else {
+      state[doc] = 0;
+      score[doc] = 0;
+    }
+  }
+  return s;
+}
+
+// Scratch of `kthPartial`.
+let kthHeap = new Float64Array(0);
+
+/**
+ * The k-th best partial score of the candidates among the first `n` of `docs` (−∞ with fewer
+ * than k), lowered by a relative 1e-9 against summation order (see `knownFloor`).
+ */
+function kthPartial(docs: Int32Array, n: number, k: number): number {
+  const score = accScore;
+  const state = accSeen;
+  if (kthHeap.length < k) kthHeap = new Float64Array(k);
+  const h = kthHeap;
+  // A min-heap of the k best seen.
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const doc = docs[i];
+    if (state[doc] !== CANDIDATE) continue;
+    const v = score[doc];
+    if (size < k) {
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (h[parent] <= v) break;
+        h[at] = h[parent];
+        at = parent;
+      }
+      h[at] = v;
+    } else if (v > h[0]) {
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && h[r] < h[l] ? r : l;
+        if (h[c] >= v) break;
+        h[at] = h[c];
+        at = c;
+      }
+      h[at] = v;
+    }
+  }
+  return size < k ? -Infinity : h[0] * (1 - 1e-9);
 }
 
 /** Min-heap of cursor indices by the document each points at. */
