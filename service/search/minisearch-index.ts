@@ -9,7 +9,7 @@ import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-inde
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
-import { accumulatedTopK, boundedTopK } from './max-score';
+import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
@@ -93,6 +93,12 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
   /** `CompactIndexOptions.minMergeDocs` (small in tests, to merge often). @default 1024 */
   readonly minMergeDocs?: number;
 };
+
+/**
+ * Indexes of at most this many documents score long queries with `boundedTopK`, larger ones
+ * with `maxScoreTopK` (the same pages; speed only, measured at 200k and 1M: see BENCHMARKS.md).
+ */
+const BOUNDED_TOPK_DOCS = 300_000;
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
@@ -559,9 +565,10 @@ export class MiniSearchIndex implements SearchIndex {
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
-    // Longer ones term at a time with accumulators pruned by bounds (MaxScore's heap step per
-    // posting cost more than the postings it skipped with RM3's 20-odd terms).
-    const topK = groups ? accumulatedTopK : boundedTopK;
+    // Longer ones term at a time with accumulators pruned by bounds while the accumulators stay
+    // small (at 200k: 0.4x MaxScore's time on the RM3 pass); past that, their candidates'
+    // look-ups miss the cache and MaxScore is faster (1.55x the other way at 1M).
+    const topK = groups ? accumulatedTopK : mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
     const hits = topK(cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination, known });
     return { total, hits };
   }
