@@ -378,15 +378,8 @@ let accDistinct = new Uint16Array(0);
 let accSeen = new Uint8Array(0);
 let accDocs = new Int32Array(0);
 
-/**
- * The same best `k` as `maxScoreTopK`, by scoring every posting term at a time into an
- * accumulator per document (cursors in order, so each document's sum is added in the same order
- * to the same bits), then offering each matched document once. For queries whose postings
- * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
- * most postings scored anyway), this spares MaxScore's heap step per posting.
- */
-export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
-  if (opts.k <= 0 || cursors.length === 0) return [];
+/** Grows the accumulators' scratch to the cursors' documents and postings. */
+function growScratch(cursors: readonly ScoreCursor[]): void {
   let size = 0;
   let postings = 0;
   for (const { docs } of cursors) {
@@ -399,6 +392,18 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
     accSeen = new Uint8Array(size);
   }
   if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+}
+
+/**
+ * The same best `k` as `maxScoreTopK`, by scoring every posting term at a time into an
+ * accumulator per document (cursors in order, so each document's sum is added in the same order
+ * to the same bits), then offering each matched document once. For queries whose postings
+ * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
+ * most postings scored anyway), this spares MaxScore's heap step per posting.
+ */
+export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+  if (opts.k <= 0 || cursors.length === 0) return [];
+  growScratch(cursors);
   const score = accScore;
   const distinct = accDistinct;
   const seen = accSeen;
@@ -415,18 +420,7 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
       }
       distinct[doc] += one;
     }
-    // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
-    // sum), one or two fields are summed inline; else as the pruned scorer does.
-    const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
-    if (vals?.length === 1) {
-      const [[v0, f0]] = vals;
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
-    } else if (vals?.length === 2) {
-      const [[v0, f0], [v1, f1]] = vals;
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
-    } else {
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
-    }
+    addPostings(c, score);
   }
   const best = new Best(opts.k);
   for (let i = 0; i < n; i++) {
@@ -477,18 +471,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   // rest[j]: what order[j ..] can add to a document at most.
   const rest = new Float64Array(m + 1);
   for (let j = m - 1; j >= 0; j--) rest[j] = rest[j + 1] + cursors[order[j]].bound;
-  let size = 0;
-  let postings = 0;
-  for (const { docs } of cursors) {
-    if (docs.length > 0) size = Math.max(size, docs[docs.length - 1] + 1);
-    postings += docs.length;
-  }
-  if (accScore.length < size) {
-    accScore = new Float64Array(size);
-    accDistinct = new Uint16Array(size);
-    accSeen = new Uint8Array(size);
-  }
-  if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+  growScratch(cursors);
   const score = accScore;
   const state = accSeen;
   const cands = accDocs;
