@@ -377,6 +377,7 @@ let accScore = new Float64Array(0);
 let accDistinct = new Uint16Array(0);
 let accSeen = new Uint8Array(0);
 let accDocs = new Int32Array(0);
+let accPartial = new Float64Array(0);
 
 /** Grows the accumulators' scratch to the cursors' documents and postings. */
 function growScratch(cursors: readonly ScoreCursor[]): void {
@@ -391,7 +392,10 @@ function growScratch(cursors: readonly ScoreCursor[]): void {
     accDistinct = new Uint16Array(size);
     accSeen = new Uint8Array(size);
   }
-  if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+  if (accDocs.length < postings) {
+    accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+    accPartial = new Float64Array(accDocs.length);
+  }
 }
 
 /**
@@ -478,9 +482,15 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   let n = 0;
   let theta = knownFloor(cursors, opts);
   let j = 0;
+  // The documents the accumulators were written at lie in lo … hi.
+  let lo = 0;
+  let hi = -1;
   for (; j < m && rest[j] * SLACK >= theta; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
+    if (docs.length === 0) continue;
+    lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
+    hi = Math.max(hi, docs[docs.length - 1]);
     for (let at = 0; at < docs.length; at++) {
       const doc = docs[at];
       if (state[doc] === 0) {
@@ -494,40 +504,46 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     theta = Math.max(theta, kthPartial(docs, docs.length, k));
   }
   theta = Math.max(theta, kthPartial(cands, n, k));
-  // Nothing after this adds new documents: left-out ones and those that cannot reach θ are
-  // dropped; the rest are put in document order once they are few enough to be looked up.
+  // Nothing after this adds new documents. The candidates that can still reach θ move to dense
+  // arrays in document order, in one pass over the accumulators in order (cleared as it goes):
+  // the look-ups below then read them in order, not at random (at 1M documents the
+  // accumulators are 8 MB and random reads miss the cache).
+  const partial = accPartial;
   let s = 0;
-  for (let i = 0; i < n; i++) {
-    const doc = cands[i];
-    if (state[doc] === CANDIDATE && (score[doc] + rest[j]) * SLACK >= theta) cands[s++] = doc;
-    else {
-      state[doc] = 0;
-      score[doc] = 0;
+  for (let d = lo; d <= hi; d++) {
+    const st = state[d];
+    if (st === 0) continue;
+    const v = score[d];
+    state[d] = 0;
+    score[d] = 0;
+    if (st === CANDIDATE && (v + rest[j]) * SLACK >= theta) {
+      cands[s] = d;
+      partial[s++] = v;
     }
   }
   n = s;
-  let sorted = false;
   for (; j < m; j++) {
-    n = dropBelow(cands, n, rest[j], theta);
+    n = dropBelow(cands, partial, n, rest[j], theta);
     const c = cursors[order[j]];
     const { docs } = c;
+    let at = 0;
     if (n * 16 < docs.length) {
-      if (!sorted) {
-        cands.subarray(0, n).sort();
-        sorted = true;
-      }
-      let at = 0;
       for (let i = 0; i < n; i++) {
-        const doc = cands[i];
-        at = seek(docs, at, doc);
+        at = seek(docs, at, cands[i]);
         if (at >= docs.length) break;
-        if (docs[at] === doc) score[doc] += cursorScore(c, at);
+        if (docs[at] === cands[i]) partial[i] += cursorScore(c, at);
       }
-    } else addPostings(c, score, state);
-    theta = Math.max(theta, kthPartial(cands, n, k));
+    } else {
+      for (let i = 0; i < n && at < docs.length; ) {
+        const doc = docs[at];
+        if (cands[i] < doc) i += 1;
+        else if (cands[i] > doc) at += 1;
+        else partial[i++] += cursorScore(c, at++);
+      }
+    }
+    theta = Math.max(theta, kthLargest(partial, n, k));
   }
-  n = dropBelow(cands, n, 0, theta);
-  if (!sorted) cands.subarray(0, n).sort();
+  n = dropBelow(cands, partial, n, 0, theta);
   // The survivors' scores, summed in the cursors' order.
   const exact = new Float64Array(n);
   for (const c of cursors) {
@@ -540,12 +556,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     }
   }
   const best = new Best(k);
-  for (let i = 0; i < n; i++) {
-    const doc = cands[i];
-    state[doc] = 0;
-    score[doc] = 0;
-    if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(doc), score: exact[i] });
-  }
+  for (let i = 0; i < n; i++) if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i] });
   return best.heap.sort(byRank);
 }
 
@@ -569,25 +580,20 @@ function addPostings(c: ScoreCursor, score: Float64Array, state?: Uint8Array): v
 }
 
 /**
- * Keeps the first `n` of `cands` (in order) whose partial score plus `rest` can still reach
- * `theta`, clearing the others' accumulators; returns how many are kept.
+ * Keeps the first `n` candidates (in order) whose partial score plus `rest` can still reach
+ * `theta`, in place; returns how many are kept.
  */
-function dropBelow(cands: Int32Array, n: number, rest: number, theta: number): number {
-  const score = accScore;
-  const state = accSeen;
+function dropBelow(cands: Int32Array, partial: Float64Array, n: number, rest: number, theta: number): number {
   let s = 0;
   for (let i = 0; i < n; i++) {
-    const doc = cands[i];
-    if ((score[doc] + rest) * SLACK >= theta) cands[s++] = doc;
-    else {
-      state[doc] = 0;
-      score[doc] = 0;
-    }
+    if ((partial[i] + rest) * SLACK < theta) continue;
+    cands[s] = cands[i];
+    partial[s++] = partial[i];
   }
   return s;
 }
 
-// Scratch of `kthPartial`.
+// Scratch of `kthPartial` and `kthLargest`.
 let kthHeap = new Float64Array(0);
 
 /**
@@ -597,16 +603,31 @@ let kthHeap = new Float64Array(0);
 function kthPartial(docs: Int32Array, n: number, k: number): number {
   const score = accScore;
   const state = accSeen;
-  if (kthHeap.length < k) kthHeap = new Float64Array(k);
-  const h = kthHeap;
-  // A min-heap of the k best seen.
-  let size = 0;
-  for (let i = 0; i < n; i++) {
-    const doc = docs[i];
-    if (state[doc] !== CANDIDATE) continue;
-    const v = score[doc];
-    if (size < k) {
-      let at = size++;
+  const heap = new KthHeap(k);
+  for (let i = 0; i < n; i++) if (state[docs[i]] === CANDIDATE) heap.add(score[docs[i]]);
+  return heap.kth();
+}
+
+/** The k-th largest of the first `n` of `values`, lowered as `kthPartial`'s. */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  const heap = new KthHeap(k);
+  for (let i = 0; i < n; i++) heap.add(values[i]);
+  return heap.kth();
+}
+
+/** The k largest values added, in a min-heap (in a shared scratch array). */
+class KthHeap {
+  private size = 0;
+  private readonly h: Float64Array;
+  constructor(private readonly k: number) {
+    if (kthHeap.length < k) kthHeap = new Float64Array(k);
+    this.h = kthHeap;
+  }
+
+  add(v: number): void {
+    const { h, k } = this;
+    if (this.size < k) {
+      let at = this.size++;
       while (at > 0) {
         const parent = (at - 1) >> 1;
         if (h[parent] <= v) break;
@@ -628,7 +649,11 @@ function kthPartial(docs: Int32Array, n: number, k: number): number {
       h[at] = v;
     }
   }
-  return size < k ? -Infinity : h[0] * (1 - 1e-9);
+
+  /** The k-th largest (−∞ with fewer), lowered by a relative 1e-9. */
+  kth(): number {
+    return this.size < this.k ? -Infinity : this.h[0] * (1 - 1e-9);
+  }
 }
 
 /** Min-heap of cursor indices by the document each points at. */
