@@ -95,8 +95,9 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
 };
 
 /**
- * Indexes of at most this many documents score long queries with `boundedTopK`, larger ones
- * with `maxScoreTopK` (the same pages; speed only, measured at 200k and 1M: see BENCHMARKS.md).
+ * Indexes of at most this many documents score both passes of long queries with `boundedTopK`,
+ * larger ones the first pass with `maxScoreTopK` (the same pages; speed only, measured at 200k
+ * and 1M: see BENCHMARKS.md).
  */
 const BOUNDED_TOPK_DOCS = 300_000;
 
@@ -565,10 +566,11 @@ export class MiniSearchIndex implements SearchIndex {
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
-    // Longer ones term at a time with accumulators pruned by bounds while the accumulators stay
-    // small (at 200k: 0.4x MaxScore's time on the RM3 pass); past that, their candidates'
-    // look-ups miss the cache and MaxScore is faster (1.55x the other way at 1M).
-    const topK = groups ? accumulatedTopK : mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
+    // Longer ones term at a time with accumulators pruned by bounds (at 200k: 0.4x MaxScore's
+    // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
+    // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
+    // too many accumulators there (1.21x).
+    const topK = groups ? accumulatedTopK : known || mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
     const hits = topK(cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination, known });
     return { total, hits };
   }
