@@ -4,6 +4,8 @@ import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
 import type { QueryGate } from './query-gate';
+
+import { SortedTerms } from './sorted-terms';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -234,6 +236,8 @@ export class CompactIndex {
   private terms: string[] = [];
   private termIds = new Map<string, number>();
   private tree = new SearchableMap<number>();
+  // The vocabulary sorted, for prefix and fuzzy look-ups (`sorted`).
+  private sortedTerms: SortedTerms | undefined;
   /** Terms `0 … treeTerms - 1` are in `tree`; the rest are added when it is next used (`vocabulary`). */
   private treeTerms = 0;
   private df: Int32Array[];
@@ -822,17 +826,44 @@ export class CompactIndex {
     return found.slice();
   }
 
-  /** `expansions` looked up in the radix tree. */
+  /**
+   * The vocabulary sorted (made at its first use; remade, merging the newer terms in, once they
+   * are more than 256 and a 64th of it). Terms newer than it are scanned.
+   */
+  private sorted(): SortedTerms {
+    const n = this.terms.length;
+    const s = this.sortedTerms;
+    if (s && (n - s.count <= 256 || (n - s.count) * 64 <= s.count)) return s;
+    return (this.sortedTerms = new SortedTerms(this.terms, n, s));
+  }
+
+  /**
+   * `expansions` looked up: prefix matches in the sorted vocabulary, near spellings in the radix
+   * tree. The prefix matches are those the radix tree gives: all of them when the prefix has at
+   * most `scanLimit`; past that, the first `scanLimit` the tree yields (in its own order), so
+   * then they are taken from the tree.
+   */
   private lookUpExpansions(term: string, lookup: ExpansionLookup): Expansion[] {
     const out = new Map<string, Expansion>();
+    const { terms } = this;
+    const addPrefix = (t: string, id: number): boolean => {
+      const df = this.maxDf(id);
+      if (df === 0) return false;
+      const distance = t.length - term.length;
+      if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
+      return true;
+    };
     if (lookup.prefix) {
-      let seen = 0;
-      for (const [t, id] of this.vocabulary().atPrefix(term)) {
-        const df = this.maxDf(id);
-        if (df === 0) continue;
-        if (++seen > lookup.scanLimit) break;
-        const distance = t.length - term.length;
-        if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
+      const sorted = this.sorted();
+      const [lo, hi] = sorted.prefixRange(term);
+      const newer: number[] = [];
+      for (let t = sorted.count; t < terms.length; t++) if (terms[t].startsWith(term)) newer.push(t);
+      if (hi - lo + newer.length <= lookup.scanLimit) {
+        for (let i = lo; i < hi; i++) addPrefix(terms[sorted.idAt(i)], sorted.idAt(i));
+        for (const t of newer) addPrefix(terms[t], t);
+      } else {
+        let seen = 0;
+        for (const [t, id] of this.vocabulary().atPrefix(term)) if (addPrefix(t, id) && ++seen >= lookup.scanLimit) break;
       }
     }
     if (lookup.fuzzy > 0) {

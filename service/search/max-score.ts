@@ -67,9 +67,16 @@ export interface TopKOptions {
   /**
    * A score that `k` documents elsewhere already reach (`windowedTopK`'s earlier windows): a
    * document scoring below it cannot make the page and is pruned from the start; ties are kept
-   * (`maxScoreTopK` only). @default none
+   * (`maxScoreTopK` and `boundedTopK`). @default none
    */
   readonly floor?: number;
+  /**
+   * Documents known to match and be kept (say, a first pass's top documents, whose terms an RM3
+   * query is drawn from): the k-th best of their exact scores is a floor of the k-th best score
+   * of all, so pruning starts from it instead of from the first k documents met. Fewer than k:
+   * no floor. @default none
+   */
+  readonly known?: readonly number[];
 }
 
 /** One ranked document. */
@@ -219,8 +226,9 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   const best = new Best(opts.k);
   // order[0 .. p) are non-essential; the essential ones sit in a heap by their current document,
   // so each posting costs a heap step instead of a pass over every term.
+  const floor = knownFloor(cursors, opts);
+  let threshold = floor;
   let p = 0;
-  let threshold = opts.floor ?? -Infinity;
   while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
   const heap = new DocHeap(cursors, pos);
   for (let j = p; j < m; j++) heap.push(order[j]);
@@ -316,12 +324,37 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     if (score < threshold) continue;
     if (!best.offer({ id: opts.idOf(doc), score })) continue;
     if (!best.full) continue;
-    threshold = Math.max(threshold, best.threshold);
+    threshold = Math.max(best.threshold, floor);
     const before = p;
     while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
     if (p !== before) heap.rebuild(order.slice(p).filter((i) => pos[i] < cursors[i].docs.length));
   }
   return best.heap.sort(byRank);
+}
+
+/**
+ * The larger of `opts.floor` and the k-th best exact score of `opts.known` (−∞ without either, or
+ * with fewer than k known), the latter lowered by a relative 1e-9 so that a different summation
+ * order can never put it above a document's own score: every document of the true top k scores
+ * at least that much.
+ */
+export function knownFloor(cursors: readonly ScoreCursor[], opts: TopKOptions): number {
+  const given = opts.floor ?? -Infinity;
+  const known = opts.known;
+  if (!known || known.length < opts.k) return given;
+  const scores = known.map((doc) => {
+    let sum = 0;
+    let distinct = 0;
+    for (const c of cursors) {
+      const at = seek(c.docs, 0, doc);
+      if (at >= c.docs.length || c.docs[at] !== doc) continue;
+      sum += cursorScore(c, at);
+      if (c.distinct) distinct += 1;
+    }
+    return opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
+  });
+  const kth = scores.sort((a, b) => b - a)[opts.k - 1];
+  return Math.max(given, kth > 0 ? kth * (1 - 1e-9) : -Infinity);
 }
 
 /** Cursor `c`'s score at its posting `at`: the exhaustive scorer's expression and order, so scores agree to the last bit. */
@@ -352,16 +385,10 @@ let accScore = new Float64Array(0);
 let accDistinct = new Uint16Array(0);
 let accSeen = new Uint8Array(0);
 let accDocs = new Int32Array(0);
+let accPartial = new Float64Array(0);
 
-/**
- * The same best `k` as `maxScoreTopK`, by scoring every posting term at a time into an
- * accumulator per document (cursors in order, so each document's sum is added in the same order
- * to the same bits), then offering each matched document once. For queries whose postings
- * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
- * most postings scored anyway), this spares MaxScore's heap step per posting.
- */
-export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
-  if (opts.k <= 0 || cursors.length === 0) return [];
+/** Grows the accumulators' scratch to the cursors' documents and postings. */
+function growScratch(cursors: readonly ScoreCursor[]): void {
   let size = 0;
   let postings = 0;
   for (const { docs } of cursors) {
@@ -373,7 +400,22 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
     accDistinct = new Uint16Array(size);
     accSeen = new Uint8Array(size);
   }
-  if (accDocs.length < postings) accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+  if (accDocs.length < postings) {
+    accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
+    accPartial = new Float64Array(accDocs.length);
+  }
+}
+
+/**
+ * The same best `k` as `maxScoreTopK`, by scoring every posting term at a time into an
+ * accumulator per document (cursors in order, so each document's sum is added in the same order
+ * to the same bits), then offering each matched document once. For queries whose postings
+ * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
+ * most postings scored anyway), this spares MaxScore's heap step per posting.
+ */
+export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+  if (opts.k <= 0 || cursors.length === 0) return [];
+  growScratch(cursors);
   const score = accScore;
   const distinct = accDistinct;
   const seen = accSeen;
@@ -390,18 +432,7 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
       }
       distinct[doc] += one;
     }
-    // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
-    // sum), one or two fields are summed inline; else as the pruned scorer does.
-    const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
-    if (vals?.length === 1) {
-      const [[v0, f0]] = vals;
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
-    } else if (vals?.length === 2) {
-      const [[v0, f0], [v1, f1]] = vals;
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
-    } else {
-      for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
-    }
+    addPostings(c, score);
   }
   const best = new Best(opts.k);
   for (let i = 0; i < n; i++) {
@@ -417,6 +448,220 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
     best.offer({ id: opts.idOf(doc), score: s });
   }
   return best.heap.sort(byRank);
+}
+
+/** Accumulators of `boundedTopK` whose document is one of its candidates. */
+const CANDIDATE = 1;
+/** Accumulators of `boundedTopK` whose document the `keep` filter leaves out. */
+const LEFT_OUT = 2;
+
+/**
+ * The same best `k` as `maxScoreTopK` (without a coordination factor: with one, it is
+ * `maxScoreTopK`), term at a time into accumulators that score bounds prune, as in Moffat &
+ * Zobel's continue strategy with MaxScore's bounds:
+ *
+ * - Terms go by their bound, the largest first. Every contribution is ≥ 0, so a document's
+ *   partial sum is a floor of its score, and the k-th best partial sum (or the floor of
+ *   `opts.known`) is a floor θ of the k-th best score.
+ * - While the bounds of the terms still to come add up to θ or more, a document met first now
+ *   could still make the top k: each posting adds to its document's accumulator (created if
+ *   new). From then on no new document can: only the candidates are looked up in the remaining
+ *   terms (by galloping search when they are few next to the postings, else in one scan), and a
+ *   candidate whose partial sum plus those bounds falls short of θ is dropped.
+ * - The survivors' scores are then summed again in the cursors' order, as the exhaustive scorer
+ *   sums them, so the scores and the page are the same to the last bit.
+ *
+ * An expanded (RM3) query has ~20–30 terms; most of its postings are in the long lists of
+ * common terms with small bounds, which this touches only for the few candidates left.
+ */
+export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+  const m = cursors.length;
+  if (opts.k <= 0 || m === 0) return [];
+  if (opts.coordination) return maxScoreTopK(cursors, opts);
+  const { k, keep } = opts;
+  const order = [...cursors.keys()].sort((a, b) => cursors[b].bound - cursors[a].bound || a - b);
+  // rest[j]: what order[j ..] can add to a document at most.
+  const rest = new Float64Array(m + 1);
+  for (let j = m - 1; j >= 0; j--) rest[j] = rest[j + 1] + cursors[order[j]].bound;
+  growScratch(cursors);
+  const score = accScore;
+  const state = accSeen;
+  const cands = accDocs;
+  let n = 0;
+  let theta = knownFloor(cursors, opts);
+  let j = 0;
+  // The documents the accumulators were written at lie in lo … hi.
+  let lo = 0;
+  let hi = -1;
+  for (; j < m && rest[j] * SLACK >= theta; j++) {
+    const c = cursors[order[j]];
+    const { docs } = c;
+    if (docs.length === 0) continue;
+    lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
+    hi = Math.max(hi, docs[docs.length - 1]);
+    for (let at = 0; at < docs.length; at++) {
+      const doc = docs[at];
+      if (state[doc] === 0) {
+        state[doc] = keep && !keep(doc) ? LEFT_OUT : CANDIDATE;
+        cands[n++] = doc;
+      }
+    }
+    addPostings(c, score);
+    // Partial sums only grow: the k-th best of those this term added to is a floor too (cheaper
+    // than over every candidate; that is taken once, below).
+    theta = Math.max(theta, kthPartial(docs, docs.length, k));
+  }
+  theta = Math.max(theta, kthPartial(cands, n, k));
+  // Nothing after this adds new documents. The candidates that can still reach θ move to dense
+  // arrays in document order, in one pass over the accumulators in order (cleared as it goes):
+  // the look-ups below then read them in order, not at random (at 1M documents the
+  // accumulators are 8 MB and random reads miss the cache).
+  const partial = accPartial;
+  let s = 0;
+  for (let d = lo; d <= hi; d++) {
+    const st = state[d];
+    if (st === 0) continue;
+    const v = score[d];
+    state[d] = 0;
+    score[d] = 0;
+    if (st === CANDIDATE && (v + rest[j]) * SLACK >= theta) {
+      cands[s] = d;
+      partial[s++] = v;
+    }
+  }
+  n = s;
+  for (; j < m; j++) {
+    n = dropBelow(cands, partial, n, rest[j], theta);
+    const c = cursors[order[j]];
+    const { docs } = c;
+    let at = 0;
+    if (n * 16 < docs.length) {
+      for (let i = 0; i < n; i++) {
+        at = seek(docs, at, cands[i]);
+        if (at >= docs.length) break;
+        if (docs[at] === cands[i]) partial[i] += cursorScore(c, at);
+      }
+    } else {
+      for (let i = 0; i < n && at < docs.length; ) {
+        const doc = docs[at];
+        if (cands[i] < doc) i += 1;
+        else if (cands[i] > doc) at += 1;
+        else partial[i++] += cursorScore(c, at++);
+      }
+    }
+    theta = Math.max(theta, kthLargest(partial, n, k));
+  }
+  n = dropBelow(cands, partial, n, 0, theta);
+  // The survivors' scores, summed in the cursors' order.
+  const exact = new Float64Array(n);
+  for (const c of cursors) {
+    const { docs } = c;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      at = seek(docs, at, cands[i]);
+      if (at >= docs.length) break;
+      if (docs[at] === cands[i]) exact[i] += cursorScore(c, at);
+    }
+  }
+  const best = new Best(k);
+  for (let i = 0; i < n; i++) if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i] });
+  return best.heap.sort(byRank);
+}
+
+/** Adds cursor `c`'s value at each of its postings to `score` (only at candidates, given `state`). */
+function addPostings(c: ScoreCursor, score: Float64Array, state?: Uint8Array): void {
+  const { docs } = c;
+  // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
+  // sum), one or two fields are summed inline; else as the pruned scorer does.
+  const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
+  if (state) {
+    for (let at = 0; at < docs.length; at++) if (state[docs[at]] === CANDIDATE) score[docs[at]] += cursorScore(c, at);
+  } else if (vals?.length === 1) {
+    const [[v0, f0]] = vals;
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
+  } else if (vals?.length === 2) {
+    const [[v0, f0], [v1, f1]] = vals;
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
+  } else {
+    for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
+  }
+}
+
+/**
+ * Keeps the first `n` candidates (in order) whose partial score plus `rest` can still reach
+ * `theta`, in place; returns how many are kept.
+ */
+function dropBelow(cands: Int32Array, partial: Float64Array, n: number, rest: number, theta: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    if ((partial[i] + rest) * SLACK < theta) continue;
+    cands[s] = cands[i];
+    partial[s++] = partial[i];
+  }
+  return s;
+}
+
+// Scratch of `kthPartial` and `kthLargest`.
+let kthHeap = new Float64Array(0);
+
+/**
+ * The k-th best partial score of the candidates among the first `n` of `docs` (−∞ with fewer
+ * than k), lowered by a relative 1e-9 against summation order (see `knownFloor`).
+ */
+function kthPartial(docs: Int32Array, n: number, k: number): number {
+  const score = accScore;
+  const state = accSeen;
+  const heap = new KthHeap(k);
+  for (let i = 0; i < n; i++) if (state[docs[i]] === CANDIDATE) heap.add(score[docs[i]]);
+  return heap.kth();
+}
+
+/** The k-th largest of the first `n` of `values`, lowered as `kthPartial`'s. */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  const heap = new KthHeap(k);
+  for (let i = 0; i < n; i++) heap.add(values[i]);
+  return heap.kth();
+}
+
+/** The k largest values added, in a min-heap (in a shared scratch array). */
+class KthHeap {
+  private size = 0;
+  private readonly h: Float64Array;
+  constructor(private readonly k: number) {
+    if (kthHeap.length < k) kthHeap = new Float64Array(k);
+    this.h = kthHeap;
+  }
+
+  add(v: number): void {
+    const { h, k } = this;
+    if (this.size < k) {
+      let at = this.size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (h[parent] <= v) break;
+        h[at] = h[parent];
+        at = parent;
+      }
+      h[at] = v;
+    } else if (v > h[0]) {
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && h[r] < h[l] ? r : l;
+        if (h[c] >= v) break;
+        h[at] = h[c];
+        at = c;
+      }
+      h[at] = v;
+    }
+  }
+
+  /** The k-th largest (−∞ with fewer), lowered by a relative 1e-9. */
+  kth(): number {
+    return this.size < this.k ? -Infinity : this.h[0] * (1 - 1e-9);
+  }
 }
 
 /** Min-heap of cursor indices by the document each points at. */

@@ -9,7 +9,7 @@ import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-inde
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
-import { accumulatedTopK, maxScoreTopK } from './max-score';
+import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
@@ -103,6 +103,13 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
   /** Postings per window of `windowedTopK` (small in tests). @default WINDOW_POSTINGS */
   readonly windowPostings?: number;
 };
+
+/**
+ * Indexes of at most this many documents score both passes of long queries with `boundedTopK`,
+ * larger ones the first pass with `maxScoreTopK` (the same pages; speed only, measured at 200k
+ * and 1M: see BENCHMARKS.md).
+ */
+const BOUNDED_TOPK_DOCS = 300_000;
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
@@ -614,7 +621,9 @@ export class MiniSearchIndex implements SearchIndex {
       page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
-        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k);
+        // The feedback documents hold the expanded query's terms: their scores start its pruning.
+        const known = page.hits.slice(0, x.fbDocs).map((h) => this.mini.shortId(h.id)!);
+        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k, undefined, true, known);
       }
     }
     const wanted = query.snippets === false ? undefined : highlight;
@@ -637,6 +646,7 @@ export class MiniSearchIndex implements SearchIndex {
     k: number,
     groups?: ReadonlyArray<readonly string[]>,
     count = true,
+    known?: readonly number[],
   ): Promise<{ total: number; hits: Ranked[] }> {
     const r = this.ranking;
     const mini = this.mini;
@@ -656,8 +666,12 @@ export class MiniSearchIndex implements SearchIndex {
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
-    const topK = groups ? accumulatedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination }, pause, this.windowPostings);
+    // Longer ones term at a time with accumulators pruned by bounds (at 200k: 0.4x MaxScore's
+    // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
+    // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
+    // too many accumulators there (1.21x).
+    const topK = groups ? accumulatedTopK : known || mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
     return { total, hits };
   }
 

@@ -1,4 +1,4 @@
-import { BLOCK_SHIFT, type ScoreCursor, type TopHit, type TopKOptions } from './max-score';
+import { BLOCK_SHIFT, knownFloor, type ScoreCursor, type TopHit, type TopKOptions } from './max-score';
 import { byRank } from './top-hits';
 
 /**
@@ -7,7 +7,7 @@ import { byRank } from './top-hits';
  */
 export const WINDOW_POSTINGS = 1 << 18;
 
-/** A top-k scorer over cursors (`maxScoreTopK`, `accumulatedTopK`). */
+/** A top-k scorer over cursors (`maxScoreTopK`, `boundedTopK`, `accumulatedTopK`). */
 export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => TopHit[];
 
 /** First index ≥ `from` of `docs` (increasing) whose document is ≥ `target`. */
@@ -63,6 +63,9 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
   }
   const windows = Math.ceil(postings / windowPostings);
   if (windows <= 1) return topK(cursors, opts);
+  // Known documents (`TopKOptions.known`) are scored once over the whole cursors: their floor
+  // holds for every window, where only the window's own known documents would be seen.
+  const base: TopKOptions = opts.known ? { ...opts, known: undefined, floor: knownFloor(cursors, opts) } : opts;
   const width = Math.ceil(end / windows);
   const at = new Int32Array(cursors.length);
   let best: TopHit[] = [];
@@ -75,7 +78,7 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
       at[i] = to;
     }
     // The k-th best score so far: documents of this window below it cannot make the page.
-    const found = topK(part, best.length < opts.k ? opts : { ...opts, floor: best[opts.k - 1].score });
+    const found = topK(part, best.length < opts.k ? base : { ...base, floor: Math.max(base.floor ?? -Infinity, best[opts.k - 1].score) });
     if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
     if (lo + width < end) await pause();
   }

@@ -1,0 +1,25 @@
+import fc from 'fast-check';
+import SearchableMap from 'minisearch/SearchableMap';
+import { SortedTerms } from '../../../service/search/sorted-terms';
+
+// Short words over few letters: many shared prefixes.
+const word = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'é'), { minLength: 1, maxLength: 9 }).map((l) => l.join(''));
+
+describe('SortedTerms', () => {
+  it("finds a prefix's terms as the radix tree does, built at once or merged in two steps", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 120 }), word, fc.nat(), (terms, prefix, cut) => {
+        const tree = new SearchableMap<number>();
+        terms.forEach((t, i) => tree.set(t, i));
+        const expected = [...tree.atPrefix(prefix).keys()].sort();
+        for (const s of [new SortedTerms(terms, terms.length), new SortedTerms(terms, terms.length, new SortedTerms(terms, cut % (terms.length + 1)))]) {
+          const [lo, hi] = s.prefixRange(prefix);
+          const found: string[] = [];
+          for (let i = lo; i < hi; i++) found.push(terms[s.idAt(i)]);
+          expect(found.sort()).toEqual(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
