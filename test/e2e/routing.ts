@@ -2,9 +2,9 @@
 import { DEFAULT_ALERTING } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { SERVICE_NAME } from '../../charts/generators/names';
-import { RECEIVER_PATHS, type LocalStack } from '../harness/local-stack';
-import { waitFor } from '../harness/ports';
-import type { Delivery } from '../harness/webhook-receiver';
+import { RECEIVER_PATHS, type LocalStack } from '../../tools/harness/local-stack';
+import { waitFor } from '../../tools/harness/ports';
+import type { Delivery } from '../../tools/harness/webhook-receiver';
 
 /** The default chat channels (the e2e synthesizes with default channel settings). */
 export const CH = DEFAULT_ALERTING.chatChannels;

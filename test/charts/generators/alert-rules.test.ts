@@ -16,7 +16,7 @@ import {
 } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { CONTENT_METRICS, WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
-import { promTools, requirePromTools, testRulesAhead } from '../../harness/prom-tools';
+import { promTools, requirePromTools, testRulesAhead } from '../../../tools/harness/prom-tools';
 
 const settings = loadStackSettings({});
 const rules = alertRules(settings);

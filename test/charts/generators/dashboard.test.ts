@@ -3,8 +3,8 @@ import { loadStackSettings } from '../../../charts/stack-settings';
 import { METRICS } from '../../../charts/generators/metric-names';
 import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
 import { checkRules, workspace } from '../../../tools/validate';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
-import { SPEC_FAMILIES } from '../../harness/spec-families';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
+import { SPEC_FAMILIES } from '../../helpers/spec-families';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- dashboard JSON is read freely
 

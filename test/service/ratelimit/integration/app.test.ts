@@ -3,8 +3,8 @@ import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
 import { RATE_LIMIT_METRICS } from '../../../../service/ratelimit/metrics';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
-import { freePort } from '../../../harness/ports';
-import { RedisServer } from '../../../harness/redis';
+import { freePort } from '../../../../tools/harness/ports';
+import { RedisServer } from '../../../../tools/harness/redis';
 import { captureLogger, stubFeatures, until } from '../helpers';
 
 /** ip tier: 5 at once, then 1 per hour (so real time between requests never refills it). */

@@ -2,9 +2,9 @@ import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
 import { KVSTORE_STATE_METRIC } from '../../../../service/metrics/kvstore-metrics';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
-import { RedisCluster } from '../../../harness/redis-cluster';
-import { RedisServer } from '../../../harness/redis';
-import { waitFor } from '../../../harness/ports';
+import { RedisCluster } from '../../../../tools/harness/redis-cluster';
+import { RedisServer } from '../../../../tools/harness/redis';
+import { waitFor } from '../../../../tools/harness/ports';
 import { captureLogger, stubFeatures } from '../helpers';
 
 /** ip tier: 5 at once, then 1 per hour (real time between requests never refills it). */
