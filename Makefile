@@ -64,7 +64,7 @@ apply: synth
 # Creates or updates every Secret the stack references, from the secret variables in the
 # environment or SECRETS_FILE (default .secrets.env, git-ignored); restarts the pods whose Secret changed.
 secrets: install
-	npx ts-node -T app/secrets.ts
+	npx ts-node -T scripts/secrets.ts
 
 test-alert: install
 	npx ts-node -T scripts/test-alert.ts
