@@ -49,6 +49,34 @@ module.exports = {
       to: { pathNot: '^(configs|contract|node_modules)/', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'app-imports-only-the-stack',
+      comment: 'The cdk8s app entry uses the constructs, the settings and the contract.',
+      severity: 'error',
+      from: { path: '^app/' },
+      to: { pathNot: '^(app|charts|configs|contract|imports|node_modules)/', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'tools-import-no-scripts-bench-test',
+      comment: 'Tooling is used by scripts/, bench/ and test/, not the other way round.',
+      severity: 'error',
+      from: { path: '^tools/' },
+      to: { path: '^(scripts|bench|test)/' },
+    },
+    {
+      name: 'scripts-import-no-bench-test',
+      comment: 'A command entry point uses the product and tools/; shared code belongs in tools/.',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^(bench|test)/' },
+    },
+    {
+      name: 'bench-imports-no-scripts-test',
+      comment: 'Benchmarks use the product and tools/; shared code belongs in tools/.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^(scripts|test)/' },
+    },
+    {
       name: 'no-circular',
       comment:
         'No import cycles, type-only ones included. One named exception: service/search/compact-index.ts ↔ ' +

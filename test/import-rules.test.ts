@@ -13,7 +13,7 @@ const ROOT = resolve(__dirname, '..');
 
 const TREE: Record<string, string> = {
   // allowed: contract/ uses Node only; configs/ the contract; service/ and charts/ both of those;
-  // app/ the charts; tools/ the product; scripts/ tools; test/ anything
+  // app/ the charts; tools/ the product; scripts/ and bench/ tools and the product; test/ anything
   'contract/names.ts': "import { sep } from 'node:path';\nexport const NAME = `svc${sep}`;\n",
   'configs/settings.ts': "import { NAME } from '../contract/names';\nexport const settings = { name: NAME };\n",
   'service/app.ts': "import { settings } from '../configs/settings';\nexport const app = settings;\n",
@@ -21,7 +21,8 @@ const TREE: Record<string, string> = {
   'app/main.ts': "import { stack } from '../charts/stack';\nexport const main = stack;\n",
   'tools/harness.ts': "import { app } from '../service/app';\nexport const harness = app;\n",
   'scripts/up.ts': "import { harness } from '../tools/harness';\nexport const up = harness;\n",
-  'test/app.test.ts': "import { harness } from '../tools/harness';\nimport { up } from '../scripts/up';\nexport const t = [harness, up];\n",
+  'bench/run.ts': "import { harness } from '../tools/harness';\nimport { app } from '../service/app';\nexport const run = [harness, app];\n",
+  'test/app.test.ts': "import { harness } from '../tools/harness';\nimport { up } from '../scripts/up';\nimport { run } from '../bench/run';\nexport const t = [harness, up, run];\n",
   // the known cycle, a named exception in the config
   'service/search/compact-index.ts': "import type { Plan } from './query-plan';\nexport type Index = { plan?: Plan };\n",
   'service/search/query-plan.ts': "import type { Index } from './compact-index';\nexport type Plan = { index?: Index };\n",
@@ -32,6 +33,10 @@ const TREE: Record<string, string> = {
   'app/bad-test.ts': "import { t } from '../test/app.test';\nexport const x = t;\n",
   'contract/bad.ts': "import { settings } from '../configs/settings';\nexport const x = settings;\n",
   'configs/bad.ts': "import { app } from '../service/app';\nexport const x = app;\n",
+  'app/bad-service.ts': "import { app } from '../service/app';\nexport const x = app;\n",
+  'tools/bad-test.ts': "import type { t } from '../test/app.test';\nexport type X = typeof t;\n",
+  'scripts/bad-bench.ts': "import { run } from '../bench/run';\nexport const x = run;\n",
+  'bench/bad-scripts.ts': "import { up } from '../scripts/up';\nexport const x = up;\n",
   'tools/a.ts': "import type { B } from './b';\nexport type A = { b?: B };\n",
   'tools/b.ts': "import type { A } from './a';\nexport type B = { a?: A };\n",
 };
@@ -59,13 +64,18 @@ test('every forbidden import fails lint under its rule, type-only ones and type-
   expect(run.stderr).toBe('');
   const found = (JSON.parse(run.stdout) as Cruise).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
   expect(found).toEqual([
+    'app-imports-only-the-stack: app/bad-service.ts → service/app.ts',
+    'app-imports-only-the-stack: app/bad-test.ts → test/app.test.ts',
+    'bench-imports-no-scripts-test: bench/bad-scripts.ts → scripts/up.ts',
     'charts-import-no-service: charts/bad-service.ts → service/app.ts',
     'configs-import-only-contract: configs/bad.ts → service/app.ts',
     'contract-imports-nothing-of-ours: contract/bad.ts → configs/settings.ts',
     expect.stringMatching(/^no-circular: tools\/[ab]\.ts → tools\/[ab]\.ts$/),
     'product-imports-no-tooling: app/bad-test.ts → test/app.test.ts',
     'product-imports-no-tooling: service/bad-tools.ts → tools/harness.ts',
+    'scripts-import-no-bench-test: scripts/bad-bench.ts → bench/run.ts',
     'service-imports-no-charts: service/bad-charts.ts → charts/stack.ts',
+    'tools-import-no-scripts-bench-test: tools/bad-test.ts → test/app.test.ts',
   ]);
 });
 
