@@ -9,8 +9,8 @@ import type { ServiceMetrics } from './metrics/service-metrics';
 
 /**
  * Dependencies every part of the service may use. Injected, never module-level singletons.
- * Its own module (not deps.ts, which wires them) so the features and routes that take it do not
- * import the wiring that imports them.
+ * Its own module (not deps.ts, which wires them) so the features and routes that take them do
+ * not import the wiring that imports them.
  */
 export interface CoreDeps {
   readonly settings: Settings;
@@ -20,9 +20,16 @@ export interface CoreDeps {
   readonly clock: Clock;
   /** The shared kvstore connection (state `not_configured` without KVSTORE_URL). */
   readonly kvstore: KvstoreConnection;
-  /** The rate limiter's own store connection: RATELIMIT_STORAGE_URL, else the shared kvstore. */
-  readonly rateLimitStore: KvstoreConnection;
+  /** The rate limiter's kvstore connection (not a decision store): RATELIMIT_STORAGE_URL, else the shared kvstore. */
+  readonly rateLimitKvstore: KvstoreConnection;
   readonly stats: RequestStats;
   readonly metrics: ServiceMetrics;
   readonly lifecycle: Lifecycle;
 }
+
+/**
+ * What the features are built from: the core dependencies except the service metrics, which are
+ * built after the features because their gauges read the features' result cache. So the wiring
+ * runs one way (features, then the metrics given what they read) and nothing is patched later.
+ */
+export type FeatureDeps = Omit<CoreDeps, 'metrics'>;

@@ -8,10 +8,10 @@ import { KVSTORE_STATE_METRIC, registerKvstoreStateMetric } from './metrics/kvst
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
-import type { CoreDeps } from './core-deps';
+import type { CoreDeps, FeatureDeps } from './core-deps';
 import { createFeatures, type Features } from './features';
 
-export type { CoreDeps } from './core-deps';
+export type { CoreDeps, FeatureDeps } from './core-deps';
 
 /** Everything `createApp` needs. */
 export interface AppDeps extends CoreDeps {
@@ -34,8 +34,8 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const clock = overrides.clock ?? systemClock;
   const registry = overrides.registry ?? new Registry();
   const kvstore = overrides.kvstore ?? new KvstoreConnection(settings.kvstore.url, settings, logger);
-  const rateLimitStore =
-    overrides.rateLimitStore ??
+  const rateLimitKvstore =
+    overrides.rateLimitKvstore ??
     (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
       ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }), undefined, {
           topology: settings.rateLimit.storageTopology,
@@ -43,21 +43,21 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
         })
       : kvstore);
   const stats = overrides.stats ?? new RequestStats(clock);
+  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
+  const base: FeatureDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, lifecycle };
+  const features = overrides.features ?? createFeatures(base);
   const metrics =
     overrides.metrics ??
     new ServiceMetrics(
       registry,
-      { stats, kvstoreDegraded: () => kvstore.degraded || rateLimitStore.degraded },
+      { stats, cache: features.cache, kvstoreDegraded: () => kvstore.degraded || rateLimitKvstore.degraded },
       { processMetrics: overrides.processMetrics ?? false },
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
-    registerKvstoreStateMetric(registry, rateLimitStore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitStore });
+    registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
   }
-  const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
-  const core: CoreDeps = { settings, logger, registry, clock, kvstore, rateLimitStore, stats, metrics, lifecycle };
-  const features = overrides.features ?? createFeatures(core);
-  metrics.sources.cache = features.cache;
+  const core: CoreDeps = { ...base, metrics };
   const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);
   return { ...core, features, rateLimiter };
 }
@@ -65,7 +65,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
 /** Connects the kvstore(s) and loads content; marks the service ready. */
 export async function startDeps(deps: AppDeps): Promise<void> {
   await deps.kvstore.connect();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.connect();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.connect();
   await deps.features.start();
   deps.lifecycle.markReady();
 }
@@ -74,6 +74,6 @@ export async function startDeps(deps: AppDeps): Promise<void> {
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.rateLimiter.close();
   await deps.features.close();
-  if (deps.rateLimitStore !== deps.kvstore) await deps.rateLimitStore.close();
+  if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.close();
   await deps.kvstore.close();
 }

@@ -8,7 +8,7 @@ import { ContentService } from './content/content-service';
 import { FileStore } from './content/file-store';
 import { RedisStore } from './content/redis-store';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/store';
-import type { CoreDeps } from './core-deps';
+import type { FeatureDeps } from './core-deps';
 import { loadDemoContent } from './demo/demo-content';
 import { registerContentMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
@@ -91,7 +91,7 @@ export interface FeaturesOptions {
 }
 
 /** The content store the settings ask for. */
-export function createStore(deps: CoreDeps): ContentStore {
+export function createStore(deps: FeatureDeps): ContentStore {
   const logger = deps.logger.child({ component: 'content-store' });
   const { settings } = deps;
   if (settings.kvstore.url && deps.kvstore.client) {
@@ -107,7 +107,7 @@ export function createStore(deps: CoreDeps): ContentStore {
 }
 
 /** The chat provider the settings ask for. */
-export function createProvider(deps: CoreDeps, index: MiniSearchIndex): ChatProvider {
+export function createProvider(deps: FeatureDeps, index: MiniSearchIndex): ChatProvider {
   const ai = deps.settings.ai;
   if (ai.provider === 'openai') {
     return new OpenAiProvider({
@@ -126,7 +126,7 @@ export function createProvider(deps: CoreDeps, index: MiniSearchIndex): ChatProv
  * Builds the functional API: store → catalog → index + result cache → chat, and one router per
  * endpoint group. Does no I/O until `start()`.
  */
-export function createFeatures(deps: CoreDeps, opts: FeaturesOptions = {}): FeatureSet {
+export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): FeatureSet {
   const { settings, logger } = deps;
   const store = opts.store ?? createStore(deps);
   if (store.compaction) {

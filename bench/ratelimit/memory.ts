@@ -4,7 +4,7 @@
  */
 import { DEFAULT_RATE_LIMIT, parseSettings } from '../../configs';
 import { systemClock } from '../../service/clock';
-import { MemoryStore } from '../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../service/ratelimit/memory-decision-store';
 import { TierResolver } from '../../service/ratelimit/tiers';
 
 /** Distinct clients sent through the store. */
@@ -32,12 +32,12 @@ function main(): void {
   const tier = { limit: 100_000_000, windowSeconds: 3600, burst: 100_000_000 };
   const resolver = new TierResolver(parseSettings({ rateLimit: { tiers: { global: tier, ip: tier } } }).rateLimit);
   const plan = resolver.base;
-  const store = new MemoryStore(systemClock, maxKeys);
+  const store = new MemoryDecisionStore(systemClock, maxKeys);
   const before = heapAfterGc();
   const started = process.hrtime.bigint();
   for (let i = 0; i < CLIENTS; i++) {
     const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-    store.decideNow(plan, plan.keys(ip));
+    store.decideAtOnce(plan, plan.keys(ip));
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const heapBytes = heapAfterGc() - before;

@@ -162,7 +162,7 @@ async function floor(redisUrl: string): Promise<BenchServer> {
 
 /**
  * The floor with this service's batching: bare Express and one `EVALSHA` per event-loop turn
- * (every request of the turn in it, `setImmediate` as in service/ratelimit/redis-store.ts), the
+ * (every request of the turn in it, `setImmediate` as in service/ratelimit/redis-decision-store.ts), the
  * script INCRs each request's key. What one round trip shared by a turn costs with nothing else
  * around it: the least any batched limiter can cost, the 10- and 64-connection yardstick.
  */

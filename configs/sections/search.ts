@@ -18,6 +18,12 @@ export interface SearchSettings {
   /** BM25 length normalisation (b): 0 = none, 1 = full. @default 0.4 */
   readonly bm25B: number;
   /**
+   * BM25+'s δ (Lv & Zhai 2011): added to every matching term's saturated tf, so a long document
+   * holding a term always scores above one lacking it; 0 = plain BM25. @default 1 (the paper's
+   * value, not tuned here; on Vaswani it lifts nDCG@10, MAP and recall: BENCHMARKS.md)
+   */
+  readonly bm25Delta: number;
+  /**
    * Folder of the persisted search index (its base segment, loaded at start instead of
    * re-indexing every item; docs/search-segments.md). `off`: never persisted.
    * @default undefined: `<DATA_DIR>/search-index` with the file store; none with the Redis store
@@ -33,6 +39,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   expansionTerms: 20,
   bm25K1: 0.9,
   bm25B: 0.4,
+  bm25Delta: 0,
   indexDir: undefined,
 };
 
@@ -44,6 +51,7 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable('SEARCH_EXPANSION_TERMS', 'search.expansionTerms', int({ min: 1, max: 200 }), 'RM3: feedback terms added to the query'),
   variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
   variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
+  variable('SEARCH_BM25_DELTA', 'search.bm25Delta', num({ min: 0, max: 10 }), "BM25+'s delta: a floor added to every matching term's saturated tf (0 = plain BM25)"),
   variable(
     'INDEX_DIR',
     'search.indexDir',

@@ -20,9 +20,9 @@ export const METRIC_PREFIX = 'svc_ai_search';
 export interface MetricSources {
   readonly stats: RequestStats;
   /** The search result cache; absent = empty cache of size 0. */
-  cache?: CacheStats;
+  readonly cache?: CacheStats;
   /** True while a configured kvstore is unreachable. */
-  kvstoreDegraded?: () => boolean;
+  readonly kvstoreDegraded?: () => boolean;
   /** Event-loop delay, read at scrape time; absent = sampled from this process (`monitorEventLoop`). */
   readonly eventLoopDelay?: EventLoopDelay;
 }

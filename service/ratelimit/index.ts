@@ -1,15 +1,15 @@
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../kvstore/client-factory';
-import { ClusterStore } from './cluster-store';
+import { ClusterDecisionStore } from './cluster-decision-store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../configs';
 import type { Clock } from '../clock';
-import { FailoverStore, type StoreConnection } from './failover-store';
-import { MemoryStore } from './memory-store';
+import { FailoverDecisionStore, type RateLimitKvstore } from './failover-decision-store';
+import { MemoryDecisionStore } from './memory-decision-store';
 import { RateLimitMetrics } from './metrics';
 import { rateLimitMiddleware } from './middleware';
-import { RedisStore } from './redis-store';
+import { RedisDecisionStore } from './redis-decision-store';
 import { rateLimitWarnings } from './starvation';
 import { TierResolver } from './tiers';
 import type { RateLimiter } from './types';
@@ -18,9 +18,6 @@ export type { RateLimiter, RateLimitBackend, RateLimitStatus, Decision, Decision
 export { clientId, requestClientId } from './client-key';
 export { RATE_LIMIT_METRICS } from './metrics';
 export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tiers';
-export { MemoryStore } from './memory-store';
-export { RedisStore } from './redis-store';
-export { FailoverStore } from './failover-store';
 export { oneClientStarvation, rateLimitWarnings, type RateLimitWarning } from './starvation';
 
 /**
@@ -33,8 +30,8 @@ export interface RateLimiterDeps {
   /** Where the rate-limit metrics are registered (the app's own registry). */
   readonly registry: Registry;
   readonly clock: Clock;
-  /** The rate limiter's store connection: its state, `up`/`down` events and client (undefined without a URL). */
-  readonly rateLimitStore: StoreConnection & {
+  /** The rate limiter's kvstore connection: its state, `up`/`down` events and client (undefined without a URL). */
+  readonly rateLimitKvstore: RateLimitKvstore & {
     readonly client: RedisClient | undefined;
     /** Failed commands are reported here (health says `degraded` while they fail). */
     commandFailed?(err: unknown): void;
@@ -50,7 +47,7 @@ export interface RateLimiterOptions {
 /**
  * Builds the multi-level rate limiter from `deps.settings.rateLimit`: GCRA tiers (global, ip and
  * the endpoint tier of the path) decided in one atomic step on the rate-limit kvstore connection,
- * with the in-memory store whenever that store is not configured or not working.
+ * with the in-memory decision store whenever that kvstore is not configured or not working.
  *
  * `status()` is `enabled` or `disabled` from settings: the limiter is built synchronously from
  * validated settings, so there is no state in which it cannot tell (`unknown` is never returned).
@@ -59,7 +56,7 @@ export interface RateLimiterOptions {
  */
 export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}): RateLimiter {
   const rl = deps.settings.rateLimit;
-  const connection = deps.rateLimitStore;
+  const connection = deps.rateLimitKvstore;
   const logger = deps.logger.child({ component: 'ratelimit' });
   if (rl.enabled) {
     const before = rl.effective.ipBeforeShareCap;
@@ -72,12 +69,12 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     }
     for (const w of rateLimitWarnings(rl.enabled, rl.effective.tiers)) logger.warn({ code: w.code, exhausts_after_seconds: w.exhausts_after_seconds }, w.message);
   }
-  const memory = new MemoryStore(deps.clock, rl.memoryMaxKeys);
+  const memory = new MemoryDecisionStore(deps.clock, rl.memoryMaxKeys);
   const c = connection.client;
-  // On a Redis Cluster the global tier lives in its own slot: see cluster-store.ts.
-  const redis = c === undefined ? undefined : c instanceof Cluster ? new ClusterStore(c) : new RedisStore(c);
+  // On a Redis Cluster the global tier lives in its own slot: see cluster-decision-store.ts.
+  const redis = c === undefined ? undefined : c instanceof Cluster ? new ClusterDecisionStore(c) : new RedisDecisionStore(c);
   let metrics: RateLimitMetrics | undefined;
-  const store = new FailoverStore(connection, redis, memory, logger, deps.clock, {
+  const store = new FailoverDecisionStore(connection, redis, memory, logger, deps.clock, {
     probeIntervalMs: options.probeIntervalMs,
     onStoreError: (err) => {
       metrics?.storeError();

@@ -40,3 +40,16 @@ export interface DecisionStore {
    */
   decideAtOnce?(plan: TierPlan, keys: readonly string[]): Decision | undefined;
 }
+
+/**
+ * A decision store that needs no I/O and so always decides at once (the memory store). Deciding
+ * synchronously is part of what such a store is, not a shortcut: it is what the failover store
+ * falls back to from inside a failed kvstore batch, where `DecisionBatch.fail` hands each waiting
+ * request its fallback decision in the batch's order, in place, with no promise of its own
+ * (decision-batch.ts `Recover` is synchronous); and while it is the backend the middleware
+ * skips a promise and a microtask per request. The failover store depends on this interface,
+ * never on the memory store's class.
+ */
+export interface LocalDecisionStore extends DecisionStore {
+  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision;
+}

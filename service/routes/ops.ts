@@ -13,7 +13,7 @@ export function healthRecord(deps: AppDeps) {
   // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one. A
   // file store whose compaction fails still takes writes, but its disk needs a look.
   const content = deps.features.contentHealth?.();
-  const degraded = deps.kvstore.degraded || deps.rateLimitStore.degraded || content?.compaction?.status === 'failing';
+  const degraded = deps.kvstore.degraded || deps.rateLimitKvstore.degraded || content?.compaction?.status === 'failing';
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,
@@ -24,8 +24,8 @@ export function healthRecord(deps: AppDeps) {
     kvstore,
     kvstore_mode: deps.kvstore.mode,
     ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes } : {}),
-    ...(deps.rateLimitStore !== deps.kvstore
-      ? { rate_limit_store: deps.rateLimitStore.state, rate_limit_store_mode: deps.rateLimitStore.mode }
+    ...(deps.rateLimitKvstore !== deps.kvstore
+      ? { rate_limit_store: deps.rateLimitKvstore.state, rate_limit_store_mode: deps.rateLimitKvstore.mode }
       : {}),
     content,
     rate_limit: deps.rateLimiter.status(),

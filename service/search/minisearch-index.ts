@@ -46,10 +46,10 @@ export interface RankingOptions {
   readonly expansion: ExpansionOptions;
 }
 
-/** The ranking options that settings control (`SEARCH_BM25_*`, `SEARCH_QUERY_EXPANSION`, `SEARCH_EXPANSION_*`). */
+/** The ranking options that settings control (`SEARCH_BM25_*` with BM25+'s δ, `SEARCH_QUERY_EXPANSION`, `SEARCH_EXPANSION_*`). */
 export function rankingFromSettings(search: SearchSettings): Pick<RankingOptions, 'bm25' | 'expansion'> {
   return {
-    bm25: { k1: search.bm25K1, b: search.bm25B, delta: 0 },
+    bm25: { k1: search.bm25K1, b: search.bm25B, delta: search.bm25Delta },
     expansion: { enabled: search.queryExpansion, fbDocs: search.expansionDocs, fbTerms: search.expansionTerms, originalWeight: 0.5, minDocs: 50 },
   };
 }

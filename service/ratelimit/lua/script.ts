@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
 import type { GcraLimits } from '../gcra';
 
 /**
@@ -144,15 +143,9 @@ function singleRequestPath(limits: readonly GcraLimits[]): string {
   return lines.join('\n');
 }
 
-/** True for Redis's "script not in cache" reply (after `SCRIPT FLUSH`, a restart or a failover). */
-export function isNoScriptError(err: unknown): boolean {
-  return err instanceof Error && /^NOSCRIPT(?:\s|$)/.test(err.message);
-}
-
 /**
- * A Lua script run by its SHA1. `EVALSHA` sends only the hash; when Redis answers NOSCRIPT the
- * same call is repeated once as `EVAL`, which runs the script and caches it again, so a flushed
- * script costs one extra round trip once and never an error.
+ * A Lua script known by its SHA1 (what `EVALSHA` sends). It is run by the decision stores'
+ * script runner (../script-runner.ts), which falls back to `EVAL` when Redis answers NOSCRIPT.
  */
 export class LuaScript {
   /** SHA1 of the source, as Redis computes it. */
@@ -160,19 +153,6 @@ export class LuaScript {
 
   constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  /**
-   * Runs the script. `args` is `[slot, numKeys, ...keys, ...argv]`: the runner writes the script
-   * reference into `slot`, so the caller builds one array per call and the fast path copies none.
-   */
-  run(client: Redis, args: (string | number)[]): Promise<unknown> {
-    args[0] = this.sha;
-    return client.call('EVALSHA', args).then(undefined, (err: unknown) => {
-      if (!isNoScriptError(err)) throw err;
-      args[0] = this.source;
-      return client.call('EVAL', args);
-    });
   }
 }
 

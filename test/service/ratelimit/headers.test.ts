@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ManualClock } from '../../../service/clock';
 import { exceededBody, writeRateLimitHeaders } from '../../../service/ratelimit/headers';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { verdictOf } from '../../../service/ratelimit/verdict';
 import { planFor } from './helpers';
 
@@ -25,9 +25,9 @@ describe('verdict and headers', () => {
   );
   const keys = plan.keys('192.0.2.1');
 
-  function run(n: number, clock = new ManualClock(T0), store = new MemoryStore(clock, 1000)) {
-    let d = store.decideNow(plan, keys);
-    for (let i = 1; i < n; i++) d = store.decideNow(plan, keys);
+  function run(n: number, clock = new ManualClock(T0), store = new MemoryDecisionStore(clock, 1000)) {
+    let d = store.decideAtOnce(plan, keys);
+    for (let i = 1; i < n; i++) d = store.decideAtOnce(plan, keys);
     return { d, v: verdictOf(plan, d), clock, store };
   }
 
@@ -71,17 +71,17 @@ describe('verdict and headers', () => {
   it('rounds Retry-After up to whole seconds and never below 1', () => {
     const slow = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 7, windowSeconds: 60, burst: 1 } });
     const clock = new ManualClock(T0);
-    const store = new MemoryStore(clock, 1000);
+    const store = new MemoryDecisionStore(clock, 1000);
     const k = slow.keys('192.0.2.1');
-    expect(store.decideNow(slow, k).allowed).toBe(true);
+    expect(store.decideAtOnce(slow, k).allowed).toBe(true);
     // Next fits after 8572 ms: 9 s at first, 1 s when only 572 ms (or 1 ms) are left.
-    expect(verdictOf(slow, store.decideNow(slow, k)).retryAfterSeconds).toBe(9);
+    expect(verdictOf(slow, store.decideAtOnce(slow, k)).retryAfterSeconds).toBe(9);
     clock.advance(8000);
-    expect(verdictOf(slow, store.decideNow(slow, k)).retryAfterSeconds).toBe(1);
+    expect(verdictOf(slow, store.decideAtOnce(slow, k)).retryAfterSeconds).toBe(1);
     clock.advance(571);
-    expect(verdictOf(slow, store.decideNow(slow, k)).retryAfterSeconds).toBe(1);
+    expect(verdictOf(slow, store.decideAtOnce(slow, k)).retryAfterSeconds).toBe(1);
     clock.advance(1);
-    expect(store.decideNow(slow, k).allowed).toBe(true);
+    expect(store.decideAtOnce(slow, k).allowed).toBe(true);
   });
 
   it('when several tiers refuse, names the one with the longest wait', () => {
@@ -89,10 +89,10 @@ describe('verdict and headers', () => {
       { global: { limit: 1, windowSeconds: 3600, burst: 1 }, ip: { limit: 1, windowSeconds: 60, burst: 1 }, search: { limit: 1, windowSeconds: 10, burst: 1 } },
       'search',
     );
-    const store = new MemoryStore(new ManualClock(T0), 1000);
+    const store = new MemoryDecisionStore(new ManualClock(T0), 1000);
     const k = tight.keys('192.0.2.1');
-    store.decideNow(tight, k);
-    const v = verdictOf(tight, store.decideNow(tight, k));
+    store.decideAtOnce(tight, k);
+    const v = verdictOf(tight, store.decideAtOnce(tight, k));
     expect(v.admitted).toEqual([false, false, false]);
     expect(tight.tiers[v.shown].name).toBe('global');
     expect(v.retryAfterSeconds).toBe(3600);
@@ -103,14 +103,14 @@ describe('verdict and headers', () => {
       { global: { limit: 10, windowSeconds: 60, burst: 5 }, ip: { limit: 10, windowSeconds: 60, burst: 5 }, search: { limit: 5, windowSeconds: 60, burst: 5 } },
       'search',
     );
-    const store = new MemoryStore(new ManualClock(T0), 1000);
-    const v = verdictOf(even, store.decideNow(even, even.keys('192.0.2.1')));
+    const store = new MemoryDecisionStore(new ManualClock(T0), 1000);
+    const v = verdictOf(even, store.decideAtOnce(even, even.keys('192.0.2.1')));
     expect(v.remaining).toEqual([4, 4, 4]);
     // search refills at 5/min: its bucket is full last.
     expect(even.tiers[v.shown].name).toBe('search');
     const same = planFor({ global: { limit: 10, windowSeconds: 60, burst: 5 }, ip: { limit: 10, windowSeconds: 60, burst: 5 } });
-    const fresh = new MemoryStore(new ManualClock(T0), 1000);
-    const v2 = verdictOf(same, fresh.decideNow(same, same.keys('192.0.2.2')));
+    const fresh = new MemoryDecisionStore(new ManualClock(T0), 1000);
+    const v2 = verdictOf(same, fresh.decideAtOnce(same, same.keys('192.0.2.2')));
     expect(v2.remaining).toEqual([4, 4]);
     expect(same.tiers[v2.shown].name).toBe('ip');
   });

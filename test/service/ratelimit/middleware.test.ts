@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import request from 'supertest';
 import { parseSettings, type SettingsInput } from '../../../configs';
 import { ManualClock } from '../../../service/clock';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { rateLimitMiddleware } from '../../../service/ratelimit/middleware';
 import { TierResolver } from '../../../service/ratelimit/tiers';
 import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
@@ -339,7 +339,7 @@ describe('rate-limit middleware with a store that decides at once (the memory st
   const resolver = new TierResolver(settings.rateLimit);
 
   it('decides, sets the headers and calls next() within the call: no promise, no microtask', () => {
-    const memory = new MemoryStore(new ManualClock(1_700_000_000_000), 100);
+    const memory = new MemoryDecisionStore(new ManualClock(1_700_000_000_000), 100);
     const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
     const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
     const headers = new Map<string, string>();
@@ -353,7 +353,7 @@ describe('rate-limit middleware with a store that decides at once (the memory st
   });
 
   it("a later request of the same event-loop turn is decided at once and acted on at the turn's end (turn-burst.ts)", async () => {
-    const memory = new MemoryStore(new ManualClock(1_700_000_000_000), 100);
+    const memory = new MemoryDecisionStore(new ManualClock(1_700_000_000_000), 100);
     const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
     const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
     const call = (ip: string) => {

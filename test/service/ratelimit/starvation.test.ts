@@ -1,6 +1,6 @@
 import { capIpTier, type TierLimits } from '../../../configs';
 import { ManualClock } from '../../../service/clock';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { oneClientStarvation, rateLimitWarnings } from '../../../service/ratelimit/starvation';
 import { TierResolver } from '../../../service/ratelimit/tiers';
 import { verdictOf } from '../../../service/ratelimit/verdict';
@@ -16,7 +16,7 @@ const tiers = (ip: TierLimits, global: TierLimits) => ({ global, ip, search: WID
  */
 function firstGlobalRefusal(settings: ReturnType<typeof settingsWith>, perSecond: number, maxSeconds: number): number | undefined {
   const clock = new ManualClock();
-  const store = new MemoryStore(clock, 1000);
+  const store = new MemoryDecisionStore(clock, 1000);
   const plan = new TierResolver(settings.rateLimit).base;
   const start = clock.now();
   const step = 1000 / perSecond;

@@ -87,4 +87,14 @@ describe('search settings take effect', () => {
     const full = await scores(await open({ bm25B: 1 }, items), 'zebra');
     expect(full.short).toBeGreaterThan(full.long);
   });
+
+  it("SEARCH_BM25_DELTA: BM25+'s floor adds the same δ × idf to every document holding the term", async () => {
+    const items = [article('short', 'zebra'), article('long', 'zebra stripes savanna grass herd water acacia dust heat noon')];
+    const plain = await scores(await open({ bm25Delta: 0, bm25B: 1 }, items), 'zebra');
+    const plus = await scores(await open({ bm25Delta: 1, bm25B: 1 }, items), 'zebra');
+    // idf of a term in both of 2 documents: ln(1 + 0.5 / 2.5).
+    expect(plus.short - plain.short).toBeCloseTo(Math.log(1.2), 12);
+    expect(plus.long - plain.long).toBeCloseTo(Math.log(1.2), 12);
+    expect(plus.short).toBeGreaterThan(plus.long);
+  });
 });

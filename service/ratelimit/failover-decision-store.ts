@@ -2,12 +2,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { KvstoreState } from '../kvstore/connection';
 import type { Recover } from './decision-batch';
-import type { MemoryStore } from './memory-store';
 import type { TierPlan } from './tiers';
-import type { Decision, DecisionStore, RateLimitBackend } from './types';
+import type { Decision, DecisionStore, LocalDecisionStore, RateLimitBackend } from './types';
 
-/** What the failover store needs of the connection (a KvstoreConnection): state and `up`/`down` events. */
-export interface StoreConnection {
+/** What the failover decision store needs of the rate limiter's kvstore connection (a KvstoreConnection): state and `up`/`down` events. */
+export interface RateLimitKvstore {
   readonly available: boolean;
   readonly state: KvstoreState;
   on(event: 'up' | 'down', listener: () => void): unknown;
@@ -15,16 +14,16 @@ export interface StoreConnection {
 }
 
 /**
- * The shared store (the RedisStore): decisions that, when its command fails, resolve with what
+ * The shared decision store (RedisDecisionStore or ClusterDecisionStore): decisions that, when its command fails, resolve with what
  * `recover` decides instead of rejecting; a cheap probe; and `close` for its timers.
  */
-export interface SharedStore extends DecisionStore {
+export interface SharedDecisionStore extends DecisionStore {
   decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision>;
   probe(): Promise<void>;
   close?(): void;
 }
 
-/** Options of the failover store. */
+/** Options of the failover decision store. */
 export interface FailoverOptions {
   /** How often a failing-but-connected kvstore is probed while requests use memory, ms. @default 1000 */
   readonly probeIntervalMs?: number;
@@ -33,7 +32,7 @@ export interface FailoverOptions {
 }
 
 /**
- * Uses the kvstore while it works and the memory store otherwise, explicitly (the analogue of
+ * Uses the kvstore's decision store while it works and the memory decision store otherwise, explicitly (the analogue of
  * express-rate-limit's `passOnStoreError`, except that requests stay limited, per replica):
  *
  * - no store URL: memory, always;
@@ -45,7 +44,7 @@ export interface FailoverOptions {
  *
  * One warning when an outage starts and one line when it ends, never one per request.
  */
-export class FailoverStore implements DecisionStore {
+export class FailoverDecisionStore implements DecisionStore {
   private tripped = false;
   /** The last failed command's error (the requests of a batch all reject with the same one). */
   private lastError: unknown;
@@ -62,13 +61,13 @@ export class FailoverStore implements DecisionStore {
   /** A failed kvstore command's requests are decided by memory, in the same promise. */
   private readonly recover: Recover = (err, plan, keys) => {
     this.failed(err);
-    return this.memory.decideNow(plan, keys);
+    return this.memory.decideAtOnce(plan, keys);
   };
 
   constructor(
-    private readonly connection: StoreConnection,
-    private readonly redis: SharedStore | undefined,
-    private readonly memory: MemoryStore,
+    private readonly connection: RateLimitKvstore,
+    private readonly redis: SharedDecisionStore | undefined,
+    private readonly memory: LocalDecisionStore,
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly options: FailoverOptions = {},
@@ -87,7 +86,7 @@ export class FailoverStore implements DecisionStore {
 
   /** The memory store's decision while it is the backend (no I/O, no promise); undefined while the kvstore is. */
   decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision | undefined {
-    return this.backend() === 'memory' ? this.memory.decideNow(plan, keys) : undefined;
+    return this.backend() === 'memory' ? this.memory.decideAtOnce(plan, keys) : undefined;
   }
 
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {

@@ -1,7 +1,8 @@
 import type { Cluster } from 'ioredis';
-import { DecisionBatch, parseBatchReply, type Recover } from './decision-batch';
-import { decideScript, isNoScriptError, probeScript, type LuaScript } from './lua/script';
+import { parseBatchReply, type Recover } from './decision-batch';
+import { probeScript } from './lua/script';
 import { refundScript } from './lua/refund-script';
+import { ScriptRunner } from './script-runner';
 import { KEY_PREFIX, type TierPlan } from './tiers';
 import type { Decision, DecisionStore } from './types';
 
@@ -21,8 +22,13 @@ export function clusterClientKey(standaloneKey: string, tier: string): string {
   return `${prefix}{${standaloneKey.slice(prefix.length)}}`;
 }
 
+/** The batch id of the global steps (no client key contains it: theirs begin with a split's number). */
+const GLOBAL_BATCH = 'global';
+
 /** A plan split for the cluster: the client's tiers (one slot) and whether the global tier applies. */
 interface SplitPlan {
+  /** Names this plan's batches apart from another plan's (`<id>\u0000<client key>`). */
+  readonly id: string;
   /** The client tiers of the plan, as a plan of their own (what the batch parses replies by). */
   readonly client: TierPlan;
   /** Index of the global tier in the original plan, or -1. */
@@ -52,35 +58,32 @@ interface SplitPlan {
  * Batching by event-loop turn works per slot: the client steps of one turn go out as one call per
  * (plan, client), which ioredis pipelines per node (`enableAutoPipelining`), and the global steps
  * of one turn as one call for all of them. A refused-by-client request's global debt is not read
- * (reported as 0: the refusing tier decides the headers).
+ * (reported as 0: the refusing tier decides the headers). Scripts, batches and the `EVAL`
+ * fallback on NOSCRIPT (each master caches scripts on its own) are the script runner's
+ * (script-runner.ts), shared with the standalone store.
  */
-export class ClusterStore implements DecisionStore {
+export class ClusterDecisionStore implements DecisionStore {
   private readonly splits = new WeakMap<TierPlan, SplitPlan>();
-  private readonly scripts = new WeakMap<TierPlan, LuaScript>();
-  private readonly pending = new Map<string, DecisionBatch>();
-  private globalBatch: DecisionBatch | undefined;
+  private readonly runner: ScriptRunner<string>;
   private globalPlan: TierPlan | undefined;
-  private flushScheduled = false;
-  /** Script calls sent (client, global and refund steps), for the round-trip figures. */
-  calls = 0;
-  private readonly flush = () => {
-    this.flushScheduled = false;
-    const batches = [...this.pending.values()];
-    this.pending.clear();
-    for (const b of batches) this.send(b);
-    const g = this.globalBatch;
-    this.globalBatch = undefined;
-    if (g) this.send(g);
-  };
+  /** Split plans made so far (their batch ids). */
+  private splitCount = 0;
 
-  constructor(
-    private readonly client: Cluster,
-    private readonly maxBatch = MAX_CLUSTER_BATCH,
-  ) {}
+  constructor(client: Cluster, maxBatch = MAX_CLUSTER_BATCH) {
+    this.runner = new ScriptRunner<string>(client, { maxBatch });
+  }
+
+  /** Script calls sent (client, global and refund steps), for the round-trip figures. */
+  get calls(): number {
+    return this.runner.calls;
+  }
+  set calls(n: number) {
+    this.runner.calls = n;
+  }
 
   /**
    * Decides one request. When a step's command fails, `recover` (the failover store's memory
-   * decision) answers instead of a rejection, as `RedisStore.decide` does.
+   * decision) answers instead of a rejection, as `RedisDecisionStore.decide` does.
    */
   decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
     const decided = this.decideSplit(plan, keys);
@@ -95,7 +98,7 @@ export class ClusterStore implements DecisionStore {
       clientKeys[j] = clusterClientKey(keys[i], split.names[j]);
       j++;
     }
-    return this.enqueueClient(split.client, clientKeys).then((d) => {
+    return this.enqueueClient(split.client, split.id, clientKeys).then((d) => {
       if (split.globalAt < 0) return d;
       if (!d.allowed) return withGlobal(d, split.globalAt, 0);
       return this.enqueueGlobal(plan.tiers[split.globalAt].gcra).then((g) => {
@@ -110,7 +113,7 @@ export class ClusterStore implements DecisionStore {
   /** One round trip to the global key's node (script cache, `TIME`), writing nothing. */
   async probe(): Promise<void> {
     // The zero-tier script with the global key: routed to that key's master, it writes nothing.
-    parseBatchReply(await this.run(probeScript, ['', 1, CLUSTER_GLOBAL_KEY, '']), 0, 0);
+    parseBatchReply(await this.runner.run(probeScript, ['', 1, CLUSTER_GLOBAL_KEY, '']), 0, 0);
   }
 
   private split(plan: TierPlan): SplitPlan {
@@ -119,6 +122,7 @@ export class ClusterStore implements DecisionStore {
       const globalAt = plan.tiers.findIndex((t) => t.name === 'global');
       const tiers = plan.tiers.filter((t) => t.name !== 'global');
       s = {
+        id: String(++this.splitCount),
         client: { endpoint: plan.endpoint, tiers, policy: plan.policy, keys: () => [] },
         globalAt,
         names: tiers.map((t) => t.name),
@@ -129,83 +133,20 @@ export class ClusterStore implements DecisionStore {
     return s;
   }
 
-  private enqueueClient(plan: TierPlan, keys: string[]): Promise<Decision> {
-    return new Promise<Decision>((resolve, reject) => {
-      // One batch per (plan, client): all its keys share the client's slot.
-      const id = `${plan.tiers.length}\u0000${keys[0]}`;
-      let batch = this.pending.get(id);
-      if (batch === undefined || batch.plan !== plan) {
-        batch = new DecisionBatch(plan);
-        this.pending.set(id, batch);
-      }
-      batch.add(keys, resolve, reject);
-      if (batch.size >= this.maxBatch) {
-        this.pending.delete(id);
-        this.send(batch);
-      } else this.schedule();
-    });
+  private enqueueClient(plan: TierPlan, id: string, keys: string[]): Promise<Decision> {
+    // One batch per (plan, client): all its keys share the client's slot.
+    return this.runner.decide(`${id}\u0000${keys[0]}`, plan, keys);
   }
 
   private enqueueGlobal(gcra: TierPlan['tiers'][number]['gcra']): Promise<Decision> {
-    if (this.globalPlan === undefined) {
-      this.globalPlan = { endpoint: undefined, tiers: [{ name: 'global', limits: { limit: gcra.limit, windowSeconds: gcra.windowMs / 1000, burst: gcra.burst }, gcra }], policy: '', keys: () => [CLUSTER_GLOBAL_KEY] };
-    }
-    const plan = this.globalPlan;
-    return new Promise<Decision>((resolve, reject) => {
-      this.globalBatch ??= new DecisionBatch(plan);
-      this.globalBatch.add([CLUSTER_GLOBAL_KEY], resolve, reject);
-      if (this.globalBatch.size >= this.maxBatch) {
-        const full = this.globalBatch;
-        this.globalBatch = undefined;
-        this.send(full);
-      } else this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(this.flush);
-  }
-
-  private scriptOf(plan: TierPlan): LuaScript {
-    let script = this.scripts.get(plan);
-    if (script === undefined) {
-      script = decideScript(plan.tiers.map((t) => t.gcra));
-      this.scripts.set(plan, script);
-    }
-    return script;
-  }
-
-  private send(batch: DecisionBatch): void {
-    let reply: Promise<unknown>;
-    try {
-      reply = this.run(this.scriptOf(batch.plan), batch.args(''));
-    } catch (err) {
-      batch.fail(err);
-      return;
-    }
-    reply.then(
-      (r) => batch.settle(r),
-      (err: unknown) => batch.fail(err),
-    );
+    this.globalPlan ??= { endpoint: undefined, tiers: [{ name: 'global', limits: { limit: gcra.limit, windowSeconds: gcra.windowMs / 1000, burst: gcra.burst }, gcra }], policy: '', keys: () => [CLUSTER_GLOBAL_KEY] };
+    return this.runner.decide(GLOBAL_BATCH, this.globalPlan, [CLUSTER_GLOBAL_KEY]);
   }
 
   /** Gives back one request's charge on each client key; best effort (a lost refund drains on its own). */
   private refund(keys: readonly string[], increments: readonly number[]): void {
     const args: (string | number)[] = ['', keys.length, ...keys, ...increments];
-    this.run(refundScript, args).catch(() => undefined);
-  }
-
-  /** EVALSHA, then EVAL once on NOSCRIPT (each master caches scripts on its own). */
-  private run(script: LuaScript, args: (string | number)[]): Promise<unknown> {
-    this.calls++;
-    args[0] = script.sha;
-    return this.client.call('EVALSHA', args).then(undefined, (err: unknown) => {
-      if (!isNoScriptError(err)) throw err;
-      args[0] = script.source;
-      return this.client.call('EVAL', args);
-    });
+    this.runner.run(refundScript, args).catch(() => undefined);
   }
 }
 

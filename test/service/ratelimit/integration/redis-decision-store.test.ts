@@ -4,14 +4,14 @@ import type { TierLimits } from '../../../../configs';
 import { ManualClock } from '../../../../service/clock';
 import { clientId } from '../../../../service/ratelimit/client-key';
 import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
-import { MemoryStore } from '../../../../service/ratelimit/memory-store';
-import { MAX_BATCH, RedisStore } from '../../../../service/ratelimit/redis-store';
+import { MemoryDecisionStore } from '../../../../service/ratelimit/memory-decision-store';
+import { MAX_BATCH, RedisDecisionStore } from '../../../../service/ratelimit/redis-decision-store';
 import { RedisServer } from '../../../../tools/harness/redis';
 import { clientCommandsDuring } from '../../../../tools/harness/redis-monitor';
 import { planFor, WIDE } from '../helpers';
 import { CLIENTS, stepsArb, tierArb } from '../reference-model';
 
-describe('RedisStore against a real redis-server', () => {
+describe('RedisDecisionStore against a real redis-server', () => {
   let server: RedisServer;
   let client: Redis;
   beforeAll(async () => {
@@ -44,8 +44,8 @@ describe('RedisStore against a real redis-server', () => {
     const [global, ip, search] = limits.map((t) => ({ ...t, windowSeconds: t.windowSeconds * STRETCH }));
     const plan = planFor({ global, ip, search }, 'search');
     const clock = new ManualClock();
-    const redis = new RedisStore(client, clock);
-    const memory = new MemoryStore(clock, 1000);
+    const redis = new RedisDecisionStore(client, clock);
+    const memory = new MemoryDecisionStore(clock, 1000);
     for (const round of rounds) {
       if ('wait' in round) {
         clock.advance(round.wait * STRETCH);
@@ -53,7 +53,7 @@ describe('RedisStore against a real redis-server', () => {
       }
       const keys = round.group.map((c) => plan.keys(clientId(CLIENTS[c], 64)));
       const got = await Promise.all(keys.map((k) => redis.decide(plan, k)));
-      expect(got).toEqual(keys.map((k) => memory.decideNow(plan, k)));
+      expect(got).toEqual(keys.map((k) => memory.decideAtOnce(plan, k)));
     }
   }
 
@@ -84,7 +84,7 @@ describe('RedisStore against a real redis-server', () => {
   });
 
   it('one EVALSHA per turn and plan however many requests; one alone still has its own', async () => {
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     // A global tier that drains slowly: its key must still be there to be read at the end (a WIDE
     // one drains in a millisecond and its key expires with it).
     const global: TierLimits = { limit: 1000, windowSeconds: 3600, burst: 1000 };
@@ -108,7 +108,7 @@ describe('RedisStore against a real redis-server', () => {
   });
 
   it('a batch holds at most maxBatch requests: the rest go in further calls of the same turn', async () => {
-    const store = new RedisStore(client, undefined, 4);
+    const store = new RedisDecisionStore(client, undefined, 4);
     const plan = planFor({ global: WIDE, ip: WIDE });
     await store.decide(plan, plan.keys('192.0.2.1'));
     const seen = await clientCommandsDuring(server.url, async () => {
@@ -118,7 +118,7 @@ describe('RedisStore against a real redis-server', () => {
   });
 
   it('full batches of distinct clients (513 keys in one call) are decided and charged exactly', async () => {
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     // global: 1000 at once, refilling one per 3.6 s, so what drains while the test runs stays small.
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 1000 }, ip: WIDE, search: { limit: 1, windowSeconds: 3600, burst: 5 } }, 'search');
     await store.decide(plan, plan.keys('198.51.100.255'));
@@ -142,7 +142,7 @@ describe('RedisStore against a real redis-server', () => {
     // Slow refills (keys live for minutes): the keys are read back in real time.
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 3600, burst: 3 } });
     const clock = new ManualClock();
-    const store = new RedisStore(client, clock);
+    const store = new RedisDecisionStore(client, clock);
     const order = ['a', 'a', 'b', 'a', 'a', 'a', 'b'];
     const got = await Promise.all(order.map((c) => store.decide(plan, plan.keys(`192.0.2.${c === 'a' ? 1 : 2}`))));
     expect(got.map((d) => d.allowed)).toEqual([true, true, true, true, false, false, true]);
@@ -156,7 +156,7 @@ describe('RedisStore against a real redis-server', () => {
 
   it('survives SCRIPT FLUSH in the middle of batched traffic: the batch is sent again as EVAL, once', async () => {
     const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 4 } });
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     const keys = plan.keys('192.0.2.1');
     expect((await store.decide(plan, keys)).allowed).toBe(true);
     await client.script('FLUSH');
@@ -170,7 +170,7 @@ describe('RedisStore against a real redis-server', () => {
   it('writes nothing when it refuses, and keys expire when their bucket is full again', async () => {
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 60, burst: 3 } });
     const clock = new ManualClock();
-    const store = new RedisStore(client, clock);
+    const store = new RedisDecisionStore(client, clock);
     const keys = plan.keys('192.0.2.1');
     const started = Date.now();
     for (let i = 0; i < 3; i++) expect((await store.decide(plan, keys)).allowed).toBe(true);
@@ -192,7 +192,7 @@ describe('RedisStore against a real redis-server', () => {
   it('reads Redis TIME when no clock is given', async () => {
     const plan = planFor({ global: WIDE, ip: WIDE });
     const before = Date.now();
-    const d = await new RedisStore(client).decide(plan, plan.keys('192.0.2.1'));
+    const d = await new RedisDecisionStore(client).decide(plan, plan.keys('192.0.2.1'));
     const after = Date.now();
     // Same host: the Redis clock is the system clock, to the millisecond.
     expect(d.now).toBeGreaterThanOrEqual(before - 5);
@@ -200,7 +200,7 @@ describe('RedisStore against a real redis-server', () => {
   });
 
   it('costs exactly one round trip per decision, whatever the number of tiers (requests one after another)', async () => {
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     // A global tier that drains slowly: its key must still be there to be read at the end (a WIDE
     // one drains in a millisecond and its key expires with it).
     const global: TierLimits = { limit: 1000, windowSeconds: 3600, burst: 1000 };
@@ -218,7 +218,7 @@ describe('RedisStore against a real redis-server', () => {
 
   it('survives SCRIPT FLUSH: one EVAL reloads the script, state is kept, EVALSHA again afterwards', async () => {
     const plan = planFor({ global: WIDE, ip: { limit: 1, windowSeconds: 3600, burst: 2 } });
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     const keys = plan.keys('192.0.2.1');
     expect((await store.decide(plan, keys)).allowed).toBe(true);
     const script = store.scriptOf(plan);
@@ -233,12 +233,12 @@ describe('RedisStore against a real redis-server', () => {
   });
 
   it('a probe runs the script without writing', async () => {
-    await new RedisStore(client).probe();
+    await new RedisDecisionStore(client).probe();
     expect(await client.dbsize()).toBe(0);
   });
 
   it('the script hashes are the ones Redis computes; one script per plan, limits embedded', async () => {
-    const store = new RedisStore(client);
+    const store = new RedisDecisionStore(client);
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
     const script = store.scriptOf(plan);
     expect(store.scriptOf(plan)).toBe(script);
@@ -250,6 +250,6 @@ describe('RedisStore against a real redis-server', () => {
 
   it('the generated script (snapshot)', () => {
     const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
-    expect(new RedisStore(client).scriptOf(plan).source).toMatchSnapshot();
+    expect(new RedisDecisionStore(client).scriptOf(plan).source).toMatchSnapshot();
   });
 });

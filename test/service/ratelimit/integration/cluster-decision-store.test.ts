@@ -1,10 +1,10 @@
 import { Cluster } from 'ioredis';
 import { parseSettings } from '../../../../configs';
-import { ClusterStore, clusterClientKey } from '../../../../service/ratelimit/cluster-store';
+import { ClusterDecisionStore, clusterClientKey } from '../../../../service/ratelimit/cluster-decision-store';
 import { TierResolver } from '../../../../service/ratelimit/tiers';
 import { RedisCluster } from '../../../../tools/harness/redis-cluster';
 
-describe('ClusterStore on a real three-master Redis Cluster', () => {
+describe('ClusterDecisionStore on a real three-master Redis Cluster', () => {
   let cluster: RedisCluster;
   let client: Cluster;
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe('ClusterStore on a real three-master Redis Cluster', () => {
   });
 
   it('round trips per request: 2 one at a time; 1.01 to 1.03 for 100 clients at once; 0.02 for 100 requests of one client at once', async () => {
-    const store = new ClusterStore(client);
+    const store = new ClusterDecisionStore(client);
     for (let i = 0; i < 10; i++) await store.decide(plan, plan.keys(`198.51.100.${i}`));
     expect(store.calls / 10).toBe(2);
 
@@ -53,5 +53,19 @@ describe('ClusterStore on a real three-master Redis Cluster', () => {
     // One client call for the turn; one global call for the 3 admitted; the other 97 refused by ip.
     expect(store.calls / 100).toBe(0.02);
     expect(same.filter((d) => d.allowed)).toHaveLength(3);
+  });
+
+  it('one client’s requests of two plans with as many client tiers, in one turn, are both answered', async () => {
+    // search and chat (ip + endpoint), and base and unrouted (ip alone), each share a tier count
+    // and the client's first key: their batches once shared an id and the earlier was dropped.
+    const store = new ClusterDecisionStore(client);
+    const { search, chat } = resolver.plans;
+    const got = await Promise.all([
+      store.decide(search, search.keys('192.0.2.8')),
+      store.decide(chat, chat.keys('192.0.2.8')),
+      store.decide(resolver.base, resolver.base.keys('192.0.2.9')),
+      store.decide(resolver.unrouted, resolver.unrouted.keys('192.0.2.9')),
+    ]);
+    expect(got.map((d) => d.allowed)).toEqual([true, true, true, true]);
   });
 });

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock';
 import { admits, debtAt, stampAt } from './gcra';
 import type { TierPlan } from './tiers';
-import type { Decision, DecisionStore } from './types';
+import type { Decision, LocalDecisionStore } from './types';
 
 /** One key's GCRA state (see gcra.ts), updated in place. */
 interface Entry {
@@ -22,7 +22,7 @@ interface Entry {
  * then the least recently seen keys first: the ones most likely already drained. Every access,
  * refused ones included, refreshes a key, so a client hammering at its limit is never forgotten.
  */
-export class MemoryStore implements DecisionStore {
+export class MemoryDecisionStore implements LocalDecisionStore {
   private readonly entries: LRUCache<string, Entry>;
   private readonly found: (Entry | undefined)[] = [];
 
@@ -45,7 +45,7 @@ export class MemoryStore implements DecisionStore {
   }
 
   /** The decision, synchronously (the failover store uses it when the kvstore fails mid-request). */
-  decideNow(plan: TierPlan, keys: readonly string[]): Decision {
+  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision {
     const now = this.clock.now();
     const tiers = plan.tiers;
     const n = tiers.length;
@@ -78,12 +78,7 @@ export class MemoryStore implements DecisionStore {
     return { allowed, now, debts };
   }
 
-  /** Always at once: the same as `decideNow`. */
-  decideAtOnce(plan: TierPlan, keys: readonly string[]): Decision {
-    return this.decideNow(plan, keys);
-  }
-
   decide(plan: TierPlan, keys: readonly string[]): Promise<Decision> {
-    return Promise.resolve(this.decideNow(plan, keys));
+    return Promise.resolve(this.decideAtOnce(plan, keys));
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ManualClock } from '../../../service/clock';
 import { clientId } from '../../../service/ratelimit/client-key';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { verdictOf } from '../../../service/ratelimit/verdict';
 import { planFor } from './helpers';
 import { CLIENTS, ReferenceModel, stepsArb, tierArb } from './reference-model';
@@ -12,7 +12,7 @@ describe('memory store against the reference model', () => {
       fc.property(tierArb, tierArb, tierArb, stepsArb(80), (global, ip, search, steps) => {
         const plan = planFor({ global, ip, search }, 'search');
         const clock = new ManualClock();
-        const store = new MemoryStore(clock, 1000);
+        const store = new MemoryDecisionStore(clock, 1000);
         const model = new ReferenceModel([global, ip, search]);
         for (const step of steps) {
           if ('wait' in step) {
@@ -21,7 +21,7 @@ describe('memory store against the reference model', () => {
           }
           const keys = plan.keys(clientId(CLIENTS[step.client], 64));
           const now = clock.now();
-          const d = store.decideNow(plan, keys);
+          const d = store.decideAtOnce(plan, keys);
           const admitted = model.hit(keys, now);
           expect(d.allowed).toBe(admitted);
           expect(d.now).toBe(now);

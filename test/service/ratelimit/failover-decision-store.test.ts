@@ -2,10 +2,10 @@ import { EventEmitter } from 'node:events';
 import { ManualClock } from '../../../service/clock';
 import type { KvstoreState } from '../../../service/kvstore/connection';
 import type { Recover } from '../../../service/ratelimit/decision-batch';
-import { FailoverStore, type SharedStore } from '../../../service/ratelimit/failover-store';
-import { MemoryStore } from '../../../service/ratelimit/memory-store';
+import { FailoverDecisionStore, type SharedDecisionStore } from '../../../service/ratelimit/failover-decision-store';
+import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import type { TierPlan } from '../../../service/ratelimit/tiers';
-import type { Decision } from '../../../service/ratelimit/types';
+import type { Decision, LocalDecisionStore } from '../../../service/ratelimit/types';
 import { captureLogger, planFor, until, WIDE } from './helpers';
 
 /** The connection's observable behaviour: a state and `up`/`down` events on transitions. */
@@ -22,14 +22,14 @@ class FakeConnection extends EventEmitter {
 }
 
 /** A shared store that answers a fixed decision, or fails while `failing`. */
-class FakeShared implements SharedStore {
+class FakeShared implements SharedDecisionStore {
   calls = 0;
   probes = 0;
   failing = false;
   /** When set, every call fails with this one error, as the requests of one failed batch do. */
   batchError: Error | undefined;
   readonly answer: Decision = { allowed: true, now: 42, debts: [1, 1] };
-  /** Like the RedisStore: a failed command resolves with `recover`'s decision when one is given. */
+  /** Like the RedisDecisionStore: a failed command resolves with `recover`'s decision when one is given. */
   async decide(plan: TierPlan, keys: readonly string[], recover?: Recover): Promise<Decision> {
     this.calls++;
     const err = this.batchError ?? (this.failing ? new Error('Command timed out') : undefined);
@@ -50,10 +50,10 @@ function setup(opts: { shared?: boolean } = {}) {
   const conn = new FakeConnection();
   const shared = new FakeShared();
   const clock = new ManualClock();
-  const memory = new MemoryStore(clock, 100);
+  const memory = new MemoryDecisionStore(clock, 100);
   const log = captureLogger();
   const errors: unknown[] = [];
-  const store = new FailoverStore(conn, opts.shared === false ? undefined : shared, memory, log.logger, clock, {
+  const store = new FailoverDecisionStore(conn, opts.shared === false ? undefined : shared, memory, log.logger, clock, {
     probeIntervalMs: 10,
     onStoreError: (e) => errors.push(e),
   });
@@ -61,7 +61,7 @@ function setup(opts: { shared?: boolean } = {}) {
   return { conn, shared, clock, memory, log, errors, store, warnings };
 }
 
-describe('FailoverStore', () => {
+describe('FailoverDecisionStore', () => {
   it('uses memory, silently, when no kvstore is configured', async () => {
     const { store, conn, warnings, memory } = setup({ shared: false });
     conn.go('disconnected');
@@ -148,6 +148,20 @@ describe('FailoverStore', () => {
     shared.batchError = new Error('READONLY');
     await Promise.all([store.decide(plan, keys), store.decide(plan, keys)]);
     expect(errors).toHaveLength(2);
+    store.close();
+  });
+
+  it('falls back to any LocalDecisionStore (the interface, not the memory store): at once, and inside a failed batch', async () => {
+    const conn = new FakeConnection();
+    const shared = new FakeShared();
+    const local: Decision = { allowed: false, now: 7, debts: [3, 3] };
+    const fallback: LocalDecisionStore = { decideAtOnce: () => local, decide: () => Promise.resolve(local) };
+    const store = new FailoverDecisionStore(conn, shared, fallback, captureLogger().logger, new ManualClock(), { probeIntervalMs: 10 });
+    expect(store.decideAtOnce(plan, keys)).toBe(local);
+    conn.go('connected');
+    expect(store.decideAtOnce(plan, keys)).toBeUndefined();
+    shared.failing = true;
+    expect(await store.decide(plan, keys)).toBe(local);
     store.close();
   });
 
