@@ -84,9 +84,9 @@ export class Alertmanager extends Construct {
     const secrets = Volume.fromSecret(this, 'secrets-volume', secret, { name: 'secrets', optional: true, defaultMode: 0o440 });
     container.mount(SECRETS.alertmanager.mountPath, secrets, { readOnly: true });
     container.mount(ALERTMANAGER_PATHS.data, Volume.fromEmptyDir(this, 'data-volume', 'data'));
-    probesOnNamedPort(this.deployment, 0, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
-    runtimeDefaultSeccomp(this.deployment, 1);
+    runtimeDefaultSeccomp(this.deployment, [container]);
 
     this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.alertmanager }] });
   }

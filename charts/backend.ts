@@ -22,6 +22,7 @@ import { backendSecretEnvironment, type SecretEnvReference } from './backend-sec
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
+import { PATHS } from '../contract';
 import { COMPONENTS, PORTS, stackNames, type StackNames } from './generators/names';
 import { httpProbe, probesOnNamedPort } from './probes';
 import { containerResources, type ComputeResources } from './resources';
@@ -143,17 +144,17 @@ export class Backend extends Construct {
       envVariables: Object.fromEntries(
         secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })]),
       ),
-      startup: probe('/health/live', 2, 30),
-      liveness: probe('/health/live', 10, 3),
-      readiness: probe('/health/ready', 5, 3),
+      startup: probe(PATHS.live, 2, 30),
+      liveness: probe(PATHS.live, 10, 3),
+      readiness: probe(PATHS.ready, 5, 3),
       resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } }),
       securityContext: RESTRICTED_CONTAINER,
     });
     container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
-    probesOnNamedPort(this.deployment, 0, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
-    runtimeDefaultSeccomp(this.deployment, 1);
+    runtimeDefaultSeccomp(this.deployment, [container]);
     // cdk8s-plus's `spread` writes pod anti-affinity; a skew constraint still schedules when nodes run out.
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/topologySpreadConstraints', [
@@ -167,7 +168,6 @@ export class Backend extends Construct {
     // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
     if (props.replicas > 1 || props.autoscaling) {
       this.podsService = exactService(this, 'pods-service', { metadata: { name: names.backendPods, labels }, selector, ports, clusterIP: 'None' });
-      ApiObject.of(this.podsService).addJsonPatch(JsonPatch.add('/spec/publishNotReadyAddresses', false));
     }
 
     // One pod at a time may be evicted: with 2+ replicas one keeps serving, with 1 drains still work.

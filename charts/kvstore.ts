@@ -15,6 +15,7 @@ import {
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
+import { patchContainer } from './container-patch';
 import { KVSTORE_DATA_DIR } from './generators/kvstore-config';
 import { COMPONENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
 import { addImagePullSecrets, imagePullPolicy } from './images';
@@ -129,13 +130,12 @@ export class Kvstore extends Construct {
     container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
     addImagePullSecrets(this.statefulSet, props.imagePullSecrets);
-    runtimeDefaultSeccomp(this.statefulSet, 1);
-    probesOnNamedPort(this.statefulSet, 0, 'redis', [['livenessProbe', 'tcpSocket']]);
+    runtimeDefaultSeccomp(this.statefulSet, [container]);
+    probesOnNamedPort(this.statefulSet, container, 'redis', [['livenessProbe', 'tcpSocket']]);
 
     // cdk8s-plus StatefulSets have no volumeClaimTemplates: the data volume is written as the API has it.
-    const api = ApiObject.of(this.statefulSet);
-    api.addJsonPatch(JsonPatch.add('/spec/template/spec/containers/0/volumeMounts/0', { name: 'data', mountPath: KVSTORE_DATA_DIR }));
-    api.addJsonPatch(
+    patchContainer(this.statefulSet, container, (c) => [JsonPatch.add(`${c}/volumeMounts/0`, { name: 'data', mountPath: KVSTORE_DATA_DIR })]);
+    ApiObject.of(this.statefulSet).addJsonPatch(
       JsonPatch.add('/spec/volumeClaimTemplates', [
         {
           metadata: { name: 'data', labels: selector },

@@ -1,7 +1,8 @@
+import { SERVICE_NAME } from '../contract';
 import type { ComponentName } from './generators/names';
 
 /** `app.kubernetes.io/part-of` of every object. */
-export const PART_OF = 'svc-ai-search-backend';
+export const PART_OF = SERVICE_NAME;
 
 /**
  * Labels that select a component's pods; stable across releases (selectors are immutable).

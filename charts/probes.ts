@@ -1,5 +1,6 @@
-import { ApiObject, Duration, JsonPatch } from 'cdk8s';
-import { Probe, k8s, type Workload } from 'cdk8s-plus-27';
+import { Duration, JsonPatch } from 'cdk8s';
+import { Probe, k8s, type Container, type Workload } from 'cdk8s-plus-27';
+import { patchContainer } from './container-patch';
 
 /** Options of an HTTP probe. */
 export interface HttpProbeOptions {
@@ -24,13 +25,10 @@ export function httpProbe(path: string, opts: HttpProbeOptions): Probe {
 export type ProbeField = readonly ['readinessProbe' | 'livenessProbe' | 'startupProbe', 'httpGet' | 'tcpSocket'];
 
 /**
- * Points probes of the workload's container `container` at its port named `port`. cdk8s-plus
+ * Points probes of the workload's `container` (found by name) at its port named `port`. cdk8s-plus
  * writes port numbers; a named port follows the container when its number changes (`PORT`).
  */
-export function probesOnNamedPort(workload: Workload, container: number, port: string, probes: readonly ProbeField[]): void {
-  const api = ApiObject.of(workload);
+export function probesOnNamedPort(workload: Workload, container: Container, port: string, probes: readonly ProbeField[]): void {
   // Patches pass through the L1 serializer, which drops a bare string where it expects IntOrString.
-  for (const [field, action] of probes) {
-    api.addJsonPatch(JsonPatch.replace(`/spec/template/spec/containers/${container}/${field}/${action}/port`, k8s.IntOrString.fromString(port)));
-  }
+  patchContainer(workload, container, (c) => probes.map(([field, action]) => JsonPatch.replace(`${c}/${field}/${action}/port`, k8s.IntOrString.fromString(port))));
 }

@@ -145,9 +145,9 @@ export class Prometheus extends Construct {
     container.mount(PROMETHEUS_PATHS.configDir, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
     container.mount(PROMETHEUS_PATHS.rulesDir, Volume.fromConfigMap(this, 'rules-volume', this.rulesConfigMap, { name: 'rules' }), { readOnly: true });
     container.mount(PROMETHEUS_PATHS.data, Volume.fromPersistentVolumeClaim(this, 'data-volume', this.dataClaim, { name: 'data' }));
-    probesOnNamedPort(this.deployment, 0, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
-    runtimeDefaultSeccomp(this.deployment, 1);
+    runtimeDefaultSeccomp(this.deployment, [container]);
 
     this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.prometheus }] });
   }

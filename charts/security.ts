@@ -1,5 +1,6 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
-import type { Capability, ContainerSecurityContextProps, PodSecurityContextProps, Workload } from 'cdk8s-plus-27';
+import type { Capability, Container, ContainerSecurityContextProps, PodSecurityContextProps, Workload } from 'cdk8s-plus-27';
+import { patchContainer } from './container-patch';
 
 /** A non-root identity for a pod. */
 export interface RunAs {
@@ -28,14 +29,11 @@ export const RESTRICTED_CONTAINER: ContainerSecurityContextProps = {
 };
 
 /**
- * The `RuntimeDefault` seccomp profile on the pod and on its first `containers` containers: the
+ * The `RuntimeDefault` seccomp profile on the pod and on `containers` (found by name): the
  * "restricted" Pod Security Standard asks for it and cdk8s-plus's security contexts cannot say it.
  */
-export function runtimeDefaultSeccomp(workload: Workload, containers: number): void {
-  const api = ApiObject.of(workload);
+export function runtimeDefaultSeccomp(workload: Workload, containers: readonly Container[]): void {
   const profile = { type: 'RuntimeDefault' };
-  api.addJsonPatch(JsonPatch.add('/spec/template/spec/securityContext/seccompProfile', profile));
-  for (let i = 0; i < containers; i++) {
-    api.addJsonPatch(JsonPatch.add(`/spec/template/spec/containers/${i}/securityContext/seccompProfile`, profile));
-  }
+  ApiObject.of(workload).addJsonPatch(JsonPatch.add('/spec/template/spec/securityContext/seccompProfile', profile));
+  for (const container of containers) patchContainer(workload, container, (c) => [JsonPatch.add(`${c}/securityContext/seccompProfile`, profile)]);
 }

@@ -4,7 +4,8 @@ import { systemClock } from './clock';
 import { KvstoreConnection } from './kvstore/connection';
 import { Lifecycle } from './lifecycle';
 import { silentLogger } from './logger';
-import { KVSTORE_STATE_METRIC, registerKvstoreStateMetric } from './metrics/kvstore-metrics';
+import { registerKvstoreStateMetric } from './metrics/kvstore-metrics';
+import { METRICS } from '../contract';
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
@@ -54,7 +55,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
       { processMetrics: overrides.processMetrics ?? false },
     );
   // Once per registry: a test may build two sets of deps on one registry.
-  if (!registry.getSingleMetric(KVSTORE_STATE_METRIC)) {
+  if (!registry.getSingleMetric(METRICS.kvstoreState)) {
     registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
   }
   const core: CoreDeps = { ...base, metrics };

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { LogLevel } from '../configs';
+import { SERVICE_NAME } from '../contract';
 
 export type { Logger } from 'pino';
 
@@ -23,7 +24,7 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
   return pino(
     {
       level,
-      base: { service: 'svc-ai-search-backend' },
+      base: { service: SERVICE_NAME },
       redact: { paths: REDACT_PATHS, censor: '<hidden>' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

@@ -75,7 +75,7 @@ describe('npm pack', () => {
   it('points main, types and exports at files it ships', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string; types: string; exports: Record<string, { types: string; default: string }> };
     expect(files).toEqual(expect.arrayContaining([pkg.main, pkg.types]));
-    for (const entry of ['.', './service', './client']) {
+    for (const entry of ['.', './service', './client', './contract']) {
       expect(files).toEqual(expect.arrayContaining([pkg.exports[entry].types.slice(2), pkg.exports[entry].default.slice(2)]));
     }
   });

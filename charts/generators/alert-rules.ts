@@ -1,13 +1,12 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
-import { METRICS_PATH, SERVICE_NAME } from './names';
 import { pipelineRuleGroup } from './pipeline-rules';
 import { scrapesPerPod } from './prometheus-config';
 import { AGGREGATION_LABELS as BY, settingsQueries } from './promql';
 import { serviceAlert, type AlertingRule, type RuleFile, type RuleGroup } from './rule-types';
 import { sloRuleGroup } from './slo-rules';
+import { METRICS, METRIC_LABELS, PATHS, SERVICE_NAME } from '../../contract';
 
 /**
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
@@ -45,9 +44,9 @@ function availabilityRules(settings: Settings): AlertingRule[] {
       runbook,
       expr: `sum by (${BY}) (${up}) == 0\nor\nabsent(${up})`,
       for: r.backendDownFor,
-      summary: 'svc-ai-search-backend is down: no pod can be scraped',
+      summary: `${SERVICE_NAME} is down: no pod can be scraped`,
       description:
-        `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${METRICS_PATH}, ` +
+        `For ${r.backendDownFor} Prometheus has reached no target of job {{ $labels.job }} at ${PATHS.metrics}, ` +
         'or has none to reach: every pod is down or unready, or the metrics path or port is wrong.',
     }),
     serviceAlert({
@@ -95,7 +94,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `(\n${q.serverErrorRatio(w.errorRate)}\n) > ${promNumber(r.errorRateThreshold)}\n${q.volumeGuard(w.errorRate, r.minRequestsPerHour)}`,
       for: r.errorRateFor,
-      summary: 'High server error rate on svc-ai-search-backend',
+      summary: `High server error rate on ${SERVICE_NAME}`,
       description:
         `{{ $value | humanizePercentage }} of requests failed with a server error (5xx) over the last ${w.errorRate}, ` +
         `above ${percent(r.errorRateThreshold)} (ALERT_ERROR_RATE_THRESHOLD), while the service averages at least ${promNumber(r.minRequestsPerHour)} ` +
@@ -111,7 +110,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         `) > ${promNumber(r.latencyP99Seconds)}`,
       ].join('\n'),
       for: r.latencyFor,
-      summary: 'Slow {{ $labels.route }} requests on svc-ai-search-backend',
+      summary: `Slow {{ $labels.route }} requests on ${SERVICE_NAME}`,
       description:
         `The p99 latency of {{ $labels.route }} requests is {{ $value | humanize }}s over the last ${w.latency}, ` +
         `above ${promNumber(r.latencyP99Seconds)}s (ALERT_LATENCY_P99_SECONDS).`,
@@ -123,7 +122,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `min by (${BY}) (${q.select(METRICS.healthScore)}) < ${promNumber(r.healthScoreMin)}`,
       for: r.healthScoreFor,
-      summary: 'Health score of svc-ai-search-backend is low',
+      summary: `Health score of ${SERVICE_NAME} is low`,
       description:
         `The lowest health score of a pod is {{ $value | humanize }}, below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN). ` +
         'Informational: the score counts client errors (4xx) as failures; HighErrorRate and the burn-rate alerts judge server errors.',
@@ -134,7 +133,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `sum by (${BY}) (increase(${q.select(METRICS.totalTokensUsed)}[${w.tokenSpend}])) > ${promNumber(r.tokensPerHour)}`,
       for: r.tokenSpendFor,
-      summary: 'High AI token spend on svc-ai-search-backend',
+      summary: `High AI token spend on ${SERVICE_NAME}`,
       description:
         `{{ $value | humanize }} tokens were used by the AI provider in the last hour, ` +
         `above ${promNumber(r.tokensPerHour)} (ALERT_TOKENS_PER_HOUR).`,
@@ -145,7 +144,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `max by (${BY}) (${q.select(METRICS.cacheUsagePercent)}) > ${promNumber(r.cacheUsagePercent)}`,
       for: r.cacheFor,
-      summary: 'Search result cache of svc-ai-search-backend is nearly full',
+      summary: `Search result cache of ${SERVICE_NAME} is nearly full`,
       description:
         `The search result cache is {{ $value | humanize }}% full, above ${promNumber(r.cacheUsagePercent)}% ` +
         '(ALERT_CACHE_USAGE_PERCENT), so older results are evicted; raise SEARCH_CACHE_SIZE if hit rates suffer.',
@@ -158,7 +157,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `sum by (${BY}, instance) (increase(${q.select(METRICS.contentCompactionFailuresTotal)}[${w.compactionFailures}])) > 0`,
       for: '0m',
-      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot compact its DATA_DIR content store',
+      summary: `${SERVICE_NAME} on {{ $labels.instance }} cannot compact its DATA_DIR content store`,
       description:
         `{{ $value | humanize }} compaction(s) of the DATA_DIR content store failed on {{ $labels.instance }} in the last ${w.compactionFailures}. ` +
         'Writes are still stored and answered, into a log that keeps growing; the store retries with backoff (at most 5 minutes apart). ' +
@@ -172,7 +171,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
       runbook,
       expr: `max by (${BY}, instance, state) (${q.select(METRICS.kvstoreWriteConfirmation, `state!="${METRIC_LABELS.writesConfirmed}"`)}) == 1`,
       for: KVSTORE_WRITES_UNCONFIRMED_FOR,
-      summary: 'svc-ai-search-backend on {{ $labels.instance }} cannot confirm content writes in the kvstore ({{ $labels.state }})',
+      summary: `${SERVICE_NAME} on {{ $labels.instance }} cannot confirm content writes in the kvstore ({{ $labels.state }})`,
       description:
         `For ${KVSTORE_WRITES_UNCONFIRMED_FOR} the kvstore has not confirmed content writes from {{ $labels.instance }} at KVSTORE_DURABILITY ` +
         '({{ $labels.state }}: no_replica, no replica acknowledged them; not_on_disk, the primary did not confirm them on disk), ' +
@@ -187,7 +186,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `max by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) == 1`,
         for: r.kvstoreFallbackFor,
-        summary: 'svc-ai-search-backend rate-limits in memory: the kvstore is unreachable',
+        summary: `${SERVICE_NAME} rate-limits in memory: the kvstore is unreachable`,
         description:
           `For ${r.kvstoreFallbackFor} the service has enforced rate limits in memory, where each replica counts on its own ` +
           'and clients get up to one limit per replica. ' +
@@ -201,7 +200,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `sum by (${BY}) (${q.select(METRICS.rateLimitBackend, `backend="${METRIC_LABELS.memoryBackend}"`)}) > 1`,
         for: r.kvstoreFallbackFor,
-        summary: 'svc-ai-search-backend rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory',
+        summary: `${SERVICE_NAME} rate limits are no longer shared: {{ $value | humanize }} pods decide them in memory`,
         description:
           `For ${r.kvstoreFallbackFor} {{ $value | humanize }} pods have enforced rate limits in memory, each on its own, so the ` +
           'limits the deployment promises are multiplied by that many. The kvstore (standalone, Cluster or Sentinel) is ' +
@@ -217,7 +216,7 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         runbook,
         expr: `sum by (${BY}) (increase(${q.select(METRICS.requestsTotal)}[${w.noTraffic}])) < ${promNumber(r.noTrafficMinRequests)}`,
         for: r.noTrafficFor,
-        summary: 'svc-ai-search-backend receives (almost) no requests',
+        summary: `${SERVICE_NAME} receives (almost) no requests`,
         description:
           `Fewer than ${promNumber(r.noTrafficMinRequests)} request(s) (ALERT_NO_TRAFFIC_MIN_REQUESTS) per ${w.noTraffic} ` +
           `have reached the service for ${r.noTrafficFor} (ALERT_NO_TRAFFIC_FOR) while it is up: check the ingress, DNS and the clients.`,

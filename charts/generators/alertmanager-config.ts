@@ -1,8 +1,9 @@
 import type { ChatChannels, EmailRecipients, Settings } from '../../configs';
 import { ALERTS } from './alert-names';
-import { alertmanagerSecretFile, SERVICE_NAME } from './names';
+import { alertmanagerSecretFile } from './names';
 import { HEARTBEAT_ALERT, RECEIVER_NAMES, RECEIVERS, ROUTING_TABLE, type ReceiverName, type RoutingRow } from './routing';
 import { MONITORING_COMPONENT } from './rule-types';
+import { SERVICE_NAME } from '../../contract';
 
 /**
  * A child route: every child of the table's rows continues, so an alert reaches every matching

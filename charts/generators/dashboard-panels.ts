@@ -1,8 +1,8 @@
 import type { Settings } from '../../configs';
 import { promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
 import { settingsQueries } from './promql';
 import { BURN_RATE_ALERTS, errorBudget } from './slo-rules';
+import { METRICS, METRIC_LABELS } from '../../contract';
 
 /** Grafana's rate window macro: at least four scrape intervals, whatever the zoom. */
 export const RATE_INTERVAL = '$__rate_interval';
@@ -111,7 +111,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Success rate',
-          description: 'svc_ai_search_success_rate per pod: 100 * successful / total (4xx count as failures).',
+          description: `${METRICS.successRate} per pod: 100 * successful / total (4xx count as failures).`,
           kind: 'timeseries',
           unit: 'percent',
           queries: [{ expr: `min by (instance) (${q.select(m.successRate)})`, legend: '{{instance}}' }],
@@ -131,7 +131,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Average response time',
-          description: 'svc_ai_search_avg_response_time_ms per pod (last 5 minutes) and svc_ai_search_requests_by_type_avg_time_ms per type (worst pod).',
+          description: `${METRICS.avgResponseTimeMs} per pod (last 5 minutes) and ${METRICS.requestsByTypeAvgTimeMs} per type (worst pod).`,
           kind: 'timeseries',
           unit: 'ms',
           queries: [
@@ -146,7 +146,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
       panels: [
         {
           title: 'Health score',
-          description: `svc_ai_search_health_score of the worst pod; red below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN, LowHealthScore).`,
+          description: `${METRICS.healthScore} of the worst pod; red below ${promNumber(r.healthScoreMin)} (ALERT_HEALTH_SCORE_MIN, LowHealthScore).`,
           kind: 'stat',
           unit: 'none',
           queries: [{ expr: `min by (job) (${q.select(m.healthScore)})`, legend: 'score' }],
@@ -155,7 +155,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Performance grade',
-          description: 'svc_ai_search_performance_grade of the worst pod, A (4) to F (0).',
+          description: `${METRICS.performanceGrade} of the worst pod, A (4) to F (0).`,
           kind: 'stat',
           unit: 'none',
           queries: [{ expr: `min by (job) (${q.select(m.performanceGrade)})`, legend: 'grade' }],
@@ -177,7 +177,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
       panels: [
         {
           title: 'Cache entries',
-          description: 'svc_ai_search_cache_size and svc_ai_search_cache_maxsize per pod.',
+          description: `${METRICS.cacheSize} and ${METRICS.cacheMaxSize} per pod.`,
           kind: 'timeseries',
           unit: 'short',
           queries: [
@@ -187,7 +187,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Cache usage (CacheNearFull)',
-          description: `svc_ai_search_cache_usage_percent per pod; red from ${promNumber(r.cacheUsagePercent)}% (ALERT_CACHE_USAGE_PERCENT).`,
+          description: `${METRICS.cacheUsagePercent} per pod; red from ${promNumber(r.cacheUsagePercent)}% (ALERT_CACHE_USAGE_PERCENT).`,
           kind: 'timeseries',
           unit: 'percent',
           queries: [{ expr: `max by (instance) (${q.select(m.cacheUsagePercent)})`, legend: '{{instance}}' }],
@@ -244,7 +244,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Health score per pod',
-          description: 'svc_ai_search_health_score of each pod.',
+          description: `${METRICS.healthScore} of each pod.`,
           kind: 'timeseries',
           unit: 'none',
           queries: [{ expr: `min by (instance) (${q.select(m.healthScore)})`, legend: '{{instance}}' }],

@@ -14,7 +14,8 @@ import { PanelBuilder as StatPanelBuilder } from '@grafana/grafana-foundation-sd
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import type { Settings } from '../../configs';
 import { dashboardPanels, type PanelSpec, type PanelThresholds } from './dashboard-panels';
-import { SERVICE_NAME, stackNames } from './names';
+import { stackNames } from './names';
+import { SERVICE_NAME } from '../../contract';
 
 /**
  * A dashboard as Grafana imports it (plain JSON). Typed by the SDK while it is built; kept to

@@ -1,6 +1,5 @@
 /** Pure generators: settings → config documents. No cdk8s, no I/O. */
 export * from './names';
-export * from './metric-names';
 export * from './alert-names';
 export * from './format';
 export * from './promql';

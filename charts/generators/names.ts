@@ -1,20 +1,13 @@
+import { SERVICE_NAME, SERVICE_PORT } from '../../contract';
+
 /**
- * Names shared by the generated configs and the Kubernetes objects that carry them. Spec §1.6
- * fixes the job, the target and the metrics path; §6.1 the `service` label. Everything that a
- * user sees in `dist/` or in Alertmanager is spelled here once.
+ * Names of the stack's own objects, shared by the generated configs and the Kubernetes objects
+ * that carry them. The names the service must agree on (service name, scrape job, paths, port,
+ * metrics) are in `contract/`.
  */
-
-/** Value of the `service` alert label and the Prometheus job name (spec §1.6, §6.1). */
-export const SERVICE_NAME = 'svc-ai-search-backend';
-
-/** Prometheus job that scrapes the backend (spec §1.6). */
-export const SCRAPE_JOB = SERVICE_NAME;
 
 /** Scrape jobs of the monitoring pipeline itself (the names the Prometheus and Alertmanager mixins use). */
 export const PIPELINE_JOBS = { prometheus: 'prometheus', alertmanager: 'alertmanager' } as const;
-
-/** Where the backend exposes the text exposition (spec §1.6: not `/metrics`). */
-export const METRICS_PATH = '/api/metrics/prometheus';
 
 /** Stable object names: the Services are exactly these, so in-cluster DNS names are too. */
 export const COMPONENTS = {
@@ -32,7 +25,7 @@ export type ComponentName = (typeof COMPONENTS)[keyof typeof COMPONENTS];
 
 /** Service ports. */
 export const PORTS = {
-  backend: 8080,
+  backend: SERVICE_PORT,
   kvstore: 6379,
   prometheus: 9090,
   alertmanager: 9093,

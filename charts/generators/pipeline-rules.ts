@@ -1,7 +1,8 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
-import { PIPELINE_JOBS, SERVICE_NAME } from './names';
+import { PIPELINE_JOBS } from './names';
 import { MONITORING_COMPONENT, serviceAlert, type AlertingRule, type RuleGroup, type Severity } from './rule-types';
+import { SERVICE_NAME } from '../../contract';
 
 /** Name of the group of alerts about the monitoring pipeline itself. */
 export const PIPELINE_RULE_GROUP = `${SERVICE_NAME}.pipeline`;

@@ -1,5 +1,6 @@
 import type { Settings } from '../../configs';
-import { ADDRESSES, CONFIG_DOCUMENTS, METRICS_PATH, PIPELINE_JOBS, PROMETHEUS_PATHS, SCRAPE_JOB, stackNames } from './names';
+import { ADDRESSES, CONFIG_DOCUMENTS, PIPELINE_JOBS, PROMETHEUS_PATHS, stackNames } from './names';
+import { PATHS, SCRAPE_JOB } from '../../contract';
 
 /** A `static_configs` entry. */
 export interface StaticConfig {
@@ -87,7 +88,7 @@ export function prometheusConfig(settings: Settings): PrometheusConfig {
     alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] },
     rule_files: [`${PROMETHEUS_PATHS.rulesDir}/${CONFIG_DOCUMENTS.prometheusRules.key}`],
     scrape_configs: [
-      { job_name: SCRAPE_JOB, metrics_path: METRICS_PATH, scheme: 'http', ...backendTargets(settings) },
+      { job_name: SCRAPE_JOB, metrics_path: PATHS.metrics, scheme: 'http', ...backendTargets(settings) },
       { job_name: PIPELINE_JOBS.prometheus, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [ADDRESSES.prometheus] }] },
       { job_name: PIPELINE_JOBS.alertmanager, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [alertmanager] }] },
     ],

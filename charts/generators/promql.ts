@@ -1,7 +1,6 @@
 import type { Settings } from '../../configs';
 import { promNumber } from './format';
-import { METRIC_LABELS, METRICS } from './metric-names';
-import { SCRAPE_JOB } from './names';
+import { METRICS, METRIC_LABELS, SCRAPE_JOB } from '../../contract';
 
 /**
  * Labels every aggregation keeps. `namespace` rides along because a prometheus-operator's

@@ -1,5 +1,5 @@
 import { ALERTS } from './alert-names';
-import { SERVICE_NAME } from './names';
+import { SERVICE_NAME } from '../../contract';
 
 /** Receiver names (spec §6.2 and the list). */
 export const RECEIVERS = {

@@ -1,4 +1,4 @@
-import { SERVICE_NAME } from './names';
+import { SERVICE_NAME } from '../../contract';
 
 /** Shapes of a Prometheus rule file, as the generators write it. */
 

@@ -1,9 +1,9 @@
 import type { Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { percent, promNumber } from './format';
-import { SERVICE_NAME } from './names';
 import { settingsQueries } from './promql';
 import { serviceAlert, type RecordingRule, type RuleGroup, type Severity } from './rule-types';
+import { METRIC_PREFIX, SERVICE_NAME } from '../../contract';
 
 /** One window pair of a multi-window, multi-burn-rate alert. */
 export interface BurnRateWindow {
@@ -59,7 +59,7 @@ export const SLO_RULE_GROUP = `${SERVICE_NAME}.slo`;
 
 /** Recording rule name of the server-error ratio over `window`. */
 export function errorRatioRecord(window: string): string {
-  return `job:svc_ai_search_request_errors:ratio_rate${window}`;
+  return `job:${METRIC_PREFIX}_request_errors:ratio_rate${window}`;
 }
 
 /** The error budget of an availability SLO: `1 - slo`, without float noise. */

@@ -1,5 +1,5 @@
-import { SERVICE_NAME } from './names';
 import type { Severity } from './rule-types';
+import { SERVICE_NAME } from '../../contract';
 
 /** One alert as the Alertmanager API takes it (spec §6.3). */
 export interface PostableAlert {

@@ -4,9 +4,10 @@ import {
   PrometheusRuleSpecGroupsRulesExpr,
   type PrometheusRuleSpecGroups,
 } from '../../imports/prometheus-rule-monitoring.coreos.com';
-import { SERVICE_NAME, stackNames, type StackNames } from '../generators/names';
+import { stackNames, type StackNames } from '../generators/names';
 import { isAlertingRule, type RuleFile } from '../generators/rule-types';
 import { operatorLabels } from './operator-labels';
+import { SERVICE_NAME } from '../../contract';
 
 /** What `BackendPrometheusRule` writes. */
 export interface BackendPrometheusRuleProps {

@@ -5,9 +5,10 @@ import {
   ServiceMonitorSpecEndpointsScheme,
   ServiceMonitorSpecServiceDiscoveryRole,
 } from '../../imports/service-monitor-monitoring.coreos.com';
-import { COMPONENTS, METRICS_PATH, SCRAPE_JOB, stackNames, type StackNames } from '../generators/names';
+import { COMPONENTS, stackNames, type StackNames } from '../generators/names';
 import { selectorLabels } from '../labels';
 import { operatorLabels } from './operator-labels';
+import { PATHS, SCRAPE_JOB } from '../../contract';
 
 /** Name of the backend Service's port the ServiceMonitor scrapes. */
 export const BACKEND_PORT_NAME = 'http';
@@ -48,7 +49,7 @@ export class BackendServiceMonitor extends Construct {
         endpoints: [
           {
             port: BACKEND_PORT_NAME,
-            path: METRICS_PATH,
+            path: PATHS.metrics,
             scheme: ServiceMonitorSpecEndpointsScheme.HTTP,
             interval: props.interval,
             relabelings: [

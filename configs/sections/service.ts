@@ -4,6 +4,7 @@ import { ParseFailure, bool, int, oneOf, size, str, url, type Parser } from '../
 import { variable, type VariableSpec } from '../variables';
 import { DEFAULT_STORE_TOPOLOGY, type StoreTopologySettings } from './kvstore-topology';
 import { KVSTORE_DURABILITIES, type KvstoreDurability } from './kvstore-durability';
+import { SERVICE_PORT } from '../../contract';
 
 /** Deployment environment; decides the rate-limit multiplier. */
 export type Environment = 'development' | 'testing' | 'staging' | 'production';
@@ -84,7 +85,7 @@ export interface KvstoreSettings {
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
-  port: 8080,
+  port: SERVICE_PORT,
   environment: 'development',
   logLevel: 'info',
   apiToken: undefined,

@@ -1,7 +1,7 @@
 import type { Item } from './item';
 
 /** Which store holds the content. */
-export type StoreKind = 'file' | 'kvstore' | 'memory';
+export type StoreKind = 'file' | 'kvstore';
 
 /** Items changed by another replica; the receiver re-reads them (absent = deleted). */
 export interface RemoteChange {
@@ -67,30 +67,4 @@ export interface ContentStore {
   compaction?(): CompactionStatus;
   /** Releases files and connections. */
   close(): Promise<void>;
-}
-
-/** A store in memory only, for tests and benchmarks that must not touch the disk. */
-export class MemoryStore implements ContentStore {
-  readonly kind = 'memory' as const;
-  private readonly items = new Map<string, Item>();
-
-  constructor(initial: readonly Item[] = []) {
-    for (const i of initial) this.items.set(i.id, i);
-  }
-
-  async load(): Promise<Item[]> {
-    return [...this.items.values()];
-  }
-
-  async putMany(items: readonly Item[]): Promise<void> {
-    for (const i of items) this.items.set(i.id, i);
-  }
-
-  async getMany(ids: readonly string[]): Promise<Item[]> {
-    return ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
-  }
-
-  onRemoteChange(): void {}
-
-  async close(): Promise<void> {}
 }

@@ -1,15 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CompactionStatus } from '../content/store';
 import type { WriteConfirmation } from '../kvstore/connection';
-import { METRIC_PREFIX } from './service-metrics';
-
-/** The content store's metric names (alert rules reference them; keep them stable). */
-export const CONTENT_METRICS = {
-  /** counter: failed compactions of the file store (`DATA_DIR`); each is retried with backoff. */
-  compactionFailures: `${METRIC_PREFIX}_content_compaction_failures_total`,
-  /** gauge{state}: 1 for the kvstore's current write confirmation (`/health` `kvstore_writes`), 0 for the others. */
-  kvstoreWriteConfirmation: `${METRIC_PREFIX}_kvstore_write_confirmation`,
-} as const;
+import { METRIC_FAMILIES as F } from '../../contract';
 
 /** Every `state` of the write-confirmation gauge, always all present (a state set). */
 export const WRITE_CONFIRMATION_STATES: readonly WriteConfirmation[] = ['ok', 'no_replica', 'not_on_disk'];
@@ -20,10 +12,10 @@ export const WRITE_CONFIRMATION_STATES: readonly WriteConfirmation[] = ['ok', 'n
  * failure is an increase that `increase()` sees. Registered once per registry.
  */
 export function registerContentMetrics(registry: Registry, compaction: () => CompactionStatus): void {
-  if (registry.getSingleMetric(CONTENT_METRICS.compactionFailures)) return;
+  if (registry.getSingleMetric(F.contentCompactionFailuresTotal.name)) return;
   let seen = 0;
   new Counter({
-    name: CONTENT_METRICS.compactionFailures,
+    name: F.contentCompactionFailuresTotal.name,
     help: 'Failed compactions of the DATA_DIR content store (each leaves the previous files in use, is logged and retried with backoff; writes are unaffected)',
     registers: [registry],
     collect() {
@@ -42,11 +34,11 @@ export function registerContentMetrics(registry: Registry, compaction: () => Com
  * with the file store exposes no such series. Registered once per registry.
  */
 export function registerKvstoreWriteMetrics(registry: Registry, writes: () => WriteConfirmation): void {
-  if (registry.getSingleMetric(CONTENT_METRICS.kvstoreWriteConfirmation)) return;
+  if (registry.getSingleMetric(F.kvstoreWriteConfirmation.name)) return;
   new Gauge({
-    name: CONTENT_METRICS.kvstoreWriteConfirmation,
+    name: F.kvstoreWriteConfirmation.name,
     help: 'Whether content writes are confirmed at KVSTORE_DURABILITY (/health kvstore_writes): 1 for the current state (ok, no_replica, not_on_disk), 0 for the others',
-    labelNames: ['state'],
+    labelNames: F.kvstoreWriteConfirmation.labels,
     registers: [registry],
     collect() {
       const now = writes();

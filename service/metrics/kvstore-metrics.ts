@@ -1,10 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { KvstoreMode } from '../../configs';
 import type { KvstoreState } from '../kvstore/connection';
-import { METRIC_PREFIX } from './service-metrics';
-
-/** Name of the kvstore state gauge (alert rules and dashboards reference it; keep it stable). */
-export const KVSTORE_STATE_METRIC = `${METRIC_PREFIX}_kvstore_state`;
+import { METRIC_FAMILIES as F } from '../../contract';
 
 /** Every state the gauge reports a series for (all present, one of them 1). */
 export const KVSTORE_STATES: readonly KvstoreState[] = ['not_configured', 'connecting', 'connected', 'degraded', 'unresponsive', 'disconnected'];
@@ -22,9 +19,9 @@ export interface KvstoreStateSource {
  */
 export function registerKvstoreStateMetric(registry: Registry, stores: Readonly<Record<string, KvstoreStateSource>>): Gauge {
   return new Gauge({
-    name: KVSTORE_STATE_METRIC,
+    name: F.kvstoreState.name,
     help: 'Key-value store state per store and mode: 1 for the current state (connected | degraded | unresponsive | disconnected | connecting | not_configured), 0 for the others',
-    labelNames: ['store', 'mode', 'state'],
+    labelNames: F.kvstoreState.labels,
     registers: [registry],
     collect() {
       for (const [store, source] of Object.entries(stores)) {

@@ -3,8 +3,8 @@ import { API_ROUTE_TABLE, isOperationalPath, requestTypeOf, type RouteTable } fr
 import type { RequestStats } from './request-stats';
 import type { ServiceMetrics } from './service-metrics';
 
-/** Route label of the histogram: the request type keeps cardinality bounded (ids never leak in). */
-function statusClass(status: number): string {
+/** `status_class` label of the histogram (`2xx` … `5xx`; the rules count `5xx` as bad). */
+export function statusClass(status: number): string {
   return `${Math.floor(status / 100)}xx`;
 }
 
@@ -39,6 +39,7 @@ export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics, 
       const key = `${type} ${req.method} ${status}`;
       let child = children.get(key);
       if (!child) {
+        // The route label is the request type: cardinality stays bounded (ids never leak in).
         child = metrics.requestDuration.labels({ route: type, method: req.method, status_class: statusClass(status) });
         if (children.size < 1000) children.set(key, child);
       }

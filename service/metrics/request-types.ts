@@ -1,3 +1,5 @@
+import { PATHS } from '../../contract';
+
 /** Request types of `svc_ai_search_requests_by_type_*{type}`. */
 export type RequestType = 'search' | 'chat' | 'ingest' | 'upload' | 'export' | 'eval' | 'content' | 'other';
 /** Every request type, in exposition order. */
@@ -5,11 +7,11 @@ export const REQUEST_TYPES: readonly RequestType[] = ['search', 'chat', 'ingest'
 
 /** Operational endpoints (spec §4.1): not counted as traffic, never rate limited. */
 export const OPERATIONAL_PATHS: readonly string[] = [
-  '/api/metrics/prometheus',
-  '/api/health',
-  '/health',
-  '/health/ready',
-  '/health/live',
+  PATHS.metrics,
+  PATHS.apiHealth,
+  PATHS.health,
+  PATHS.ready,
+  PATHS.live,
   '/metrics',
   '/api/rate-limit',
   '/api/openapi.json',

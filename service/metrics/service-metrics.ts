@@ -4,6 +4,7 @@ import { LeanHistogram } from './lean-histogram';
 import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
 import { REQUEST_TYPES, type RequestType } from './request-types';
 import type { RequestStats, StatsSnapshot } from './request-stats';
+import { METRIC_FAMILIES as F, METRIC_PREFIX } from '../../contract';
 
 /** Occupancy of the search result cache, read at scrape time. */
 export interface CacheStats {
@@ -12,9 +13,6 @@ export interface CacheStats {
   /** Most entries. */
   maxSize(): number;
 }
-
-/** Metric name prefix (spec: `svc`). */
-export const METRIC_PREFIX = 'svc_ai_search';
 
 /** Sources the gauges read at scrape time. */
 export interface MetricSources {
@@ -53,7 +51,6 @@ export class ServiceMetrics {
     readonly sources: MetricSources,
     opts: { processMetrics?: boolean } = {},
   ) {
-    const p = METRIC_PREFIX;
     const snap = () => sources.stats.snapshot();
     // Counters mirror RequestStats, which only grows; prom-client counters cannot be set, so
     // each collect() increments by the difference since the last scrape.
@@ -70,9 +67,9 @@ export class ServiceMetrics {
         },
       });
     };
-    mirrored(`${p}_requests_total`, 'Total number of requests (operational endpoints excluded)', (s) => s.total);
-    mirrored(`${p}_requests_successful`, 'Total successful requests (status < 400)', (s) => s.successful);
-    mirrored(`${p}_requests_failed`, 'Total failed requests (status >= 400)', (s) => s.failed);
+    mirrored(F.requestsTotal.name, 'Total number of requests (operational endpoints excluded)', (s) => s.total);
+    mirrored(F.requestsSuccessful.name, 'Total successful requests (status < 400)', (s) => s.successful);
+    mirrored(F.requestsFailed.name, 'Total failed requests (status >= 400)', (s) => s.failed);
     // Gauges are read from their sources at scrape time.
     const derived = (name: string, help: string, read: () => number) =>
       new Gauge({
@@ -83,29 +80,29 @@ export class ServiceMetrics {
           this.set(read());
         },
       });
-    derived(`${p}_success_rate`, 'Success rate, percentage: 100 * successful / total (100 with no traffic)', () => snap().successRate);
-    derived(`${p}_avg_response_time_ms`, 'Average response time over the last 5 minutes, milliseconds', () => snap().avgResponseTimeMs);
-    mirrored(`${p}_total_tokens_used`, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
+    derived(F.successRate.name, 'Success rate, percentage: 100 * successful / total (100 with no traffic)', () => snap().successRate);
+    derived(F.avgResponseTimeMs.name, 'Average response time over the last 5 minutes, milliseconds', () => snap().avgResponseTimeMs);
+    mirrored(F.totalTokensUsed.name, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
     const view = () => this.health();
     derived(
-      `${p}_health_score`,
+      F.healthScore.name,
       'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
       () => view().score,
     );
-    derived(`${p}_performance_grade`, 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0', () => GRADE_VALUES[view().grade]);
+    derived(F.performanceGrade.name, 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0', () => GRADE_VALUES[view().grade]);
     const cacheSize = () => sources.cache?.size() ?? 0;
     const cacheMax = () => sources.cache?.maxSize() ?? 0;
-    derived(`${p}_cache_size`, 'Current cache size (entries in the search result cache)', cacheSize);
-    derived(`${p}_cache_maxsize`, 'Maximum cache size (entries)', cacheMax);
-    derived(`${p}_cache_usage_percent`, 'Cache usage, percentage: 100 * size / maxsize', () => {
+    derived(F.cacheSize.name, 'Current cache size (entries in the search result cache)', cacheSize);
+    derived(F.cacheMaxSize.name, 'Maximum cache size (entries)', cacheMax);
+    derived(F.cacheUsagePercent.name, 'Cache usage, percentage: 100 * size / maxsize', () => {
       const max = cacheMax();
       return max ? (100 * cacheSize()) / max : 0;
     });
     const byTypeSeen = new Map<RequestType, number>();
     new Counter({
-      name: `${p}_requests_by_type_total`,
+      name: F.requestsByTypeTotal.name,
       help: 'Requests per request type (search, chat, ingest, upload, export, eval, content, other)',
-      labelNames: ['type'],
+      labelNames: F.requestsByTypeTotal.labels,
       registers: [registry],
       collect() {
         const s = snap();
@@ -118,9 +115,9 @@ export class ServiceMetrics {
       },
     });
     new Gauge({
-      name: `${p}_requests_by_type_avg_time_ms`,
+      name: F.requestsByTypeAvgTimeMs.name,
       help: 'Average time per request type over the last 5 minutes, milliseconds',
-      labelNames: ['type'],
+      labelNames: F.requestsByTypeAvgTimeMs.labels,
       registers: [registry],
       collect() {
         const s = snap();
@@ -128,9 +125,9 @@ export class ServiceMetrics {
       },
     });
     this.requestDuration = new LeanHistogram({
-      name: `${p}_http_request_duration_seconds`,
+      name: F.httpRequestDuration.name,
       help: 'Request duration in seconds by route, method and status class (operational endpoints excluded)',
-      labelNames: ['route', 'method', 'status_class'],
+      labelNames: F.httpRequestDuration.labels,
       buckets: DURATION_BUCKETS,
       registers: [registry],
     });
@@ -140,7 +137,7 @@ export class ServiceMetrics {
     const loop = this.eventLoopDelay;
     let interval: EventLoopDelayStats = { p99: 0, max: 0 };
     new Gauge({
-      name: `${p}_event_loop_delay_max_seconds`,
+      name: F.eventLoopDelayMax.name,
       help: 'Longest event-loop delay since the previous scrape, seconds (how long the process was held at most)',
       registers: [registry],
       collect() {
@@ -150,14 +147,14 @@ export class ServiceMetrics {
       },
     });
     new Gauge({
-      name: `${p}_event_loop_delay_p99_seconds`,
+      name: F.eventLoopDelayP99.name,
       help: '99th percentile of event-loop delay since the previous scrape, seconds',
       registers: [registry],
       collect() {
         this.set(interval.p99);
       },
     });
-    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${p}_` });
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${METRIC_PREFIX}_` });
   }
 
   /** Health score and grade now. */

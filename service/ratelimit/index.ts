@@ -16,7 +16,6 @@ import type { RateLimiter } from './types';
 
 export type { RateLimiter, RateLimitBackend, RateLimitStatus, Decision, DecisionStore } from './types';
 export { clientId, requestClientId } from './client-key';
-export { RATE_LIMIT_METRICS } from './metrics';
 export { KEY_PREFIX, TierResolver, type TierPlan, type PlannedTier } from './tiers';
 export { oneClientStarvation, rateLimitWarnings, type RateLimitWarning } from './starvation';
 

@@ -1,22 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { LeanHistogram } from '../metrics/lean-histogram';
 import { TIER_NAMES, type TierName } from '../../configs';
-import { METRIC_PREFIX } from '../metrics/service-metrics';
+import { METRIC_FAMILIES as F } from '../../contract';
 import type { RateLimitBackend } from './types';
-
-/** The rate-limit metric names (alert rules reference them; keep them stable). */
-export const RATE_LIMIT_METRICS = {
-  /** counter {tier, result="allowed"|"refused"}: each decision, once per applicable tier, with that tier's own verdict. */
-  requests: `${METRIC_PREFIX}_rate_limit_requests_total`,
-  /** counter {tier}: admitted requests that left the tier at or above RATE_LIMIT_ALERT_THRESHOLD usage. */
-  nearLimit: `${METRIC_PREFIX}_rate_limit_near_limit_total`,
-  /** counter: failed kvstore commands (each one made a request fall back to memory). */
-  storeErrors: `${METRIC_PREFIX}_rate_limit_store_errors_total`,
-  /** gauge {backend="kvstore"|"memory"}: 1 for the backend in use, 0 for the other. */
-  backend: `${METRIC_PREFIX}_rate_limit_backend`,
-  /** histogram {backend}: seconds to decide a request (the kvstore round trip included). */
-  decision: `${METRIC_PREFIX}_rate_limit_decision_seconds`,
-} as const;
 
 /** Buckets of the decision histogram: 50 µs to 1 s (a kvstore decision is ~0.1-1 ms, a timeout 250 ms). */
 export const DECISION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -44,9 +30,9 @@ export class RateLimitMetrics {
       });
     };
     const requests = new Counter({
-      name: RATE_LIMIT_METRICS.requests,
+      name: F.rateLimitRequestsTotal.name,
       help: "Rate-limit decisions: one per applicable tier per request, result = that tier's verdict (allowed | refused)",
-      labelNames: ['tier', 'result'],
+      labelNames: F.rateLimitRequestsTotal.labels,
       registers: [registry],
       collect() {
         drain(0, (tier, n) => this.inc({ tier, result: 'allowed' }, n));
@@ -54,9 +40,9 @@ export class RateLimitMetrics {
       },
     });
     const near = new Counter({
-      name: RATE_LIMIT_METRICS.nearLimit,
+      name: F.rateLimitNearLimitTotal.name,
       help: 'Admitted requests that left a tier at or above the alert threshold (used / burst >= RATE_LIMIT_ALERT_THRESHOLD)',
-      labelNames: ['tier'],
+      labelNames: F.rateLimitNearLimitTotal.labels,
       registers: [registry],
       collect() {
         drain(2, (tier, n) => this.inc({ tier }, n));
@@ -68,14 +54,14 @@ export class RateLimitMetrics {
       near.inc({ tier }, 0);
     }
     this.errors = new Counter({
-      name: RATE_LIMIT_METRICS.storeErrors,
+      name: F.rateLimitStoreErrorsTotal.name,
       help: 'Failed rate-limit kvstore commands (the request was decided by the in-memory store instead)',
       registers: [registry],
     });
     new Gauge({
-      name: RATE_LIMIT_METRICS.backend,
+      name: F.rateLimitBackend.name,
       help: 'Rate-limit backend in use: 1 for the current one (kvstore | memory), 0 for the other',
-      labelNames: ['backend'],
+      labelNames: F.rateLimitBackend.labels,
       registers: [registry],
       collect() {
         const now = backend();
@@ -84,9 +70,9 @@ export class RateLimitMetrics {
       },
     });
     const decision = new LeanHistogram({
-      name: RATE_LIMIT_METRICS.decision,
+      name: F.rateLimitDecision.name,
       help: 'Time to decide a request against all its tiers, seconds, by backend',
-      labelNames: ['backend'],
+      labelNames: F.rateLimitDecision.labels,
       buckets: DECISION_BUCKETS,
       registers: [registry],
     });

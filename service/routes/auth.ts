@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Settings } from '../../configs';
 import { HttpError } from '../http/errors';
+import { SERVICE_NAME } from '../../contract';
 
 /** How write endpoints (ingest, ingest-batch, upload) are guarded. */
 export type WriteAccess = 'token' | 'open' | 'refused';
@@ -38,7 +39,7 @@ export function requireWriteAccess(settings: Settings): RequestHandler {
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     if (!m) {
-      res.set('WWW-Authenticate', 'Bearer realm="svc-ai-search-backend"');
+      res.set('WWW-Authenticate', `Bearer realm="${SERVICE_NAME}"`);
       return next(new HttpError(401, 'unauthorized', 'this endpoint needs "Authorization: Bearer <API_TOKEN>"'));
     }
     if (!timingSafeEqual(digest(m[1]), expected!)) {

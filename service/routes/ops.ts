@@ -4,7 +4,8 @@ import type { AppDeps } from '../deps';
 import { openApiDocument } from '../http/contract/openapi';
 import { requestClientId } from '../ratelimit/client-key';
 import { rateLimitWarnings } from '../ratelimit/starvation';
-import { SERVICE_NAME, SERVICE_VERSION } from '../version';
+import { SERVICE_VERSION } from '../version';
+import { PATHS, SERVICE_NAME } from '../../contract';
 
 /** The health record of `/health` and `/api/health`. */
 export function healthRecord(deps: AppDeps) {
@@ -65,20 +66,20 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
 /** Operational endpoints of spec §4.1; never rate limited, not counted as traffic. */
 export function opsRouter(deps: AppDeps): Router {
   const r = Router();
-  r.get('/api/metrics/prometheus', async (_req, res) => {
+  r.get(PATHS.metrics, async (_req, res) => {
     const text = await deps.registry.metrics();
     res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').send(text);
   });
-  r.get(['/health', '/api/health'], (_req, res) => {
+  r.get([PATHS.health, PATHS.apiHealth], (_req, res) => {
     res.json(healthRecord(deps));
   });
-  r.get('/health/live', (_req, res) => {
+  r.get(PATHS.live, (_req, res) => {
     res.json({ status: 'alive' });
   });
   // Readiness follows the lifecycle only: a kvstore outage or pause hits every replica at once,
   // and taking them all out of the Service would turn a degraded service (reads, search and
   // memory rate limits still work) into no service. `/health` reports the outage instead.
-  r.get('/health/ready', (_req, res) => {
+  r.get(PATHS.ready, (_req, res) => {
     const state = deps.lifecycle.state;
     res.status(state === 'ready' ? 200 : 503).json({
       status: state === 'ready' ? 'ready' : 'not_ready',

@@ -41,7 +41,7 @@ describe('Backend', () => {
       type: 'ClusterIP',
       externalIPs: [],
       clusterIP: 'None',
-      publishNotReadyAddresses: false,
+      // publishNotReadyAddresses is left to its API default (false): unready pods have no DNS record.
       selector: svc?.spec.selector,
       ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }],
     });

@@ -25,7 +25,7 @@
  */
 import { load } from 'js-yaml';
 import { ALERTS } from '../../charts/generators/alert-names';
-import { CONFIG_DOCUMENTS, METRICS_PATH, SCRAPE_JOB, SERVICE_NAME } from '../../charts/generators/names';
+import { CONFIG_DOCUMENTS } from '../../charts/generators/names';
 import { type AlertmanagerAlert } from '../../tools/harness/alertmanager';
 import { runTool } from '../../tools/harness/binary';
 import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../../tools/harness/local-stack';
@@ -37,6 +37,7 @@ import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
 import { dashboardPanelQueries } from './dashboard';
 import { SPEC_FAMILIES } from '../helpers/spec-families';
+import { PATHS, SCRAPE_JOB, SERVICE_NAME } from '../../contract';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */
 const CLIENTS = { errors: '127.0.0.2', burst: '127.0.0.3', kvstore: '127.0.0.4', outage: '127.0.0.5', dashboard: '127.0.0.6' } as const;
@@ -119,7 +120,7 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
     const promAfter = load(run.prometheusConfig) as Json;
     expect(without(promAfter, promVolatile)).toEqual(without(promBefore, promVolatile));
     const job = (promAfter.scrape_configs as Json[]).find((j) => j.job_name === SCRAPE_JOB);
-    expect(job?.metrics_path).toBe(METRICS_PATH);
+    expect(job?.metrics_path).toBe(PATHS.metrics);
     // Rules: same expressions, labels, annotations; only `for` differs.
     const ruleText = synthesized.ruleFiles[CONFIG_DOCUMENTS.prometheusRules.key];
     const ruleRun = Object.entries(run.ruleFiles).find(([p]) => p.endsWith(`/${CONFIG_DOCUMENTS.prometheusRules.key}`))?.[1];
@@ -155,7 +156,7 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
       ),
     );
     // One target per replica, each with its own instance: no scrape lands on "some pod".
-    expect(targets.map((t) => t.scrapeUrl).sort()).toEqual(stack.services.map((s) => `${s.url}${METRICS_PATH}`).sort());
+    expect(targets.map((t) => t.scrapeUrl).sort()).toEqual(stack.services.map((s) => `${s.url}${PATHS.metrics}`).sort());
     expect(new Set(targets.map((t) => t.labels.instance)).size).toBe(REPLICAS);
     for (const target of targets) {
       expect(target.lastError).toBe('');

@@ -2,7 +2,7 @@ import { dump } from 'js-yaml';
 import { isDeepStrictEqual } from 'node:util';
 import type { Settings } from '../../configs';
 import { alertRules } from '../../charts/generators/alert-rules';
-import { METRICS_PATH, SCRAPE_JOB, SECRETS, stackNames, type StackNames } from '../../charts/generators/names';
+import { SECRETS, stackNames, type StackNames } from '../../charts/generators/names';
 import { RECEIVERS } from '../../charts/generators/routing';
 import type { RuleFile } from '../../charts/generators/rule-types';
 import { toYaml } from '../../charts/generators/yaml';
@@ -13,6 +13,7 @@ import { routeCases, type RouteCase } from './route-cases';
 import { ruleUnitTests } from './rule-tests';
 import { problemsCheck, workspace, type CheckResult, type ToolRunner } from './tools';
 import { routeCaseProblems } from './route-case-problems';
+import { PATHS, SCRAPE_JOB } from '../../contract';
 
 /** The three custom resources of operator mode, as synthesized. */
 export interface OperatorResources {
@@ -146,7 +147,7 @@ export function operatorResourceProblems(manifests: readonly Manifest[], r: Oper
   const ep = sm.endpoints ?? [];
   if (ep.length !== 1) problems.push(`ServiceMonitor: expected one endpoint, found ${ep.length}`);
   for (const e of ep) {
-    if (e.path !== METRICS_PATH) problems.push(`ServiceMonitor: path ${e.path}, not ${METRICS_PATH}`);
+    if (e.path !== PATHS.metrics) problems.push(`ServiceMonitor: path ${e.path}, not ${PATHS.metrics}`);
     const ports = ((backend?.spec ?? {}) as { ports?: Array<{ name?: string }> }).ports ?? [];
     if (backend && !ports.some((p) => p.name === e.port)) problems.push(`ServiceMonitor: port ${e.port} is not a port of Service ${names.backend}`);
     const rl = e.relabelings ?? [];

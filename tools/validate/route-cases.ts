@@ -1,6 +1,6 @@
 import { ALERTS } from '../../charts/generators/alert-names';
-import { SERVICE_NAME } from '../../charts/generators/names';
 import { expectedReceivers, RECEIVERS, ROUTING_TABLE, type ReceiverName } from '../../charts/generators/routing';
+import { SERVICE_NAME } from '../../contract';
 
 /** One `amtool config routes test` case. */
 export interface RouteCase {

@@ -1,13 +1,12 @@
 import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { promNumber } from '../../charts/generators/format';
-import { METRICS } from '../../charts/generators/metric-names';
-import { SCRAPE_JOB } from '../../charts/generators/names';
 import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
 import { BURN_RATE_ALERTS, errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
 import type { AlertRuleTest, InputSeries, PromtoolTest } from './promtool-tests';
+import { METRICS, SCRAPE_JOB } from '../../contract';
 
 /** The stories of issue 10 as promtool tests, and the ones these settings make impossible. */
 export interface StoryTests {

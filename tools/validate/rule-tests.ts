@@ -1,7 +1,6 @@
 import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { promNumber } from '../../charts/generators/format';
-import { METRIC_LABELS, METRICS } from '../../charts/generators/metric-names';
 import { PIPELINE_JOBS } from '../../charts/generators/names';
 import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
@@ -10,6 +9,7 @@ import { renderAnnotation } from './go-format';
 import { RULES_FILE } from './promtool';
 import { storyTests } from './rule-stories';
 import type { AlertRuleTest, ExpectedAlert, InputSeries, PromtoolTest, PromtoolTestFile } from './promtool-tests';
+import { METRICS, METRIC_LABELS } from '../../contract';
 
 /** Series that make an alert fire. */
 interface Firing {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { SERVICE_NAME, SERVICE_VERSION } from '../../version';
+import { SERVICE_VERSION } from '../../version';
 import { OPERATIONS, RATE_LIMITED, SSE_EVENTS, type ContractOperation, type ContractResponse } from './routes';
+import { SERVICE_NAME } from '../../../contract';
 
 type Json = Record<string, unknown>;
 

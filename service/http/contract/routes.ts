@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PATHS } from '../../../contract';
 import { EXPORTS } from '../../content/export';
 import { chatAnswerSchema, chatEvents, chatRequest } from './chat';
 import { itemIdParams, listQuery, listResponseSchema } from './content';
@@ -222,11 +223,11 @@ export const OPERATIONS: readonly ContractOperation[] = [
       },
     }),
   ),
-  ...(['/health', '/api/health'] as const).map(
+  ...([PATHS.health, PATHS.apiHealth] as const).map(
     (path): ContractOperation => ({
       method: 'get',
       path,
-      operationId: path === '/health' ? 'health' : 'apiHealth',
+      operationId: path === PATHS.health ? 'health' : 'apiHealth',
       summary: 'The health record',
       tag: 'operations',
       operational: true,
@@ -235,7 +236,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
   ),
   {
     method: 'get',
-    path: '/health/live',
+    path: PATHS.live,
     operationId: 'live',
     summary: 'Liveness',
     tag: 'operations',
@@ -244,7 +245,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
   },
   {
     method: 'get',
-    path: '/health/ready',
+    path: PATHS.ready,
     operationId: 'ready',
     summary: 'Readiness (follows the lifecycle only)',
     tag: 'operations',
@@ -262,7 +263,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
   },
   {
     method: 'get',
-    path: '/api/metrics/prometheus',
+    path: PATHS.metrics,
     operationId: 'prometheusMetrics',
     summary: 'Metrics in the Prometheus text format',
     tag: 'operations',

@@ -1,7 +1,5 @@
 import { BURN_RATE_ALERTS, concreteQuery, dashboardPanels, dashboardQueries, DATASOURCE_VARIABLE, grafanaDashboard, toYaml } from '../../../charts';
 import { loadStackSettings } from '../../../charts/stack-settings';
-import { METRICS } from '../../../charts/generators/metric-names';
-import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
 import { checkRules, workspace } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 import { SPEC_FAMILIES } from '../../helpers/spec-families';
@@ -22,12 +20,6 @@ describe('grafanaDashboard', () => {
   it('uses every one of the spec’s 13 svc_ai_search_* families', () => {
     const text = queries.map((q) => q.expr).join('\n');
     expect(SPEC_FAMILIES.filter((f) => !new RegExp(`\\b${f}\\{`).test(text))).toEqual([]);
-  });
-
-  it('queries the rate-limit families by the names the service exposes', () => {
-    expect([METRICS.rateLimitRequestsTotal, METRICS.rateLimitNearLimitTotal, METRICS.rateLimitStoreErrorsTotal, METRICS.rateLimitBackend]).toEqual([
-      RATE_LIMIT_METRICS.requests, RATE_LIMIT_METRICS.nearLimit, RATE_LIMIT_METRICS.storeErrors, RATE_LIMIT_METRICS.backend,
-    ]);
   });
 
   it('has the panels the issue lists', () => {

@@ -1,6 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
-import { BackendServiceMonitor, SCRAPE_JOB, stackNames } from '../../../charts';
+import { BackendServiceMonitor, stackNames } from '../../../charts';
 import { find, synthStack, type Json } from '../fixtures/stack';
+import { SCRAPE_JOB } from '../../../contract';
 
 describe('BackendServiceMonitor', () => {
   it('scrapes the backend Service at /api/metrics/prometheus every PROMETHEUS_SCRAPE_INTERVAL, one target per pod, as job svc-ai-search-backend', () => {

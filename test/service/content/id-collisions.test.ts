@@ -1,7 +1,7 @@
 import { ContentService } from '../../../service/content/content-service';
 import { describeItems, idCollisions } from '../../../service/content/id-collisions';
-import { MemoryStore } from '../../../service/content/store';
 import { silentLogger } from '../../../service/logger';
+import { withFileStore } from '../../helpers/file-store';
 
 describe('idCollisions', () => {
   it('groups every item that shares an id, in the order sent, and nothing else', () => {
@@ -33,13 +33,14 @@ describe('idCollisions', () => {
 
 describe('ContentService.ingestWithChanges', () => {
   it('refuses two inputs with one id before writing anything (a caller that forgot to check)', async () => {
-    const store = new MemoryStore();
-    const content = new ContentService(store, { now: () => 0 }, silentLogger());
-    await content.start();
-    const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
-    await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
-    expect(await store.load()).toEqual([]);
-    expect(content.size).toBe(0);
+    await withFileStore(async (store) => {
+      const content = new ContentService(store, { now: () => 0 }, silentLogger());
+      await content.start();
+      const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
+      await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
+      expect(await store.getMany(['c-tips'])).toEqual([]);
+      expect(content.size).toBe(0);
+    });
   });
 });
 

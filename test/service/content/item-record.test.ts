@@ -7,8 +7,8 @@ import type { Item } from '../../../service/content/item';
 import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
-import { MemoryStore } from '../../../service/content/store';
 import { silentLogger } from '../../../service/logger';
+import { withFileStore } from '../../helpers/file-store';
 
 const item = (id: string, body: string): Item => ({
   id,
@@ -90,10 +90,12 @@ describe('the plain text kept with an item', () => {
     }
   });
 
-  it('is kept by a memory store’s catalog too (computed once at ingest)', async () => {
-    const content = new ContentService(new MemoryStore(), { now: () => 0 }, silentLogger());
-    await content.start();
-    await content.ingest([{ id: 'm', type: 'article', title: 'M', body: '_memory_', tags: [] }]);
-    expect(plainTextOf(content.get('m')!)).toBe('memory');
+  it('is kept by the catalog (computed once at ingest)', async () => {
+    await withFileStore(async (store) => {
+      const content = new ContentService(store, { now: () => 0 }, silentLogger());
+      await content.start();
+      await content.ingest([{ id: 'm', type: 'article', title: 'M', body: '_memory_', tags: [] }]);
+      expect(plainTextOf(content.get('m')!)).toBe('memory');
+    });
   });
 });

@@ -6,9 +6,9 @@ import { ManualClock } from '../../../service/clock';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { rateLimitMiddleware } from '../../../service/ratelimit/middleware';
 import { TierResolver } from '../../../service/ratelimit/tiers';
-import { RATE_LIMIT_METRICS } from '../../../service/ratelimit/metrics';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { captureLogger, stubFeatures } from './helpers';
+import { METRICS } from '../../../contract';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const T0S = T0 / 1000;
@@ -127,24 +127,24 @@ describe('rate-limit middleware', () => {
     expect((await request(t.app).get('/api/rate-limit')).body.backend).toBe('memory');
     expect((await request(t.app).get('/health')).body).toMatchObject({ rate_limit: 'enabled', rate_limit_backend: 'memory' });
     const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-    expect(text).toContain(`${RATE_LIMIT_METRICS.backend}{backend="kvstore"} 0`);
-    expect(text).toContain(`${RATE_LIMIT_METRICS.backend}{backend="memory"} 1`);
+    expect(text).toContain(`${METRICS.rateLimitBackend}{backend="kvstore"} 0`);
+    expect(text).toContain(`${METRICS.rateLimitBackend}{backend="memory"} 1`);
   });
 
   it('counts verdicts per tier, near-limit requests and decision times', async () => {
     for (let i = 0; i < 16; i++) await request(t.app).get('/api/search');
     const text = (await request(t.app).get('/api/metrics/prometheus')).text;
     const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
-    expect(value(`${RATE_LIMIT_METRICS.requests}{tier="global",result="allowed"}`)).toBe(16);
-    expect(value(`${RATE_LIMIT_METRICS.requests}{tier="ip",result="allowed"}`)).toBe(16);
-    expect(value(`${RATE_LIMIT_METRICS.requests}{tier="search",result="allowed"}`)).toBe(15);
-    expect(value(`${RATE_LIMIT_METRICS.requests}{tier="search",result="refused"}`)).toBe(1);
-    expect(value(`${RATE_LIMIT_METRICS.requests}{tier="chat",result="allowed"}`)).toBe(0);
+    expect(value(`${METRICS.rateLimitRequestsTotal}{tier="global",result="allowed"}`)).toBe(16);
+    expect(value(`${METRICS.rateLimitRequestsTotal}{tier="ip",result="allowed"}`)).toBe(16);
+    expect(value(`${METRICS.rateLimitRequestsTotal}{tier="search",result="allowed"}`)).toBe(15);
+    expect(value(`${METRICS.rateLimitRequestsTotal}{tier="search",result="refused"}`)).toBe(1);
+    expect(value(`${METRICS.rateLimitRequestsTotal}{tier="chat",result="allowed"}`)).toBe(0);
     // search: used/burst >= 0.8 from the 12th request (12/15) to the 15th: 4 requests.
-    expect(value(`${RATE_LIMIT_METRICS.nearLimit}{tier="search"}`)).toBe(4);
-    expect(value(`${RATE_LIMIT_METRICS.nearLimit}{tier="ip"}`)).toBe(0);
-    expect(value(`${RATE_LIMIT_METRICS.storeErrors}`)).toBe(0);
-    expect(value(`${RATE_LIMIT_METRICS.decision}_count{backend="memory"}`)).toBe(16);
+    expect(value(`${METRICS.rateLimitNearLimitTotal}{tier="search"}`)).toBe(4);
+    expect(value(`${METRICS.rateLimitNearLimitTotal}{tier="ip"}`)).toBe(0);
+    expect(value(`${METRICS.rateLimitStoreErrorsTotal}`)).toBe(0);
+    expect(value(`${METRICS.rateLimitDecision}_count{backend="memory"}`)).toBe(16);
   });
 
   it('logs each refusal with tier, key and path (RATE_LIMIT_LOG_EXCEEDED)', async () => {

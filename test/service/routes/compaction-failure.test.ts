@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CONTENT_METRICS } from '../../../service/metrics/content-metrics';
 import { buildTestApp, type TestApp } from '../../helpers/app';
+import { METRICS } from '../../../contract';
 
 /** The counter's value in an exposition. */
 function counterValue(text: string, name: string): number {
@@ -63,9 +63,9 @@ describe('a failing DATA_DIR compaction', () => {
     const t = await start();
     // Present at 0 before any failure, so the first one is an increase the alert sees.
     const first = (await request(t.app).get('/api/metrics/prometheus')).text;
-    expect(counterValue(first, CONTENT_METRICS.compactionFailures)).toBe(0);
+    expect(counterValue(first, METRICS.contentCompactionFailuresTotal)).toBe(0);
     // The kvstore's write-confirmation gauge is not registered with content in DATA_DIR.
-    expect(first).not.toContain(CONTENT_METRICS.kvstoreWriteConfirmation);
+    expect(first).not.toContain(METRICS.kvstoreWriteConfirmation);
     mkdirSync(fault);
     expect(await ingestTen(t)).toEqual(Array(10).fill(201));
     expect(await served(t)).toBe(10);
@@ -82,8 +82,8 @@ describe('a failing DATA_DIR compaction', () => {
     // The record holds an error code, never a path.
     expect(JSON.stringify(health)).not.toContain(dataDir);
     const metrics = (await request(t.app).get('/api/metrics/prometheus')).text;
-    expect(metrics).toContain(`# TYPE ${CONTENT_METRICS.compactionFailures} counter`);
-    expect(counterValue(metrics, CONTENT_METRICS.compactionFailures)).toBeGreaterThanOrEqual(failures);
+    expect(metrics).toContain(`# TYPE ${METRICS.contentCompactionFailuresTotal} counter`);
+    expect(counterValue(metrics, METRICS.contentCompactionFailuresTotal)).toBeGreaterThanOrEqual(failures);
 
     // Restart while failing (the fault cleared meanwhile, as an operator freeing the disk would):
     // the files the failed compactions left load every acknowledged write.
@@ -109,7 +109,7 @@ describe('a failing DATA_DIR compaction', () => {
     expect(health.content.compaction).toMatchObject({ status: 'ok', last_error: 'EISDIR', next_retry_at: null });
     const failures = health.content.compaction.failures as number;
     expect(failures).toBeGreaterThanOrEqual(2);
-    expect(counterValue((await request(t.app).get('/api/metrics/prometheus')).text, CONTENT_METRICS.compactionFailures)).toBe(failures);
+    expect(counterValue((await request(t.app).get('/api/metrics/prometheus')).text, METRICS.contentCompactionFailuresTotal)).toBe(failures);
     expect(readdirSync(dataDir).filter((f) => f.startsWith('content-')).sort()).toEqual(['content-1.log', 'content-1.snapshot']);
     expect(await served(t)).toBe(10);
   }, 30_000);

@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
-import { RATE_LIMIT_METRICS } from '../../../../service/ratelimit/metrics';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { freePort } from '../../../../tools/harness/ports';
 import { RedisServer } from '../../../../tools/harness/redis';
 import { captureLogger, stubFeatures, until } from '../helpers';
+import { METRICS } from '../../../../contract';
 
 /** ip tier: 5 at once, then 1 per hour (so real time between requests never refills it). */
 const SLOW_IP = { ip: { limit: 1, windowSeconds: 3600, burst: 5 } };
@@ -78,7 +78,7 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
       const health = (await request(t.app).get('/health')).body;
       expect(health).toMatchObject({ rate_limit: 'enabled', rate_limit_backend: 'memory', kvstore: 'disconnected' });
       const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-      expect(text).toContain(`${RATE_LIMIT_METRICS.backend}{backend="memory"} 1`);
+      expect(text).toContain(`${METRICS.rateLimitBackend}{backend="memory"} 1`);
       expect(warnings()).toEqual([expect.stringContaining('falls back to the in-memory store')]);
 
       await server.restart();
@@ -104,7 +104,7 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
       expect(await backendOf(t)).toBe('memory');
       for (let i = 0; i < 10; i++) expect([200, 429]).toContain((await request(t.app).get(PATH)).status);
       const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-      expect(text).toMatch(new RegExp(`${RATE_LIMIT_METRICS.storeErrors} [1-9]`));
+      expect(text).toMatch(new RegExp(`${METRICS.rateLimitStoreErrorsTotal} [1-9]`));
       process.kill(pid, 'SIGCONT');
       await until('backend kvstore after SIGCONT', async () => (await backendOf(t)) === 'kvstore');
       expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);

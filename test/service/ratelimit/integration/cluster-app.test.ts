@@ -1,11 +1,11 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
-import { KVSTORE_STATE_METRIC } from '../../../../service/metrics/kvstore-metrics';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { RedisCluster } from '../../../../tools/harness/redis-cluster';
 import { RedisServer } from '../../../../tools/harness/redis';
 import { waitFor } from '../../../../tools/harness/ports';
 import { captureLogger, stubFeatures } from '../helpers';
+import { METRICS } from '../../../../contract';
 
 /** ip tier: 5 at once, then 1 per hour (real time between requests never refills it). */
 const SLOW_IP = { ip: { limit: 1, windowSeconds: 3600, burst: 5 } };
@@ -148,7 +148,7 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
       expect(degraded).toMatchObject({ status: 'degraded', kvstore_mode: 'cluster', rate_limit_backend: 'memory' });
       expect(['degraded', 'unresponsive', 'disconnected']).toContain(degraded.kvstore);
       const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-      expect(text).toContain(`${KVSTORE_STATE_METRIC}{store="kvstore",mode="cluster",state="connected"} 0`);
+      expect(text).toContain(`${METRICS.kvstoreState}{store="kvstore",mode="cluster",state="connected"} 0`);
 
       await cluster.restart(globalNode);
       await waitFor('rate limits back on the cluster', async () => (await backendOf(t)) === 'kvstore', { timeoutMs: 30_000 });

@@ -1,0 +1,96 @@
+/**
+ * Every metric family the service exposes under its own names, with its type and label names:
+ * spec §2.1 plus the histograms, rate-limit, kvstore, content-store and event-loop families
+ * beyond it. The service registers these names; the rules, the dashboard and the
+ * ServiceMonitor's alerts query them. This file is the only place that spells them
+ * (`test/contract/metrics.test.ts` checks both sides against it).
+ */
+
+/** Metric name prefix (spec: `svc`). */
+export const METRIC_PREFIX = 'svc_ai_search';
+
+/**
+ * The Node.js runtime families prom-client's default collectors add under our prefix
+ * (`svc_ai_search_process_*`, `svc_ai_search_nodejs_*`): named by prom-client, not by us.
+ */
+export const RUNTIME_METRIC_PREFIXES = [`${METRIC_PREFIX}_process_`, `${METRIC_PREFIX}_nodejs_`] as const;
+
+/** A Prometheus metric type, as the exposition's `# TYPE` line spells it. */
+export type MetricType = 'counter' | 'gauge' | 'histogram';
+
+/** One family: its name, type and label names (in registration order). */
+export interface MetricFamily {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly labels: readonly string[];
+}
+
+/** Every family, keyed by the name code uses for it. */
+export const METRIC_FAMILIES = {
+  /** counter: every request (operational endpoints excluded). */
+  requestsTotal: { name: 'svc_ai_search_requests_total', type: 'counter', labels: [] },
+  /** counter: requests with status < 400. */
+  requestsSuccessful: { name: 'svc_ai_search_requests_successful', type: 'counter', labels: [] },
+  /** counter: requests with status >= 400 (spec's definition of failed). */
+  requestsFailed: { name: 'svc_ai_search_requests_failed', type: 'counter', labels: [] },
+  /** gauge: success rate, percent. */
+  successRate: { name: 'svc_ai_search_success_rate', type: 'gauge', labels: [] },
+  /** gauge: average response time, milliseconds. */
+  avgResponseTimeMs: { name: 'svc_ai_search_avg_response_time_ms', type: 'gauge', labels: [] },
+  /** counter: tokens used by the AI provider. */
+  totalTokensUsed: { name: 'svc_ai_search_total_tokens_used', type: 'counter', labels: [] },
+  /** gauge: 0 to 100. */
+  healthScore: { name: 'svc_ai_search_health_score', type: 'gauge', labels: [] },
+  /** gauge: A=4 … F=0; informational only, no rule uses it. */
+  performanceGrade: { name: 'svc_ai_search_performance_grade', type: 'gauge', labels: [] },
+  /** gauge: search result cache entries. */
+  cacheSize: { name: 'svc_ai_search_cache_size', type: 'gauge', labels: [] },
+  /** gauge: most cache entries. */
+  cacheMaxSize: { name: 'svc_ai_search_cache_maxsize', type: 'gauge', labels: [] },
+  /** gauge: 100 * size / maxsize. */
+  cacheUsagePercent: { name: 'svc_ai_search_cache_usage_percent', type: 'gauge', labels: [] },
+  /** counter{type}. */
+  requestsByTypeTotal: { name: 'svc_ai_search_requests_by_type_total', type: 'counter', labels: ['type'] },
+  /** gauge{type}. */
+  requestsByTypeAvgTimeMs: { name: 'svc_ai_search_requests_by_type_avg_time_ms', type: 'gauge', labels: ['type'] },
+  /** histogram{route,method,status_class}: base name; `_bucket`, `_count`, `_sum` follow. */
+  httpRequestDuration: { name: 'svc_ai_search_http_request_duration_seconds', type: 'histogram', labels: ['route', 'method', 'status_class'] },
+  /** gauge: longest event-loop delay since the previous scrape, seconds. */
+  eventLoopDelayMax: { name: 'svc_ai_search_event_loop_delay_max_seconds', type: 'gauge', labels: [] },
+  /** gauge: 99th percentile of event-loop delay since the previous scrape, seconds. */
+  eventLoopDelayP99: { name: 'svc_ai_search_event_loop_delay_p99_seconds', type: 'gauge', labels: [] },
+  /** counter{tier,result}: result is `allowed` or `refused`. */
+  rateLimitRequestsTotal: { name: 'svc_ai_search_rate_limit_requests_total', type: 'counter', labels: ['tier', 'result'] },
+  /** counter{tier}: admitted requests that left the tier near its limit. */
+  rateLimitNearLimitTotal: { name: 'svc_ai_search_rate_limit_near_limit_total', type: 'counter', labels: ['tier'] },
+  /** counter: failed kvstore commands of the rate limiter. */
+  rateLimitStoreErrorsTotal: { name: 'svc_ai_search_rate_limit_store_errors_total', type: 'counter', labels: [] },
+  /** gauge{backend}: 1 for the decision store in use, `backend` is `kvstore` or `memory`. */
+  rateLimitBackend: { name: 'svc_ai_search_rate_limit_backend', type: 'gauge', labels: ['backend'] },
+  /** histogram{backend}: seconds to decide a request (the kvstore round trip included). */
+  rateLimitDecision: { name: 'svc_ai_search_rate_limit_decision_seconds', type: 'histogram', labels: ['backend'] },
+  /** gauge{store,mode,state}: 1 for each kvstore connection's current state, 0 for the others. */
+  kvstoreState: { name: 'svc_ai_search_kvstore_state', type: 'gauge', labels: ['store', 'mode', 'state'] },
+  /** counter: failed compactions of the DATA_DIR content store (only where the store compacts). */
+  contentCompactionFailuresTotal: { name: 'svc_ai_search_content_compaction_failures_total', type: 'counter', labels: [] },
+  /** gauge{state}: 1 for the current write confirmation (`ok`, `no_replica`, `not_on_disk`); only with content in the kvstore. */
+  kvstoreWriteConfirmation: { name: 'svc_ai_search_kvstore_write_confirmation', type: 'gauge', labels: ['state'] },
+} as const satisfies Record<string, MetricFamily>;
+
+/** The key of a family in `METRIC_FAMILIES`. */
+export type MetricKey = keyof typeof METRIC_FAMILIES;
+
+/** Every family's name by key: `METRICS.requestsTotal` is `'svc_ai_search_requests_total'`. */
+export const METRICS = Object.fromEntries(Object.entries(METRIC_FAMILIES).map(([key, f]) => [key, f.name])) as {
+  readonly [K in MetricKey]: (typeof METRIC_FAMILIES)[K]['name'];
+};
+
+/** Label values the rules select on. */
+export const METRIC_LABELS = {
+  /** `status_class` of server errors in the histogram: what the availability SLO counts as bad. */
+  serverErrorClass: '5xx',
+  /** `backend` of the rate-limit gauge when the kvstore is not in use. */
+  memoryBackend: 'memory',
+  /** `state` of the write-confirmation gauge when the kvstore confirms content writes. */
+  writesConfirmed: 'ok',
+} as const;
