@@ -12,13 +12,17 @@
  * rounds), for an A/B against it; it reads the content in whatever record form this branch wrote.
  *
  * With `--data <dir>` the filled DATA_DIR is kept there (and reused when it already holds content:
- * no ingest), so that runs after the first measure the starts only.
+ * no ingest), so that runs after the first measure the starts only; a reused DATA_DIR gets one
+ * start of this branch first, which writes the content catalogue (`content.catalogue`) when it
+ * has none. `--no-rebuild` leaves out the `INDEX_DIR=off` starts (a minute and a half each at 1M).
+ * Each start also reports the resident set size at ready (`VmRSS` of the child, read when it
+ * prints `LISTENING`) and the 1-minute load average at its start.
  *
- * `node -r ts-node/register/transpile-only bench/search/restart.ts [size] [--rounds n] [--base <root>] [--data <dir>]`
+ * `node -r ts-node/register/transpile-only bench/search/restart.ts [size] [--rounds n] [--base <root>] [--data <dir>] [--no-rebuild]`
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
@@ -34,11 +38,16 @@ interface Started {
   readonly readyMs: number;
   /** Process CPU time to ready, when the server prints it. */
   readonly cpuMs: number | undefined;
+  /** Resident set size at ready, MB. */
+  readonly rssMb: number | undefined;
+  /** 1-minute load average when the start began. */
+  readonly load: number;
   stop(): Promise<void>;
 }
 
 /** The service of checkout `root` in a child process; resolves once it is ready. */
 function startAt(root: string, env: Record<string, string>): Promise<Started> {
+  const load = Math.round(loadavg()[0] * 10) / 10;
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
@@ -54,7 +63,16 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
       if (!m) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      let rssMb: number | undefined;
+      try {
+        const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (kb) rssMb = Math.round(Number(kb[1]) / 1024);
+      } catch {
+        rssMb = undefined;
+      }
       resolve({
+        rssMb,
+        load,
         port: Number(m[1]),
         readyMs: Number(m[2]),
         cpuMs: m[3] === undefined ? undefined : Number(m[3]),
@@ -85,7 +103,7 @@ async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 
   throw new Error(`${file} was not written within ${maxMs} ms`);
 }
 
-export async function restart(size: number, rounds: number, base?: string, keep?: string) {
+export async function restart(size: number, rounds: number, base?: string, keep?: string, rebuild = true) {
   const root = join(__dirname, '..', '..');
   const v = loadVaswani();
   const reuse = keep !== undefined && existsSync(join(keep, 'search-index', 'search-segment.bin'));
@@ -94,6 +112,14 @@ export async function restart(size: number, rounds: number, base?: string, keep?
   const segment = join(dataDir, 'search-index', 'search-segment.bin');
   const out: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
   const cpu: Record<string, Array<number | undefined>> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const rss: Record<string, Array<number | undefined>> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const load: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const note = (what: string, s: Started) => {
+    out[what].push(s.readyMs);
+    cpu[what].push(s.cpuMs);
+    rss[what].push(s.rssMb);
+    load[what].push(s.load);
+  };
   const baseEnv = { ...env, INDEX_DIR: join(dataDir, 'search-index-base') };
   const baseSegment = join(baseEnv.INDEX_DIR, 'search-segment.bin');
   let ingestSeconds = 0;
@@ -117,6 +143,13 @@ export async function restart(size: number, rounds: number, base?: string, keep?
       await first.stop();
       firstStartMs = first.readyMs;
     }
+    if (reuse) {
+      // Writes the content catalogue of this DATA_DIR if it has none (in the background, after ready).
+      const since = Date.now();
+      const warm = await startAt(root, env);
+      await settledFile(join(dataDir, 'content.catalogue'), existsSync(join(dataDir, 'content.catalogue')) ? 0 : since);
+      await warm.stop();
+    }
     if (base && !existsSync(baseSegment)) {
       const since = Date.now();
       const b = await startAt(base, baseEnv);
@@ -124,22 +157,26 @@ export async function restart(size: number, rounds: number, base?: string, keep?
       await b.stop();
     }
     for (let r = 0; r < rounds; r++) {
-      const off = await startAt(root, { ...env, INDEX_DIR: 'off' });
-      out.rebuild.push(off.readyMs);
-      cpu.rebuild.push(off.cpuMs);
-      await off.stop();
-      const on = await startAt(root, env);
-      out.segment.push(on.readyMs);
-      cpu.segment.push(on.cpuMs);
-      await on.stop();
-      if (base) {
-        const b = await startAt(base, baseEnv);
-        out.baseSegment.push(b.readyMs);
-        cpu.baseSegment.push(b.cpuMs);
-        await b.stop();
+      if (rebuild) {
+        const off = await startAt(root, { ...env, INDEX_DIR: 'off' });
+        note('rebuild', off);
+        await off.stop();
+      }
+      // Alternating which goes first, so neither always starts right after the other's exit.
+      const order = base && r % 2 === 1 ? ['base', 'segment'] : ['segment', 'base'];
+      for (const which of order) {
+        if (which === 'segment') {
+          const on = await startAt(root, env);
+          note('segment', on);
+          await on.stop();
+        } else if (base) {
+          const b = await startAt(base, baseEnv);
+          note('baseSegment', b);
+          await b.stop();
+        }
       }
     }
-    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs, segmentBytes: statSync(segment).size, readyMs: out, cpuMs: cpu };
+    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs, segmentBytes: statSync(segment).size, readyMs: out, cpuMs: cpu, rssMb: rss, load1: load };
   } finally {
     if (keep === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
@@ -152,7 +189,7 @@ if (require.main === module) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const size = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
-  restart(size, Number(flag('--rounds') ?? 3), flag('--base'), flag('--data')).then(
+  restart(size, Number(flag('--rounds') ?? 3), flag('--base'), flag('--data'), !args.includes('--no-rebuild')).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

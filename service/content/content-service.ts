@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
+import { unwrapItem } from './lazy-item';
 import { plainTextOf } from './plain-text';
 import { StoreUnavailableError, type ContentStore } from './store';
 
@@ -224,9 +225,13 @@ export class ContentService {
     return inputs.map((i) => byId.get(i.id)!);
   }
 
-  /** One item, or undefined. */
+  /** One item, or undefined. (A store may load items lazily: the catalog keeps the plain item once read.) */
   get(id: string): Item | undefined {
-    return this.items.get(id);
+    const item = this.items.get(id);
+    if (item === undefined) return undefined;
+    const plain = unwrapItem(item);
+    if (plain !== item) this.items.set(id, plain);
+    return plain;
   }
 
   /** Items in the catalog. */
@@ -239,7 +244,13 @@ export class ContentService {
     let sorted = this.sortedCache.get(scope);
     if (!sorted) {
       const order = { article: 0, project: 1, experience: 2 };
-      sorted = [...this.items.values()].filter((i) => scope === 'all' || i.type === scope);
+      sorted = [];
+      for (const [id, item] of this.items) {
+        if (scope !== 'all' && item.type !== scope) continue;
+        const plain = unwrapItem(item);
+        if (plain !== item) this.items.set(id, plain);
+        sorted.push(plain);
+      }
       sorted.sort((a, b) => (scope === 'all' ? order[a.type] - order[b.type] : 0) || compareNewestFirst(a, b));
       this.sortedCache.set(scope, sorted);
     }

@@ -1,12 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
+import { crc32 } from 'node:zlib';
 import { readWholeFile } from '../read-whole-file';
 import { systemClock, type Clock } from '../clock';
 import type { Item } from './item';
+import { CatalogueError, buildCatalogue, decodeCatalogue, encodeCatalogue, typeOf, type Catalogue, type CatalogueSource } from './content-catalogue';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { fromRecord, type ItemRecord } from './item-record';
+import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
@@ -30,6 +34,13 @@ export interface FileStoreOptions {
    * @default COMPACTION_RETRY (1 s doubling to 5 min)
    */
   readonly compactionRetry?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * A start that replayed more of the log than this (or than an eighth of what the catalogue
+   * covers) after the catalogue (content-catalogue.ts) writes a new one in the background (one is
+   * always written when none was usable).
+   * @default CATALOGUE_TAIL_BYTES (1 MiB)
+   */
+  readonly catalogueTailBytes?: number;
 }
 
 /** Backoff of compaction retries: 1 s, 2 s, 4 s, … doubling to at most 5 minutes between attempts. */
@@ -63,12 +74,13 @@ interface SnapshotRecord extends ItemsRecord {
 }
 
 /** The items and their plain texts, as a record holds them. */
-function itemsRecord(items: readonly Item[]): ItemsRecord {
+function itemsRecord(stored: readonly Item[]): ItemsRecord {
+  const items = stored.map(unwrapItem);
   const plain = items.map((i) => {
     const text = plainTextOf(i);
     return text === i.body ? null : text;
   });
-  return { items: items as Item[], plain, plain_text_version: PLAIN_TEXT_VERSION };
+  return { items, plain, plain_text_version: PLAIN_TEXT_VERSION };
 }
 
 /** The items of a record (either form), each with its stored plain text when it is of this version. */
@@ -103,6 +115,15 @@ function tornToo(damaged: readonly ByteRange[], keepBytes: number, length: numbe
 
 const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
 
+/** The catalogue's file in the folder (content-catalogue.ts). */
+export const CATALOGUE_FILE = 'content.catalogue';
+
+/** A start that replayed more of the log than this after the catalogue writes a new catalogue. */
+export const CATALOGUE_TAIL_BYTES = 1 << 20;
+
+/** Resolves after the event loop has run (a background job's slice ends). */
+const pause = () => new Promise<void>((r) => setImmediate(r));
+
 /**
  * The embedded durable store: generation `g` is a snapshot file `content-g.snapshot` plus an
  * append-only log `content-g.log`, both made of checksummed records (record-log.ts).
@@ -132,7 +153,14 @@ const NAME = /^content-(\d{1,12})\.(snapshot|log)$/;
  */
 export class FileStore implements ContentStore {
   readonly kind = 'file' as const;
-  private readonly items = new Map<string, Item>();
+  /** Every item by id; while `base` is set, only those loaded or written after the catalogue's. */
+  private items = new Map<string, Item>();
+  /**
+   * The items made from the catalogue at the start, in order, kept apart from `items` until a
+   * compaction or a look-up by id needs one map of everything (`allItems`): a million ids entered
+   * into a map cost most of a second, and a start needs only the list (`ordered`).
+   */
+  private base: Item[] | undefined;
   private readonly compactAfterBytes: number;
   private gen = 0;
   private log: FileHandle | undefined;
@@ -157,6 +185,10 @@ export class FileStore implements ContentStore {
   private lastFailureAt: number | undefined;
   private lastError: string | undefined;
   private nextRetryAt: number | undefined;
+  /** The catalogue being written (in the background), and whether another is wanted after it. */
+  private catalogueJob: Promise<void> | undefined;
+  private catalogueAgain = false;
+  private closing = false;
 
   constructor(private readonly opts: FileStoreOptions) {
     this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
@@ -193,6 +225,7 @@ export class FileStore implements ContentStore {
     const gens = [...files.keys()].sort((a, b) => a - b);
     this.gen = gens[gens.length - 1] ?? 0;
     this.items.clear();
+    this.base = undefined;
     this.snapshotBytes = 0;
     this.logBytes = 0;
     // Items are never deleted, so every generation present is replayed, oldest first, newer
@@ -202,6 +235,8 @@ export class FileStore implements ContentStore {
     // Every file is read at once (one read request each, off the event loop) and parsed in
     // order: a log is read while the snapshot before it is parsed.
     const reads = new Map<string, Promise<Buffer>>();
+    const catalogueRead = readWholeFile(join(this.opts.dir, CATALOGUE_FILE));
+    catalogueRead.catch(() => undefined);
     for (const g of gens) {
       for (const kind of ['snapshot', 'log'] as const) {
         if (!files.get(g)?.[kind]) continue;
@@ -210,9 +245,12 @@ export class FileStore implements ContentStore {
         reads.set(this.path(g, kind), read);
       }
     }
+    // One generation (the normal case) with a catalogue that matches its files: items are made
+    // from the catalogue, parsed at first use, and only the log after it is replayed.
+    const covered = gens.length === 1 ? await this.fromCatalogue(gens[0], files.get(gens[0])!, reads, catalogueRead) : undefined;
     for (const g of gens) {
-      if (files.get(g)?.snapshot && !(await this.readSnapshot(g, reads))) damagedFiles.push(this.path(g, 'snapshot'));
-      if (files.get(g)?.log && !(await this.replayLog(g, reads))) damagedFiles.push(this.path(g, 'log'));
+      if (covered === undefined && files.get(g)?.snapshot && !(await this.readSnapshot(g, reads))) damagedFiles.push(this.path(g, 'snapshot'));
+      if (files.get(g)?.log && !(await this.replayLog(g, reads, covered ?? 0))) damagedFiles.push(this.path(g, 'log'));
     }
     const missing = this.gen > 0 && !files.get(this.gen)?.snapshot;
     if (missing) {
@@ -233,8 +271,164 @@ export class FileStore implements ContentStore {
       this.keepDamaged = damagedFiles;
       await this.runCompaction();
     }
-    this.opts.logger.info({ dir: this.opts.dir, items: this.items.size, generation: this.gen }, 'content store loaded');
-    return [...this.items.values()];
+    const loaded = this.ordered();
+    this.opts.logger.info({ dir: this.opts.dir, items: loaded.length, generation: this.gen, catalogue: covered !== undefined }, 'content store loaded');
+    // A new catalogue when none was usable, or when the log after it is long (for its size).
+    const tail = covered === undefined ? Infinity : this.logBytes - covered;
+    if (tail > Math.min(this.opts.catalogueTailBytes ?? CATALOGUE_TAIL_BYTES, (this.snapshotBytes + (covered ?? 0)) / 8)) this.saveCatalogue();
+    return loaded;
+  }
+
+  /**
+   * Every item in the store's order, as one map of them would list it: the catalogue's items with
+   * later versions in their place, then the ids they do not hold, in the order first written.
+   */
+  private ordered(): Item[] {
+    const { base, items } = this;
+    if (!base) return [...items.values()];
+    if (items.size === 0) return base.slice();
+    const out = new Array<Item>(base.length);
+    const replaced = new Set<string>();
+    for (let i = 0; i < base.length; i++) {
+      const later = items.get(base[i].id);
+      if (later === undefined) out[i] = base[i];
+      else {
+        out[i] = later;
+        replaced.add(later.id);
+      }
+    }
+    for (const [id, item] of items) if (!replaced.has(id)) out.push(item);
+    return out;
+  }
+
+  /** The map of every item (the catalogue's items entered into it now, once, if still apart). */
+  private allItems(): Map<string, Item> {
+    const { base } = this;
+    if (base) {
+      const all = new Map<string, Item>();
+      for (const item of base) all.set(item.id, item);
+      for (const [id, item] of this.items) all.set(id, item);
+      this.items = all;
+      this.base = undefined;
+    }
+    return this.items;
+  }
+
+  /**
+   * Fills the items from the catalogue when it matches generation `gen`'s files (every byte it
+   * covers, by CRC-32); resolves with how much of the log it covers (the rest is replayed), or
+   * undefined (none, or not usable: logged) when the files must be parsed.
+   */
+  private async fromCatalogue(
+    gen: number,
+    present: { snapshot: boolean; log: boolean },
+    reads: ReadonlyMap<string, Promise<Buffer>>,
+    read: Promise<Buffer>,
+  ): Promise<number | undefined> {
+    const file = join(this.opts.dir, CATALOGUE_FILE);
+    let cat: Catalogue;
+    try {
+      cat = decodeCatalogue(await read);
+    } catch (e) {
+      if (e instanceof CatalogueError) this.opts.logger.warn({ file, reason: e.message }, `content catalogue not used (${e.message}): parsing the content files; a new one is written after the start`);
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.opts.logger.warn({ file, err: (e as Error).message }, 'content catalogue unreadable: parsing the content files');
+      return undefined;
+    }
+    const names = [...(present.snapshot ? [`content-${gen}.snapshot`] : []), ...(present.log ? [`content-${gen}.log`] : [])];
+    const mismatch = (reason: string) => {
+      this.opts.logger.warn({ file, reason }, `content catalogue not used (${reason}): parsing the content files; a new one is written after the start`);
+      return undefined;
+    };
+    if (cat.files.length !== names.length || cat.files.some((f, i) => f.name !== names[i])) {
+      // Normal after a compaction that was not followed by a catalogue yet (a stop right after it).
+      this.opts.logger.info({ file, files: names }, 'content catalogue is of another generation: parsing the content files; a new one is written after the start');
+      return undefined;
+    }
+    const sources: Buffer[] = [];
+    for (const f of cat.files) {
+      const buf = await reads.get(join(this.opts.dir, f.name))!;
+      const snapshot = f.name.endsWith('.snapshot');
+      if (buf.length < f.bytes || (snapshot && buf.length !== f.bytes)) return mismatch(`${f.name} is shorter or longer than it covers`);
+      if (crc32(buf.subarray(0, f.bytes)) !== f.crc) return mismatch(`${f.name} changed since it was made`);
+      sources.push(buf);
+      if (snapshot) this.snapshotBytes = buf.length;
+    }
+    const { ids, types, fingerprint, start, end, plainStart, plainEnd } = cat;
+    const base = new Array<Item>(ids.length);
+    for (let i = 0; i < ids.length; i++) base[i] = lazyItem(ids[i], typeOf(types[i]), fingerprint[i], sources[cat.file[i]], start[i], end[i], plainStart[i], plainEnd[i]);
+    this.base = base;
+    return cat.files.find((f) => f.name.endsWith('.log'))?.bytes ?? 0;
+  }
+
+  /**
+   * Writes the catalogue of the current generation in the background (content-catalogue.ts): of
+   * the items as they are now and the files up to the last acknowledged write, read back from
+   * disk. Atomic (temp file, fsync, rename, folder fsync); one at a time, a request meanwhile
+   * runs after it. A failure is logged and costs only the next start's speed.
+   */
+  private saveCatalogue(): void {
+    if (this.catalogueJob) {
+      this.catalogueAgain = true;
+      return;
+    }
+    this.catalogueJob = (async () => {
+      do {
+        this.catalogueAgain = false;
+        await this.writeCatalogue();
+      } while (this.catalogueAgain && !this.closing);
+    })().finally(() => {
+      this.catalogueJob = undefined;
+    });
+  }
+
+  /** Settles once the catalogue being written, if any, is written (tests, benchmarks). */
+  async catalogueWritten(): Promise<void> {
+    while (this.catalogueJob) await this.catalogueJob;
+  }
+
+  private async writeCatalogue(): Promise<void> {
+    const file = join(this.opts.dir, CATALOGUE_FILE);
+    const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    const started = performance.now();
+    try {
+      await pause();
+      if (this.closing || this.broken) return;
+      const gen = this.gen;
+      const logBytes = this.logBytes;
+      const items = this.ordered();
+      const sources: CatalogueSource[] = [];
+      try {
+        sources.push({ name: `content-${gen}.snapshot`, buf: await readWholeFile(this.path(gen, 'snapshot')), snapshot: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || gen > 0) throw e;
+      }
+      const log = await readWholeFile(this.path(gen, 'log'));
+      if (log.length < logBytes) throw new Error('the log is shorter than its acknowledged writes');
+      sources.push({ name: `content-${gen}.log`, buf: log.subarray(0, logBytes), snapshot: false });
+      const cat = await buildCatalogue(items, sources, pause);
+      if (!cat) {
+        this.opts.logger.warn({ file }, 'content catalogue not written: the content files do not hold the loaded items intact');
+        return;
+      }
+      if (this.closing || gen !== this.gen) return;
+      const fh = await open(tmp, 'w');
+      try {
+        await fh.write(encodeCatalogue(cat));
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      if (this.closing || gen !== this.gen) {
+        await rm(tmp, { force: true });
+        return;
+      }
+      await rename(tmp, file);
+      await this.syncDir();
+      this.opts.logger.info({ file, items: items.length, generation: gen, ms: Math.round(performance.now() - started) }, 'content catalogue written');
+    } catch (e) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      this.opts.logger.warn({ file, err: (e as Error).message }, 'content catalogue not written; the next start parses the content files');
+    }
   }
 
   /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
@@ -263,10 +457,13 @@ export class FileStore implements ContentStore {
   }
 
   /** Replays log `gen`; cuts a torn tail off the current log; false when the log is damaged. */
-  private async replayLog(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
+  private async replayLog(gen: number, reads: ReadonlyMap<string, Promise<Buffer>>, from = 0): Promise<boolean> {
     const file = this.path(gen, 'log');
     const buf = await reads.get(file)!;
-    const { records, damaged, keepBytes, torn } = decodeRecords(buf);
+    const tail = decodeRecords(buf.subarray(from));
+    const { records, torn } = tail;
+    const damaged = tail.damaged.map((r) => ({ start: r.start + from, end: r.end + from }));
+    const keepBytes = tail.keepBytes + from;
     for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) this.items.set(i.id, i);
     if (damaged.length) {
       this.opts.logger.error(
@@ -419,7 +616,7 @@ export class FileStore implements ContentStore {
     const next = this.gen + 1;
     const snapshot = this.path(next, 'snapshot');
     const tmp = `${snapshot}.tmp`;
-    const all = [...this.items.values()];
+    const all = [...this.allItems().values()];
     let bytes = 0;
     try {
       const fh = await open(tmp, 'w');
@@ -459,6 +656,7 @@ export class FileStore implements ContentStore {
     await oldLog?.close().catch(() => undefined);
     await this.cleanUp();
     this.opts.logger.info({ generation: next, items: all.length, bytes }, 'content store compacted');
+    this.saveCatalogue();
   }
 
   /**
@@ -521,7 +719,8 @@ export class FileStore implements ContentStore {
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
-    return ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
+    const all = this.allItems();
+    return ids.map((id) => all.get(id)).filter((i): i is Item => i !== undefined);
   }
 
   /** A file store has no other writers. */
@@ -530,6 +729,8 @@ export class FileStore implements ContentStore {
   async close(): Promise<void> {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.closing = true;
+    await this.catalogueJob;
     await this.serial(async () => {
       await this.log?.close();
       this.log = undefined;

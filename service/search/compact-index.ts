@@ -1,7 +1,9 @@
 import SearchableMap from 'minisearch/SearchableMap';
+import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion } from './query-plan';
+import type { QueryGate } from './query-gate';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -33,6 +35,8 @@ export interface CompactIndexOptions {
    * image of the documents live when the merge began, for persisting (`segment-file.ts`).
    */
   readonly onSealed?: (sealed: SealedIndex) => void;
+  /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
+  readonly gate?: QueryGate;
 }
 
 /**
@@ -102,7 +106,7 @@ interface Merging {
 }
 
 /** Documents copied per step of a merge job, between which a background merge may yield. */
-const MERGE_STEP_DOCS = 2048;
+const MERGE_STEP_DOCS = 512;
 
 /**
  * Query terms whose expansions `CompactIndex.expansions` keeps between writes (the oldest go
@@ -197,7 +201,7 @@ interface BaseSegment {
  * short ids in order of arrival; each one's terms per field are kept once as (term id, tf) pairs
  * in flat arrays (the forward index: RM3's term vectors, highlighting, coordination, merges).
  * Postings live in two segments: a base in CSR form (per field and term, a run of document ids
- * with their tfs) and a small appended one (per field, a map of term to [doc, tf, …]) that new
+ * with their tfs) and a small appended one (per field, `AppendedPostings`: per term, (doc, tf) pairs) that new
  * documents go to; deletes are tombstones. When the appended segment or the tombstones grow,
  * both are merged into a new base (ids renumbered, deleted documents dropped) in two passes. A
  * merge runs in the background in slices (0.3–0.4 s of work at 200,000 documents, about once per
@@ -216,6 +220,9 @@ export class CompactIndex {
   private readonly fieldIds: Readonly<Record<string, number>>;
   private ids: Array<string | undefined> = [];
   private shortIds = new Map<string, number>();
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  private mapAt = 0;
+  private mapEnd = 0;
   private next = 0;
   private live = 0;
   private readonly avg: Float64Array;
@@ -231,13 +238,14 @@ export class CompactIndex {
   private treeTerms = 0;
   private df: Int32Array[];
   private base: BaseSegment;
-  private tail: Array<Map<number, number[]>>;
+  private tail: AppendedPostings[];
   // The appended segment a running merge is folding into the new base; still searched until then.
-  private frozenTail: Array<Map<number, number[]>> | undefined;
+  private frozenTail: AppendedPostings[] | undefined;
   private merging: Merging | undefined;
   private readonly background: boolean;
   private readonly mergeSliceMs: number;
   private readonly onSealed: ((sealed: SealedIndex) => void) | undefined;
+  private readonly gate: QueryGate | undefined;
   private tailDocs = 0;
   private deadBase = 0;
   // Any write moves the version; caches derived from the postings hold for one version.
@@ -276,10 +284,11 @@ export class CompactIndex {
     this.background = opts.background ?? true;
     this.mergeSliceMs = opts.mergeSliceMs ?? 8;
     this.onSealed = opts.onSealed;
+    this.gate = opts.gate;
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
-    this.tail = fields.map(() => new Map());
+    this.tail = fields.map(() => new AppendedPostings());
     this.base = { end: 0, start: fields.map(() => new Int32Array(1)), docs: fields.map(() => new Int32Array(0)), tfs: fields.map(() => new Uint16Array(0)) };
   }
 
@@ -290,12 +299,40 @@ export class CompactIndex {
 
   /** Whether `id` is indexed. */
   has(id: string): boolean {
-    return this.shortIds.has(id);
+    return this.idMap().has(id);
   }
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    return this.shortIds.get(id);
+    return this.idMap().get(id);
+  }
+
+  /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
+  private idMap(): Map<string, number> {
+    if (this.mapAt < this.mapEnd) {
+      const { ids, shortIds } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) {
+        const id = ids[d];
+        if (id !== undefined) shortIds.set(id, d);
+      }
+      this.mapAt = this.mapEnd;
+    }
+    return this.shortIds;
+  }
+
+  /**
+   * Enters a restored base's ids into the id map in slices of about `sliceMs` (after the start,
+   * like `fillVocabulary`); a look-up before it is done enters the rest first.
+   */
+  async fillIds(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    await yieldToLoop();
+    while (this.mapAt < this.mapEnd) {
+      const d = this.mapAt++;
+      const id = this.ids[d];
+      if (id !== undefined) this.shortIds.set(id, d);
+      if ((d & 1023) === 1023) await slicer.maybeYield();
+    }
   }
 
   /** The external id of a short document id. */
@@ -372,7 +409,7 @@ export class CompactIndex {
   }
 
   private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean, fingerprint: number): void {
-    if (this.shortIds.has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
+    if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
     this.ids[d] = id;
@@ -410,10 +447,7 @@ export class CompactIndex {
       for (let i = first; i < end; i++) {
         const t = this.fwdTerm[i];
         df[t] += 1;
-        if (!index) continue;
-        const list = this.tail[f].get(t);
-        if (list) list.push(d, this.fwdTf[i]);
-        else this.tail[f].set(t, [d, this.fwdTf[i]]);
+        if (index) this.tail[f].add(t, d, this.fwdTf[i]);
       }
       this.fwdStart[d * nf + f + 1] = end;
     }
@@ -423,7 +457,7 @@ export class CompactIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const d = this.shortIds.get(id);
+    const d = this.idMap().get(id);
     if (d === undefined) return false;
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
@@ -461,7 +495,7 @@ export class CompactIndex {
     const done = new Promise<void>((r) => (settle = r));
     const end = this.next;
     this.frozenTail = this.tail;
-    this.tail = this.fields.map(() => new Map());
+    this.tail = this.fields.map(() => new AppendedPostings());
     this.tailDocs = 0;
     const m: Merging = { job: this.mergeJob(end), end, deleted: [], done, settle };
     this.merging = m;
@@ -480,8 +514,10 @@ export class CompactIndex {
   /** Runs a merge to its end in slices, yielding to the event loop between them. */
   private async drive(m: Merging): Promise<void> {
     const slicer = new TimeSlicer(this.mergeSliceMs);
-    do await slicer.maybeYield();
-    while (this.merging === m && !this.step(m));
+    do {
+      await slicer.maybeYield();
+      if (await this.gate?.quiet()) slicer.restart();
+    } while (this.merging === m && !this.step(m));
   }
 
   /** Runs the merge under way (if any) to its end now. */
@@ -665,9 +701,10 @@ export class CompactIndex {
       this.fwdTf = fwdTf;
     }
     const shift = n - m.end;
-    if (extra > 0 && shift !== 0) for (const field of this.tail) for (const list of field.values()) for (let i = 0; i < list.length; i += 2) list[i] += shift;
+    if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
     this.ids = ids;
     this.shortIds = shortIds;
+    this.mapAt = this.mapEnd = 0;
     this.next = next;
     this.base = r.base;
     this.baseRuns = new Map();
@@ -691,11 +728,10 @@ export class CompactIndex {
     const n = sealed.ids.length;
     const nt = sealed.terms.length;
     c.ids = sealed.ids.slice();
-    for (let d = 0; d < n; d++) {
-      c.shortIds.set(sealed.ids[d], d);
-      if (d % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
-    }
-    if (c.shortIds.size !== n) throw new Error('CompactIndex.restore: duplicate ids in the sealed index');
+    // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
+    // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
+    // ids are unique when appended, and the segment file is checked whole.)
+    c.mapEnd = n;
     c.next = n;
     c.live = n;
     c.avg.set(sealed.avg);
@@ -755,10 +791,7 @@ export class CompactIndex {
       const tfs = base.tfs[f];
       for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
     }
-    const frozen = this.frozenTail?.[f].get(t);
-    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
-    const list = this.tail[f].get(t);
-    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+    this.eachAppendedPosting(f, t, fn);
   }
 
   /** Largest document frequency of `t` over the fields. */
@@ -1019,10 +1052,11 @@ export class CompactIndex {
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
     const { ids } = this;
-    const frozen = this.frozenTail?.[f].get(t);
-    if (frozen) for (let i = 0; i < frozen.length; i += 2) if (ids[frozen[i]] !== undefined) fn(frozen[i], frozen[i + 1]);
-    const list = this.tail[f].get(t);
-    if (list) for (let i = 0; i < list.length; i += 2) if (ids[list[i]] !== undefined) fn(list[i], list[i + 1]);
+    const live = (doc: number, tf: number) => {
+      if (ids[doc] !== undefined) fn(doc, tf);
+    };
+    this.frozenTail?.[f].forEach(t, live);
+    this.tail[f].forEach(t, live);
   }
 
   /**
@@ -1072,6 +1106,25 @@ export class CompactIndex {
     count: boolean,
     keep?: (docId: number) => boolean,
   ): { cursors: ScoreCursor[]; total: number } {
+    const job = this.cursorJob(terms, boost, bm25, count, keep);
+    for (;;) {
+      const r = job.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * `cursors` a step at a time (a term's postings, or a cursor's share of the count, per step),
+   * for a query that yields to the event loop between steps. The index must not change until
+   * the job is done.
+   */
+  *cursorJob(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep?: (docId: number) => boolean,
+  ): Generator<void, { cursors: ScoreCursor[]; total: number }> {
     const fields = this.searched(boost);
     const boosts = fields.map((f) => boost[this.fields[f]]);
     const cursors: ScoreCursor[] = [];
@@ -1090,9 +1143,10 @@ export class CompactIndex {
         const scale = weight * (1 + 1e-9);
         cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: part.blockMax.map((v) => v * scale), distinct });
       }
+      yield;
     }
     if (!count) return { cursors, total: 0 };
-    return { cursors, total: this.unionSize(cursors, keep) };
+    return { cursors, total: yield* this.unionSize(cursors, keep) };
   }
 
   /**
@@ -1100,7 +1154,7 @@ export class CompactIndex {
    * step per posting, then counted a 32-document word at a time over the words the cursors
    * span (each word cleared as it is counted).
    */
-  private unionSize(cursors: readonly ScoreCursor[], keep?: (docId: number) => boolean): number {
+  private *unionSize(cursors: readonly ScoreCursor[], keep?: (docId: number) => boolean): Generator<void, number> {
     const words = (this.next + 31) >>> 5;
     if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
     const bits = this.unionBits;
@@ -1115,6 +1169,7 @@ export class CompactIndex {
         const d = docs[i];
         bits[d >>> 5] |= 1 << (d & 31);
       }
+      yield;
     }
     let total = 0;
     for (let w = lo; w < hi; w++) {

@@ -64,6 +64,12 @@ export interface TopKOptions {
   readonly coordination?: (doc: number, matchedDistinct: number) => number;
   /** Largest value `coordination` can return. @default 1 */
   readonly maxCoordination?: number;
+  /**
+   * A score that `k` documents elsewhere already reach (`windowedTopK`'s earlier windows): a
+   * document scoring below it cannot make the page and is pruned from the start; ties are kept
+   * (`maxScoreTopK` only). @default none
+   */
+  readonly floor?: number;
 }
 
 /** One ranked document. */
@@ -214,9 +220,10 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   // order[0 .. p) are non-essential; the essential ones sit in a heap by their current document,
   // so each posting costs a heap step instead of a pass over every term.
   let p = 0;
-  let threshold = -Infinity;
+  let threshold = opts.floor ?? -Infinity;
+  while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
   const heap = new DocHeap(cursors, pos);
-  for (let j = 0; j < m; j++) heap.push(order[j]);
+  for (let j = p; j < m; j++) heap.push(order[j]);
   // Per cursor, the block its shallow seeks (non-essential) have reached.
   const blk = new Int32Array(m);
   // near[j + 1]: what order[low .. j] can add to the current document (block bounds), from cum[low].
@@ -309,7 +316,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     if (score < threshold) continue;
     if (!best.offer({ id: opts.idOf(doc), score })) continue;
     if (!best.full) continue;
-    threshold = best.threshold;
+    threshold = Math.max(threshold, best.threshold);
     const before = p;
     while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
     if (p !== before) heap.rebuild(order.slice(p).filter((i) => pos[i] < cursors[i].docs.length));

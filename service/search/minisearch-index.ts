@@ -10,6 +10,8 @@ import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, maxScoreTopK } from './max-score';
+import { QueryGate } from './query-gate';
+import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
@@ -92,6 +94,14 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
   readonly checkpointIdleMs?: number;
   /** `CompactIndexOptions.minMergeDocs` (small in tests, to merge often). @default 1024 */
   readonly minMergeDocs?: number;
+  /**
+   * A query yields to the event loop after about this long, milliseconds: between one term's
+   * postings and the next, between windows of documents (`windowedTopK`), between snippets.
+   * Writes wait for the query under way (`QueryGate`), so it reads one state throughout. @default 5
+   */
+  readonly querySliceMs?: number;
+  /** Postings per window of `windowedTopK` (small in tests). @default WINDOW_POSTINGS */
+  readonly windowPostings?: number;
 };
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
@@ -108,6 +118,34 @@ interface DocMeta {
   readonly summary: string;
 }
 
+const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+
+/**
+ * The metadata of a document taken from a persisted segment: read from its item when first
+ * needed, so that a start does not read every item (a store may parse items lazily).
+ */
+class RestoredMeta implements DocMeta {
+  plain = false;
+  private lowered: readonly string[] | undefined;
+  private text: string | undefined;
+  constructor(
+    readonly type: ItemType,
+    private readonly item: Item,
+  ) {}
+  get tags(): readonly string[] {
+    return (this.lowered ??= lowerTags(this.item.tags));
+  }
+  get body(): string {
+    return this.text ?? this.item.body;
+  }
+  set body(text: string) {
+    this.text = text;
+  }
+  get summary(): string {
+    return this.item.summary ?? '';
+  }
+}
+
 /** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
 interface Analysed {
   readonly fields: string[][];
@@ -117,6 +155,7 @@ interface Analysed {
 
 // Bodies at least this long are analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
+
 
 /**
  * What a persisted segment's terms were made with: the fields, and the analyser's output on a
@@ -172,12 +211,17 @@ export class MiniSearchIndex implements SearchIndex {
   readonly analyzer = new Analyzer();
   private mini: CompactIndex;
   private docs = new Map<string, DocMeta>();
+  /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
+  private pendingMeta: Item[] | undefined;
+  private pendingAt = 0;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
   private readonly pruning: boolean;
   private readonly segments: SegmentStore | undefined;
   private readonly checkpointIdleMs: number;
   private readonly minMergeDocs: number | undefined;
+  private readonly querySliceMs: number;
+  private readonly windowPostings: number;
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -186,9 +230,13 @@ export class MiniSearchIndex implements SearchIndex {
   // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
   // into the index it is about to replace.
   private writing: Promise<void> = Promise.resolve();
+  // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
+  private readonly gate = new QueryGate();
 
   constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
+    this.querySliceMs = querySliceMs ?? 5;
+    this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.minMergeDocs = minMergeDocs;
     this.pruning = pruning ?? true;
     this.segments = segments;
@@ -200,7 +248,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini) });
+    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini), gate: this.gate });
     return mini;
   }
 
@@ -215,9 +263,11 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>): void {
+  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
     this.mini = mini;
     this.docs = docs;
+    this.pendingMeta = pending;
+    this.pendingAt = 0;
     const sealed = this.sealedAside.get(mini);
     this.sealedAside.delete(mini);
     if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
@@ -236,7 +286,7 @@ export class MiniSearchIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta> } | undefined> {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -244,7 +294,7 @@ export class MiniSearchIndex implements SearchIndex {
     const ref: { mini?: CompactIndex } = {};
     let mini: CompactIndex;
     try {
-      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini) });
+      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini), gate: this.gate });
     } catch (e) {
       store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
       return undefined;
@@ -254,6 +304,8 @@ export class MiniSearchIndex implements SearchIndex {
     const seen = new Uint8Array(n);
     const docs = new Map<string, DocMeta>();
     const changed: Item[] = [];
+    // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
+    const unchanged: Item[] = [];
     const sealedIds = loaded.sealed.ids;
     for (let i = 0, next = 0; i < items.length; i++) {
       if ((i & 1023) === 1023) await slicer.maybeYield();
@@ -262,7 +314,7 @@ export class MiniSearchIndex implements SearchIndex {
       const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
       if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
-        docs.set(item.id, { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body: item.body, plain: false, summary: item.summary ?? '' });
+        unchanged.push(item);
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
     }
@@ -284,7 +336,29 @@ export class MiniSearchIndex implements SearchIndex {
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     if (changed.length + removed.length > 0) mini.checkpoint();
-    return { mini, docs };
+    return { mini, docs, unchanged };
+  }
+
+  /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
+  private metaDocs(): Map<string, DocMeta> {
+    const pending = this.pendingMeta;
+    if (pending) {
+      for (let i = this.pendingAt; i < pending.length; i++) this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      this.pendingMeta = undefined;
+    }
+    return this.docs;
+  }
+
+  /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
+  private async fillMeta(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    const pending = this.pendingMeta;
+    while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
+      const i = this.pendingAt++;
+      this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+    }
+    if (pending && this.pendingMeta === pending) this.pendingMeta = undefined;
   }
 
   /**
@@ -300,7 +374,7 @@ export class MiniSearchIndex implements SearchIndex {
     const tags = a.analyze(item.tags.join(' '));
     const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: item.tags.length ? item.tags.map((t) => t.toLowerCase()) : NO_TAGS, body, plain: true, summary };
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
@@ -330,7 +404,7 @@ export class MiniSearchIndex implements SearchIndex {
   private armCheckpoint(): void {
     if (!this.segments || this.checkpointIdleMs <= 0) return;
     clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = setTimeout(() => this.mini.checkpoint(), this.checkpointIdleMs);
+    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.mini.checkpoint()), this.checkpointIdleMs);
     this.checkpointTimer.unref();
   }
 
@@ -344,8 +418,9 @@ export class MiniSearchIndex implements SearchIndex {
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
+        if (await this.gate.quiet()) slicer.restart();
         this.mini.discard(item.id);
-        this.docs.set(item.id, a.meta);
+        this.metaDocs().set(item.id, a.meta);
         this.mini.add(item.id, a.fields, a.fingerprint);
       }
     });
@@ -357,8 +432,9 @@ export class MiniSearchIndex implements SearchIndex {
    */
   remove(ids: readonly string[]): Promise<void> {
     return this.serial(async () => {
+      await this.gate.quiet();
       for (const id of ids) {
-        if (this.mini.discard(id)) this.docs.delete(id);
+        if (this.mini.discard(id)) this.metaDocs().delete(id);
       }
     });
   }
@@ -375,8 +451,13 @@ export class MiniSearchIndex implements SearchIndex {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
         if (restored) {
-          this.swapIn(restored.mini, restored.docs);
-          void restored.mini.fillVocabulary(this.indexSliceMs);
+          await this.gate.quiet();
+          this.swapIn(restored.mini, restored.docs, restored.unchanged);
+          const { mini } = restored;
+          void mini
+            .fillIds(this.indexSliceMs)
+            .then(() => this.fillMeta(this.indexSliceMs))
+            .then(() => mini.fillVocabulary(this.indexSliceMs));
           return;
         }
       }
@@ -389,6 +470,7 @@ export class MiniSearchIndex implements SearchIndex {
         mini.load(item.id, a.fields, a.fingerprint);
       }
       await mini.sealInSlices(this.indexSliceMs);
+      await this.gate.quiet();
       this.swapIn(mini, docs);
     });
   }
@@ -464,8 +546,9 @@ export class MiniSearchIndex implements SearchIndex {
   private filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
+    const docs = this.metaDocs();
     return (id) => {
-      const d = this.docs.get(id);
+      const d = docs.get(id);
       return !!d && (!type || d.type === type) && (!t || d.tags.includes(t));
     };
   }
@@ -497,7 +580,7 @@ export class MiniSearchIndex implements SearchIndex {
    * (benchmarks time both paths over one index).
    */
   async search(query: IndexQuery, options: { readonly pruning?: boolean } = {}): Promise<IndexPage> {
-    if (options.pruning ?? this.pruning) return this.searchPruned(query);
+    if (options.pruning ?? this.pruning) return this.gate.run(() => this.searchPruned(query));
     const { highlight, hits } = this.match(query);
     const page = topHits(hits, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
@@ -510,8 +593,13 @@ export class MiniSearchIndex implements SearchIndex {
   /**
    * `search` through `maxScoreTopK`: the first RM3 pass asks for the feedback documents only,
    * the last pass for the page; the total is counted from the postings without scoring them.
+   * Runs in slices of about `querySliceMs` (under `gate`, so the index does not change
+   * meanwhile): a query after a write, which builds its terms' postings afresh, or one over
+   * long postings never holds the event loop for long.
    */
-  private searchPruned(query: IndexQuery): IndexPage {
+  private async searchPruned(query: IndexQuery): Promise<IndexPage> {
+    const slicer = new TimeSlicer(this.querySliceMs);
+    const pause = () => slicer.maybeYield();
     const plan = this.plan(query.text);
     const highlight = new Set(plan.scored.map(([t]) => t));
     if (!plan.terms.length) return { total: 0, hits: [] };
@@ -519,29 +607,47 @@ export class MiniSearchIndex implements SearchIndex {
     const r = this.ranking;
     const k = query.offset + query.limit;
     let page: { total: number; hits: Ranked[] };
-    if (plan.short) page = this.runPruned(plan.scored, keep, k, plan.groups);
+    if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
       const expand = x.enabled && this.mini.documentCount >= x.minDocs;
-      page = this.runPruned(plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
+      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
-        page = this.runPruned([...rm3Weights(plan.terms, feedback, x)], keep, k);
+        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k);
       }
     }
     const wanted = query.snippets === false ? undefined : highlight;
-    return {
-      total: page.total,
-      hits: page.hits.slice(query.offset).map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
-    };
+    const hits: IndexHit[] = [];
+    for (const h of page.hits.slice(query.offset)) {
+      if (wanted) await pause();
+      hits.push({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' });
+    }
+    return { total: page.total, hits };
   }
 
-  /** `runExact`'s best `k`, and the number of all its matches, by dynamic pruning. */
-  private runPruned(terms: readonly WeightedTerm[], keep: Keep | undefined, k: number, groups?: ReadonlyArray<readonly string[]>, count = true): { total: number; hits: Ranked[] } {
+  /**
+   * `runExact`'s best `k`, and the number of all its matches, by dynamic pruning; `pause()` is
+   * awaited between a term's postings and the next, and between windows of documents.
+   */
+  private async runPruned(
+    pause: () => Promise<void>,
+    terms: readonly WeightedTerm[],
+    keep: Keep | undefined,
+    k: number,
+    groups?: ReadonlyArray<readonly string[]>,
+    count = true,
+  ): Promise<{ total: number; hits: Ranked[] }> {
     const r = this.ranking;
     const mini = this.mini;
     const keepDoc = keep && ((docId: number) => keep(mini.externalId(docId)));
-    const { cursors, total } = mini.cursors(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const job = mini.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    let step = job.next();
+    while (!step.done) {
+      await pause();
+      step = job.next();
+    }
+    const { cursors, total } = step.value;
     const coordination = !r.coordination
       ? undefined
       : groups
@@ -551,13 +657,13 @@ export class MiniSearchIndex implements SearchIndex {
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
     const topK = groups ? accumulatedTopK : maxScoreTopK;
-    const hits = topK(cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination });
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination }, pause, this.windowPostings);
     return { total, hits };
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
-    const doc = this.docs.get(hit.id);
+    const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
     if (!doc.plain) {
       doc.body = plainText(doc.body);

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { decodeHead, encodeHead, pushPadded } from '../framed-file';
 import type { SealedIndex } from './compact-index';
 
 /**
@@ -68,7 +69,6 @@ export function contentFingerprint(fingerprints: Uint32Array): string {
   return `${fingerprints.length}-${sum.toString(16)}-${x.toString(16)}`;
 }
 
-const pad8 = (n: number): number => (n + 7) & ~7;
 
 function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -111,10 +111,7 @@ export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, paus
   let offset = 0;
   for (const [name, type, bytes] of arrays) {
     sections.push({ name, type, offset, bytes: bytes.length });
-    body.push(bytes);
-    const padded = pad8(bytes.length);
-    if (padded > bytes.length) body.push(Buffer.alloc(padded - bytes.length));
-    offset += padded;
+    offset += pushPadded(body, bytes);
   }
   const header: Header = {
     format: FORMAT,
@@ -127,31 +124,16 @@ export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, paus
     bodyBytes: offset,
     bodyCrc: await crcOf(body, pause),
   };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const head = Buffer.alloc(pad8(16 + json.length));
-  MAGIC.copy(head, 0);
-  head.writeUInt32LE(json.length, 8);
-  head.writeUInt32LE(crc32(json), 12);
-  json.copy(head, 16);
-  return [head, ...body];
+  return [encodeHead(MAGIC, header), ...body];
 }
 
 /** The header of a segment file, checked; throws `SegmentError` when it is not one of ours, intact. */
 function readHeader(buf: Buffer, key: string): { header: Header; bodyStart: number } {
-  if (buf.length < 16 || !buf.subarray(0, 8).equals(MAGIC)) throw new SegmentError('not a segment file (bad magic bytes)');
-  const length = buf.readUInt32LE(8);
-  if (16 + length > buf.length) throw new SegmentError(`truncated: the header says ${length} bytes, the file has ${buf.length - 16}`);
-  const json = buf.subarray(16, 16 + length);
-  if (crc32(json) !== buf.readUInt32LE(12)) throw new SegmentError('damaged: header checksum mismatch');
-  let header: Header;
-  try {
-    header = JSON.parse(json.toString('utf8')) as Header;
-  } catch {
-    throw new SegmentError('damaged: header is not JSON');
-  }
+  const head = decodeHead(buf, MAGIC, 'segment file', (reason) => new SegmentError(reason));
+  const header = head.header as Header;
+  const { bodyStart } = head;
   if (header.format !== FORMAT) throw new SegmentError(`format ${String(header.format)}, this version reads ${FORMAT}`);
   if (header.key !== key) throw new SegmentError(`built with ${JSON.stringify(header.key)}, this version indexes with ${JSON.stringify(key)}`);
-  const bodyStart = pad8(16 + length);
   if (buf.length !== bodyStart + header.bodyBytes) {
     throw new SegmentError(`${buf.length < bodyStart + header.bodyBytes ? 'truncated' : 'extended'}: ${buf.length} bytes, the header says ${bodyStart + header.bodyBytes}`);
   }

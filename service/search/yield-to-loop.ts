@@ -12,6 +12,11 @@ export class TimeSlicer {
 
   constructor(private readonly sliceMs: number) {}
 
+  /** Starts a new slice now (after the job waited for something else). */
+  restart(): void {
+    this.started = performance.now();
+  }
+
   /** Yields if the current slice is used up, then starts a new one. */
   async maybeYield(): Promise<void> {
     if (performance.now() - this.started < this.sliceMs) return;

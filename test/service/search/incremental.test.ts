@@ -61,6 +61,23 @@ describe('incremental updates', () => {
     );
   });
 
+  it('answers a query from the state it started in, though it yields between slices while writes and merges wait', async () => {
+    // Yields at every step, windows of a few postings, a merge every few writes.
+    const live = new MiniSearchIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
+    await live.upsert(Array.from({ length: 24 }, (_, i) => item(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon'])));
+    const q: IndexQuery = { text: 'alpha gamma photon kappa', limit: 5, offset: 0, snippets: false };
+    for (let round = 0; round < 6; round++) {
+      const before = await live.search(q, { pruning: false });
+      const done: string[] = [];
+      const during = live.search(q).then((page) => (done.push('query'), page));
+      const writes = Promise.all([live.upsert([item(100 + round, ['alpha', 'photon', 'photon']), item(round, ['gamma'])]), live.remove([`d${12 + round}`])]).then(() => done.push('writes'));
+      const [page] = await Promise.all([during, writes]);
+      expect(done).toEqual(['query', 'writes']);
+      expect(page).toEqual(before);
+      expect(await live.search(q)).toEqual(await live.search(q, { pruning: false }));
+    }
+  });
+
   it('forgets a removed item at once, and ignores unknown ids', async () => {
     const idx = new MiniSearchIndex();
     await idx.replaceAll([item(1, ['photon', 'beam']), item(2, ['photon'])]);

@@ -41,6 +41,8 @@ describe('the service with a persisted search segment (file store)', () => {
       // The second start builds from the content (the first wrote its segment while empty) and persists it.
       const second = await boot();
       await until(() => second.lines.some((l) => l.msg === 'search segment persisted' && l.documents === 40));
+      // And the content store's catalogue of the 40 items: the next start makes them lazily.
+      await until(() => second.lines.some((l) => l.msg === 'content catalogue written' && l.items === 40));
       expect(existsSync(file)).toBe(true);
       expect((await request(second.app).post('/api/ingest').send({ ...items[3], body: 'now about airships' })).status).toBe(201);
       await second.close();
@@ -48,6 +50,13 @@ describe('the service with a persisted search segment (file store)', () => {
       const third = await boot();
       try {
         expect(third.loaded()).toMatchObject({ documents: 40, changed: 1, removed: 0 });
+        expect(third.lines.find((l) => l.msg === 'content store loaded')).toMatchObject({ items: 40, catalogue: true });
+        expect((await request(third.app).get('/api/search?q=zeppelin&type=project')).body.total).toBe(0);
+        expect((await request(third.app).get('/api/search?q=zeppelin&type=article')).body.results[0].snippet).toContain('<mark>zeppelin</mark>');
+        expect((await request(third.app).get('/api/v1/articles/note-5')).body).toMatchObject({ id: 'note-5', title: 'Note 5', body: items[5].body });
+        const list = await request(third.app).get('/api/v1/articles?limit=50');
+        expect(list.body.items).toHaveLength(40);
+        expect(list.body.items.find((i: { id: string }) => i.id === 'note-9')).toMatchObject({ title: 'Note 9' });
         expect((await request(third.app).get('/health/ready')).status).toBe(200);
         expect((await request(third.app).get('/api/search?q=zeppelin')).body.results.map((r: { id: string }) => r.id)).toEqual(['note-7']);
         expect((await request(third.app).get('/api/search?q=airships')).body.results.map((r: { id: string }) => r.id)).toEqual(['note-3']);

@@ -98,6 +98,22 @@ describe('persisted search segments', () => {
     for (const q of QUERIES) expect(await b.index.search(q)).toEqual(await a.index.search(q));
   });
 
+  it('right after a restore (id map and metadata still filled in the background), writes and filtered queries serve as a fresh build', async () => {
+    const items = corpus(300);
+    await (await start(items)).index.settled();
+    const b = await start(items);
+    expect(b.loaded()).toBe(true);
+    // Before any background slice has run: a write, a removal, then every query.
+    await b.index.upsert([item(6, ['omega', 'photon'], 9)]);
+    await b.index.remove(['d9']);
+    const now = items.filter((i) => i.id !== 'd9').map((i) => (i.id === 'd6' ? item(6, ['omega', 'photon'], 9) : i));
+    const want = await fresh(now);
+    await expectServesLike(b.index, want);
+    const c = await start(items);
+    expect(c.loaded()).toBe(true);
+    await expectServesLike(c.index, await fresh(items));
+  });
+
   it('re-indexes only what changed since the segment was written: updated, added and removed items', async () => {
     const items = corpus(200);
     const a = await start(items);

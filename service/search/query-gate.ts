@@ -1,0 +1,52 @@
+/**
+ * Keeps an index still while a query runs in slices: queries run one at a time, in order of
+ * arrival, and a write waits (`quiet`) while one is running, so each query reads one state of
+ * the index from its first slice to its last, and a query's scratch is never shared.
+ *
+ * Between slices the event loop serves everything else. When a query ends, the writes waiting
+ * go first, each in its own turn of the event loop, then the next query.
+ */
+export class QueryGate {
+  private running = false;
+  private readonly queries: Array<() => void> = [];
+  private readonly writers: Array<() => void> = [];
+
+  /** Whether a query is under way (or handed the gate and about to run). */
+  get busy(): boolean {
+    return this.running;
+  }
+
+  /** Runs `query` once the queries before it are done; writes wait until it settles. */
+  async run<T>(query: () => Promise<T>): Promise<T> {
+    if (this.running || this.queries.length > 0) await new Promise<void>((resolve) => this.queries.push(resolve));
+    this.running = true;
+    try {
+      return await query();
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * Settles at once when no query is running, else once none is (before a write changes the
+   * index); true if it waited (a sliced writer then starts a fresh slice).
+   */
+  async quiet(): Promise<boolean> {
+    if (!this.running) return false;
+    while (this.running) await new Promise<void>((resolve) => this.writers.push(resolve));
+    return true;
+  }
+
+  private release(): void {
+    this.running = false;
+    for (const w of this.writers.splice(0)) setImmediate(w);
+    if (this.queries.length === 0) return;
+    setImmediate(() => {
+      // A write let in first may have run; the next query starts now, still in arrival order.
+      const next = this.queries.shift();
+      if (!next) return;
+      this.running = true;
+      next();
+    });
+  }
+}

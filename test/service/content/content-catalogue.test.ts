@@ -1,0 +1,175 @@
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { CATALOGUE_FILE, FileStore } from '../../../service/content/file-store';
+import type { Item } from '../../../service/content/item';
+import { itemFingerprint } from '../../../service/content/item-fingerprint';
+import { unwrapItem } from '../../../service/content/lazy-item';
+import { plainTextOf } from '../../../service/content/plain-text';
+import { encodeRecord } from '../../../service/content/record-log';
+
+const item = (id: string, n: number): Item => ({
+  id,
+  type: n % 3 === 0 ? 'project' : 'article',
+  title: `Title "${id}" \\ ${n}`,
+  // Markdown (a plain text of its own), plain text, and text with escapes and non-ASCII.
+  body: n % 2 === 0 ? `# Heading ${n}\n\nSome *emphasis* and a [link](https://x.example/${n}).` : `plain body ${n} naïve café \u2028 "quoted"`,
+  ...(n % 4 === 0 ? { summary: `summary ${n}` } : {}),
+  tags: n % 5 === 0 ? [] : [`Tag-${n % 7}`, 'Common'],
+  ...(n % 6 === 0 ? { date: '2026-01-02', url: `/p/${n}` } : {}),
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: `2026-01-01T00:00:${String(n % 60).padStart(2, '0')}.000Z`,
+});
+
+function recordingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) });
+  return { logger, lines };
+}
+
+/** What a caller can see of an item: its JSON, its plain text, its fingerprint. */
+const seen = (items: readonly Item[]) => items.map((i) => [JSON.stringify(i), plainTextOf(i), itemFingerprint(i)]);
+
+describe('FileStore content catalogue', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'catalogue-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const open = async (compactAfterBytes?: number) => {
+    const { logger, lines } = recordingLogger();
+    const store = new FileStore({ dir, logger, catalogueTailBytes: 0, ...(compactAfterBytes ? { compactAfterBytes } : {}) });
+    const items = await store.load();
+    await store.catalogueWritten();
+    return { store, items, lines, fromCatalogue: lines.some((l) => l.msg === 'content store loaded' && l.catalogue === true) };
+  };
+
+  /** Items as a full parse of the files gives them (no catalogue). */
+  const parsedAll = async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'catalogue-copy-'));
+    try {
+      for (const f of readdirSync(dir)) if (/^content-\d+\.(snapshot|log)$/.test(f)) writeFileSync(join(copy, f), readFileSync(join(dir, f)));
+      const s = new FileStore({ dir: copy, logger: pino({ level: 'silent' }) });
+      const items = await s.load();
+      await s.close();
+      return items;
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  };
+
+  /** Writes enough to make the store compact into a new generation; returns the new snapshot's name. */
+  const compactNow = async () => {
+    const before = readdirSync(dir).find((f) => f.endsWith('.snapshot'));
+    const c = await open(64);
+    const batch = Array.from({ length: 60 }, (_, k) => item(`t-${k}`, k));
+    await c.store.putMany(batch);
+    await c.store.close();
+    const after = readdirSync(dir).find((f) => f.endsWith('.snapshot'));
+    expect(after).not.toBe(before);
+    return batch.map((i) => i.id);
+  };
+
+  /** A snapshot and a log, both with items, an updated item and a catalogue of both. */
+  const fill = async () => {
+    const s = await open(4096);
+    for (let i = 0; i < 40; i += 4) await s.store.putMany([0, 1, 2, 3].map((k) => item(`i-${i + k}`, i + k)));
+    await s.store.putMany([item('i-3', 103), item('new', 7)]);
+    await s.store.close();
+    const again = await open(4096);
+    await again.store.close();
+    expect(readdirSync(dir).some((f) => f.endsWith('.snapshot'))).toBe(true);
+    expect(readdirSync(dir)).toContain(CATALOGUE_FILE);
+  };
+
+  it('loads lazily what a full parse loads: order, JSON, plain text, fingerprint, spreads and keys', async () => {
+    await fill();
+    const expected = await parsedAll();
+    const s = await open(4096);
+    expect(s.fromCatalogue).toBe(true);
+    expect(s.items.map((i) => i.id)).toEqual(expected.map((i) => i.id));
+    expect(seen(s.items)).toEqual(seen(expected));
+    expect(s.items).toEqual(expected);
+    expect(s.items.map((i) => ({ ...i }))).toEqual(expected.map((i) => ({ ...i })));
+    expect(s.items.map((i) => Object.entries(i))).toEqual(expected.map((i) => Object.entries(i)));
+    expect(s.items.map(unwrapItem)).toEqual(expected);
+    expect(s.items.find((i) => i.id === 'i-3')?.body).toBe(item('i-3', 103).body);
+    await s.store.close();
+  });
+
+  it('writes after a start from the catalogue are replayed from the log at the next one, and compaction keeps everything', async () => {
+    await fill();
+    const s = await open(1 << 30);
+    expect(s.fromCatalogue).toBe(true);
+    await s.store.putMany([item('after', 1), item('i-0', 200)]);
+    // Look-ups by id see the catalogue's items and the writes after it.
+    expect(seen(await s.store.getMany(['after', 'i-0', 'i-5', 'nope']))).toEqual(seen([item('after', 1), item('i-0', 200), item('i-5', 5)]));
+    await s.store.close();
+    // A torn append after the catalogue's part of the log is cut as before.
+    appendFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.log'))!), encodeRecord({ op: 'put', items: [item('torn', 1)] }).subarray(0, 20));
+    const expected = (await parsedAll()).filter((i) => i.id !== 'torn');
+    const re = await open(1 << 30);
+    expect(seen(re.items)).toEqual(seen(expected));
+    expect(re.items.map((i) => i.id)).toContain('after');
+    await re.store.close();
+    // Compacting lazy items writes them whole.
+    const added = await compactNow();
+    const final = await open();
+    expect(seen(final.items)).toEqual(seen(await parsedAll()));
+    expect(final.items.map((i) => i.id)).toEqual([...expected.map((i) => i.id), ...added]);
+    await final.store.close();
+  });
+
+  const damaged: Array<[string, (file: string) => void]> = [
+    ['a flipped header byte', (f) => flip(f, 20)],
+    ['a flipped body byte', (f) => flip(f, readFileSync(f).length - 40)],
+    ['the last byte flipped', (f) => flip(f, readFileSync(f).length - 1)],
+    ['truncation', (f) => writeFileSync(f, readFileSync(f).subarray(0, readFileSync(f).length - 3))],
+    ['garbage', (f) => writeFileSync(f, 'not a catalogue')],
+  ];
+  function flip(file: string, at: number): void {
+    const b = readFileSync(file);
+    b[at] ^= 0x41;
+    writeFileSync(file, b);
+  }
+
+  it.each(damaged)('a catalogue with %s is not used: the files are parsed, it is logged and written anew', async (_what, damage) => {
+    await fill();
+    const expected = await parsedAll();
+    damage(join(dir, CATALOGUE_FILE));
+    const s = await open(4096);
+    expect(s.fromCatalogue).toBe(false);
+    expect(s.lines.some((l) => l.level === 40 && String(l.msg).startsWith('content catalogue not used'))).toBe(true);
+    expect(seen(s.items)).toEqual(seen(expected));
+    await s.store.close();
+    const re = await open(4096);
+    expect(re.fromCatalogue).toBe(true);
+    expect(seen(re.items)).toEqual(seen(expected));
+    await re.store.close();
+  });
+
+  it('a catalogue of another generation or of content changed since is not used', async () => {
+    await fill();
+    const old = readFileSync(join(dir, CATALOGUE_FILE));
+    await compactNow();
+    writeFileSync(join(dir, CATALOGUE_FILE), old);
+    const s = await open();
+    expect(s.fromCatalogue).toBe(false);
+    expect(seen(s.items)).toEqual(seen(await parsedAll()));
+    await s.store.close();
+    // A byte of the covered content changed (same length): the catalogue is refused, and the
+    // store's own damage handling applies as before.
+    const snapshot = join(dir, readdirSync(dir).find((f) => f.endsWith('.snapshot'))!);
+    const b = readFileSync(snapshot);
+    const at = b.indexOf('plain body');
+    b[at] = 'P'.charCodeAt(0);
+    writeFileSync(snapshot, b);
+    const d = await open();
+    expect(d.fromCatalogue).toBe(false);
+    expect(d.lines.some((l) => l.level === 40 && l.reason === `${snapshot.split('/').pop()} changed since it was made`)).toBe(true);
+    expect(d.lines.some((l) => l.level === 50 && String(l.msg).includes('is damaged'))).toBe(true);
+    await d.store.close();
+  });
+});

@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import { CompactIndex } from '../../../service/search/compact-index';
+import { accumulatedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
+import { windowedTopK } from '../../../service/search/windowed-top-k';
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
+const BM25 = { k: 1.2, b: 0.7, d: 0 };
+
+describe('windowedTopK', () => {
+  it('gives the same hits, to the bit, as one pass of the scorer it wraps, window after window', async () => {
+    let pauses = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        // Short documents of few words: many tie, across windows too.
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.oneof(fc.constantFrom(1, 2), fc.double({ min: 0.05, max: 3, noNaN: true }))), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 15 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (docs, terms, k, windowPostings) => {
+          // Background merges off: some documents sit in the base, the latest in the appended segment.
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
+          // Ids in the reverse of document order: a tie in a later window wins on its id.
+          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+          const { cursors } = index.cursors(terms, { title: 0.5, text: 1 }, BM25, false);
+          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
+          const pause = async () => {
+            pauses += 1;
+          };
+          for (const topK of [maxScoreTopK, accumulatedTopK]) {
+            expect(await windowedTopK(topK, cursors, opts, pause, windowPostings)).toEqual(topK(cursors, opts));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+    // Most runs were cut into several windows.
+    expect(pauses).toBeGreaterThan(150);
+  });
+});
