@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth openapi page run test e2e lint typecheck bench validate apply secrets test-alert up readme clean
+.PHONY: install system-deps build synth openapi page run test test-fast e2e lint typecheck bench validate apply secrets test-alert up readme clean
 
 # `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
 # optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
@@ -43,11 +43,17 @@ typecheck: install
 lint: install
 	$(NPM) run lint
 
-# Every test: types, lint, unit + integration (real redis-server, promtool, amtool) and e2e.
+# Every test: types, lint, and both jest projects (test tiers): fast, and process (real
+# redis-server, promtool, amtool, the service process, the browser, e2e).
 test: install system-deps
 	$(NPM) run typecheck
 	$(NPM) run lint
 	npx jest --ci
+
+# The fast tier only (docs/architecture.md, test/tiers.js): unit, generator and in-process app
+# tests; no child process, no binary, no browser, so no system packages needed. A worker per core.
+test-fast: install
+	npx jest --ci --selectProjects fast --maxWorkers=100%
 
 e2e: install system-deps
 	npx jest --ci test/e2e
@@ -64,7 +70,7 @@ apply: synth
 # Creates or updates every Secret the stack references, from the secret variables in the
 # environment or SECRETS_FILE (default .secrets.env, git-ignored); restarts the pods whose Secret changed.
 secrets: install
-	npx ts-node -T app/secrets.ts
+	npx ts-node -T scripts/secrets.ts
 
 test-alert: install
 	npx ts-node -T scripts/test-alert.ts

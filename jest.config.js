@@ -1,12 +1,39 @@
-/** Jest runs TypeScript through SWC (fast on 2 cores); `npm run typecheck` is the type gate. */
-module.exports = {
+const { testTiers } = require('./test/tiers');
+
+/**
+ * Jest runs TypeScript through SWC (fast on 2 cores); `npm run typecheck` is the type gate.
+ *
+ * Two projects, the test tiers of docs/architecture.md, split by the rule of test/tiers.js (a
+ * suite that reaches `child_process` or the browser driver through its imports is `process`):
+ * - `fast`: unit, generator and in-process app tests; no child process, no binary, no browser
+ *   (`make test-fast`, `npx jest --selectProjects fast`);
+ * - `process`: the suites that start redis-server, Sentinel, a Cluster, promtool, amtool,
+ *   Prometheus, Alertmanager, the service process or a browser.
+ * `make test` (and CI) runs both.
+ */
+const tiers = testTiers(__dirname);
+
+const shared = {
   testEnvironment: 'node',
+  rootDir: __dirname,
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testTimeout: 30000,
   // Proves every answer of the service's app in supertest tests against its OpenAPI document.
   setupFilesAfterEnv: ['<rootDir>/test/helpers/contract-setup.ts'],
+};
+
+module.exports = {
+  testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  projects: [
+    {
+      ...shared,
+      displayName: 'fast',
+      testMatch: tiers.fast.map((f) => `<rootDir>/${f}`),
+      // A process the imports hide fails the suite instead of slowing the tier down.
+      setupFilesAfterEnv: [...shared.setupFilesAfterEnv, '<rootDir>/test/helpers/fast-tier-guard.ts'],
+    },
+    { ...shared, displayName: 'process', testMatch: tiers.process.map((f) => `<rootDir>/${f}`) },
+  ],
 };

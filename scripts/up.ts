@@ -1,6 +1,6 @@
 /**
  * `make up`: the whole stack on this machine, without a cluster, for a person to look at. The
- * same composition as the e2e test (test/harness/local-stack.ts): the service, `redis-server`,
+ * same composition as the e2e test (tools/harness/local-stack.ts): the service, `redis-server`,
  * and the Prometheus and Alertmanager configs of `npx cdk8s synth` running in the real
  * `prometheus` and `prometheus-alertmanager`, with a local webhook receiver that prints every
  * notification. Intervals are the generated ones (scrape 15s, BackendDown after 1m, …) unless
@@ -10,7 +10,7 @@
  * port when taken. Settings come from the environment as for `make run` and `make synth`.
  * Ctrl-C (or SIGTERM) stops everything and removes the temporary files.
  */
-import { INTERACTIVE_PORTS, LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../test/harness/local-stack';
+import { INTERACTIVE_PORTS, LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../tools/harness/local-stack';
 import { detectUiLinks } from './ui-links';
 
 async function main(): Promise<void> {

@@ -16,7 +16,7 @@ import { loadStackSettings, parseManifests, readDist } from '../charts';
 import { validateStack, type CheckResult } from '../tools/validate';
 import { SettingsError } from '../configs';
 import { synth } from '../app/main';
-import { promTools, requirePromTools } from '../test/harness/prom-tools';
+import { promTools, requirePromTools } from '../tools/harness/prom-tools';
 
 /** Runs every check on the folder `dir`; returns the results. */
 export function validateDist(dir: string, env: NodeJS.ProcessEnv = process.env): CheckResult[] {

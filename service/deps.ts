@@ -1,7 +1,6 @@
 import { Registry } from 'prom-client';
-import type { Logger } from 'pino';
 import type { Settings } from '../configs';
-import { systemClock, type Clock } from './clock';
+import { systemClock } from './clock';
 import { KvstoreConnection } from './kvstore/connection';
 import { Lifecycle } from './lifecycle';
 import { silentLogger } from './logger';
@@ -10,30 +9,10 @@ import { METRICS } from '../contract';
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
+import type { CoreDeps, FeatureDeps } from './core-deps';
 import { createFeatures, type Features } from './features';
 
-/** Dependencies every part of the service may use. Injected, never module-level singletons. */
-export interface CoreDeps {
-  readonly settings: Settings;
-  readonly logger: Logger;
-  /** prom-client registry of this app instance (never the global one). */
-  readonly registry: Registry;
-  readonly clock: Clock;
-  /** The shared kvstore connection (state `not_configured` without KVSTORE_URL). */
-  readonly kvstore: KvstoreConnection;
-  /** The rate limiter's kvstore connection (not a decision store): RATELIMIT_STORAGE_URL, else the shared kvstore. */
-  readonly rateLimitKvstore: KvstoreConnection;
-  readonly stats: RequestStats;
-  readonly metrics: ServiceMetrics;
-  readonly lifecycle: Lifecycle;
-}
-
-/**
- * What the features are built from: the core dependencies except the service metrics, which are
- * built after the features because their gauges read the features' result cache. So the wiring
- * runs one way (features, then the metrics given what they read) and nothing is patched later.
- */
-export type FeatureDeps = Omit<CoreDeps, 'metrics'>;
+export type { CoreDeps, FeatureDeps } from './core-deps';
 
 /** Everything `createApp` needs. */
 export interface AppDeps extends CoreDeps {

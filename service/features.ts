@@ -8,7 +8,7 @@ import { ContentService } from './content/content-service';
 import { FileStore } from './content/file-store';
 import { RedisStore } from './content/redis-store';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/store';
-import type { FeatureDeps } from './deps';
+import type { FeatureDeps } from './core-deps';
 import { loadDemoContent } from './demo/demo-content';
 import { registerContentMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';

@@ -9,7 +9,7 @@
  * own clock) are left out.
  */
 import { Agent, get } from 'node:http';
-import { clientCommandsDuring } from '../../test/harness/redis-monitor';
+import { clientCommandsDuring } from '../../tools/harness/redis-monitor';
 
 export interface CommandCount {
   /** Requests sent. */

@@ -24,7 +24,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { RedisServer } from '../../test/harness/redis';
+import { RedisServer } from '../../tools/harness/redis';
 import { cpuMicros } from './cpu-time';
 import { load, type LoadResult } from './load';
 import type { MemoryResult } from './memory';

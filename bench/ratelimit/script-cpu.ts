@@ -7,7 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { RedisServer } from '../../test/harness/redis';
+import { RedisServer } from '../../tools/harness/redis';
 
 const CALLS = Number(process.env.SCRIPT_CALLS ?? 4000);
 const ROUNDS = Number(process.env.SCRIPT_ROUNDS ?? 5);

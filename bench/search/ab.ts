@@ -12,8 +12,8 @@ import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
 import { MiniSearchIndex } from '../../service/search/minisearch-index';
 import type { IndexPage, IndexQuery } from '../../service/search/search-index';
-import { growCorpus, twoWordQueries } from './grow-corpus';
-import { loadVaswani, type Vaswani } from './vaswani';
+import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** What is timed of an index (both checkouts' `MiniSearchIndex` have it). */
 interface Searchable {

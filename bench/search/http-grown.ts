@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { growCorpus, twoWordQueries } from './grow-corpus';
+import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { load, post, startServer, type Speed } from './run';
-import { loadVaswani, type Vaswani } from './vaswani';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** One HTTP run at one size. */
 export interface HttpGrown {

@@ -23,7 +23,7 @@ import { Analyzer } from '../../service/search/analyzer';
 import { rm3Weights } from '../../service/search/expansion';
 import { MiniSearchIndex } from '../../service/search/minisearch-index';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';
-import { loadVaswani, type Vaswani } from './vaswani';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** A term-scoring model and its parameters. */
 export interface Model {

@@ -24,8 +24,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { growCorpus } from './grow-corpus';
-import { loadVaswani } from './vaswani';
+import { growCorpus } from '../../tools/corpus/grow-corpus';
+import { loadVaswani } from '../../tools/corpus/vaswani';
 
 async function post(url: string, body: unknown): Promise<{ status: number }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

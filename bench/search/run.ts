@@ -16,7 +16,7 @@ import { restart } from './restart';
 import { abAgainst } from './ab';
 import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
 import { stall } from './stall';
-import { loadVaswani, type Vaswani } from './vaswani';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** The part of autocannon used here (it ships no types). */
 interface AutocannonRequest {

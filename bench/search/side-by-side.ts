@@ -9,9 +9,9 @@
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
 import { MiniSearchIndex } from '../../service/search/minisearch-index';
-import { growCorpus, twoWordQueries, type CorpusItem } from './grow-corpus';
+import { growCorpus, twoWordQueries, type CorpusItem } from '../../tools/corpus/grow-corpus';
 import { flexSearchEngine, miniSearchEngine, winkEngine, type SearchEngine } from './peers';
-import { loadVaswani, type Vaswani } from './vaswani';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /**
  * Sizes of the in-process corpora (grown from Vaswani by `grow-corpus.ts`): `SEARCH_BENCH_SIZES`,

@@ -16,8 +16,8 @@
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Item } from '../../service/content/item';
 import { MiniSearchIndex } from '../../service/search/minisearch-index';
-import { growCorpus, twoWordQueries } from './grow-corpus';
-import { loadVaswani } from './vaswani';
+import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { loadVaswani } from '../../tools/corpus/vaswani';
 
 /** What one run measured, milliseconds unless named otherwise. */
 export interface StallRun {

@@ -1,6 +1,6 @@
 import type { ChatService } from '../chat/chat-service';
 import type { ContentService } from '../content/content-service';
-import type { FeatureDeps } from '../deps';
+import type { FeatureDeps } from '../core-deps';
 import type { SearchService } from '../search/search-service';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { alertmanagerConfig, loadStackSettings, testAlert, toYaml } from '../../charts';
 import { postAlerts, testAlertRequest } from '../../scripts/test-alert';
-import { ManagedProcess, requireBinary } from '../harness/binary';
-import { freePort, waitForPort } from '../harness/ports';
+import { ManagedProcess, requireBinary } from '../../tools/harness/binary';
+import { freePort, waitForPort } from '../../tools/harness/ports';
 import { SECRET_ENV } from '../charts/fixtures/secrets';
 
 describe('make test-alert (scripts/test-alert.ts)', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { synth } from '../../app/main';
 import { formatResults, validateDist } from '../../scripts/validate-dist';
-import { requirePromTools } from '../harness/prom-tools';
+import { requirePromTools } from '../../tools/harness/prom-tools';
 
 const ROOT = resolve(__dirname, '../..');
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { kvstoreConfig, Kvstore, KVSTORE_READY_SCRIPT, KVSTORE_START_SCRIPT } from '../../charts';
-import { requireBinary } from '../harness/binary';
-import { freePort, waitForPort } from '../harness/ports';
+import { requireBinary } from '../../tools/harness/binary';
+import { freePort, waitForPort } from '../../tools/harness/ports';
 import type { Json } from './fixtures/stack';
 
 function synth(): Json[] {

@@ -1,6 +1,6 @@
 /** The Grafana dashboard the synth shipped, read back from its ConfigMap, as queries Prometheus can run. */
 import { concreteQuery, dashboardQueries, stackNames, type DashboardJson } from '../../charts';
-import type { Manifest } from '../harness/manifests';
+import type { Manifest } from '../../tools/harness/manifests';
 
 /** One panel query: as shipped, and with Grafana's macros replaced. */
 export interface PanelQuery {

@@ -1,9 +1,9 @@
 /** What the e2e test knows about notifications: the routes of spec §6.2 and how to read deliveries. */
 import { DEFAULT_ALERTING } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
-import { RECEIVER_PATHS, type LocalStack } from '../harness/local-stack';
-import { waitFor } from '../harness/ports';
-import type { Delivery } from '../harness/webhook-receiver';
+import { RECEIVER_PATHS, type LocalStack } from '../../tools/harness/local-stack';
+import { waitFor } from '../../tools/harness/ports';
+import type { Delivery } from '../../tools/harness/webhook-receiver';
 import { SERVICE_NAME } from '../../contract';
 
 /** The default chat channels (the e2e synthesizes with default channel settings). */

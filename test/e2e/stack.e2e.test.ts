@@ -7,7 +7,7 @@
  * The backend runs as TWO service processes, each its own target of the backend job, as two pods
  * are (the synth gets BACKEND_REPLICAS=2, so the job discovers pods through `dns_sd_configs`).
  *
- * What is rewritten for loopback, and nothing else (test/harness/manifests.ts, `loopbackDocuments`;
+ * What is rewritten for loopback, and nothing else (tools/harness/manifests.ts, `loopbackDocuments`;
  * the first test checks it):
  * - the backend job's DNS discovery → one static target per service process; the targets
  *   `alertmanager:9093` (alerting and its scrape job) and `localhost:9090` → 127.0.0.1 ports;
@@ -26,17 +26,17 @@
 import { load } from 'js-yaml';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { CONFIG_DOCUMENTS } from '../../charts/generators/names';
-import { type AlertmanagerAlert } from '../harness/alertmanager';
-import { runTool } from '../harness/binary';
-import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../harness/local-stack';
-import { configDocuments } from '../harness/manifests';
-import { waitFor } from '../harness/ports';
+import { type AlertmanagerAlert } from '../../tools/harness/alertmanager';
+import { runTool } from '../../tools/harness/binary';
+import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../../tools/harness/local-stack';
+import { configDocuments } from '../../tools/harness/manifests';
+import { waitFor } from '../../tools/harness/ports';
 import { without, withoutSecretFiles, type Json } from './documents';
 import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
 import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
 import { dashboardPanelQueries } from './dashboard';
-import { SPEC_FAMILIES } from '../harness/spec-families';
+import { SPEC_FAMILIES } from '../helpers/spec-families';
 import { PATHS, SCRAPE_JOB, SERVICE_NAME } from '../../contract';
 
 /** Each scenario is its own client: distinct loopback source addresses, so limits never mix. */

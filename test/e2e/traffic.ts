@@ -1,5 +1,5 @@
 /** Traffic for the e2e scenarios: bursts and steady streams from one loopback client address. */
-import type { ServiceProcess, ServiceResponse } from '../harness/service-process';
+import type { ServiceProcess, ServiceResponse } from '../../tools/harness/service-process';
 
 /** Sends `n` requests from `from`, at most `concurrency` at a time, and returns the responses in order. */
 export async function burst(

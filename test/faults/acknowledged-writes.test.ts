@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { SettingsInput } from '../../configs';
 import { buildTestApp, type TestApp } from '../helpers/app';
-import { waitFor, waitForPort } from '../harness/ports';
-import { RedisCluster } from '../harness/redis-cluster';
-import { RedisServer } from '../harness/redis';
-import { RedisSentinelSetup } from '../harness/redis-sentinel';
-import { ServiceProcess } from '../harness/service-process';
+import { waitFor, waitForPort } from '../../tools/harness/ports';
+import { RedisCluster } from '../../tools/harness/redis-cluster';
+import { RedisServer } from '../../tools/harness/redis';
+import { RedisSentinelSetup } from '../../tools/harness/redis-sentinel';
+import { ServiceProcess } from '../../tools/harness/service-process';
 import { sleep, type ReplicaClient } from './fault-run';
 import { expectPromiseHeld, hkeys, inProcess, item, ITEMS, measure, zero } from './measure';
 

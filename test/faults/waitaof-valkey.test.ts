@@ -3,9 +3,9 @@ import request from 'supertest';
 import type { KvstoreDurability, SettingsInput } from '../../configs';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { writeConfirmation } from '../helpers/write-confirmation';
-import { valkeyServer } from '../harness/binary';
-import { waitFor } from '../harness/ports';
-import { RedisServer } from '../harness/redis';
+import { valkeyServer } from '../../tools/harness/binary';
+import { waitFor } from '../../tools/harness/ports';
+import { RedisServer } from '../../tools/harness/redis';
 import { sleep } from './fault-run';
 import { expectPromiseHeld, hkeys, inProcess, item, measure, zero } from './measure';
 

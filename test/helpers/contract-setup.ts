@@ -1,14 +1,14 @@
 import type { Server } from 'node:http';
 import { Test } from 'supertest';
-import type * as Contract from './contract';
-import { contractProblemsSeen } from './contract-seen';
+import type * as Contract from '../../tools/validate/openapi-answers';
+import { contractProblemsSeen } from '../../tools/validate/openapi-answers-seen';
 
 /**
  * Every supertest request to the service's app (createApp sets `openapi`) has its answer proven
- * against the OpenAPI document (helpers/contract.ts): an undocumented status, header form,
+ * against the OpenAPI document (tools/validate/openapi-answers.ts): an undocumented status, header form,
  * content type or body fails the request like a failed `.expect()`. Apps of other tests (bare
  * Express) and the answers of a stand-in features router (`X-Stand-In`) are left alone.
- * contract.ts (the OpenAPI document and ajv) is loaded at the first answer it checks, not in
+ * openapi-answers.ts (the OpenAPI document and ajv) is loaded at the first answer it checks, not in
  * every test file: most never send one.
  */
 interface Patched {
@@ -32,14 +32,14 @@ proto.assert = function (this: Patched, err, res, fn) {
   if (r && isServiceApp(this.app) && r.headers['x-stand-in'] === undefined) {
     // Loaded here, at the first answer to check (see above); a synchronous require keeps assert synchronous.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { contractProblem } = require('./contract') as typeof Contract;
+    const { contractProblem } = require('../../tools/validate/openapi-answers') as typeof Contract;
     const problem = contractProblem({ method: this.method, path: new URL(this.url).pathname, status: r.status, headers: r.headers, text: r.text ?? '' });
     if (problem) return fn.call(this, new Error(`contract: ${problem}`), res);
   }
   return assert.call(this, err, res, fn);
 };
 
-// Answers of a real service process (harness/service-process.ts) are proven as they arrive; a
+// Answers of a real service process (tools/harness/service-process.ts) are proven as they arrive; a
 // test file that saw one the document does not allow fails here.
 afterAll(() => {
   const seen = contractProblemsSeen.splice(0);

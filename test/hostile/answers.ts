@@ -1,4 +1,4 @@
-import type { ServiceResponse } from '../harness/service-process';
+import type { ServiceResponse } from '../../tools/harness/service-process';
 
 /**
  * Why `res` is not a well-formed answer of this API, or undefined when it is: an error (4xx/5xx)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ingestFolder } from '../../scripts/ingest';
-import { ServiceProcess, type ServiceResponse } from '../harness/service-process';
+import { ServiceProcess, type ServiceResponse } from '../../tools/harness/service-process';
 import { malformedAnswer } from './answers';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPORTS } from '../../service/content/export';
 import type { Item } from '../../service/content/item';
-import { ServiceProcess } from '../harness/service-process';
+import { ServiceProcess } from '../../tools/harness/service-process';
 import { legacyRenderExport } from '../helpers/legacy-export';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../harness/ports';
-import { RedisServer } from '../harness/redis';
-import { ServiceProcess, type ServiceResponse } from '../harness/service-process';
+import { waitFor } from '../../tools/harness/ports';
+import { RedisServer } from '../../tools/harness/redis';
+import { ServiceProcess, type ServiceResponse } from '../../tools/harness/service-process';
 import { hostileTexts, repeatTo } from '../helpers/hostile-text';
 import { malformedAnswer } from './answers';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess } from '../harness/binary';
-import { freePort } from '../harness/ports';
-import { REPO_ROOT, ServiceProcess, type ServiceResponse } from '../harness/service-process';
+import { ManagedProcess } from '../../tools/harness/binary';
+import { freePort } from '../../tools/harness/ports';
+import { REPO_ROOT, ServiceProcess, type ServiceResponse } from '../../tools/harness/service-process';
 import { hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';
 

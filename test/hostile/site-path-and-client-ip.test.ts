@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess } from '../harness/service-process';
+import { ServiceProcess } from '../../tools/harness/service-process';
 import { malformedAnswer } from './answers';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../harness/ports';
-import { RedisServer } from '../harness/redis';
-import { ServiceProcess } from '../harness/service-process';
+import { freePort } from '../../tools/harness/ports';
+import { RedisServer } from '../../tools/harness/redis';
+import { ServiceProcess } from '../../tools/harness/service-process';
 import { watchLiveness } from './liveness';
 
 /**

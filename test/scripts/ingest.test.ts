@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { IngestError, ingestFolder, parseArgs } from '../../scripts/ingest';
-import { ServiceProcess } from '../harness/service-process';
+import { ServiceProcess } from '../../tools/harness/service-process';
 
 const TOKEN = 'x'.repeat(32);
 

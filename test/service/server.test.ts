@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { Router } from 'express';
 import { SettingsError, loadSettings, parseSettings } from '../../configs';
 import { listen } from '../../service/server';
-import { freePort, waitFor } from '../harness/ports';
+import { freePort, waitFor } from '../../tools/harness/ports';
 import { buildTestApp } from '../helpers/app';
 
 /** GET on 127.0.0.1, resolving with status and body. */

@@ -3,6 +3,7 @@ export * from './tools';
 export * from './go-format';
 export * from './promtool';
 export * from './amtool';
+export * from './promtool-tests';
 export * from './rule-tests';
 export * from './route-cases';
 export * from './schemas';

@@ -5,7 +5,7 @@ import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
 import { BURN_RATE_ALERTS, errorBudget } from '../../charts/generators/slo-rules';
 import { renderAnnotation } from './go-format';
-import type { AlertRuleTest, InputSeries, PromtoolTest } from './rule-tests';
+import type { AlertRuleTest, InputSeries, PromtoolTest } from './promtool-tests';
 import { METRICS, SCRAPE_JOB } from '../../contract';
 
 /** The stories of issue 10 as promtool tests, and the ones these settings make impossible. */

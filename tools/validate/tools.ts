@@ -11,7 +11,7 @@ export interface ToolResult {
 
 /**
  * Runs a binary (`promtool`, `amtool`) to completion. Injected, so the validation runs the same
- * from jest (test/harness/prom-tools.ts) and from `make validate`.
+ * from jest (tools/harness/prom-tools.ts) and from `make validate`.
  */
 export type ToolRunner = (name: string, args: readonly string[], options?: { readonly cwd?: string }) => ToolResult;
 

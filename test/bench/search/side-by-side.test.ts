@@ -1,5 +1,5 @@
 import { benchSizes, engines, measure, sideBySideTable, type EngineRun } from '../../../bench/search/side-by-side';
-import type { Vaswani } from '../../../bench/search/vaswani';
+import type { Vaswani } from '../../../tools/corpus/vaswani';
 
 // A judged mini collection: every engine must find the judged document of each query.
 const items = [

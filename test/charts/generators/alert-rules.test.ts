@@ -4,7 +4,7 @@ import { loadStackSettings } from '../../../charts/stack-settings';
 import { ALERTS, alertingRules, alertRules, BURN_RATE_ALERTS, errorRatioRecord, isAlertingRule, SLO_WINDOWS, toYaml, type RuleFile } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
-import { promTools, requirePromTools, testRulesAhead } from '../../harness/prom-tools';
+import { promTools, requirePromTools, testRulesAhead } from '../../../tools/harness/prom-tools';
 import { METRICS, METRIC_LABELS } from '../../../contract';
 
 const settings = loadStackSettings({});

@@ -16,7 +16,7 @@ import {
   routeCases,
   workspace,
 } from '../../../tools/validate';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 import { SECRET_ENV, SECRET_VALUES } from '../fixtures/secrets';
 
 const plain = alertmanagerConfig(loadStackSettings({}));

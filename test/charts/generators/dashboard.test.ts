@@ -1,8 +1,8 @@
 import { BURN_RATE_ALERTS, concreteQuery, dashboardPanels, dashboardQueries, DATASOURCE_VARIABLE, grafanaDashboard, toYaml } from '../../../charts';
 import { loadStackSettings } from '../../../charts/stack-settings';
 import { checkRules, workspace } from '../../../tools/validate';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
-import { SPEC_FAMILIES } from '../../harness/spec-families';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
+import { SPEC_FAMILIES } from '../../helpers/spec-families';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- dashboard JSON is read freely
 

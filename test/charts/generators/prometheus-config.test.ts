@@ -2,7 +2,7 @@ import { load } from 'js-yaml';
 import { loadStackSettings } from '../../../charts/stack-settings';
 import { prometheusConfig, retarget, toYaml } from '../../../charts/generators';
 import { checkPrometheusConfig, workspace } from '../../../tools/validate';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 
 describe('prometheusConfig', () => {
   const config = prometheusConfig(loadStackSettings({}));

@@ -3,7 +3,7 @@ import { alertRules } from '../../../charts/generators/alert-rules';
 import { loadStackSettings } from '../../../charts/stack-settings';
 import { ruleFileOf, checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { dump } from 'js-yaml';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 import { find, synthStack, type Json } from '../fixtures/stack';
 
 describe('BackendPrometheusRule', () => {

@@ -1,7 +1,7 @@
 import { OpenAiProvider } from '../../../service/chat/openai';
 import { ProviderError, type CompletionChunk, type CompletionRequest } from '../../../service/chat/types';
 import { silentLogger } from '../../../service/logger';
-import { FakeOpenAi } from '../../harness/fake-openai';
+import { FakeOpenAi } from '../../../tools/harness/fake-openai';
 
 const req = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
   messages: [

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../service/content/dir-lock';
 import { FileStore } from '../../../service/content/file-store';
 import { silentLogger } from '../../../service/logger';
-import { waitFor } from '../../harness/ports';
+import { waitFor } from '../../../tools/harness/ports';
 
 /** A logger that keeps its lines, to assert on warnings. */
 function capture(): { logger: pino.Logger; lines: Array<{ msg: string; level: number }> } {

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { markdownSections } from '../../../service/content/markdown-sections';
-import { markdownSectionsBefore } from '../../../bench/text/before';
+import { markdownSectionsBefore } from '../../../tools/oracles/text-before';
 import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
 
 const ROOT = join(__dirname, '..', '..', '..');

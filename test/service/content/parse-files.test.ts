@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import matter from 'gray-matter';
 import { frontMatter, leadingHeading, parseFile } from '../../../service/content/parse-files';
-import { HEADING_BEFORE } from '../../../bench/text/before';
+import { HEADING_BEFORE } from '../../../tools/oracles/text-before';
 import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
 
 const refuse = () => {

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { plainText } from '../../../service/content/plain-text';
-import { plainTextBefore } from '../../../bench/text/before';
+import { plainTextBefore } from '../../../tools/oracles/text-before';
 import { hostileTexts } from '../../helpers/hostile-text';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -2,8 +2,8 @@ import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
 import { contentKeys } from '../../../service/content/redis-keys';
 import { buildTestApp, type TestApp } from '../../helpers/app';
-import { waitFor } from '../../harness/ports';
-import { RedisCluster } from '../../harness/redis-cluster';
+import { waitFor } from '../../../tools/harness/ports';
+import { RedisCluster } from '../../../tools/harness/redis-cluster';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
 

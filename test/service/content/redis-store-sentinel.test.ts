@@ -2,8 +2,8 @@ import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { writeConfirmation } from '../../helpers/write-confirmation';
-import { waitFor } from '../../harness/ports';
-import { RedisSentinelSetup } from '../../harness/redis-sentinel';
+import { waitFor } from '../../../tools/harness/ports';
+import { RedisSentinelSetup } from '../../../tools/harness/redis-sentinel';
 import { captureLogger } from '../ratelimit/helpers';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { RedisServer } from '../../harness/redis';
-import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
+import { RedisServer } from '../../../tools/harness/redis';
+import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
 import type { RedisStore } from '../../../service/content/redis-store';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { captureLogger } from '../ratelimit/helpers';

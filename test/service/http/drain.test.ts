@@ -2,7 +2,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
 import { answerThenDrain } from '../../../service/http/drain';
-import { waitFor } from '../../harness/ports';
+import { waitFor } from '../../../tools/harness/ports';
 import { parseAnswer, sendThenRead } from '../../helpers/raw-http';
 
 const MAX = 1024 * 1024;

@@ -1,9 +1,9 @@
 import { parseSettings } from '../../../configs';
 import { KvstoreConnection, kvstoreOptions, withoutPassword } from '../../../service/kvstore/connection';
 import { silentLogger } from '../../../service/logger';
-import { RedisServer } from '../../harness/redis';
-import { waitFor } from '../../harness/ports';
-import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
+import { RedisServer } from '../../../tools/harness/redis';
+import { waitFor } from '../../../tools/harness/ports';
+import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
 
 describe('kvstore connection options', () => {
   it('KVSTORE_PASSWORD overrides a password in the URL (ioredis would let the URL win)', () => {

@@ -1,8 +1,8 @@
 import { parseSettings, type KvstoreDurability } from '../../../configs';
 import { durabilityProblem, KvstoreConnection } from '../../../service/kvstore/connection';
 import { silentLogger } from '../../../service/logger';
-import { valkeyServer } from '../../harness/binary';
-import { RedisServer } from '../../harness/redis';
+import { valkeyServer } from '../../../tools/harness/binary';
+import { RedisServer } from '../../../tools/harness/redis';
 
 const INFO_72_AOF = 'redis_version:7.2.4\r\nredis_mode:standalone\r\naof_enabled:1\r\n';
 

@@ -1,10 +1,10 @@
 import { parseSettings, type StoreTopologySettings } from '../../../configs';
 import { KvstoreConnection } from '../../../service/kvstore/connection';
 import { silentLogger } from '../../../service/logger';
-import { freePort } from '../../harness/ports';
-import { RedisCluster } from '../../harness/redis-cluster';
-import { RedisServer } from '../../harness/redis';
-import { RedisSentinelSetup } from '../../harness/redis-sentinel';
+import { freePort } from '../../../tools/harness/ports';
+import { RedisCluster } from '../../../tools/harness/redis-cluster';
+import { RedisServer } from '../../../tools/harness/redis';
+import { RedisSentinelSetup } from '../../../tools/harness/redis-sentinel';
 
 const topology = (t: Partial<StoreTopologySettings>): StoreTopologySettings => ({ mode: 'standalone', nodes: [], ...t });
 

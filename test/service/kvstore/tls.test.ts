@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { RedisCluster } from '../../harness/redis-cluster';
-import { RedisServer } from '../../harness/redis';
-import { ServiceProcess } from '../../harness/service-process';
-import { waitFor } from '../../harness/ports';
-import { TlsCerts } from '../../harness/tls-certs';
+import { RedisCluster } from '../../../tools/harness/redis-cluster';
+import { RedisServer } from '../../../tools/harness/redis';
+import { ServiceProcess } from '../../../tools/harness/service-process';
+import { waitFor } from '../../../tools/harness/ports';
+import { TlsCerts } from '../../../tools/harness/tls-certs';
 
 const TOKEN = 'tls-test-token';
 const PASSWORD = 'tls-s3cret';

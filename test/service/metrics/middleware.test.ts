@@ -7,7 +7,7 @@ import { metricsMiddleware } from '../../../service/metrics/middleware';
 import { RequestStats } from '../../../service/metrics/request-stats';
 import { RouteTable } from '../../../service/metrics/request-types';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
-import { waitFor } from '../../harness/ports';
+import { waitFor } from '../../../tools/harness/ports';
 
 /** The routes of `serve()`'s app (GET /api/chat is not a route of the real API, hence its own table). */
 const ROUTES = new RouteTable([

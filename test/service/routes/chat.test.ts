@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { FakeOpenAi } from '../../harness/fake-openai';
+import { FakeOpenAi } from '../../../tools/harness/fake-openai';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { seedSite } from './seed';
 

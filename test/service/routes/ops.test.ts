@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { waitFor } from '../../harness/ports';
-import { RedisServer } from '../../harness/redis';
-import { pauseRedis, resumeRedis } from '../../harness/redis-pause';
+import { waitFor } from '../../../tools/harness/ports';
+import { RedisServer } from '../../../tools/harness/redis';
+import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('operational endpoints', () => {

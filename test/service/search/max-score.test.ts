@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
-import { twoWordQueries } from '../../../bench/search/grow-corpus';
-import { loadVaswani, vaswaniDir } from '../../../bench/search/vaswani';
+import { twoWordQueries } from '../../../tools/corpus/grow-corpus';
+import { loadVaswani, vaswaniDir } from '../../../tools/corpus/vaswani';
 import type { Item } from '../../../service/content/item';
 import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
 import type { IndexHit, IndexQuery } from '../../../service/search/search-index';

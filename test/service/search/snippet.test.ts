@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Analyzer } from '../../../service/search/analyzer';
 import { SNIPPET_SCAN, buildSnippet, leadSnippet } from '../../../service/search/snippet';
-import { buildSnippetBefore, leadSnippetBefore } from '../../../bench/text/before';
+import { buildSnippetBefore, leadSnippetBefore } from '../../../tools/oracles/text-before';
 import { repeatTo } from '../../helpers/hostile-text';
 
 const WORDS = ['laser', 'beam', 'mirror', 'the', 'a', 'optics', "don't", 'café', 'Ünïcode', '𝐀𝐁𝐂', '42', 'x'];

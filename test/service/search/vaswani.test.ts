@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import request from 'supertest';
-import { loadVaswani, parseDocs, parseQrels, parseQueries, splitTitle, vaswaniDir } from '../../../bench/search/vaswani';
+import { loadVaswani, parseDocs, parseQrels, parseQueries, splitTitle, vaswaniDir } from '../../../tools/corpus/vaswani';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('Vaswani loader', () => {

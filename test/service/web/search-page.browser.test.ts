@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { contractProblem } from '../../helpers/contract';
-import { requireBinary } from '../../harness/binary';
-import { waitFor } from '../../harness/ports';
-import { ServiceProcess } from '../../harness/service-process';
+import { contractProblem } from '../../../tools/validate/openapi-answers';
+import { requireBinary } from '../../../tools/harness/binary';
+import { waitFor } from '../../../tools/harness/ports';
+import { ServiceProcess } from '../../../tools/harness/service-process';
 
 /**
  * The search page as a person sees it: the real service process in development (demo content on,

@@ -1,5 +1,5 @@
 import { CLUSTER_DEFAULT_RECEIVER, operatorRouteCases, validateStack } from '../../../tools/validate';
-import { promTools, requirePromTools } from '../../harness/prom-tools';
+import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 import { SECRET_ENV, synthStack, type Json } from '../../charts/fixtures/stack';
 
 describe('validateStack', () => {

@@ -2,8 +2,8 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
-import { freePort } from '../../../harness/ports';
-import { RedisServer } from '../../../harness/redis';
+import { freePort } from '../../../../tools/harness/ports';
+import { RedisServer } from '../../../../tools/harness/redis';
 import { captureLogger, stubFeatures, until } from '../helpers';
 import { METRICS } from '../../../../contract';
 

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
-import { RedisCluster } from '../../../harness/redis-cluster';
-import { RedisServer } from '../../../harness/redis';
-import { waitFor } from '../../../harness/ports';
+import { RedisCluster } from '../../../../tools/harness/redis-cluster';
+import { RedisServer } from '../../../../tools/harness/redis';
+import { waitFor } from '../../../../tools/harness/ports';
 import { captureLogger, stubFeatures } from '../helpers';
 import { METRICS } from '../../../../contract';
 

@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 import { parseSettings } from '../../../../configs';
 import { ClusterDecisionStore, clusterClientKey } from '../../../../service/ratelimit/cluster-decision-store';
 import { TierResolver } from '../../../../service/ratelimit/tiers';
-import { RedisCluster } from '../../../harness/redis-cluster';
+import { RedisCluster } from '../../../../tools/harness/redis-cluster';
 
 describe('ClusterDecisionStore on a real three-master Redis Cluster', () => {
   let cluster: RedisCluster;

@@ -6,8 +6,8 @@ import { clientId } from '../../../../service/ratelimit/client-key';
 import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
 import { MemoryDecisionStore } from '../../../../service/ratelimit/memory-decision-store';
 import { MAX_BATCH, RedisDecisionStore } from '../../../../service/ratelimit/redis-decision-store';
-import { RedisServer } from '../../../harness/redis';
-import { clientCommandsDuring } from '../../../harness/redis-monitor';
+import { RedisServer } from '../../../../tools/harness/redis';
+import { clientCommandsDuring } from '../../../../tools/harness/redis-monitor';
 import { planFor, WIDE } from '../helpers';
 import { CLIENTS, stepsArb, tierArb } from '../reference-model';
 

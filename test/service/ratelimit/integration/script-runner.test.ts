@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import { LuaScript } from '../../../../service/ratelimit/lua/script';
 import { ScriptRunner } from '../../../../service/ratelimit/script-runner';
-import { RedisServer } from '../../../harness/redis';
-import { clientCommandsDuring } from '../../../harness/redis-monitor';
+import { RedisServer } from '../../../../tools/harness/redis';
+import { clientCommandsDuring } from '../../../../tools/harness/redis-monitor';
 import { planFor, WIDE } from '../helpers';
 
 /** Writes its argument under its key and answers it back: a script with a visible effect. */

@@ -1,4 +1,4 @@
-import { RedisSentinelSetup } from './redis-sentinel';
+import { RedisSentinelSetup } from '../../../tools/harness/redis-sentinel';
 
 describe('the RedisSentinelSetup harness', () => {
   let setup: RedisSentinelSetup;

@@ -1,4 +1,4 @@
-import { RedisCluster } from './redis-cluster';
+import { RedisCluster } from '../../../tools/harness/redis-cluster';
 
 describe('the RedisCluster harness', () => {
   let cluster: RedisCluster;

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { RULE_TESTS_FILE, RULES_FILE } from '../../tools/validate/promtool';
-import { workspace, type ToolResult, type ToolRunner } from '../../tools/validate/tools';
+import { RULE_TESTS_FILE, RULES_FILE } from '../validate/promtool';
+import { workspace, type ToolResult, type ToolRunner } from '../validate/tools';
 import { requireBinary, runTool } from './binary';
 
 /**

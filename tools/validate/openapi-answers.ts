@@ -114,7 +114,7 @@ export function contractProblem(a: Answer): string | undefined {
 }
 
 /**
- * Problems found in answers of the real service process (harness/service-process.ts proves each
- * one); helpers/contract-setup.ts fails the test file that saw any.
+ * Problems found in answers of the real service process (tools/harness/service-process.ts proves each
+ * one); test/helpers/contract-setup.ts fails the test file that saw any.
  */
-export { contractProblemsSeen } from './contract-seen';
+export { contractProblemsSeen } from './openapi-answers-seen';

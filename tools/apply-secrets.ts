@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { parseSettings, SettingsError, type Env, type KvstoreDeploy, type Settings } from '../configs';
+import { parseSettings, type Env, type KvstoreDeploy, type Settings } from '../configs';
 import { backendSecretEnvironment, type SecretEnvReference } from '../charts/backend-secrets';
 import { SECRETS, stackNames, type StackNames } from '../charts/generators/names';
 import { loadStackSettings, stackSettingsInput } from '../charts/stack-settings';
@@ -89,7 +89,7 @@ function kubectl(args: string[], input?: string): string {
 }
 
 /**
- * `make secrets`: reads the secret variables from the environment, else from `SECRETS_FILE`
+ * `make secrets` (scripts/secrets.ts): reads the secret variables from the environment, else from `SECRETS_FILE`
  * (default `.secrets.env`, never committed), creates or updates every Secret through stdin (no
  * value on a command line or in a log), then restarts the workloads whose Secret changed.
  */
@@ -111,14 +111,5 @@ export function applySecrets(env: Env): void {
     for (const w of readers[m.metadata.name] ?? []) {
       process.stdout.write(kubectl(['-n', settings.deploy.namespace, 'rollout', 'restart', w]));
     }
-  }
-}
-
-if (require.main === module) {
-  try {
-    applySecrets(process.env);
-  } catch (e) {
-    process.stderr.write(`make secrets: ${e instanceof SettingsError || e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
   }
 }

@@ -1,8 +1,8 @@
-import { checkExternalKvstore, parseSecretsFile, readersOf, REQUIRED_SECRET_VARIABLES, secretManifests } from '../../app/secrets';
+import { checkExternalKvstore, parseSecretsFile, readersOf, REQUIRED_SECRET_VARIABLES, secretManifests } from '../../tools/apply-secrets';
 import { backendSecretEnvironment, stackNames } from '../../charts';
 import { SettingsError } from '../../configs';
 
-describe('make secrets (app/secrets.ts)', () => {
+describe('make secrets (tools/apply-secrets.ts)', () => {
   const names = stackNames('team-a-');
 
   it('builds the app Secret under the stack’s name, and the Alertmanager one only when a destination secret is set', () => {

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { ManagedProcess } from './binary';
-import { contractProblem, contractProblemsSeen } from '../helpers/contract';
+import { contractProblem, contractProblemsSeen } from '../validate/openapi-answers';
 import { freePort, waitFor } from './ports';
 
 /** The repository root (where `service/main.ts` and `node_modules/` are). */

@@ -1,5 +1,5 @@
-import { growCorpus, mulberry32, twoWordQueries, vocabulary } from '../../../bench/search/grow-corpus';
-import { loadVaswani } from '../../../bench/search/vaswani';
+import { growCorpus, mulberry32, twoWordQueries, vocabulary } from '../../../tools/corpus/grow-corpus';
+import { loadVaswani } from '../../../tools/corpus/vaswani';
 
 const base = [
   { id: 'doc-1', title: 'Laser beams', body: 'the laser beam in a plasma wave guide' },

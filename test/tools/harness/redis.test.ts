@@ -1,4 +1,4 @@
-import { RedisServer } from './redis';
+import { RedisServer } from '../../../tools/harness/redis';
 
 describe('the RedisServer harness', () => {
   it('refuses a port another process holds instead of talking to that process', async () => {

@@ -1,6 +1,0 @@
-/**
- * Contract problems seen in the answers of a real service process (harness/service-process.ts),
- * collected for contract-setup.ts to fail the test file with. Kept apart from contract.ts so the
- * setup can read it without loading the OpenAPI document and ajv in test files that never use it.
- */
-export const contractProblemsSeen: string[] = [];
