@@ -5,9 +5,9 @@ import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
 import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
-import { FileStore } from './content/file-store';
-import { RedisStore } from './content/redis-store';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/store';
+import { FileContentStore } from './content/file-content-store';
+import { RedisContentStore } from './content/redis-content-store';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
 import { loadDemoContent } from './demo/demo-content';
 import { registerContentMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
@@ -91,11 +91,11 @@ export interface FeaturesOptions {
 }
 
 /** The content store the settings ask for. */
-export function createStore(deps: FeatureDeps): ContentStore {
+export function createContentStore(deps: FeatureDeps): ContentStore {
   const logger = deps.logger.child({ component: 'content-store' });
   const { settings } = deps;
   if (settings.kvstore.url && deps.kvstore.client) {
-    return new RedisStore({
+    return new RedisContentStore({
       connection: deps.kvstore,
       logger,
       prefix: settings.kvstore.keyPrefix,
@@ -103,7 +103,7 @@ export function createStore(deps: FeatureDeps): ContentStore {
       durabilityWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
     });
   }
-  return new FileStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes, clock: deps.clock });
+  return new FileContentStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes, clock: deps.clock });
 }
 
 /** The chat provider the settings ask for. */
@@ -128,7 +128,7 @@ export function createProvider(deps: FeatureDeps, index: MiniSearchIndex): ChatP
  */
 export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): FeatureSet {
   const { settings, logger } = deps;
-  const store = opts.store ?? createStore(deps);
+  const store = opts.store ?? createContentStore(deps);
   if (store.compaction) {
     const compaction = store.compaction.bind(store);
     registerContentMetrics(deps.registry, compaction);

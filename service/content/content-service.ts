@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
 import { unwrapItem } from './lazy-item';
 import { plainTextOf } from './plain-text';
-import { StoreUnavailableError, type ContentStore } from './store';
+import { StoreUnavailableError, type ContentStore } from './content-store';
 
 /** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */
 export interface ContentChange {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CompactionStatus } from '../content/store';
+import type { CompactionStatus } from '../content/content-store';
 import type { WriteConfirmation } from '../kvstore/connection';
 import { METRIC_FAMILIES as F } from '../../contract';
 

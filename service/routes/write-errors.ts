@@ -1,5 +1,5 @@
 import type { ItemIssue } from '../content/item';
-import { StoreUnavailableError } from '../content/store';
+import { StoreUnavailableError } from '../content/content-store';
 import { HttpError } from '../http/errors';
 
 /** 422 for an invalid item, naming the first bad field and listing every issue. */

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CATALOGUE_FILE, FileStore } from '../../../service/content/file-store';
+import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { itemFingerprint } from '../../../service/content/item-fingerprint';
 import { unwrapItem } from '../../../service/content/lazy-item';
@@ -31,7 +31,7 @@ function recordingLogger() {
 /** What a caller can see of an item: its JSON, its plain text, its fingerprint. */
 const seen = (items: readonly Item[]) => items.map((i) => [JSON.stringify(i), plainTextOf(i), itemFingerprint(i)]);
 
-describe('FileStore content catalogue', () => {
+describe('FileContentStore content catalogue', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'catalogue-'));
@@ -40,7 +40,7 @@ describe('FileStore content catalogue', () => {
 
   const open = async (compactAfterBytes?: number) => {
     const { logger, lines } = recordingLogger();
-    const store = new FileStore({ dir, logger, catalogueTailBytes: 0, ...(compactAfterBytes ? { compactAfterBytes } : {}) });
+    const store = new FileContentStore({ dir, logger, catalogueTailBytes: 0, ...(compactAfterBytes ? { compactAfterBytes } : {}) });
     const items = await store.load();
     await store.catalogueWritten();
     return { store, items, lines, fromCatalogue: lines.some((l) => l.msg === 'content store loaded' && l.catalogue === true) };
@@ -51,7 +51,7 @@ describe('FileStore content catalogue', () => {
     const copy = mkdtempSync(join(tmpdir(), 'catalogue-copy-'));
     try {
       for (const f of readdirSync(dir)) if (/^content-\d+\.(snapshot|log)$/.test(f)) writeFileSync(join(copy, f), readFileSync(join(dir, f)));
-      const s = new FileStore({ dir: copy, logger: pino({ level: 'silent' }) });
+      const s = new FileContentStore({ dir: copy, logger: pino({ level: 'silent' }) });
       const items = await s.load();
       await s.close();
       return items;

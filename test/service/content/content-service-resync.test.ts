@@ -3,10 +3,10 @@ import pino from 'pino';
 import { ManualClock } from '../../../service/clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
-import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/store';
+import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/content-store';
 
 /**
- * A model of the Redis content store (`RedisStore`'s contract) shared by replicas: one hash of
+ * A model of the Redis content store (`RedisContentStore`'s contract) shared by replicas: one hash of
  * items, a change stream whose entries carry the writer's origin and write token, HSCAN-like
  * loads that may miss keys added while they run, HSETNX write-backs, and a Redis that can lose
  * everything. Every store step yields to fast-check's scheduler, so the property below runs over
@@ -44,7 +44,7 @@ class ModelStore implements ContentStore {
   handlers: RemoteChangeHandlers | undefined;
   private readonly unconfirmed = new Set<string>();
   private tokens = 0;
-  /** The reader's work, one task at a time (RedisStore's reader loop is sequential). */
+  /** The reader's work, one task at a time (RedisContentStore's reader loop is sequential). */
   private reader: Promise<void> = Promise.resolve();
   private conn: Promise<void> = Promise.resolve();
 
@@ -87,7 +87,7 @@ class ModelStore implements ContentStore {
 
   async putMany(items: readonly Item[], replyLost = false): Promise<void> {
     const token = `${this.origin}-${++this.tokens}`;
-    // Remembered before it is sent (as RedisStore does): the reader may see the entry first.
+    // Remembered before it is sent (as RedisContentStore does): the reader may see the entry first.
     this.unconfirmed.add(token);
     await this.exec(() => {
       for (const i of items) this.redis.hash.set(i.id, i);
@@ -152,7 +152,7 @@ class ModelStore implements ContentStore {
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
-    // A failed task leaves the cursor unset: the next one resyncs (as RedisStore's reader does).
+    // A failed task leaves the cursor unset: the next one resyncs (as RedisContentStore's reader does).
     const run = this.reader.then(task).catch(() => {
       this.cursor = undefined;
     });

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../service/content/dir-lock';
-import { FileStore } from '../../../service/content/file-store';
+import { FileContentStore } from '../../../service/content/file-content-store';
 import { silentLogger } from '../../../service/logger';
 import { waitFor } from '../../../tools/harness/ports';
 
@@ -39,10 +39,10 @@ describe('DATA_DIR lock', () => {
   const lockOwner = () => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'));
 
   it('two stores on one folder: the second refuses to start, naming DATA_DIR, until the first closes', async () => {
-    const first = new FileStore({ dir, logger: silentLogger() });
+    const first = new FileContentStore({ dir, logger: silentLogger() });
     await first.load();
     expect(lockOwner()).toMatchObject({ pid: process.pid, hostname: hostname() });
-    const second = new FileStore({ dir, logger: silentLogger() });
+    const second = new FileContentStore({ dir, logger: silentLogger() });
     const err = await second.load().then(
       () => undefined,
       (e: unknown) => e,
@@ -91,7 +91,7 @@ describe('DATA_DIR lock', () => {
     const { pid, stat } = await startSleeper();
     writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs - 5_000, processStartTicks: stat.startTicks - 500 });
     const { logger, lines } = capture();
-    const store = new FileStore({ dir, logger });
+    const store = new FileContentStore({ dir, logger });
     expect(await store.load()).toEqual([]);
     expect(lockOwner()).toMatchObject({ pid: process.pid });
     expect(lines.find((l) => l.level === 40)?.msg).toBe(
@@ -140,7 +140,7 @@ describe('DATA_DIR lock', () => {
     expect(processIsAlive(pid)).toBe(false);
     writeLock({ pid, hostname: hostname(), processStartedAt: 1 });
     const { logger, lines } = capture();
-    const store = new FileStore({ dir, logger });
+    const store = new FileContentStore({ dir, logger });
     expect(await store.load()).toEqual([]);
     expect(lockOwner()).toMatchObject({ pid: process.pid });
     const warn = lines.find((l) => l.level === 40);

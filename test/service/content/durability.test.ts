@@ -2,12 +2,12 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { FileStore } from '../../../service/content/file-store';
+import { FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
 
 /**
- * Durability against damage: N acknowledged items written through the real FileStore, the
+ * Durability against damage: N acknowledged items written through the real FileContentStore, the
  * files damaged on disk, the store reopened. Every item whose record is still intact must load;
  * the damage must be logged. The expected set comes from splitting the files into lines before
  * the damage (a record is one line), not from the reader under test.
@@ -58,14 +58,14 @@ function linesOf(buf: Buffer): Line[] {
 const N = 1200;
 const BATCH = 10;
 
-describe('FileStore durability against damage', () => {
+describe('FileContentStore durability against damage', () => {
   let dir: string;
   let acked: string[];
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'durability-'));
     acked = [];
     // A small compaction threshold: the folder ends as one snapshot of several chunks plus a log.
-    const store = new FileStore({ dir, logger: pino({ level: 'silent' }), compactAfterBytes: 1024 });
+    const store = new FileContentStore({ dir, logger: pino({ level: 'silent' }), compactAfterBytes: 1024 });
     await store.load();
     for (let b = 0; b < N / BATCH; b++) {
       const batch = Array.from({ length: BATCH }, (_, i) => item(`b${b}-${i}`));
@@ -86,7 +86,7 @@ describe('FileStore durability against damage', () => {
   /** Opens the store, checks it loaded exactly `expected`, writes more and checks a clean reopen. */
   async function reopenExpecting(expected: readonly string[]): Promise<LogLine[]> {
     const { logger, lines } = capture();
-    const store = new FileStore({ dir, logger, compactAfterBytes: 1024 });
+    const store = new FileContentStore({ dir, logger, compactAfterBytes: 1024 });
     const loaded = await store.load();
     expect(loaded.map((i) => i.id).sort()).toEqual([...expected].sort());
     for (const i of loaded) expect(i).toEqual(item(i.id));
@@ -95,7 +95,7 @@ describe('FileStore durability against damage', () => {
     await store.putMany([item('after-2'), item('after-3')]);
     await store.close();
     const again = capture();
-    const second = new FileStore({ dir, logger: again.logger });
+    const second = new FileContentStore({ dir, logger: again.logger });
     expect((await second.load()).map((i) => i.id).sort()).toEqual([...expected, 'after-1', 'after-2', 'after-3'].sort());
     await second.close();
     // The first start rewrote or repaired the files: the second one finds nothing to report.
@@ -179,7 +179,7 @@ describe('FileStore durability against damage', () => {
       rmSync(aside, { force: true });
     }
     const { logger } = capture();
-    const store = new FileStore({ dir, logger });
+    const store = new FileContentStore({ dir, logger });
     expect((await store.load()).map((i) => i.id).sort()).toEqual([...acked, 'after-1', 'after-2', 'after-3'].sort());
     await store.close();
   });

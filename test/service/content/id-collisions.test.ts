@@ -1,7 +1,7 @@
 import { ContentService } from '../../../service/content/content-service';
 import { describeItems, idCollisions } from '../../../service/content/id-collisions';
 import { silentLogger } from '../../../service/logger';
-import { withFileStore } from '../../helpers/file-store';
+import { withFileStore } from '../../helpers/file-content-store';
 
 describe('idCollisions', () => {
   it('groups every item that shares an id, in the order sent, and nothing else', () => {

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContentService } from '../../../service/content/content-service';
-import { FileStore } from '../../../service/content/file-store';
+import { FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
-import { withFileStore } from '../../helpers/file-store';
+import { withFileStore } from '../../helpers/file-content-store';
 
 const item = (id: string, body: string): Item => ({
   id,
@@ -41,7 +41,7 @@ describe('the plain text kept with an item', () => {
   it('is computed at ingest, written with the item by the file store, and read back at load', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
     try {
-      const store = new FileStore({ dir, logger: silentLogger() });
+      const store = new FileContentStore({ dir, logger: silentLogger() });
       const content = new ContentService(store, { now: () => Date.parse('2026-01-01T00:00:00Z') }, silentLogger());
       await content.start();
       const [written] = await content.ingest([{ id: 'md', type: 'article', title: 'Md', body: '## Heading\n\nA `code` line.', tags: [] }]);
@@ -61,7 +61,7 @@ describe('the plain text kept with an item', () => {
           encodeRecord({ op: 'put', items: [{ ...written, id: 'md3' }], plain: ['of another version'], plain_text_version: PLAIN_TEXT_VERSION + 1 }),
         ]),
       );
-      const again = new FileStore({ dir, logger: silentLogger() });
+      const again = new FileContentStore({ dir, logger: silentLogger() });
       const [loaded, md2, loadedPlain, md3] = await again.load();
       expect(loaded).toEqual(JSON.parse(JSON.stringify(written)));
       expect(plainTextOf(loaded)).toBe('as stored');
@@ -80,7 +80,7 @@ describe('the plain text kept with an item', () => {
     const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
     try {
       writeFileSync(join(dir, 'content-0.log'), encodeRecord({ op: 'put', items: [item('old', '**Old** body')] }));
-      const store = new FileStore({ dir, logger: silentLogger() });
+      const store = new FileContentStore({ dir, logger: silentLogger() });
       const [loaded] = await store.load();
       expect(loaded).toEqual(item('old', '**Old** body'));
       expect(plainTextOf(loaded)).toBe('Old body');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CATALOGUE_FILE, FileStore } from '../../../service/content/file-store';
+import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
 
@@ -40,7 +40,7 @@ async function until(what: string, check: () => boolean, ms = 5000): Promise<voi
  * or rename a file (EISDIR, for root too, unlike a read-only folder), made after the store opened.
  * The store is empty at start, so the first compaction writes generation 1.
  */
-describe('FileStore when compaction fails', () => {
+describe('FileContentStore when compaction fails', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'file-store-compaction-'));
@@ -50,11 +50,11 @@ describe('FileStore when compaction fails', () => {
   // Fast retries so a test sees several; a long first retry where the test wants none.
   const open = async (retry = { initialMs: 20, maxMs: 80 }) => {
     const { logger, lines } = recordingLogger();
-    const store = new FileStore({ dir, logger, compactAfterBytes: 1024, compactionRetry: retry });
+    const store = new FileContentStore({ dir, logger, compactAfterBytes: 1024, compactionRetry: retry });
     const items = await store.load();
     return { store, items, lines };
   };
-  const write20 = async (store: FileStore, prefix: string) => {
+  const write20 = async (store: FileContentStore, prefix: string) => {
     for (let i = 0; i < 20; i++) await store.putMany([item(`${prefix}-${i}`)]);
   };
 
@@ -146,12 +146,12 @@ describe('FileStore when compaction fails', () => {
     // As the SIGKILL test of file-store.test.ts, with a fault in place once the store is open and
     // retries every few milliseconds, so kills land in failing attempts too.
     const script = `
-      const { FileStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-store'))});
+      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-content-store'))});
       const { mkdirSync } = require('node:fs');
       const { join } = require('node:path');
       const pino = require('pino');
       (async () => {
-        const s = new FileStore({ dir: process.argv[1], logger: pino({ level: 'silent' }), compactAfterBytes: 16 * 1024, compactionRetry: { initialMs: 1, maxMs: 4 } });
+        const s = new FileContentStore({ dir: process.argv[1], logger: pino({ level: 'silent' }), compactAfterBytes: 16 * 1024, compactionRetry: { initialMs: 1, maxMs: 4 } });
         await s.load();
         mkdirSync(join(process.argv[1], process.argv[2]));
         for (let b = 0; ; b++) {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore } from '../../../service/content/file-store';
+import { FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
@@ -17,7 +17,7 @@ const item = (id: string, body = `body of ${id}`): Item => ({
   updated_at: '2026-01-01T00:00:00.000Z',
 });
 
-describe('FileStore', () => {
+describe('FileContentStore', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'file-store-'));
@@ -25,7 +25,7 @@ describe('FileStore', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const open = async (compactAfterBytes?: number) => {
-    const store = new FileStore({ dir, logger: silentLogger(), ...(compactAfterBytes ? { compactAfterBytes } : {}) });
+    const store = new FileContentStore({ dir, logger: silentLogger(), ...(compactAfterBytes ? { compactAfterBytes } : {}) });
     const items = await store.load();
     return { store, items };
   };
@@ -122,10 +122,10 @@ describe('FileStore', () => {
     // A child process writes batches of 20 items as fast as it can and prints each acknowledged
     // batch number; we kill it mid-stream and reopen the folder.
     const script = `
-      const { FileStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-store'))});
+      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-content-store'))});
       const pino = require('pino');
       (async () => {
-        const s = new FileStore({ dir: process.argv[1], logger: pino({ level: 'silent' }), compactAfterBytes: 64 * 1024 });
+        const s = new FileContentStore({ dir: process.argv[1], logger: pino({ level: 'silent' }), compactAfterBytes: 64 * 1024 });
         await s.load();
         for (let b = 0; ; b++) {
           const items = Array.from({ length: 20 }, (_, i) => ({ id: 'b' + b + '-' + i, type: 'article', title: 't', body: 'x'.repeat(100), tags: [], created_at: 'c', updated_at: 'u' }));
@@ -162,13 +162,13 @@ describe('FileStore', () => {
   }, 60_000);
 });
 
-describe('FileStore write failures', () => {
+describe('FileContentStore write failures', () => {
   it('answers a failed append with the error code and DATA_DIR, never the server path, and logs the detail', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'file-store-fail-'));
     const logged: string[] = [];
     const logger = silentLogger();
     logger.error = ((obj: unknown, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
-    const store = new FileStore({ dir, logger });
+    const store = new FileContentStore({ dir, logger });
     await store.load();
     // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
     await (store as unknown as { log: { close(): Promise<void> } }).log.close();

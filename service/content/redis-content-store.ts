@@ -8,11 +8,11 @@ import { keySlot } from '../kvstore/key-slot';
 import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
-import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './store';
+import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './content-store';
 import { eventOrTimeout } from '../event-or-timeout';
 
-/** Options of `RedisStore`. */
-export interface RedisStoreOptions {
+/** Options of `RedisContentStore`. */
+export interface RedisContentStoreOptions {
   readonly connection: KvstoreConnection;
   readonly logger: Logger;
   /** Key prefix (`KVSTORE_KEY_PREFIX`). @default DEFAULT_KVSTORE.keyPrefix ('svc-ai-search:content') */
@@ -70,7 +70,7 @@ const MAX_UNCONFIRMED = 1000;
  * shows up in the stream (the write did run: data and notice are one MULTI) it re-reads those ids
  * like another replica's change instead of skipping its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
  */
-export class RedisStore implements ContentStore {
+export class RedisContentStore implements ContentStore {
   readonly kind = 'kvstore' as const;
   private readonly itemsKey: string;
   private readonly streamKey: string;
@@ -102,7 +102,7 @@ export class RedisStore implements ContentStore {
    */
   private readonly unconfirmed = new Map<string, readonly string[]>();
 
-  constructor(private readonly opts: RedisStoreOptions) {
+  constructor(private readonly opts: RedisContentStoreOptions) {
     const keys = contentKeys(opts.prefix ?? DEFAULT_KVSTORE.keyPrefix, opts.connection.mode);
     this.itemsKey = keys.items;
     this.streamKey = keys.changes;

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisServer } from '../../../tools/harness/redis';
 import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
-import type { RedisStore } from '../../../service/content/redis-store';
+import type { RedisContentStore } from '../../../service/content/redis-content-store';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { captureLogger } from '../ratelimit/helpers';
 import type { FeatureSet } from '../../../service/features';
@@ -85,7 +85,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
   });
 
   it('a write that times out on a paused Redis is a 503 "may or may not"; when Redis runs it later, both replicas index it', async () => {
-    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
+    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisContentStore;
     pauseRedis(redis);
     let first: request.Response;
     let second: request.Response;
@@ -235,7 +235,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
   }, 40_000);
 
   it('a write that arrives while the write connection is still connecting waits for it instead of answering 503', async () => {
-    const store = (a.deps.features as FeatureSet).context.content.store as RedisStore;
+    const store = (a.deps.features as FeatureSet).context.content.store as RedisContentStore;
     // The write connection opens after the first load, so a replica that just started (or one
     // whose write connection was closed) has it connecting when the first write arrives.
     const writer = (store as unknown as { writer: { disconnect(): void; once(e: string, f: () => void): void; status: string } }).writer;
@@ -249,7 +249,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
   });
 
   it('writing lost items back never overwrites a newer write (HSETNX)', async () => {
-    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisStore;
+    const storeOf = (t: TestApp) => (t.deps.features as FeatureSet).context.content.store as RedisContentStore;
     expect((await request(a.app).post('/api/ingest').send(item('raced', 'old copy'))).status).toBe(201);
     const old = (await request(a.app).get('/api/v1/articles/raced')).body;
     expect((await request(b.app).post('/api/ingest').send(item('raced', 'new copy'))).status).toBe(201);

@@ -13,10 +13,10 @@ import { fromRecord, type ItemRecord } from './item-record';
 import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './store';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content-store';
 
-/** Options of `FileStore`. */
-export interface FileStoreOptions {
+/** Options of `FileContentStore`. */
+export interface FileContentStoreOptions {
   /** Folder of the store (`DATA_DIR`); created when missing. */
   readonly dir: string;
   readonly logger: Logger;
@@ -151,7 +151,7 @@ const pause = () => new Promise<void>((r) => setImmediate(r));
  *   `load` takes `data-dir.lock` in the folder (dir-lock.ts) and refuses to open a folder that a
  *   live process holds; `close` releases it.
  */
-export class FileStore implements ContentStore {
+export class FileContentStore implements ContentStore {
   readonly kind = 'file' as const;
   /** Every item by id; while `base` is set, only those loaded or written after the catalogue's. */
   private items = new Map<string, Item>();
@@ -190,7 +190,7 @@ export class FileStore implements ContentStore {
   private catalogueAgain = false;
   private closing = false;
 
-  constructor(private readonly opts: FileStoreOptions) {
+  constructor(private readonly opts: FileContentStoreOptions) {
     this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
     this.clock = opts.clock ?? systemClock;
     this.retry = opts.compactionRetry ?? COMPACTION_RETRY;
