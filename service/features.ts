@@ -21,7 +21,7 @@ import { exportRouter } from './routes/export';
 import { ingestRouter } from './routes/ingest';
 import { searchRouter } from './routes/search';
 import { uploadRouter } from './routes/upload';
-import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from './search/minisearch-index';
+import { EmbeddedIndex, rankingFromSettings, type EmbeddedIndexOptions } from './search/embedded-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
 import { segmentDir, SegmentStore } from './search/segment-store';
@@ -87,7 +87,7 @@ export interface FeaturesOptions {
   /** @default from AI_PROVIDER */
   readonly provider?: ChatProvider;
   /** Ranking and snippet options of the embedded index, over those the settings give. @default from the SEARCH_* settings, else DEFAULT_RANKING */
-  readonly index?: MiniSearchIndexOptions;
+  readonly index?: EmbeddedIndexOptions;
 }
 
 /** The content store the settings ask for. */
@@ -107,7 +107,7 @@ export function createStore(deps: FeatureDeps): ContentStore {
 }
 
 /** The chat provider the settings ask for. */
-export function createProvider(deps: FeatureDeps, index: MiniSearchIndex): ChatProvider {
+export function createProvider(deps: FeatureDeps, index: EmbeddedIndex): ChatProvider {
   const ai = deps.settings.ai;
   if (ai.provider === 'openai') {
     return new OpenAiProvider({
@@ -140,7 +140,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
   const segments = dir ? new SegmentStore({ dir, logger: logger.child({ component: 'search-segments' }) }) : undefined;
-  const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), segments, ...opts.index });
+  const index = new EmbeddedIndex({ ...rankingFromSettings(settings.search), segments, ...opts.index });
   const cache = new ResultCache<CachedSearch>({
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,

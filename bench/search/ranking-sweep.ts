@@ -21,7 +21,7 @@ import type { Item } from '../../service/content/item';
 import { evaluateQuery, type RankedDoc } from '../../service/eval/metrics';
 import { Analyzer } from '../../service/search/analyzer';
 import { rm3Weights } from '../../service/search/expansion';
-import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
@@ -382,7 +382,7 @@ export function families(): Family[] {
 
 /** The service's own index in process at depth 100 (what the HTTP harness asks for) under its defaults. */
 async function serviceRuns(v: Vaswani): Promise<Map<string, RankedDoc[]>> {
-  const index = new MiniSearchIndex();
+  const index = new EmbeddedIndex();
   const now = new Date(0).toISOString();
   await index.replaceAll(v.items.map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
   const runs = new Map<string, RankedDoc[]>();

@@ -30,7 +30,7 @@ export interface IndexPage {
 }
 
 /**
- * A full-text index of items. The embedded implementation is `MiniSearchIndex`; a distributed
+ * A full-text index of items. The embedded implementation is `EmbeddedIndex`; a distributed
  * engine (OpenSearch, Elasticsearch) can implement the same contract for users who outgrow one
  * node, which is why every method may be asynchronous.
  */

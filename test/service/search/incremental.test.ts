@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Item } from '../../../service/content/item';
-import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../../service/search/embedded-index';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -31,7 +31,7 @@ describe('incremental updates', () => {
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }), async (ops, words) => {
         // Merges every few writes, in the background: searches meet the base, appended segments,
         // tombstones and merges under way.
-        const live = new MiniSearchIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
+        const live = new EmbeddedIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
         const final = new Map<string, Item>();
         for (const o of ops) {
           if (o.kind === 'upsert') {
@@ -49,7 +49,7 @@ describe('incremental updates', () => {
           expect(pruned.total).toBe(full.total);
           expect(pruned.hits.map((h) => h.score)).toEqual(full.hits.map((h) => h.score));
         }
-        const rebuilt = new MiniSearchIndex(live.ranking);
+        const rebuilt = new EmbeddedIndex(live.ranking);
         await rebuilt.replaceAll([...final.values()]);
         expect(live.size()).toBe(rebuilt.size());
         for (const text of [words.join(' '), words.slice(0, 2).join(' ')]) {
@@ -63,7 +63,7 @@ describe('incremental updates', () => {
 
   it('answers a query from the state it started in, though it yields between slices while writes and merges wait', async () => {
     // Yields at every step, windows of a few postings, a merge every few writes.
-    const live = new MiniSearchIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
+    const live = new EmbeddedIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
     await live.upsert(Array.from({ length: 24 }, (_, i) => item(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon'])));
     const q: IndexQuery = { text: 'alpha gamma photon kappa', limit: 5, offset: 0, snippets: false };
     for (let round = 0; round < 6; round++) {
@@ -79,7 +79,7 @@ describe('incremental updates', () => {
   });
 
   it('forgets a removed item at once, and ignores unknown ids', async () => {
-    const idx = new MiniSearchIndex();
+    const idx = new EmbeddedIndex();
     await idx.replaceAll([item(1, ['photon', 'beam']), item(2, ['photon'])]);
     await idx.remove(['d1', 'nope']);
     const page = await idx.search({ text: 'photon beam', limit: 10, offset: 0, snippets: false });

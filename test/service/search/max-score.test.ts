@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { twoWordQueries } from '../../../tools/corpus/grow-corpus';
 import { loadVaswani, vaswaniDir } from '../../../tools/corpus/vaswani';
 import type { Item } from '../../../service/content/item';
-import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
 import type { IndexHit, IndexQuery } from '../../../service/search/search-index';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -31,16 +31,16 @@ function expectSamePage(pruned: { total: number; hits: readonly IndexHit[] }, fu
   expect(wrong).toEqual([]);
 }
 
-async function pair(items: readonly Item[], opts: MiniSearchIndexOptions = {}): Promise<[MiniSearchIndex, MiniSearchIndex]> {
-  const pruned = new MiniSearchIndex({ ...opts, pruning: true });
-  const full = new MiniSearchIndex({ ...opts, pruning: false });
+async function pair(items: readonly Item[], opts: EmbeddedIndexOptions = {}): Promise<[EmbeddedIndex, EmbeddedIndex]> {
+  const pruned = new EmbeddedIndex({ ...opts, pruning: true });
+  const full = new EmbeddedIndex({ ...opts, pruning: false });
   await pruned.replaceAll(items);
   await full.replaceAll(items);
   return [pruned, full];
 }
 
 /** The property that a pruned and an exhaustive index of each corpus give the same pages for the queries. */
-function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: MiniSearchIndexOptions) {
+function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: EmbeddedIndexOptions) {
   return fc.asyncProperty(corpus, queries, async (items, qs) => {
     const [pruned, full] = await pair(items, opts);
     for (const q of qs) {
@@ -82,7 +82,7 @@ describe('MaxScore pruning', () => {
     ['default ranking', {}],
     ['coordination on, BM25+ (δ 1)', { coordination: true, bm25: { k1: 0.9, b: 0.4, delta: 1 } }],
     ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
-  ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
+  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
     await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
   });
 
@@ -112,7 +112,7 @@ describe('MaxScore pruning', () => {
   it.each([
     ['default ranking', {}],
     ['coordination and RM3', { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } }],
-  ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
+  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
     await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), { numRuns: 15 });
   });
 

@@ -66,8 +66,8 @@ export const DEFAULT_RANKING: RankingOptions = {
   fuzzyMinLength: 5,
 };
 
-/** Options of `MiniSearchIndex`; nested objects replace the defaults' whole. */
-export type MiniSearchIndexOptions = Partial<RankingOptions> & {
+/** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
+export type EmbeddedIndexOptions = Partial<RankingOptions> & {
   /** Longest snippet, characters. @default 200 */
   readonly snippetChars?: number;
   /**
@@ -171,6 +171,7 @@ const LARGE_TEXT = 32_768;
 export const SEGMENT_KEY = (() => {
   const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
   const terms = new Analyzer().analyze(probe).join(' ');
+  // `minisearch-index` is the file's old name, kept: a new key would refuse every persisted segment once.
   return `minisearch-index/2;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
 })();
 
@@ -207,16 +208,17 @@ type Keep = (id: string) => boolean;
  * The embedded index over title, summary, tags and the plain text of the body, with Porter2
  * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
  * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
- * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 and its radix
- * tree for prefix and fuzzy look-ups, hence the name), every query is scored by MaxScore over
+ * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula and
+ * its radix tree for prefix and fuzzy look-ups, the only part of MiniSearch still used), every query is scored by MaxScore over
  * them with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
  * given snippets. Holds everything in memory: fine to a few hundred thousand items on one node.
  */
-export class MiniSearchIndex implements SearchIndex {
-  readonly engine = 'minisearch';
+export class EmbeddedIndex implements SearchIndex {
+  /** For logs only (`content loaded and indexed`); no API answer, metric or health field carries it. */
+  readonly engine = 'embedded';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  private mini: CompactIndex;
+  private compact: CompactIndex;
   private docs = new Map<string, DocMeta>();
   /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
   private pendingMeta: Item[] | undefined;
@@ -240,7 +242,7 @@ export class MiniSearchIndex implements SearchIndex {
   // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
   private readonly gate = new QueryGate();
 
-  constructor(opts: MiniSearchIndexOptions = {}) {
+  constructor(opts: EmbeddedIndexOptions = {}) {
     const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
     this.querySliceMs = querySliceMs ?? 5;
     this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
@@ -251,39 +253,39 @@ export class MiniSearchIndex implements SearchIndex {
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
-    this.mini = this.create();
+    this.compact = this.create();
   }
 
   private create(): CompactIndex {
-    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini), gate: this.gate });
-    return mini;
+    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    return compact;
   }
 
-  /** Persists a new base of the index `mini()` once it is the one served. */
-  private sealedHandler(mini: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
+  /** Persists a new base of the index `compact()` once it is the one served. */
+  private sealedHandler(compact: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
     return (sealed) => {
-      const m = mini();
+      const m = compact();
       if (!m) return;
-      if (m === this.mini) this.segments?.save(sealed, SEGMENT_KEY);
+      if (m === this.compact) this.segments?.save(sealed, SEGMENT_KEY);
       else this.sealedAside.set(m, sealed);
     };
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
-    this.mini = mini;
+  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
+    this.compact = compact;
     this.docs = docs;
     this.pendingMeta = pending;
     this.pendingAt = 0;
-    const sealed = this.sealedAside.get(mini);
-    this.sealedAside.delete(mini);
+    const sealed = this.sealedAside.get(compact);
+    this.sealedAside.delete(compact);
     if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
   }
 
   /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.writing;
-    await this.mini.merged();
+    await this.compact.merged();
     await this.segments?.flush();
   }
 
@@ -293,20 +295,20 @@ export class MiniSearchIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
     if (!loaded) return undefined;
-    const ref: { mini?: CompactIndex } = {};
-    let mini: CompactIndex;
+    const ref: { compact?: CompactIndex } = {};
+    let compact: CompactIndex;
     try {
-      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini), gate: this.gate });
+      compact = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
     } catch (e) {
       store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
       return undefined;
     }
-    ref.mini = mini;
+    ref.compact = compact;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
     const docs = new Map<string, DocMeta>();
@@ -318,9 +320,9 @@ export class MiniSearchIndex implements SearchIndex {
       if ((i & 1023) === 1023) await slicer.maybeYield();
       const item = items[i];
       // The store mostly lists items in the order they were indexed: try the next id first.
-      const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
+      const d = next < n && sealedIds[next] === item.id ? next : compact.shortId(item.id);
       if (d !== undefined) next = d + 1;
-      if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
+      if (d !== undefined && !seen[d] && compact.fingerprint(d) === itemFingerprint(item)) {
         unchanged.push(item);
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
@@ -332,18 +334,18 @@ export class MiniSearchIndex implements SearchIndex {
       store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
       return undefined;
     }
-    for (const id of removed) mini.discard(id);
+    for (const id of removed) compact.discard(id);
     for (const item of changed) {
       await slicer.maybeYield();
       const a = await this.analyse(item, slicer);
-      mini.discard(item.id);
+      compact.discard(item.id);
       docs.set(item.id, a.meta);
-      mini.add(item.id, a.fields, a.fingerprint);
+      compact.add(item.id, a.fields, a.fingerprint);
     }
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
-    if (changed.length + removed.length > 0) mini.checkpoint();
-    return { mini, docs, unchanged };
+    if (changed.length + removed.length > 0) compact.checkpoint();
+    return { compact, docs, unchanged };
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
@@ -387,14 +389,14 @@ export class MiniSearchIndex implements SearchIndex {
 
   /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
   private vector(id: string): TermVector {
-    const doc = this.mini.shortId(id)!;
-    return { tf: this.mini.fieldTerms(doc, 'text'), length: this.mini.fieldLength(doc, 'text') };
+    const doc = this.compact.shortId(id)!;
+    return { tf: this.compact.fieldTerms(doc, 'text'), length: this.compact.fieldLength(doc, 'text') };
   }
 
   /** Whether an indexed item holds `term` (any field: `text` holds them all). */
   private holds(id: string, term: string): boolean {
-    const doc = this.mini.shortId(id);
-    return doc !== undefined && this.mini.hasTerm(doc, 'text', term);
+    const doc = this.compact.shortId(id);
+    return doc !== undefined && this.compact.hasTerm(doc, 'text', term);
   }
 
   private serial(write: () => Promise<void>): Promise<void> {
@@ -411,7 +413,7 @@ export class MiniSearchIndex implements SearchIndex {
   private armCheckpoint(): void {
     if (!this.segments || this.checkpointIdleMs <= 0) return;
     clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.mini.checkpoint()), this.checkpointIdleMs);
+    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.compact.checkpoint()), this.checkpointIdleMs);
     this.checkpointTimer.unref();
   }
 
@@ -426,9 +428,9 @@ export class MiniSearchIndex implements SearchIndex {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
         if (await this.gate.quiet()) slicer.restart();
-        this.mini.discard(item.id);
+        this.compact.discard(item.id);
         this.metaDocs().set(item.id, a.meta);
-        this.mini.add(item.id, a.fields, a.fingerprint);
+        this.compact.add(item.id, a.fields, a.fingerprint);
       }
     });
   }
@@ -441,7 +443,7 @@ export class MiniSearchIndex implements SearchIndex {
     return this.serial(async () => {
       await this.gate.quiet();
       for (const id of ids) {
-        if (this.mini.discard(id)) this.metaDocs().delete(id);
+        if (this.compact.discard(id)) this.metaDocs().delete(id);
       }
     });
   }
@@ -459,31 +461,31 @@ export class MiniSearchIndex implements SearchIndex {
         const restored = await this.restore(items, slicer);
         if (restored) {
           await this.gate.quiet();
-          this.swapIn(restored.mini, restored.docs, restored.unchanged);
-          const { mini } = restored;
-          void mini
+          this.swapIn(restored.compact, restored.docs, restored.unchanged);
+          const { compact } = restored;
+          void compact
             .fillIds(this.indexSliceMs)
             .then(() => this.fillMeta(this.indexSliceMs))
-            .then(() => mini.fillVocabulary(this.indexSliceMs));
+            .then(() => compact.fillVocabulary(this.indexSliceMs));
           return;
         }
       }
       const docs = new Map<string, DocMeta>();
-      const mini = this.create();
+      const compact = this.create();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
         docs.set(item.id, a.meta);
-        mini.load(item.id, a.fields, a.fingerprint);
+        compact.load(item.id, a.fields, a.fingerprint);
       }
-      await mini.sealInSlices(this.indexSliceMs);
+      await compact.sealInSlices(this.indexSliceMs);
       await this.gate.quiet();
-      this.swapIn(mini, docs);
+      this.swapIn(compact, docs);
     });
   }
 
   size(): number {
-    return this.mini.documentCount;
+    return this.compact.documentCount;
   }
 
   /** Query terms as the index sees them (stopwords gone, stemmed). */
@@ -517,7 +519,7 @@ export class MiniSearchIndex implements SearchIndex {
     let budget: number = L.maxExpansions;
     for (const [term, count] of weighted) {
       const fuzzy = term.length >= r.fuzzyMinLength && term.length <= L.maxFuzzyLength ? Math.min(L.maxFuzzyDistance, Math.round(term.length * 0.2)) : 0;
-      const found = this.mini.expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
+      const found = this.compact.expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
       const best = bestExpansions(found, Math.min(L.maxExpansionsPerTerm, budget));
       budget -= best.length;
       for (const e of best) scored.push([e.term, e.weight * count]);
@@ -543,7 +545,7 @@ export class MiniSearchIndex implements SearchIndex {
     if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
     let hits = this.runExact(plan.scored, keep);
     const x = r.expansion;
-    if (x.enabled && hits.length > 0 && this.mini.documentCount >= x.minDocs) {
+    if (x.enabled && hits.length > 0 && this.compact.documentCount >= x.minDocs) {
       const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
@@ -567,7 +569,7 @@ export class MiniSearchIndex implements SearchIndex {
    */
   private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Ranked[] {
     const r = this.ranking;
-    const { ids, scores, matched } = this.mini.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const { ids, scores, matched } = this.compact.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
     const out: Ranked[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i])) continue;
@@ -617,12 +619,12 @@ export class MiniSearchIndex implements SearchIndex {
     if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
-      const expand = x.enabled && this.mini.documentCount >= x.minDocs;
+      const expand = x.enabled && this.compact.documentCount >= x.minDocs;
       page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
-        const known = page.hits.slice(0, x.fbDocs).map((h) => this.mini.shortId(h.id)!);
+        const known = page.hits.slice(0, x.fbDocs).map((h) => this.compact.shortId(h.id)!);
         page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k, undefined, true, known);
       }
     }
@@ -649,9 +651,9 @@ export class MiniSearchIndex implements SearchIndex {
     known?: readonly number[],
   ): Promise<{ total: number; hits: Ranked[] }> {
     const r = this.ranking;
-    const mini = this.mini;
-    const keepDoc = keep && ((docId: number) => keep(mini.externalId(docId)));
-    const job = mini.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const compact = this.compact;
+    const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
+    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
     let step = job.next();
     while (!step.done) {
       await pause();
@@ -661,7 +663,7 @@ export class MiniSearchIndex implements SearchIndex {
     const coordination = !r.coordination
       ? undefined
       : groups
-        ? (docId: number) => this.groupsMatched(mini.externalId(docId), groups)
+        ? (docId: number) => this.groupsMatched(compact.externalId(docId), groups)
         : (_docId: number, matched: number) => matched;
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
@@ -670,8 +672,8 @@ export class MiniSearchIndex implements SearchIndex {
     // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
-    const topK = groups ? accumulatedTopK : known || mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
+    const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
     return { total, hits };
   }
 
