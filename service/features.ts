@@ -22,6 +22,7 @@ import { ingestRouter } from './routes/ingest';
 import { searchRouter } from './routes/search';
 import { uploadRouter } from './routes/upload';
 import { EmbeddedIndex, rankingFromSettings, type EmbeddedIndexOptions } from './search/embedded-index';
+import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
 import { segmentDir, SegmentStore } from './search/segment-store';
@@ -107,7 +108,7 @@ export function createStore(deps: FeatureDeps): ContentStore {
 }
 
 /** The chat provider the settings ask for. */
-export function createProvider(deps: FeatureDeps, index: EmbeddedIndex): ChatProvider {
+export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'analyzer'>): ChatProvider {
   const ai = deps.settings.ai;
   if (ai.provider === 'openai') {
     return new OpenAiProvider({

@@ -1,4 +1,5 @@
 import type { Item, ItemType } from '../content/item';
+import type { Analyzer } from './analyzer';
 
 /** One search as the index sees it (already validated). */
 export interface IndexQuery {
@@ -37,6 +38,11 @@ export interface IndexPage {
 export interface SearchIndex {
   /** Engine name, for logs and health. */
   readonly engine: string;
+  /**
+   * How the index turns text into terms. Chat picks passages and extractive answers with it, so
+   * they match what the search matched; an external engine supplies the nearest equivalent.
+   */
+  readonly analyzer: Analyzer;
   /** Adds or replaces items by id. */
   upsert(items: readonly Item[]): Promise<void>;
   /** Replaces the whole content. */
