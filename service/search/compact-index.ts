@@ -2,7 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
-import type { Expansion } from './query-plan';
+import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { SortedTerms } from './sorted-terms';
@@ -134,8 +134,6 @@ export interface Bm25Params {
   readonly d: number;
 }
 
-/** One query term and its weight (RM3 weight, or 1; a term given twice counts twice). */
-export type WeightedTerm = readonly [term: string, weight: number];
 
 /** The documents some terms matched, unsorted; parallel arrays. */
 export interface TermScores {

@@ -4,7 +4,7 @@ import type { Item, ItemType } from '../content/item';
 import { plainText, plainTextOf } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
-import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
+import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
@@ -12,7 +12,7 @@ import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
-import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
+import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import { byRank, topHits } from './top-hits';
 
