@@ -14,7 +14,7 @@ import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
-import { byRank, topHits } from './top-hits';
+import { byRank, topHits, type Scored } from './top-hits';
 
 /**
  * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;
@@ -178,11 +178,6 @@ export const SEGMENT_KEY = (() => {
 /** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
 const REPLAY_LIMIT = 0.5;
 
-
-interface Ranked {
-  readonly id: string;
-  readonly score: number;
-}
 
 /**
  * What one query scores, bounded by `QUERY_LIMITS` whatever its text: its distinct terms
@@ -497,7 +492,7 @@ export class EmbeddedIndex implements SearchIndex {
    * Every matching id with its score, best first (ties by id): the full ranking, which
    * evaluation reads to any depth.
    */
-  rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Ranked[] } {
+  rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Scored[] } {
     const { terms, hits } = this.match(query);
     return { terms, ranked: hits.sort(byRank) };
   }
@@ -533,7 +528,7 @@ export class EmbeddedIndex implements SearchIndex {
    * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
    * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
    */
-  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Ranked[] } {
+  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
     const plan = this.plan(query.text);
     const { terms } = plan;
     // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
@@ -567,10 +562,10 @@ export class EmbeddedIndex implements SearchIndex {
    * per-posting objects. With coordination on, a score is multiplied by the number of query
    * terms matched: of `groups` (a query term with its expansions) when given, else of `terms`.
    */
-  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Ranked[] {
+  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
     const r = this.ranking;
     const { ids, scores, matched } = this.compact.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
-    const out: Ranked[] = [];
+    const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i])) continue;
       const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
@@ -615,7 +610,7 @@ export class EmbeddedIndex implements SearchIndex {
     const keep = this.filterFor(query.type, query.tag);
     const r = this.ranking;
     const k = query.offset + query.limit;
-    let page: { total: number; hits: Ranked[] };
+    let page: { total: number; hits: Scored[] };
     if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
@@ -649,7 +644,7 @@ export class EmbeddedIndex implements SearchIndex {
     groups?: ReadonlyArray<readonly string[]>,
     count = true,
     known?: readonly number[],
-  ): Promise<{ total: number; hits: Ranked[] }> {
+  ): Promise<{ total: number; hits: Scored[] }> {
     const r = this.ranking;
     const compact = this.compact;
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
@@ -678,7 +673,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
-  private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
+  private snippet(hit: Scored, wanted: ReadonlySet<string>): string {
     const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
     if (!doc.plain) {

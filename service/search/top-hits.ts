@@ -1,4 +1,4 @@
-/** Something ranked: an id and its score. */
+/** Something ranked: an id and its score (a hit of every top-k, the index and the caches). */
 export interface Scored {
   readonly id: string;
   readonly score: number;
