@@ -14,7 +14,7 @@ import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
-import { byRank, topHits, type Scored } from './top-hits';
+import type { Scored } from './top-hits';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {
@@ -25,11 +25,6 @@ export type EmbeddedIndexOptions = Partial<RankingOptions> & {
    * indexed in slices, between which searches and health probes are answered. @default 10
    */
   readonly indexSliceMs?: number;
-  /**
-   * Find a page's hits by MaxScore dynamic pruning (`maxScoreTopK`) instead of scoring every
-   * posting; the hits are the same. Off only to compare the two. @default true
-   */
-  readonly pruning?: boolean;
   /**
    * Where the built base segment is persisted and, at the first `replaceAll`, read back from
    * (instead of analysing every item; only the items that changed since are re-indexed).
@@ -146,7 +141,7 @@ export interface QueryPlan {
 }
 
 /** Keeps an id or not (type and tag filters). */
-type Keep = (id: string) => boolean;
+export type Keep = (id: string) => boolean;
 
 
 /**
@@ -163,14 +158,13 @@ export class EmbeddedIndex implements SearchIndex {
   readonly engine = 'embedded';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  private compact: CompactIndex;
+  protected compact: CompactIndex;
   private docs = new Map<string, DocMeta>();
   /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
   private pendingMeta: Item[] | undefined;
   private pendingAt = 0;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
-  private readonly pruning: boolean;
   private readonly segments: SegmentStore | undefined;
   private readonly checkpointIdleMs: number;
   private readonly minMergeDocs: number | undefined;
@@ -188,11 +182,10 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly gate = new QueryGate();
 
   constructor(opts: EmbeddedIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
+    const { snippetChars, indexSliceMs, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
     this.querySliceMs = querySliceMs ?? 5;
     this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.minMergeDocs = minMergeDocs;
-    this.pruning = pruning ?? true;
     this.segments = segments;
     this.checkpointIdleMs = checkpointIdleMs ?? 30_000;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
@@ -333,7 +326,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
-  private vector(id: string): TermVector {
+  protected vector(id: string): TermVector {
     const doc = this.compact.shortId(id)!;
     return { tf: this.compact.fieldTerms(doc, 'text'), length: this.compact.fieldLength(doc, 'text') };
   }
@@ -439,15 +432,6 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /**
-   * Every matching id with its score, best first (ties by id): the full ranking, which
-   * evaluation reads to any depth.
-   */
-  rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Scored[] } {
-    const { terms, hits } = this.match(query);
-    return { terms, ranked: hits.sort(byRank) };
-  }
-
-  /**
    * The terms `text` is scored with. A repeated term is scored once with its count as weight;
    * a short query's terms also match index terms they are a prefix of or a near spelling of
    * (MiniSearch's prefix and fuzzy search, with its weights), the closest first, capped per term
@@ -473,31 +457,7 @@ export class EmbeddedIndex implements SearchIndex {
     return { terms: kept, short, scored, groups };
   }
 
-  /**
-   * Every matching id with its score, in no particular order, and the index terms to highlight.
-   * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
-   * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
-   */
-  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
-    const plan = this.plan(query.text);
-    const { terms } = plan;
-    // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
-    const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!terms.length) return { terms, highlight, hits: [] };
-    const keep = this.filterFor(query.type, query.tag);
-    const r = this.ranking;
-    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
-    let hits = this.runExact(plan.scored, keep);
-    const x = r.expansion;
-    if (x.enabled && hits.length > 0 && this.compact.documentCount >= x.minDocs) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
-      hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
-    }
-    return { terms, highlight, hits };
-  }
-
-  private filterFor(type?: ItemType, tag?: string): Keep | undefined {
+  protected filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
     const docs = this.metaDocs();
@@ -507,41 +467,14 @@ export class EmbeddedIndex implements SearchIndex {
     };
   }
 
-  /**
-   * Exact terms, weighted: `search` with `combineWith: 'OR'` and `boostTerm`, without its
-   * per-posting objects. With coordination on, a score is multiplied by the number of query
-   * terms matched: of `groups` (a query term with its expansions) when given, else of `terms`.
-   */
-  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
-    const r = this.ranking;
-    const { ids, scores, matched } = this.compact.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
-    const out: Scored[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      if (keep && !keep(ids[i])) continue;
-      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
-      out.push({ id: ids[i], score: scores[i] * factor });
-    }
-    return out;
-  }
-
   /** Query terms of which a document holds the term or one of its expansions. */
-  private groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
+  protected groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
     return groups.filter((g) => g.some((t) => this.holds(id, t))).length;
   }
 
-  /**
-   * The page `query` asks for. `options.pruning` overrides the index's `pruning` for this call
-   * (benchmarks time both paths over one index).
-   */
-  async search(query: IndexQuery, options: { readonly pruning?: boolean } = {}): Promise<IndexPage> {
-    if (options.pruning ?? this.pruning) return this.gate.run(() => this.searchPruned(query));
-    const { highlight, hits } = this.match(query);
-    const page = topHits(hits, query.offset + query.limit).slice(query.offset);
-    const wanted = query.snippets === false ? undefined : highlight;
-    return {
-      total: hits.length,
-      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
-    };
+  /** The page `query` asks for (the exhaustive oracle of tools/oracles/exhaustive-index.ts gives the same). */
+  search(query: IndexQuery): Promise<IndexPage> {
+    return this.gate.run(() => this.searchPruned(query));
   }
 
   /**
@@ -583,7 +516,8 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /**
-   * `runExact`'s best `k`, and the number of all its matches, by dynamic pruning; `pause()` is
+   * The best `k` of `terms` scored over every matching document (as the exhaustive oracle,
+   * tools/oracles/exhaustive-index.ts, scores them), and the number of all its matches, by dynamic pruning; `pause()` is
    * awaited between a term's postings and the next, and between windows of documents.
    */
   private async runPruned(
@@ -623,7 +557,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
-  private snippet(hit: Scored, wanted: ReadonlySet<string>): string {
+  protected snippet(hit: Scored, wanted: ReadonlySet<string>): string {
     const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
     if (!doc.plain) {

@@ -2,6 +2,7 @@ import type { Item } from '../../../service/content/item';
 import { Analyzer } from '../../../service/search/analyzer';
 import { rm3Weights } from '../../../service/search/expansion';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
 import { buildSnippet } from '../../../service/search/snippet';
@@ -35,9 +36,9 @@ describe('EmbeddedIndex', () => {
     doc('pi', 'Weather station', 'A Raspberry Pi measures temperature.', { type: 'project', tags: ['hardware'] }),
     doc('cook', 'Cooking pasta', 'Boil water, add salt, cook the pasta for nine minutes.'),
   ];
-  let index: EmbeddedIndex;
+  let index: ExhaustiveIndex;
   beforeEach(async () => {
-    index = new EmbeddedIndex();
+    index = new ExhaustiveIndex();
     await index.replaceAll(items);
   });
 
@@ -110,7 +111,7 @@ describe('EmbeddedIndex', () => {
     expect(hit.score).toBeCloseTo(plain.score * 3, 12);
   });
 
-  it('ranks the full match list in rank(), the same order search() pages through', async () => {
+  it('pages search() through the exhaustive oracle\'s full ranking (rank()), in its order', async () => {
     const all = index.rank({ text: 'water pasta storage ranking' }).ranked.map((h) => h.id);
     const paged: string[] = [];
     for (let offset = 0; offset < all.length; offset += 1) {
