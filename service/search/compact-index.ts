@@ -1221,6 +1221,11 @@ export class CompactIndex {
    * Σ over terms and fields of weight × field boost × BM25, summed as MiniSearch sums (per term:
    * fields in order; then terms in order). Fields absent from `boost` or boosted 0 are not
    * searched; terms of weight ≤ 0 are skipped.
+   *
+   * The reference scorer, not used by the service (which scores through `cursorJob`): the
+   * exhaustive oracle (tools/oracles/exhaustive-index.ts) and tests read it. It stays here, on
+   * the private posting store (`eachPosting`), so that it does not share the cursors' postings
+   * assembly (base runs, appended segments, tombstones) that it is the check of.
    */
   scoreTerms(terms: readonly WeightedTerm[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermScores {
     this.ensureScratch();
