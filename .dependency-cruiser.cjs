@@ -78,11 +78,9 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment:
-        'No import cycles, type-only ones included. One named exception: service/search/compact-index.ts ↔ ' +
-        'query-plan.ts (known, issue 27: removed with the search engine rename; delete this pathNot then).',
+      comment: 'No import cycles, type-only ones included.',
       severity: 'error',
-      from: { pathNot: '^service/search/(compact-index|query-plan)\\.ts$' },
+      from: {},
       to: { circular: true },
     },
   ],

@@ -21,7 +21,9 @@ import { exportRouter } from './routes/export';
 import { ingestRouter } from './routes/ingest';
 import { searchRouter } from './routes/search';
 import { uploadRouter } from './routes/upload';
-import { MiniSearchIndex, rankingFromSettings, type MiniSearchIndexOptions } from './search/minisearch-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from './search/embedded-index';
+import { rankingOptions } from './search/ranking';
+import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
 import { segmentDir, SegmentStore } from './search/segment-store';
@@ -86,8 +88,8 @@ export interface FeaturesOptions {
   readonly store?: ContentStore;
   /** @default from AI_PROVIDER */
   readonly provider?: ChatProvider;
-  /** Ranking and snippet options of the embedded index, over those the settings give. @default from the SEARCH_* settings, else DEFAULT_RANKING */
-  readonly index?: MiniSearchIndexOptions;
+  /** Ranking and snippet options of the embedded index, over those the settings give. @default `rankingOptions(settings.search)` (service/search/ranking.ts) */
+  readonly index?: EmbeddedIndexOptions;
 }
 
 /** The content store the settings ask for. */
@@ -107,7 +109,7 @@ export function createContentStore(deps: FeatureDeps): ContentStore {
 }
 
 /** The chat provider the settings ask for. */
-export function createProvider(deps: FeatureDeps, index: MiniSearchIndex): ChatProvider {
+export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'analyzer'>): ChatProvider {
   const ai = deps.settings.ai;
   if (ai.provider === 'openai') {
     return new OpenAiProvider({
@@ -140,7 +142,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
   const segments = dir ? new SegmentStore({ dir, logger: logger.child({ component: 'search-segments' }) }) : undefined;
-  const index = new MiniSearchIndex({ ...rankingFromSettings(settings.search), segments, ...opts.index });
+  const index = new EmbeddedIndex({ ...rankingOptions(settings.search), segments, ...opts.index });
   const cache = new ResultCache<CachedSearch>({
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,

@@ -10,12 +10,12 @@
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
-import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../service/search/embedded-index';
 import type { IndexPage, IndexQuery } from '../../service/search/search-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
-/** What is timed of an index (both checkouts' `MiniSearchIndex` have it). */
+/** What is timed of an index (both checkouts' `EmbeddedIndex` have it). */
 interface Searchable {
   replaceAll(items: readonly Item[]): Promise<void>;
   search(query: IndexQuery): Promise<IndexPage>;
@@ -39,7 +39,7 @@ export async function abSize(v: Vaswani, size: number, reps: number, makeBase: (
   const items = growCorpus(v.items, size).map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }));
   const base = makeBase();
   await base.replaceAll(items);
-  const ours = new MiniSearchIndex({ indexSliceMs: 1000 });
+  const ours = new EmbeddedIndex({ indexSliceMs: 1000 });
   await ours.replaceAll(items);
   const texts = v.queries.map((q) => q.text);
   const out: AbRun[] = [];
@@ -85,7 +85,7 @@ export function abTable(runs: readonly AbRun[]): string[] {
 /** `abSize` at every size against the index of the checkout at `baseDir`; the Markdown table. */
 export async function abAgainst(baseDir: string, v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined): Promise<string[]> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Base = (require(join(resolve(baseDir), 'service/search/minisearch-index')) as { MiniSearchIndex: new (o: object) => Searchable }).MiniSearchIndex;
+  const Base = (require(join(resolve(baseDir), 'service/search/embedded-index')) as { EmbeddedIndex: new (o: object) => Searchable }).EmbeddedIndex;
   const runs: AbRun[] = [];
   for (const size of sizes) {
     runs.push(...(await abSize(v, size, reps, () => new Base({ indexSliceMs: 1000 }))));

@@ -21,7 +21,8 @@ import type { Item } from '../../service/content/item';
 import { evaluateQuery, type RankedDoc } from '../../service/eval/metrics';
 import { Analyzer } from '../../service/search/analyzer';
 import { rm3Weights } from '../../service/search/expansion';
-import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../service/search/embedded-index';
+import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
@@ -66,8 +67,11 @@ export const BEFORE: Config = {
   expansion: { kind: 'rm3', docs: 10, terms: 20, weight: 0.5 },
 };
 
-/** The service's defaults (`DEFAULT_RANKING`): still `BEFORE`; BM25+'s δ is opt-in (`SEARCH_BM25_DELTA`). */
-export const SERVICE: Config = BEFORE;
+/** The service's defaults, read from `DEFAULT_RANKING` (still `BEFORE`; BM25+'s δ is opt-in, `SEARCH_BM25_DELTA`). */
+export const SERVICE: Config = {
+  model: { kind: 'bm25', k1: DEFAULT_RANKING.bm25.k1, b: DEFAULT_RANKING.bm25.b, delta: DEFAULT_RANKING.bm25.delta, c: 1, titleBoost: DEFAULT_RANKING.boost.title },
+  expansion: { kind: 'rm3', docs: DEFAULT_RANKING.expansion.fbDocs, terms: DEFAULT_RANKING.expansion.fbTerms, weight: DEFAULT_RANKING.expansion.originalWeight },
+};
 
 interface Field {
   readonly postings: Map<string, { docs: number[]; tfs: number[] }>;
@@ -382,7 +386,7 @@ export function families(): Family[] {
 
 /** The service's own index in process at depth 100 (what the HTTP harness asks for) under its defaults. */
 async function serviceRuns(v: Vaswani): Promise<Map<string, RankedDoc[]>> {
-  const index = new MiniSearchIndex();
+  const index = new EmbeddedIndex();
   const now = new Date(0).toISOString();
   await index.replaceAll(v.items.map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
   const runs = new Map<string, RankedDoc[]>();

@@ -11,7 +11,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/metrics';
-import { DEFAULT_RANKING, MiniSearchIndex, type MiniSearchIndexOptions } from '../../service/search/minisearch-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../service/search/embedded-index';
+import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { restart } from './restart';
 import { abAgainst } from './ab';
 import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
@@ -87,8 +88,8 @@ function score(v: Vaswani, runs: Map<string, RankedDoc[]>, k: number): MeanMetri
 }
 
 /** Quality of one index configuration through the index API at depth 1,000. */
-async function indexQuality(v: Vaswani, opts: MiniSearchIndexOptions): Promise<{ ndcg10: number; map100: number; recall100: number; map1000: number }> {
-  const index = new MiniSearchIndex(opts);
+async function indexQuality(v: Vaswani, opts: EmbeddedIndexOptions): Promise<{ ndcg10: number; map100: number; recall100: number; map1000: number }> {
+  const index = new EmbeddedIndex(opts);
   const now = new Date(0).toISOString();
   await index.replaceAll(v.items.map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
   const runs = new Map<string, RankedDoc[]>();
@@ -171,7 +172,7 @@ export async function run(): Promise<string> {
     const noExpansion = { ...DEFAULT_RANKING.expansion, enabled: false };
     // The default k1 and b, plain BM25 (BM25+'s δ is opt-in: SEARCH_BM25_DELTA).
     const plainBm25 = { ...DEFAULT_RANKING.bm25, delta: 0 };
-    const variants: Array<[string, Vaswani, MiniSearchIndexOptions]> = [
+    const variants: Array<[string, Vaswani, EmbeddedIndexOptions]> = [
       ['Plain BM25 baseline (one field, k1 1.2, b 0.75, no expansion)', plain, { bm25: { k1: 1.2, b: 0.75, delta: 0 }, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0 }],
       ['+ BM25 k1 0.9, b 0.4', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0 }],
       ['+ RM3 expansion (10 docs, 20 terms, λ 0.5)', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, shortQueryTerms: 0 }],

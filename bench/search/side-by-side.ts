@@ -8,7 +8,7 @@
  */
 import type { Item } from '../../service/content/item';
 import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
-import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { ExhaustiveIndex } from '../../tools/oracles/exhaustive-index';
 import { growCorpus, twoWordQueries, type CorpusItem } from '../../tools/corpus/grow-corpus';
 import { flexSearchEngine, miniSearchEngine, winkEngine, type SearchEngine } from './peers';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
@@ -26,18 +26,19 @@ export function benchSizes(env: NodeJS.ProcessEnv = process.env): number[] {
   });
 }
 
-/** The service's `MiniSearchIndex` with default ranking, pruned or exhaustive. */
+/** The service's `EmbeddedIndex` with default ranking, pruned, or the exhaustive oracle's scoring of the same index. */
 export function serviceEngine(pruning: boolean): SearchEngine {
-  let index: MiniSearchIndex | undefined;
+  let index: ExhaustiveIndex | undefined;
   const now = new Date(0).toISOString();
   return {
     name: pruning ? 'service index, MaxScore (after)' : 'service index, exhaustive (before)',
     async build(items) {
-      index = new MiniSearchIndex({ pruning, indexSliceMs: 1000 });
+      index = new ExhaustiveIndex({ indexSliceMs: 1000 });
       await index.replaceAll(items.map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now })));
     },
     async search(text, k) {
-      return (await index!.search({ text, limit: k, offset: 0, snippets: false })).hits.map((h) => h.id);
+      const query = { text, limit: k, offset: 0, snippets: false };
+      return (pruning ? await index!.search(query) : index!.exhaustive(query)).hits.map((h) => h.id);
     },
   };
 }

@@ -11,11 +11,11 @@
  * process, no HTTP.
  *
  * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries]`
- * Uses only `MiniSearchIndex`'s public API, so the same file runs against an older tree (A/B).
+ * Uses only `EmbeddedIndex`'s public API, so the same file runs against an older tree (A/B).
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Item } from '../../service/content/item';
-import { MiniSearchIndex } from '../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 
@@ -44,7 +44,7 @@ function p99(xs: number[]): number {
 }
 
 /** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
-async function watch(index: MiniSearchIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>) {
+async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>) {
   const h = monitorEventLoopDelay({ resolution: 1 });
   const times: number[] = [];
   let done = false;
@@ -100,7 +100,7 @@ export async function stall(size: number, withQueries: boolean): Promise<StallRu
   const items: Item[] = growCorpus(v.items, size).map((i) => ({ ...i, tags: [], created_at: now, updated_at: now }));
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];
-  const index = new MiniSearchIndex();
+  const index = new EmbeddedIndex();
   // A first batch so that queries have something to rank from the start.
   await index.upsert(items.slice(0, 1000));
   const ingest = await watch(index, all, withQueries, async () => {

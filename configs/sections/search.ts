@@ -19,8 +19,8 @@ export interface SearchSettings {
   readonly bm25B: number;
   /**
    * BM25+'s δ (Lv & Zhai 2011): added to every matching term's saturated tf, so a long document
-   * holding a term always scores above one lacking it; 0 = plain BM25. @default 1 (the paper's
-   * value, not tuned here; on Vaswani it lifts nDCG@10, MAP and recall: BENCHMARKS.md)
+   * holding a term always scores above one lacking it; 0 = plain BM25. @default 0 (opt-in; 1 is
+   * the paper's value, not tuned here; on Vaswani it lifts nDCG@10, MAP and recall: BENCHMARKS.md)
    */
   readonly bm25Delta: number;
   /**

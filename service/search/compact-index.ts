@@ -2,7 +2,7 @@ import SearchableMap from 'minisearch/SearchableMap';
 import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
-import type { Expansion } from './query-plan';
+import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { SortedTerms } from './sorted-terms';
@@ -134,8 +134,6 @@ export interface Bm25Params {
   readonly d: number;
 }
 
-/** One query term and its weight (RM3 weight, or 1; a term given twice counts twice). */
-export type WeightedTerm = readonly [term: string, weight: number];
 
 /** The documents some terms matched, unsorted; parallel arrays. */
 export interface TermScores {
@@ -1223,6 +1221,11 @@ export class CompactIndex {
    * Σ over terms and fields of weight × field boost × BM25, summed as MiniSearch sums (per term:
    * fields in order; then terms in order). Fields absent from `boost` or boosted 0 are not
    * searched; terms of weight ≤ 0 are skipped.
+   *
+   * The reference scorer, not used by the service (which scores through `cursorJob`): the
+   * exhaustive oracle (tools/oracles/exhaustive-index.ts) and tests read it. It stays here, on
+   * the private posting store (`eachPosting`), so that it does not share the cursors' postings
+   * assembly (base runs, appended segments, tombstones) that it is the check of.
    */
   scoreTerms(terms: readonly WeightedTerm[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermScores {
     this.ensureScratch();

@@ -1,4 +1,4 @@
-import { byRank } from './top-hits';
+import { byRank, type Scored } from './top-hits';
 
 /**
  * What turns a term frequency into BM25 the way the exhaustive scorer does, shared by a query's
@@ -79,12 +79,6 @@ export interface TopKOptions {
   readonly known?: readonly number[];
 }
 
-/** One ranked document. */
-export interface TopHit {
-  readonly id: string;
-  readonly score: number;
-}
-
 /** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
 export const BLOCK_SHIFT = 6;
 
@@ -152,7 +146,7 @@ function seek(docs: Int32Array, from: number, target: number): number {
 
 /** Bounded heap of the best k hits under `byRank`; the root is the worst kept. */
 class Best {
-  readonly heap: TopHit[] = [];
+  readonly heap: Scored[] = [];
   constructor(private readonly k: number) {}
 
   get full(): boolean {
@@ -164,7 +158,7 @@ class Best {
     return this.full ? this.heap[0].score : -Infinity;
   }
 
-  offer(hit: TopHit): boolean {
+  offer(hit: Scored): boolean {
     const h = this.heap;
     if (h.length < this.k) {
       h.push(hit);
@@ -211,7 +205,7 @@ class Best {
  * Each document's final score adds its terms' scores in the cursors' order (fields in order
  * within a term), as the exhaustive scorer does, so the scores are the same to the last bit.
  */
-export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
   const m = cursors.length;
   if (opts.k <= 0 || m === 0) return [];
   const maxCoord = opts.maxCoordination ?? 1;
@@ -413,7 +407,7 @@ function growScratch(cursors: readonly ScoreCursor[]): void {
  * pruning seldom skips (a short query with its prefix and fuzzy expansions: dozens of cursors,
  * most postings scored anyway), this spares MaxScore's heap step per posting.
  */
-export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
   if (opts.k <= 0 || cursors.length === 0) return [];
   growScratch(cursors);
   const score = accScore;
@@ -474,7 +468,7 @@ const LEFT_OUT = 2;
  * An expanded (RM3) query has ~20–30 terms; most of its postings are in the long lists of
  * common terms with small bounds, which this touches only for the few candidates left.
  */
-export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): TopHit[] {
+export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
   const m = cursors.length;
   if (opts.k <= 0 || m === 0) return [];
   if (opts.coordination) return maxScoreTopK(cursors, opts);

@@ -1,4 +1,5 @@
-import type { WeightedTerm } from './compact-index';
+/** One query term and its weight (RM3 weight, or 1; a term given twice counts twice). */
+export type WeightedTerm = readonly [term: string, weight: number];
 
 /**
  * Bounds on the work of one query, whatever its text: the cost of a search grows with the

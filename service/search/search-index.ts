@@ -1,4 +1,5 @@
 import type { Item, ItemType } from '../content/item';
+import type { Analyzer } from './analyzer';
 
 /** One search as the index sees it (already validated). */
 export interface IndexQuery {
@@ -30,13 +31,18 @@ export interface IndexPage {
 }
 
 /**
- * A full-text index of items. The embedded implementation is `MiniSearchIndex`; a distributed
+ * A full-text index of items. The embedded implementation is `EmbeddedIndex`; a distributed
  * engine (OpenSearch, Elasticsearch) can implement the same contract for users who outgrow one
  * node, which is why every method may be asynchronous.
  */
 export interface SearchIndex {
   /** Engine name, for logs and health. */
   readonly engine: string;
+  /**
+   * How the index turns text into terms. Chat picks passages and extractive answers with it, so
+   * they match what the search matched; an external engine supplies the nearest equivalent.
+   */
+  readonly analyzer: Analyzer;
   /** Adds or replaces items by id. */
   upsert(items: readonly Item[]): Promise<void>;
   /** Replaces the whole content. */

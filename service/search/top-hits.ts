@@ -1,4 +1,4 @@
-/** Something ranked: an id and its score. */
+/** Something ranked: an id and its score (a hit of the top-k functions and of the index). */
 export interface Scored {
   readonly id: string;
   readonly score: number;

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
-import { DEFAULT_RANKING } from '../../../service/search/minisearch-index';
+import { DEFAULT_RANKING } from '../../../service/search/ranking';
 import type { FeatureSet } from '../../../service/features';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 

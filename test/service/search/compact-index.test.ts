@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
-import { CompactIndex, type Bm25Params, type WeightedTerm } from '../../../service/search/compact-index';
+import { CompactIndex, type Bm25Params } from '../../../service/search/compact-index';
+import type { WeightedTerm } from '../../../service/search/query-plan';
 
 interface Doc {
   id: string;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Item } from '../../../service/content/item';
-import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -31,7 +32,7 @@ describe('incremental updates', () => {
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }), async (ops, words) => {
         // Merges every few writes, in the background: searches meet the base, appended segments,
         // tombstones and merges under way.
-        const live = new MiniSearchIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
+        const live = new ExhaustiveIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
         const final = new Map<string, Item>();
         for (const o of ops) {
           if (o.kind === 'upsert') {
@@ -45,11 +46,11 @@ describe('incremental updates', () => {
           // The pruned page (postings from the base runs and the appended segments) is the exhaustive one.
           const q: IndexQuery = { text: words.join(' '), limit: 5, offset: 0, snippets: false };
           const pruned = await live.search(q);
-          const full = await live.search(q, { pruning: false });
+          const full = live.exhaustive(q);
           expect(pruned.total).toBe(full.total);
           expect(pruned.hits.map((h) => h.score)).toEqual(full.hits.map((h) => h.score));
         }
-        const rebuilt = new MiniSearchIndex(live.ranking);
+        const rebuilt = new EmbeddedIndex(live.ranking);
         await rebuilt.replaceAll([...final.values()]);
         expect(live.size()).toBe(rebuilt.size());
         for (const text of [words.join(' '), words.slice(0, 2).join(' ')]) {
@@ -63,23 +64,23 @@ describe('incremental updates', () => {
 
   it('answers a query from the state it started in, though it yields between slices while writes and merges wait', async () => {
     // Yields at every step, windows of a few postings, a merge every few writes.
-    const live = new MiniSearchIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
+    const live = new ExhaustiveIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
     await live.upsert(Array.from({ length: 24 }, (_, i) => item(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon'])));
     const q: IndexQuery = { text: 'alpha gamma photon kappa', limit: 5, offset: 0, snippets: false };
     for (let round = 0; round < 6; round++) {
-      const before = await live.search(q, { pruning: false });
+      const before = live.exhaustive(q);
       const done: string[] = [];
       const during = live.search(q).then((page) => (done.push('query'), page));
       const writes = Promise.all([live.upsert([item(100 + round, ['alpha', 'photon', 'photon']), item(round, ['gamma'])]), live.remove([`d${12 + round}`])]).then(() => done.push('writes'));
       const [page] = await Promise.all([during, writes]);
       expect(done).toEqual(['query', 'writes']);
       expect(page).toEqual(before);
-      expect(await live.search(q)).toEqual(await live.search(q, { pruning: false }));
+      expect(await live.search(q)).toEqual(live.exhaustive(q));
     }
   });
 
   it('forgets a removed item at once, and ignores unknown ids', async () => {
-    const idx = new MiniSearchIndex();
+    const idx = new EmbeddedIndex();
     await idx.replaceAll([item(1, ['photon', 'beam']), item(2, ['photon'])]);
     await idx.remove(['d1', 'nope']);
     const page = await idx.search({ text: 'photon beam', limit: 10, offset: 0, snippets: false });

@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import { twoWordQueries } from '../../../tools/corpus/grow-corpus';
 import { loadVaswani, vaswaniDir } from '../../../tools/corpus/vaswani';
 import type { Item } from '../../../service/content/item';
-import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
 import type { IndexHit, IndexQuery } from '../../../service/search/search-index';
+import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 
 const at = '2026-01-01T00:00:00.000Z';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'photon', 'proton', 'neutron'];
@@ -31,21 +32,21 @@ function expectSamePage(pruned: { total: number; hits: readonly IndexHit[] }, fu
   expect(wrong).toEqual([]);
 }
 
-async function pair(items: readonly Item[], opts: MiniSearchIndexOptions = {}): Promise<[MiniSearchIndex, MiniSearchIndex]> {
-  const pruned = new MiniSearchIndex({ ...opts, pruning: true });
-  const full = new MiniSearchIndex({ ...opts, pruning: false });
+async function pair(items: readonly Item[], opts: EmbeddedIndexOptions = {}): Promise<[EmbeddedIndex, ExhaustiveIndex]> {
+  const pruned = new EmbeddedIndex(opts);
+  const full = new ExhaustiveIndex(opts);
   await pruned.replaceAll(items);
   await full.replaceAll(items);
   return [pruned, full];
 }
 
 /** The property that a pruned and an exhaustive index of each corpus give the same pages for the queries. */
-function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: MiniSearchIndexOptions) {
+function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: EmbeddedIndexOptions) {
   return fc.asyncProperty(corpus, queries, async (items, qs) => {
     const [pruned, full] = await pair(items, opts);
     for (const q of qs) {
       const iq: IndexQuery = { ...q, snippets: false };
-      expectSamePage(await pruned.search(iq), await full.search(iq));
+      expectSamePage(await pruned.search(iq), full.exhaustive(iq));
     }
   });
 }
@@ -82,7 +83,7 @@ describe('MaxScore pruning', () => {
     ['default ranking', {}],
     ['coordination on, BM25+ (δ 1)', { coordination: true, bm25: { k1: 0.9, b: 0.4, delta: 1 } }],
     ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
-  ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
+  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
     await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
   });
 
@@ -112,7 +113,7 @@ describe('MaxScore pruning', () => {
   it.each([
     ['default ranking', {}],
     ['coordination and RM3', { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } }],
-  ] as Array<[string, MiniSearchIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
+  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
     await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), { numRuns: 15 });
   });
 
@@ -120,11 +121,11 @@ describe('MaxScore pruning', () => {
     const items = Array.from({ length: 40 }, (_, n) => item(n, [WORDS[n % 14], WORDS[(n * 3) % 14], WORDS[(n * 5) % 14]], [], 'article'));
     const [pruned, full] = await pair(items);
     const q: IndexQuery = { text: 'alpha gamma photon', limit: 5, offset: 0, snippets: false };
-    expectSamePage(await pruned.search(q), await full.search(q));
+    expectSamePage(await pruned.search(q), full.exhaustive(q));
     const more = [item(3, ['photon', 'photon', 'alpha'], [], 'article'), item(99, ['gamma', 'photon'], [], 'article')];
     await pruned.upsert(more);
     await full.upsert(more);
-    expectSamePage(await pruned.search(q), await full.search(q));
+    expectSamePage(await pruned.search(q), full.exhaustive(q));
   });
 });
 
@@ -137,7 +138,7 @@ const available = existsSync(`${vaswaniDir()}/doc-text.trec`);
     const texts = v.queries.map((q) => q.text);
     for (const text of [...texts, ...twoWordQueries(texts)]) {
       // The exhaustive top 10 is the head of its top 1,000 (one ranking, cut at k): scored once.
-      const exhaustive = await full.search({ text, limit: 1000, offset: 0, snippets: false });
+      const exhaustive = full.exhaustive({ text, limit: 1000, offset: 0, snippets: false });
       for (const limit of [10, 1000]) {
         const q: IndexQuery = { text, limit, offset: 0, snippets: false };
         expectSamePage(await pruned.search(q), { total: exhaustive.total, hits: exhaustive.hits.slice(0, limit) });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { Item } from '../../../service/content/item';
 import { createLogger } from '../../../service/logger';
 import { CompactIndex } from '../../../service/search/compact-index';
-import { MiniSearchIndex, SEGMENT_KEY, type MiniSearchIndexOptions } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex, SEGMENT_KEY, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from '../../../service/search/segment-file';
 import { SEGMENT_FILE, segmentDir, SegmentStore } from '../../../service/search/segment-store';
@@ -33,7 +33,7 @@ const QUERIES: IndexQuery[] = [
   { text: 'theta kappa', limit: 10, offset: 0, type: 'project' },
   { text: 'beta epsilon proton', limit: 10, offset: 0, tag: 'tagged' },
 ];
-const RANKING: MiniSearchIndexOptions = { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } };
+const RANKING: EmbeddedIndexOptions = { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } };
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -53,17 +53,17 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A replica start: a fresh index over `dir`, built (or loaded) from `items`. */
-async function start(items: readonly Item[], opts: MiniSearchIndexOptions = {}) {
+async function start(items: readonly Item[], opts: EmbeddedIndexOptions = {}) {
   const { logger, lines } = capture();
   const segments = new SegmentStore({ dir, logger });
-  const index = new MiniSearchIndex({ ...RANKING, segments, ...opts });
+  const index = new EmbeddedIndex({ ...RANKING, segments, ...opts });
   await index.replaceAll(items);
   const messages = () => lines.map((l) => String(l.msg));
   return { index, segments, lines, loaded: () => messages().some((m) => m.startsWith('search index loaded from the persisted segment')) };
 }
 
-async function fresh(items: readonly Item[]): Promise<MiniSearchIndex> {
-  const index = new MiniSearchIndex(RANKING);
+async function fresh(items: readonly Item[]): Promise<EmbeddedIndex> {
+  const index = new EmbeddedIndex(RANKING);
   await index.replaceAll(items);
   return index;
 }
@@ -79,7 +79,7 @@ function expectSamePage(got: IndexPage, want: IndexPage): void {
   });
 }
 
-async function expectServesLike(index: MiniSearchIndex, want: MiniSearchIndex): Promise<void> {
+async function expectServesLike(index: EmbeddedIndex, want: EmbeddedIndex): Promise<void> {
   expect(index.size()).toBe(want.size());
   for (const q of QUERIES) expectSamePage(await index.search(q), await want.search(q));
 }
@@ -265,7 +265,7 @@ describe('persisted search segments', () => {
   it('writes atomically: a temp file, renamed; nothing else is left in the folder', async () => {
     const { logger } = capture();
     const segments = new SegmentStore({ dir: join(dir, 'nested', 'index'), logger });
-    const index = new MiniSearchIndex({ segments });
+    const index = new EmbeddedIndex({ segments });
     await index.replaceAll(corpus(30));
     await index.upsert([item(900, ['late'])]);
     await index.settled();
@@ -306,7 +306,7 @@ describe('persisted search segments', () => {
     expect(await segments.read(SEGMENT_KEY)).toBeUndefined();
     expect(readdirSync(dir)).toEqual([]);
     await segments.close();
-    const index = new MiniSearchIndex({ segments });
+    const index = new EmbeddedIndex({ segments });
     await index.replaceAll(corpus(10));
     await index.settled();
     expect(readdirSync(dir)).toEqual([]);

@@ -1,10 +1,10 @@
 import { crc32 } from 'node:zlib';
-import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { Item, ItemType } from '../content/item';
 import { plainText, plainTextOf } from '../content/plain-text';
 import { Analyzer } from './analyzer';
-import { rm3Weights, type ExpansionOptions, type TermVector } from './expansion';
-import { QUERY_LIMITS, bestExpansions, distinctTerms } from './query-plan';
+import { rm3Weights, type TermVector } from './expansion';
+import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranking';
+import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from './item-fingerprint';
@@ -12,62 +12,12 @@ import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
-import { CompactIndex, type SealedIndex, type WeightedTerm } from './compact-index';
+import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
-import { byRank, topHits } from './top-hits';
+import type { Scored } from './top-hits';
 
-/**
- * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;
- * `title` and `tags` add a bonus on top. (MiniSearch scores fields separately and sums them, so
- * splitting the title from the body would saturate a term's weight once per field, which
- * measurably hurts: see BENCHMARKS.md.)
- */
-export type IndexedField = 'title' | 'tags' | 'text';
-
-/** How documents are ranked. Defaults are tuned on the Vaswani collection (see BENCHMARKS.md). */
-export interface RankingOptions {
-  /** BM25 term-frequency saturation (k1), length normalisation (b) and BM25+ floor (δ). */
-  readonly bm25: { readonly k1: number; readonly b: number; readonly delta: number };
-  /** Score multiplier per field (scores are summed over fields); 0 leaves a field out of the search. */
-  readonly boost: Readonly<Record<IndexedField, number>>;
-  /**
-   * Multiply a document's score by the number of query terms it matches (MiniSearch's own
-   * behaviour; a coordination factor). Off = plain BM25 sums.
-   */
-  readonly coordination: boolean;
-  /** Queries of at most this many terms also match prefixes and near spellings. */
-  readonly shortQueryTerms: number;
-  /** Shortest term matched as a prefix. */
-  readonly prefixMinLength: number;
-  /**
-   * Shortest term matched fuzzily; the edit distance is 20% of its length, at most
-   * `QUERY_LIMITS.maxFuzzyDistance`, and terms longer than `QUERY_LIMITS.maxFuzzyLength` are not.
-   */
-  readonly fuzzyMinLength: number;
-  /** RM3 pseudo-relevance feedback (query expansion), for queries longer than `shortQueryTerms`. */
-  readonly expansion: ExpansionOptions;
-}
-
-/** The ranking options that settings control (`SEARCH_BM25_*` with BM25+'s δ, `SEARCH_QUERY_EXPANSION`, `SEARCH_EXPANSION_*`). */
-export function rankingFromSettings(search: SearchSettings): Pick<RankingOptions, 'bm25' | 'expansion'> {
-  return {
-    bm25: { k1: search.bm25K1, b: search.bm25B, delta: search.bm25Delta },
-    expansion: { enabled: search.queryExpansion, fbDocs: search.expansionDocs, fbTerms: search.expansionTerms, originalWeight: 0.5, minDocs: 50 },
-  };
-}
-
-/** The ranking the service uses with default settings. */
-export const DEFAULT_RANKING: RankingOptions = {
-  ...rankingFromSettings(DEFAULT_SEARCH),
-  boost: { title: 0.2, tags: 0.5, text: 1 },
-  coordination: false,
-  shortQueryTerms: 2,
-  prefixMinLength: 3,
-  fuzzyMinLength: 5,
-};
-
-/** Options of `MiniSearchIndex`; nested objects replace the defaults' whole. */
-export type MiniSearchIndexOptions = Partial<RankingOptions> & {
+/** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
+export type EmbeddedIndexOptions = Partial<RankingOptions> & {
   /** Longest snippet, characters. @default 200 */
   readonly snippetChars?: number;
   /**
@@ -75,11 +25,6 @@ export type MiniSearchIndexOptions = Partial<RankingOptions> & {
    * indexed in slices, between which searches and health probes are answered. @default 10
    */
   readonly indexSliceMs?: number;
-  /**
-   * Find a page's hits by MaxScore dynamic pruning (`maxScoreTopK`) instead of scoring every
-   * posting; the hits are the same. Off only to compare the two. @default true
-   */
-  readonly pruning?: boolean;
   /**
    * Where the built base segment is persisted and, at the first `replaceAll`, read back from
    * (instead of analysing every item; only the items that changed since are re-indexed).
@@ -171,17 +116,13 @@ const LARGE_TEXT = 32_768;
 export const SEGMENT_KEY = (() => {
   const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
   const terms = new Analyzer().analyze(probe).join(' ');
+  // `minisearch-index` is the file's old name, kept: a new key would refuse every persisted segment once.
   return `minisearch-index/2;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
 })();
 
 /** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
 const REPLAY_LIMIT = 0.5;
 
-
-interface Ranked {
-  readonly id: string;
-  readonly score: number;
-}
 
 /**
  * What one query scores, bounded by `QUERY_LIMITS` whatever its text: its distinct terms
@@ -200,30 +141,30 @@ export interface QueryPlan {
 }
 
 /** Keeps an id or not (type and tag filters). */
-type Keep = (id: string) => boolean;
+export type Keep = (id: string) => boolean;
 
 
 /**
  * The embedded index over title, summary, tags and the plain text of the body, with Porter2
  * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
  * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
- * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 and its radix
- * tree for prefix and fuzzy look-ups, hence the name), every query is scored by MaxScore over
+ * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula and
+ * its radix tree for prefix and fuzzy look-ups, the only part of MiniSearch still used), every query is scored by MaxScore over
  * them with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
  * given snippets. Holds everything in memory: fine to a few hundred thousand items on one node.
  */
-export class MiniSearchIndex implements SearchIndex {
-  readonly engine = 'minisearch';
+export class EmbeddedIndex implements SearchIndex {
+  /** For logs only (`content loaded and indexed`); no API answer, metric or health field carries it. */
+  readonly engine = 'embedded';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  private mini: CompactIndex;
+  protected compact: CompactIndex;
   private docs = new Map<string, DocMeta>();
   /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
   private pendingMeta: Item[] | undefined;
   private pendingAt = 0;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
-  private readonly pruning: boolean;
   private readonly segments: SegmentStore | undefined;
   private readonly checkpointIdleMs: number;
   private readonly minMergeDocs: number | undefined;
@@ -240,50 +181,49 @@ export class MiniSearchIndex implements SearchIndex {
   // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
   private readonly gate = new QueryGate();
 
-  constructor(opts: MiniSearchIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, pruning, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
+  constructor(opts: EmbeddedIndexOptions = {}) {
+    const { snippetChars, indexSliceMs, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
     this.querySliceMs = querySliceMs ?? 5;
     this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.minMergeDocs = minMergeDocs;
-    this.pruning = pruning ?? true;
     this.segments = segments;
     this.checkpointIdleMs = checkpointIdleMs ?? 30_000;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
     this.indexSliceMs = indexSliceMs ?? 10;
-    this.mini = this.create();
+    this.compact = this.create();
   }
 
   private create(): CompactIndex {
-    const mini: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => mini), gate: this.gate });
-    return mini;
+    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    return compact;
   }
 
-  /** Persists a new base of the index `mini()` once it is the one served. */
-  private sealedHandler(mini: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
+  /** Persists a new base of the index `compact()` once it is the one served. */
+  private sealedHandler(compact: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
     return (sealed) => {
-      const m = mini();
+      const m = compact();
       if (!m) return;
-      if (m === this.mini) this.segments?.save(sealed, SEGMENT_KEY);
+      if (m === this.compact) this.segments?.save(sealed, SEGMENT_KEY);
       else this.sealedAside.set(m, sealed);
     };
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(mini: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
-    this.mini = mini;
+  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
+    this.compact = compact;
     this.docs = docs;
     this.pendingMeta = pending;
     this.pendingAt = 0;
-    const sealed = this.sealedAside.get(mini);
-    this.sealedAside.delete(mini);
+    const sealed = this.sealedAside.get(compact);
+    this.sealedAside.delete(compact);
     if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
   }
 
   /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.writing;
-    await this.mini.merged();
+    await this.compact.merged();
     await this.segments?.flush();
   }
 
@@ -293,20 +233,20 @@ export class MiniSearchIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ mini: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
     if (!loaded) return undefined;
-    const ref: { mini?: CompactIndex } = {};
-    let mini: CompactIndex;
+    const ref: { compact?: CompactIndex } = {};
+    let compact: CompactIndex;
     try {
-      mini = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.mini), gate: this.gate });
+      compact = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
     } catch (e) {
       store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
       return undefined;
     }
-    ref.mini = mini;
+    ref.compact = compact;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
     const docs = new Map<string, DocMeta>();
@@ -318,9 +258,9 @@ export class MiniSearchIndex implements SearchIndex {
       if ((i & 1023) === 1023) await slicer.maybeYield();
       const item = items[i];
       // The store mostly lists items in the order they were indexed: try the next id first.
-      const d = next < n && sealedIds[next] === item.id ? next : mini.shortId(item.id);
+      const d = next < n && sealedIds[next] === item.id ? next : compact.shortId(item.id);
       if (d !== undefined) next = d + 1;
-      if (d !== undefined && !seen[d] && mini.fingerprint(d) === itemFingerprint(item)) {
+      if (d !== undefined && !seen[d] && compact.fingerprint(d) === itemFingerprint(item)) {
         unchanged.push(item);
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
@@ -332,18 +272,18 @@ export class MiniSearchIndex implements SearchIndex {
       store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
       return undefined;
     }
-    for (const id of removed) mini.discard(id);
+    for (const id of removed) compact.discard(id);
     for (const item of changed) {
       await slicer.maybeYield();
       const a = await this.analyse(item, slicer);
-      mini.discard(item.id);
+      compact.discard(item.id);
       docs.set(item.id, a.meta);
-      mini.add(item.id, a.fields, a.fingerprint);
+      compact.add(item.id, a.fields, a.fingerprint);
     }
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
-    if (changed.length + removed.length > 0) mini.checkpoint();
-    return { mini, docs, unchanged };
+    if (changed.length + removed.length > 0) compact.checkpoint();
+    return { compact, docs, unchanged };
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
@@ -386,15 +326,15 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
-  private vector(id: string): TermVector {
-    const doc = this.mini.shortId(id)!;
-    return { tf: this.mini.fieldTerms(doc, 'text'), length: this.mini.fieldLength(doc, 'text') };
+  protected vector(id: string): TermVector {
+    const doc = this.compact.shortId(id)!;
+    return { tf: this.compact.fieldTerms(doc, 'text'), length: this.compact.fieldLength(doc, 'text') };
   }
 
   /** Whether an indexed item holds `term` (any field: `text` holds them all). */
   private holds(id: string, term: string): boolean {
-    const doc = this.mini.shortId(id);
-    return doc !== undefined && this.mini.hasTerm(doc, 'text', term);
+    const doc = this.compact.shortId(id);
+    return doc !== undefined && this.compact.hasTerm(doc, 'text', term);
   }
 
   private serial(write: () => Promise<void>): Promise<void> {
@@ -411,7 +351,7 @@ export class MiniSearchIndex implements SearchIndex {
   private armCheckpoint(): void {
     if (!this.segments || this.checkpointIdleMs <= 0) return;
     clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.mini.checkpoint()), this.checkpointIdleMs);
+    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.compact.checkpoint()), this.checkpointIdleMs);
     this.checkpointTimer.unref();
   }
 
@@ -426,9 +366,9 @@ export class MiniSearchIndex implements SearchIndex {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
         if (await this.gate.quiet()) slicer.restart();
-        this.mini.discard(item.id);
+        this.compact.discard(item.id);
         this.metaDocs().set(item.id, a.meta);
-        this.mini.add(item.id, a.fields, a.fingerprint);
+        this.compact.add(item.id, a.fields, a.fingerprint);
       }
     });
   }
@@ -441,7 +381,7 @@ export class MiniSearchIndex implements SearchIndex {
     return this.serial(async () => {
       await this.gate.quiet();
       for (const id of ids) {
-        if (this.mini.discard(id)) this.metaDocs().delete(id);
+        if (this.compact.discard(id)) this.metaDocs().delete(id);
       }
     });
   }
@@ -459,45 +399,36 @@ export class MiniSearchIndex implements SearchIndex {
         const restored = await this.restore(items, slicer);
         if (restored) {
           await this.gate.quiet();
-          this.swapIn(restored.mini, restored.docs, restored.unchanged);
-          const { mini } = restored;
-          void mini
+          this.swapIn(restored.compact, restored.docs, restored.unchanged);
+          const { compact } = restored;
+          void compact
             .fillIds(this.indexSliceMs)
             .then(() => this.fillMeta(this.indexSliceMs))
-            .then(() => mini.fillVocabulary(this.indexSliceMs));
+            .then(() => compact.fillVocabulary(this.indexSliceMs));
           return;
         }
       }
       const docs = new Map<string, DocMeta>();
-      const mini = this.create();
+      const compact = this.create();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
         docs.set(item.id, a.meta);
-        mini.load(item.id, a.fields, a.fingerprint);
+        compact.load(item.id, a.fields, a.fingerprint);
       }
-      await mini.sealInSlices(this.indexSliceMs);
+      await compact.sealInSlices(this.indexSliceMs);
       await this.gate.quiet();
-      this.swapIn(mini, docs);
+      this.swapIn(compact, docs);
     });
   }
 
   size(): number {
-    return this.mini.documentCount;
+    return this.compact.documentCount;
   }
 
   /** Query terms as the index sees them (stopwords gone, stemmed). */
   queryTerms(text: string): string[] {
     return this.analyzer.analyze(text);
-  }
-
-  /**
-   * Every matching id with its score, best first (ties by id): the full ranking, which
-   * evaluation reads to any depth.
-   */
-  rank(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; ranked: Ranked[] } {
-    const { terms, hits } = this.match(query);
-    return { terms, ranked: hits.sort(byRank) };
   }
 
   /**
@@ -517,7 +448,7 @@ export class MiniSearchIndex implements SearchIndex {
     let budget: number = L.maxExpansions;
     for (const [term, count] of weighted) {
       const fuzzy = term.length >= r.fuzzyMinLength && term.length <= L.maxFuzzyLength ? Math.min(L.maxFuzzyDistance, Math.round(term.length * 0.2)) : 0;
-      const found = this.mini.expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
+      const found = this.compact.expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
       const best = bestExpansions(found, Math.min(L.maxExpansionsPerTerm, budget));
       budget -= best.length;
       for (const e of best) scored.push([e.term, e.weight * count]);
@@ -526,31 +457,7 @@ export class MiniSearchIndex implements SearchIndex {
     return { terms: kept, short, scored, groups };
   }
 
-  /**
-   * Every matching id with its score, in no particular order, and the index terms to highlight.
-   * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
-   * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
-   */
-  private match(query: Pick<IndexQuery, 'text' | 'type' | 'tag'>): { terms: string[]; highlight: Set<string>; hits: Ranked[] } {
-    const plan = this.plan(query.text);
-    const { terms } = plan;
-    // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
-    const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!terms.length) return { terms, highlight, hits: [] };
-    const keep = this.filterFor(query.type, query.tag);
-    const r = this.ranking;
-    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
-    let hits = this.runExact(plan.scored, keep);
-    const x = r.expansion;
-    if (x.enabled && hits.length > 0 && this.mini.documentCount >= x.minDocs) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
-      hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
-    }
-    return { terms, highlight, hits };
-  }
-
-  private filterFor(type?: ItemType, tag?: string): Keep | undefined {
+  protected filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
     const docs = this.metaDocs();
@@ -560,41 +467,14 @@ export class MiniSearchIndex implements SearchIndex {
     };
   }
 
-  /**
-   * Exact terms, weighted: `search` with `combineWith: 'OR'` and `boostTerm`, without its
-   * per-posting objects. With coordination on, a score is multiplied by the number of query
-   * terms matched: of `groups` (a query term with its expansions) when given, else of `terms`.
-   */
-  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Ranked[] {
-    const r = this.ranking;
-    const { ids, scores, matched } = this.mini.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
-    const out: Ranked[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      if (keep && !keep(ids[i])) continue;
-      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
-      out.push({ id: ids[i], score: scores[i] * factor });
-    }
-    return out;
-  }
-
   /** Query terms of which a document holds the term or one of its expansions. */
-  private groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
+  protected groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
     return groups.filter((g) => g.some((t) => this.holds(id, t))).length;
   }
 
-  /**
-   * The page `query` asks for. `options.pruning` overrides the index's `pruning` for this call
-   * (benchmarks time both paths over one index).
-   */
-  async search(query: IndexQuery, options: { readonly pruning?: boolean } = {}): Promise<IndexPage> {
-    if (options.pruning ?? this.pruning) return this.gate.run(() => this.searchPruned(query));
-    const { highlight, hits } = this.match(query);
-    const page = topHits(hits, query.offset + query.limit).slice(query.offset);
-    const wanted = query.snippets === false ? undefined : highlight;
-    return {
-      total: hits.length,
-      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
-    };
+  /** The page `query` asks for (the exhaustive oracle of tools/oracles/exhaustive-index.ts gives the same). */
+  search(query: IndexQuery): Promise<IndexPage> {
+    return this.gate.run(() => this.searchPruned(query));
   }
 
   /**
@@ -613,16 +493,16 @@ export class MiniSearchIndex implements SearchIndex {
     const keep = this.filterFor(query.type, query.tag);
     const r = this.ranking;
     const k = query.offset + query.limit;
-    let page: { total: number; hits: Ranked[] };
+    let page: { total: number; hits: Scored[] };
     if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
-      const expand = x.enabled && this.mini.documentCount >= x.minDocs;
+      const expand = x.enabled && this.compact.documentCount >= x.minDocs;
       page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
-        const known = page.hits.slice(0, x.fbDocs).map((h) => this.mini.shortId(h.id)!);
+        const known = page.hits.slice(0, x.fbDocs).map((h) => this.compact.shortId(h.id)!);
         page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k, undefined, true, known);
       }
     }
@@ -636,7 +516,8 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   /**
-   * `runExact`'s best `k`, and the number of all its matches, by dynamic pruning; `pause()` is
+   * The best `k` of `terms` scored over every matching document (as the exhaustive oracle,
+   * tools/oracles/exhaustive-index.ts, scores them), and the number of all its matches, by dynamic pruning; `pause()` is
    * awaited between a term's postings and the next, and between windows of documents.
    */
   private async runPruned(
@@ -647,11 +528,11 @@ export class MiniSearchIndex implements SearchIndex {
     groups?: ReadonlyArray<readonly string[]>,
     count = true,
     known?: readonly number[],
-  ): Promise<{ total: number; hits: Ranked[] }> {
+  ): Promise<{ total: number; hits: Scored[] }> {
     const r = this.ranking;
-    const mini = this.mini;
-    const keepDoc = keep && ((docId: number) => keep(mini.externalId(docId)));
-    const job = mini.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const compact = this.compact;
+    const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
+    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
     let step = job.next();
     while (!step.done) {
       await pause();
@@ -661,7 +542,7 @@ export class MiniSearchIndex implements SearchIndex {
     const coordination = !r.coordination
       ? undefined
       : groups
-        ? (docId: number) => this.groupsMatched(mini.externalId(docId), groups)
+        ? (docId: number) => this.groupsMatched(compact.externalId(docId), groups)
         : (_docId: number, matched: number) => matched;
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
@@ -670,13 +551,13 @@ export class MiniSearchIndex implements SearchIndex {
     // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
-    const topK = groups ? accumulatedTopK : known || mini.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => mini.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
+    const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
     return { total, hits };
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
-  private snippet(hit: Ranked, wanted: ReadonlySet<string>): string {
+  protected snippet(hit: Scored, wanted: ReadonlySet<string>): string {
     const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
     if (!doc.plain) {

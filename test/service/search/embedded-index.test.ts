@@ -1,7 +1,8 @@
 import type { Item } from '../../../service/content/item';
 import { Analyzer } from '../../../service/search/analyzer';
 import { rm3Weights } from '../../../service/search/expansion';
-import { MiniSearchIndex } from '../../../service/search/minisearch-index';
+import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
 import { buildSnippet } from '../../../service/search/snippet';
@@ -28,16 +29,16 @@ describe('Analyzer', () => {
   });
 });
 
-describe('MiniSearchIndex', () => {
+describe('EmbeddedIndex', () => {
   const items = [
     doc('k8s', 'Kubernetes at home', 'Storage is where clusters hurt. Longhorn replicates volumes.', { tags: ['kubernetes'] }),
     doc('bm25', 'BM25 explained', 'Ranking by term frequency and inverse document frequency.', { tags: ['search'] }),
     doc('pi', 'Weather station', 'A Raspberry Pi measures temperature.', { type: 'project', tags: ['hardware'] }),
     doc('cook', 'Cooking pasta', 'Boil water, add salt, cook the pasta for nine minutes.'),
   ];
-  let index: MiniSearchIndex;
+  let index: ExhaustiveIndex;
   beforeEach(async () => {
-    index = new MiniSearchIndex();
+    index = new ExhaustiveIndex();
     await index.replaceAll(items);
   });
 
@@ -73,7 +74,7 @@ describe('MiniSearchIndex', () => {
   });
 
   it('breaks score ties by id so pages are stable', async () => {
-    const twins = new MiniSearchIndex();
+    const twins = new EmbeddedIndex();
     await twins.replaceAll([doc('b', 'same', 'identical words'), doc('a', 'same', 'identical words'), doc('c', 'same', 'identical words')]);
     const page = await twins.search({ text: 'identical', limit: 10, offset: 0 });
     expect(page.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
@@ -95,14 +96,14 @@ describe('MiniSearchIndex', () => {
     expect((await q('storage clusters volumes', { tag: 'search' })).total).toBe(0);
     await index.upsert([doc('k8s', 'Kubernetes at home', 'Nothing about disks any more.', { tags: ['kubernetes'] })]);
     expect((await q('storage clusters volumes')).total).toBe(0);
-    const twins = new MiniSearchIndex();
+    const twins = new EmbeddedIndex();
     await twins.replaceAll([doc('b', 'same', 'identical words here'), doc('a', 'same', 'identical words here'), doc('c', 'same', 'identical words here')]);
     expect((await twins.search({ text: 'identical words here', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
     expect((await twins.search({ text: 'identical words here', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual(['b']);
   });
 
   it('multiplies by the matched query terms with coordination on', async () => {
-    const coord = new MiniSearchIndex({ coordination: true });
+    const coord = new EmbeddedIndex({ coordination: true });
     await coord.replaceAll(items);
     const text = 'raspberry measures temperature';
     const [plain] = (await index.search({ text, limit: 1, offset: 0 })).hits;
@@ -110,7 +111,7 @@ describe('MiniSearchIndex', () => {
     expect(hit.score).toBeCloseTo(plain.score * 3, 12);
   });
 
-  it('ranks the full match list in rank(), the same order search() pages through', async () => {
+  it('pages search() through the exhaustive oracle\'s full ranking (rank()), in its order', async () => {
     const all = index.rank({ text: 'water pasta storage ranking' }).ranked.map((h) => h.id);
     const paged: string[] = [];
     for (let offset = 0; offset < all.length; offset += 1) {
@@ -121,7 +122,7 @@ describe('MiniSearchIndex', () => {
   });
 
   it('expands long queries with RM3 once the index is large enough', async () => {
-    const big = new MiniSearchIndex({ expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 } });
+    const big = new EmbeddedIndex({ expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 } });
     const corpus = [
       doc('a1', 'x', 'laser optics beam coherent light'),
       doc('a2', 'x', 'laser beam optics mirror'),
@@ -131,7 +132,7 @@ describe('MiniSearchIndex', () => {
       doc('c2', 'x', 'water boiling point'),
     ];
     await big.replaceAll(corpus);
-    const plain = new MiniSearchIndex({ expansion: { enabled: false, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 5 } });
+    const plain = new EmbeddedIndex({ expansion: { enabled: false, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 5 } });
     await plain.replaceAll(corpus);
     const q = { text: 'laser beam optics', limit: 10, offset: 0 };
     expect((await plain.search(q)).hits.map((h) => h.id)).not.toContain('b1');
@@ -144,9 +145,9 @@ describe('query work bounds', () => {
   const L = QUERY_LIMITS;
   // 600 index terms under one prefix, and near spellings of a long word.
   const vocab = Array.from({ length: 600 }, (_, i) => `zeta${i.toString(36)}x`).join(' ');
-  let index: MiniSearchIndex;
+  let index: EmbeddedIndex;
   beforeAll(async () => {
-    index = new MiniSearchIndex();
+    index = new EmbeddedIndex();
     await index.replaceAll([
       doc('v', 'vocabulary', vocab),
       doc('w', 'words', 'electroencephalographically electroencephalographicalli measurement'),
@@ -176,7 +177,7 @@ describe('query work bounds', () => {
   it('caps prefix expansions per term and per query, closest first', async () => {
     const one = index.plan('zeta');
     expect(one.scored).toHaveLength(1 + L.maxExpansionsPerTerm);
-    const wide = new MiniSearchIndex({ shortQueryTerms: 8 });
+    const wide = new EmbeddedIndex({ shortQueryTerms: 8 });
     await wide.upsert([doc('v', 'vocabulary', `${vocab} ${vocab.replace(/zeta/g, 'beta')}`)]);
     const plan = wide.plan('zeta beta zeta');
     expect(plan.scored.length).toBe(2 + L.maxExpansions);
@@ -210,7 +211,7 @@ describe('query work bounds', () => {
   it('keeps, of expansions at the same distance, the ones in most documents', async () => {
     const rare = Array.from({ length: 40 }, (_, i) => doc(`r${i}`, 'rare', `zonk${String.fromCharCode(97 + (i % 26))}${i}`));
     const common = Array.from({ length: 40 }, (_, i) => doc(`c${i}`, 'common', 'zonkqq zonkrr'));
-    const idx = new MiniSearchIndex();
+    const idx = new EmbeddedIndex();
     await idx.replaceAll([...rare, ...common]);
     const plan = idx.plan('zonk');
     // Two letters added: zonkqq and zonkrr (40 documents each) beat every one-document completion.
@@ -219,7 +220,7 @@ describe('query work bounds', () => {
   });
 
   it('a 2-letter query scores its one term: too short for prefix (prefixMinLength) or fuzzy (fuzzyMinLength) matching', async () => {
-    const idx = new MiniSearchIndex();
+    const idx = new EmbeddedIndex();
     await idx.replaceAll([doc('a', 'ze', `ze ${vocab} zf zq`)]);
     const plan = idx.plan('ze');
     expect(plan.scored).toEqual([['ze', 1]]);
@@ -228,7 +229,7 @@ describe('query work bounds', () => {
 
   it('a 30-letter query scores at most its term and maxExpansionsPerTerm prefix matches, no near spellings (maxFuzzyLength)', async () => {
     const long = 'abcdefghijklmnopqrstuvwxyzabcd';
-    const idx = new MiniSearchIndex();
+    const idx = new EmbeddedIndex();
     const completions = Array.from({ length: 40 }, (_, i) => `${long}${i.toString(36)}`);
     // One edit away from the query: a near spelling that a shorter term would match.
     const typo = `x${long.slice(1)}`;
@@ -246,7 +247,7 @@ describe('indexing in slices', () => {
   const many = Array.from({ length: 20 }, (_, i) => doc(`d${i}`, `doc ${i}`, `shared words number${i}`));
 
   it('yields to the event loop between items of a large upsert, and searches see whole items', async () => {
-    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    const index = new EmbeddedIndex({ indexSliceMs: 0 });
     const seen: number[] = [];
     const probe = () => {
       seen.push(index.size());
@@ -259,7 +260,7 @@ describe('indexing in slices', () => {
   });
 
   it('analyses a very large body in slices, serving the old version of the item until the new one is indexed whole', async () => {
-    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    const index = new EmbeddedIndex({ indexSliceMs: 0 });
     await index.upsert([doc('big', 'big', 'original words')]);
     const words = Array.from({ length: 40_000 }, (_, i) => `word${i % 997} plasma`).join(' ');
     let probes = 0;
@@ -287,7 +288,7 @@ describe('indexing in slices', () => {
   });
 
   it('runs writes in order: an upsert made during a sliced replaceAll lands in the new index', async () => {
-    const index = new MiniSearchIndex({ indexSliceMs: 0 });
+    const index = new EmbeddedIndex({ indexSliceMs: 0 });
     const replacing = index.replaceAll(many);
     const upserting = index.upsert([doc('late', 'late', 'arrived during the rebuild')]);
     // Until the rebuild swaps in, searches see the old (empty) index whole.

@@ -1,0 +1,75 @@
+/**
+ * The exhaustive scorer, kept as the reference that the service's pruned search is compared
+ * with: `EmbeddedIndex` with every matching document scored (`CompactIndex.scoreTerms`, no
+ * MaxScore, no windows, no slices), the same plan, filters, RM3 and snippets. Property tests
+ * prove "pruned == exhaustive" against it (test/service/search/max-score.test.ts,
+ * incremental.test.ts) and the side-by-side benchmark times it as the "before". Never used by
+ * the service.
+ */
+import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
+import { EmbeddedIndex, type Keep } from '../../service/search/embedded-index';
+import { rm3Weights } from '../../service/search/expansion';
+import type { WeightedTerm } from '../../service/search/query-plan';
+import { byRank, topHits, type Scored } from '../../service/search/top-hits';
+
+type RankQuery = Pick<IndexQuery, 'text' | 'type' | 'tag'>;
+
+export class ExhaustiveIndex extends EmbeddedIndex {
+  /** `search`'s page, every match scored: the oracle of the pruned search (same ids, scores, total, snippets). */
+  exhaustive(query: IndexQuery): IndexPage {
+    const { highlight, hits } = this.match(query);
+    const page = topHits(hits, query.offset + query.limit).slice(query.offset);
+    const wanted = query.snippets === false ? undefined : highlight;
+    return {
+      total: hits.length,
+      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
+    };
+  }
+
+  /** Every matching id with its score, best first (ties by id): the full ranking, to any depth. */
+  rank(query: RankQuery): { terms: string[]; ranked: Scored[] } {
+    const { terms, hits } = this.match(query);
+    return { terms, ranked: hits.sort(byRank) };
+  }
+
+  /**
+   * Every matching id with its score, in no particular order, and the index terms to highlight.
+   * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
+   * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
+   */
+  private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
+    const plan = this.plan(query.text);
+    const { terms } = plan;
+    // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
+    const highlight = new Set(plan.scored.map(([t]) => t));
+    if (!terms.length) return { terms, highlight, hits: [] };
+    const keep = this.filterFor(query.type, query.tag);
+    // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
+    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
+    let hits = this.runExact(plan.scored, keep);
+    const x = this.ranking.expansion;
+    if (x.enabled && hits.length > 0 && this.size() >= x.minDocs) {
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
+      hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
+    }
+    return { terms, highlight, hits };
+  }
+
+  /**
+   * Exact terms, weighted: MiniSearch's `search` with `combineWith: 'OR'` and `boostTerm`,
+   * without its per-posting objects. With coordination on, a score is multiplied by the number
+   * of query terms matched: of `groups` (a query term with its expansions) when given, else of
+   * `terms`.
+   */
+  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
+    const r = this.ranking;
+    const { ids, scores, matched } = this.compact.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const out: Scored[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      if (keep && !keep(ids[i])) continue;
+      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
+      out.push({ id: ids[i], score: scores[i] * factor });
+    }
+    return out;
+  }
+}
