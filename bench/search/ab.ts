@@ -82,10 +82,21 @@ export function abTable(runs: readonly AbRun[]): string[] {
   return lines;
 }
 
+/** The base checkout's index class: `EmbeddedIndex`, or `MiniSearchIndex` before issue 27 renamed it. */
+function baseIndexClass(dir: string): new (o: object) => Searchable {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  try {
+    return (require(join(dir, 'service/search/embedded-index')) as { EmbeddedIndex: new (o: object) => Searchable }).EmbeddedIndex;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    return (require(join(dir, 'service/search/minisearch-index')) as { MiniSearchIndex: new (o: object) => Searchable }).MiniSearchIndex;
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
 /** `abSize` at every size against the index of the checkout at `baseDir`; the Markdown table. */
 export async function abAgainst(baseDir: string, v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined): Promise<string[]> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Base = (require(join(resolve(baseDir), 'service/search/embedded-index')) as { EmbeddedIndex: new (o: object) => Searchable }).EmbeddedIndex;
+  const Base = baseIndexClass(resolve(baseDir));
   const runs: AbRun[] = [];
   for (const size of sizes) {
     runs.push(...(await abSize(v, size, reps, () => new Base({ indexSliceMs: 1000 }))));
