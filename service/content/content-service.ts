@@ -228,7 +228,11 @@ export class ContentService {
   /** One item, or undefined. (A store may load items lazily: the catalog keeps the plain item once read.) */
   get(id: string): Item | undefined {
     const item = this.items.get(id);
-    if (item === undefined) return undefined;
+    return item === undefined ? undefined : this.keepPlain(id, item);
+  }
+
+  /** `item` as a plain item, kept in the catalog in place of a lazy one once read. */
+  private keepPlain(id: string, item: Item): Item {
     const plain = unwrapItem(item);
     if (plain !== item) this.items.set(id, plain);
     return plain;
@@ -247,9 +251,7 @@ export class ContentService {
       sorted = [];
       for (const [id, item] of this.items) {
         if (scope !== 'all' && item.type !== scope) continue;
-        const plain = unwrapItem(item);
-        if (plain !== item) this.items.set(id, plain);
-        sorted.push(plain);
+        sorted.push(this.keepPlain(id, item));
       }
       sorted.sort((a, b) => (scope === 'all' ? order[a.type] - order[b.type] : 0) || compareNewestFirst(a, b));
       this.sortedCache.set(scope, sorted);

@@ -7,7 +7,7 @@ import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranki
 import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from './query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
-import { itemFingerprint } from './item-fingerprint';
+import { itemFingerprint } from '../content/item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
