@@ -135,14 +135,36 @@ export interface Bm25Params {
 }
 
 
-/** The documents some terms matched, unsorted; parallel arrays. */
-export interface TermScores {
-  /** External ids. */
-  readonly ids: string[];
-  /** Summed BM25 score of each id. */
-  readonly scores: number[];
-  /** Distinct query terms each id matched (the coordination factor). */
-  readonly matched: number[];
+/**
+ * A read-only view of an index's live postings and of the statistics BM25 is defined on, for a
+ * scorer that visits every posting: the exhaustive oracle of the pruned search
+ * (tools/oracles/exhaustive-scorer.ts), which is not in the service. It gives the postings as
+ * they are stored (the base segment's runs, then the appended segments', deleted documents left
+ * out), not the pruned path's assembly of them (base runs merged over fields, cached parts,
+ * block bounds, cursors), which is what the oracle checks; and the searched fields, document
+ * frequencies, idf and lengths that the pruned path scores with.
+ */
+export interface PostingsView {
+  /** Field names by field id. */
+  readonly fields: readonly string[];
+  /** Short document ids are below this (for scratch arrays indexed by them). */
+  idLimit(): number;
+  /** Field ids that `boost` searches (boost > 0), in the order a document's score sums them. */
+  searched(boost: Readonly<Record<string, number>>): readonly number[];
+  /** The id of an index term, or undefined. */
+  termId(term: string): number | undefined;
+  /** Live documents whose field `f` holds term `t`. */
+  df(f: number, t: number): number;
+  /** BM25 idf of term `t` in field `f` over the live documents. */
+  idf(f: number, t: number): number;
+  /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
+  eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void;
+  /** Terms in document `doc`'s field `f`, repeats counted (its BM25 length). */
+  fieldLength(doc: number, f: number): number;
+  /** Field `f`'s average length (MiniSearch's running average). */
+  averageLength(f: number): number;
+  /** The external id of a short document id. */
+  externalId(doc: number): string;
 }
 
 /**
@@ -253,14 +275,11 @@ export class CompactIndex {
   // Any write moves the version; caches derived from the postings hold for one version.
   private version = 0;
   private acc = new Float64Array(0);
-  private termScore = new Float64Array(0);
   private termStamp = new Int32Array(0);
-  private count = new Uint16Array(0);
   private stamp = 0;
   private slot = new Int32Array(0);
   private slotStamp = new Int32Array(0);
   private slotStampN = 0;
-  private norms = new Map<number, { key: string; norm: Float64Array }>();
   private postingCache = new Map<string, TermPostings>();
   // Postings each cached entry holds beyond the base runs it shares.
   private postingCacheSizes = new Map<string, number>();
@@ -896,19 +915,6 @@ export class CompactIndex {
     return false;
   }
 
-  private lengthNorm(f: number, bm25: Bm25Params): Float64Array {
-    const avg = this.avg[f];
-    const key = `${this.version}:${avg}:${bm25.k}:${bm25.b}`;
-    const cached = this.norms.get(f);
-    if (cached?.key === key) return cached.norm;
-    const norm = new Float64Array(this.next);
-    const { k, b } = bm25;
-    const { nf, lengths, ids } = this;
-    for (let d = 0; d < this.next; d++) if (ids[d] !== undefined) norm[d] = k * (1 - b + (b * lengths[d * nf + f]) / avg);
-    this.norms.set(f, { key, norm });
-    return norm;
-  }
-
   private idf(f: number, t: number): number {
     const df = this.df[f][t];
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
@@ -927,9 +933,7 @@ export class CompactIndex {
     if (this.acc.length >= n) return;
     const size = Math.max(n, this.acc.length * 2, 1024);
     this.acc = new Float64Array(size);
-    this.termScore = new Float64Array(size);
     this.termStamp = new Int32Array(size);
-    this.count = new Uint16Array(size);
     this.stamp = 0;
   }
 
@@ -1125,8 +1129,8 @@ export class CompactIndex {
 
   /**
    * Cursors over `terms` for `maxScoreTopK` (terms absent from the index left out), with the
-   * fields, weights and BM25 of `scoreTerms`, and, when `count`, the number of documents they
-   * match together (of those `keep` keeps; else 0).
+   * fields, weights and BM25 the exhaustive oracle scores with, and, when `count`, the number of
+   * documents they match together (of those `keep` keeps; else 0).
    */
   cursors(
     terms: readonly WeightedTerm[],
@@ -1216,68 +1220,20 @@ export class CompactIndex {
     return total;
   }
 
-  /**
-   * Every document holding at least one of `terms` (exactly, no prefix or fuzzy matching) with
-   * Σ over terms and fields of weight × field boost × BM25, summed as MiniSearch sums (per term:
-   * fields in order; then terms in order). Fields absent from `boost` or boosted 0 are not
-   * searched; terms of weight ≤ 0 are skipped.
-   *
-   * The reference scorer, not used by the service (which scores through `cursorJob`): the
-   * exhaustive oracle (tools/oracles/exhaustive-index.ts) and tests read it. It stays here, on
-   * the private posting store (`eachPosting`), so that it does not share the cursors' postings
-   * assembly (base runs, appended segments, tombstones) that it is the check of.
-   */
-  scoreTerms(terms: readonly WeightedTerm[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermScores {
-    this.ensureScratch();
-    const fields = this.searched(boost);
-    const { acc, termScore, termStamp, count } = this;
-    const touched: number[] = [];
-    const termDocs: number[] = [];
-    const seenTerms = new Set<string>();
-    const { k, d } = bm25;
-    const k1 = k + 1;
-    for (const [term, weight] of terms) {
-      if (!(weight > 0)) continue;
-      const t = this.termIds.get(term);
-      if (t === undefined || fields.every((f) => this.df[f][t] === 0)) continue;
-      const distinct = !seenTerms.has(term);
-      seenTerms.add(term);
-      const stamp = this.nextStamp();
-      termDocs.length = 0;
-      for (const f of fields) {
-        if (this.df[f][t] === 0) continue;
-        const idf = this.idf(f, t);
-        const norm = this.lengthNorm(f, bm25);
-        const factor = weight * boost[this.fields[f]];
-        this.eachPosting(f, t, (doc, tf) => {
-          const s = factor * (idf * (d + (tf * k1) / (tf + norm[doc])));
-          if (termStamp[doc] !== stamp) {
-            termStamp[doc] = stamp;
-            termScore[doc] = s;
-            termDocs.push(doc);
-          } else {
-            termScore[doc] += s;
-          }
-        });
-      }
-      for (const doc of termDocs) {
-        if (count[doc] === 0) touched.push(doc);
-        if (distinct) count[doc] += 1;
-        acc[doc] += termScore[doc];
-      }
-    }
-    const ids: string[] = new Array(touched.length);
-    const scores: number[] = new Array(touched.length);
-    const matched: number[] = new Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
-      const doc = touched[i];
-      ids[i] = this.ids[doc] as string;
-      scores[i] = acc[doc];
-      matched[i] = count[doc];
-      acc[doc] = 0;
-      count[doc] = 0;
-    }
-    return { ids, scores, matched };
+  /** The index as the exhaustive oracle reads it (see `PostingsView`): a live view, not a copy. */
+  postingsView(): PostingsView {
+    return {
+      fields: this.fields,
+      idLimit: () => this.next,
+      searched: (boost) => this.searched(boost),
+      termId: (term) => this.termIds.get(term),
+      df: (f, t) => this.df[f][t],
+      idf: (f, t) => this.idf(f, t),
+      eachPosting: (f, t, fn) => this.eachPosting(f, t, fn),
+      fieldLength: (doc, f) => this.lengths[doc * this.nf + f],
+      averageLength: (f) => this.avg[f],
+      externalId: (doc) => this.ids[doc] as string,
+    };
   }
 }
 

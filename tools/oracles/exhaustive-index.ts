@@ -1,16 +1,16 @@
 /**
- * The exhaustive scorer, kept as the reference that the service's pruned search is compared
- * with: `EmbeddedIndex` with every matching document scored (`CompactIndex.scoreTerms`, no
- * MaxScore, no windows, no slices), the same plan, filters, RM3 and snippets. Property tests
- * prove "pruned == exhaustive" against it (test/service/search/max-score.test.ts,
- * incremental.test.ts) and the side-by-side benchmark times it as the "before". Never used by
- * the service.
+ * The exhaustive search, kept as the reference that the service's pruned search is compared
+ * with: `EmbeddedIndex` with every matching document scored (exhaustive-scorer.ts: no MaxScore,
+ * no windows, no slices), the same plan, filters, RM3 and snippets. Property tests prove
+ * "pruned == exhaustive" against it (test/service/search/max-score.test.ts, incremental.test.ts)
+ * and the side-by-side benchmark times it as the "before". Never used by the service.
  */
 import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
 import { EmbeddedIndex, type Keep } from '../../service/search/embedded-index';
 import { rm3Weights } from '../../service/search/expansion';
 import type { WeightedTerm } from '../../service/search/query-plan';
 import { byRank, topHits, type Scored } from '../../service/search/top-hits';
+import { scoreTerms } from './exhaustive-scorer';
 
 type RankQuery = Pick<IndexQuery, 'text' | 'type' | 'tag'>;
 
@@ -35,7 +35,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
   /**
    * Every matching id with its score, in no particular order, and the index terms to highlight.
    * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
-   * terms, then expand with RM3. Both through `CompactIndex.scoreTerms`.
+   * terms, then expand with RM3. Both through `scoreTerms`.
    */
   private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
     const plan = this.plan(query.text);
@@ -63,7 +63,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
    */
   private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
     const r = this.ranking;
-    const { ids, scores, matched } = this.compact.scoreTerms(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const { ids, scores, matched } = scoreTerms(this.compact.postingsView(), terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
     const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i])) continue;

@@ -1,137 +1,8 @@
 import fc from 'fast-check';
-import MiniSearch from 'minisearch';
-import { CompactIndex, type Bm25Params } from '../../../service/search/compact-index';
+import { CompactIndex } from '../../../service/search/compact-index';
 import type { WeightedTerm } from '../../../service/search/query-plan';
-
-interface Doc {
-  id: string;
-  title: string;
-  text: string;
-}
-
-const docs: Doc[] = [
-  { id: 'a', title: 'laser optics', text: 'laser optics beam coherent light laser' },
-  { id: 'b', title: 'mirrors', text: 'laser beam mirror polishing' },
-  { id: 'c', title: 'bread', text: 'bread baking flour water' },
-  { id: 'd', title: 'water', text: 'water boiling point light' },
-  { id: 'e', title: 'coherent light', text: 'coherent light source of a laser beam in water' },
-];
-const boost = { title: 0.2, text: 1 };
-const bm25: Bm25Params = { k: 0.9, b: 0.4, d: 0 };
-
-const words = (text: string): string[] => text.split(' ').filter(Boolean);
-
-/**
- * The index under test and MiniSearch over the same documents, kept in step. MiniSearch takes a
- * field's length to be its distinct tokens; each occurrence is made distinct (`term\0n`) until
- * `processTerm` strips the mark, so its length is the number of terms, as BM25 (and
- * `CompactIndex`) count it.
- */
-class Both {
-  readonly c = new CompactIndex(['title', 'text']);
-  readonly m = new MiniSearch<Doc>({
-    fields: ['title', 'text'],
-    autoVacuum: false,
-    tokenize: (text) => words(text).map((t, i) => `${t}\u0000${i}`),
-    processTerm: (term) => term.slice(0, term.indexOf('\u0000')),
-  });
-  constructor(items: readonly Doc[]) {
-    for (const d of items) this.add(d);
-  }
-  add(d: Doc): void {
-    this.c.add(d.id, [words(d.title), words(d.text)]);
-    this.m.add(d);
-  }
-  discard(id: string): void {
-    this.c.discard(id);
-    this.m.discard(id);
-  }
-}
-
-function build(items: readonly Doc[]): Both {
-  return new Both(items);
-}
-
-/** What MiniSearch's own search gives: OR, exact terms, `boostTerm`, coordination undone. */
-function viaSearch(b: Both, terms: readonly WeightedTerm[]): Map<string, number> {
-  const m = b.m;
-  const weights = new Map<string, number>();
-  for (const [t, w] of terms) weights.set(t, w);
-  const res = m.search(terms.map(([t]) => t).join(' '), {
-    fields: Object.keys(boost),
-    boost,
-    bm25,
-    combineWith: 'OR',
-    boostTerm: (t) => weights.get(t) ?? 0,
-  });
-  return new Map(res.map((r) => [r.id as string, r.score / r.queryTerms.length]));
-}
-
-function viaScorer(b: Both, terms: readonly WeightedTerm[]): Map<string, number> {
-  const { ids, scores } = b.c.scoreTerms(terms, boost, bm25);
-  return new Map(ids.map((id, i) => [id, scores[i]]));
-}
-
-function expectSameScores(actual: Map<string, number>, expected: Map<string, number>): void {
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  // Bit for bit: the same expression, document frequencies and running length averages.
-  for (const [id, s] of expected) expect(actual.get(id)).toBe(s);
-}
-
-describe('CompactIndex.scoreTerms', () => {
-  it('gives the scores of MiniSearch search (OR, exact terms, term weights)', () => {
-    const m = build(docs);
-    const terms: WeightedTerm[] = [['laser', 0.6], ['water', 0.25], ['light', 0.1], ['nothing', 0.5]];
-    const got = viaScorer(m, terms);
-    expectSameScores(got, viaSearch(m, terms));
-    expect(got.size).toBe(5);
-  });
-
-  it('counts a repeated term twice and a term once in `matched`', () => {
-    const m = build(docs).c;
-    const once = m.scoreTerms([['laser', 1], ['light', 1]], boost, bm25);
-    const twice = m.scoreTerms([['laser', 1], ['light', 1], ['laser', 1]], boost, bm25);
-    const a = (r: typeof once) => r.ids.indexOf('a');
-    const laserOnly = m.scoreTerms([['laser', 1]], boost, bm25);
-    expect(twice.scores[a(twice)]).toBeCloseTo(once.scores[a(once)] + laserOnly.scores[laserOnly.ids.indexOf('a')], 12);
-    expect(twice.matched[a(twice)]).toBe(2);
-    expect(once.matched[once.ids.indexOf('c')]).toBeUndefined();
-  });
-
-  it('skips terms of weight 0 and fields boosted 0', () => {
-    const m = build(docs).c;
-    expect(m.scoreTerms([['laser', 0]], boost, bm25).ids).toEqual([]);
-    // "mirrors" is only in b's title (stemming is off here): a title boost of 0 leaves it out.
-    expect(m.scoreTerms([['mirrors', 1]], { title: 0, text: 1 }, bm25).ids).toEqual([]);
-    expect(m.scoreTerms([['mirrors', 1]], boost, bm25).ids).toEqual(['b']);
-  });
-
-  it('ignores discarded documents (tombstones): same as an index of the live ones', () => {
-    const m = build(docs);
-    m.discard('a');
-    m.discard('e');
-    m.add({ id: 'e', title: 'fresh', text: 'laser water' });
-    const live = build([...docs.filter((d) => d.id !== 'a' && d.id !== 'e'), { id: 'e', title: 'fresh', text: 'laser water' }]);
-    const terms: WeightedTerm[] = [['laser', 1], ['water', 0.5], ['light', 0.3]];
-    // MiniSearch's own search is no reference here: it counts discarded documents in a term's
-    // frequency until it meets them. The running length averages drift in the last bits.
-    const got = viaScorer(m, terms);
-    const want = viaScorer(live, terms);
-    expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
-    for (const [id, s] of want) expect(got.get(id)).toBeCloseTo(s, 12);
-    expectSameScores(want, viaSearch(live, terms));
-  });
-
-  it('follows the index as it changes (cached length norms are rebuilt)', () => {
-    const m = build(docs);
-    const before = viaScorer(m, [['laser', 1]]);
-    m.add({ id: 'f', title: 'long', text: 'laser '.repeat(3) + 'filler '.repeat(40) });
-    const after = viaScorer(m, [['laser', 1]]);
-    expect(after.has('f')).toBe(true);
-    expect(after.get('a')).not.toBeCloseTo(before.get('a')!, 6);
-    expectSameScores(after, viaSearch(m, [['laser', 1]]));
-  });
-});
+import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
+import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';
 
 describe('CompactIndex segments', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
@@ -151,7 +22,7 @@ describe('CompactIndex segments', () => {
     rebuilt.seal();
     expect(c.documentCount).toBe(final.size);
     const score = (x: CompactIndex) => {
-      const { ids, scores } = x.scoreTerms(terms, boost, bm25);
+      const { ids, scores } = scoreTerms(x.postingsView(), terms, boost, bm25);
       return new Map(ids.map((id, i) => [id, scores[i]]));
     };
     const got = score(c);
@@ -224,8 +95,8 @@ describe('CompactIndex segments', () => {
     await c.merged();
     expect(seen[0]).toEqual(['a', 'b']);
     expect(c.documentCount).toBe(2);
-    expect(c.scoreTerms([['laser', 1]], boost, bm25).ids).toEqual([]);
-    expect(c.scoreTerms([['bread', 1]], boost, bm25).ids).toEqual(['c']);
+    expect(scoreTerms(c.postingsView(), [['laser', 1]], boost, bm25).ids).toEqual([]);
+    expect(scoreTerms(c.postingsView(), [['bread', 1]], boost, bm25).ids).toEqual(['c']);
   });
 });
 
@@ -248,7 +119,7 @@ describe('CompactIndex.expansions', () => {
     { id: 'r', title: 'other', text: 'laser plain words' },
   ];
 
-  it('scored with scoreTerms, gives the scores of MiniSearch prefix and fuzzy search', () => {
+  it('scored by the exhaustive scorer, gives the scores of MiniSearch prefix and fuzzy search', () => {
     const m = build(vocab);
     for (const term of ['laser', 'water']) {
       const found = m.c.expansions(term, { prefix: true, fuzzy: 1, scanLimit: 100 });
