@@ -194,13 +194,7 @@ describe.each([1, 2])('acknowledged means served: Sentinel master killed (%i rep
     setup = await RedisSentinelSetup.start({ replicas: replicaCount });
     const input: SettingsInput = {
       service: { environment: 'testing' },
-      kvstore: {
-        url: `redis://${setup.sentinelAddresses[0]}`,
-        topology: { mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: setup.masterName },
-        // Each reconnect asks a sentinel, then connects to the master it names: on a loaded
-        // machine 1 s (the default) is not always enough for both, and every attempt times out.
-        connectTimeoutMs: 3000,
-      },
+      kvstore: setup.kvstoreSettings(),
       rateLimit: { enabled: false },
     };
     a = await buildTestApp(input);

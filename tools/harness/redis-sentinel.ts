@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import type { SettingsInput } from '../../configs';
 import { requireBinary, ManagedProcess } from './binary';
 import { freePort, waitFor, waitForPort } from './ports';
 
@@ -106,6 +107,21 @@ export class RedisSentinelSetup {
   /** `127.0.0.1:<port>` of every sentinel, for `KVSTORE_NODES`. */
   get sentinelAddresses(): string[] {
     return this.sentinels.map((s) => `127.0.0.1:${s.port}`);
+  }
+
+  /**
+   * The service's kvstore settings for this setup: the first sentinel in the URL (with the data
+   * nodes' password), the others as nodes, the master's name; and a 3 s connect timeout: each
+   * reconnect asks a sentinel, then connects to the master it names, and on a loaded machine 1 s
+   * (the default) for both timed out attempt after attempt (issue 26, make test on a shared VM).
+   */
+  kvstoreSettings(): NonNullable<SettingsInput['kvstore']> {
+    const auth = this.password ? `:${this.password}@` : '';
+    return {
+      url: `redis://${auth}${this.sentinelAddresses[0]}`,
+      topology: { mode: 'sentinel', nodes: this.sentinelAddresses.slice(1), sentinelMaster: this.masterName },
+      connectTimeoutMs: 3000,
+    };
   }
 
   /** The port the sentinels name as master now (SENTINEL GET-MASTER-ADDR-BY-NAME on the first running one). */

@@ -17,14 +17,7 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
     setup = await RedisSentinelSetup.start({ password: 'sentinel-pass' });
     const input: SettingsInput = {
       service: { environment: 'production', apiToken: 'write-token' },
-      kvstore: {
-        url: `redis://:sentinel-pass@${setup.sentinelAddresses[0]}`,
-        topology: { mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: setup.masterName },
-        commandTimeoutMs: 1000,
-        // A reconnect asks a sentinel, then connects to the master it names: 1 s for both timed
-        // out attempt after attempt on a loaded machine (issue 26 work, make test on a shared VM).
-        connectTimeoutMs: 3000,
-      },
+      kvstore: { ...setup.kvstoreSettings(), commandTimeoutMs: 1000 },
       // search: 20 at once, then 1 per hour, shared across both replicas while the kvstore holds;
       // writes (upload tier), the global and ip tiers generous, so the writers are never limited.
       rateLimit: {

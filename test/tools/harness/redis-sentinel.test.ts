@@ -1,3 +1,4 @@
+import { parseSettings } from '../../../configs';
 import { RedisSentinelSetup } from '../../../tools/harness/redis-sentinel';
 
 describe('the RedisSentinelSetup harness', () => {
@@ -7,6 +8,13 @@ describe('the RedisSentinelSetup harness', () => {
   }, 60_000);
   afterAll(async () => {
     await setup?.stop();
+  });
+
+  it('gives the kvstore settings of the service: the first sentinel with the password in the URL, the others as nodes', () => {
+    const { kvstore } = parseSettings({ kvstore: setup.kvstoreSettings() });
+    expect(kvstore.url).toBe(`redis://:sentinel-test-pass@${setup.sentinelAddresses[0]}`);
+    expect(kvstore.topology).toMatchObject({ mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: 'mymaster' });
+    expect(kvstore.connectTimeoutMs).toBe(3000);
   });
 
   it('kills the master; the sentinels promote the replica, which keeps what was replicated', async () => {
