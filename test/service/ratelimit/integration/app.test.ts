@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { redisServerForSuite } from '../../../helpers/redis-server';
 import { freePort } from '../../../../tools/harness/ports';
 import { RedisServer } from '../../../../tools/harness/redis';
 import { captureLogger, stubFeatures, until } from '../helpers';
@@ -31,24 +32,15 @@ const PATH = '/api/v1/articles';
 const backendOf = async (t: TestApp) => (await request(t.app).get('/api/rate-limit')).body.backend as string;
 
 describe('rate limiting across replicas and kvstore outages (real redis-server)', () => {
-  let server: RedisServer;
-  let client: Redis;
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    client = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  });
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
-  });
+  const redis = redisServerForSuite({ lazyConnect: true, maxRetriesPerRequest: 1 });
   beforeEach(async () => {
-    if (client.status !== 'ready') await client.connect().catch(() => undefined);
-    await client.flushall();
+    if (redis.client.status !== 'ready') await redis.client.connect().catch(() => undefined);
+    await redis.client.flushall();
   });
 
   it('two app instances share one limit: 5 admitted in all, then 429 on both', async () => {
-    const a = await appOn(server.url);
-    const b = await appOn(server.url);
+    const a = await appOn(redis.server.url);
+    const b = await appOn(redis.server.url);
     try {
       expect(await backendOf(a.t)).toBe('kvstore');
       const statuses: number[] = [];
@@ -56,7 +48,7 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
       const r = await request(b.t.app).get(PATH);
       expect(r.headers['x-ratelimit-remaining']).toBe('0');
-      expect(await client.exists('ratelimit:global', 'ratelimit:ip:127.0.0.1')).toBe(2);
+      expect(await redis.client.exists('ratelimit:global', 'ratelimit:ip:127.0.0.1')).toBe(2);
     } finally {
       await a.t.close();
       await b.t.close();
@@ -64,12 +56,12 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
   });
 
   it('killing Redis: no 5xx, backend "memory", one warning; restarting it: back to "kvstore"', async () => {
-    const { t, warnings } = await appOn(server.url);
+    const { t, warnings } = await appOn(redis.server.url);
     try {
       expect(await backendOf(t)).toBe('kvstore');
       expect((await request(t.app).get(PATH)).status).toBe(200);
-      client.disconnect();
-      await server.kill();
+      redis.client.disconnect();
+      await redis.server.kill();
       const statuses: number[] = [];
       for (let i = 0; i < 12; i++) statuses.push((await request(t.app).get(PATH)).status);
       // Decided in memory, which starts afresh: 5 admitted, then refused. Never a 5xx.
@@ -81,12 +73,12 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
       expect(text).toContain(`${METRICS.rateLimitBackend}{backend="memory"} 1`);
       expect(warnings()).toEqual([expect.stringContaining('falls back to the in-memory store')]);
 
-      await server.restart();
+      await redis.server.restart();
       await until('backend kvstore after restart', async () => (await backendOf(t)) === 'kvstore');
       // Redis came back empty (no persistence): a fresh shared bucket.
       expect((await request(t.app).get(PATH)).status).toBe(200);
-      await client.connect();
-      expect(await client.get('ratelimit:ip:127.0.0.1')).toMatch(/^\d+ \d+$/);
+      await redis.client.connect();
+      expect(await redis.client.get('ratelimit:ip:127.0.0.1')).toMatch(/^\d+ \d+$/);
       expect(warnings()).toEqual([expect.stringContaining('falls back'), 'rate limiting is back on the kvstore']);
     } finally {
       await t.close();
@@ -94,8 +86,8 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
   });
 
   it('a hung Redis (SIGSTOP): requests time out to memory, no 5xx; SIGCONT: a probe switches back', async () => {
-    const { t, warnings } = await appOn(server.url);
-    const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))![1]);
+    const { t, warnings } = await appOn(redis.server.url);
+    const pid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1]);
     try {
       expect((await request(t.app).get(PATH)).status).toBe(200);
       process.kill(pid, 'SIGSTOP');
@@ -133,19 +125,19 @@ describe('rate limiting across replicas and kvstore outages (real redis-server)'
   });
 
   it('TRUST_PROXY and IPv6 /64 keying hold through the kvstore', async () => {
-    const direct = await appOn(server.url);
-    const proxied = await appOn(server.url, { service: { trustProxy: 1 } });
+    const direct = await appOn(redis.server.url);
+    const proxied = await appOn(redis.server.url, { service: { trustProxy: 1 } });
     try {
       // No trusted proxy: a spoofed X-Forwarded-For is ignored, the socket address is the key.
       for (let i = 0; i < 6; i++) await request(direct.t.app).get(PATH).set('X-Forwarded-For', `203.0.113.${i}`);
-      expect(await client.keys('ratelimit:ip:*')).toEqual(['ratelimit:ip:127.0.0.1']);
+      expect(await redis.client.keys('ratelimit:ip:*')).toEqual(['ratelimit:ip:127.0.0.1']);
       // One trusted hop: the forwarded address; IPv6 by its /64.
       for (let i = 1; i <= 5; i++) {
         expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', `2001:db8:9:9::${i}`)).status).toBe(200);
       }
       expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', '2001:db8:9:9:abcd::1')).status).toBe(429);
       expect((await request(proxied.t.app).get(PATH).set('X-Forwarded-For', '2001:db8:9:a::1')).status).toBe(200);
-      expect((await client.keys('ratelimit:ip:*')).sort()).toEqual([
+      expect((await redis.client.keys('ratelimit:ip:*')).sort()).toEqual([
         'ratelimit:ip:127.0.0.1',
         'ratelimit:ip:2001:db8:9:9::/64',
         'ratelimit:ip:2001:db8:9:a::/64',
