@@ -6,19 +6,12 @@ import pino from 'pino';
 import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
+import { expectWholeBatches, testItem } from '../../helpers/file-content-store';
 
 /** The folder's files besides the content catalogue (derived data, written in the background). */
 const contentFiles = (dir: string) => readdirSync(dir).filter((f) => f !== CATALOGUE_FILE);
 
-const item = (id: string, body = `body of ${id} `.repeat(20)): Item => ({
-  id,
-  type: 'article',
-  title: id,
-  body,
-  tags: [],
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
+const item = (id: string, body = `body of ${id} `.repeat(20)): Item => testItem(id, body);
 
 /** A logger that keeps its records, to check what a failure logs. */
 function recordingLogger() {
@@ -184,13 +177,7 @@ describe('FileContentStore when compaction fails', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.snapshot'))).toEqual([]);
     rmSync(join(dir, fault), { recursive: true });
     const { items, store } = await open();
-    const batches = new Map<number, number>();
-    for (const i of items) {
-      const b = Number(/^b(\d+)-/.exec(i.id)![1]);
-      batches.set(b, (batches.get(b) ?? 0) + 1);
-    }
-    for (let b = 0; b <= acked; b++) expect(batches.get(b)).toBe(20);
-    for (const n of batches.values()) expect(n).toBe(20);
+    expectWholeBatches(items, acked);
     await store.close();
   }, 60_000);
 

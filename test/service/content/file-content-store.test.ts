@@ -6,16 +6,9 @@ import { FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
+import { expectWholeBatches, testItem, withTempDir } from '../../helpers/file-content-store';
 
-const item = (id: string, body = `body of ${id}`): Item => ({
-  id,
-  type: 'article',
-  title: id,
-  body,
-  tags: [],
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
+const item = (id: string, body = `body of ${id}`): Item => testItem(id, body);
 
 describe('FileContentStore', () => {
   let dir: string;
@@ -150,13 +143,7 @@ describe('FileContentStore', () => {
     });
     await new Promise((r) => child.once('exit', r));
     const { items, store } = await open();
-    const batches = new Map<number, number>();
-    for (const i of items) {
-      const b = Number(/^b(\d+)-/.exec(i.id)![1]);
-      batches.set(b, (batches.get(b) ?? 0) + 1);
-    }
-    for (let b = 0; b <= acked; b++) expect(batches.get(b)).toBe(20);
-    for (const n of batches.values()) expect(n).toBe(20);
+    expectWholeBatches(items, acked);
     expect(acked).toBeGreaterThanOrEqual(60);
     await store.close();
   }, 60_000);
@@ -164,21 +151,21 @@ describe('FileContentStore', () => {
 
 describe('FileContentStore write failures', () => {
   it('answers a failed append with the error code and DATA_DIR, never the server path, and logs the detail', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'file-store-fail-'));
-    const logged: string[] = [];
-    const logger = silentLogger();
-    logger.error = ((obj: unknown, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
-    const store = new FileContentStore({ dir, logger });
-    await store.load();
-    // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
-    await (store as unknown as { log: { close(): Promise<void> } }).log.close();
-    const err = await store.putMany([item('x')]).catch((e: Error) => e);
-    expect(err).toBeInstanceOf(Error);
-    const message = (err as Error).message;
-    expect(message).toMatch(/^could not write to the content store \(DATA_DIR\): [A-Z_]+; nothing was stored$/);
-    expect(message).not.toContain(dir);
-    expect(logged.some((l) => l.includes('nothing was stored'))).toBe(true);
-    await store.close().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await withTempDir('file-store-fail-', async (dir) => {
+      const logged: string[] = [];
+      const logger = silentLogger();
+      logger.error = ((obj: unknown, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
+      const store = new FileContentStore({ dir, logger });
+      await store.load();
+      // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
+      await (store as unknown as { log: { close(): Promise<void> } }).log.close();
+      const err = await store.putMany([item('x')]).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      const message = (err as Error).message;
+      expect(message).toMatch(/^could not write to the content store \(DATA_DIR\): [A-Z_]+; nothing was stored$/);
+      expect(message).not.toContain(dir);
+      expect(logged.some((l) => l.includes('nothing was stored'))).toBe(true);
+      await store.close().catch(() => undefined);
+    });
   });
 });

@@ -1,24 +1,14 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContentService } from '../../../service/content/content-service';
 import { FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
 import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
 import { silentLogger } from '../../../service/logger';
-import { withFileStore } from '../../helpers/file-content-store';
+import { testItem, withFileStore, withTempDir } from '../../helpers/file-content-store';
 
-const item = (id: string, body: string): Item => ({
-  id,
-  type: 'article',
-  title: id,
-  body,
-  tags: [],
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
+const item = testItem;
 
 describe('the plain text kept with an item', () => {
   it('is in the store record, never in the item’s JSON, and not carried by a spread copy', () => {
@@ -39,8 +29,7 @@ describe('the plain text kept with an item', () => {
   });
 
   it('is computed at ingest, written with the item by the file store, and read back at load', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
-    try {
+    await withTempDir('item-record-', async (dir) => {
       const store = new FileContentStore({ dir, logger: silentLogger() });
       const content = new ContentService(store, { now: () => Date.parse('2026-01-01T00:00:00Z') }, silentLogger());
       await content.start();
@@ -71,23 +60,18 @@ describe('the plain text kept with an item', () => {
       expect(plainTextOf(loadedPlain)).toBe('just words');
       expect(plainTextOf(md3)).toBe('Heading\nA code line.');
       await again.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('loads records written before it existed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'item-record-'));
-    try {
+    await withTempDir('item-record-', async (dir) => {
       writeFileSync(join(dir, 'content-0.log'), encodeRecord({ op: 'put', items: [item('old', '**Old** body')] }));
       const store = new FileContentStore({ dir, logger: silentLogger() });
       const [loaded] = await store.load();
       expect(loaded).toEqual(item('old', '**Old** body'));
       expect(plainTextOf(loaded)).toBe('Old body');
       await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('is kept by the catalog (computed once at ingest)', async () => {
