@@ -92,25 +92,16 @@ function blockEnd(docs: Int32Array, b: number): number {
   return docs[Math.min(docs.length, (b + 1) << BLOCK_SHIFT) - 1];
 }
 
-/** First block ≥ `from` whose last document is ≥ `target` (galloping over block ends), or the block count if none. */
+/**
+ * First block ≥ `from` whose last document is ≥ `target`, or the block count if none: the block
+ * of the first posting ≥ `target`, found by `seek` from the next block on unless block `from`
+ * holds it (answered without a search).
+ */
 function seekBlock(docs: Int32Array, from: number, target: number): number {
   const n = blockCount(docs.length);
   if (from >= n || blockEnd(docs, from) >= target) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < n && blockEnd(docs, hi) < target) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > n) hi = n;
-  while (lo + 1 < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (blockEnd(docs, mid) < target) lo = mid;
-    else hi = mid;
-  }
-  return hi;
+  const at = seek(docs, (from + 1) << BLOCK_SHIFT, target);
+  return at < docs.length ? at >> BLOCK_SHIFT : n;
 }
 
 /** Non-essential terms (those with the largest bounds) a block-max check looks at by their blocks. */
