@@ -149,6 +149,8 @@ export interface PostingsView {
   readonly fields: readonly string[];
   /** Short document ids are below this (for scratch arrays indexed by them). */
   idLimit(): number;
+  /** Moves with every write and merge: what is derived from the view holds for one version. */
+  version(): number;
   /** Field ids that `boost` searches (boost > 0), in the order a document's score sums them. */
   searched(boost: Readonly<Record<string, number>>): readonly number[];
   /** The id of an index term, or undefined. */
@@ -294,6 +296,8 @@ export class CompactIndex {
   private expansionsVersion = -1;
   // Scratch bitmap of `unionSize`, all zero between calls.
   private unionBits = new Int32Array(0);
+  // The exhaustive oracle's view, made once: its functions stay the same ones from call to call.
+  private view: PostingsView | undefined;
 
   /** An empty index over `fields`, in the order their scores are summed. */
   constructor(
@@ -1222,9 +1226,10 @@ export class CompactIndex {
 
   /** The index as the exhaustive oracle reads it (see `PostingsView`): a live view, not a copy. */
   postingsView(): PostingsView {
-    return {
+    return (this.view ??= {
       fields: this.fields,
       idLimit: () => this.next,
+      version: () => this.version,
       searched: (boost) => this.searched(boost),
       termId: (term) => this.termIds.get(term),
       df: (f, t) => this.df[f][t],
@@ -1233,7 +1238,7 @@ export class CompactIndex {
       fieldLength: (doc, f) => this.lengths[doc * this.nf + f],
       averageLength: (f) => this.avg[f],
       externalId: (doc) => this.ids[doc] as string,
-    };
+    });
   }
 }
 

@@ -47,6 +47,24 @@ function nextStamp(): number {
   return stamp;
 }
 
+/** Per view and field: k·(1 − b + b·length/avg) by short id, for one index version and BM25's k and b. */
+const norms = new WeakMap<PostingsView, Map<number, { key: string; norm: Float64Array }>>();
+
+/** Field `f`'s length norms (see `norms`), computed at the first query of an index version. */
+function lengthNorm(index: PostingsView, f: number, bm25: Bm25Params): Float64Array {
+  const avg = index.averageLength(f);
+  const key = `${index.version()}:${avg}:${bm25.k}:${bm25.b}`;
+  let byField = norms.get(index);
+  if (!byField) norms.set(index, (byField = new Map()));
+  const cached = byField.get(f);
+  if (cached?.key === key) return cached.norm;
+  const { k, b } = bm25;
+  const norm = new Float64Array(index.idLimit());
+  for (let d = 0; d < norm.length; d++) norm[d] = k * (1 - b + (b * index.fieldLength(d, f)) / avg);
+  byField.set(f, { key, norm });
+  return norm;
+}
+
 /**
  * Every document holding at least one of `terms` (exactly, no prefix or fuzzy matching) with
  * Σ over terms and fields of weight × field boost × BM25, summed as MiniSearch sums (per term:
@@ -59,7 +77,7 @@ export function scoreTerms(index: PostingsView, terms: readonly WeightedTerm[], 
   const touched: number[] = [];
   const termDocs: number[] = [];
   const seenTerms = new Set<string>();
-  const { k, b, d } = bm25;
+  const { k, d } = bm25;
   const k1 = k + 1;
   for (const [term, weight] of terms) {
     if (!(weight > 0)) continue;
@@ -72,11 +90,10 @@ export function scoreTerms(index: PostingsView, terms: readonly WeightedTerm[], 
     for (const f of fields) {
       if (index.df(f, t) === 0) continue;
       const idf = index.idf(f, t);
-      const avg = index.averageLength(f);
+      const norm = lengthNorm(index, f, bm25);
       const factor = weight * boost[index.fields[f]];
       index.eachPosting(f, t, (doc, tf) => {
-        const norm = k * (1 - b + (b * index.fieldLength(doc, f)) / avg);
-        const s = factor * (idf * (d + (tf * k1) / (tf + norm)));
+        const s = factor * (idf * (d + (tf * k1) / (tf + norm[doc])));
         if (termStamp[doc] !== now) {
           termStamp[doc] = now;
           termScore[doc] = s;
