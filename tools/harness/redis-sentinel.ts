@@ -80,8 +80,30 @@ export class RedisSentinelSetup {
     }
     const setup = new RedisSentinelSetup(masterName, data, sentinels, dir, opts.password);
     try {
-      for (const n of data) n.process.start();
-      for (const n of data) await waitForPort(n.port);
+      // The replicas' first sync is not what the tests are about: the master sends it at once
+      // instead of after `repl-diskless-sync-delay` (5 s), then gets Redis's default back. And the
+      // sentinels start once the master sees every replica online: they learn the replicas from
+      // its INFO, asked at connect and then every 10 s. The two waits took ~10 s of most setups.
+      const [master, ...replicas] = data;
+      master.process.start();
+      await waitForPort(master.port);
+      await setup.configSetDiskless(master.port, 0);
+      for (const n of replicas) n.process.start();
+      for (const n of replicas) await waitForPort(n.port);
+      await waitFor(
+        `the master on ${master.port} to see its ${replicas.length} replica(s) online`,
+        async () => {
+          const c = setup.dataClient(master.port);
+          try {
+            await c.connect();
+            return ((await c.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length >= replicas.length;
+          } finally {
+            c.disconnect();
+          }
+        },
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      await setup.configSetDiskless(master.port, 5);
       for (const s of sentinels) s.process.start();
       for (const s of sentinels) await waitForPort(s.port);
       await waitFor(
@@ -196,6 +218,16 @@ export class RedisSentinelSetup {
   }
 
   /** A plain client of one data node. */
+  private async configSetDiskless(port: number, seconds: number): Promise<void> {
+    const c = this.dataClient(port);
+    try {
+      await c.connect();
+      await c.config('SET', 'repl-diskless-sync-delay', String(seconds));
+    } finally {
+      c.disconnect();
+    }
+  }
+
   dataClient(port: number): Redis {
     return new Redis(port, '127.0.0.1', { password: this.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   }

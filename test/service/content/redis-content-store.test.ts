@@ -170,6 +170,42 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     }
   }, 60_000);
 
+  it('a Redis that comes back without a write it acknowledged but with the epoch marker (an older snapshot, or a failover to a replica that lagged) is caught at the reconnect: the write is written back', async () => {
+    // What a Sentinel or Cluster failover to a replica that had not yet received the last writes
+    // looks like to a replica of the service: the connection drops, and the server that answers
+    // after it holds the marker (replicated long ago) but not those writes. ioredis re-sends the
+    // blocked XREAD after the reconnect, so only the dropped connection can tell.
+    const raw = new Redis(redis.url);
+    try {
+      expect((await request(a.app).post('/api/ingest').send(item('in-snapshot', 'Tenrecs are not hedgehogs.'))).status).toBe(201);
+      await raw.save();
+      expect((await request(b.app).post('/api/ingest').send(item('after-snapshot', 'Solenodons are venomous.'))).status).toBe(201);
+      await eventually(async () => (await request(a.app).get('/api/v1/articles/after-snapshot')).status === 200);
+      await redis.kill();
+      await redis.restart();
+      // The restarted server loaded the snapshot: the marker and the first item, not the second.
+      raw.disconnect();
+      const back = new Redis(redis.url);
+      try {
+        await eventually(async () => (await back.hexists('svc-ai-search:content:items', 'after-snapshot')) === 1, 20_000);
+        expect(await back.hexists('svc-ai-search:content:items', 'in-snapshot')).toBe(1);
+      } finally {
+        back.disconnect();
+      }
+      let losses = 0;
+      for (const t of [a, b]) losses += (await request(t.app).get('/health')).body.content.store_losses.items as number;
+      expect(losses).toBe(1);
+      const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } });
+      try {
+        expect((await request(c.app).get('/api/v1/articles/after-snapshot')).status).toBe(200);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      raw.disconnect();
+    }
+  }, 40_000);
+
   it('CLIENT KILL of every connection while writers run: nothing acknowledged is forgotten, store_losses stays 0', async () => {
     const acked: Array<[TestApp, string]> = [];
     let stop = false;
