@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
 import { unwrapItem } from './lazy-item';
+import { SortedListing } from './sorted-listing';
 import { plainTextOf } from './plain-text';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
@@ -27,6 +28,9 @@ export interface StoreLosses {
   readonly items: number;
 }
 
+/** The order of types in a listing of every item. */
+const TYPE_ORDER: Readonly<Record<ItemType, number>> = { article: 0, project: 1, experience: 2 };
+
 /** A page of a listing. */
 export interface ListPage {
   readonly total: number;
@@ -41,7 +45,8 @@ export interface ListPage {
 export class ContentService {
   private readonly items = new Map<string, Item>();
   private readonly listeners: ContentListener[] = [];
-  private sortedCache = new Map<ItemType | 'all', Item[]>();
+  /** The listings by scope, each kept in order by merging writes in (sorted-listing.ts). */
+  private readonly listings = new Map<ItemType | 'all', SortedListing>();
   private loaded = false;
   private losses: StoreLosses = { events: 0, items: 0 };
   /** One set per running resync: the ids applied since it began (their catalog value wins). */
@@ -147,7 +152,7 @@ export class ContentService {
         this.items.set(i.id, i);
         upserted.push(i);
       }
-      this.sortedCache.clear();
+      for (const l of this.listings.values()) l.reset();
       this.loaded = true;
       await this.notify({ upserted, reset: true, all: [...this.items.values()] });
     } finally {
@@ -171,10 +176,11 @@ export class ContentService {
   private async apply(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
     for (const i of items) {
+      const previous = this.items.get(i.id);
+      for (const l of this.listings.values()) l.mark(i.id, previous);
       this.items.set(i.id, i);
       for (const t of this.touchedDuringResync) t.add(i.id);
     }
-    this.sortedCache.clear();
     await this.notify({ upserted: items, reset: false });
   }
 
@@ -245,18 +251,23 @@ export class ContentService {
 
   /** Every item of a type (or all, by type then newest first), newest first. */
   all(scope: ItemType | 'all' = 'all'): readonly Item[] {
-    let sorted = this.sortedCache.get(scope);
-    if (!sorted) {
-      const order = { article: 0, project: 1, experience: 2 };
-      sorted = [];
-      for (const [id, item] of this.items) {
-        if (scope !== 'all' && item.type !== scope) continue;
-        sorted.push(this.keepPlain(id, item));
-      }
-      sorted.sort((a, b) => (scope === 'all' ? order[a.type] - order[b.type] : 0) || compareNewestFirst(a, b));
-      this.sortedCache.set(scope, sorted);
+    let listing = this.listings.get(scope);
+    if (!listing) {
+      listing =
+        scope === 'all'
+          ? new SortedListing((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || compareNewestFirst(a, b), () => true)
+          : new SortedListing(compareNewestFirst, (i) => i.type === scope);
+      this.listings.set(scope, listing);
     }
-    return sorted;
+    return listing.items(
+      () => this.plainItems(scope),
+      (id) => this.get(id),
+    );
+  }
+
+  /** Every item of `scope`, each as a plain item (see `keepPlain`; a lazy item's type is read without parsing it). */
+  private *plainItems(scope: ItemType | 'all'): Iterable<Item> {
+    for (const [id, item] of this.items) if (scope === 'all' || item.type === scope) yield this.keepPlain(id, item);
   }
 
   /** A page of one type, newest first, optionally only items with `tag` (case-insensitive). */
