@@ -19,8 +19,9 @@
  * pairs, ordered `#1` and unordered `#uw8` windows weighted 0.1 and 0.05 against the terms' 0.85,
  * each window count turned into a BM25 value with the pair's own document frequency, added to
  * the final ranking's top 100) are written here, not in the service: none won by enough to
- * ship. BM25+'s δ, an option the service's scorer already had, is a setting (`SEARCH_BM25_DELTA`),
- * off by default: it could be checked on no second collection.
+ * ship. BM25+'s δ, an option the service's scorer already had, is a setting (`SEARCH_BM25_DELTA`);
+ * with k1 0.6, b 0.6 and RM3 5 documents / 40 terms (candidate C2, tuned here) it is the service's
+ * default since issue 28's fifth slice, which checked it on the second collection.
  */
 import type { Item } from '../../service/content/item';
 import { plainText } from '../../service/content/plain-text';
@@ -79,7 +80,7 @@ export const BEFORE: Config = {
   expansion: { kind: 'rm3', docs: 10, terms: 20, weight: 0.5 },
 };
 
-/** The service's defaults, read from `DEFAULT_RANKING` (still `BEFORE`; BM25+'s δ is opt-in, `SEARCH_BM25_DELTA`). */
+/** The service's defaults, read from `DEFAULT_RANKING` (candidate C2 since issue 28's fifth slice). */
 export const SERVICE: Config = {
   model: { kind: 'bm25', k1: DEFAULT_RANKING.bm25.k1, b: DEFAULT_RANKING.bm25.b, delta: DEFAULT_RANKING.bm25.delta, c: 1, titleBoost: DEFAULT_RANKING.boost.title },
   expansion: { kind: 'rm3', docs: DEFAULT_RANKING.expansion.fbDocs, terms: DEFAULT_RANKING.expansion.fbTerms, weight: DEFAULT_RANKING.expansion.originalWeight },
@@ -409,6 +410,7 @@ export function families(): Family[] {
     one('SDM proximity, standard weights (0.85 / 0.1 / 0.05, #1 and #uw8), on the service default’s top 100', { ...S, proximity: { scale: 1, window: 8, depth: 100 } }),
     ...candidates().map(([name, c]) => one(name, c)),
     ...proximityGrid().map(([name, c]) => one(name, c)),
+    ...grid<number>([5, 10], [20, 40]).map(([docs, terms]): Family => one(`R BM25+ δ 1, k1 0.6 b 0.6, RM3 ${docs}/${terms}/0.5`, { model: { ...S.model, k1: 0.6, b: 0.6, delta: 1 }, expansion: { kind: 'rm3', docs, terms, weight: 0.5 } })),
     many('C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C2')).map(([, c]) => c)),
     many('C3 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C3')).map(([, c]) => c)),
     many('RRF of C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} and C3', proximityGrid().filter(([n]) => n.startsWith('P RRF')).map(([, c]) => c)),
