@@ -6,7 +6,12 @@
  * default is computed both here and by the service's index in process, and the run stops unless
  * the two agree, so every other row is on the same footing as the HTTP harness's figure.
  *
- *   npx ts-node -T bench/search/ranking-sweep.ts [family regex]   (minutes; prints a Markdown table)
+ *   npx ts-node -T bench/search/ranking-sweep.ts [family regex] [--debian]   (minutes; prints a Markdown table)
+ *
+ * `--debian` runs the families on the second collection instead, the known-item collection of
+ * Debian's package descriptions (`tools/corpus/debian-descriptions.ts`; one relevant document a
+ * query, so MAP@100 there is MRR@100). `SWEEP_DIFF=1` prints the queries where the sweep's
+ * service default and the service's index disagree, when they do.
  *
  * Models (Amati & van Rijsbergen's DFR as in Terrier, `c` its normalisation-2 parameter; Zhai &
  * Lafferty's Dirichlet LM), expansions (RM3 as the service has it; Terrier's Bo1 and KL over the
@@ -14,16 +19,19 @@
  * pairs, ordered `#1` and unordered `#uw8` windows weighted 0.1 and 0.05 against the terms' 0.85,
  * each window count turned into a BM25 value with the pair's own document frequency, added to
  * the final ranking's top 100) are written here, not in the service: none won by enough to
- * ship. BM25+'s δ, an option the service's scorer already had, is a setting (`SEARCH_BM25_DELTA`),
- * off by default: it could be checked on no second collection.
+ * ship. BM25+'s δ, an option the service's scorer already had, is a setting (`SEARCH_BM25_DELTA`);
+ * with k1 0.6, b 0.6 and RM3 5 documents / 40 terms (candidate C2, tuned here) it is the service's
+ * default since issue 28's fifth slice, which checked it on the second collection.
  */
 import type { Item } from '../../service/content/item';
+import { plainText } from '../../service/content/plain-text';
 import { evaluateQuery, type RankedDoc } from '../../service/eval/metrics';
 import { Analyzer } from '../../service/search/analyzer';
 import { rm3Weights } from '../../service/search/expansion';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';
+import { loadDebianKnownItem } from '../../tools/corpus/debian-lists';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** A term-scoring model and its parameters. */
@@ -59,7 +67,12 @@ export interface Config {
   readonly model: Model;
   readonly expansion: Expansion;
   readonly proximity?: Proximity;
+  /** Reciprocal-rank fusion (Cormack et al. 2009, k 60) of these configurations' rankings instead of `model` and `expansion`. */
+  readonly fuse?: readonly Config[];
 }
+
+/** RRF's constant (Cormack, Clarke & Büttcher 2009). */
+const RRF_K = 60;
 
 /** The service's ranking before issue 28: BM25 k1 0.9, b 0.4, title ×0.2, RM3 10 documents, 20 terms, λ 0.5. The families vary it. */
 export const BEFORE: Config = {
@@ -67,7 +80,7 @@ export const BEFORE: Config = {
   expansion: { kind: 'rm3', docs: 10, terms: 20, weight: 0.5 },
 };
 
-/** The service's defaults, read from `DEFAULT_RANKING` (still `BEFORE`; BM25+'s δ is opt-in, `SEARCH_BM25_DELTA`). */
+/** The service's defaults, read from `DEFAULT_RANKING` (candidate C2 since issue 28's fifth slice). */
 export const SERVICE: Config = {
   model: { kind: 'bm25', k1: DEFAULT_RANKING.bm25.k1, b: DEFAULT_RANKING.bm25.b, delta: DEFAULT_RANKING.bm25.delta, c: 1, titleBoost: DEFAULT_RANKING.boost.title },
   expansion: { kind: 'rm3', docs: DEFAULT_RANKING.expansion.fbDocs, terms: DEFAULT_RANKING.expansion.fbTerms, weight: DEFAULT_RANKING.expansion.originalWeight },
@@ -103,7 +116,8 @@ export class Collection {
     this.ids = v.items.map((i) => i.id);
     this.docOf = new Map(this.ids.map((id, d) => [id, d]));
     const titles = v.items.map((i) => a.analyze(i.title));
-    const texts = v.items.map((i) => [...a.analyze(i.title), ...a.analyze(i.body)]);
+    // The body as the service indexes it: its plain text (markup dropped; Vaswani has none).
+    const texts = v.items.map((i) => [...a.analyze(i.title), ...a.analyze(plainText(i.body))]);
     this.title = field(titles);
     this.text = field(texts);
     this.tfs = texts.map((terms) => {
@@ -287,6 +301,7 @@ export class Collection {
 
   /** Rankings (top 1,000) of every query under `c`. */
   run(c: Config): Map<string, RankedDoc[]> {
+    if (c.fuse) return this.fused(c.fuse);
     const out = new Map<string, RankedDoc[]>();
     for (const q of this.queries) {
       const key = `${JSON.stringify(c.model)} ${q.qid}`;
@@ -296,6 +311,18 @@ export class Collection {
       r = r.slice(0, 1000);
       if (c.proximity) r = this.proximity(c.proximity, q.terms, r, (c.expansion.kind === 'rm3' ? c.expansion.weight : 1) / q.terms.length);
       out.set(q.qid, r);
+    }
+    return out;
+  }
+
+  /** Σ 1 / (60 + rank) over the members' top 1,000, per query. */
+  private fused(members: readonly Config[]): Map<string, RankedDoc[]> {
+    const runs = members.map((m) => this.run(m));
+    const out = new Map<string, RankedDoc[]>();
+    for (const q of this.queries) {
+      const sum = new Map<string, number>();
+      for (const run of runs) (run.get(q.qid) ?? []).forEach((h, i) => sum.set(h.id, (sum.get(h.id) ?? 0) + 1 / (RRF_K + i + 1)));
+      out.set(q.qid, [...sum].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1)).slice(0, 1000));
     }
     return out;
   }
@@ -347,7 +374,8 @@ function grid<T>(...axes: T[][]): T[][] {
 }
 
 const rm3Grid = (): Expansion[] => grid<number>([5, 10, 20], [10, 20, 40], [0.5, 0.7]).map(([docs, terms, weight]) => ({ kind: 'rm3', docs, terms, weight }));
-const label = (c: Config) =>
+const label = (c: Config): string =>
+  c.fuse ? `RRF(${c.fuse.map(label).join(' | ')})` :
   `${c.model.kind}${c.model.kind === 'bm25' ? ` k1 ${c.model.k1} b ${c.model.b}${c.model.delta ? ` δ ${c.model.delta}` : ''} title ×${c.model.titleBoost}` : c.model.kind === 'dph' || c.model.kind === 'dlh13' ? '' : ` c ${c.model.c}`}` +
   ` + ${c.expansion.kind}${c.expansion.kind === 'none' ? '' : ` ${c.expansion.docs}/${c.expansion.terms}/${c.expansion.weight}`}` +
   (c.proximity ? ` + SDM ×${c.proximity.scale} #uw${c.proximity.window}` : '');
@@ -380,8 +408,51 @@ export function families(): Family[] {
     many('BM25+ δ 1 × BM25 grid × RM3 grid (216)', grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) => rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, delta: 1, titleBoost: t }, expansion })))),
     one('BM25+ δ 1 + SDM proximity (standard weights, #uw8)', { ...S, model: { ...S.model, delta: 1 }, proximity: { scale: 1, window: 8, depth: 100 } }),
     one('SDM proximity, standard weights (0.85 / 0.1 / 0.05, #1 and #uw8), on the service default’s top 100', { ...S, proximity: { scale: 1, window: 8, depth: 100 } }),
+    ...candidates().map(([name, c]) => one(name, c)),
+    ...proximityGrid().map(([name, c]) => one(name, c)),
+    ...grid<number>([5, 10], [20, 40]).map(([docs, terms]): Family => one(`R BM25+ δ 1, k1 0.6 b 0.6, RM3 ${docs}/${terms}/0.5`, { model: { ...S.model, k1: 0.6, b: 0.6, delta: 1 }, expansion: { kind: 'rm3', docs, terms, weight: 0.5 } })),
+    many('C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C2')).map(([, c]) => c)),
+    many('C3 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C3')).map(([, c]) => c)),
+    many('RRF of C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} and C3', proximityGrid().filter(([n]) => n.startsWith('P RRF')).map(([, c]) => c)),
     many('SDM proximity × {0.5, 1, 2, 4}, window {4, 8, 12}', grid<number>([0.5, 1, 2, 4], [4, 8, 12]).map(([scale, window]) => ({ ...S, proximity: { scale, window, depth: 100 } }))),
   ];
+}
+
+/**
+ * Issue 28's fifth slice: the configurations that come nearest 0.475 on Vaswani (chosen there,
+ * tuned or published), one row each so the second collection can score every one.
+ */
+export function candidates(): Array<[string, Config]> {
+  const S = BEFORE;
+  const plus = (k1: number, b: number, docs: number, terms: number): Config => ({ model: { ...S.model, k1, b, delta: 1 }, expansion: { kind: 'rm3', docs, terms, weight: 0.5 } });
+  const inexp: Config = { model: { ...S.model, kind: 'inexpc2', c: 4, titleBoost: 0 }, expansion: { kind: 'rm3', docs: 5, terms: 20, weight: 0.5 } };
+  const sdm: Proximity = { scale: 1, window: 8, depth: 100 };
+  const deltaOne: Config = { ...S, model: { ...S.model, delta: 1 } };
+  const plusTuned = plus(0.6, 0.6, 5, 40);
+  return [
+    ['C1 BM25+ δ 1, RM3 as before (SEARCH_BM25_DELTA=1)', deltaOne],
+    ['C2 BM25+ δ 1, k1 0.6 b 0.6, RM3 5/40/0.5 (best of the 216 on Vaswani)', plusTuned],
+    ['C3 In_expC2 c 4, RM3 5/20/0.5 (best of the 54 on Vaswani)', inexp],
+    ['C4 C1 + SDM (standard weights, #uw8)', { ...deltaOne, proximity: sdm }],
+    ['C5 C2 + SDM (standard weights, #uw8)', { ...plusTuned, proximity: sdm }],
+    ['C6 C3 + SDM (standard weights, #uw8)', { ...inexp, proximity: sdm }],
+    ['C7 RRF (k 60) of C1 and C3', { ...S, fuse: [deltaOne, inexp] }],
+    ['C8 RRF (k 60) of C2 and C3', { ...S, fuse: [plusTuned, inexp] }],
+    ['C9 RRF (k 60) of C5 and C6', { ...S, fuse: [{ ...plusTuned, proximity: sdm }, { ...inexp, proximity: sdm }] }],
+  ];
+}
+
+/** SDM's scale × window on C2 and C3, and RRF of C2 + SDM with C3 (tuned on Vaswani). */
+export function proximityGrid(): Array<[string, Config]> {
+  const [, [, c2], [, c3]] = candidates();
+  const out: Array<[string, Config]> = [];
+  for (const [scale, window] of grid<number>([0.5, 1, 2, 4], [4, 8, 12])) {
+    const proximity: Proximity = { scale, window, depth: 100 };
+    out.push([`P C2 + SDM ×${scale} #uw${window}`, { ...c2, proximity }]);
+    out.push([`P C3 + SDM ×${scale} #uw${window}`, { ...c3, proximity }]);
+    out.push([`P RRF of C2 + SDM ×${scale} #uw${window} and C3`, { ...BEFORE, fuse: [{ ...c2, proximity }, c3] }]);
+  }
+  return out;
 }
 
 /** The service's own index in process at depth 100 (what the HTTP harness asks for) under its defaults. */
@@ -401,6 +472,7 @@ export async function sweep(v: Vaswani = loadVaswani(), progress: (line: string)
   const mine = perQuery(v, c.run(SERVICE));
   // The default is checked against the service's own index: every row is on the footing of the HTTP harness's figure.
   const same = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]) < 1e-12);
+  if (process.env.SWEEP_DIFF) service.ndcg10.forEach((x, i) => Math.abs(x - mine.ndcg10[i]) > 1e-12 && progress(`${v.queries[i].qid} ${v.queries[i].text}: service ${x} sweep ${mine.ndcg10[i]}`));
   if (!same(service.ndcg10, mine.ndcg10) || !same(service.map100, mine.map100) || !same(service.recall100, mine.recall100)) {
     throw new Error(`ranking sweep: the sweep's service default (${f4(mean(mine.ndcg10))}) differs from the service index's (${f4(mean(service.ndcg10))})`);
   }
@@ -427,8 +499,11 @@ export async function sweep(v: Vaswani = loadVaswani(), progress: (line: string)
 }
 
 if (require.main === module) {
-  const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
-  sweep(loadVaswani(), (line) => process.stderr.write(`${line}\n`), only).then(
+  const args = process.argv.slice(2);
+  const debian = args.includes('--debian');
+  const pattern = args.find((x) => !x.startsWith('--'));
+  const only = pattern ? new RegExp(pattern) : undefined;
+  sweep(debian ? loadDebianKnownItem() : loadVaswani(), (line) => process.stderr.write(`${line}\n`), only).then(
     (table) => process.stdout.write(`${table}\n`),
     (e: unknown) => {
       process.stderr.write(`${(e as Error).stack}\n`);
