@@ -6,7 +6,10 @@
  * width `2·max + 1` of the dynamic programme. Either way a term costs time linear in its length.
  */
 export class BoundedDistance {
-  private readonly m: number;
+  private static last: BoundedDistance | undefined;
+  private query = '';
+  private m = 0;
+  max = 0;
   /** Per ASCII unit, the bits of the query's positions holding it. */
   private readonly ascii = new Uint32Array(128);
   /** The same for the other units of the query. */
@@ -15,10 +18,26 @@ export class BoundedDistance {
   private prev: Int32Array = new Int32Array(0);
   private cur: Int32Array = new Int32Array(0);
 
-  constructor(
-    private readonly query: string,
-    readonly max: number,
-  ) {
+  constructor(query: string, max: number) {
+    this.reset(query, max);
+  }
+
+  /** The one instance kept for look-ups (set to `query` and `max`): no tables made per query term. */
+  static shared(query: string, max: number): BoundedDistance {
+    const last = BoundedDistance.last;
+    if (!last) return (BoundedDistance.last = new BoundedDistance(query, max));
+    if (last.query !== query || last.max !== max) last.reset(query, max);
+    return last;
+  }
+
+  private reset(query: string, max: number): void {
+    for (let i = 0; i < this.m && i < 32; i++) {
+      const c = this.query.charCodeAt(i);
+      if (c < 128) this.ascii[c] = 0;
+    }
+    this.other.clear();
+    this.query = query;
+    this.max = max;
     const m = (this.m = query.length);
     if (m <= 32) {
       for (let i = 0; i < m; i++) {
@@ -26,7 +45,7 @@ export class BoundedDistance {
         if (c < 128) this.ascii[c] |= 1 << i;
         else this.other.set(c, (this.other.get(c) ?? 0) | (1 << i));
       }
-    } else {
+    } else if (this.prev.length < m + 1) {
       this.prev = new Int32Array(m + 1);
       this.cur = new Int32Array(m + 1);
     }

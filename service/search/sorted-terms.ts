@@ -21,10 +21,12 @@ export class SortedTerms {
    */
   static *build(terms: readonly string[], count: number, previous?: SortedTerms): Generator<void, SortedTerms> {
     const from = previous && previous.terms === terms ? Math.min(previous.count, count) : 0;
-    const added = yield* sortIds(terms, Int32Array.from({ length: count - from }, (_v, i) => from + i));
+    const fresh = new Int32Array(count - from);
+    for (let i = 0; i < fresh.length; i++) fresh[i] = from + i;
+    const added = yield* sortIds(terms, fresh);
     if (from === 0) return new SortedTerms(terms, count, added);
     const ids = new Int32Array(count);
-    yield* mergeSteps(terms, previous!.ids, 0, from, added, 0, added.length, ids, 0);
+    yield* mergeSteps(terms, previous!.ids, 0, from, added, 0, added.length, ids, 0, { n: 0 });
     return new SortedTerms(terms, count, ids);
   }
 
@@ -86,38 +88,42 @@ function compare(a: string, b: string): number {
 
 /** Terms compared or moved per step of a sort or merge. */
 const SORT_STEP = 4096;
+/** Terms of the runs sorted in one step each before the merges. */
+const RUN = 256;
 
-/** `ids` sorted by their terms (runs sorted a step at a time, then merged bottom-up in steps); may reuse `ids`. */
+/** `ids` sorted by their terms (runs sorted a step each, then merged bottom-up in steps); may reuse `ids`. */
 function* sortIds(terms: readonly string[], ids: Int32Array): Generator<void, Int32Array> {
   const n = ids.length;
   const byTerm = (a: number, b: number) => compare(terms[a], terms[b]);
-  const run = 512;
-  for (let i = 0; i < n; i += run) {
-    ids.subarray(i, Math.min(n, i + run)).sort(byTerm);
-    if (i % SORT_STEP === SORT_STEP - run) yield;
+  for (let i = 0; i < n; i += RUN) {
+    ids.subarray(i, Math.min(n, i + RUN)).sort(byTerm);
+    yield;
   }
   let src: Int32Array = ids;
   let dst: Int32Array = new Int32Array(n);
-  for (let width = run; width < n; width *= 2) {
+  const done = { n: 0 };
+  for (let width = RUN; width < n; width *= 2) {
     for (let lo = 0; lo < n; lo += 2 * width) {
       const mid = Math.min(n, lo + width);
       const hi = Math.min(n, lo + 2 * width);
-      yield* mergeSteps(terms, src, lo, mid, src, mid, hi, dst, lo);
+      yield* mergeSteps(terms, src, lo, mid, src, mid, hi, dst, lo, done);
     }
     [src, dst] = [dst, src];
   }
   return src;
 }
 
-/** Merges sorted runs `a[aLo, aHi)` and `b[bLo, bHi)` into `out` from `at` (ties: `a` first), yielding every `SORT_STEP` terms. */
-function* mergeSteps(terms: readonly string[], a: Int32Array, aLo: number, aHi: number, b: Int32Array, bLo: number, bHi: number, out: Int32Array, at: number): Generator<void> {
+/**
+ * Merges sorted runs `a[aLo, aHi)` and `b[bLo, bHi)` into `out` from `at` (ties: `a` first),
+ * yielding each time `done.n` (terms placed, counted across calls) reaches `SORT_STEP`.
+ */
+function* mergeSteps(terms: readonly string[], a: Int32Array, aLo: number, aHi: number, b: Int32Array, bLo: number, bHi: number, out: Int32Array, at: number, done: { n: number }): Generator<void> {
   let i = aLo;
   let j = bLo;
-  let step = 0;
   while (i < aHi || j < bHi) {
     out[at++] = j >= bHi || (i < aHi && compare(terms[a[i]], terms[b[j]]) <= 0) ? a[i++] : b[j++];
-    if (++step === SORT_STEP) {
-      step = 0;
+    if (++done.n === SORT_STEP) {
+      done.n = 0;
       yield;
     }
   }

@@ -104,7 +104,7 @@ export class Vocabulary {
     const { terms } = this;
     const f = this.fuzzy;
     f?.near(term, k, found);
-    const dist = new BoundedDistance(term, k);
+    const dist = BoundedDistance.shared(term, k);
     for (let t = f?.count ?? 0; t < terms.length; t++) {
       const d = dist.distance(terms[t]);
       if (d <= k) found(t, d);
