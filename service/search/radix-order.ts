@@ -22,12 +22,13 @@
 export function radixOrder(terms: readonly string[], idAt: (i: number) => number, lo: number, hi: number, prefix: string, visit: (id: number) => boolean): void {
   if (lo >= hi) return;
   if (prefix.length === 0) {
-    node(terms, idAt, lo, hi, 0, -1, visit);
+    node(terms, idAt, entriesOf(terms, idAt, lo, hi, 0), 0, -1, visit);
     return;
   }
   // The prefix leads to the node of the range's common prefix (it may end inside the edge to it).
   const d = commonLength(terms[idAt(lo)], terms[idAt(hi - 1)]);
-  node(terms, idAt, lo, hi, d, entriesOf(terms, idAt, lo, hi, d).made, visit);
+  const top = entriesOf(terms, idAt, lo, hi, d);
+  node(terms, idAt, top, d, top.made, visit);
 }
 
 /** What a node's entries tell about it: each entry's range and smallest id, and when the node was made. */
@@ -62,27 +63,23 @@ function entriesOf(terms: readonly string[], idAt: (i: number) => number, lo: nu
   return { list, leaf, made: Math.min(leaf ? list[0][2] : Infinity, edgeSecond) };
 }
 
-/** Visits the node at depth `d` over `[lo, hi)`, made at `made`; true once `visit` asked to stop. */
-function node(terms: readonly string[], idAt: (i: number) => number, lo: number, hi: number, d: number, made: number, visit: (id: number) => boolean): boolean {
-  const { list, leaf } = entriesOf(terms, idAt, lo, hi, d);
-  // Per entry: [last setting, smallest id, from, to, depth of its node, its node's making]; depth −1 for the leaf.
-  const order: Array<[number, number, number, number, number, number]> = [];
+/** Visits the node at depth `d` with `entries`, made at `made`; true once `visit` asked to stop. */
+function node(terms: readonly string[], idAt: (i: number) => number, entries: Entries, d: number, made: number, visit: (id: number) => boolean): boolean {
+  const { list, leaf } = entries;
+  // Per entry: [last setting, smallest id, the entries of its node (none for a term ending here), its depth].
+  const order: Array<[number, number, Entries | undefined, number]> = [];
   for (const [k, [from, to, min]] of list.entries()) {
     if (leaf && k === 0) {
-      order.push([min, min, from, to, -1, 0]);
+      order.push([min, min, undefined, d]);
       continue;
     }
-    if (to - from === 1) {
-      order.push([Math.max(made, min), min, from, to, terms[idAt(from)].length, min]);
-      continue;
-    }
-    const depth = commonLength(terms[idAt(from)], terms[idAt(to - 1)]);
+    const depth = to - from === 1 ? terms[idAt(from)].length : commonLength(terms[idAt(from)], terms[idAt(to - 1)]);
     const child = entriesOf(terms, idAt, from, to, depth);
-    order.push([Math.max(made, child.made), min, from, to, depth, child.made]);
+    order.push([Math.max(made, child.made), min, child, depth]);
   }
   order.sort((a, b) => b[0] - a[0] || b[1] - a[1]);
-  for (const [, min, from, to, depth, childMade] of order) {
-    if (depth < 0 ? visit(min) : node(terms, idAt, from, to, depth, childMade, visit)) return true;
+  for (const [, min, child, depth] of order) {
+    if (child ? node(terms, idAt, child, depth, child.made, visit) : visit(min)) return true;
   }
   return false;
 }

@@ -104,6 +104,19 @@ describe('Vocabulary', () => {
     );
   });
 
+  it('rebuilds in the background once too many terms are newer than its structures, answering the same meanwhile', async () => {
+    const terms = Array.from({ length: 3000 }, (_v, i) => `w${i.toString(36)}`);
+    const v = new Vocabulary(terms);
+    const before: number[] = [];
+    v.near('w1a', 1, (id) => before.push(id));
+    expect(v.covered).toBe(0);
+    await v.fill(1);
+    expect(v.covered).toBe(3000);
+    const after: number[] = [];
+    v.near('w1a', 1, (id) => after.push(id));
+    expect(after.sort()).toEqual(before.sort());
+  });
+
   it('stays linear in a very long query term', () => {
     const terms = Array.from({ length: 2000 }, (_v, i) => `term${i.toString(36)}x`);
     const v = new Vocabulary(terms);
