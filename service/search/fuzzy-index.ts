@@ -1,4 +1,5 @@
 import { BoundedDistance } from './edit-distance';
+import { atOnce } from './stepwise';
 
 /** Gram length: trigrams of the term padded with two units on each side. */
 const Q = 3;
@@ -81,11 +82,7 @@ export class FuzzyIndex {
 
   /** The index at once (tests, small vocabularies). */
   static of(terms: readonly string[], count = terms.length): FuzzyIndex {
-    const job = FuzzyIndex.build(terms, count);
-    for (;;) {
-      const r = job.next();
-      if (r.done) return r.value;
-    }
+    return atOnce(FuzzyIndex.build(terms, count));
   }
 
   /** Calls `found(id, distance)` for every covered term within `k` edits of `query` (the query itself at 0). */

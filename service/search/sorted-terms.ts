@@ -1,3 +1,5 @@
+import { atOnce } from './stepwise';
+
 /**
  * A vocabulary in sorted order, for the prefix look-ups of short queries without walking a
  * radix tree of `Map`s: the terms under a prefix are one range, found by binary search (about a
@@ -32,11 +34,7 @@ export class SortedTerms {
 
   /** `build` at once (tests, small vocabularies). */
   static of(terms: readonly string[], count = terms.length, previous?: SortedTerms): SortedTerms {
-    const job = SortedTerms.build(terms, count, previous);
-    for (;;) {
-      const r = job.next();
-      if (r.done) return r.value;
-    }
+    return atOnce(SortedTerms.build(terms, count, previous));
   }
 
   /** Sorted positions `[lo, hi)` of the terms that start with `prefix` (`idAt` gives their ids). */

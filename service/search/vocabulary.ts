@@ -2,6 +2,7 @@ import { BoundedDistance } from './edit-distance';
 import { FuzzyIndex } from './fuzzy-index';
 import { radixOrder } from './radix-order';
 import { SortedTerms } from './sorted-terms';
+import { inSlices } from './stepwise';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 /** Slice of a background build started by a look-up, milliseconds. */
@@ -49,22 +50,8 @@ export class Vocabulary {
     await yieldToLoop();
     slicer.restart();
     const n = this.terms.length;
-    const sortJob = SortedTerms.build(this.terms, n, this.sorted);
-    for (let r = sortJob.next(); ; r = sortJob.next()) {
-      if (r.done) {
-        this.sorted = r.value;
-        break;
-      }
-      await slicer.maybeYield();
-    }
-    const fuzzyJob = FuzzyIndex.build(this.terms, n);
-    for (let r = fuzzyJob.next(); ; r = fuzzyJob.next()) {
-      if (r.done) {
-        this.fuzzy = r.value;
-        break;
-      }
-      await slicer.maybeYield();
-    }
+    this.sorted = await inSlices(SortedTerms.build(this.terms, n, this.sorted), slicer);
+    this.fuzzy = await inSlices(FuzzyIndex.build(this.terms, n), slicer);
   }
 
   /** Starts a background build when the terms not covered are too many to scan per look-up. */
