@@ -33,8 +33,9 @@ export class Vocabulary {
   }
 
   /**
-   * Builds the structures over every term (or rebuilds them once enough terms are newer), in
-   * slices of about `sliceMs`; settles when they cover the terms there were when it started.
+   * Builds the structures over every term (rebuilds them if any is newer), in slices of about
+   * `sliceMs`; settles when they cover the terms there were when it started (a build under way
+   * is joined instead).
    */
   fill(sliceMs: number): Promise<void> {
     if (this.filling) return this.filling;
@@ -43,7 +44,6 @@ export class Vocabulary {
     this.filling = done;
     return done;
   }
-
 
   private async build(sliceMs: number): Promise<void> {
     const slicer = new TimeSlicer(sliceMs);
