@@ -6,6 +6,11 @@
  * ratios this/base, nDCG@10 of each, and the number of queries whose page differs.
  *
  *   npx ts-node -T bench/search/ab.ts /path/to/base-checkout [sizes, e.g. 11429,200000] [reps]
+ *
+ * With `AB_COLD=1` every query is timed cold: both indexes' caches of query-term expansions
+ * (`CompactIndex.expansions`, kept until the next write) are emptied before it, so each query
+ * pays its prefix and fuzzy look-ups, as a query with new words does. Either way both indexes'
+ * vocabulary structures are built (`fillVocabulary`) before the first query.
  */
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
@@ -33,14 +38,25 @@ export interface AbRun {
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
 
-/** Times `base` and `ours` over one corpus size. */
-export async function abSize(v: Vaswani, size: number, reps: number, makeBase: () => Searchable): Promise<AbRun[]> {
+/** The parts of an index's `CompactIndex` the runner reaches (private to the service; either checkout). */
+interface Inside {
+  readonly compact?: { expansionCache?: Map<string, unknown>; fillVocabulary?: (sliceMs: number) => Promise<void> };
+}
+
+/** Empties the index's cache of query-term expansions (for `AB_COLD`). */
+function forgetExpansions(index: Searchable): void {
+  (index as unknown as Inside).compact?.expansionCache?.clear();
+}
+
+/** Times `base` and `ours` over one corpus size; `cold`: expansions looked up afresh for every query. */
+export async function abSize(v: Vaswani, size: number, reps: number, makeBase: () => Searchable, cold = false): Promise<AbRun[]> {
   const now = new Date(0).toISOString();
   const items = growCorpus(v.items, size).map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }));
   const base = makeBase();
   await base.replaceAll(items);
   const ours = new EmbeddedIndex({ indexSliceMs: 1000 });
   await ours.replaceAll(items);
+  for (const index of [base, ours]) await (index as unknown as Inside).compact?.fillVocabulary?.(1000);
   const texts = v.queries.map((q) => q.text);
   const out: AbRun[] = [];
   for (const [kind, qs] of [['full', texts], ['2-word', twoWordQueries(texts)]] as const) {
@@ -51,9 +67,11 @@ export async function abSize(v: Vaswani, size: number, reps: number, makeBase: (
     for (let r = 0; r <= reps; r++) {
       for (const [i, text] of qs.entries()) {
         const q: IndexQuery = { text, limit: 10, offset: 0, snippets: false };
+        if (cold) forgetExpansions(base);
         let t = performance.now();
         const a = await base.search(q);
         if (r > 0) tb[i].push(performance.now() - t);
+        if (cold) forgetExpansions(ours);
         t = performance.now();
         const b = await ours.search(q);
         if (r > 0) to[i].push(performance.now() - t);
@@ -95,11 +113,11 @@ function baseIndexClass(dir: string): new (o: object) => Searchable {
 }
 
 /** `abSize` at every size against the index of the checkout at `baseDir`; the Markdown table. */
-export async function abAgainst(baseDir: string, v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined): Promise<string[]> {
+export async function abAgainst(baseDir: string, v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined, cold = false): Promise<string[]> {
   const Base = baseIndexClass(resolve(baseDir));
   const runs: AbRun[] = [];
   for (const size of sizes) {
-    runs.push(...(await abSize(v, size, reps, () => new Base({ indexSliceMs: 1000 }))));
+    runs.push(...(await abSize(v, size, reps, () => new Base({ indexSliceMs: 1000 }), cold)));
     log(abTable(runs).slice(-2).join('\n'));
   }
   return abTable(runs);
@@ -111,7 +129,7 @@ if (require.main === module) {
     process.stderr.write('usage: ab.ts <base checkout> [sizes] [reps]\n');
     process.exit(2);
   }
-  abAgainst(baseDir, loadVaswani(), (sizesArg ?? '11429,200000').split(',').map(Number), Number(repsArg ?? 5), (l) => process.stderr.write(`${l}\n`)).then(
+  abAgainst(baseDir, loadVaswani(), (sizesArg ?? '11429,200000').split(',').map(Number), Number(repsArg ?? 5), (l) => process.stderr.write(`${l}\n`), process.env.AB_COLD === '1').then(
     (table) => process.stdout.write(`${table.join('\n')}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

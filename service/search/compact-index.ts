@@ -1,11 +1,10 @@
-import SearchableMap from 'minisearch/SearchableMap';
 import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
 import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
-import { SortedTerms } from './sorted-terms';
+import { Vocabulary } from './vocabulary';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -112,8 +111,8 @@ const MERGE_STEP_DOCS = 512;
 
 /**
  * Query terms whose expansions `CompactIndex.expansions` keeps between writes (the oldest go
- * first): a query's prefix and fuzzy look-ups in the radix tree are a fifth of a 2-word query's
- * time at 200k documents, and the same words recur.
+ * first): a query's prefix and fuzzy look-ups were a fifth of a 2-word query's time at 200k
+ * documents (in MiniSearch's radix tree), and the same words recur.
  */
 const EXPANSION_CACHE_TERMS = 4096;
 
@@ -232,8 +231,8 @@ interface BaseSegment {
  * 25,000 writes at that size): searches use the old base and writes go to a fresh appended
  * segment until the new base is swapped in, its short ids renumbered then. A merged base can be
  * persisted (`SealedIndex`) and an index restored from one without analysing anything.
- * The vocabulary is a radix tree (MiniSearch's `SearchableMap`) for prefix and fuzzy look-ups
- * without a scan.
+ * The vocabulary's prefix and fuzzy look-ups go to a `Vocabulary` (sorted terms and a trigram
+ * index in typed arrays, built in the background; MiniSearch's radix tree's answers).
  *
  * Scores are MiniSearch's BM25 to the last bit: the same expression, live document frequencies,
  * and field-length averages kept with MiniSearch's running formula.
@@ -257,11 +256,8 @@ export class CompactIndex {
   private fwdTf: Uint16Array = new Uint16Array(0);
   private terms: string[] = [];
   private termIds = new Map<string, number>();
-  private tree = new SearchableMap<number>();
-  // The vocabulary sorted, for prefix and fuzzy look-ups (`sorted`).
-  private sortedTerms: SortedTerms | undefined;
-  /** Terms `0 … treeTerms - 1` are in `tree`; the rest are added when it is next used (`vocabulary`). */
-  private treeTerms = 0;
+  // Prefix and fuzzy look-ups of `terms` (`vocabulary()`).
+  private vocab: Vocabulary | undefined;
   private df: Int32Array[];
   private base: BaseSegment;
   private tail: AppendedPostings[];
@@ -770,8 +766,8 @@ export class CompactIndex {
       c.termIds.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
-    // The radix tree (prefix and fuzzy look-ups only) is filled once the index is in use
-    // (`fillVocabulary`), not here: the rest of the start yields often, and would fill it first.
+    // The vocabulary's look-up structures are built once the index is in use (`fillVocabulary`),
+    // not here: the rest of the start yields often, and would build them first.
     c.slot = new Int32Array(nt);
     c.slotStamp = new Int32Array(nt);
     for (let f = 0; f < nf; f++) {
@@ -785,26 +781,18 @@ export class CompactIndex {
     return c;
   }
 
-  /** The radix tree of every term, brought up to date (terms added since its last use go in now). */
-  private vocabulary(): SearchableMap<number> {
-    const { tree, terms } = this;
-    for (let t = this.treeTerms; t < terms.length; t++) tree.set(terms[t], t);
-    this.treeTerms = terms.length;
-    return tree;
+  /** The look-ups of the vocabulary (terms added since its last build are scanned until the next). */
+  private vocabulary(): Vocabulary {
+    if (this.vocab?.terms !== this.terms) this.vocab = new Vocabulary(this.terms);
+    return this.vocab;
   }
 
   /**
-   * Fills the radix tree of the vocabulary in the background, in slices of about `sliceMs` (a
-   * query meanwhile fills the rest first). A restored index calls for it once it is swapped in.
+   * Builds the vocabulary's look-up structures in the background, in slices of about `sliceMs`
+   * (a look-up meanwhile scans the terms not covered yet). Called once an index is swapped in.
    */
-  async fillVocabulary(sliceMs: number): Promise<void> {
-    const slicer = new TimeSlicer(sliceMs);
-    await yieldToLoop();
-    while (this.treeTerms < this.terms.length) {
-      const t = this.treeTerms++;
-      this.tree.set(this.terms[t], t);
-      if ((t & 255) === 255) await slicer.maybeYield();
-    }
+  fillVocabulary(sliceMs: number): Promise<void> {
+    return this.vocabulary().fill(sliceMs);
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
@@ -848,50 +836,30 @@ export class CompactIndex {
   }
 
   /**
-   * The vocabulary sorted (made at its first use; remade, merging the newer terms in, once they
-   * are more than 256 and a 64th of it). Terms newer than it are scanned.
-   */
-  private sorted(): SortedTerms {
-    const n = this.terms.length;
-    const s = this.sortedTerms;
-    if (s && (n - s.count <= 256 || (n - s.count) * 64 <= s.count)) return s;
-    return (this.sortedTerms = new SortedTerms(this.terms, n, s));
-  }
-
-  /**
-   * `expansions` looked up: prefix matches in the sorted vocabulary, near spellings in the radix
-   * tree. The prefix matches are those the radix tree gives: all of them when the prefix has at
-   * most `scanLimit`; past that, the first `scanLimit` the tree yields (in its own order), so
-   * then they are taken from the tree.
+   * `expansions` looked up in the vocabulary: prefix matches (all of them when the prefix has at
+   * most `scanLimit` terms; past that, the first `scanLimit` in the radix tree's order, as
+   * MiniSearch's tree gave them) and near spellings.
    */
   private lookUpExpansions(term: string, lookup: ExpansionLookup): Expansion[] {
     const out = new Map<string, Expansion>();
     const { terms } = this;
-    const addPrefix = (t: string, id: number): boolean => {
-      const df = this.maxDf(id);
-      if (df === 0) return false;
-      const distance = t.length - term.length;
-      if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
-      return true;
-    };
+    const vocabulary = this.vocabulary();
     if (lookup.prefix) {
-      const sorted = this.sorted();
-      const [lo, hi] = sorted.prefixRange(term);
-      const newer: number[] = [];
-      for (let t = sorted.count; t < terms.length; t++) if (terms[t].startsWith(term)) newer.push(t);
-      if (hi - lo + newer.length <= lookup.scanLimit) {
-        for (let i = lo; i < hi; i++) addPrefix(terms[sorted.idAt(i)], sorted.idAt(i));
-        for (const t of newer) addPrefix(terms[t], t);
-      } else {
-        let seen = 0;
-        for (const [t, id] of this.vocabulary().atPrefix(term)) if (addPrefix(t, id) && ++seen >= lookup.scanLimit) break;
-      }
+      vocabulary.prefixed(term, lookup.scanLimit, (id) => {
+        const df = this.maxDf(id);
+        if (df === 0) return false;
+        const t = terms[id];
+        const distance = t.length - term.length;
+        if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
+        return true;
+      });
     }
     if (lookup.fuzzy > 0) {
-      for (const [t, [id, distance]] of this.vocabulary().fuzzyGet(term, lookup.fuzzy)) {
+      vocabulary.near(term, lookup.fuzzy, (id, distance) => {
+        const t = terms[id];
         const df = this.maxDf(id);
         if (df > 0 && distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df });
-      }
+      });
     }
     return [...out.values()];
   }

@@ -148,8 +148,8 @@ export type Keep = (id: string) => boolean;
  * The embedded index over title, summary, tags and the plain text of the body, with Porter2
  * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
  * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
- * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula and
- * its radix tree for prefix and fuzzy look-ups, the only part of MiniSearch still used), every query is scored by MaxScore over
+ * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula, and
+ * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), every query is scored by MaxScore over
  * them with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
  * given snippets. Holds everything in memory: fine to a few hundred thousand items on one node.
  */
@@ -419,6 +419,7 @@ export class EmbeddedIndex implements SearchIndex {
       await compact.sealInSlices(this.indexSliceMs);
       await this.gate.quiet();
       this.swapIn(compact, docs);
+      void compact.fillVocabulary(this.indexSliceMs);
     });
   }
 

@@ -12,7 +12,7 @@ describe('SortedTerms', () => {
         const tree = new SearchableMap<number>();
         terms.forEach((t, i) => tree.set(t, i));
         const expected = [...tree.atPrefix(prefix).keys()].sort();
-        for (const s of [new SortedTerms(terms, terms.length), new SortedTerms(terms, terms.length, new SortedTerms(terms, cut % (terms.length + 1)))]) {
+        for (const s of [SortedTerms.of(terms), SortedTerms.of(terms, terms.length, SortedTerms.of(terms, cut % (terms.length + 1)))]) {
           const [lo, hi] = s.prefixRange(prefix);
           const found: string[] = [];
           for (let i = lo; i < hi; i++) found.push(terms[s.idAt(i)]);
