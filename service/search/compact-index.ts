@@ -35,6 +35,7 @@ export interface CompactIndexOptions {
   /**
    * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
    * image of the documents live when the merge began, for persisting (`segment-file.ts`).
+   * Without it a merge copies no list of ids or terms (only typed arrays).
    */
   readonly onSealed?: (sealed: SealedIndex) => void;
   /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
@@ -71,13 +72,17 @@ export interface SealedIndex {
 
 /** What a finished merge job hands to `install`. */
 interface MergeResult {
-  readonly sealed: SealedIndex;
+  /** Documents in the new base. */
+  readonly n: number;
+  /** The new base for `onSealed` (made only when there is one: its id and term lists are copies). */
+  readonly sealed: SealedIndex | undefined;
   readonly base: BaseSegment;
   /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents already deleted. */
   readonly newOf: Int32Array;
-  readonly shortIds: Map<string, number>;
+  /** Slot of each new short id (see `CompactIndex.slotOfShort`), with room like `forward`'s. */
+  readonly slots: Int32Array;
   /**
    * The new base's per-document arrays with room after its documents (the sealed index holds
    * views of their used part): documents appended after the merge's start, or until the next
@@ -218,9 +223,17 @@ export class CompactIndex {
   private readonly nf: number;
   private readonly minMergeDocs: number;
   private readonly fieldIds: Readonly<Record<string, number>>;
-  private ids: Array<string | undefined> = [];
-  private shortIds = new Map<string, number>();
-  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  // A document's external id has a slot for as long as it is indexed (a removed one's slot is
+  // reused): merges renumber short ids in the typed arrays `slotOfShort` and `shortOfSlot` only,
+  // so they build no id list or map of every document (old-space garbage of tens of MB at 200k).
+  private idOfSlot: Array<string | undefined> = [];
+  private slotOf = new Map<string, number>();
+  private freeSlots: number[] = [];
+  /** Per short id, its document's slot; −1 for a deleted document (a tombstone). */
+  private slotOfShort: Int32Array = new Int32Array(0);
+  /** Per slot, its document's short id (−1 when free). */
+  private shortOfSlot: Int32Array = new Int32Array(0);
+  /** Slots `mapAt … mapEnd - 1` of a restored base are not in `slotOf` yet (`idMap`, `fillIds`). */
   private mapAt = 0;
   private mapEnd = 0;
   private next = 0;
@@ -306,20 +319,21 @@ export class CompactIndex {
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    return this.idMap().get(id);
+    const slot = this.idMap().get(id);
+    return slot === undefined ? undefined : this.shortOfSlot[slot];
   }
 
-  /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
+  /** The map of ids to slots, every document in it (a restored base's ids not yet entered go in now). */
   private idMap(): Map<string, number> {
     if (this.mapAt < this.mapEnd) {
-      const { ids, shortIds } = this;
-      for (let d = this.mapAt; d < this.mapEnd; d++) {
-        const id = ids[d];
-        if (id !== undefined) shortIds.set(id, d);
+      const { idOfSlot, slotOf } = this;
+      for (let s = this.mapAt; s < this.mapEnd; s++) {
+        const id = idOfSlot[s];
+        if (id !== undefined) slotOf.set(id, s);
       }
       this.mapAt = this.mapEnd;
     }
-    return this.shortIds;
+    return this.slotOf;
   }
 
   /**
@@ -330,16 +344,16 @@ export class CompactIndex {
     const slicer = new TimeSlicer(sliceMs);
     await yieldToLoop();
     while (this.mapAt < this.mapEnd) {
-      const d = this.mapAt++;
-      const id = this.ids[d];
-      if (id !== undefined) this.shortIds.set(id, d);
-      if ((d & 1023) === 1023) await slicer.maybeYield();
+      const s = this.mapAt++;
+      const id = this.idOfSlot[s];
+      if (id !== undefined) this.slotOf.set(id, s);
+      if ((s & 1023) === 1023) await slicer.maybeYield();
     }
   }
 
   /** The external id of a short document id. */
   externalId(docId: number): string {
-    return this.ids[docId] as string;
+    return this.idOfSlot[this.slotOfShort[docId]] as string;
   }
 
   /**
@@ -414,8 +428,13 @@ export class CompactIndex {
     if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
-    this.ids[d] = id;
-    this.shortIds.set(id, d);
+    const slot = this.freeSlots.pop() ?? this.idOfSlot.length;
+    this.idOfSlot[slot] = id;
+    this.slotOf.set(id, slot);
+    this.shortOfSlot = grow(this.shortOfSlot, slot + 1);
+    this.shortOfSlot[slot] = d;
+    this.slotOfShort = grow(this.slotOfShort, d + 1);
+    this.slotOfShort[d] = slot;
     this.fps = grow(this.fps, d + 1);
     this.fps[d] = fingerprint >>> 0;
     this.lengths = grow(this.lengths, (d + 1) * nf);
@@ -459,8 +478,9 @@ export class CompactIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const d = this.idMap().get(id);
-    if (d === undefined) return false;
+    const slot = this.idMap().get(id);
+    if (slot === undefined) return false;
+    const d = this.shortOfSlot[slot];
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
       // MiniSearch's `removeFieldLength`.
@@ -468,8 +488,11 @@ export class CompactIndex {
       const df = this.df[f];
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }
-    this.ids[d] = undefined;
-    this.shortIds.delete(id);
+    this.idOfSlot[slot] = undefined;
+    this.slotOf.delete(id);
+    this.shortOfSlot[slot] = -1;
+    this.slotOfShort[d] = -1;
+    this.freeSlots.push(slot);
     this.live -= 1;
     this.version += 1;
     if (d < this.base.end) this.deadBase += 1;
@@ -538,17 +561,26 @@ export class CompactIndex {
   private *mergeJob(end: number): Generator<void, MergeResult> {
     const { nf } = this;
     const nt = this.terms.length;
-    const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
+    const { slotOfShort: oldSlots, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
     const newOf = new Int32Array(end).fill(-1);
     let n = 0;
     let entries = 0;
     for (let d = 0; d < end; d++) {
-      if (oldIds[d] === undefined) continue;
+      if (oldSlots[d] < 0) continue;
       newOf[d] = n++;
       entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
     }
-    const ids: string[] = new Array(n);
-    for (let d = 0; d < end; d++) if (newOf[d] >= 0) ids[newOf[d]] = oldIds[d] as string;
+    // Room for a quarter more documents (the next merge starts once an eighth is appended), with
+    // their entries at a quarter above the average: appends until then, and those made while
+    // this merge runs, need no copy of these arrays.
+    const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
+    // Slots are read now: a slot freed later may be reused by another document before the end.
+    const slots = new Int32Array(n + room);
+    for (let d = 0; d < end; d++) if (newOf[d] >= 0) slots[newOf[d]] = oldSlots[d];
+    // Only a new base handed to `onSealed` needs its own lists of ids and terms.
+    const persisted = this.onSealed !== undefined;
+    const ids: string[] = persisted ? new Array(n) : [];
+    if (persisted) for (let d = 0; d < n; d++) ids[d] = this.idOfSlot[slots[d]] as string;
     const avg = this.avg.slice();
     // Live document frequencies are the run lengths: prefix sums place every run.
     const starts = this.df.map((df) => {
@@ -556,13 +588,8 @@ export class CompactIndex {
       for (let t = 0; t < nt; t++) s[t + 1] = s[t] + df[t];
       return s;
     });
-    const terms = this.terms.slice(0, nt);
+    const terms = persisted ? this.terms.slice(0, nt) : [];
     yield;
-    const shortIds = new Map<string, number>();
-    // Room for a quarter more documents (the next merge starts once an eighth is appended), with
-    // their entries at a quarter above the average: appends until then, and those made while
-    // this merge runs, need no copy of these arrays.
-    const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
     const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
     const fingerprints = new Uint32Array(n + room);
     const lengths = new Int32Array((n + room) * nf);
@@ -573,7 +600,6 @@ export class CompactIndex {
     for (let d = 0; d < end; d++) {
       const nd = newOf[d];
       if (nd < 0) continue;
-      shortIds.set(ids[nd], nd);
       fingerprints[nd] = oldFps[d];
       for (let f = 0; f < nf; f++) {
         lengths[nd * nf + f] = oldLengths[d * nf + f];
@@ -604,7 +630,7 @@ export class CompactIndex {
       docs.push(fd);
       tfs.push(ft);
     }
-    const sealed: SealedIndex = {
+    const sealed: SealedIndex | undefined = !persisted ? undefined : {
       fields: this.fields,
       ids,
       fingerprints: fingerprints.subarray(0, n),
@@ -634,7 +660,7 @@ export class CompactIndex {
         yield;
       }
     }
-    return { sealed, base, runs, newOf, shortIds, forward };
+    return { n, sealed, base, runs, newOf, slots, forward };
   }
 
   /**
@@ -644,28 +670,30 @@ export class CompactIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, shortIds } = r;
-    const n = sealed.ids.length;
+    const { sealed, newOf, n } = r;
     const extra = this.next - m.end;
     const next = n + extra;
-    const ids: Array<string | undefined> = sealed.ids.slice();
+    const fw = r.forward;
+    // Short ids renumbered: slots of documents deleted while the merge ran become tombstones
+    // first (their slot may already hold a document appended since), then every slot's short id.
+    const slots = grow(r.slots, next);
+    const { shortOfSlot } = this;
     let dead = 0;
     for (const d of m.deleted) {
       const nd = newOf[d];
-      if (nd < 0 || ids[nd] === undefined) continue;
-      shortIds.delete(ids[nd] as string);
-      ids[nd] = undefined;
+      if (nd < 0 || slots[nd] < 0) continue;
+      slots[nd] = -1;
       dead += 1;
     }
+    for (let nd = 0; nd < n; nd++) if (slots[nd] >= 0) shortOfSlot[slots[nd]] = nd;
     for (let d = m.end; d < this.next; d++) {
-      const id = this.ids[d];
-      ids[n + d - m.end] = id;
-      if (id !== undefined) shortIds.set(id, n + d - m.end);
+      const slot = this.slotOfShort[d];
+      slots[n + d - m.end] = slot;
+      if (slot >= 0) shortOfSlot[slot] = n + d - m.end;
     }
     const from = this.fwdStart[m.end * nf];
     const to = this.fwdStart[this.next * nf];
-    const e = sealed.fwdTerm.length;
-    const fw = r.forward;
+    const e = fw.fwdStart[n * nf];
     if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from) {
       // The documents appended meanwhile fit in the room after the new base: copy theirs only.
       if (extra > 0) {
@@ -682,19 +710,19 @@ export class CompactIndex {
       this.fwdTf = fw.fwdTf;
     } else {
       const lengths = new Int32Array(next * nf);
-      lengths.set(sealed.lengths);
+      lengths.set(fw.lengths.subarray(0, n * nf));
       lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
       const fps = new Uint32Array(next);
-      fps.set(sealed.fingerprints);
+      fps.set(fw.fps.subarray(0, n));
       fps.set(this.fps.subarray(m.end, this.next), n);
       const fwdStart = new Int32Array(next * nf + 1);
-      fwdStart.set(sealed.fwdStart);
+      fwdStart.set(fw.fwdStart.subarray(0, n * nf + 1));
       for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
       const fwdTerm = new Int32Array(e + to - from);
-      fwdTerm.set(sealed.fwdTerm);
+      fwdTerm.set(fw.fwdTerm.subarray(0, e));
       fwdTerm.set(this.fwdTerm.subarray(from, to), e);
       const fwdTf = new Uint16Array(e + to - from);
-      fwdTf.set(sealed.fwdTf);
+      fwdTf.set(fw.fwdTf.subarray(0, e));
       fwdTf.set(this.fwdTf.subarray(from, to), e);
       this.lengths = lengths;
       this.fps = fps;
@@ -704,9 +732,7 @@ export class CompactIndex {
     }
     const shift = n - m.end;
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
-    this.ids = ids;
-    this.shortIds = shortIds;
-    this.mapAt = this.mapEnd = 0;
+    this.slotOfShort = slots;
     this.next = next;
     this.base = r.base;
     this.baseRuns = new Map();
@@ -718,7 +744,7 @@ export class CompactIndex {
     this.version += 1;
     this.merging = undefined;
     m.settle();
-    this.onSealed?.(sealed);
+    if (sealed) this.onSealed?.(sealed);
     this.maybeMerge();
   }
 
@@ -729,7 +755,12 @@ export class CompactIndex {
     const { nf } = c;
     const n = sealed.ids.length;
     const nt = sealed.terms.length;
-    c.ids = sealed.ids.slice();
+    // Slot d is short id d, until the first merge renumbers short ids.
+    c.idOfSlot = sealed.ids.slice();
+    const identity = new Int32Array(n);
+    for (let d = 0; d < n; d++) identity[d] = d;
+    c.slotOfShort = identity;
+    c.shortOfSlot = identity.slice();
     // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
     // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
     // ids are unique when appended, and the segment file is checked whole.)
@@ -786,12 +817,12 @@ export class CompactIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
   private eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { base, ids } = this;
+    const { base, slotOfShort } = this;
     const start = base.start[f];
     if (t + 1 < start.length) {
       const docs = base.docs[f];
       const tfs = base.tfs[f];
-      for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
+      for (let i = start[t]; i < start[t + 1]; i++) if (slotOfShort[docs[i]] >= 0) fn(docs[i], tfs[i]);
     }
     this.eachAppendedPosting(f, t, fn);
   }
@@ -903,8 +934,8 @@ export class CompactIndex {
     if (cached?.key === key) return cached.norm;
     const norm = new Float64Array(this.next);
     const { k, b } = bm25;
-    const { nf, lengths, ids } = this;
-    for (let d = 0; d < this.next; d++) if (ids[d] !== undefined) norm[d] = k * (1 - b + (b * lengths[d * nf + f]) / avg);
+    const { nf, lengths, slotOfShort } = this;
+    for (let d = 0; d < this.next; d++) if (slotOfShort[d] >= 0) norm[d] = k * (1 - b + (b * lengths[d * nf + f]) / avg);
     this.norms.set(f, { key, norm });
     return norm;
   }
@@ -969,7 +1000,7 @@ export class CompactIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.baseRun(t);
-    const { ids, lengths, nf } = this;
+    const { slotOfShort, lengths, nf } = this;
     const { k, b, d } = bm25;
     const k1 = k + 1;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
@@ -983,7 +1014,7 @@ export class CompactIndex {
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
       for (let i = 0; i < run.docs.length; i++) {
         const doc = run.docs[i];
-        if (dead && ids[doc] === undefined) continue;
+        if (dead && slotOfShort[doc] < 0) continue;
         let sum = 0;
         for (let j = 0; j < fields.length; j++) {
           const tf = runTfs[j]?.[i] ?? 0;
@@ -995,7 +1026,7 @@ export class CompactIndex {
       if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax });
       else {
         const keep: number[] = [];
-        for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
+        for (let i = 0; i < run.docs.length; i++) if (slotOfShort[run.docs[i]] >= 0) keep.push(i);
         if (keep.length) {
           const docs = Int32Array.from(keep, (i) => run.docs[i]);
           const tfs = fields.map((f) => {
@@ -1080,9 +1111,9 @@ export class CompactIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { ids } = this;
+    const { slotOfShort } = this;
     const live = (doc: number, tf: number) => {
-      if (ids[doc] !== undefined) fn(doc, tf);
+      if (slotOfShort[doc] >= 0) fn(doc, tf);
     };
     this.frozenTail?.[f].forEach(t, live);
     this.tail[f].forEach(t, live);
@@ -1271,7 +1302,7 @@ export class CompactIndex {
     const matched: number[] = new Array(touched.length);
     for (let i = 0; i < touched.length; i++) {
       const doc = touched[i];
-      ids[i] = this.ids[doc] as string;
+      ids[i] = this.externalId(doc);
       scores[i] = acc[doc];
       matched[i] = count[doc];
       acc[doc] = 0;

@@ -156,7 +156,9 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    // Without a segment store nothing is persisted: no `onSealed`, so merges copy no id or term lists.
+    const onSealed = this.segments && this.sealedHandler(() => compact);
+    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed, gate: this.gate });
     return compact;
   }
 
