@@ -573,14 +573,12 @@ export class CompactIndex {
     }
     // Room for a quarter more documents (the next merge starts once an eighth is appended), with
     // their entries at a quarter above the average: appends until then, and those made while
-    // this merge runs, need no copy of the forward arrays.
+    // this merge runs, need no copy of these arrays.
     const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
-    const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
-    // Nothing deleted below `end` (an index that only grew since its last merge) and that room
-    // there already: short ids stay as they are, and so do the forward arrays, whose part below
-    // `end` is never written again: no copy of them (at 200k documents ~170 MB less to allocate).
-    const hasRoom = oldFps.length >= n + room && oldLengths.length >= (n + room) * nf && oldStart.length > (n + room) * nf && oldTerm.length >= entries + roomEntries && oldTf.length >= entries + roomEntries;
-    const renumber = n !== end || !hasRoom;
+    // Nothing deleted below `end` (an index that only grew since its last merge): short ids stay
+    // as they are, and so do the forward arrays, whose part below `end` is never written again:
+    // no copy of them (at 200k documents ~170 MB less to allocate per merge).
+    const renumber = n !== end;
     // Slots are read now: a slot freed later may be reused by another document before the end.
     const slots = renumber ? new Int32Array(n + room) : undefined;
     if (slots) for (let d = 0; d < end; d++) if (newOf[d] >= 0) slots[newOf[d]] = oldSlots[d];
@@ -599,6 +597,7 @@ export class CompactIndex {
     yield;
     let forward: Forward = { fps: oldFps, lengths: oldLengths, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf };
     if (renumber) {
+      const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
       forward = {
         fps: new Uint32Array(n + room),
         lengths: new Int32Array((n + room) * nf),
