@@ -81,15 +81,14 @@ interface MergeResult {
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents already deleted. */
   readonly newOf: Int32Array;
-  /** Slot of each new short id (see `CompactIndex.slotOfShort`), with room like `forward`'s; undefined with it. */
-  readonly slots: Int32Array | undefined;
+  /** Slot of each new short id (see `CompactIndex.slotOfShort`), with room like `forward`'s. */
+  readonly slots: Int32Array;
   /**
    * The new base's per-document arrays with room after its documents (the sealed index holds
    * views of their used part): documents appended after the merge's start, or until the next
-   * merge, go into that room instead of a copy of every array. Undefined when no document was
-   * renumbered: the index's own arrays serve on.
+   * merge, go into that room instead of a copy of every array.
    */
-  readonly forward: Forward | undefined;
+  readonly forward: Forward;
 }
 
 /** The forward arrays of an index (see `SealedIndex`), possibly longer than their used part. */
@@ -575,17 +574,13 @@ export class CompactIndex {
     // their entries at a quarter above the average: appends until then, and those made while
     // this merge runs, need no copy of these arrays.
     const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
-    // Nothing deleted below `end` (an index that only grew since its last merge): short ids stay
-    // as they are, and so do the forward arrays, whose part below `end` is never written again:
-    // no copy of them (at 200k documents ~170 MB less to allocate per merge).
-    const renumber = n !== end;
     // Slots are read now: a slot freed later may be reused by another document before the end.
-    const slots = renumber ? new Int32Array(n + room) : undefined;
-    if (slots) for (let d = 0; d < end; d++) if (newOf[d] >= 0) slots[newOf[d]] = oldSlots[d];
+    const slots = new Int32Array(n + room);
+    for (let d = 0; d < end; d++) if (newOf[d] >= 0) slots[newOf[d]] = oldSlots[d];
     // Only a new base handed to `onSealed` needs its own lists of ids and terms.
     const persisted = this.onSealed !== undefined;
     const ids: string[] = persisted ? new Array(n) : [];
-    if (persisted) for (let d = 0; d < n; d++) ids[d] = this.idOfSlot[slots ? slots[d] : oldSlots[d]] as string;
+    if (persisted) for (let d = 0; d < n; d++) ids[d] = this.idOfSlot[slots[d]] as string;
     const avg = this.avg.slice();
     // Live document frequencies are the run lengths: prefix sums place every run.
     const starts = this.df.map((df) => {
@@ -595,35 +590,28 @@ export class CompactIndex {
     });
     const terms = persisted ? this.terms.slice(0, nt) : [];
     yield;
-    let forward: Forward = { fps: oldFps, lengths: oldLengths, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf };
-    if (renumber) {
-      const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
-      forward = {
-        fps: new Uint32Array(n + room),
-        lengths: new Int32Array((n + room) * nf),
-        fwdStart: new Int32Array((n + room) * nf + 1),
-        fwdTerm: new Int32Array(entries + roomEntries),
-        fwdTf: new Uint16Array(entries + roomEntries),
-      };
-      const { fps, lengths, fwdStart, fwdTerm, fwdTf } = forward;
-      let at = 0;
-      for (let d = 0; d < end; d++) {
-        const nd = newOf[d];
-        if (nd < 0) continue;
-        fps[nd] = oldFps[d];
-        for (let f = 0; f < nf; f++) {
-          lengths[nd * nf + f] = oldLengths[d * nf + f];
-          const from = oldStart[d * nf + f];
-          const to = oldStart[d * nf + f + 1];
-          fwdTerm.set(oldTerm.subarray(from, to), at);
-          fwdTf.set(oldTf.subarray(from, to), at);
-          at += to - from;
-          fwdStart[nd * nf + f + 1] = at;
-        }
-        if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
+    const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
+    const fingerprints = new Uint32Array(n + room);
+    const lengths = new Int32Array((n + room) * nf);
+    const fwdStart = new Int32Array((n + room) * nf + 1);
+    const fwdTerm = new Int32Array(entries + roomEntries);
+    const fwdTf = new Uint16Array(entries + roomEntries);
+    let at = 0;
+    for (let d = 0; d < end; d++) {
+      const nd = newOf[d];
+      if (nd < 0) continue;
+      fingerprints[nd] = oldFps[d];
+      for (let f = 0; f < nf; f++) {
+        lengths[nd * nf + f] = oldLengths[d * nf + f];
+        const from = oldStart[d * nf + f];
+        const to = oldStart[d * nf + f + 1];
+        fwdTerm.set(oldTerm.subarray(from, to), at);
+        fwdTf.set(oldTf.subarray(from, to), at);
+        at += to - from;
+        fwdStart[nd * nf + f + 1] = at;
       }
+      if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
     }
-    const { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf } = forward;
     const docs: Int32Array[] = [];
     const tfs: Uint16Array[] = [];
     for (let f = 0; f < nf; f++) {
@@ -656,6 +644,7 @@ export class CompactIndex {
       docs,
       tfs,
     };
+    const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf };
     const base: BaseSegment = { end: n, start: starts, docs, tfs };
     // The terms searched lately get their runs in the new base now, a step at a time, so the
     // first queries after the swap do not build them all at once.
@@ -671,7 +660,7 @@ export class CompactIndex {
         yield;
       }
     }
-    return { n, sealed, base, runs, newOf, slots, forward: renumber ? forward : undefined };
+    return { n, sealed, base, runs, newOf, slots, forward };
   }
 
   /**
@@ -679,19 +668,15 @@ export class CompactIndex {
    * after it (their forward entries copied, their appended postings shifted), documents deleted
    * while it ran become tombstones of the new base.
    */
-  /**
-   * Renumbers the index's documents as a merge's new base numbers them: short ids of slots, the
-   * forward arrays (the documents appended while it ran go after its documents); returns the
-   * tombstones of the new base (documents deleted while it ran).
-   */
-  private renumber(m: Merging, r: MergeResult, fw: Forward, newSlots: Int32Array): number {
+  private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { newOf, n } = r;
+    const { sealed, newOf, n } = r;
     const extra = this.next - m.end;
     const next = n + extra;
+    const fw = r.forward;
     // Short ids renumbered: slots of documents deleted while the merge ran become tombstones
     // first (their slot may already hold a document appended since), then every slot's short id.
-    const slots = grow(newSlots, next);
+    const slots = grow(r.slots, next);
     const { shortOfSlot } = this;
     let dead = 0;
     for (const d of m.deleted) {
@@ -745,18 +730,10 @@ export class CompactIndex {
       this.fwdTerm = fwdTerm;
       this.fwdTf = fwdTf;
     }
-    this.slotOfShort = slots;
-    return dead;
-  }
-
-  private install(m: Merging, r: MergeResult): void {
-    const { n } = r;
-    const extra = this.next - m.end;
-    // Without renumbering, documents deleted while the merge ran are tombstones in place already.
-    const dead = r.forward && r.slots ? this.renumber(m, r, r.forward, r.slots) : m.deleted.length;
     const shift = n - m.end;
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
-    this.next = n + extra;
+    this.slotOfShort = slots;
+    this.next = next;
     this.base = r.base;
     this.baseRuns = new Map();
     this.baseRunsOf = r.base;
@@ -767,7 +744,7 @@ export class CompactIndex {
     this.version += 1;
     this.merging = undefined;
     m.settle();
-    if (r.sealed) this.onSealed?.(r.sealed);
+    if (sealed) this.onSealed?.(sealed);
     this.maybeMerge();
   }
 
