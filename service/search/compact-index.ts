@@ -35,7 +35,6 @@ export interface CompactIndexOptions {
   /**
    * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
    * image of the documents live when the merge began, for persisting (`segment-file.ts`).
-   * Without it a merge copies no list of ids or terms (only typed arrays).
    */
   readonly onSealed?: (sealed: SealedIndex) => void;
   /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
@@ -72,17 +71,13 @@ export interface SealedIndex {
 
 /** What a finished merge job hands to `install`. */
 interface MergeResult {
-  /** Documents in the new base. */
-  readonly n: number;
-  /** The new base for `onSealed` (made only when there is one: its id and term lists are copies). */
-  readonly sealed: SealedIndex | undefined;
+  readonly sealed: SealedIndex;
   readonly base: BaseSegment;
   /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents already deleted. */
   readonly newOf: Int32Array;
-  /** Slot of each new short id (see `CompactIndex.slotOfShort`), with room like `forward`'s. */
-  readonly slots: Int32Array;
+  readonly shortIds: Map<string, number>;
   /**
    * The new base's per-document arrays with room after its documents (the sealed index holds
    * views of their used part): documents appended after the merge's start, or until the next
@@ -223,17 +218,9 @@ export class CompactIndex {
   private readonly nf: number;
   private readonly minMergeDocs: number;
   private readonly fieldIds: Readonly<Record<string, number>>;
-  // A document's external id has a slot for as long as it is indexed (a removed one's slot is
-  // reused): merges renumber short ids in the typed arrays `slotOfShort` and `shortOfSlot` only,
-  // so they build no id list or map of every document (old-space garbage of tens of MB at 200k).
-  private idOfSlot: Array<string | undefined> = [];
-  private slotOf = new Map<string, number>();
-  private freeSlots: number[] = [];
-  /** Per short id, its document's slot; −1 for a deleted document (a tombstone). */
-  private slotOfShort: Int32Array = new Int32Array(0);
-  /** Per slot, its document's short id (−1 when free). */
-  private shortOfSlot: Int32Array = new Int32Array(0);
-  /** Slots `mapAt … mapEnd - 1` of a restored base are not in `slotOf` yet (`idMap`, `fillIds`). */
+  private ids: Array<string | undefined> = [];
+  private shortIds = new Map<string, number>();
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
   private mapAt = 0;
   private mapEnd = 0;
   private next = 0;
@@ -319,21 +306,20 @@ export class CompactIndex {
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    const slot = this.idMap().get(id);
-    return slot === undefined ? undefined : this.shortOfSlot[slot];
+    return this.idMap().get(id);
   }
 
-  /** The map of ids to slots, every document in it (a restored base's ids not yet entered go in now). */
+  /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
   private idMap(): Map<string, number> {
     if (this.mapAt < this.mapEnd) {
-      const { idOfSlot, slotOf } = this;
-      for (let s = this.mapAt; s < this.mapEnd; s++) {
-        const id = idOfSlot[s];
-        if (id !== undefined) slotOf.set(id, s);
+      const { ids, shortIds } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) {
+        const id = ids[d];
+        if (id !== undefined) shortIds.set(id, d);
       }
       this.mapAt = this.mapEnd;
     }
-    return this.slotOf;
+    return this.shortIds;
   }
 
   /**
@@ -344,16 +330,16 @@ export class CompactIndex {
     const slicer = new TimeSlicer(sliceMs);
     await yieldToLoop();
     while (this.mapAt < this.mapEnd) {
-      const s = this.mapAt++;
-      const id = this.idOfSlot[s];
-      if (id !== undefined) this.slotOf.set(id, s);
-      if ((s & 1023) === 1023) await slicer.maybeYield();
+      const d = this.mapAt++;
+      const id = this.ids[d];
+      if (id !== undefined) this.shortIds.set(id, d);
+      if ((d & 1023) === 1023) await slicer.maybeYield();
     }
   }
 
   /** The external id of a short document id. */
   externalId(docId: number): string {
-    return this.idOfSlot[this.slotOfShort[docId]] as string;
+    return this.ids[docId] as string;
   }
 
   /**
@@ -428,13 +414,8 @@ export class CompactIndex {
     if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
-    const slot = this.freeSlots.pop() ?? this.idOfSlot.length;
-    this.idOfSlot[slot] = id;
-    this.slotOf.set(id, slot);
-    this.shortOfSlot = grow(this.shortOfSlot, slot + 1);
-    this.shortOfSlot[slot] = d;
-    this.slotOfShort = grow(this.slotOfShort, d + 1);
-    this.slotOfShort[d] = slot;
+    this.ids[d] = id;
+    this.shortIds.set(id, d);
     this.fps = grow(this.fps, d + 1);
     this.fps[d] = fingerprint >>> 0;
     this.lengths = grow(this.lengths, (d + 1) * nf);
@@ -478,9 +459,8 @@ export class CompactIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const slot = this.idMap().get(id);
-    if (slot === undefined) return false;
-    const d = this.shortOfSlot[slot];
+    const d = this.idMap().get(id);
+    if (d === undefined) return false;
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
       // MiniSearch's `removeFieldLength`.
@@ -488,11 +468,8 @@ export class CompactIndex {
       const df = this.df[f];
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }
-    this.idOfSlot[slot] = undefined;
-    this.slotOf.delete(id);
-    this.shortOfSlot[slot] = -1;
-    this.slotOfShort[d] = -1;
-    this.freeSlots.push(slot);
+    this.ids[d] = undefined;
+    this.shortIds.delete(id);
     this.live -= 1;
     this.version += 1;
     if (d < this.base.end) this.deadBase += 1;
@@ -561,26 +538,17 @@ export class CompactIndex {
   private *mergeJob(end: number): Generator<void, MergeResult> {
     const { nf } = this;
     const nt = this.terms.length;
-    const { slotOfShort: oldSlots, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
+    const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
     const newOf = new Int32Array(end).fill(-1);
     let n = 0;
     let entries = 0;
     for (let d = 0; d < end; d++) {
-      if (oldSlots[d] < 0) continue;
+      if (oldIds[d] === undefined) continue;
       newOf[d] = n++;
       entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
     }
-    // Room for a quarter more documents (the next merge starts once an eighth is appended), with
-    // their entries at a quarter above the average: appends until then, and those made while
-    // this merge runs, need no copy of these arrays.
-    const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
-    // Slots are read now: a slot freed later may be reused by another document before the end.
-    const slots = new Int32Array(n + room);
-    for (let d = 0; d < end; d++) if (newOf[d] >= 0) slots[newOf[d]] = oldSlots[d];
-    // Only a new base handed to `onSealed` needs its own lists of ids and terms.
-    const persisted = this.onSealed !== undefined;
-    const ids: string[] = persisted ? new Array(n) : [];
-    if (persisted) for (let d = 0; d < n; d++) ids[d] = this.idOfSlot[slots[d]] as string;
+    const ids: string[] = new Array(n);
+    for (let d = 0; d < end; d++) if (newOf[d] >= 0) ids[newOf[d]] = oldIds[d] as string;
     const avg = this.avg.slice();
     // Live document frequencies are the run lengths: prefix sums place every run.
     const starts = this.df.map((df) => {
@@ -588,8 +556,13 @@ export class CompactIndex {
       for (let t = 0; t < nt; t++) s[t + 1] = s[t] + df[t];
       return s;
     });
-    const terms = persisted ? this.terms.slice(0, nt) : [];
+    const terms = this.terms.slice(0, nt);
     yield;
+    const shortIds = new Map<string, number>();
+    // Room for a quarter more documents (the next merge starts once an eighth is appended), with
+    // their entries at a quarter above the average: appends until then, and those made while
+    // this merge runs, need no copy of these arrays.
+    const room = Math.max(this.minMergeDocs, Math.ceil(n / 4));
     const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
     const fingerprints = new Uint32Array(n + room);
     const lengths = new Int32Array((n + room) * nf);
@@ -600,6 +573,7 @@ export class CompactIndex {
     for (let d = 0; d < end; d++) {
       const nd = newOf[d];
       if (nd < 0) continue;
+      shortIds.set(ids[nd], nd);
       fingerprints[nd] = oldFps[d];
       for (let f = 0; f < nf; f++) {
         lengths[nd * nf + f] = oldLengths[d * nf + f];
@@ -630,7 +604,7 @@ export class CompactIndex {
       docs.push(fd);
       tfs.push(ft);
     }
-    const sealed: SealedIndex | undefined = !persisted ? undefined : {
+    const sealed: SealedIndex = {
       fields: this.fields,
       ids,
       fingerprints: fingerprints.subarray(0, n),
@@ -660,7 +634,7 @@ export class CompactIndex {
         yield;
       }
     }
-    return { n, sealed, base, runs, newOf, slots, forward };
+    return { sealed, base, runs, newOf, shortIds, forward };
   }
 
   /**
@@ -670,30 +644,28 @@ export class CompactIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, n } = r;
+    const { sealed, newOf, shortIds } = r;
+    const n = sealed.ids.length;
     const extra = this.next - m.end;
     const next = n + extra;
-    const fw = r.forward;
-    // Short ids renumbered: slots of documents deleted while the merge ran become tombstones
-    // first (their slot may already hold a document appended since), then every slot's short id.
-    const slots = grow(r.slots, next);
-    const { shortOfSlot } = this;
+    const ids: Array<string | undefined> = sealed.ids.slice();
     let dead = 0;
     for (const d of m.deleted) {
       const nd = newOf[d];
-      if (nd < 0 || slots[nd] < 0) continue;
-      slots[nd] = -1;
+      if (nd < 0 || ids[nd] === undefined) continue;
+      shortIds.delete(ids[nd] as string);
+      ids[nd] = undefined;
       dead += 1;
     }
-    for (let nd = 0; nd < n; nd++) if (slots[nd] >= 0) shortOfSlot[slots[nd]] = nd;
     for (let d = m.end; d < this.next; d++) {
-      const slot = this.slotOfShort[d];
-      slots[n + d - m.end] = slot;
-      if (slot >= 0) shortOfSlot[slot] = n + d - m.end;
+      const id = this.ids[d];
+      ids[n + d - m.end] = id;
+      if (id !== undefined) shortIds.set(id, n + d - m.end);
     }
     const from = this.fwdStart[m.end * nf];
     const to = this.fwdStart[this.next * nf];
-    const e = fw.fwdStart[n * nf];
+    const e = sealed.fwdTerm.length;
+    const fw = r.forward;
     if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from) {
       // The documents appended meanwhile fit in the room after the new base: copy theirs only.
       if (extra > 0) {
@@ -710,19 +682,19 @@ export class CompactIndex {
       this.fwdTf = fw.fwdTf;
     } else {
       const lengths = new Int32Array(next * nf);
-      lengths.set(fw.lengths.subarray(0, n * nf));
+      lengths.set(sealed.lengths);
       lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
       const fps = new Uint32Array(next);
-      fps.set(fw.fps.subarray(0, n));
+      fps.set(sealed.fingerprints);
       fps.set(this.fps.subarray(m.end, this.next), n);
       const fwdStart = new Int32Array(next * nf + 1);
-      fwdStart.set(fw.fwdStart.subarray(0, n * nf + 1));
+      fwdStart.set(sealed.fwdStart);
       for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
       const fwdTerm = new Int32Array(e + to - from);
-      fwdTerm.set(fw.fwdTerm.subarray(0, e));
+      fwdTerm.set(sealed.fwdTerm);
       fwdTerm.set(this.fwdTerm.subarray(from, to), e);
       const fwdTf = new Uint16Array(e + to - from);
-      fwdTf.set(fw.fwdTf.subarray(0, e));
+      fwdTf.set(sealed.fwdTf);
       fwdTf.set(this.fwdTf.subarray(from, to), e);
       this.lengths = lengths;
       this.fps = fps;
@@ -732,7 +704,9 @@ export class CompactIndex {
     }
     const shift = n - m.end;
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
-    this.slotOfShort = slots;
+    this.ids = ids;
+    this.shortIds = shortIds;
+    this.mapAt = this.mapEnd = 0;
     this.next = next;
     this.base = r.base;
     this.baseRuns = new Map();
@@ -744,7 +718,7 @@ export class CompactIndex {
     this.version += 1;
     this.merging = undefined;
     m.settle();
-    if (sealed) this.onSealed?.(sealed);
+    this.onSealed?.(sealed);
     this.maybeMerge();
   }
 
@@ -755,12 +729,7 @@ export class CompactIndex {
     const { nf } = c;
     const n = sealed.ids.length;
     const nt = sealed.terms.length;
-    // Slot d is short id d, until the first merge renumbers short ids.
-    c.idOfSlot = sealed.ids.slice();
-    const identity = new Int32Array(n);
-    for (let d = 0; d < n; d++) identity[d] = d;
-    c.slotOfShort = identity;
-    c.shortOfSlot = identity.slice();
+    c.ids = sealed.ids.slice();
     // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
     // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
     // ids are unique when appended, and the segment file is checked whole.)
@@ -817,12 +786,12 @@ export class CompactIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
   private eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { base, slotOfShort } = this;
+    const { base, ids } = this;
     const start = base.start[f];
     if (t + 1 < start.length) {
       const docs = base.docs[f];
       const tfs = base.tfs[f];
-      for (let i = start[t]; i < start[t + 1]; i++) if (slotOfShort[docs[i]] >= 0) fn(docs[i], tfs[i]);
+      for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
     }
     this.eachAppendedPosting(f, t, fn);
   }
@@ -934,8 +903,8 @@ export class CompactIndex {
     if (cached?.key === key) return cached.norm;
     const norm = new Float64Array(this.next);
     const { k, b } = bm25;
-    const { nf, lengths, slotOfShort } = this;
-    for (let d = 0; d < this.next; d++) if (slotOfShort[d] >= 0) norm[d] = k * (1 - b + (b * lengths[d * nf + f]) / avg);
+    const { nf, lengths, ids } = this;
+    for (let d = 0; d < this.next; d++) if (ids[d] !== undefined) norm[d] = k * (1 - b + (b * lengths[d * nf + f]) / avg);
     this.norms.set(f, { key, norm });
     return norm;
   }
@@ -1000,7 +969,7 @@ export class CompactIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.baseRun(t);
-    const { slotOfShort, lengths, nf } = this;
+    const { ids, lengths, nf } = this;
     const { k, b, d } = bm25;
     const k1 = k + 1;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
@@ -1014,7 +983,7 @@ export class CompactIndex {
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
       for (let i = 0; i < run.docs.length; i++) {
         const doc = run.docs[i];
-        if (dead && slotOfShort[doc] < 0) continue;
+        if (dead && ids[doc] === undefined) continue;
         let sum = 0;
         for (let j = 0; j < fields.length; j++) {
           const tf = runTfs[j]?.[i] ?? 0;
@@ -1026,7 +995,7 @@ export class CompactIndex {
       if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax });
       else {
         const keep: number[] = [];
-        for (let i = 0; i < run.docs.length; i++) if (slotOfShort[run.docs[i]] >= 0) keep.push(i);
+        for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
         if (keep.length) {
           const docs = Int32Array.from(keep, (i) => run.docs[i]);
           const tfs = fields.map((f) => {
@@ -1111,9 +1080,9 @@ export class CompactIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   private eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { slotOfShort } = this;
+    const { ids } = this;
     const live = (doc: number, tf: number) => {
-      if (slotOfShort[doc] >= 0) fn(doc, tf);
+      if (ids[doc] !== undefined) fn(doc, tf);
     };
     this.frozenTail?.[f].forEach(t, live);
     this.tail[f].forEach(t, live);
@@ -1302,7 +1271,7 @@ export class CompactIndex {
     const matched: number[] = new Array(touched.length);
     for (let i = 0; i < touched.length; i++) {
       const doc = touched[i];
-      ids[i] = this.externalId(doc);
+      ids[i] = this.ids[doc] as string;
       scores[i] = acc[doc];
       matched[i] = count[doc];
       acc[doc] = 0;

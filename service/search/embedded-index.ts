@@ -156,9 +156,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    // Without a segment store nothing is persisted: no `onSealed`, so merges copy no id or term lists.
-    const onSealed = this.segments && this.sealedHandler(() => compact);
-    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed, gate: this.gate });
+    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
     return compact;
   }
 
