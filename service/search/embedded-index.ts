@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { Item, ItemType } from '../content/item';
-import { plainTextOf } from '../content/plain-text';
+import { plainText, plainTextOf } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type TermVector } from './expansion';
 import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranking';
@@ -8,7 +8,6 @@ import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from '
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from '../content/item-fingerprint';
-import { DocMetaColumns, lowerTags, type DocMeta } from './doc-meta';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
@@ -59,6 +58,46 @@ const BOUNDED_TOPK_DOCS = 300_000;
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
+const NO_TAGS: readonly string[] = [];
+
+interface DocMeta {
+  readonly type: ItemType;
+  /** Lower-cased. */
+  readonly tags: readonly string[];
+  /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
+  body: string;
+  plain: boolean;
+  readonly summary: string;
+}
+
+const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+
+/**
+ * The metadata of a document taken from a persisted segment: read from its item when first
+ * needed, so that a start does not read every item (a store may parse items lazily).
+ */
+class RestoredMeta implements DocMeta {
+  plain = false;
+  private lowered: readonly string[] | undefined;
+  private text: string | undefined;
+  constructor(
+    readonly type: ItemType,
+    private readonly item: Item,
+  ) {}
+  get tags(): readonly string[] {
+    return (this.lowered ??= lowerTags(this.item.tags));
+  }
+  get body(): string {
+    return this.text ?? this.item.body;
+  }
+  set body(text: string) {
+    this.text = text;
+  }
+  get summary(): string {
+    return this.item.summary ?? '';
+  }
+}
+
 /** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
 interface Analysed {
   readonly fields: string[][];
@@ -120,7 +159,7 @@ export class EmbeddedIndex implements SearchIndex {
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
   protected compact: CompactIndex;
-  private docs = new DocMetaColumns();
+  private docs = new Map<string, DocMeta>();
   /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
   private pendingMeta: Item[] | undefined;
   private pendingAt = 0;
@@ -171,7 +210,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(compact: CompactIndex, docs: DocMetaColumns, pending?: Item[]): void {
+  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
     this.compact = compact;
     this.docs = docs;
     this.pendingMeta = pending;
@@ -194,7 +233,7 @@ export class EmbeddedIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ compact: CompactIndex; docs: DocMetaColumns; unchanged: Item[] } | undefined> {
+  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -210,7 +249,7 @@ export class EmbeddedIndex implements SearchIndex {
     ref.compact = compact;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
-    const docs = new DocMetaColumns();
+    const docs = new Map<string, DocMeta>();
     const changed: Item[] = [];
     // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
     const unchanged: Item[] = [];
@@ -248,10 +287,10 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
-  private metaDocs(): DocMetaColumns {
+  private metaDocs(): Map<string, DocMeta> {
     const pending = this.pendingMeta;
     if (pending) {
-      for (let i = this.pendingAt; i < pending.length; i++) this.docs.setRestored(pending[i]);
+      for (let i = this.pendingAt; i < pending.length; i++) this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
       this.pendingMeta = undefined;
     }
     return this.docs;
@@ -263,7 +302,7 @@ export class EmbeddedIndex implements SearchIndex {
     const pending = this.pendingMeta;
     while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
       const i = this.pendingAt++;
-      this.docs.setRestored(pending[i]);
+      this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
       if ((i & 1023) === 1023) await slicer.maybeYield();
     }
     if (pending && this.pendingMeta === pending) this.pendingMeta = undefined;
@@ -282,7 +321,7 @@ export class EmbeddedIndex implements SearchIndex {
     const tags = a.analyze(item.tags.join(' '));
     const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, summary };
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
@@ -369,7 +408,7 @@ export class EmbeddedIndex implements SearchIndex {
           return;
         }
       }
-      const docs = new DocMetaColumns();
+      const docs = new Map<string, DocMeta>();
       const compact = this.create();
       for (const item of items) {
         await slicer.maybeYield();
@@ -422,7 +461,10 @@ export class EmbeddedIndex implements SearchIndex {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
     const docs = this.metaDocs();
-    return (id) => docs.matches(id, type, t);
+    return (id) => {
+      const d = docs.get(id);
+      return !!d && (!type || d.type === type) && (!t || d.tags.includes(t));
+    };
   }
 
   /** Query terms of which a document holds the term or one of its expansions. */
@@ -516,8 +558,12 @@ export class EmbeddedIndex implements SearchIndex {
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   protected snippet(hit: Scored, wanted: ReadonlySet<string>): string {
-    const doc = this.metaDocs().text(hit.id);
+    const doc = this.metaDocs().get(hit.id);
     if (!doc) return '';
+    if (!doc.plain) {
+      doc.body = plainText(doc.body);
+      doc.plain = true;
+    }
     const matched = new Set([...wanted].filter((t) => this.holds(hit.id, t)));
     const isMatch = (t: string) => matched.has(t);
     return (
