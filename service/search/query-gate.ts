@@ -4,7 +4,7 @@
  * the index from its first slice to its last, and a query's scratch is never shared.
  *
  * Between slices the event loop serves everything else. When a query ends, the writes waiting
- * go first, each in its own turn of the event loop, then the next query.
+ * go first, each in its own turn of the event loop, then the next query in a turn of its own.
  */
 export class QueryGate {
   private running = false;
@@ -39,14 +39,26 @@ export class QueryGate {
 
   private release(): void {
     this.running = false;
-    for (const w of this.writers.splice(0)) setImmediate(w);
-    if (this.queries.length === 0) return;
-    setImmediate(() => {
-      // A write let in first may have run; the next query starts now, still in arrival order.
+    const writers = this.writers.splice(0);
+    if (writers.length === 0 && this.queries.length === 0) return;
+    // One party a turn of the event loop: each waiting writer's slice, then the next query. An
+    // immediate queued by an immediate runs in the next turn, after timers and I/O; queued
+    // together, they would all run in one turn (a writer's slice, a merge step and the next
+    // query's first slice back to back: turns of 25-30 ms).
+    const wake = (i: number): void => {
+      if (i < writers.length) {
+        writers[i]();
+        setImmediate(() => wake(i + 1));
+        return;
+      }
+      // A write let in first may have run; the next query starts now, still in arrival order,
+      // unless one that arrived while nothing was queued is running (its end starts the next).
+      if (this.running) return;
       const next = this.queries.shift();
       if (!next) return;
       this.running = true;
       next();
-    });
+    };
+    setImmediate(() => wake(0));
   }
 }

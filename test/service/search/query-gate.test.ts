@@ -27,4 +27,29 @@ describe('QueryGate', () => {
     await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await gate.run(async () => 'next')).toBe('next');
   });
+
+  it('wakes each waiting writer and then the next query in turns of their own, so timers and I/O run between them', async () => {
+    const gate = new QueryGate();
+    const log: string[] = [];
+    let releaseA!: () => void;
+    const a = gate.run(() => new Promise<void>((resolve) => (releaseA = resolve)));
+    await yieldToLoop();
+    const writers = [1, 2].map((n) => gate.quiet().then(() => log.push(`write${n}`)));
+    const b = gate.run(async () => void log.push('query b'));
+    // An immediate that queues itself again runs once a turn of the event loop.
+    let ticking = true;
+    const tick = () => {
+      log.push('tick');
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    releaseA();
+    await Promise.all([a, b, ...writers]);
+    ticking = false;
+    const parties = log.filter((e) => e !== 'tick');
+    expect(parties).toEqual(['write1', 'write2', 'query b']);
+    // A turn between consecutive parties.
+    const at = parties.map((p) => log.indexOf(p));
+    for (let i = 1; i < at.length; i++) expect(log.slice(at[i - 1] + 1, at[i])).toContain('tick');
+  });
 });
