@@ -33,7 +33,7 @@ async function post(url: string, body: unknown): Promise<{ status: number }> {
   return { status: res.status };
 }
 
-interface Started {
+export interface Started {
   readonly port: number;
   readonly readyMs: number;
   /** Process CPU time to ready, when the server prints it. */
@@ -45,10 +45,10 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** The service of checkout `root` in a child process; resolves once it is ready. */
-function startAt(root: string, env: Record<string, string>): Promise<Started> {
+/** The service of checkout `root` in a child process (with `nodeArgs` before its script, e.g. `--cpu-prof`); resolves once it is ready. */
+export function startAt(root: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Started & { readonly pid: number }> {
   const load = Math.round(loadavg()[0] * 10) / 10;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -71,6 +71,7 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
         rssMb = undefined;
       }
       resolve({
+        pid: child.pid!,
         rssMb,
         load,
         port: Number(m[1]),
@@ -87,7 +88,7 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
 }
 
 /** Waits until `file` exists and has not changed for `quietMs` (a segment written in the background). */
-async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 180_000): Promise<void> {
+export async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 180_000): Promise<void> {
   const t0 = Date.now();
   let last = '';
   let stableSince = Date.now();
