@@ -6,6 +6,7 @@ import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { SortedTerms } from './sorted-terms';
+import { termValues, type ValueStats } from './term-values';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -168,12 +169,8 @@ interface TermPostings {
     readonly maxImpact: number;
     /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
     readonly blockMax: Float64Array;
-    /**
-     * Per searched field, the BM25 value at each of `docs`: filled in when the postings are used
-     * a second time at the same index version (queries between writes read them instead of
-     * computing each value again).
-     */
-    vals?: Array<Float64Array | null>;
+    /** Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds). */
+    readonly vals: Array<Float64Array | null>;
   }>;
   /** Per searched field (0 where no live document's field holds the term). */
   readonly idf: number[];
@@ -960,7 +957,6 @@ export class CompactIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
-      if (!cached.parts[0].vals) this.fillValues(cached, fields, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
@@ -969,41 +965,26 @@ export class CompactIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.baseRun(t);
-    const { ids, lengths, nf } = this;
-    const { k, b, d } = bm25;
-    const k1 = k + 1;
+    const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
-    const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
+    const stats: ValueStats = { lengths: this.lengths, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
     const parts: TermPostings['parts'] = [];
     if (run) {
-      // The exact bounds, per block and in all: one pass over the run (cached with the postings
-      // for the index version, so repeated queries between writes do not pay it again).
-      const blockMax = new Float64Array(blockCount(run.docs.length));
+      // The values and the exact bounds, per block and in all: one pass over the run (cached
+      // with the postings for the index version, so repeated queries between writes do not pay it again).
       const dead = this.deadBase > 0;
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      for (let i = 0; i < run.docs.length; i++) {
-        const doc = run.docs[i];
-        if (dead && ids[doc] === undefined) continue;
-        let sum = 0;
-        for (let j = 0; j < fields.length; j++) {
-          const tf = runTfs[j]?.[i] ?? 0;
-          if (tf > 0) sum += boost[j] * bm25At(j, fields[j], tf, doc);
-        }
-        if (sum > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum;
-      }
+      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined);
       const maxImpact = largest(blockMax);
-      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax });
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals });
       else {
         const keep: number[] = [];
         for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
         if (keep.length) {
           const docs = Int32Array.from(keep, (i) => run.docs[i]);
-          const tfs = fields.map((f) => {
-            const from = run.tfs[f];
-            return from ? Uint16Array.from(keep, (i) => from[i]) : null;
-          });
+          const tfs = runTfs.map((from) => (from ? Uint16Array.from(keep, (i) => from[i]) : null));
           // A block of the kept postings takes the largest bound of the run blocks they come from.
-          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep) });
+          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: vals.map((v) => v && Float64Array.from(keep, (i) => v[i])) });
         }
       }
     }
@@ -1031,16 +1012,9 @@ export class CompactIndex {
         return out as Uint16Array | null;
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
-      const blockMax = new Float64Array(blockCount(appended.length));
-      for (let i = 0; i < appended.length; i++) {
-        let s = 0;
-        for (let j = 0; j < fields.length; j++) {
-          const tf = tfs[j]?.[i] ?? 0;
-          if (tf > 0) s += boost[j] * bm25At(j, fields[j], tf, appended[i]);
-        }
-        if (s > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = s;
-      }
-      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact: largest(blockMax), blockMax });
+      const docs = Int32Array.from(appended);
+      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats);
+      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals });
     }
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
@@ -1055,27 +1029,6 @@ export class CompactIndex {
       this.postingCacheSizes.delete(old);
     }
     return entry;
-  }
-
-  /** Fills in the parts' BM25 values with the exhaustive scorer's expression (see `TermPostings`). */
-  private fillValues(p: TermPostings, fields: readonly number[], bm25: Bm25Params): void {
-    const { lengths, nf } = this;
-    const { k, b, d } = bm25;
-    const k1 = k + 1;
-    for (const part of p.parts) {
-      part.vals = fields.map((f, j) => {
-        const tfs = part.tfs[j];
-        if (!tfs) return null;
-        const v = new Float64Array(part.docs.length);
-        const idf = p.idf[j];
-        const avg = this.avg[f];
-        for (let i = 0; i < v.length; i++) {
-          const tf = tfs[i];
-          if (tf > 0) v[i] = idf * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[part.docs[i] * nf + f]) / avg)));
-        }
-        return v;
-      });
-    }
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
@@ -1306,6 +1259,35 @@ function keptBlockMax(runMax: Float64Array, keep: readonly number[]): Float64Arr
 }
 
 /** Term `t`'s run in `base` (see `CompactIndex.baseRun`). */
+/**
+ * The merged run of a term whose postings in one field cover its postings in every other field
+ * (`lo`/`hi`: each field's range in `base`), without copying that field's documents and tfs;
+ * undefined when no field covers the others.
+ */
+function coveredRun(base: BaseSegment, nf: number, lo: readonly number[], hi: readonly number[]): BaseRun | undefined {
+  let wide = 0;
+  for (let f = 1; f < nf; f++) if (hi[f] - lo[f] > hi[wide] - lo[wide]) wide = f;
+  const docs = base.docs[wide].subarray(lo[wide], hi[wide]);
+  const tfs: Array<Uint16Array | null> = [];
+  for (let f = 0; f < nf; f++) {
+    if (f === wide) tfs.push(base.tfs[f].subarray(lo[f], hi[f]));
+    else if (hi[f] === lo[f]) tfs.push(null);
+    else {
+      const out = new Uint16Array(docs.length);
+      const from = base.docs[f];
+      let at = 0;
+      for (let i = lo[f]; i < hi[f]; i++) {
+        const doc = from[i];
+        while (at < docs.length && docs[at] < doc) at++;
+        if (at === docs.length || docs[at] !== doc) return undefined;
+        out[at] = base.tfs[f][i];
+      }
+      tfs.push(out);
+    }
+  }
+  return { docs, tfs };
+}
+
 function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
   const lo = new Array<number>(nf).fill(0);
   const hi = new Array<number>(nf).fill(0);
@@ -1329,7 +1311,11 @@ function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined
       tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
     };
   } else {
-    // A merge of the fields' sorted runs.
+    // When one field's run holds every document of the others (the index's `text` holds the
+    // title's and the tags' terms), its run is the documents, shared, and the others' tfs
+    // are placed along it. Else a merge of the fields' sorted runs.
+    const covered = coveredRun(base, nf, lo, hi);
+    if (covered) return covered;
     const docs = new Int32Array(total);
     const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
     const pos = lo.slice();
