@@ -6,7 +6,7 @@ import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { SortedTerms } from './sorted-terms';
-import { termValues, type ValueStats } from './term-values';
+import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
@@ -147,10 +147,10 @@ export interface TermScores {
 }
 
 /**
- * Postings held, at most, summed over terms, in each of `CompactIndex`'s two caches: the terms'
- * live postings of the current index version (4 bytes of document id and 2 of tf per field
- * holding the term, each; emptied by any write), and the terms' base postings merged over fields
- * (the same sizes; kept until the next merge). Least recently used terms go first.
+ * Postings held, at most, summed over terms, in the cache of the terms' base postings merged over
+ * fields (4 bytes of document id and 2 of tf per field holding the term, each; kept until the
+ * next merge). Least recently used terms go first. The cache of scored postings of the current
+ * index version is bounded in bytes by the index's size (`scoredCacheBudget`).
  */
 export const POSTING_CACHE_LIMIT = 4_000_000;
 
@@ -258,8 +258,9 @@ export class CompactIndex {
   private slotStamp = new Int32Array(0);
   private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
+  private fieldLengths = new FieldLengths();
   private postingCache = new Map<string, TermPostings>();
-  // Postings each cached entry holds beyond the base runs it shares.
+  // Bytes each cached entry holds beyond the base runs it shares (`scoredBytes`).
   private postingCacheSizes = new Map<string, number>();
   private baseRuns = new Map<number, BaseRun>();
   private baseRunsOf: BaseSegment | undefined;
@@ -967,7 +968,8 @@ export class CompactIndex {
     const run = this.baseRun(t);
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
-    const stats: ValueStats = { lengths: this.lengths, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
     const parts: TermPostings['parts'] = [];
     if (run) {
       // The values and the exact bounds, per block and in all: one pass over the run (cached
@@ -1019,16 +1021,24 @@ export class CompactIndex {
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
     this.postingCache.set(term, entry);
-    const size = parts.reduce((n, p) => n + (p.docs === run?.docs ? 0 : p.docs.length), 0);
+    const size = scoredBytes(parts, run?.docs);
     this.postingCacheSizes.set(term, size);
     this.postingCacheSize += size;
+    const budget = scoredCacheBudget(this.basePostingBytes());
     for (const [old] of this.postingCache) {
-      if (this.postingCacheSize <= POSTING_CACHE_LIMIT || old === term) break;
+      if (this.postingCacheSize <= budget || old === term) break;
       this.postingCache.delete(old);
       this.postingCacheSize -= this.postingCacheSizes.get(old) ?? 0;
       this.postingCacheSizes.delete(old);
     }
     return entry;
+  }
+
+  /** Bytes of the base segment's postings (document ids and tfs, every field). */
+  private basePostingBytes(): number {
+    let n = 0;
+    for (let f = 0; f < this.nf; f++) n += this.base.docs[f].byteLength + this.base.tfs[f].byteLength;
+    return n;
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */

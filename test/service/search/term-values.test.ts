@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { BLOCK_SHIFT } from '../../../service/search/max-score';
-import { termValues } from '../../../service/search/term-values';
+import { FieldLengths, termValues } from '../../../service/search/term-values';
 
 describe('termValues', () => {
   it('gives each posting the BM25 value per field and each block the largest boosted sum of its live postings, to the last bit', () => {
-    const posting = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.boolean());
+    const posting = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 40 }), fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0xfff0, max: 0x10010 })), fc.boolean());
     fc.assert(
       fc.property(fc.array(posting, { maxLength: 400 }), fc.boolean(), fc.double({ min: 0, max: 2, noNaN: true }), (rows, someDead, d) => {
         const nf = 2;
@@ -18,7 +18,8 @@ describe('termValues', () => {
         const t0 = Uint16Array.from(rows, (r) => r[0]);
         const t1 = Uint16Array.from(rows, (r) => r[1]);
         const ids = Array.from({ length: 2 * n }, (_x, doc) => (someDead && rows[doc >> 1]?.[4] ? undefined : `d${doc}`));
-        const s = { lengths, nf, avg: new Float64Array([7.5, 20.25]), k: 0.9, b: 0.4, d };
+        const short = new FieldLengths().get({}, lengths, nf, 2 * n);
+        const s = { lengths, short, nf, avg: new Float64Array([7.5, 20.25]), k: 0.9, b: 0.4, d };
         const idf = [1.7, 0.3];
         const boost = [0.2, 1];
         const got = termValues(docs, [t0, t1], [0, 1], boost, idf, s, someDead ? ids : undefined);
@@ -41,8 +42,20 @@ describe('termValues', () => {
     );
   });
 
+  it('FieldLengths follows appended documents, and starts again for another base', () => {
+    const fl = new FieldLengths();
+    const base = {};
+    const lengths = Int32Array.of(1, 2, 3, 70000, 5, 6);
+    expect(fl.get(base, lengths, 2, 2).map((a) => [...a.subarray(0, 2)])).toEqual([[1, 3], [2, 0xffff]]);
+    expect(fl.get(base, lengths, 2, 3).map((a) => [...a.subarray(0, 3)])).toEqual([[1, 3, 5], [2, 0xffff, 6]]);
+    const renumbered = Int32Array.of(5, 6);
+    expect(fl.get({}, renumbered, 2, 1).map((a) => [...a.subarray(0, 1)])).toEqual([[5], [6]]);
+  });
+
   it('has no values for a field whose tfs are null', () => {
-    const got = termValues(Int32Array.of(0, 1), [null, Uint16Array.of(1, 2)], [0, 1], [1, 1], [0, 1], { lengths: new Int32Array(4).fill(3), nf: 2, avg: new Float64Array([3, 3]), k: 1.2, b: 0.75, d: 0 });
+    const lengths = new Int32Array(4).fill(3);
+    const short = new FieldLengths().get({}, lengths, 2, 2);
+    const got = termValues(Int32Array.of(0, 1), [null, Uint16Array.of(1, 2)], [0, 1], [1, 1], [0, 1], { lengths, short, nf: 2, avg: new Float64Array([3, 3]), k: 1.2, b: 0.75, d: 0 });
     expect(got.vals[0]).toBeNull();
     expect(got.blockMax[0]).toBe(got.vals[1]![1]);
   });
