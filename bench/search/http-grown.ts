@@ -21,9 +21,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
-import { load, post, type Speed } from './run';
-import { settledFile, startAt } from './restart';
+import { twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { load, type Speed } from './run';
+import { ingestGrown, settledFile, startAt } from './restart';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** The loads of one start, each with the 1-minute load average at its start. */
@@ -88,16 +88,7 @@ export async function httpGrown(v: Vaswani, size: number, opts: HttpGrownOptions
   const runs: HttpLoads[] = [];
   try {
     if (!reuse) {
-      const a = await startAt(root, env);
-      // Item ids are slugs: copy c of doc-n becomes doc-n-cc.
-      const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
-      const t0 = performance.now();
-      for (let i = 0; i < items.length; i += 1000) {
-        const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
-        if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
-      }
-      ingestSeconds = (performance.now() - t0) / 1000;
-      await a.stop();
+      ingestSeconds = await ingestGrown(root, env, v, size);
       // The first start re-indexes what the last merge had not covered and persists a segment
       // and the content catalogue in the background: let it, so every measured start is a restart.
       const since = Date.now();
