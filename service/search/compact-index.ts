@@ -258,7 +258,6 @@ export class CompactIndex {
   private slotStamp = new Int32Array(0);
   private slotStampN = 0;
   private norms = new Map<number, { key: string; norm: Float64Array }>();
-  private fieldLengths = new FieldLengths();
   private postingCache = new Map<string, TermPostings>();
   // Bytes each cached entry holds beyond the base runs it shares (`scoredBytes`).
   private postingCacheSizes = new Map<string, number>();
@@ -267,6 +266,8 @@ export class CompactIndex {
   private baseRunsSize = 0;
   private postingCacheKey = '';
   private postingCacheSize = 0;
+  // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
+  private fieldLengths = new FieldLengths();
   // Expansions by look-up and term, for `expansionsVersion` (the vocabulary and its document
   // frequencies change only on writes).
   private expansionCache = new Map<string, Expansion[]>();
