@@ -169,8 +169,12 @@ interface TermPostings {
     readonly maxImpact: number;
     /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
     readonly blockMax: Float64Array;
-    /** Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds). */
-    readonly vals: Array<Float64Array | null>;
+    /**
+     * Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds), when
+     * the term was to be read twice at its first use at this index version, else filled in at its
+     * second use (queries between writes read them instead of computing each value again).
+     */
+    vals?: Array<Float64Array | null>;
   }>;
   /** Per searched field (0 where no live document's field holds the term). */
   readonly idf: number[];
@@ -947,7 +951,7 @@ export class CompactIndex {
   }
 
   /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
-  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): TermPostings | undefined {
+  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params, keepValues: boolean): TermPostings | undefined {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
@@ -959,6 +963,7 @@ export class CompactIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
+      if (!cached.parts[0].vals) this.fillValues(term, cached, fields, boost, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
@@ -977,9 +982,9 @@ export class CompactIndex {
       // with the postings for the index version, so repeated queries between writes do not pay it again).
       const dead = this.deadBase > 0;
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined);
+      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined, keepValues);
       const maxImpact = largest(blockMax);
-      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals });
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals: keepValues ? vals : undefined });
       else {
         const keep: number[] = [];
         for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
@@ -987,7 +992,8 @@ export class CompactIndex {
           const docs = Int32Array.from(keep, (i) => run.docs[i]);
           const tfs = runTfs.map((from) => (from ? Uint16Array.from(keep, (i) => from[i]) : null));
           // A block of the kept postings takes the largest bound of the run blocks they come from.
-          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: vals.map((v) => v && Float64Array.from(keep, (i) => v[i])) });
+          const kept = keepValues ? vals.map((v) => v && Float64Array.from(keep, (i) => v[i])) : undefined;
+          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: kept });
         }
       }
     }
@@ -1016,8 +1022,8 @@ export class CompactIndex {
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
       const docs = Int32Array.from(appended);
-      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats);
-      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals });
+      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
     }
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
@@ -1033,6 +1039,19 @@ export class CompactIndex {
       this.postingCacheSizes.delete(old);
     }
     return entry;
+  }
+
+  /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
+  private fillValues(term: string, p: TermPostings, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): void {
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    let added = 0;
+    for (const part of p.parts) {
+      part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
+      for (const v of part.vals) added += v?.byteLength ?? 0;
+    }
+    this.postingCacheSizes.set(term, (this.postingCacheSizes.get(term) ?? 0) + added);
+    this.postingCacheSize += added;
   }
 
   /** Bytes of the base segment's postings (document ids and tfs, every field). */
@@ -1099,7 +1118,7 @@ export class CompactIndex {
     count: boolean,
     keep?: (docId: number) => boolean,
   ): { cursors: ScoreCursor[]; total: number } {
-    const job = this.cursorJob(terms, boost, bm25, count, keep);
+    const job = this.cursorJob(terms, boost, bm25, count, keep, true);
     for (;;) {
       const r = job.next();
       if (r.done) return r.value;
@@ -1109,7 +1128,9 @@ export class CompactIndex {
   /**
    * `cursors` a step at a time (a term's postings, or a cursor's share of the count, per step),
    * for a query that yields to the event loop between steps. The index must not change until
-   * the job is done.
+   * the job is done. `keepValues`: keep the values of terms used for the first time at this
+   * index version (the query reads them again); else only their bounds are kept, and their
+   * values are filled in at their next use.
    */
   *cursorJob(
     terms: readonly WeightedTerm[],
@@ -1117,6 +1138,7 @@ export class CompactIndex {
     bm25: Bm25Params,
     count: boolean,
     keep?: (docId: number) => boolean,
+    keepValues = true,
   ): Generator<void, { cursors: ScoreCursor[]; total: number }> {
     const fields = this.searched(boost);
     const boosts = fields.map((f) => boost[this.fields[f]]);
@@ -1125,7 +1147,7 @@ export class CompactIndex {
     const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
-      const p = this.postings(term, fields, boosts, bm25);
+      const p = this.postings(term, fields, boosts, bm25, keepValues);
       if (!p) continue;
       // A term's parts hold disjoint documents: each document meets the term in one cursor,
       // in the term's place in the query, so sums and distinct-term counts are unchanged.

@@ -526,7 +526,8 @@ export class EmbeddedIndex implements SearchIndex {
     else {
       const x = r.expansion;
       const expand = x.enabled && this.compact.documentCount >= x.minDocs;
-      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
+      // With RM3 the expanded pass reads the original terms again: their values are kept.
+      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand, undefined, expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
@@ -546,7 +547,8 @@ export class EmbeddedIndex implements SearchIndex {
   /**
    * The best `k` of `terms` scored over every matching document (as the exhaustive oracle,
    * tools/oracles/exhaustive-index.ts, scores them), and the number of all its matches, by dynamic pruning; `pause()` is
-   * awaited between a term's postings and the next, and between windows of documents.
+   * awaited between a term's postings and the next, and between windows of documents. `reread`:
+   * the query reads these terms again (their values are kept at their first use: `termValues`).
    */
   private async runPruned(
     pause: () => Promise<void>,
@@ -556,11 +558,12 @@ export class EmbeddedIndex implements SearchIndex {
     groups?: ReadonlyArray<readonly string[]>,
     count = true,
     known?: readonly number[],
+    reread = false,
   ): Promise<{ total: number; hits: Scored[] }> {
     const r = this.ranking;
     const compact = this.compact;
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
-    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc, reread);
     let step = job.next();
     while (!step.done) {
       await pause();

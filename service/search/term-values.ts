@@ -16,7 +16,7 @@ export interface ValueStats {
 
 /** A run of postings scored: the BM25 value per searched field and the bound per block. */
 export interface TermValues {
-  /** Per searched field, the value at each posting (0 where the field lacks the term), or null when no posting's field holds it. */
+  /** Per searched field, the value at each posting (0 where the field lacks the term), or null when no posting's field holds it (all null when not kept). */
   readonly vals: Array<Float64Array | null>;
   /** Per block of `1 << BLOCK_SHIFT` postings, the largest Σ over fields of boost × value (deleted documents left out). */
   readonly blockMax: Float64Array;
@@ -30,7 +30,11 @@ export interface TermValues {
  * the same query), two passes over postings that at 1M documents run to hundreds of thousands
  * per common term. The expression and the order of the sums are the exhaustive scorer's, so
  * the values and bounds agree with it to the last bit. Documents whose `ids` entry is undefined
- * (deleted) are left out of the bounds when `ids` is given.
+ * (deleted) are left out of the bounds when `ids` is given. With `keep` off the values are
+ * computed for the bounds only, not kept: a term the query reads once (an RM3 expansion term, a
+ * short query's expansion) would otherwise allocate 8 bytes per posting and field for nothing
+ * until its next use, and while writes come in (each moves the index version) that allocation
+ * showed in the event-loop stalls of an ingest with queries beside it.
  */
 export function termValues(
   docs: Int32Array,
@@ -40,6 +44,7 @@ export function termValues(
   idf: readonly number[],
   s: ValueStats,
   ids?: ReadonlyArray<string | undefined>,
+  keep = true,
 ): TermValues {
   const n = docs.length;
   const { lengths, short, nf, k, b, d } = s;
@@ -49,7 +54,7 @@ export function termValues(
   const vals = fields.map((f, j) => {
     const t = tfs[j];
     if (!t) return null;
-    const v = new Float64Array(n);
+    const v = keep ? new Float64Array(n) : undefined;
     const w = idf[j];
     const avg = s.avg[f];
     const bj = boost[j];
@@ -61,11 +66,11 @@ export function termValues(
         let l = len[doc];
         if (l === LONG) l = lengths[doc * nf + f];
         const x = w * (d + (tf * k1) / (tf + k * (1 - b + (b * l) / avg)));
-        v[i] = x;
+        if (v) v[i] = x;
         sum[i] += bj * x;
       }
     }
-    return v;
+    return v ?? null;
   });
   const blockMax = new Float64Array(blockCount(n));
   for (let i = 0; i < n; i++) {
@@ -105,11 +110,11 @@ export function scoredCacheBudget(postingBytes: number): number {
 }
 
 /** Bytes a term's scored parts hold beyond the arrays they share with `shared` (its base run's documents). */
-export function scoredBytes(parts: ReadonlyArray<{ docs: Int32Array; tfs: ReadonlyArray<Uint16Array | null>; vals: ReadonlyArray<Float64Array | null>; blockMax: Float64Array }>, shared?: Int32Array): number {
+export function scoredBytes(parts: ReadonlyArray<{ docs: Int32Array; tfs: ReadonlyArray<Uint16Array | null>; vals?: ReadonlyArray<Float64Array | null>; blockMax: Float64Array }>, shared?: Int32Array): number {
   let n = 0;
   for (const p of parts) {
     n += p.blockMax.byteLength;
-    for (const v of p.vals) n += v?.byteLength ?? 0;
+    for (const v of p.vals ?? []) n += v?.byteLength ?? 0;
     if (p.docs === shared) continue;
     n += p.docs.byteLength;
     for (const t of p.tfs) n += t?.byteLength ?? 0;

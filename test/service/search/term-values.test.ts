@@ -37,6 +37,10 @@ describe('termValues', () => {
           want[i >> BLOCK_SHIFT] = Math.max(want[i >> BLOCK_SHIFT], sum);
         }
         expect([...got.blockMax]).toEqual([...want]);
+        // Not kept: the same bounds, no values.
+        const bare = termValues(docs, [t0, t1], [0, 1], boost, idf, s, someDead ? ids : undefined, false);
+        expect(bare.vals).toEqual([null, null]);
+        expect([...bare.blockMax]).toEqual([...want]);
       }),
       { numRuns: 80 },
     );
