@@ -6,8 +6,8 @@ import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { SortedTerms } from './sorted-terms';
-import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
+import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
