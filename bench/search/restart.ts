@@ -25,7 +25,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { growCorpus } from '../../tools/corpus/grow-corpus';
-import { loadVaswani } from '../../tools/corpus/vaswani';
+import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 async function post(url: string, body: unknown): Promise<{ status: number }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -33,7 +33,7 @@ async function post(url: string, body: unknown): Promise<{ status: number }> {
   return { status: res.status };
 }
 
-interface Started {
+export interface Started {
   readonly port: number;
   readonly readyMs: number;
   /** Process CPU time to ready, when the server prints it. */
@@ -45,10 +45,10 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** The service of checkout `root` in a child process; resolves once it is ready. */
-function startAt(root: string, env: Record<string, string>): Promise<Started> {
+/** The service of checkout `root` in a child process (with `nodeArgs` before its script, e.g. `--cpu-prof`); resolves once it is ready. */
+export function startAt(root: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Started & { readonly pid: number }> {
   const load = Math.round(loadavg()[0] * 10) / 10;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
     cwd: root,
     env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -71,6 +71,7 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
         rssMb = undefined;
       }
       resolve({
+        pid: child.pid!,
         rssMb,
         load,
         port: Number(m[1]),
@@ -86,8 +87,23 @@ function startAt(root: string, env: Record<string, string>): Promise<Started> {
   });
 }
 
+/** Starts the service of checkout `root` with `env`, ingests Vaswani grown to `size` through `POST /api/ingest-batch` (1,000 a request), stops it; the ingest's seconds. */
+export async function ingestGrown(root: string, env: Record<string, string>, v: Vaswani, size: number): Promise<number> {
+  const a = await startAt(root, env);
+  // Item ids are slugs: copy c of doc-n becomes doc-n-cc.
+  const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
+  const t0 = performance.now();
+  for (let i = 0; i < items.length; i += 1000) {
+    const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
+    if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await a.stop();
+  return seconds;
+}
+
 /** Waits until `file` exists and has not changed for `quietMs` (a segment written in the background). */
-async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 180_000): Promise<void> {
+export async function settledFile(file: string, since: number, quietMs = 3000, maxMs = 180_000): Promise<void> {
   const t0 = Date.now();
   let last = '';
   let stableSince = Date.now();
@@ -126,15 +142,7 @@ export async function restart(size: number, rounds: number, base?: string, keep?
   let firstStartMs = 0;
   try {
     if (!reuse) {
-      const a = await startAt(root, env);
-      const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
-      const t0 = performance.now();
-      for (let i = 0; i < items.length; i += 1000) {
-        const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });
-        if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}`);
-      }
-      ingestSeconds = (performance.now() - t0) / 1000;
-      await a.stop();
+      ingestSeconds = await ingestGrown(root, env, v, size);
       // The first start after the ingest re-indexes what the last merge had not covered, then
       // persists a segment of everything (in the background): wait for it.
       const since = Date.now();

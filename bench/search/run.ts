@@ -107,12 +107,12 @@ export interface Speed {
   readonly errors: number;
 }
 
-/** Eight connections for `seconds` against `paths` in turn. */
-export async function load(port: number, paths: readonly string[], seconds: number): Promise<Speed> {
+/** `connections` connections (eight unless said) for `seconds` against `paths` in turn. */
+export async function load(port: number, paths: readonly string[], seconds: number, connections = 8): Promise<Speed> {
   let i = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: 8,
+    connections,
     duration: seconds,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
   });

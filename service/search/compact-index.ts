@@ -6,6 +6,7 @@ import type { QueryGate } from './query-gate';
 
 import { Vocabulary } from './vocabulary';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
+import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
@@ -169,10 +170,10 @@ export interface PostingsView {
 }
 
 /**
- * Postings held, at most, summed over terms, in each of `CompactIndex`'s two caches: the terms'
- * live postings of the current index version (4 bytes of document id and 2 of tf per field
- * holding the term, each; emptied by any write), and the terms' base postings merged over fields
- * (the same sizes; kept until the next merge). Least recently used terms go first.
+ * Postings held, at most, summed over terms, in the cache of the terms' base postings merged over
+ * fields (4 bytes of document id and 2 of tf per field holding the term, each; kept until the
+ * next merge). Least recently used terms go first. The cache of scored postings of the current
+ * index version is bounded in bytes by the index's size (`scoredCacheBudget`).
  */
 export const POSTING_CACHE_LIMIT = 4_000_000;
 
@@ -192,9 +193,9 @@ interface TermPostings {
     /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
     readonly blockMax: Float64Array;
     /**
-     * Per searched field, the BM25 value at each of `docs`: filled in when the postings are used
-     * a second time at the same index version (queries between writes read them instead of
-     * computing each value again).
+     * Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds), when
+     * the term was to be read twice at its first use at this index version, else filled in at its
+     * second use (queries between writes read them instead of computing each value again).
      */
     vals?: Array<Float64Array | null>;
   }>;
@@ -279,13 +280,15 @@ export class CompactIndex {
   private slotStamp = new Int32Array(0);
   private slotStampN = 0;
   private postingCache = new Map<string, TermPostings>();
-  // Postings each cached entry holds beyond the base runs it shares.
+  // Bytes each cached entry holds beyond the base runs it shares (`scoredBytes`).
   private postingCacheSizes = new Map<string, number>();
   private baseRuns = new Map<number, BaseRun>();
   private baseRunsOf: BaseSegment | undefined;
   private baseRunsSize = 0;
   private postingCacheKey = '';
   private postingCacheSize = 0;
+  // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
+  private fieldLengths = new FieldLengths();
   // Expansions by look-up and term, for `expansionsVersion` (the vocabulary and its document
   // frequencies change only on writes).
   private expansionCache = new Map<string, Expansion[]>();
@@ -924,7 +927,7 @@ export class CompactIndex {
   }
 
   /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
-  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): TermPostings | undefined {
+  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params, keepValues: boolean): TermPostings | undefined {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
@@ -936,7 +939,7 @@ export class CompactIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
-      if (!cached.parts[0].vals) this.fillValues(cached, fields, bm25);
+      if (!cached.parts[0].vals) this.fillValues(term, cached, fields, boost, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
@@ -945,41 +948,28 @@ export class CompactIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.baseRun(t);
-    const { ids, lengths, nf } = this;
-    const { k, b, d } = bm25;
-    const k1 = k + 1;
+    const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
-    const bm25At = (i: number, f: number, tf: number, doc: number) => idf[i] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + f]) / this.avg[f])));
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
     const parts: TermPostings['parts'] = [];
     if (run) {
-      // The exact bounds, per block and in all: one pass over the run (cached with the postings
-      // for the index version, so repeated queries between writes do not pay it again).
-      const blockMax = new Float64Array(blockCount(run.docs.length));
+      // The values and the exact bounds, per block and in all: one pass over the run (cached
+      // with the postings for the index version, so repeated queries between writes do not pay it again).
       const dead = this.deadBase > 0;
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      for (let i = 0; i < run.docs.length; i++) {
-        const doc = run.docs[i];
-        if (dead && ids[doc] === undefined) continue;
-        let sum = 0;
-        for (let j = 0; j < fields.length; j++) {
-          const tf = runTfs[j]?.[i] ?? 0;
-          if (tf > 0) sum += boost[j] * bm25At(j, fields[j], tf, doc);
-        }
-        if (sum > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum;
-      }
+      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined, keepValues);
       const maxImpact = largest(blockMax);
-      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax });
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals: keepValues ? vals : undefined });
       else {
         const keep: number[] = [];
         for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
         if (keep.length) {
           const docs = Int32Array.from(keep, (i) => run.docs[i]);
-          const tfs = fields.map((f) => {
-            const from = run.tfs[f];
-            return from ? Uint16Array.from(keep, (i) => from[i]) : null;
-          });
+          const tfs = runTfs.map((from) => (from ? Uint16Array.from(keep, (i) => from[i]) : null));
           // A block of the kept postings takes the largest bound of the run blocks they come from.
-          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep) });
+          const kept = keepValues ? vals.map((v) => v && Float64Array.from(keep, (i) => v[i])) : undefined;
+          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: kept });
         }
       }
     }
@@ -1007,25 +997,19 @@ export class CompactIndex {
         return out as Uint16Array | null;
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
-      const blockMax = new Float64Array(blockCount(appended.length));
-      for (let i = 0; i < appended.length; i++) {
-        let s = 0;
-        for (let j = 0; j < fields.length; j++) {
-          const tf = tfs[j]?.[i] ?? 0;
-          if (tf > 0) s += boost[j] * bm25At(j, fields[j], tf, appended[i]);
-        }
-        if (s > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = s;
-      }
-      parts.push({ docs: Int32Array.from(appended), tfs, maxImpact: largest(blockMax), blockMax });
+      const docs = Int32Array.from(appended);
+      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
     }
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
     this.postingCache.set(term, entry);
-    const size = parts.reduce((n, p) => n + (p.docs === run?.docs ? 0 : p.docs.length), 0);
+    const size = scoredBytes(parts, run?.docs);
     this.postingCacheSizes.set(term, size);
     this.postingCacheSize += size;
+    const budget = scoredCacheBudget(this.basePostingBytes());
     for (const [old] of this.postingCache) {
-      if (this.postingCacheSize <= POSTING_CACHE_LIMIT || old === term) break;
+      if (this.postingCacheSize <= budget || old === term) break;
       this.postingCache.delete(old);
       this.postingCacheSize -= this.postingCacheSizes.get(old) ?? 0;
       this.postingCacheSizes.delete(old);
@@ -1033,25 +1017,24 @@ export class CompactIndex {
     return entry;
   }
 
-  /** Fills in the parts' BM25 values with the exhaustive scorer's expression (see `TermPostings`). */
-  private fillValues(p: TermPostings, fields: readonly number[], bm25: Bm25Params): void {
-    const { lengths, nf } = this;
-    const { k, b, d } = bm25;
-    const k1 = k + 1;
+  /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
+  private fillValues(term: string, p: TermPostings, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): void {
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    let added = 0;
     for (const part of p.parts) {
-      part.vals = fields.map((f, j) => {
-        const tfs = part.tfs[j];
-        if (!tfs) return null;
-        const v = new Float64Array(part.docs.length);
-        const idf = p.idf[j];
-        const avg = this.avg[f];
-        for (let i = 0; i < v.length; i++) {
-          const tf = tfs[i];
-          if (tf > 0) v[i] = idf * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[part.docs[i] * nf + f]) / avg)));
-        }
-        return v;
-      });
+      part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
+      for (const v of part.vals) added += v?.byteLength ?? 0;
     }
+    this.postingCacheSizes.set(term, (this.postingCacheSizes.get(term) ?? 0) + added);
+    this.postingCacheSize += added;
+  }
+
+  /** Bytes of the base segment's postings (document ids and tfs, every field). */
+  private basePostingBytes(): number {
+    let n = 0;
+    for (let f = 0; f < this.nf; f++) n += this.base.docs[f].byteLength + this.base.tfs[f].byteLength;
+    return n;
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
@@ -1111,7 +1094,7 @@ export class CompactIndex {
     count: boolean,
     keep?: (docId: number) => boolean,
   ): { cursors: ScoreCursor[]; total: number } {
-    const job = this.cursorJob(terms, boost, bm25, count, keep);
+    const job = this.cursorJob(terms, boost, bm25, count, keep, true);
     for (;;) {
       const r = job.next();
       if (r.done) return r.value;
@@ -1121,7 +1104,9 @@ export class CompactIndex {
   /**
    * `cursors` a step at a time (a term's postings, or a cursor's share of the count, per step),
    * for a query that yields to the event loop between steps. The index must not change until
-   * the job is done.
+   * the job is done. `keepValues`: keep the values of terms used for the first time at this
+   * index version (the query reads them again); else only their bounds are kept, and their
+   * values are filled in at their next use.
    */
   *cursorJob(
     terms: readonly WeightedTerm[],
@@ -1129,6 +1114,7 @@ export class CompactIndex {
     bm25: Bm25Params,
     count: boolean,
     keep?: (docId: number) => boolean,
+    keepValues = true,
   ): Generator<void, { cursors: ScoreCursor[]; total: number }> {
     const fields = this.searched(boost);
     const boosts = fields.map((f) => boost[this.fields[f]]);
@@ -1137,7 +1123,7 @@ export class CompactIndex {
     const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
-      const p = this.postings(term, fields, boosts, bm25);
+      const p = this.postings(term, fields, boosts, bm25, keepValues);
       if (!p) continue;
       // A term's parts hold disjoint documents: each document meets the term in one cursor,
       // in the term's place in the query, so sums and distinct-term counts are unchanged.
@@ -1235,6 +1221,37 @@ function keptBlockMax(runMax: Float64Array, keep: readonly number[]): Float64Arr
 }
 
 /** Term `t`'s run in `base` (see `CompactIndex.baseRun`). */
+/**
+ * The merged run of a term whose postings in one field cover its postings in every other field
+ * (`lo`/`hi`: each field's range in `base`): that field's documents and tfs copied whole (a copy
+ * of the range, not a k-way merge), undefined when no field covers the others. Copies, not views
+ * into the base's arrays: with views warm queries were slower (2-word ~1.3x main's CPU in one
+ * process at 1M, against ~1.1x with copies; not explained).
+ */
+function coveredRun(base: BaseSegment, nf: number, lo: readonly number[], hi: readonly number[]): BaseRun | undefined {
+  let wide = 0;
+  for (let f = 1; f < nf; f++) if (hi[f] - lo[f] > hi[wide] - lo[wide]) wide = f;
+  const docs = base.docs[wide].slice(lo[wide], hi[wide]);
+  const tfs: Array<Uint16Array | null> = [];
+  for (let f = 0; f < nf; f++) {
+    if (f === wide) tfs.push(base.tfs[f].slice(lo[f], hi[f]));
+    else if (hi[f] === lo[f]) tfs.push(null);
+    else {
+      const out = new Uint16Array(docs.length);
+      const from = base.docs[f];
+      let at = 0;
+      for (let i = lo[f]; i < hi[f]; i++) {
+        const doc = from[i];
+        while (at < docs.length && docs[at] < doc) at++;
+        if (at === docs.length || docs[at] !== doc) return undefined;
+        out[at] = base.tfs[f][i];
+      }
+      tfs.push(out);
+    }
+  }
+  return { docs, tfs };
+}
+
 function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
   const lo = new Array<number>(nf).fill(0);
   const hi = new Array<number>(nf).fill(0);
@@ -1258,7 +1275,11 @@ function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined
       tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
     };
   } else {
-    // A merge of the fields' sorted runs.
+    // When one field's run holds every document of the others (the index's `text` holds the
+    // title's and the tags' terms), its run is the documents, copied whole, and the others' tfs
+    // are placed along it. Else a merge of the fields' sorted runs.
+    const covered = coveredRun(base, nf, lo, hi);
+    if (covered) return covered;
     const docs = new Int32Array(total);
     const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
     const pos = lo.slice();

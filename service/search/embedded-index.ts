@@ -162,6 +162,8 @@ export class EmbeddedIndex implements SearchIndex {
   private docs = new Map<string, DocMeta>();
   /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
   private pendingMeta: Item[] | undefined;
+  /** The same items by their short id at the restore, while `pendingMeta` is pending (`meta`). */
+  private pendingByDoc: Array<Item | undefined> | undefined;
   private pendingAt = 0;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
@@ -210,10 +212,11 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[]): void {
+  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[], pendingByDoc?: Array<Item | undefined>): void {
     this.compact = compact;
     this.docs = docs;
     this.pendingMeta = pending;
+    this.pendingByDoc = pendingByDoc;
     this.pendingAt = 0;
     const sealed = this.sealedAside.get(compact);
     this.sealedAside.delete(compact);
@@ -233,7 +236,10 @@ export class EmbeddedIndex implements SearchIndex {
    * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
    * unusable, or too much changed since it was written.
    */
-  private async restore(items: readonly Item[], slicer: TimeSlicer): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[] } | undefined> {
+  private async restore(
+    items: readonly Item[],
+    slicer: TimeSlicer,
+  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined> } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -253,6 +259,7 @@ export class EmbeddedIndex implements SearchIndex {
     const changed: Item[] = [];
     // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
     const unchanged: Item[] = [];
+    const byDoc = new Array<Item | undefined>(n);
     const sealedIds = loaded.sealed.ids;
     for (let i = 0, next = 0; i < items.length; i++) {
       if ((i & 1023) === 1023) await slicer.maybeYield();
@@ -262,6 +269,7 @@ export class EmbeddedIndex implements SearchIndex {
       if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && compact.fingerprint(d) === itemFingerprint(item)) {
         unchanged.push(item);
+        byDoc[d] = item;
       } else changed.push(item);
       if (d !== undefined) seen[d] = 1;
     }
@@ -283,7 +291,7 @@ export class EmbeddedIndex implements SearchIndex {
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     if (changed.length + removed.length > 0) compact.checkpoint();
-    return { compact, docs, unchanged };
+    return { compact, docs, unchanged, byDoc };
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
@@ -292,8 +300,25 @@ export class EmbeddedIndex implements SearchIndex {
     if (pending) {
       for (let i = this.pendingAt; i < pending.length; i++) this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
       this.pendingMeta = undefined;
+      this.pendingByDoc = undefined;
     }
     return this.docs;
+  }
+
+  /**
+   * The metadata of `id`. While the restored documents' metadata is still being entered
+   * (`fillMeta`), a restored one is made from its item, found by its short id, instead of entering
+   * all the rest first (at 1M documents that was a 2 s step in the first query after a start).
+   * Every write enters the rest first (`metaDocs`), so until then an unchanged item under its
+   * short id is the document's; a merge may renumber them, hence the check of the id.
+   */
+  private meta(id: string): DocMeta | undefined {
+    const known = this.docs.get(id);
+    if (known || !this.pendingMeta) return known;
+    const d = this.compact.shortId(id);
+    const item = d === undefined ? undefined : this.pendingByDoc?.[d];
+    if (item?.id === id) return new RestoredMeta(item.type, item);
+    return this.metaDocs().get(id);
   }
 
   /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
@@ -305,7 +330,10 @@ export class EmbeddedIndex implements SearchIndex {
       this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
       if ((i & 1023) === 1023) await slicer.maybeYield();
     }
-    if (pending && this.pendingMeta === pending) this.pendingMeta = undefined;
+    if (pending && this.pendingMeta === pending) {
+      this.pendingMeta = undefined;
+      this.pendingByDoc = undefined;
+    }
   }
 
   /**
@@ -399,7 +427,7 @@ export class EmbeddedIndex implements SearchIndex {
         const restored = await this.restore(items, slicer);
         if (restored) {
           await this.gate.quiet();
-          this.swapIn(restored.compact, restored.docs, restored.unchanged);
+          this.swapIn(restored.compact, restored.docs, restored.unchanged, restored.byDoc);
           const { compact } = restored;
           void compact
             .fillIds(this.indexSliceMs)
@@ -499,7 +527,8 @@ export class EmbeddedIndex implements SearchIndex {
     else {
       const x = r.expansion;
       const expand = x.enabled && this.compact.documentCount >= x.minDocs;
-      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand);
+      // With RM3 the expanded pass reads the original terms again: their values are kept.
+      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand, undefined, expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
@@ -519,7 +548,8 @@ export class EmbeddedIndex implements SearchIndex {
   /**
    * The best `k` of `terms` scored over every matching document (as the exhaustive oracle,
    * tools/oracles/exhaustive-index.ts, scores them), and the number of all its matches, by dynamic pruning; `pause()` is
-   * awaited between a term's postings and the next, and between windows of documents.
+   * awaited between a term's postings and the next, and between windows of documents. `reread`:
+   * the query reads these terms again (their values are kept at their first use: `termValues`).
    */
   private async runPruned(
     pause: () => Promise<void>,
@@ -529,11 +559,12 @@ export class EmbeddedIndex implements SearchIndex {
     groups?: ReadonlyArray<readonly string[]>,
     count = true,
     known?: readonly number[],
+    reread = false,
   ): Promise<{ total: number; hits: Scored[] }> {
     const r = this.ranking;
     const compact = this.compact;
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
-    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc);
+    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc, reread);
     let step = job.next();
     while (!step.done) {
       await pause();
@@ -559,7 +590,7 @@ export class EmbeddedIndex implements SearchIndex {
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   protected snippet(hit: Scored, wanted: ReadonlySet<string>): string {
-    const doc = this.metaDocs().get(hit.id);
+    const doc = this.meta(hit.id);
     if (!doc) return '';
     if (!doc.plain) {
       doc.body = plainText(doc.body);
