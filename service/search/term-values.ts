@@ -1,3 +1,4 @@
+import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount } from './max-score';
 
 /** What a term's BM25 values are computed from: the index's document lengths and live statistics. */
@@ -147,15 +148,8 @@ export class FieldLengths {
       this.per = [];
     }
     if (this.end < next) {
-      const cap = Math.max(next, Math.ceil(this.end * 1.5));
       for (let f = 0; f < nf; f++) {
-        const old = this.per[f];
-        if (!old || old.length < next) {
-          const grown = new Uint16Array(cap);
-          if (old) grown.set(old.subarray(0, this.end));
-          this.per[f] = grown;
-        }
-        const out = this.per[f];
+        const out = (this.per[f] = grow(this.per[f] ?? new Uint16Array(0), next));
         for (let doc = this.end; doc < next; doc++) out[doc] = Math.min(lengths[doc * nf + f], LONG);
       }
       this.end = next;
