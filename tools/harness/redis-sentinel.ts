@@ -92,15 +92,7 @@ export class RedisSentinelSetup {
       for (const n of replicas) await waitForPort(n.port);
       await waitFor(
         `the master on ${master.port} to see its ${replicas.length} replica(s) online`,
-        async () => {
-          const c = setup.dataClient(master.port);
-          try {
-            await c.connect();
-            return ((await c.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length >= replicas.length;
-          } finally {
-            c.disconnect();
-          }
-        },
+        async () => ((await setup.onData(master.port, (c) => c.info('replication'))).match(/^slave\d+:.*state=online/gm) ?? []).length >= replicas.length,
         { timeoutMs: 20_000, intervalMs: 50 },
       );
       await setup.configSetDiskless(master.port, 5);
@@ -178,13 +170,7 @@ export class RedisSentinelSetup {
         if (port === old.port) return false;
         const node = this.data.find((n) => n.port === port);
         if (!node) return false;
-        const c = this.dataClient(node.port);
-        try {
-          await c.connect();
-          return /role:master/.test(await c.info('replication')) ? node : false;
-        } finally {
-          c.disconnect();
-        }
+        return /role:master/.test(await this.onData(node.port, (c) => c.info('replication'))) ? node : false;
       },
       { timeoutMs, intervalMs: 200 },
     );
@@ -204,14 +190,8 @@ export class RedisSentinelSetup {
     await waitFor(
       `127.0.0.1:${node.port} to rejoin as a replica`,
       async () => {
-        const c = this.dataClient(node.port);
-        try {
-          await c.connect();
-          const info = await c.info('replication');
-          return /role:slave/.test(info) && /master_link_status:up/.test(info);
-        } finally {
-          c.disconnect();
-        }
+        const info = await this.onData(node.port, (c) => c.info('replication'));
+        return /role:slave/.test(info) && /master_link_status:up/.test(info);
       },
       { timeoutMs, intervalMs: 200 },
     );
@@ -219,10 +199,15 @@ export class RedisSentinelSetup {
 
   /** A plain client of one data node. */
   private async configSetDiskless(port: number, seconds: number): Promise<void> {
+    await this.onData(port, (c) => c.config('SET', 'repl-diskless-sync-delay', String(seconds)));
+  }
+
+  /** `fn` on a connection of its own to the data node on `port`, closed after. */
+  private async onData<T>(port: number, fn: (c: Redis) => Promise<T>): Promise<T> {
     const c = this.dataClient(port);
     try {
       await c.connect();
-      await c.config('SET', 'repl-diskless-sync-delay', String(seconds));
+      return await fn(c);
     } finally {
       c.disconnect();
     }
