@@ -150,6 +150,16 @@ export function catalogueRank(item: Item): { readonly of: ListingKeys; readonly 
 }
 
 /**
+ * A catalogue's lazy item as its entry in the catalogue's listing keys (its tags are
+ * `of.tagNames[of.tagIds[k]]` for `k` in `[of.tagAt[entry], of.tagAt[entry + 1])`); undefined
+ * for any other item. For building tag lists without decoding each item's keys.
+ */
+export function catalogueEntry(item: Item): { readonly of: ListingKeys; readonly entry: number } | undefined {
+  const s = (item as Item & { [LAZY]?: State })[LAZY];
+  return s?.listing ? { of: s.listing, entry: s.entry } : undefined;
+}
+
+/**
  * The fields a listing reads of `item` (dates, tags), without keeping a lazy item parsed: from
  * the catalogue's keys, or parsed from the record and let go (a catalogue written after a start
  * from one of the older shape reads them so).

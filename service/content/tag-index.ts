@@ -1,4 +1,5 @@
 import type { Item, ItemType } from './item';
+import { catalogueEntry, type ListingKeys } from './lazy-item';
 import { SortedListing } from './sorted-listing';
 
 /** The distinct tags of `item`, case-folded (a tag filter matches case-insensitively). */
@@ -49,11 +50,28 @@ export class TagIndex {
 
   private build(listing: readonly Item[]): void {
     const lists = new Map<string, Item[]>();
+    const add = (t: string, item: Item) => {
+      let l = lists.get(t);
+      if (!l) lists.set(t, (l = []));
+      if (l[l.length - 1] !== item) l.push(item);
+    };
+    // A catalogue's items by their entries: each distinct tag folded once, no keys decoded.
+    let keys: ListingKeys | undefined;
+    let folded: Array<string | undefined> = [];
     for (const item of listing) {
-      for (const t of foldedTags(item)) {
-        let l = lists.get(t);
-        if (!l) lists.set(t, (l = []));
-        l.push(item);
+      const c = catalogueEntry(item);
+      if (!c) {
+        for (const t of foldedTags(item)) add(t, item);
+        continue;
+      }
+      if (c.of !== keys) {
+        keys = c.of;
+        folded = new Array<string | undefined>(keys.tagNames.length);
+      }
+      const { tagAt, tagIds, tagNames } = c.of;
+      for (let k = tagAt[c.entry]; k < tagAt[c.entry + 1]; k++) {
+        const id = tagIds[k];
+        add((folded[id] ??= tagNames[id].toLowerCase()), item);
       }
     }
     for (const [t, l] of lists) this.listing(t).seed(l);
