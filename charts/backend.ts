@@ -17,7 +17,7 @@ import {
   type Service,
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { variableSpec } from '../configs';
+import { backendMemoryProblem, heapMiBFor, memoryMiB, variableSpec } from '../configs';
 import { backendSecretEnvironment, type SecretEnvReference } from './backend-secrets';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
@@ -53,7 +53,11 @@ export interface BackendProps {
   readonly shutdownTimeout?: Duration;
   /** Create a HorizontalPodAutoscaler. @default none */
   readonly autoscaling?: BackendAutoscaling;
-  /** @default requests 100m / 128Mi, limits 1 CPU / 512Mi */
+  /**
+   * The container's requests and limits. The memory limit also sets the V8 heap limit
+   * (`NODE_OPTIONS=--max-old-space-size`, half of it: configs/sections/backend-memory.ts); a
+   * limit too small for a useful heap is refused by validation. @default `DEFAULT_BACKEND_RESOURCES`
+   */
   readonly resources?: ComputeResources;
   /** @default 10001:10001 */
   readonly runAs?: RunAs;
@@ -67,6 +71,12 @@ export interface BackendProps {
    */
   readonly secretEnvironment?: readonly SecretEnvReference[];
 }
+
+/**
+ * Requests 100m CPU / 2Gi, limits 1 CPU / 3Gi: room for a replica of 1,000,000 documents (README.md,
+ * "Memory per replica"), the `BACKEND_MEMORY_*` settings' defaults.
+ */
+export const DEFAULT_BACKEND_RESOURCES: ComputeResources = { requests: { cpu: '100m', memory: '2Gi' }, limits: { cpu: '1', memory: '3Gi' } };
 
 /** Name of the backend's ConfigMap (without a `NAME_PREFIX`). */
 export const BACKEND_CONFIG_MAP = 'backend-config';
@@ -100,6 +110,8 @@ export class Backend extends Construct {
     const runAs = props.runAs ?? { user: 10001, group: 10001 };
     const secretEnv = props.secretEnvironment ?? backendSecretEnvironment();
     const environment = Object.fromEntries(Object.entries(props.environment).sort(([a], [b]) => a.localeCompare(b)));
+    const resources = props.resources ?? DEFAULT_BACKEND_RESOURCES;
+    const limitMiB = memoryMiB(resources.limits.memory);
 
     this.node.addValidation({
       validate: () => {
@@ -110,6 +122,9 @@ export class Backend extends Construct {
         for (const { variable } of secretEnv) {
           if (!variableSpec(variable).secret) errors.push(`${variable} is not a secret setting: it belongs in the ${names.backendConfig} ConfigMap`);
         }
+        const memory = backendMemoryProblem(resources.requests.memory, resources.limits.memory, { request: 'resources.requests.memory', limit: 'resources.limits.memory' });
+        if (memory) errors.push(memory.message);
+        if ('NODE_OPTIONS' in props.environment) errors.push(`NODE_OPTIONS is set from resources.limits.memory (the heap limit) and must not be in the ${names.backendConfig} ConfigMap`);
         if (props.autoscaling && props.autoscaling.maxReplicas < props.replicas) {
           errors.push(`autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`);
         }
@@ -141,13 +156,15 @@ export class Backend extends Construct {
       imagePullPolicy: imagePullPolicy(props.image),
       ports: [{ name: 'http', number: containerPort, protocol: Protocol.TCP }],
       envFrom: [Env.fromConfigMap(this.configMap)],
-      envVariables: Object.fromEntries(
-        secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })]),
-      ),
+      envVariables: {
+        ...Object.fromEntries(secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })])),
+        // The heap limit from the container's (Node would size it from the node's memory).
+        ...(limitMiB === undefined ? {} : { NODE_OPTIONS: EnvValue.fromValue(`--max-old-space-size=${heapMiBFor(limitMiB)}`) }),
+      },
       startup: probe(PATHS.live, 2, 30),
       liveness: probe(PATHS.live, 10, 3),
       readiness: probe(PATHS.ready, 5, 3),
-      resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } }),
+      resources: containerResources(resources),
       securityContext: RESTRICTED_CONTAINER,
     });
     container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));

@@ -3,7 +3,7 @@ import { Namespace } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
-import { Backend } from './backend';
+import { Backend, DEFAULT_BACKEND_RESOURCES } from './backend';
 import { backendSecretEnvironment } from './backend-secrets';
 import { GrafanaDashboard } from './dashboard';
 import { BackendIngress } from './ingress';
@@ -134,6 +134,7 @@ export class SearchBackendStack extends Construct {
     this.backend = new Backend(home(COMPONENTS.backend), `${prefix}backend`, {
       image: d.backendImage,
       replicas: d.backendReplicas,
+      resources: { requests: { cpu: DEFAULT_BACKEND_RESOURCES.requests.cpu, memory: d.backendMemoryRequest }, limits: { cpu: DEFAULT_BACKEND_RESOURCES.limits.cpu, memory: d.backendMemoryLimit } },
       environment: backendEnvironment(settings, names),
       containerPort: settings.service.port,
       dataDir: settings.service.dataDir,

@@ -13,4 +13,5 @@ export * from './sections/content';
 export * from './sections/ai';
 export * from './sections/alerting';
 export * from './sections/deploy';
+export * from './sections/backend-memory';
 export * from './sections/label-pair';

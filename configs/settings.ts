@@ -1,5 +1,6 @@
 import { SettingsError, type SettingsIssue } from './errors';
 import { ParseFailure } from './parsers';
+import { backendMemoryProblem, memoryMiB } from './sections/backend-memory';
 import { AI_VARIABLES, DEFAULT_AI, type AiSettings } from './sections/ai';
 import { ALERTING_VARIABLES, DEFAULT_ALERTING, type AlertingSettings } from './sections/alerting';
 import { CONTENT_VARIABLES, DEFAULT_CONTENT, type ContentSettings } from './sections/content';
@@ -185,6 +186,17 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
   issues.push(...serviceIssues(s.service));
   issues.push(...topologyIssues('KVSTORE', s.kvstore.url, s.kvstore.topology));
   issues.push(...topologyIssues('RATELIMIT_STORAGE', s.rateLimit.storageUrl, s.rateLimit.storageTopology));
+  const memory = backendMemoryProblem(s.deploy.backendMemoryRequest, s.deploy.backendMemoryLimit, { request: 'BACKEND_MEMORY_REQUEST', limit: 'BACKEND_MEMORY_LIMIT' });
+  // A value the parser refused is reported there already.
+  if (memory && memoryMiB(s.deploy.backendMemoryLimit) !== undefined && memoryMiB(s.deploy.backendMemoryRequest) !== undefined) {
+    const limit = memory.which === 'limit';
+    issues.push({
+      code: 'ERR_SETTINGS_CONFLICT',
+      variable: limit ? 'BACKEND_MEMORY_LIMIT' : 'BACKEND_MEMORY_REQUEST',
+      value: limit ? s.deploy.backendMemoryLimit : s.deploy.backendMemoryRequest,
+      message: memory.message,
+    });
+  }
   if (s.deploy.hpaEnabled && s.deploy.hpaMaxReplicas < s.deploy.backendReplicas) {
     issues.push({
       code: 'ERR_SETTINGS_CONFLICT',

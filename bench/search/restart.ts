@@ -87,11 +87,15 @@ export function startAt(root: string, env: Record<string, string>, nodeArgs: rea
   });
 }
 
-/** Starts the service of checkout `root` with `env`, ingests Vaswani grown to `size` through `POST /api/ingest-batch` (1,000 a request), stops it; the ingest's seconds. */
-export async function ingestGrown(root: string, env: Record<string, string>, v: Vaswani, size: number): Promise<number> {
+/**
+ * Starts the service of checkout `root` with `env`, ingests Vaswani grown to `size` through `POST
+ * /api/ingest-batch` (1,000 a request), each item as `shape` makes it (its number given), stops
+ * it; the ingest's seconds.
+ */
+export async function ingestGrown(root: string, env: Record<string, string>, v: Vaswani, size: number, shape: (item: object, n: number) => object = (i) => i): Promise<number> {
   const a = await startAt(root, env);
   // Item ids are slugs: copy c of doc-n becomes doc-n-cc.
-  const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
+  const items = growCorpus(v.items, size).map((i, n) => shape({ ...i, id: i.id.replace('~', '-c') }, n));
   const t0 = performance.now();
   for (let i = 0; i < items.length; i += 1000) {
     const r = await post(`http://127.0.0.1:${a.port}/api/ingest-batch`, { items: items.slice(i, i + 1000) });

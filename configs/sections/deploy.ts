@@ -13,6 +13,7 @@ const NAME_PREFIX: Parser<string> = {
 const DNS_SUBDOMAIN = str({ pattern: /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, accepted: 'a Kubernetes object name (lower-case letters, digits, - and .)' });
 const HOSTNAME = str({ pattern: /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/, accepted: 'a DNS host name such as search.example.com' });
 const IMAGE = str({ pattern: /^[\w./:@-]+$/, accepted: 'a container image reference such as redis:7.2' });
+const MEMORY = str({ pattern: /^\d+(Ki|Mi|Gi|Ti)$/, accepted: 'a memory quantity in Ki, Mi, Gi or Ti such as 3Gi' });
 const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted: 'a Kubernetes quantity such as 1Gi' });
 
 /** What `cdk8s synth` generates around the service. Synth-only: the service ignores these. */
@@ -48,6 +49,14 @@ export interface DeploySettings {
   readonly ingressClass?: string;
   /** Backend replicas (the HPA's minimum when enabled). @default 2 */
   readonly backendReplicas: number;
+  /**
+   * Memory limit of a backend container; the V8 heap limit is derived from it (`NODE_OPTIONS
+   * --max-old-space-size`, half of it: configs/sections/backend-memory.ts). The default holds a
+   * replica of 1,000,000 documents (README.md, "Memory per replica"). @default '3Gi'
+   */
+  readonly backendMemoryLimit: string;
+  /** Memory request of a backend container (at most the limit). @default '2Gi' */
+  readonly backendMemoryRequest: string;
   /** Create a HorizontalPodAutoscaler. @default false */
   readonly hpaEnabled: boolean;
   /** HPA maximum replicas. @default 10 */
@@ -157,6 +166,8 @@ export const DEFAULT_DEPLOY: DeploySettings = {
   ingressTlsSecret: undefined,
   ingressClass: undefined,
   backendReplicas: 2,
+  backendMemoryLimit: '3Gi',
+  backendMemoryRequest: '2Gi',
   hpaEnabled: false,
   hpaMaxReplicas: 10,
   hpaCpuPercent: 70,
@@ -206,6 +217,8 @@ export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('INGRESS_TLS_SECRET', 'deploy.ingressTlsSecret', DNS_SUBDOMAIN, 'TLS Secret of the Ingress (unset: plain HTTP)', s),
   variable('INGRESS_CLASS', 'deploy.ingressClass', DNS_SUBDOMAIN, 'ingressClassName of the Ingress (unset: the cluster default)', s),
   variable('BACKEND_REPLICAS', 'deploy.backendReplicas', int({ min: 1, max: 100 }), 'Backend replicas', s),
+  variable('BACKEND_MEMORY_LIMIT', 'deploy.backendMemoryLimit', MEMORY, 'Memory limit of a backend container; the Node heap limit (NODE_OPTIONS --max-old-space-size) is half of it', s),
+  variable('BACKEND_MEMORY_REQUEST', 'deploy.backendMemoryRequest', MEMORY, 'Memory request of a backend container (at most BACKEND_MEMORY_LIMIT)', s),
   variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),
   variable('HPA_MAX_REPLICAS', 'deploy.hpaMaxReplicas', int({ min: 1, max: 1000 }), 'HPA maximum replicas', s),
   variable('HPA_CPU_PERCENT', 'deploy.hpaCpuPercent', int({ min: 1, max: 100 }), 'HPA CPU utilisation target, percent', s),

@@ -1,8 +1,9 @@
 import { crc32 } from 'node:zlib';
 import { decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
 import { itemFingerprint } from './item-fingerprint';
-import { ITEM_TYPES, type Item, type ItemType } from './item';
-import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY } from './lazy-item';
+import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys } from './item';
+import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from './lazy-item';
+import { pausedSort } from './paused-sort';
 import { PLAIN_TEXT_VERSION } from './plain-text';
 
 /**
@@ -13,10 +14,19 @@ import { PLAIN_TEXT_VERSION } from './plain-text';
  * one (lazy-item.ts) instead of parsing every record, and replays only the log written after it.
  * It is derived data: anything wrong with it (damage, another generation, another version of the
  * fingerprint or the plain text) and the start parses the files as before, then writes a new one.
+ *
+ * Since version 2 it also holds what a listing reads (`ListingKeys`): each item's dates and tags
+ * and its place in the listing of every item (by type, then newest first), so the first listing
+ * after a start neither parses nor sorts the items, and a tag filter reads no record. A catalogue
+ * of version 1 (without them) is still used: its items are lazy as before (a listing parses them),
+ * and the start writes one of version 2 in the background.
  */
 
-/** What a catalogue was made with; one made otherwise is not used. */
-export const CATALOGUE_KEY = `content-catalogue/1;plain=${PLAIN_TEXT_VERSION};fingerprint=2`;
+const keyOf = (version: number) => `content-catalogue/${version};plain=${PLAIN_TEXT_VERSION};fingerprint=2`;
+/** What a catalogue is made with; one made otherwise is not used, but for `OLD_CATALOGUE_KEY`. */
+export const CATALOGUE_KEY = keyOf(2);
+/** A catalogue of the older shape (no listing keys), still used. */
+export const OLD_CATALOGUE_KEY = keyOf(1);
 
 const MAGIC = Buffer.from('SVCCATL1', 'ascii');
 
@@ -41,6 +51,8 @@ export interface Catalogue {
   readonly plainStart: Int32Array;
   readonly plainEnd: Uint32Array;
   readonly fingerprint: Uint32Array;
+  /** What listings read (undefined in a catalogue of version 1). */
+  readonly listing: ListingKeys | undefined;
 }
 
 interface Header {
@@ -50,9 +62,13 @@ interface Header {
   bodyBytes: number;
   bodyCrc: number;
   files: CoveredFile[];
+  /** Version 2: bytes of the dates, of the tag names (a JSON array), and how many tags the items hold. */
+  datesBytes?: number;
+  tagNamesBytes?: number;
+  tagCount?: number;
 }
 
-/** Encodes `c` (a catalogue of `c.ids.length` items). */
+/** Encodes `c` (a catalogue of `c.ids.length` items; of version 1 when it has no listing keys: tests of the upgrade). */
 export function encodeCatalogue(c: Catalogue): Buffer {
   const n = c.ids.length;
   const ids = Buffer.from(c.ids.join('\n'), 'utf8');
@@ -63,9 +79,14 @@ export function encodeCatalogue(c: Catalogue): Buffer {
   };
   add(ids);
   for (const a of [c.types, c.file, c.start, c.end, c.plainStart, c.plainEnd, c.fingerprint]) add(a);
+  const l = c.listing;
+  const tagNames = l ? Buffer.from(JSON.stringify(l.tagNames), 'utf8') : undefined;
+  if (l && tagNames) for (const a of [l.dates, l.dateAt, tagNames, l.tagAt, l.tagIds, l.rank]) add(a);
   let crc = 0;
-  for (const p of parts) crc = crc32(p, crc);
-  const header: Header = { key: CATALOGUE_KEY, count: n, idsBytes: ids.length, bodyBytes, bodyCrc: crc, files: [...c.files] };
+  // Empty parts skipped: zlib.crc32 of an empty view of an empty ArrayBuffer answers 0, not the running value.
+  for (const p of parts) if (p.length) crc = crc32(p, crc);
+  const header: Header = { key: l ? CATALOGUE_KEY : OLD_CATALOGUE_KEY, count: n, idsBytes: ids.length, bodyBytes, bodyCrc: crc, files: [...c.files] };
+  if (l && tagNames) Object.assign(header, { datesBytes: l.dates.length, tagNamesBytes: tagNames.length, tagCount: l.tagIds.length });
   return Buffer.concat([encodeHead(MAGIC, header), ...parts]);
 }
 
@@ -82,7 +103,7 @@ function view<T>(buf: Buffer, at: number, count: number, size: number, make: (b:
 export function decodeCatalogue(buf: Buffer): Catalogue {
   const head = decodeHead(buf, MAGIC, 'content catalogue', (reason) => new CatalogueError(reason));
   const h = head.header as Header;
-  if (h.key !== CATALOGUE_KEY) throw new CatalogueError(`made by another version (${String(h.key)})`);
+  if (h.key !== CATALOGUE_KEY && h.key !== OLD_CATALOGUE_KEY) throw new CatalogueError(`made by another version (${String(h.key)})`);
   const n = h.count;
   const bodyAt = head.bodyStart;
   if (!Number.isInteger(n) || n < 0 || buf.length !== bodyAt + h.bodyBytes) throw new CatalogueError('length mismatch');
@@ -97,19 +118,51 @@ export function decodeCatalogue(buf: Buffer): Catalogue {
   };
   const types = u8();
   const file = u8();
-  const u32 = <T>(make: (b: ArrayBuffer, o: number, k: number) => T): T => {
-    const v = view(buf, at, n, 4, make);
-    at += pad8(n * 4);
+  const u32 = <T>(make: (b: ArrayBuffer, o: number, k: number) => T, count = n): T => {
+    if (at + count * 4 > buf.length) throw new CatalogueError('sections do not match the item count');
+    const v = view(buf, at, count, 4, make);
+    at += pad8(count * 4);
     return v;
   };
-  const start = u32((b, o, k) => new Uint32Array(b, o, k));
-  const end = u32((b, o, k) => new Uint32Array(b, o, k));
+  const u32s = (count = n) => u32((b, o, k) => new Uint32Array(b, o, k), count);
+  const start = u32s();
+  const end = u32s();
   const plainStart = u32((b, o, k) => new Int32Array(b, o, k));
-  const plainEnd = u32((b, o, k) => new Uint32Array(b, o, k));
-  const fingerprint = u32((b, o, k) => new Uint32Array(b, o, k));
+  const plainEnd = u32s();
+  const fingerprint = u32s();
+  const listing = h.key === CATALOGUE_KEY ? decodeListing(buf, n, h, () => at, (b) => (at = b), u32s) : undefined;
   if (ids.length !== n || at !== buf.length || !Array.isArray(h.files)) throw new CatalogueError('sections do not match the item count');
   for (let i = 0; i < n; i++) if (types[i] >= ITEM_TYPES.length || file[i] >= h.files.length) throw new CatalogueError('entry out of range');
-  return { files: h.files, ids, types, file, start, end, plainStart, plainEnd, fingerprint };
+  return { files: h.files, ids, types, file, start, end, plainStart, plainEnd, fingerprint, listing };
+}
+
+/** The listing keys of a catalogue of version 2 (`at` reads and `moveTo` sets the position in `buf`), checked. */
+function decodeListing(buf: Buffer, n: number, h: Header, at: () => number, moveTo: (p: number) => void, u32s: (count?: number) => Uint32Array): ListingKeys {
+  const { datesBytes, tagNamesBytes, tagCount } = h;
+  if (![datesBytes, tagNamesBytes, tagCount].every((v) => Number.isInteger(v) && v! >= 0)) throw new CatalogueError('listing sections missing from the header');
+  if (at() + datesBytes! > buf.length) throw new CatalogueError('sections do not match the item count');
+  const dates = buf.subarray(at(), at() + datesBytes!);
+  moveTo(at() + pad8(datesBytes!));
+  const dateAt = u32s(n + 1);
+  if (at() + tagNamesBytes! > buf.length) throw new CatalogueError('sections do not match the item count');
+  let tagNames: unknown;
+  try {
+    tagNames = JSON.parse(buf.toString('utf8', at(), at() + tagNamesBytes!));
+  } catch {
+    throw new CatalogueError('tag names are not JSON');
+  }
+  moveTo(at() + pad8(tagNamesBytes!));
+  const tagAt = u32s(n + 1);
+  const tagIds = u32s(tagCount);
+  const rank = u32s();
+  if (!Array.isArray(tagNames) || !tagNames.every((t) => typeof t === 'string')) throw new CatalogueError('tag names are not strings');
+  const names = tagNames as string[];
+  if (dateAt[0] !== 0 || dateAt[n] !== datesBytes || tagAt[0] !== 0 || tagAt[n] !== tagCount) throw new CatalogueError('listing sections out of range');
+  for (let i = 0; i < n; i++) {
+    if (dateAt[i] > dateAt[i + 1] || tagAt[i] > tagAt[i + 1] || rank[i] >= n) throw new CatalogueError('listing entry out of range');
+  }
+  for (let k = 0; k < tagCount!; k++) if (tagIds[k] >= names.length) throw new CatalogueError('listing entry out of range');
+  return { dates, dateAt, tagNames: names, tagAt, tagIds, rank };
 }
 
 /** The type of a catalogue entry. */
@@ -286,7 +339,10 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
   }
   const n = items.length;
   if (at.size !== n) return undefined;
+  const listing = await listingKeys(items, pause);
+  if (!listing) return undefined;
   const c = {
+    listing,
     files,
     ids: new Array<string>(n),
     types: new Uint8Array(n),
@@ -313,4 +369,42 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
     c.fingerprint[i] = itemFingerprint(item);
   }
   return c;
+}
+
+/**
+ * The listing keys of `items` (`ListingKeys`), or undefined when a date holds a line break (not
+ * one that validation lets in; then no catalogue is written). The ranks are sorted with pauses.
+ */
+async function listingKeys(items: readonly Item[], pause: () => Promise<void>): Promise<ListingKeys | undefined> {
+  const n = items.length;
+  const keys = new Array<SortKeys>(n);
+  const type = new Uint8Array(n);
+  const dateParts: string[] = [];
+  const dateAt = new Uint32Array(n + 1);
+  const tagAt = new Uint32Array(n + 1);
+  const tagIds: number[] = [];
+  const tagNumber = new Map<string, number>();
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    if ((i & 4095) === 4095) await pause();
+    const f = listingFields(items[i]);
+    const line = `${f.date ?? ''}\n${f.created_at}\n${f.updated_at}`;
+    if (line.split('\n').length !== 3) return undefined;
+    dateParts.push(line);
+    bytes += Buffer.byteLength(line, 'utf8');
+    dateAt[i + 1] = bytes;
+    for (const t of f.tags) {
+      let k = tagNumber.get(t);
+      if (k === undefined) tagNumber.set(t, (k = tagNumber.size));
+      tagIds.push(k);
+    }
+    tagAt[i + 1] = tagIds.length;
+    keys[i] = { id: items[i].id, date: f.date, created_at: f.created_at, updated_at: f.updated_at };
+    type[i] = ITEM_TYPES.indexOf(items[i].type);
+  }
+  // The listing of every item: by type in listing order, then newest first.
+  const order = await pausedSort(n, (a, b) => type[a] - type[b] || compareNewestFirst(keys[a], keys[b]), pause);
+  const rank = new Uint32Array(n);
+  for (let r = 0; r < n; r++) rank[order[r]] = r;
+  return { dates: Buffer.from(dateParts.join(''), 'utf8'), dateAt, tagNames: [...tagNumber.keys()], tagAt, tagIds: Uint32Array.from(tagIds), rank };
 }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
-import { unwrapItem } from './lazy-item';
+import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './sorted-listing';
+import { TagIndex } from './tag-index';
 import { plainTextOf } from './plain-text';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
@@ -47,6 +48,8 @@ export class ContentService {
   private readonly listeners: ContentListener[] = [];
   /** The listings by scope, each kept in order by merging writes in (sorted-listing.ts). */
   private readonly listings = new Map<ItemType | 'all', SortedListing>();
+  /** Each type's items by tag, kept in listing order (tag-index.ts). */
+  private readonly tagIndexes = new Map<ItemType, TagIndex>();
   private loaded = false;
   private losses: StoreLosses = { events: 0, items: 0 };
   /** One set per running resync: the ids applied since it began (their catalog value wins). */
@@ -153,6 +156,7 @@ export class ContentService {
         upserted.push(i);
       }
       for (const l of this.listings.values()) l.reset();
+      for (const t of this.tagIndexes.values()) t.reset();
       this.loaded = true;
       await this.notify({ upserted, reset: true, all: [...this.items.values()] });
     } finally {
@@ -178,6 +182,7 @@ export class ContentService {
     for (const i of items) {
       const previous = this.items.get(i.id);
       for (const l of this.listings.values()) l.mark(i.id, previous);
+      for (const t of this.tagIndexes.values()) t.mark(i.id, previous, i);
       this.items.set(i.id, i);
       for (const t of this.touchedDuringResync) t.add(i.id);
     }
@@ -249,34 +254,48 @@ export class ContentService {
     return this.items.size;
   }
 
-  /** Every item of a type (or all, by type then newest first), newest first. */
+  /**
+   * Every item of a type (or all, by type then newest first), newest first. A store's lazy items
+   * stay lazy in it (they behave as plain ones; a catalogue's are placed by their rank and
+   * compared by its keys without being parsed: sorted-listing.ts), so reading a listing parses
+   * only the items whose other fields are read.
+   */
   all(scope: ItemType | 'all' = 'all'): readonly Item[] {
     let listing = this.listings.get(scope);
     if (!listing) {
       listing =
         scope === 'all'
-          ? new SortedListing((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || compareNewestFirst(a, b), () => true)
-          : new SortedListing(compareNewestFirst, (i) => i.type === scope);
+          ? new SortedListing((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || compareNewestFirst(a, b), () => true, catalogueRank)
+          : new SortedListing(compareNewestFirst, (i) => i.type === scope, catalogueRank);
       this.listings.set(scope, listing);
     }
     return listing.items(
-      () => this.plainItems(scope),
-      (id) => this.get(id),
+      () => this.itemsOf(scope),
+      (id) => this.items.get(id),
     );
   }
 
-  /** Every item of `scope`, each as a plain item (see `keepPlain`; a lazy item's type is read without parsing it). */
-  private *plainItems(scope: ItemType | 'all'): Iterable<Item> {
-    for (const [id, item] of this.items) if (scope === 'all' || item.type === scope) yield this.keepPlain(id, item);
+  /** Every item of `scope` as the catalog holds it (a lazy item's type is read without parsing it). */
+  private *itemsOf(scope: ItemType | 'all'): Iterable<Item> {
+    for (const item of this.items.values()) if (scope === 'all' || item.type === scope) yield item;
   }
 
-  /** A page of one type, newest first, optionally only items with `tag` (case-insensitive). */
+  /**
+   * A page of one type, newest first, optionally only items with `tag` (case-insensitive, from the
+   * type's tag index: tag-index.ts). Only the page's items are parsed (see `all`).
+   */
   list(type: ItemType, opts: { limit: number; offset: number; tag?: string }): ListPage {
-    let items = this.all(type);
+    let items: readonly Item[];
     if (opts.tag) {
-      const tag = opts.tag.toLowerCase();
-      items = items.filter((i) => i.tags.some((t) => t.toLowerCase() === tag));
-    }
-    return { total: items.length, items: items.slice(opts.offset, opts.offset + opts.limit) };
+      let index = this.tagIndexes.get(type);
+      if (!index) this.tagIndexes.set(type, (index = new TagIndex(type, compareNewestFirst)));
+      items = index.items(
+        opts.tag,
+        () => this.all(type),
+        (id) => this.items.get(id),
+      );
+    } else items = this.all(type);
+    const page = items.slice(opts.offset, opts.offset + opts.limit).map((i) => this.keepPlain(i.id, i));
+    return { total: items.length, items: page };
   }
 }

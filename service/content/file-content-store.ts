@@ -188,6 +188,8 @@ export class FileContentStore implements ContentStore {
   /** The catalogue being written (in the background), and whether another is wanted after it. */
   private catalogueJob: Promise<void> | undefined;
   private catalogueAgain = false;
+  /** The start used a catalogue of the older shape (content-catalogue.ts): write a new one. */
+  private catalogueUpgrade = false;
   private closing = false;
 
   constructor(private readonly opts: FileContentStoreOptions) {
@@ -274,7 +276,8 @@ export class FileContentStore implements ContentStore {
     const loaded = this.ordered();
     this.opts.logger.info({ dir: this.opts.dir, items: loaded.length, generation: this.gen, catalogue: covered !== undefined }, 'content store loaded');
     // A new catalogue when none was usable, or when the log after it is long (for its size).
-    const tail = covered === undefined ? Infinity : this.logBytes - covered;
+    const tail = covered === undefined || this.catalogueUpgrade ? Infinity : this.logBytes - covered;
+    this.catalogueUpgrade = false;
     if (tail > Math.min(this.opts.catalogueTailBytes ?? CATALOGUE_TAIL_BYTES, (this.snapshotBytes + (covered ?? 0)) / 8)) this.saveCatalogue();
     return loaded;
   }
@@ -353,10 +356,17 @@ export class FileContentStore implements ContentStore {
       sources.push(buf);
       if (snapshot) this.snapshotBytes = buf.length;
     }
-    const { ids, types, fingerprint, start, end, plainStart, plainEnd } = cat;
+    const { ids, types, fingerprint, start, end, plainStart, plainEnd, listing } = cat;
     const base = new Array<Item>(ids.length);
-    for (let i = 0; i < ids.length; i++) base[i] = lazyItem(ids[i], typeOf(types[i]), fingerprint[i], sources[cat.file[i]], start[i], end[i], plainStart[i], plainEnd[i]);
+    for (let i = 0; i < ids.length; i++) {
+      base[i] = lazyItem(ids[i], typeOf(types[i]), fingerprint[i], sources[cat.file[i]], start[i], end[i], plainStart[i], plainEnd[i], listing, i);
+    }
     this.base = base;
+    if (!listing) {
+      // A catalogue of the older shape: used, and replaced after the start by one with listing keys.
+      this.opts.logger.info({ file }, 'content catalogue has no listing keys (older version): used, and a new one is written after the start');
+      this.catalogueUpgrade = true;
+    }
     return cat.files.find((f) => f.name.endsWith('.log'))?.bytes ?? 0;
   }
 

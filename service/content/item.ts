@@ -281,8 +281,11 @@ export function stamp(input: ItemInput & { id: string }, nowMs: number, previous
   return { ...input, tags: [...(input.tags ?? [])], created_at: previous?.created_at ?? now, updated_at: now };
 }
 
-/** Newest first: by `date`, then `updated_at`, then id (deterministic). */
-export function compareNewestFirst(a: Item, b: Item): number {
+/** What `compareNewestFirst` reads of an item. */
+export type SortKeys = Pick<Item, 'id' | 'date' | 'created_at' | 'updated_at'>;
+
+/** Newest first: by `date` (else `created_at`), then `updated_at`, then id (deterministic). */
+export function compareNewestFirst(a: SortKeys, b: SortKeys): number {
   const da = a.date ?? a.created_at;
   const db = b.date ?? b.created_at;
   if (da !== db) return da < db ? 1 : -1;

@@ -769,8 +769,8 @@ export class CompactIndex {
       c.termIds.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();
     }
-    // The vocabulary's look-up structures are built once the index is in use (`fillVocabulary`),
-    // not here: the rest of the start yields often, and would build them first.
+    // The vocabulary's look-up structures are built by `fillVocabulary`, not here: EmbeddedIndex
+    // builds them in slices before it swaps a restored index in.
     c.slot = new Int32Array(nt);
     c.slotStamp = new Int32Array(nt);
     for (let f = 0; f < nf; f++) {
@@ -796,6 +796,11 @@ export class CompactIndex {
    */
   fillVocabulary(sliceMs: number): Promise<void> {
     return this.vocabulary().fill(sliceMs);
+  }
+
+  /** Terms the vocabulary's look-up structures do not cover yet (a look-up scans them). */
+  get vocabularyUncovered(): number {
+    return this.terms.length - (this.vocab?.terms === this.terms ? this.vocab.covered : 0);
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */

@@ -56,7 +56,7 @@ describe('Backend', () => {
   });
 
   it('references the secrets, never their values', () => {
-    expect(container.env).toEqual(
+    expect(container.env.filter((e: Json) => e.name !== 'NODE_OPTIONS')).toEqual(
       // API_TOKEN and KVSTORE_PASSWORD are required: the pod does not start without what production needs.
       ['API_TOKEN:api-token:false', 'AI_API_KEY:ai-api-key:true', 'KVSTORE_PASSWORD:kvstore-password:false'].map((triple) => {
         const [name, key, optional] = triple.split(':');
@@ -77,8 +77,19 @@ describe('Backend', () => {
     expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http', scheme: 'HTTP' });
   });
 
-  it('sets resource requests and limits', () => {
-    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+  it('sets resource requests and limits, and the heap limit from the memory limit (half of it)', () => {
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '2048Mi' }, limits: { cpu: '1', memory: '3072Mi' } });
+    expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=1536' });
+    const small = of(synth({ resources: { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } } }), 'Deployment');
+    expect(small.spec.template.spec.containers[0].env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=512' });
+  });
+
+  it('refuses a memory limit too small for the heap it sets, a request above the limit, and NODE_OPTIONS in the ConfigMap, naming the value', () => {
+    const limits = (memory: string, request = '128Mi') => synth({ resources: { requests: { cpu: '100m', memory: request }, limits: { cpu: '1', memory } } });
+    expect(() => limits('384Mi')).toThrow('resources.limits.memory=384Mi is too small for the heap it sets: --max-old-space-size would be 192 MiB (50% of the limit), below 256 MiB; give at least 512Mi');
+    expect(() => limits('512Mi')).not.toThrow();
+    expect(() => limits('1Gi', '2Gi')).toThrow('resources.requests.memory=2Gi is above resources.limits.memory=1Gi');
+    expect(() => synth({ environment: { ...PROPS.environment, NODE_OPTIONS: '--max-old-space-size=99999' } })).toThrow('NODE_OPTIONS is set from resources.limits.memory');
   });
 
   it('runs restricted: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp', () => {

@@ -58,7 +58,8 @@ describe('KVSTORE_DEPLOY=external: the backend uses an existing Redis, the stack
         expected.push({ name: 'KVSTORE_SENTINEL_PASSWORD', valueFrom: { secretKeyRef: { name: SECRETS.app.name, key: 'kvstore-sentinel-password', optional: true } } });
       }
       expect(refs).toEqual(expected);
-      expect(backendEnv(stack.manifests).filter((e: Json) => e.value !== undefined)).toEqual([]);
+      // No value is written but the heap limit (from the memory limit, not a secret).
+      expect(backendEnv(stack.manifests).filter((e: Json) => e.value !== undefined)).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=1536' }]);
     });
 
     it('writes no secret value anywhere, and passes the schema and reference checks', () => {

@@ -39,7 +39,7 @@ describe('SearchBackendStack inside a user Chart', () => {
       const deploy: Json = find(manifests, 'Deployment', `${p}backend`);
       const container = deploy.spec.template.spec.containers[0];
       expect(container.envFrom).toEqual([{ configMapRef: { name: `${p}backend-config` } }]);
-      expect(container.env.map((e: Json) => e.valueFrom.secretKeyRef.name)).toEqual([`${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`]);
+      expect(container.env.filter((e: Json) => e.valueFrom).map((e: Json) => e.valueFrom.secretKeyRef.name)).toEqual([`${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`]);
       const svc: Json = find(manifests, 'Service', `${p}backend`);
       expect(svc.spec.selector).toEqual(selectorLabels('backend', stackNames(p).instance));
       const np: Json = find(manifests, 'NetworkPolicy', `${p}kvstore`);

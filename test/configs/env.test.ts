@@ -110,7 +110,7 @@ describe('loadSettings: every variable parses', () => {
     ALERT_GROUP_BY: 'alertname,service', ALERT_GROUP_WAIT: '10s', ALERT_GROUP_INTERVAL: '1m', ALERT_REPEAT_INTERVAL: '2h',
     NAMESPACE: 'search', CREATE_NAMESPACE: 'false', NAME_PREFIX: 'team-a-', STORAGE_CLASS: 'fast-ssd',
     IMAGE_PULL_SECRETS: 'regcred,other', INGRESS_HOST: 'search.example.com', INGRESS_TLS_SECRET: 'search-tls', INGRESS_CLASS: 'nginx',
-    BACKEND_IMAGE: 'registry.local/svc:1.2.3', BACKEND_REPLICAS: '3', HPA_ENABLED: 'on',
+    BACKEND_IMAGE: 'registry.local/svc:1.2.3', BACKEND_REPLICAS: '3', BACKEND_MEMORY_LIMIT: '4Gi', BACKEND_MEMORY_REQUEST: '3Gi', HPA_ENABLED: 'on',
     HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60', KVSTORE_DEPLOY: 'External', KVSTORE_IMAGE: 'redis:7', KVSTORE_STORAGE: '2Gi',
     PROMETHEUS_IMAGE: 'prom/prometheus:v2', PROMETHEUS_STORAGE: '20Gi', PROMETHEUS_SCRAPE_INTERVAL: '30s',
     PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0', PROMETHEUS_RETENTION: '30d',

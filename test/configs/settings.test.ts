@@ -38,6 +38,11 @@ describe('parseSettings', () => {
   });
 
   it('HPA maximum below the replica count is a conflict', () => {
+    expect(() => parseSettings({ deploy: { backendMemoryLimit: '768Mi' } })).toThrow(/BACKEND_MEMORY_REQUEST=2Gi is above BACKEND_MEMORY_LIMIT=768Mi/);
+    expect(() => parseSettings({ deploy: { backendMemoryLimit: '500Mi', backendMemoryRequest: '256Mi' } })).toThrow(
+      /BACKEND_MEMORY_LIMIT=500Mi is too small for the heap it sets: --max-old-space-size would be 250 MiB/,
+    );
+    expect(parseSettings({ deploy: { backendMemoryLimit: '1Gi', backendMemoryRequest: '1Gi' } }).deploy.backendMemoryLimit).toBe('1Gi');
     expect(() => parseSettings({ deploy: { hpaEnabled: true, backendReplicas: 5, hpaMaxReplicas: 2 } })).toThrow(
       /HPA_MAX_REPLICAS=2 is below BACKEND_REPLICAS=5/,
     );

@@ -2,10 +2,13 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { ManualClock } from '../../../service/clock';
+import { OLD_CATALOGUE_KEY, decodeCatalogue, encodeCatalogue } from '../../../service/content/content-catalogue';
+import { ContentService } from '../../../service/content/content-service';
 import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
+import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../service/content/item';
 import { itemFingerprint } from '../../../service/content/item-fingerprint';
-import { unwrapItem } from '../../../service/content/lazy-item';
+import { unwrapItem, wasParsed } from '../../../service/content/lazy-item';
 import { plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
 
@@ -171,5 +174,91 @@ describe('FileContentStore content catalogue', () => {
     expect(d.lines.some((l) => l.level === 40 && l.reason === `${snapshot.split('/').pop()} changed since it was made`)).toBe(true);
     expect(d.lines.some((l) => l.level === 50 && String(l.msg).includes('is damaged'))).toBe(true);
     await d.store.close();
+  });
+
+  /** A content service started on the folder (the catalogue kept as it is), and its items parsed so far from it. */
+  const service = async () => {
+    const { logger, lines } = recordingLogger();
+    const store = new FileContentStore({ dir, logger, catalogueTailBytes: 1 << 30 });
+    const content = new ContentService(store, new ManualClock(), logger);
+    await content.start();
+    const parsed = () => content.all().filter((i) => wasParsed(i) === true).length;
+    return { content, lines, parsed, close: () => store.catalogueWritten().then(() => store.close()) };
+  };
+
+  /** Every listing and tag filter a full parse gives, by type (ids). */
+  const listings = (items: readonly Item[], tag?: string) =>
+    ITEM_TYPES.map((type) =>
+      items
+        .filter((i) => i.type === type && (tag === undefined || i.tags.some((t) => t.toLowerCase() === tag.toLowerCase())))
+        .sort(compareNewestFirst)
+        .map((i) => i.id),
+    );
+  const listed = (content: ContentService, tag?: string) => ITEM_TYPES.map((type) => content.list(type, { limit: 1000, offset: 0, ...(tag ? { tag } : {}) }).items.map((i) => i.id));
+
+  it('a listing after a start from the catalogue parses only its page, sorted and tag-filtered as a full parse lists', async () => {
+    await fill();
+    // Writes after the catalogue (replayed from the log at the start, not ranked by it), one moving an item to the top.
+    const w = await open(1 << 30);
+    await w.store.putMany([{ ...item('late', 11), date: '2027-01-01' }, { ...item('i-8', 12), date: '2027-02-01' }, item('i-9', 13)]);
+    await w.store.close();
+    const expected = await parsedAll();
+    const s = await service();
+    expect(s.lines.some((l) => l.msg === 'content store loaded' && l.catalogue === true)).toBe(true);
+    const articles = listings(expected)[0];
+    const page = s.content.list('article', { limit: 3, offset: 2 });
+    expect(page.items.map((i) => i.id)).toEqual(articles.slice(2, 5));
+    expect(page.total).toBe(articles.length);
+    expect(page.items.map((i) => wasParsed(i))).toEqual([undefined, undefined, undefined]);
+    expect(s.parsed()).toBeLessThanOrEqual(3);
+    // A tag filter reads the catalogue's tags, not the records.
+    const before = s.parsed();
+    const tagged = s.content.list('article', { limit: 2, offset: 1, tag: 'COMMON' });
+    expect(tagged.items.map((i) => i.id)).toEqual(listings(expected, 'common')[0].slice(1, 3));
+    expect(s.parsed() - before).toBeLessThanOrEqual(2);
+    // Whole listings agree with a full parse, and writes after the start are merged in.
+    expect(listed(s.content)).toEqual(listings(expected));
+    for (const tag of ['tag-3', 'Common', 'absent']) expect(listed(s.content, tag)).toEqual(listings(expected, tag));
+    await s.content.ingest([{ id: 'i-1', type: 'project', title: 'moved', body: '', tags: ['tag-3'], date: '2028-01-01' }]);
+    const now = [...expected.filter((i) => i.id !== 'i-1'), s.content.get('i-1')!];
+    expect(listed(s.content)).toEqual(listings(now));
+    expect(listed(s.content, 'TAG-3')).toEqual(listings(now, 'tag-3'));
+    expect(listed(s.content, 'common')).toEqual(listings(now, 'common'));
+    await s.close();
+  });
+
+  it('a catalogue of the older shape (no listing keys) is still used, and replaced by one with them after the start', async () => {
+    await fill();
+    const file = join(dir, CATALOGUE_FILE);
+    const old = encodeCatalogue({ ...decodeCatalogue(readFileSync(file)), listing: undefined });
+    expect(old.toString('utf8', 0, 300)).toContain(OLD_CATALOGUE_KEY);
+    writeFileSync(file, old);
+    const expected = await parsedAll();
+    const s = await open(4096);
+    expect(s.fromCatalogue).toBe(true);
+    expect(s.lines.some((l) => String(l.msg).startsWith('content catalogue has no listing keys'))).toBe(true);
+    expect(seen(s.items)).toEqual(seen(expected));
+    await s.store.close();
+    expect(decodeCatalogue(readFileSync(file)).listing).toBeDefined();
+    // Listings from the old shape (items parsed to sort) and from the new one agree.
+    writeFileSync(file, old);
+    const a = await service();
+    const fromOld = [listed(a.content), listed(a.content, 'common')];
+    await a.close();
+    const b = await service();
+    expect(b.lines.some((l) => String(l.msg).startsWith('content catalogue has no listing keys'))).toBe(false);
+    expect([listed(b.content), listed(b.content, 'common')]).toEqual(fromOld);
+    expect(fromOld).toEqual([listings(expected), listings(expected, 'common')]);
+    await b.close();
+  });
+
+  it('a catalogue whose items hold no tag at all (an empty section) is used', async () => {
+    const w = await open(4096);
+    await w.store.putMany([0, 1, 2].map((n) => ({ ...item(`bare-${n}`, n), tags: [] })));
+    await w.store.close();
+    const s = await open(4096);
+    expect(s.fromCatalogue).toBe(true);
+    expect(seen(s.items)).toEqual(seen(await parsedAll()));
+    await s.store.close();
   });
 });

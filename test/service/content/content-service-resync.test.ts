@@ -178,6 +178,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 );
 
 const silent = pino({ level: 'silent' });
+/** The tags of an item's versions, by version modulo 3 (case varies: the filter is case-insensitive). */
+const VERSION_TAGS = [['Red'], ['red', 'Blue'], []];
 
 interface Replica {
   readonly store: ModelStore;
@@ -221,7 +223,9 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
       // One write of this replica has its reply lost (it ran, but the replica does not know).
       if (c.replyLost) r.store.putMany = (items) => ((r.store.putMany = putMany), putMany(items, true));
       try {
-        await r.content.ingest([{ id: c.id, type: 'article', title: c.id, body }]);
+        // Tags and type change between versions, so the replicas' tag indexes move items around.
+        await r.content.ingest([{ id: c.id, type: version % 4 === 0 ? 'project' : 'article', title: c.id, body, tags: VERSION_TAGS[version % 3] }]);
+        r.content.list('article', { limit: 10, offset: 0, tag: 'red' });
         r.acked.add(c.id);
         if (!r.content.get(c.id)) violations.push(`replica ${c.replica} acknowledged ${c.id} but does not hold it right after`);
       } catch (e) {
@@ -250,6 +254,19 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
   for (const [id, item] of redis.hash) {
     for (const [n, r] of rs.entries()) {
       if (r.content.get(id)?.body !== item.body) violations.push(`replica ${n} serves ${id}=${r.content.get(id)?.body} but the store holds ${item.body}`);
+    }
+  }
+  // Every replica lists the same pages, tag filters included, as the naive filter of its catalog.
+  for (const type of ['article', 'project'] as const) {
+    for (const tag of ['RED', 'blue']) {
+      const naive = rs[0].content
+        .all(type)
+        .filter((i) => i.tags.some((t) => t.toLowerCase() === tag.toLowerCase()))
+        .map((i) => i.id);
+      for (const [n, r] of rs.entries()) {
+        const ids = r.content.list(type, { limit: 100, offset: 0, tag }).items.map((i) => i.id);
+        if (JSON.stringify(ids) !== JSON.stringify(naive)) violations.push(`replica ${n} lists ${type}s tagged ${tag} as ${ids.join()} but replica 0's catalog gives ${naive.join()}`);
+      }
     }
   }
   const counted = rs.reduce((sum, r) => sum + r.content.storeLosses.items, 0);

@@ -100,4 +100,31 @@ describe('SortedListing', () => {
     expect(ids.filter((id) => id === 'item-7')).toHaveLength(1);
     expect(ids).toEqual([...catalog.values()].sort(compareNewestFirst).map((i) => i.id));
   });
+
+  it('a first read places the items with a catalogue rank by it, without comparing them, and merges the rest in: the order of a full sort', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 }), fc.constantFrom('one', 'another', 'none')), { maxLength: 60 }), (specs) => {
+        const items = specs.map(([day, updated], n) => item(`item-${n}`, 'article', day, updated, n % 3 === 0));
+        // Ranks as a catalogue holds them: places in the full order of every item it held.
+        const rank = new Map<string, number>();
+        [...items].sort(compareNewestFirst).forEach((i, r) => rank.set(i.id, r));
+        const catalogues: Record<string, object> = { one: {}, another: {} };
+        const kindOf = (i: Item) => specs[Number(i.id.slice('item-'.length))][2];
+        // Only the ranks of one catalogue compare (the first seen): the other's items are merged in.
+        const placed = specs.find((x) => x[2] !== 'none')?.[2];
+        let compared = 0;
+        const listing = new SortedListing(
+          (a, b) => {
+            if (kindOf(a) === placed && kindOf(b) === placed) compared++;
+            return compareNewestFirst(a, b);
+          },
+          () => true,
+          (i) => (kindOf(i) === 'none' ? undefined : { of: catalogues[kindOf(i)], rank: rank.get(i.id)! }),
+        );
+        expect(listing.items(() => items, () => undefined).map((i) => i.id)).toEqual([...items].sort(compareNewestFirst).map((i) => i.id));
+        expect(compared).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

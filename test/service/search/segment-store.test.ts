@@ -94,6 +94,8 @@ describe('persisted search segments', () => {
     const b = await start(items);
     expect(b.loaded()).toBe(true);
     expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 300, changed: 0, removed: 0 });
+    // The vocabulary's look-up structures are built before the restored index serves (no look-up scans every term).
+    expect(b.index.vocabularyUncovered).toBe(0);
     // Nothing changed in between: the same numbers to the last bit, snippets included.
     for (const q of QUERIES) expect(await b.index.search(q)).toEqual(await a.index.search(q));
   });
