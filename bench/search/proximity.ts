@@ -6,7 +6,7 @@
  * queries, and the ranking sweep's `proximity()` on the same configuration as a cross-check
  * (the service's per-query figures must equal the sweep's).
  *
- *   npx ts-node -T bench/search/proximity.ts [--debian] [--grid]
+ *   npx ts-node -T bench/search/proximity.ts [--debian] [--grid] [--depths]
  */
 import type { Item } from '../../service/content/item';
 import type { RankedDoc } from '../../service/eval/metrics';
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const on: ProximityOptions = DEFAULT_RANKING.proximity.weight > 0 ? DEFAULT_RANKING.proximity : { ...DEFAULT_RANKING.proximity, weight: 4, window: 4 };
   const configs: ProximityOptions[] = [on];
   if (process.argv.includes('--grid')) for (const weight of [1, 2, 4, 8]) for (const window of [2, 4, 8]) if (weight !== on.weight || window !== on.window) configs.push({ ...on, weight, window });
+  if (process.argv.includes('--depths')) for (const depth of [10, 20, 30, 50]) configs.push({ ...on, depth });
   const base = await serviceRuns(v, off);
   const b = perQuery(v, base.runs);
   const name = debian ? 'Debian known-item' : 'Vaswani';
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
     const better = m.ndcg10.filter((x, i) => x > b.ndcg10[i] + 1e-12).length;
     const worse = m.ndcg10.filter((x, i) => x < b.ndcg10[i] - 1e-12).length;
     console.log(
-      `| C2 + SDM ×${p.weight} #uw${p.window} | ${f4(mean(m.ndcg10))} | ${(mean(m.ndcg10) - mean(b.ndcg10)).toFixed(4)} | ${better}/${worse} | ${signFlip(m.ndcg10, b.ndcg10).toFixed(3)} | ${f4(mean(m.map100))} | ${(mean(m.map100) - mean(b.map100)).toFixed(4)} | ${signFlip(m.map100, b.map100).toFixed(3)} | ${Math.round(r.queryMs)} |`,
+      `| C2 + SDM ×${p.weight} #uw${p.window}${p.depth === 100 ? '' : ` top ${p.depth}`} | ${f4(mean(m.ndcg10))} | ${(mean(m.ndcg10) - mean(b.ndcg10)).toFixed(4)} | ${better}/${worse} | ${signFlip(m.ndcg10, b.ndcg10).toFixed(3)} | ${f4(mean(m.map100))} | ${(mean(m.map100) - mean(b.map100)).toFixed(4)} | ${signFlip(m.map100, b.map100).toFixed(3)} | ${Math.round(r.queryMs)} |`,
     );
     // The sweep's own proximity on the same configuration: the service must give the same per-query figures.
     const sweep = perQuery(v, c.run({ ...SERVICE, proximity: { scale: p.weight, window: p.window, depth: p.depth } }));

@@ -27,7 +27,7 @@ export interface SearchSettings {
   /**
    * Proximity (issue 28, sixth slice): scale of the sequential dependence model's window features
    * (query pairs' ordered and unordered windows, SDM's 0.1 / 0.05 against 0.85) added to the top
-   * 100 of a query of three or more terms; 0 = off. @default 4 (tuned on Vaswani, checked on the
+   * 10 of a query of three or more terms; 0 = off. @default 4 (tuned on Vaswani, checked on the
    * Debian known-item collection: BENCHMARKS.md)
    */
   readonly proximityWeight: number;
@@ -64,7 +64,7 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
   variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
   variable('SEARCH_BM25_DELTA', 'search.bm25Delta', num({ min: 0, max: 10 }), "BM25+'s delta: a floor added to every matching term's saturated tf (0 = plain BM25)"),
-  variable('SEARCH_PROXIMITY_WEIGHT', 'search.proximityWeight', num({ min: 0, max: 16 }), "Proximity: scale of the query pairs' window features added to the top 100 of a query of three or more terms (0 = off)"),
+  variable('SEARCH_PROXIMITY_WEIGHT', 'search.proximityWeight', num({ min: 0, max: 16 }), "Proximity: scale of the query pairs' window features added to the top 10 of a query of three or more terms (0 = off)"),
   variable('SEARCH_PROXIMITY_WINDOW', 'search.proximityWindow', int({ min: 2, max: 64 }), "Proximity: span of the unordered window, tokens (a pair's terms within span - 1 of each other)"),
   variable(
     'INDEX_DIR',

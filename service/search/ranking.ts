@@ -48,8 +48,10 @@ export const RANKING_CONSTANTS = {
   prefixMinLength: 3,
   fuzzyMinLength: 5,
   expansion: { originalWeight: 0.5, minDocs: 50 },
-  // The top 100 of the final ranking are re-scored by proximity (the depth the sweep measured).
-  proximity: { depth: 100 },
+  // The top 10 of the final ranking are re-scored by proximity: a page of 10 then costs no deeper
+  // top-k pass (the top 100, the sweep's depth, made full queries 1.5-1.8x slower at 200k for
+  // +0.0003 nDCG@10 on Vaswani and +0.0005 on Debian: BENCHMARKS.md, issue 28, sixth slice).
+  proximity: { depth: 10 },
 } as const satisfies Omit<RankingOptions, 'bm25' | 'expansion' | 'proximity'> & {
   expansion: Pick<ExpansionOptions, 'originalWeight' | 'minDocs'>;
   proximity: Pick<ProximityOptions, 'depth'>;

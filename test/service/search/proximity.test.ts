@@ -1,0 +1,59 @@
+import type { Item } from '../../../service/content/item';
+import { DEFAULT_SEARCH } from '../../../configs';
+import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
+import { DEFAULT_RANKING, rankingOptions } from '../../../service/search/ranking';
+
+const at = '2026-01-01T00:00:00.000Z';
+const item = (id: string, body: string): Item => ({ id, type: 'article', title: 'notes', body, tags: [], created_at: at, updated_at: at });
+// Both hold the same terms as often, in documents of the same length: only their order differs.
+const ITEMS = [item('a', 'beam optics with a laser, described'), item('b', 'laser beam optics, described'), item('c', 'unrelated water bread text')];
+
+async function index(weight: number): Promise<EmbeddedIndex> {
+  const i = new EmbeddedIndex({ proximity: { ...DEFAULT_RANKING.proximity, weight } });
+  await i.replaceAll(ITEMS);
+  return i;
+}
+
+describe('proximity in ranking', () => {
+  it('puts the document holding the query words side by side first; off, the two tie (by id)', async () => {
+    const q = { text: 'laser beam optics', limit: 10, offset: 0, snippets: false };
+    const off = (await (await index(0)).search(q)).hits;
+    expect(off.map((h) => h.id)).toEqual(['a', 'b']);
+    expect(off[0].score).toBe(off[1].score);
+    const on = (await (await index(4)).search(q)).hits;
+    expect(on.map((h) => h.id)).toEqual(['b', 'a']);
+    expect(on[0].score).toBeGreaterThan(off[0].score);
+  });
+
+  it('leaves short queries (prefix and fuzzy matching, two terms or fewer) as they were', async () => {
+    const q = { text: 'laser beam', limit: 10, offset: 0, snippets: false };
+    expect((await (await index(4)).search(q)).hits).toEqual((await (await index(0)).search(q)).hits);
+  });
+
+  it('pairs adjacent distinct terms once each, in query order', () => {
+    expect(queryPairs(['a', 'b', 'b', 'c', 'a', 'b'])).toEqual([['a', 'b'], ['b', 'c'], ['c', 'a']]);
+  });
+
+  it('re-scores only the top depth: hits below it keep their place and score', () => {
+    const source: ProximitySource = {
+      termId: (t) => ({ x: 0, y: 1 })[t],
+      documents: () => 10,
+      averageLength: () => 5,
+      length: () => 5,
+      windows: (_d, _a, _b, _w, out) => Object.assign(out, { o: 1, u: 1 }),
+      *windowDf() {
+        return { o: 2, u: 3 };
+      },
+    };
+    const hits = [3, 2, 1, 0.5].map((score, i) => ({ id: `h${i}`, score }));
+    const out = runJob(proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5));
+    expect(out.slice(2)).toEqual(hits.slice(2));
+    expect(out[0].score).toBeGreaterThan(3);
+  });
+
+  it('takes its weight and window from the settings (SEARCH_PROXIMITY_*), its depth from the constants', () => {
+    expect(rankingOptions({ ...DEFAULT_SEARCH, proximityWeight: 0, proximityWindow: 8 }).proximity).toEqual({ weight: 0, window: 8, depth: 10 });
+    expect(DEFAULT_RANKING.proximity).toEqual({ weight: DEFAULT_SEARCH.proximityWeight, window: DEFAULT_SEARCH.proximityWindow, depth: 10 });
+  });
+});
