@@ -1,5 +1,6 @@
 import type { Item } from '../../../service/content/item';
 import { DEFAULT_SEARCH } from '../../../configs';
+import { CompactIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
 import { proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
 import { DEFAULT_RANKING, rankingOptions } from '../../../service/search/ranking';
@@ -29,6 +30,22 @@ describe('proximity in ranking', () => {
   it('leaves short queries (prefix and fuzzy matching, two terms or fewer) as they were', async () => {
     const q = { text: 'laser beam', limit: 10, offset: 0, snippets: false };
     expect((await (await index(4)).search(q)).hits).toEqual((await (await index(0)).search(q)).hits);
+  });
+
+  it("finds a pair's window frequency a step at a time (a query yields between steps), once per base segment", () => {
+    const c = new CompactIndex(['text'], { positions: 'text' });
+    for (let i = 0; i < 5000; i++) c.load(`d${i}`, [i % 2 ? ['laser', 'beam'] : ['beam', 'x', 'x', 'x', 'laser']]);
+    c.seal();
+    const source = c.proximitySource()!;
+    const count = (job: Generator<void, { o: number; u: number }>) => {
+      let steps = 0;
+      for (let r = job.next(); ; r = job.next(), steps++) if (r.done) return { steps, df: r.value };
+    };
+    const first = count(source.windowDf(source.termId('laser')!, source.termId('beam')!, 4));
+    expect(first.df).toEqual({ o: 2500, u: 2500 });
+    expect(first.steps).toBeGreaterThanOrEqual(4);
+    expect(count(source.windowDf(source.termId('laser')!, source.termId('beam')!, 4)).steps).toBe(0);
+    expect(count(source.windowDf(source.termId('laser')!, source.termId('beam')!, 8)).df).toEqual({ o: 2500, u: 5000 });
   });
 
   it('pairs adjacent distinct terms once each, in query order', () => {
