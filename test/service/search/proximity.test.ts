@@ -1,9 +1,8 @@
 import type { Item } from '../../../service/content/item';
-import { DEFAULT_SEARCH } from '../../../configs';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
 import { proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
-import { DEFAULT_RANKING, rankingOptions } from '../../../service/search/ranking';
+import { DEFAULT_RANKING } from '../../../service/search/ranking';
 
 const at = '2026-01-01T00:00:00.000Z';
 const item = (id: string, body: string): Item => ({ id, type: 'article', title: 'notes', body, tags: [], created_at: at, updated_at: at });
@@ -67,10 +66,5 @@ describe('proximity in ranking', () => {
     const out = runJob(proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5));
     expect(out.slice(2)).toEqual(hits.slice(2));
     expect(out[0].score).toBeGreaterThan(3);
-  });
-
-  it('takes its weight and window from the settings (SEARCH_PROXIMITY_*), its depth from the constants', () => {
-    expect(rankingOptions({ ...DEFAULT_SEARCH, proximityWeight: 0, proximityWindow: 8 }).proximity).toEqual({ weight: 0, window: 8, depth: 10 });
-    expect(DEFAULT_RANKING.proximity).toEqual({ weight: DEFAULT_SEARCH.proximityWeight, window: DEFAULT_SEARCH.proximityWindow, depth: 10 });
   });
 });
