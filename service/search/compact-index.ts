@@ -7,7 +7,7 @@ import type { QueryGate } from './query-gate';
 import { Vocabulary } from './vocabulary';
 import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './positions';
 import type { ProximitySource } from './proximity';
-import { WindowDfCache, baseWindows } from './window-df';
+import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
@@ -1290,9 +1290,11 @@ export class CompactIndex {
   }
 
   /**
-   * Live documents with an ordered and an unordered window of `a` and `b`, exact: the base
-   * segment's found once per base (`WindowDfCache`; deleted documents left out as counted), the
-   * appended segments' each time (few). The index must not change until the job is done.
+   * Live documents with an ordered and an unordered window of `a` and `b`: the base segment's
+   * found once per base (`WindowDfCache`; deleted documents left out as counted), the appended
+   * segments' each time (few: they are merged at an eighth of the documents). Exact unless more
+   * than `WINDOW_DF_SAMPLE` documents of a segment hold both terms: then estimated from an even
+   * sample of that many. The index must not change until the job is done.
    */
   private *windowDf(a: number, b: number, window: number): Generator<void, WindowCounts> {
     const f = this.posField;
@@ -1306,29 +1308,22 @@ export class CompactIndex {
       kept = yield* baseWindows(base.docs[f], aLo, aHi, bLo, bHi, (doc, out) => this.windows(doc, a, b, window, out));
       this.windowDfs.set(base, a, b, window, kept);
     }
-    let o = kept.o;
-    let u = kept.docs.length;
-    if (this.deadBase > 0) {
-      o = u = 0;
-      for (let i = 0; i < kept.docs.length; i++) {
-        if (ids[kept.docs[i]] === undefined) continue;
-        u += 1;
-        o += kept.ordered[i];
-      }
-    }
-    // Appended documents holding both terms: `a`'s stamped, then `b`'s looked up.
+    const df = liveWindows(kept, this.deadBase > 0 ? (doc) => ids[doc] === undefined : undefined);
+    // Appended documents holding both terms (`a`'s stamped, then `b`'s looked up), counted as the base's.
     this.ensureScratch();
     const stamp = this.nextStamp();
     const { termStamp } = this;
     this.eachAppendedPosting(f, a, (doc) => (termStamp[doc] = stamp));
-    const w: WindowCounts = { o: 0, u: 0 };
+    const both: number[] = [];
     this.eachAppendedPosting(f, b, (doc) => {
-      if (termStamp[doc] !== stamp) return;
-      this.windows(doc, a, b, window, w);
-      if (w.o > 0) o += 1;
-      if (w.u > 0 || w.o > 0) u += 1;
+      if (termStamp[doc] === stamp) both.push(doc);
     });
-    return { o, u };
+    if (both.length) {
+      const tail = liveWindows(yield* windowsOf(Int32Array.from(both), both.length, (doc, out) => this.windows(doc, a, b, window, out)), undefined);
+      df.o += tail.o;
+      df.u += tail.u;
+    }
+    return df;
   }
 
   /** The proximity stage's view of the field with positions (`proximity.ts`); undefined without positions. */
