@@ -50,10 +50,17 @@ const K1_PLUS_1 = 1.9;
 const ONE_MINUS_B = 0.6;
 const B = 0.4;
 
-/** The adjacent pairs of `terms` (repeats kept, in order), each distinct pair of distinct terms once. */
+/**
+ * Pairs a query is re-scored with, at most (the first ones, in query order): each may cost a
+ * pass over postings on its first use, so a request's work stays bounded whatever its text. The
+ * longest query of Vaswani and of the Debian collection has 13.
+ */
+export const MAX_QUERY_PAIRS = 16;
+
+/** The adjacent pairs of `terms` (repeats kept, in order), each distinct pair of distinct terms once, at most `MAX_QUERY_PAIRS`. */
 export function queryPairs(terms: readonly string[]): Array<readonly [string, string]> {
   const pairs: Array<readonly [string, string]> = [];
-  for (let i = 0; i + 1 < terms.length; i++) {
+  for (let i = 0; i + 1 < terms.length && pairs.length < MAX_QUERY_PAIRS; i++) {
     const a = terms[i];
     const b = terms[i + 1];
     if (a !== b && !pairs.some(([x, y]) => x === a && y === b)) pairs.push([a, b]);

@@ -1,7 +1,7 @@
 import type { Item } from '../../../service/content/item';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
-import { proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
+import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
 import { DEFAULT_RANKING } from '../../../service/search/ranking';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -49,6 +49,9 @@ describe('proximity in ranking', () => {
 
   it('pairs adjacent distinct terms once each, in query order', () => {
     expect(queryPairs(['a', 'b', 'b', 'c', 'a', 'b'])).toEqual([['a', 'b'], ['b', 'c'], ['c', 'a']]);
+    // At most MAX_QUERY_PAIRS, the first ones: a long query's work stays bounded.
+    const long = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    expect(queryPairs(long)).toEqual(long.slice(0, MAX_QUERY_PAIRS).map((t, i) => [t, long[i + 1]]));
   });
 
   it('re-scores only the top depth: hits below it keep their place and score', () => {
