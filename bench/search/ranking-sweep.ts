@@ -32,6 +32,7 @@ import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';
 import { loadDebianKnownItem } from '../../tools/corpus/debian-lists';
+import { naiveWindows } from '../../tools/oracles/exhaustive-proximity';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 /** A term-scoring model and its parameters. */
@@ -245,19 +246,8 @@ export class Collection {
     const pa = this.positions[d].get(a);
     const pb = this.positions[d].get(b);
     if (!pa || !pb) return { o: 0, u: 0 };
-    const after = new Set(pb);
-    let o = 0;
-    let u = 0;
-    const used = new Set<number>();
-    for (const p of pa) {
-      if (after.has(p + 1)) o++;
-      const q = pb.find((x) => Math.abs(x - p) < n && !used.has(x));
-      if (q !== undefined) {
-        used.add(q);
-        u++;
-      }
-    }
-    return { o, u };
+    // The plain rule, shared with the exhaustive oracle of the service's proximity stage.
+    return naiveWindows(pa, pb, n);
   }
 
   /** Documents with a pair's ordered and unordered windows (the pair's document frequencies). */

@@ -171,17 +171,20 @@ export async function run(): Promise<string> {
 
     // 5. Ablation through the index at depth 1,000.
     const noExpansion = { ...DEFAULT_RANKING.expansion, enabled: false };
+    // Proximity (issue 28, sixth slice) off: the rows before it in the ablation are without it.
+    const noProximity = { ...DEFAULT_RANKING.proximity, weight: 0 };
     // The ranking before issue 28: plain BM25 k1 0.9, b 0.4, RM3 10 documents / 20 terms.
     const plainBm25 = { k1: 0.9, b: 0.4, delta: 0 };
     const rm3Before = { ...DEFAULT_RANKING.expansion, fbDocs: 10, fbTerms: 20 };
-    const before: EmbeddedIndexOptions = { bm25: plainBm25, expansion: rm3Before };
+    const before: EmbeddedIndexOptions = { bm25: plainBm25, expansion: rm3Before, proximity: noProximity };
     const variants: Array<[string, Vaswani, EmbeddedIndexOptions]> = [
-      ['Plain BM25 baseline (one field, k1 1.2, b 0.75, no expansion)', plain, { bm25: { k1: 1.2, b: 0.75, delta: 0 }, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0 }],
-      ['+ BM25 k1 0.9, b 0.4', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0 }],
+      ['Plain BM25 baseline (one field, k1 1.2, b 0.75, no expansion)', plain, { bm25: { k1: 1.2, b: 0.75, delta: 0 }, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0, proximity: noProximity }],
+      ['+ BM25 k1 0.9, b 0.4', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0, proximity: noProximity }],
       ['+ RM3 expansion (10 docs, 20 terms, λ 0.5)', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: rm3Before, shortQueryTerms: 0 }],
       ['+ title field ×0.2 (titles split off the abstracts): the ranking before issue 28', v, before],
       ['+ BM25+ δ 1 (Lv & Zhai 2011)', v, { ...before, bm25: { ...plainBm25, delta: 1 } }],
-      ['Service default: + k1 0.6, b 0.6, RM3 5 documents / 40 terms (tuned on Vaswani, issue 28)', v, {}],
+      ['+ k1 0.6, b 0.6, RM3 5 documents / 40 terms (tuned on Vaswani, issue 28; C2)', v, { proximity: noProximity }],
+      ['Service default: + proximity, SDM ×4 #uw4 on the top 10 (issue 28, sixth slice)', v, {}],
       ['Service default with title ×1', v, { boost: { ...DEFAULT_RANKING.boost, title: 1 } }],
       ['Service default without expansion', v, { expansion: noExpansion }],
     ];
@@ -200,7 +203,8 @@ export async function run(): Promise<string> {
     for (const [name, opts] of [
       ['Before issue 28 (BM25 k1 0.9, b 0.4, title ×0.2, RM3 10 / 20)', before],
       ['+ BM25+ δ 1', { ...before, bm25: { ...plainBm25, delta: 1 } }],
-      ['Service default: + k1 0.6, b 0.6, RM3 5 / 40', {}],
+      ['+ k1 0.6, b 0.6, RM3 5 / 40 (C2)', { proximity: noProximity }],
+      ['Service default: + proximity, SDM ×4 #uw4 on the top 10', {}],
       ['Service default without expansion', { expansion: noExpansion }],
     ] as Array<[string, EmbeddedIndexOptions]>) {
       const m = await indexQuality(debian, opts);

@@ -25,6 +25,15 @@ export interface SearchSettings {
    */
   readonly bm25Delta: number;
   /**
+   * Proximity (issue 28, sixth slice): scale of the sequential dependence model's window features
+   * (query pairs' ordered and unordered windows, SDM's 0.1 / 0.05 against 0.85) added to the top
+   * 10 of a query of three or more terms; 0 = off. @default 4 (tuned on Vaswani, checked on the
+   * Debian known-item collection: BENCHMARKS.md)
+   */
+  readonly proximityWeight: number;
+  /** Proximity: span of the unordered window (`#uwN`: the pair's terms within N − 1 tokens). @default 4 */
+  readonly proximityWindow: number;
+  /**
    * Folder of the persisted search index (its base segment, loaded at start instead of
    * re-indexing every item; docs/search-segments.md). `off`: never persisted.
    * @default undefined: `<DATA_DIR>/search-index` with the file store; none with the Redis store
@@ -41,6 +50,8 @@ export const DEFAULT_SEARCH: SearchSettings = {
   bm25K1: 0.6,
   bm25B: 0.6,
   bm25Delta: 1,
+  proximityWeight: 4,
+  proximityWindow: 4,
   indexDir: undefined,
 };
 
@@ -53,6 +64,8 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
   variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
   variable('SEARCH_BM25_DELTA', 'search.bm25Delta', num({ min: 0, max: 10 }), "BM25+'s delta: a floor added to every matching term's saturated tf (0 = plain BM25)"),
+  variable('SEARCH_PROXIMITY_WEIGHT', 'search.proximityWeight', num({ min: 0, max: 16 }), "Proximity: scale of the query pairs' window features added to the top 10 of a query of three or more terms (0 = off)"),
+  variable('SEARCH_PROXIMITY_WINDOW', 'search.proximityWindow', int({ min: 2, max: 64 }), "Proximity: span of the unordered window, tokens (a pair's terms within span - 1 of each other)"),
   variable(
     'INDEX_DIR',
     'search.indexDir',

@@ -5,6 +5,9 @@ import type { Expansion, WeightedTerm } from './query-plan';
 import type { QueryGate } from './query-gate';
 
 import { Vocabulary } from './vocabulary';
+import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './positions';
+import type { ProximitySource } from './proximity';
+import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
@@ -39,6 +42,12 @@ export interface CompactIndexOptions {
   readonly onSealed?: (sealed: SealedIndex) => void;
   /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
   readonly gate?: QueryGate;
+  /**
+   * The field whose token sequence is kept (`positions.ts`: per document, each token as the index
+   * of its term among that field's forward entries), for proximity (`windowCounts`, `windowDf`).
+   * @default none: no positions kept
+   */
+  readonly positions?: string;
 }
 
 /**
@@ -61,6 +70,11 @@ export interface SealedIndex {
   readonly fwdStart: Int32Array;
   readonly fwdTerm: Int32Array;
   readonly fwdTf: Uint16Array;
+  /** Index of the field whose positions are kept, −1 for none. */
+  readonly posField: number;
+  /** Positions (`positions.ts`): document d's token sequence is `posBytes[posStart[d]]` .. `posBytes[posStart[d + 1]]` (all empty without `posField`). */
+  readonly posStart: Int32Array;
+  readonly posBytes: Uint8Array;
   /** The vocabulary by term id. */
   readonly terms: readonly string[];
   /** Per field, postings in CSR form: term t's run is `start[t]` .. `start[t + 1]` of `docs` and `tfs`. */
@@ -93,6 +107,8 @@ interface Forward {
   readonly fwdStart: Int32Array;
   readonly fwdTerm: Int32Array;
   readonly fwdTf: Uint16Array;
+  readonly posStart: Int32Array;
+  readonly posBytes: Uint8Array;
 }
 
 /** A merge under way: the job, the documents it covers, and what changed meanwhile. */
@@ -167,6 +183,12 @@ export interface PostingsView {
   averageLength(f: number): number;
   /** The external id of a short document id. */
   externalId(doc: number): string;
+  /** Live documents. */
+  documents(): number;
+  /** The field whose positions are kept, −1 for none. */
+  readonly positionsField: number;
+  /** The positions (token offsets) of term `t` in a document's field with positions, increasing. */
+  positions(doc: number, t: number): number[];
 }
 
 /**
@@ -255,6 +277,12 @@ export class CompactIndex {
   private fwdStart: Int32Array = new Int32Array(1);
   private fwdTerm: Int32Array = new Int32Array(0);
   private fwdTf: Uint16Array = new Uint16Array(0);
+  // Positions of field `posField` (−1: none kept), see `SealedIndex.posStart`.
+  private readonly posField: number;
+  private posStart: Int32Array = new Int32Array(1);
+  private posBytes: Uint8Array = new Uint8Array(0);
+  // Exact window document frequencies of query pairs over the base segment (`windowDf`).
+  private readonly windowDfs = new WindowDfCache();
   private terms: string[] = [];
   private termIds = new Map<string, number>();
   // Prefix and fuzzy look-ups of `terms` (`vocabulary()`).
@@ -297,6 +325,10 @@ export class CompactIndex {
   private unionBits = new Int32Array(0);
   // The exhaustive oracle's view, made once: its functions stay the same ones from call to call.
   private view: PostingsView | undefined;
+  private proximityView: ProximitySource | undefined;
+  // Scratch of `windows`: a document's positions of the two terms of a pair.
+  private pa: Int32Array = new Int32Array(64);
+  private pb: Int32Array = new Int32Array(64);
 
   /** An empty index over `fields`, in the order their scores are summed. */
   constructor(
@@ -310,6 +342,8 @@ export class CompactIndex {
     this.onSealed = opts.onSealed;
     this.gate = opts.gate;
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
+    this.posField = opts.positions === undefined ? -1 : (this.fieldIds[opts.positions] ?? -1);
+    if (opts.positions !== undefined && this.posField < 0) throw new Error(`CompactIndex: positions of ${opts.positions}, not a field`);
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
     this.tail = fields.map(() => new AppendedPostings());
@@ -443,6 +477,7 @@ export class CompactIndex {
     this.lengths = grow(this.lengths, (d + 1) * nf);
     this.fwdStart = grow(this.fwdStart, (d + 1) * nf + 1);
     let end = this.fwdStart[d * nf];
+    let posEnd = this.posStart[d];
     for (let f = 0; f < nf; f++) {
       const tokens = fieldTerms[f] ?? [];
       // MiniSearch's running average (`addFieldLength`), so scores match it bit for bit.
@@ -452,13 +487,16 @@ export class CompactIndex {
       // with `slot` (stamped per field of a document) pointing a term id at its entry.
       const first = end;
       const stamp = this.nextSlotStamp();
+      const positions = f === this.posField ? new PositionWriter(this.posBytes, this.posStart[d], tokens.length) : undefined;
       for (const term of tokens) {
         const t = this.termId(term);
         if (this.slotStamp[t] === stamp) {
+          positions?.push(this.slot[t] - first);
           // Saturates at MAX_TF (a Uint16Array would wrap).
           if (this.fwdTf[this.slot[t]] < MAX_TF) this.fwdTf[this.slot[t]] += 1;
           continue;
         }
+        positions?.push(end - first);
         this.slotStamp[t] = stamp;
         this.slot[t] = end;
         this.fwdTerm = grow(this.fwdTerm, end + 1);
@@ -474,7 +512,13 @@ export class CompactIndex {
         if (index) this.tail[f].add(t, d, this.fwdTf[i]);
       }
       this.fwdStart[d * nf + f + 1] = end;
+      if (positions) {
+        this.posBytes = positions.bytes;
+        posEnd = positions.end;
+      }
     }
+    this.posStart = grow(this.posStart, d + 2);
+    this.posStart[d + 1] = posEnd;
     this.live += 1;
     this.version += 1;
   }
@@ -560,14 +604,16 @@ export class CompactIndex {
   private *mergeJob(end: number): Generator<void, MergeResult> {
     const { nf } = this;
     const nt = this.terms.length;
-    const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps } = this;
+    const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps, posStart: oldPosStart, posBytes: oldPos } = this;
     const newOf = new Int32Array(end).fill(-1);
     let n = 0;
     let entries = 0;
+    let posLength = 0;
     for (let d = 0; d < end; d++) {
       if (oldIds[d] === undefined) continue;
       newOf[d] = n++;
       entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
+      posLength += oldPosStart[d + 1] - oldPosStart[d];
     }
     const ids: string[] = new Array(n);
     for (let d = 0; d < end; d++) if (newOf[d] >= 0) ids[newOf[d]] = oldIds[d] as string;
@@ -591,7 +637,10 @@ export class CompactIndex {
     const fwdStart = new Int32Array((n + room) * nf + 1);
     const fwdTerm = new Int32Array(entries + roomEntries);
     const fwdTf = new Uint16Array(entries + roomEntries);
+    const posStart = new Int32Array(n + room + 1);
+    const posBytes = new Uint8Array(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, n)) + 1024 : 0));
     let at = 0;
+    let posAt = 0;
     for (let d = 0; d < end; d++) {
       const nd = newOf[d];
       if (nd < 0) continue;
@@ -606,6 +655,11 @@ export class CompactIndex {
         at += to - from;
         fwdStart[nd * nf + f + 1] = at;
       }
+      const from = oldPosStart[d];
+      const to = oldPosStart[d + 1];
+      if (to > from) posBytes.set(oldPos.subarray(from, to), posAt);
+      posAt += to - from;
+      posStart[nd + 1] = posAt;
       if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
     }
     const docs: Int32Array[] = [];
@@ -635,12 +689,15 @@ export class CompactIndex {
       fwdStart: fwdStart.subarray(0, n * nf + 1),
       fwdTerm: fwdTerm.subarray(0, entries),
       fwdTf: fwdTf.subarray(0, entries),
+      posField: this.posField,
+      posStart: posStart.subarray(0, n + 1),
+      posBytes: posBytes.subarray(0, posLength),
       terms,
       start: starts,
       docs,
       tfs,
     };
-    const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf };
+    const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf, posStart, posBytes };
     const base: BaseSegment = { end: n, start: starts, docs, tfs };
     // The terms searched lately get their runs in the new base now, a step at a time, so the
     // first queries after the swap do not build them all at once.
@@ -688,7 +745,10 @@ export class CompactIndex {
     const to = this.fwdStart[this.next * nf];
     const e = sealed.fwdTerm.length;
     const fw = r.forward;
-    if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from) {
+    const posFrom = this.posStart[m.end];
+    const posTo = this.posStart[this.next];
+    const pe = sealed.posBytes.length;
+    if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from && fw.posBytes.length >= pe + posTo - posFrom) {
       // The documents appended meanwhile fit in the room after the new base: copy theirs only.
       if (extra > 0) {
         fw.lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
@@ -696,12 +756,16 @@ export class CompactIndex {
         for (let i = 1; i <= extra * nf; i++) fw.fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
         fw.fwdTerm.set(this.fwdTerm.subarray(from, to), e);
         fw.fwdTf.set(this.fwdTf.subarray(from, to), e);
+        for (let i = 1; i <= extra; i++) fw.posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
+        fw.posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
       }
       this.lengths = fw.lengths;
       this.fps = fw.fps;
       this.fwdStart = fw.fwdStart;
       this.fwdTerm = fw.fwdTerm;
       this.fwdTf = fw.fwdTf;
+      this.posStart = fw.posStart;
+      this.posBytes = fw.posBytes;
     } else {
       const lengths = new Int32Array(next * nf);
       lengths.set(sealed.lengths);
@@ -718,6 +782,14 @@ export class CompactIndex {
       const fwdTf = new Uint16Array(e + to - from);
       fwdTf.set(sealed.fwdTf);
       fwdTf.set(this.fwdTf.subarray(from, to), e);
+      const posStart = new Int32Array(next + 1);
+      posStart.set(sealed.posStart);
+      for (let i = 1; i <= extra; i++) posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
+      const posBytes = new Uint8Array(pe + posTo - posFrom);
+      posBytes.set(sealed.posBytes);
+      posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
+      this.posStart = posStart;
+      this.posBytes = posBytes;
       this.lengths = lengths;
       this.fps = fps;
       this.fwdStart = fwdStart;
@@ -764,6 +836,9 @@ export class CompactIndex {
     c.fwdStart = sealed.fwdStart;
     c.fwdTerm = sealed.fwdTerm;
     c.fwdTf = sealed.fwdTf;
+    if (sealed.posField !== c.posField) throw new Error(`positions of field ${sealed.posField}, the index keeps ${c.posField}`);
+    c.posStart = sealed.posStart;
+    c.posBytes = sealed.posBytes;
     c.terms = sealed.terms.slice();
     for (let t = 0; t < nt; t++) {
       c.termIds.set(c.terms[t], t);
@@ -1183,6 +1258,93 @@ export class CompactIndex {
     return total;
   }
 
+  /** Whether positions are kept (`CompactIndexOptions.positions`). */
+  get hasPositions(): boolean {
+    return this.posField >= 0;
+  }
+
+  /** The positions (token offsets) of term `t` in a document's field with positions, increasing. */
+  positions(doc: number, t: number): number[] {
+    const e = this.entryOf(doc, t);
+    if (e < 0) return [];
+    const r = positionsOf(this.posBytes, this.posStart[doc], this.posStart[doc + 1], e, -1, new Int32Array(8), new Int32Array(0));
+    return [...r.pa.subarray(0, r.na)];
+  }
+
+  /** Index of term `t` among a document's entries of the field with positions, −1 when absent. */
+  private entryOf(doc: number, t: number): number {
+    const at = doc * this.nf + this.posField;
+    const from = this.fwdStart[at];
+    const to = this.fwdStart[at + 1];
+    for (let i = from; i < to; i++) if (this.fwdTerm[i] === t) return i - from;
+    return -1;
+  }
+
+  /** Window counts of terms `a` and `b` in a document (`windowCounts`). */
+  private windows(doc: number, a: number, b: number, window: number, out: WindowCounts): WindowCounts {
+    const ea = this.entryOf(doc, a);
+    const eb = ea < 0 ? -1 : this.entryOf(doc, b);
+    if (eb < 0) {
+      out.o = out.u = 0;
+      return out;
+    }
+    const r = positionsOf(this.posBytes, this.posStart[doc], this.posStart[doc + 1], ea, eb, this.pa, this.pb);
+    this.pa = r.pa;
+    this.pb = r.pb;
+    return windowCounts(r.pa, r.na, r.pb, r.nb, window, out);
+  }
+
+  /**
+   * Live documents with an ordered and an unordered window of `a` and `b`: the base segment's
+   * found once per base (`WindowDfCache`; deleted documents left out as counted), the appended
+   * segments' each time (few: they are merged at an eighth of the documents). Exact unless more
+   * than `WINDOW_DF_SAMPLE` documents of a segment hold both terms: then estimated from an even
+   * sample of that many. The index must not change until the job is done.
+   */
+  private *windowDf(a: number, b: number, window: number): Generator<void, WindowCounts> {
+    const f = this.posField;
+    const { base, ids } = this;
+    let kept = this.windowDfs.get(base, a, b, window);
+    if (!kept) {
+      const s = base.start[f];
+      const run = (t: number) => (t + 1 < s.length ? [s[t], s[t + 1]] : [0, 0]);
+      const [aLo, aHi] = run(a);
+      const [bLo, bHi] = run(b);
+      kept = yield* baseWindows(base.docs[f], aLo, aHi, bLo, bHi, (doc, out) => this.windows(doc, a, b, window, out));
+      this.windowDfs.set(base, a, b, window, kept);
+    }
+    const df = liveWindows(kept, this.deadBase > 0 ? (doc) => ids[doc] === undefined : undefined);
+    // Appended documents holding both terms (`a`'s stamped, then `b`'s looked up), counted as the base's.
+    this.ensureScratch();
+    const stamp = this.nextStamp();
+    const { termStamp } = this;
+    this.eachAppendedPosting(f, a, (doc) => (termStamp[doc] = stamp));
+    const both: number[] = [];
+    this.eachAppendedPosting(f, b, (doc) => {
+      if (termStamp[doc] === stamp) both.push(doc);
+    });
+    if (both.length) {
+      const tail = liveWindows(yield* windowsOf(Int32Array.from(both), both.length, (doc, out) => this.windows(doc, a, b, window, out)), undefined);
+      df.o += tail.o;
+      df.u += tail.u;
+    }
+    return df;
+  }
+
+  /** The proximity stage's view of the field with positions (`proximity.ts`); undefined without positions. */
+  proximitySource(): ProximitySource | undefined {
+    if (this.posField < 0) return undefined;
+    const f = this.posField;
+    return (this.proximityView ??= {
+      termId: (term) => this.termIds.get(term),
+      documents: () => this.live,
+      averageLength: () => this.avg[f],
+      length: (doc) => this.lengths[doc * this.nf + f],
+      windows: (doc, a, b, window, out) => this.windows(doc, a, b, window, out),
+      windowDf: (a, b, window) => this.windowDf(a, b, window),
+    });
+  }
+
   /** The index as the exhaustive oracle reads it (see `PostingsView`): a live view, not a copy. */
   postingsView(): PostingsView {
     return (this.view ??= {
@@ -1197,6 +1359,9 @@ export class CompactIndex {
       fieldLength: (doc, f) => this.lengths[doc * this.nf + f],
       averageLength: (f) => this.avg[f],
       externalId: (doc) => this.ids[doc] as string,
+      documents: () => this.live,
+      positionsField: this.posField,
+      positions: (doc, t) => this.positions(doc, t),
     });
   }
 }

@@ -15,6 +15,7 @@ import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import type { Scored } from './top-hits';
+import { proximityRerank } from './proximity';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {
@@ -59,6 +60,8 @@ const BOUNDED_TOPK_DOCS = 300_000;
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
 const NO_TAGS: readonly string[] = [];
+// The field whose token positions are kept, for proximity (`proximity.ts`): `text` holds every term.
+const POSITIONS_FIELD: IndexedField = 'text';
 
 interface DocMeta {
   readonly type: ItemType;
@@ -116,8 +119,9 @@ const LARGE_TEXT = 32_768;
 export const SEGMENT_KEY = (() => {
   const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
   const terms = new Analyzer().analyze(probe).join(' ');
-  // `minisearch-index` is the file's old name, kept: a new key would refuse every persisted segment once.
-  return `minisearch-index/2;fields=${FIELDS.join(',')};analyzer=${crc32(terms).toString(16)}`;
+  // `search-segment/3`: issue 28's sixth slice added positions, so every older segment is refused
+  // (and rebuilt) once anyway; the key took the name of what it is then (it was `minisearch-index/2`).
+  return `search-segment/3;fields=${FIELDS.join(',')};positions=${POSITIONS_FIELD};analyzer=${crc32(terms).toString(16)}`;
 })();
 
 /** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
@@ -138,6 +142,14 @@ export interface QueryPlan {
   readonly scored: WeightedTerm[];
   /** Per distinct query term, the index terms it stands for (itself first); for coordination. */
   readonly groups: ReadonlyArray<readonly string[]>;
+}
+
+/**
+ * One original query term's weight in the final pass, the unit of proximity's features: RM3's
+ * λ over the query's length when the query was expanded, else 1 over it (as the sweep has it).
+ */
+export function proximityUnit(r: RankingOptions, expanded: boolean, terms: readonly string[]): number {
+  return (expanded ? r.expansion.originalWeight : 1) / terms.length;
 }
 
 /** Keeps an id or not (type and tag filters). */
@@ -197,7 +209,7 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   private create(): CompactIndex {
-    const compact: CompactIndex = new CompactIndex(FIELDS, { minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    const compact: CompactIndex = new CompactIndex(FIELDS, { positions: POSITIONS_FIELD, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
     return compact;
   }
 
@@ -247,7 +259,7 @@ export class EmbeddedIndex implements SearchIndex {
     const ref: { compact?: CompactIndex } = {};
     let compact: CompactIndex;
     try {
-      compact = await CompactIndex.restore(loaded.sealed, { sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
+      compact = await CompactIndex.restore(loaded.sealed, { positions: POSITIONS_FIELD, sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
     } catch (e) {
       store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
       return undefined;
@@ -533,13 +545,26 @@ export class EmbeddedIndex implements SearchIndex {
     else {
       const x = r.expansion;
       const expand = x.enabled && this.compact.documentCount >= x.minDocs;
+      // Proximity re-scores the exact top `depth` of the final pass: that pass asks for at least as many.
+      const source = r.proximity.weight > 0 ? this.compact.proximitySource() : undefined;
+      const last = source ? Math.max(k, r.proximity.depth) : k;
       // With RM3 the expanded pass reads the original terms again: their values are kept.
-      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : k, undefined, !expand, undefined, expand);
+      page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : last, undefined, !expand, undefined, expand);
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
         const known = page.hits.slice(0, x.fbDocs).map((h) => this.compact.shortId(h.id)!);
-        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, k, undefined, true, known);
+        page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, last, undefined, true, known);
+      }
+      if (source && page.hits.length > 0) {
+        const docs = page.hits.map((h) => this.compact.shortId(h.id)!);
+        const job = proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms));
+        let step = job.next();
+        while (!step.done) {
+          await pause();
+          step = job.next();
+        }
+        page = { total: page.total, hits: step.value.slice(0, k) };
       }
     }
     const wanted = query.snippets === false ? undefined : highlight;

@@ -1,5 +1,5 @@
 /** A typed array class that `grow` can reallocate. */
-type TypedArray = Int32Array | Uint32Array | Uint16Array | Float64Array;
+type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
 /**
  * `arr` if it holds at least `n` elements, else a copy with room for at least `n` (doubling, so

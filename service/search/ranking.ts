@@ -1,5 +1,6 @@
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
 import type { ExpansionOptions } from './expansion';
+import type { ProximityOptions } from './proximity';
 
 /**
  * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;
@@ -35,6 +36,8 @@ export interface RankingOptions {
   readonly fuzzyMinLength: number;
   /** RM3 pseudo-relevance feedback (query expansion), for queries longer than `shortQueryTerms`. */
   readonly expansion: ExpansionOptions;
+  /** Proximity of the query's adjacent terms (`proximity.ts`), for queries longer than `shortQueryTerms`; weight 0 = off. */
+  readonly proximity: ProximityOptions;
 }
 
 /** The ranking options no setting controls (constants tuned on Vaswani: BENCHMARKS.md). */
@@ -45,18 +48,26 @@ export const RANKING_CONSTANTS = {
   prefixMinLength: 3,
   fuzzyMinLength: 5,
   expansion: { originalWeight: 0.5, minDocs: 50 },
-} as const satisfies Omit<RankingOptions, 'bm25' | 'expansion'> & { expansion: Pick<ExpansionOptions, 'originalWeight' | 'minDocs'> };
+  // The top 10 of the final ranking are re-scored by proximity: a page of 10 then costs no deeper
+  // top-k pass (the top 100, the sweep's depth, made full queries 1.5-1.8x slower at 200k for
+  // +0.0003 nDCG@10 on Vaswani and +0.0005 on Debian: BENCHMARKS.md, issue 28, sixth slice).
+  proximity: { depth: 10 },
+} as const satisfies Omit<RankingOptions, 'bm25' | 'expansion' | 'proximity'> & {
+  expansion: Pick<ExpansionOptions, 'originalWeight' | 'minDocs'>;
+  proximity: Pick<ProximityOptions, 'depth'>;
+};
 
 /**
  * The ranking of `search` settings (`SEARCH_BM25_*` with BM25+'s δ, `SEARCH_QUERY_EXPANSION`,
- * `SEARCH_EXPANSION_*`) with `RANKING_CONSTANTS`.
+ * `SEARCH_EXPANSION_*`, `SEARCH_PROXIMITY_*`) with `RANKING_CONSTANTS`.
  */
 export function rankingOptions(search: SearchSettings): RankingOptions {
-  const { expansion, ...rest } = RANKING_CONSTANTS;
+  const { expansion, proximity, ...rest } = RANKING_CONSTANTS;
   return {
     ...rest,
     bm25: { k1: search.bm25K1, b: search.bm25B, delta: search.bm25Delta },
     expansion: { enabled: search.queryExpansion, fbDocs: search.expansionDocs, fbTerms: search.expansionTerms, ...expansion },
+    proximity: { weight: search.proximityWeight, window: search.proximityWindow, ...proximity },
   };
 }
 

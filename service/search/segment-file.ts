@@ -17,11 +17,12 @@ import type { SealedIndex } from './compact-index';
  */
 
 const MAGIC = Buffer.from('SRCHSEG1', 'latin1');
-const FORMAT = 1;
+// 2: positions (issue 28's sixth slice: `posField` in the header, sections `posStart` and `posBytes`).
+const FORMAT = 2;
 /** CRC-32 is computed over slices of this many bytes, between which the caller may yield. */
 const CRC_SLICE = 4 << 20;
 
-type SectionType = 'i32' | 'u32' | 'u16' | 'f64' | 'json';
+type SectionType = 'i32' | 'u32' | 'u16' | 'u8' | 'f64' | 'json';
 
 interface Section {
   readonly name: string;
@@ -35,6 +36,8 @@ interface Header {
   readonly key: string;
   readonly content: string;
   readonly fields: readonly string[];
+  /** The field whose positions are kept, −1 for none. */
+  readonly posField: number;
   readonly documents: number;
   readonly terms: number;
   readonly sections: readonly Section[];
@@ -101,6 +104,8 @@ export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, paus
   arrays.push(['fwdStart', 'i32', bytesOf(sealed.fwdStart)]);
   arrays.push(['fwdTerm', 'i32', bytesOf(sealed.fwdTerm)]);
   arrays.push(['fwdTf', 'u16', bytesOf(sealed.fwdTf)]);
+  arrays.push(['posStart', 'i32', bytesOf(sealed.posStart)]);
+  arrays.push(['posBytes', 'u8', bytesOf(sealed.posBytes)]);
   sealed.fields.forEach((_f, i) => {
     arrays.push([`start.${i}`, 'i32', bytesOf(sealed.start[i])]);
     arrays.push([`docs.${i}`, 'i32', bytesOf(sealed.docs[i])]);
@@ -118,6 +123,7 @@ export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, paus
     key: meta.key,
     content: meta.content,
     fields: sealed.fields,
+    posField: sealed.posField,
     documents: sealed.ids.length,
     terms: sealed.terms.length,
     sections,
@@ -182,6 +188,9 @@ export async function decodeSegment(buf: Buffer, key: string, pause: () => Promi
     fwdStart: view('fwdStart', 'i32', Int32Array, 4),
     fwdTerm: view('fwdTerm', 'i32', Int32Array, 4),
     fwdTf: view('fwdTf', 'u16', Uint16Array, 2),
+    posField: header.posField,
+    posStart: view('posStart', 'i32', Int32Array, 4),
+    posBytes: view('posBytes', 'u8', Uint8Array, 1),
     terms,
     start: fields.map((_f, i) => view(`start.${i}`, 'i32', Int32Array, 4)),
     docs: fields.map((_f, i) => view(`docs.${i}`, 'i32', Int32Array, 4)),
@@ -193,6 +202,10 @@ export async function decodeSegment(buf: Buffer, key: string, pause: () => Promi
   if (n !== header.documents || nt !== header.terms) fail('document or term count');
   if (sealed.fingerprints.length !== n || sealed.avg.length !== nf || sealed.lengths.length !== n * nf || sealed.fwdStart.length !== n * nf + 1) fail('per-document arrays');
   if (sealed.fwdStart[n * nf] !== sealed.fwdTerm.length || sealed.fwdTf.length !== sealed.fwdTerm.length) fail('forward index');
+  const { posStart, posBytes, posField } = sealed;
+  if (!Number.isInteger(posField) || posField < -1 || posField >= nf) fail('field of positions');
+  if (posStart.length !== n + 1 || posStart[0] !== 0 || posStart[n] !== posBytes.length) fail('positions');
+  for (let d = 0; d < n; d++) if (posStart[d + 1] < posStart[d]) fail('positions');
   for (let f = 0; f < nf; f++) {
     const s = sealed.start[f];
     if (s.length !== nt + 1 || s[0] !== 0 || s[nt] !== sealed.docs[f].length || sealed.tfs[f].length !== sealed.docs[f].length) fail(`postings of field ${fields[f]}`);

@@ -101,7 +101,7 @@ describe('loadSettings: every variable parses', () => {
     RATE_LIMIT_LOG_WARNINGS: 'yes', RATE_LIMIT_LOG_ALL: 'TRUE', RATE_LIMIT_ALERT_THRESHOLD: '0.5', RATE_LIMIT_IP_GLOBAL_SHARE: '1',
     RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
     SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', SEARCH_QUERY_EXPANSION: 'off', SEARCH_EXPANSION_DOCS: '5',
-    SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', SEARCH_BM25_DELTA: '0', INDEX_DIR: '/var/lib/x/index', CONTENT_COMPACTION_BYTES: '1mb',
+    SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', SEARCH_BM25_DELTA: '0', SEARCH_PROXIMITY_WEIGHT: '1.5', SEARCH_PROXIMITY_WINDOW: '8', INDEX_DIR: '/var/lib/x/index', CONTENT_COMPACTION_BYTES: '1mb',
     KVSTORE_KEY_PREFIX: 'blog:{content}', KVSTORE_DURABILITY: 'replica-disk', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
     AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
     AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
@@ -147,7 +147,7 @@ describe('loadSettings: every variable parses', () => {
     expect(s.ai).toMatchObject({ provider: 'openai', maxRetries: 0, temperature: 0 });
     expect(s.alerting.groupBy).toEqual(['alertname', 'service']);
     expect(s.deploy).toMatchObject({ scrapeInterval: '30s', hpaEnabled: true, backendReplicas: 3 });
-    expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75, bm25Delta: 0, indexDir: '/var/lib/x/index' });
+    expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75, bm25Delta: 0, proximityWeight: 1.5, proximityWindow: 8, indexDir: '/var/lib/x/index' });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
     expect(s.kvstore.topology).toEqual({ mode: 'sentinel', nodes: ['kv-s2:26379', '[::1]:26380'], sentinelMaster: 'mymaster', sentinelPassword: 'spw' });
@@ -193,6 +193,10 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['SEARCH_BM25_K1', '-0.1', 'a number >= 0'],
     ['SEARCH_BM25_B', '1.5', '<= 1'],
     ['SEARCH_BM25_DELTA', '11', 'a number >= 0 and <= 10'],
+    ['SEARCH_PROXIMITY_WEIGHT', '-1', 'a number >= 0 and <= 16'],
+    ['SEARCH_PROXIMITY_WEIGHT', 'strong', 'a number >= 0 and <= 16'],
+    ['SEARCH_PROXIMITY_WINDOW', '1', 'an integer from 2 to 64'],
+    ['SEARCH_PROXIMITY_WINDOW', '4.5', 'an integer from 2 to 64'],
     ['INDEX_DIR', 'a\nb', 'a folder path (no control characters), or off'],
     ['CONTENT_COMPACTION_BYTES', '100', 'from 1024 bytes'],
     ['KVSTORE_KEY_PREFIX', 'has space', 'letters, digits'],

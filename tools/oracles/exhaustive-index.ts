@@ -6,7 +6,9 @@
  * and the side-by-side benchmark times it as the "before". Never used by the service.
  */
 import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
-import { EmbeddedIndex, type Keep } from '../../service/search/embedded-index';
+import { EmbeddedIndex, proximityUnit, type Keep } from '../../service/search/embedded-index';
+import { proximityRerank, runJob } from '../../service/search/proximity';
+import { exhaustiveProximitySource } from './exhaustive-proximity';
 import { rm3Weights } from '../../service/search/expansion';
 import type { WeightedTerm } from '../../service/search/query-plan';
 import { byRank, topHits, type Scored } from '../../service/search/top-hits';
@@ -18,7 +20,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
   /** `search`'s page, every match scored: the oracle of the pruned search (same ids, scores, total, snippets). */
   exhaustive(query: IndexQuery): IndexPage {
     const { highlight, hits } = this.match(query);
-    const page = topHits(hits, query.offset + query.limit).slice(query.offset);
+    const page = hits.slice(0, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
     return {
       total: hits.length,
@@ -29,13 +31,14 @@ export class ExhaustiveIndex extends EmbeddedIndex {
   /** Every matching id with its score, best first (ties by id): the full ranking, to any depth. */
   rank(query: RankQuery): { terms: string[]; ranked: Scored[] } {
     const { terms, hits } = this.match(query);
-    return { terms, ranked: hits.sort(byRank) };
+    return { terms, ranked: hits };
   }
 
   /**
-   * Every matching id with its score, in no particular order, and the index terms to highlight.
+   * Every matching id with its score, best first (ties by id), and the index terms to highlight.
    * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
-   * terms, then expand with RM3. Both through `scoreTerms`.
+   * terms, then expand with RM3 (both through `scoreTerms`), then the top `depth` are re-scored
+   * by proximity (`exhaustiveProximitySource`: window counts and frequencies found plainly).
    */
   private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
     const plan = this.plan(query.text);
@@ -45,12 +48,20 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     if (!terms.length) return { terms, highlight, hits: [] };
     const keep = this.filterFor(query.type, query.tag);
     // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups) };
+    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups).sort(byRank) };
     let hits = this.runExact(plan.scored, keep);
     const x = this.ranking.expansion;
-    if (x.enabled && hits.length > 0 && this.size() >= x.minDocs) {
+    const expand = x.enabled && this.size() >= x.minDocs;
+    if (expand && hits.length > 0) {
       const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
+    }
+    hits.sort(byRank);
+    const p = this.ranking.proximity;
+    const source = p.weight > 0 ? exhaustiveProximitySource(this.compact.postingsView()) : undefined;
+    if (source) {
+      const docs = hits.slice(0, p.depth).map((h) => this.compact.shortId(h.id)!);
+      hits = runJob(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
     }
     return { terms, highlight, hits };
   }

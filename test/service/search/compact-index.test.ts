@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import type { WeightedTerm } from '../../../service/search/query-plan';
+import { runJob } from '../../../service/search/proximity';
+import { exhaustiveProximitySource } from '../../../tools/oracles/exhaustive-proximity';
 import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';
 
@@ -15,9 +17,12 @@ describe('CompactIndex segments', () => {
   type Op = { add: { id: number; title: string[]; text: string[] } } | { remove: number } | { tick: number };
   const terms: WeightedTerm[] = WORDS.map((w, i) => [w, 1 / (i + 1)]);
 
-  /** Scores, expansions, forward index and fingerprints of `c` are those of an index built from `final`. */
+  /**
+   * Scores, expansions, forward index, positions, window frequencies and fingerprints of `c` are
+   * those of an index built from `final`.
+   */
   function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, { title: string[]; text: string[]; fp: number }>): void {
-    const rebuilt = new CompactIndex(['title', 'text']);
+    const rebuilt = new CompactIndex(['title', 'text'], { positions: 'text' });
     for (const [id, d] of final) rebuilt.load(id, [d.title, d.text]);
     rebuilt.seal();
     expect(c.documentCount).toBe(final.size);
@@ -39,6 +44,15 @@ describe('CompactIndex segments', () => {
       expect(c.fieldTerms(a, 'text')).toEqual(rebuilt.fieldTerms(b, 'text'));
       expect(c.fieldLength(a, 'title')).toBe(d.title.length);
       expect(c.fingerprint(a)).toBe(d.fp);
+      for (const w of new Set(d.text)) expect(c.positions(a, c.postingsView().termId(w)!)).toEqual(d.text.flatMap((x, i) => (x === w ? [i] : [])));
+    }
+    // Window document frequencies (base cached per merge, tombstones, appended segments) against a plain count.
+    const source = c.proximitySource()!;
+    const plain = exhaustiveProximitySource(c.postingsView())!;
+    for (const [x, y] of [['laser', 'beam'], ['beam', 'laser'], ['water', 'light'], ['light', 'bread']]) {
+      const [a, b] = [source.termId(x), source.termId(y)];
+      if (a === undefined || b === undefined) continue;
+      for (const window of [2, 4]) expect(runJob(source.windowDf(a, b, window))).toEqual(runJob(plain.windowDf(a, b, window)));
     }
   }
 
@@ -48,7 +62,7 @@ describe('CompactIndex segments', () => {
   ])('after adds, replacements and deletes across many merges (%s), scores and expands as an index built from the final documents', async (_name, background) => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops: Op[]) => {
-        const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, background, mergeSliceMs: 0 });
+        const c = new CompactIndex(['title', 'text'], { positions: 'text', minMergeDocs: 2, background, mergeSliceMs: 0 });
         const final = new Map<string, { title: string[]; text: string[]; fp: number }>();
         let fp = 0;
         for (const o of ops) {

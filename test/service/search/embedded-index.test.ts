@@ -2,6 +2,7 @@ import type { Item } from '../../../service/content/item';
 import { Analyzer } from '../../../service/search/analyzer';
 import { rm3Weights } from '../../../service/search/expansion';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { DEFAULT_RANKING } from '../../../service/search/ranking';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
@@ -103,10 +104,14 @@ describe('EmbeddedIndex', () => {
   });
 
   it('multiplies by the matched query terms with coordination on', async () => {
-    const coord = new EmbeddedIndex({ coordination: true });
+    // Proximity adds after the product: off on both sides, so only coordination differs.
+    const off = { proximity: { ...DEFAULT_RANKING.proximity, weight: 0 } };
+    const coord = new EmbeddedIndex({ coordination: true, ...off });
     await coord.replaceAll(items);
+    const plainIndex = new EmbeddedIndex(off);
+    await plainIndex.replaceAll(items);
     const text = 'raspberry measures temperature';
-    const [plain] = (await index.search({ text, limit: 1, offset: 0 })).hits;
+    const [plain] = (await plainIndex.search({ text, limit: 1, offset: 0 })).hits;
     const [hit] = (await coord.search({ text, limit: 1, offset: 0 })).hits;
     expect(hit.score).toBeCloseTo(plain.score * 3, 12);
   });

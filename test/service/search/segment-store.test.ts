@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { Item } from '../../../service/content/item';
+import { decodeHead, encodeHead } from '../../../service/framed-file';
 import { createLogger } from '../../../service/logger';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex, SEGMENT_KEY, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
@@ -221,9 +222,30 @@ describe('persisted search segments', () => {
     expect(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason).toMatch(/another analyser/);
   });
 
+  it.each([
+    ['the format before positions (1)', { format: 1 }, /format 1, this version reads 2/],
+    ['the key before positions (minisearch-index/2)', { key: 'minisearch-index/2;fields=title,tags,text;analyzer=1f2e3d4c' }, /minisearch-index\/2/],
+  ])('a segment of %s is refused and the index rebuilt, never served', async (_name, change, reason) => {
+    const items = corpus(60);
+    const a = await start(items);
+    await a.index.settled();
+    const file = join(dir, SEGMENT_FILE);
+    const buf = readFileSync(file);
+    const magic = buf.subarray(0, 8);
+    const { header, bodyStart } = decodeHead(buf, magic, 'segment file', (r) => new Error(r));
+    writeFileSync(file, Buffer.concat([encodeHead(magic, { ...(header as object), ...change }), buf.subarray(bodyStart)]));
+    const b = await start(items);
+    expect(b.loaded()).toBe(false);
+    expect(String(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason)).toMatch(reason);
+    await expectServesLike(b.index, await fresh(items));
+    // The rebuilt index is persisted in the current format: the next start loads it.
+    await b.index.settled();
+    expect((await start(items)).loaded()).toBe(true);
+  });
+
   it('round-trips every array of a sealed index through the file bytes', async () => {
     const got: { s?: Parameters<typeof encodeSegment>[0] } = {};
-    const c = new CompactIndex(['title', 'text'], { onSealed: (s) => (got.s = s) });
+    const c = new CompactIndex(['title', 'text'], { positions: 'text', onSealed: (s) => (got.s = s) });
     c.load('a', [['x', 'y'], ['x', 'x', 'z']], 7);
     c.load('b', [[], ['ünï', 'z']], 0xffffffff);
     c.seal();
