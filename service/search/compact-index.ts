@@ -1297,9 +1297,8 @@ export class CompactIndex {
   /**
    * Live documents with an ordered and an unordered window of `a` and `b`: the base segment's
    * found once per base (`WindowDfCache`; deleted documents left out as counted), the appended
-   * segments' each time (few: they are merged at an eighth of the documents). Exact unless more
-   * than `WINDOW_DF_SAMPLE` documents of a segment hold both terms: then estimated from an even
-   * sample of that many. The index must not change until the job is done.
+   * segments' each time (few: they are merged at an eighth of the documents). Exact, so every
+   * replica holding the same items finds the same. The index must not change until the job is done.
    */
   private *windowDf(a: number, b: number, window: number): Generator<void, WindowCounts> {
     const f = this.posField;

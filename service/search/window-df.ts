@@ -8,27 +8,21 @@ import type { WindowCounts } from './positions';
  * apart (few: the appended segment is merged once it holds an eighth of the documents).
  */
 export interface BaseWindows {
-  /** Base documents with a window (an ordered one is also an unordered one once the span is 2 or more), increasing; of the sample when `scale` > 1. */
+  /** Base documents with a window (an ordered one is also an unordered one once the span is 2 or more), increasing. */
   readonly docs: Int32Array;
   /** Per document of `docs`, 1 when it also holds an ordered one. */
   readonly ordered: Uint8Array;
   /** How many of `ordered` are 1. */
   readonly o: number;
-  /** Documents holding both terms per document looked at: 1 (exact) unless more than `WINDOW_DF_SAMPLE` hold both. */
-  readonly scale: number;
 }
 
-/**
- * Documents holding both terms of a pair whose positions are read, at most: past this many, an
- * even sample of them (every `n / WINDOW_DF_SAMPLE`-th, in document order) is read and the
- * counts scaled up, so a pair's first use reads at most this many documents' positions whatever
- * the index's size. Exact below it: on Vaswani (11,429 documents) and the Debian collection
- * (58,236) no pair of the bench's queries comes near it; at 1M documents the bench's commonest
- * pairs have ~10^5 (BENCHMARKS.md, issue 28, sixth slice).
- */
-export const WINDOW_DF_SAMPLE = 16_384;
+// Exact, never sampled: an even sample of the documents holding both terms (16,384 of them, tried
+// in issue 28's sixth slice) saved no CPU at 1M (2.3 s against 2.1 s for the bench's 575 pairs:
+// the cost is the galloping intersection, not the positions read), and which documents a sample
+// takes depends on how a replica's segments were merged, so two replicas could score a page
+// differently. Exact counts of live documents are the same on every replica holding the same items.
 
-/** The live window frequencies of `w` (deleted documents, `gone`, left out), scaled as sampled. */
+/** The live window frequencies of `w` (deleted documents, `gone`, left out). */
 export function liveWindows(w: BaseWindows, gone: ((doc: number) => boolean) | undefined): WindowCounts {
   let o = w.o;
   let u = w.docs.length;
@@ -40,7 +34,7 @@ export function liveWindows(w: BaseWindows, gone: ((doc: number) => boolean) | u
       o += w.ordered[i];
     }
   }
-  return w.scale === 1 ? { o, u } : { o: Math.round(o * w.scale), u: Math.round(u * w.scale) };
+  return { o, u };
 }
 
 /** Base documents of the pairs' windows kept, at most, summed over pairs; least recently used go first. */
@@ -106,8 +100,7 @@ export function gallop(docs: Int32Array, lo: number, hi: number, target: number)
  * The base documents in both runs `docs[aLo .. aHi)` and `docs[bLo .. bHi)` (each increasing)
  * that hold a window (`count`): the shorter run walked, the longer galloped over, so the work
  * is about the shorter run's length × log of the gaps, then the positions of the documents in
- * both (of at most `sample` of them, evenly spread: `WINDOW_DF_SAMPLE`). A step per `STEP_DOCS`
- * documents.
+ * both. A step per `STEP_DOCS` documents.
  */
 export function* baseWindows(
   docs: Int32Array,
@@ -116,7 +109,6 @@ export function* baseWindows(
   bLo: number,
   bHi: number,
   count: (doc: number, out: WindowCounts) => WindowCounts,
-  sample = WINDOW_DF_SAMPLE,
 ): Generator<void, BaseWindows> {
   if (aHi - aLo > bHi - bLo) [aLo, aHi, bLo, bHi] = [bLo, bHi, aLo, aHi];
   const both = new Int32Array(aHi - aLo);
@@ -128,19 +120,17 @@ export function* baseWindows(
     if (j < bHi && docs[j] === d) both[n++] = d;
     if ((i - aLo) % (STEP_DOCS * 16) === STEP_DOCS * 16 - 1) yield;
   }
-  return yield* windowsOf(both, n, count, sample);
+  return yield* windowsOf(both, n, count);
 }
 
-/** The documents `both[0 .. n)` (increasing) that hold a window, all of them or an even sample of `sample` (then `scale` = n / sample). */
-export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out: WindowCounts) => WindowCounts, sample = WINDOW_DF_SAMPLE): Generator<void, BaseWindows> {
-  const looked = Math.min(n, sample);
-  const stride = n / looked;
+/** The documents `both[0 .. n)` (increasing) that hold a window, a step per `STEP_DOCS` documents. */
+export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out: WindowCounts) => WindowCounts): Generator<void, BaseWindows> {
   const found: number[] = [];
   const flags: number[] = [];
   let o = 0;
   const w: WindowCounts = { o: 0, u: 0 };
-  for (let k = 0; k < looked; k++) {
-    const d = both[looked === n ? k : Math.floor(k * stride)];
+  for (let k = 0; k < n; k++) {
+    const d = both[k];
     count(d, w);
     if (w.u > 0 || w.o > 0) {
       found.push(d);
@@ -149,5 +139,5 @@ export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out
     }
     if (k % STEP_DOCS === STEP_DOCS - 1) yield;
   }
-  return { docs: Int32Array.from(found), ordered: Uint8Array.from(flags), o, scale: looked === n ? 1 : stride };
+  return { docs: Int32Array.from(found), ordered: Uint8Array.from(flags), o };
 }

@@ -3,9 +3,8 @@
  * by the sweep's own plain rule (bench/search/ranking-sweep.ts `windows`: for each a in order,
  * the first unused b of the document within the span) over positions read one term at a time,
  * and a pair's window document frequency by visiting every live posting of its first term (no
- * cache, no galloping intersection, no appended/base split, no sample: the service's equals it
- * while no segment holds more than `WINDOW_DF_SAMPLE` documents with both terms of a pair, as in
- * every test). Read through `PostingsView` only. Never used by the service.
+ * cache, no galloping intersection, no appended/base split). Read through `PostingsView` only.
+ * Never used by the service.
  */
 import type { PostingsView } from '../../service/search/compact-index';
 import type { WindowCounts } from '../../service/search/positions';

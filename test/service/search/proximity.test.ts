@@ -47,6 +47,33 @@ describe('proximity in ranking', () => {
     expect(count(source.windowDf(source.termId('laser')!, source.termId('beam')!, 8)).df).toEqual({ o: 2500, u: 5000 });
   });
 
+  it('gives two replicas holding the same items the same page, whatever their segments (one built at once; one from a base, appends and a replacement)', async () => {
+    const words = ['laser', 'beam', 'optics', 'water', 'light', 'bread', 'wave', 'field'];
+    // Deterministic scatter: every document holds several of the words in its own order.
+    const doc = (n: number, salt = 0) => item(`d${n}`, Array.from({ length: 12 }, (_, k) => words[(Math.imul(n * 31 + k + salt, 0x9e3779b1) >>> 28) % words.length]).join(' '));
+    const items = Array.from({ length: 400 }, (_, n) => doc(n));
+    const once = new EmbeddedIndex({});
+    await once.replaceAll(items);
+    const grown = new EmbeddedIndex({});
+    await grown.replaceAll(items.slice(0, 150).map((i) => (i.id === 'd7' ? doc(7, 5) : i)));
+    for (let at = 150; at < 400; at += 50) await grown.upsert(items.slice(at, at + 50));
+    await grown.upsert([items[7]]);
+    await grown.remove(['d9']);
+    await grown.upsert([items[9]]);
+    await grown.settled();
+    const off = new EmbeddedIndex({ proximity: { ...DEFAULT_RANKING.proximity, weight: 0 } });
+    await off.replaceAll(items);
+    let moved = 0;
+    for (const text of ['laser beam optics', 'water light bread wave', 'field wave beam laser optics']) {
+      const q = { text, limit: 10, offset: 0, snippets: false };
+      const page = (await once.search(q)).hits;
+      expect((await grown.search(q)).hits).toEqual(page);
+      if (JSON.stringify(page) !== JSON.stringify((await off.search(q)).hits)) moved++;
+    }
+    // The pages are proximity's: they differ from the same index's with proximity off.
+    expect(moved).toBeGreaterThan(0);
+  });
+
   it('pairs adjacent distinct terms once each, in query order', () => {
     expect(queryPairs(['a', 'b', 'b', 'c', 'a', 'b'])).toEqual([['a', 'b'], ['b', 'c'], ['c', 'a']]);
     // At most MAX_QUERY_PAIRS, the first ones: a long query's work stays bounded.
