@@ -1,3 +1,5 @@
+import { nextTurn, yieldToLoop } from './yield-to-loop';
+
 /**
  * Keeps an index still while a query runs in slices: queries run one at a time, in order of
  * arrival, and a write waits (`quiet`) while one is running, so each query reads one state of
@@ -19,6 +21,13 @@ export class QueryGate {
   /** Runs `query` once the queries before it are done; writes wait until it settles. */
   async run<T>(query: () => Promise<T>): Promise<T> {
     if (this.running || this.queries.length > 0) await new Promise<void>((resolve) => this.queries.push(resolve));
+    else {
+      // Even with the gate free, the query's first slice waits for a turn of its own: started
+      // where it arrives (an HTTP request's callback, a check phase), it ran in the same turn as
+      // a write's or a merge's slice. Writes wait meanwhile.
+      this.running = true;
+      await yieldToLoop();
+    }
     this.running = true;
     try {
       return await query();
@@ -41,14 +50,14 @@ export class QueryGate {
     this.running = false;
     const writers = this.writers.splice(0);
     if (writers.length === 0 && this.queries.length === 0) return;
-    // One party a turn of the event loop: each waiting writer's slice, then the next query. An
-    // immediate queued by an immediate runs in the next turn, after timers and I/O; queued
-    // together, they would all run in one turn (a writer's slice, a merge step and the next
-    // query's first slice back to back: turns of 25-30 ms).
+    // One party a turn of the event loop: each waiting writer's slice, then the next query, in
+    // the turn queue every sliced job yields through (`nextTurn`), so no other job's slice runs
+    // in the same turn either. Woken together, they would all run in one turn (a writer's slice,
+    // a merge step and the next query's first slice back to back: turns of 25-30 ms).
     const wake = (i: number): void => {
       if (i < writers.length) {
         writers[i]();
-        setImmediate(() => wake(i + 1));
+        nextTurn(() => wake(i + 1));
         return;
       }
       // A write let in first may have run; the next query starts now, still in arrival order,
@@ -59,6 +68,6 @@ export class QueryGate {
       this.running = true;
       next();
     };
-    setImmediate(() => wake(0));
+    nextTurn(() => wake(0));
   }
 }
