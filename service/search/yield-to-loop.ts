@@ -41,6 +41,16 @@ export class TimeSlicer {
 
   constructor(private readonly sliceMs: number) {}
 
+  /**
+   * Waits for a turn of its own, then starts a slice: for a job's first slice, which would
+   * otherwise run in the turn that started the job (after another job's slice, or in a
+   * request's callback).
+   */
+  async begin(): Promise<void> {
+    await yieldToLoop();
+    this.started = performance.now();
+  }
+
   /** Starts a new slice now (after the job waited for something else). */
   restart(): void {
     this.started = performance.now();

@@ -75,6 +75,25 @@ describe('yieldToLoop', () => {
     expect(perTurn(log).flat().sort()).toEqual(['merge0', 'merge1', 'merge2', 'query', 'write']);
   });
 
+  it("begin() runs a job's first slice in a turn of its own, not in the turn that started the job", async () => {
+    const log: string[] = [];
+    const stop = turns(log);
+    await yieldToLoop();
+    // Two jobs started in this turn (as a write is, in the turn the previous write ended in).
+    log.push('caller');
+    const job = async (name: string) => {
+      const slicer = new TimeSlicer(10_000);
+      await slicer.begin();
+      log.push(name);
+      // A fresh slice after begin(): no yield until it is used up.
+      await slicer.maybeYield();
+      log.push(`${name}-same-slice`);
+    };
+    await Promise.all([job('write'), job('merge')]);
+    stop();
+    expect(perTurn(log)).toEqual([['caller'], ['write', 'write-same-slice'], ['merge', 'merge-same-slice']]);
+  });
+
   it('runs callbacks queued with nextTurn in order, one a turn', async () => {
     const log: string[] = [];
     const stop = turns(log);
