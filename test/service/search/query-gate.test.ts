@@ -52,4 +52,19 @@ describe('QueryGate', () => {
     const at = parties.map((p) => log.indexOf(p));
     for (let i = 1; i < at.length; i++) expect(log.slice(at[i - 1] + 1, at[i])).toContain('tick');
   });
+
+  it("lets the writes waiting at a query's end in before a query that arrives while they are woken", async () => {
+    const gate = new QueryGate();
+    const log: string[] = [];
+    let releaseA!: () => void;
+    const a = gate.run(() => new Promise<void>((resolve) => (releaseA = resolve)));
+    await yieldToLoop();
+    const write = gate.quiet().then(() => log.push('write'));
+    releaseA();
+    await a;
+    // The gate is free now, but the write it let in has not had its turn yet.
+    const b = gate.run(async () => void log.push('query b'));
+    await Promise.all([b, write]);
+    expect(log).toEqual(['write', 'query b']);
+  });
 });
