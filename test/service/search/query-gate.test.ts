@@ -1,5 +1,6 @@
 import { QueryGate } from '../../../service/search/query-gate';
 import { yieldToLoop } from '../../../service/search/yield-to-loop';
+import { heldQueryAndWrite } from '../../helpers/held-query';
 
 describe('QueryGate', () => {
   it('runs queries one at a time in arrival order, lets waiting writes in between them, and says when a write waited', async () => {
@@ -56,11 +57,8 @@ describe('QueryGate', () => {
   it("lets the writes waiting at a query's end in before a query that arrives while they are woken", async () => {
     const gate = new QueryGate();
     const log: string[] = [];
-    let releaseA!: () => void;
-    const a = gate.run(() => new Promise<void>((resolve) => (releaseA = resolve)));
-    await yieldToLoop();
-    const write = gate.quiet().then(() => log.push('write'));
-    releaseA();
+    const { query: a, release, write } = await heldQueryAndWrite(gate, log);
+    release();
     await a;
     // The gate is free now, but the write it let in has not had its turn yet.
     const b = gate.run(async () => void log.push('query b'));

@@ -1,5 +1,6 @@
 import { QueryGate } from '../../../service/search/query-gate';
 import { nextTurn, TimeSlicer, yieldToLoop } from '../../../service/search/yield-to-loop';
+import { heldQueryAndWrite } from '../../helpers/held-query';
 
 /**
  * Counts turns of the event loop: an immediate that queues itself again runs once a turn. The
@@ -56,13 +57,10 @@ describe('yieldToLoop', () => {
   it('shares the turns with the query gate: a woken writer, the next query and other slices each get their own', async () => {
     const gate = new QueryGate();
     const log: string[] = [];
-    let releaseA!: () => void;
-    const a = gate.run(() => new Promise<void>((resolve) => (releaseA = resolve)));
-    await yieldToLoop();
-    const write = gate.quiet().then(() => log.push('write'));
+    const { query: a, release, write } = await heldQueryAndWrite(gate, log);
     const b = gate.run(async () => void log.push('query'));
     const stop = turns(log);
-    releaseA();
+    release();
     const merge = (async () => {
       for (let slice = 0; slice < 3; slice++) {
         await yieldToLoop();
