@@ -10,7 +10,9 @@
  * query too. Then one 1 MB item is upserted into the full index with queries beside it. In
  * process, no HTTP.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries]`
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries] [--attribute]`
+ * `--attribute`: every stall of the ingest over 30 ms with what filled it (GC pauses by kind, the
+ * index's slices: `stall-attribution.ts`), on stderr, and a summary in the result.
  * Uses only `EmbeddedIndex`'s public API, so the same file runs against an older tree (A/B).
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -18,6 +20,7 @@ import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
+import { attribute, summarize, type AttributedStall } from './stall-attribution';
 
 /** What one run measured, milliseconds unless named otherwise. */
 export interface StallRun {
@@ -34,6 +37,10 @@ export interface StallRun {
   readonly bigItemMaxStall: number;
   readonly bigItemCpuStall: number;
   readonly bigItemMs: number;
+  /** With `--attribute`: the ingest's stalls over 30 ms, summed by what filled them. */
+  readonly attributed?: Record<string, number>;
+  /** With `--attribute`: gaps between two ticks of a 1 ms timer by how many of the index's slices ended in them. */
+  readonly slicesPerGap?: Record<string, number>;
 }
 
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
@@ -44,7 +51,8 @@ function p99(xs: number[]): number {
 }
 
 /** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
-async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>) {
+async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>, attributing = false) {
+  const attribution = attributing ? attribute() : undefined;
   const h = monitorEventLoopDelay({ resolution: 1 });
   const times: number[] = [];
   let done = false;
@@ -81,7 +89,10 @@ async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries
   h.disable();
   clearInterval(tick);
   gc.disconnect();
+  const stalls = attribution?.stop();
   return {
+    stalls,
+    slicesPerGap: attribution?.slicesPerGap(),
     took,
     maxStall: ms(h.max),
     p99Stall: ms(h.percentile(99)),
@@ -94,7 +105,7 @@ async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries
   };
 }
 
-export async function stall(size: number, withQueries: boolean): Promise<StallRun> {
+export async function stall(size: number, withQueries: boolean, attributing = false): Promise<StallRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
   // Items as the API hands them to the index (JSON-parsed: one shape shared by all), not spread
@@ -108,7 +119,8 @@ export async function stall(size: number, withQueries: boolean): Promise<StallRu
   await index.upsert(items.slice(0, 1000));
   const ingest = await watch(index, all, withQueries, async () => {
     for (let at = 1000; at < items.length; at += 1000) await index.upsert(items.slice(at, at + 1000));
-  });
+  }, attributing);
+  for (const s of ingest.stalls ?? []) process.stderr.write(`${describe(s)}\n`);
   const words = v.items.flatMap((i) => i.body.split(/\s+/));
   let body = '';
   for (let k = 0; body.length < 1_000_000; k++) body += `${words[k % words.length]}${k % 13 === 0 ? '\n' : ' '}`;
@@ -127,12 +139,18 @@ export async function stall(size: number, withQueries: boolean): Promise<StallRu
     bigItemMaxStall: big.maxStall,
     bigItemCpuStall: big.cpuStall,
     bigItemMs: Math.round(big.took),
+    ...(ingest.stalls ? { attributed: summarize(ingest.stalls), slicesPerGap: ingest.slicesPerGap } : {}),
   };
+}
+
+function describe(s: AttributedStall): string {
+  const gc = Object.entries(s.gc).map(([k, v]) => `${k} ${v}`).join(', ');
+  return `stall ${s.ms} ms at ${s.start}: gc [${gc}] slices [${s.slices.join(', ')}] other ${s.other}`;
 }
 
 if (require.main === module) {
   const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 200_000);
-  stall(size, !process.argv.includes('--no-queries')).then(
+  stall(size, !process.argv.includes('--no-queries'), process.argv.includes('--attribute')).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

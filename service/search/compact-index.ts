@@ -582,6 +582,8 @@ export class CompactIndex {
   /** Runs a merge to its end in slices, yielding to the event loop between them. */
   private async drive(m: Merging): Promise<void> {
     const slicer = new TimeSlicer(this.mergeSliceMs);
+    // The merge's first step ran in the write that started it; the next ones in turns of their own.
+    await slicer.begin();
     do {
       await slicer.maybeYield();
       if (await this.gate?.quiet()) slicer.restart();

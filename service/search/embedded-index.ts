@@ -402,6 +402,8 @@ export class EmbeddedIndex implements SearchIndex {
   upsert(items: readonly Item[]): Promise<void> {
     return this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
+      // Not in the turn the write was called or the previous one ended in.
+      await slicer.begin();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);

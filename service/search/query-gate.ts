@@ -1,3 +1,5 @@
+import { nextTurn, yieldToLoop } from './yield-to-loop';
+
 /**
  * Keeps an index still while a query runs in slices: queries run one at a time, in order of
  * arrival, and a write waits (`quiet`) while one is running, so each query reads one state of
@@ -8,6 +10,9 @@
  */
 export class QueryGate {
   private running = false;
+  // Between a query's end and the next query's start, while the writes it let in are woken: a
+  // query that arrives meanwhile queues, so it cannot take the gate before them.
+  private waking = false;
   private readonly queries: Array<() => void> = [];
   private readonly writers: Array<() => void> = [];
 
@@ -18,7 +23,14 @@ export class QueryGate {
 
   /** Runs `query` once the queries before it are done; writes wait until it settles. */
   async run<T>(query: () => Promise<T>): Promise<T> {
-    if (this.running || this.queries.length > 0) await new Promise<void>((resolve) => this.queries.push(resolve));
+    if (this.running || this.waking || this.queries.length > 0) await new Promise<void>((resolve) => this.queries.push(resolve));
+    else {
+      // Even with the gate free, the query's first slice waits for a turn of its own: started
+      // where it arrives (an HTTP request's callback, a check phase), it ran in the same turn as
+      // a write's or a merge's slice. Writes wait meanwhile.
+      this.running = true;
+      await yieldToLoop();
+    }
     this.running = true;
     try {
       return await query();
@@ -28,12 +40,14 @@ export class QueryGate {
   }
 
   /**
-   * Settles at once when no query is running, else once none is (before a write changes the
-   * index); true if it waited (a sliced writer then starts a fresh slice).
+   * Settles at once when no query is running or waiting, else once none is running (before a
+   * write changes the index; a query that arrived first, queued while the last one's writes
+   * are woken, runs first); true if it waited (a sliced writer then starts a fresh slice).
    */
   async quiet(): Promise<boolean> {
-    if (!this.running) return false;
-    while (this.running) await new Promise<void>((resolve) => this.writers.push(resolve));
+    if (!this.running && this.queries.length === 0) return false;
+    do await new Promise<void>((resolve) => this.writers.push(resolve));
+    while (this.running);
     return true;
   }
 
@@ -41,24 +55,26 @@ export class QueryGate {
     this.running = false;
     const writers = this.writers.splice(0);
     if (writers.length === 0 && this.queries.length === 0) return;
-    // One party a turn of the event loop: each waiting writer's slice, then the next query. An
-    // immediate queued by an immediate runs in the next turn, after timers and I/O; queued
-    // together, they would all run in one turn (a writer's slice, a merge step and the next
-    // query's first slice back to back: turns of 25-30 ms).
+    this.waking = true;
+    // One party a turn of the event loop: each waiting writer's slice, then the next query, in
+    // the turn queue every sliced job yields through (`nextTurn`), so no other job's slice runs
+    // in the same turn either. Woken together, they would all run in one turn (a writer's slice,
+    // a merge step and the next query's first slice back to back: turns of 25-30 ms).
     const wake = (i: number): void => {
       if (i < writers.length) {
         writers[i]();
-        setImmediate(() => wake(i + 1));
+        nextTurn(() => wake(i + 1));
         return;
       }
-      // A write let in first may have run; the next query starts now, still in arrival order,
-      // unless one that arrived while nothing was queued is running (its end starts the next).
+      // A write let in first may have run; the next query starts now, in arrival order (those
+      // that arrived while the writes were woken queued behind), unless one is running.
+      this.waking = false;
       if (this.running) return;
       const next = this.queries.shift();
       if (!next) return;
       this.running = true;
       next();
     };
-    setImmediate(() => wake(0));
+    nextTurn(() => wake(0));
   }
 }

@@ -1,5 +1,6 @@
 import { QueryGate } from '../../../service/search/query-gate';
 import { yieldToLoop } from '../../../service/search/yield-to-loop';
+import { heldQueryAndWrite } from '../../helpers/held-query';
 
 describe('QueryGate', () => {
   it('runs queries one at a time in arrival order, lets waiting writes in between them, and says when a write waited', async () => {
@@ -51,5 +52,17 @@ describe('QueryGate', () => {
     // A turn between consecutive parties.
     const at = parties.map((p) => log.indexOf(p));
     for (let i = 1; i < at.length; i++) expect(log.slice(at[i - 1] + 1, at[i])).toContain('tick');
+  });
+
+  it("lets the writes waiting at a query's end in before a query that arrives while they are woken", async () => {
+    const gate = new QueryGate();
+    const log: string[] = [];
+    const { query: a, release, write } = await heldQueryAndWrite(gate, log);
+    release();
+    await a;
+    // The gate is free now, but the write it let in has not had its turn yet.
+    const b = gate.run(async () => void log.push('query b'));
+    await Promise.all([b, write]);
+    expect(log).toEqual(['write', 'query b']);
   });
 });
