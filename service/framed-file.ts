@@ -43,3 +43,18 @@ export function decodeHead(buf: Buffer, magic: Buffer, what: string, fail: (reas
     throw fail('damaged: header is not JSON');
   }
 }
+
+/** Bytes CRC-32 reads between two pauses of `crcInSteps` (a few ms at zlib's speed). */
+export const CRC_STEP_BYTES = 4 << 20;
+
+/** CRC-32 of `parts` in order, awaiting `pause` between steps of `CRC_STEP_BYTES`, so a file of any size never holds the event loop for one long step. */
+export async function crcInSteps(parts: readonly Uint8Array[], pause: () => Promise<void>): Promise<number> {
+  let crc = 0;
+  for (const p of parts) {
+    for (let at = 0; at < p.length; at += CRC_STEP_BYTES) {
+      crc = crc32(p.subarray(at, Math.min(p.length, at + CRC_STEP_BYTES)), crc);
+      await pause();
+    }
+  }
+  return crc;
+}

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
+import { crcInSteps, decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
 import { itemFingerprint } from './item-fingerprint';
 import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys } from './item';
 import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from './lazy-item';
@@ -280,8 +280,13 @@ export interface CatalogueSource {
 /**
  * The catalogue of `items` (the store's items, in its order) from the files they were loaded from,
  * or undefined when the files do not hold exactly them intact (then no catalogue is written).
- * Yields to the event loop through `pause` every few thousand records.
+ * Yields to the event loop through `pause` between records once `STEP_BYTES` were read since the
+ * last pause (a put record of a 1,000-item batch is a few hundred KB: counting records only, a
+ * 200k-item log of such records was read in one step of ~250 ms), and between steps of a file's CRC-32.
  */
+/** Bytes of records `buildCatalogue` reads (checksums, scans) between two pauses. */
+const STEP_BYTES = 256 << 10;
+
 export async function buildCatalogue(items: readonly Item[], sources: readonly CatalogueSource[], pause: () => Promise<void>): Promise<Catalogue | undefined> {
   const at = new Map<string, number>();
   const loc: number[] = [];
@@ -292,9 +297,12 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
     let snapshotItems = 0;
     let ended = false;
     let p = 0;
-    let records = 0;
+    let paused = 0;
     while (p < buf.length) {
-      if ((++records & 255) === 0) await pause();
+      if (p - paused >= STEP_BYTES) {
+        await pause();
+        paused = p;
+      }
       const sp = buf.indexOf(0x20, p);
       if (sp < 0 || sp - p > 12) return undefined;
       const len = Number(buf.toString('ascii', p, sp));
@@ -335,7 +343,7 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
       p = je + 1;
     }
     if (snapshot && !ended) return undefined;
-    files.push({ name, bytes: buf.length, crc: crc32(buf) });
+    files.push({ name, bytes: buf.length, crc: await crcInSteps([buf], pause) });
   }
   const n = items.length;
   if (at.size !== n) return undefined;
@@ -354,7 +362,7 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
     fingerprint: new Uint32Array(n),
   };
   for (let i = 0; i < n; i++) {
-    if ((i & 4095) === 4095) await pause();
+    if ((i & 1023) === 1023) await pause();
     const item = items[i];
     const slot = at.get(item.id);
     const type = ITEM_TYPES.indexOf(item.type);
@@ -386,7 +394,7 @@ async function listingKeys(items: readonly Item[], pause: () => Promise<void>): 
   const tagNumber = new Map<string, number>();
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    if ((i & 4095) === 4095) await pause();
+    if ((i & 1023) === 1023) await pause();
     const f = listingFields(items[i]);
     const line = `${f.date ?? ''}\n${f.created_at}\n${f.updated_at}`;
     if (line.split('\n').length !== 3) return undefined;
@@ -406,5 +414,6 @@ async function listingKeys(items: readonly Item[], pause: () => Promise<void>): 
   const order = await pausedSort(n, (a, b) => type[a] - type[b] || compareNewestFirst(keys[a], keys[b]), pause);
   const rank = new Uint32Array(n);
   for (let r = 0; r < n; r++) rank[order[r]] = r;
+  await pause();
   return { dates: Buffer.from(dateParts.join(''), 'utf8'), dateAt, tagNames: [...tagNumber.keys()], tagAt, tagIds: Uint32Array.from(tagIds), rank };
 }

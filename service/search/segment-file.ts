@@ -1,5 +1,4 @@
-import { crc32 } from 'node:zlib';
-import { decodeHead, encodeHead, pushPadded } from '../framed-file';
+import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../framed-file';
 import type { SealedIndex } from './compact-index';
 
 /**
@@ -19,8 +18,6 @@ import type { SealedIndex } from './compact-index';
 const MAGIC = Buffer.from('SRCHSEG1', 'latin1');
 // 2: positions (issue 28's sixth slice: `posField` in the header, sections `posStart` and `posBytes`).
 const FORMAT = 2;
-/** CRC-32 is computed over slices of this many bytes, between which the caller may yield. */
-const CRC_SLICE = 4 << 20;
 
 type SectionType = 'i32' | 'u32' | 'u16' | 'u8' | 'f64' | 'json';
 
@@ -77,17 +74,6 @@ function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
-/** CRC-32 of `parts` in order, calling `pause` between slices of a few MB. */
-async function crcOf(parts: readonly Buffer[], pause: () => Promise<void>): Promise<number> {
-  let crc = 0;
-  for (const p of parts) {
-    for (let at = 0; at < p.length; at += CRC_SLICE) {
-      crc = crc32(p.subarray(at, Math.min(p.length, at + CRC_SLICE)), crc);
-      await pause();
-    }
-  }
-  return crc;
-}
 
 /**
  * The file's bytes, in parts to write in order. `pause` is awaited between steps of a few
@@ -128,7 +114,7 @@ export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, paus
     terms: sealed.terms.length,
     sections,
     bodyBytes: offset,
-    bodyCrc: await crcOf(body, pause),
+    bodyCrc: await crcInSteps(body, pause),
   };
   return [encodeHead(MAGIC, header), ...body];
 }
@@ -155,7 +141,7 @@ function readHeader(buf: Buffer, key: string): { header: Header; bodyStart: numb
 export async function decodeSegment(buf: Buffer, key: string, pause: () => Promise<void>): Promise<{ sealed: SealedIndex; content: string }> {
   const { header, bodyStart } = readHeader(buf, key);
   let body = buf.subarray(bodyStart);
-  if ((await crcOf([body], pause)) !== header.bodyCrc) throw new SegmentError('damaged: body checksum mismatch');
+  if ((await crcInSteps([body], pause)) !== header.bodyCrc) throw new SegmentError('damaged: body checksum mismatch');
   if (body.byteOffset % 8 !== 0) body = Buffer.from(body);
   const byName = new Map(header.sections.map((s) => [s.name, s]));
   const section = (name: string, type: SectionType): Buffer => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ManualClock } from '../../../service/clock';
-import { OLD_CATALOGUE_KEY, decodeCatalogue, encodeCatalogue } from '../../../service/content/content-catalogue';
+import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../service/content/content-catalogue';
 import { ContentService } from '../../../service/content/content-service';
 import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
 import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../service/content/item';
@@ -86,6 +86,22 @@ describe('FileContentStore content catalogue', () => {
     expect(readdirSync(dir).some((f) => f.endsWith('.snapshot'))).toBe(true);
     expect(readdirSync(dir)).toContain(CATALOGUE_FILE);
   };
+
+  it('pauses between large records, not only every few hundred records (a log of batch-sized records is never one step)', async () => {
+    const s = await open();
+    const big = (k: number) => ({ ...item(`big-${k}`, 2 * k + 1), body: `plain ${'x'.repeat(100_000)} ${k}` });
+    // Three put records of ~400 KB each: under the old rule (a pause every 256 records) none.
+    for (let r = 0; r < 3; r++) await s.store.putMany([0, 1, 2, 3].map((k) => big(4 * r + k)));
+    const items = await s.store.getMany(Array.from({ length: 12 }, (_, k) => `big-${k}`));
+    await s.store.close();
+    const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
+    let pauses = 0;
+    const cat = await buildCatalogue(items, [{ name: log, buf: readFileSync(join(dir, log)), snapshot: false }], async () => {
+      pauses++;
+    });
+    expect(cat?.ids).toEqual(items.map((i) => i.id));
+    expect(pauses).toBeGreaterThanOrEqual(3);
+  });
 
   it('loads lazily what a full parse loads: order, JSON, plain text, fingerprint, spreads and keys', async () => {
     await fill();
