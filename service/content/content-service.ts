@@ -4,7 +4,8 @@ import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, typ
 import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './sorted-listing';
 import { TagIndex } from './tag-index';
-import { plainTextOf } from './plain-text';
+import { keepPlainText, plainText, plainTextOf } from './plain-text';
+import { stepper } from '../time-steps';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
 /** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */
@@ -212,17 +213,35 @@ export class ContentService {
    * (`id-collisions.ts`); this is the guard for one that does not.
    */
   async ingestWithChanges(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Array<{ item: Item; change: ItemChange }>> {
+    const ids = new Set<string>();
+    for (const input of inputs) {
+      if (ids.has(input.id)) throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
+      ids.add(input.id);
+    }
+    // The plain text of each new body, once, at write time (stored with the item, read by chat),
+    // an item at a time in steps of the event loop: a batch's bodies may be megabytes. The rest
+    // below runs in one step, so what it compares against is the catalog of that moment.
+    const plain = new Map<string, string>();
+    const step = stepper();
+    for (const input of inputs) {
+      const previous = this.items.get(input.id);
+      if (previous && sameContent(input, previous)) continue;
+      plain.set(input.body, plainText(input.body));
+      await step();
+    }
     const now = this.clock.now();
     const byId = new Map<string, { item: Item; change: ItemChange }>();
     for (const input of inputs) {
-      if (byId.has(input.id)) throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
       const previous = this.items.get(input.id);
       if (previous && sameContent(input, previous)) byId.set(input.id, { item: previous, change: 'unchanged' });
       else byId.set(input.id, { item: stamp(input, now, previous), change: previous ? 'updated' : 'created' });
     }
     const written = [...byId.values()].filter((r) => r.change !== 'unchanged').map((r) => r.item);
-    // The plain text of each body, once, at write time: stored with the item, read by chat.
-    for (const item of written) plainTextOf(item);
+    for (const item of written) {
+      const text = plain.get(item.body);
+      if (text === undefined) plainTextOf(item);
+      else keepPlainText(item, text);
+    }
     if (written.length) {
       const put = this.store.putMany(written);
       this.writesInFlight.add(put);

@@ -67,13 +67,17 @@ const WORD = /[\p{L}\p{N}]+/gu;
  */
 export function countDistinctWords(texts: readonly string[], max: number): number {
   const seen = new Set<string>();
-  for (const text of texts) {
-    for (const m of text.matchAll(WORD)) {
-      seen.add(m[0].toLowerCase());
-      if (seen.size > max) return seen.size;
-    }
-  }
+  for (const text of texts) if (addDistinctWords(seen, text, max)) break;
   return seen.size;
+}
+
+/** Adds the distinct words of `text` to `seen`; true once it holds more than `max` (then it stops). */
+function addDistinctWords(seen: Set<string>, text: string, max: number): boolean {
+  for (const m of text.matchAll(WORD)) {
+    seen.add(m[0].toLowerCase());
+    if (seen.size > max) return true;
+  }
+  return false;
 }
 
 /** Slug syntax. */
@@ -218,12 +222,18 @@ function textsOf(item: ItemInput): string[] {
 
 /**
  * Why a write of these (validated) items is refused as a whole, or undefined: more than
- * `BATCH_LIMITS.distinctWords` distinct words together. Check before storing anything.
+ * `BATCH_LIMITS.distinctWords` distinct words together. Check before storing anything. Counted
+ * an item at a time, awaiting `step()` between items (time-steps.ts), so a batch of megabytes
+ * is never one long step of the event loop.
  */
-export function batchVocabularyProblem(items: readonly ItemInput[]): string | undefined {
+export async function batchVocabularyProblem(items: readonly ItemInput[], step: () => Promise<void> | undefined): Promise<string | undefined> {
   const max = BATCH_LIMITS.distinctWords;
-  const n = countDistinctWords(items.flatMap(textsOf), max);
-  return n > max ? `the items hold more than ${max} distinct words together; nothing was stored: send them in smaller batches` : undefined;
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (textsOf(item).some((t) => addDistinctWords(seen, t, max))) break;
+    await step();
+  }
+  return seen.size > max ? `the items hold more than ${max} distinct words together; nothing was stored: send them in smaller batches` : undefined;
 }
 
 /** Validates a raw value as an item; on success the id is filled in (slug of the title when absent). */

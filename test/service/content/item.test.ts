@@ -1,4 +1,4 @@
-import { ITEM_LIMITS, countDistinctWords, slugify, stamp, validateItem, compareNewestFirst } from '../../../service/content/item';
+import { BATCH_LIMITS, ITEM_LIMITS, batchVocabularyProblem, countDistinctWords, slugify, stamp, validateItem, compareNewestFirst } from '../../../service/content/item';
 import { formatOf, parseFile } from '../../../service/content/parse-files';
 import { EXPORTS, renderExport } from '../../../service/content/export';
 import { plainText } from '../../../service/content/plain-text';
@@ -74,6 +74,22 @@ describe('the vocabulary limit of an item', () => {
   it('counts distinct case-folded words and stops once past the limit', () => {
     expect(countDistinctWords(['Laser laser LASER beam', 'beam optics'], 100)).toBe(3);
     expect(countDistinctWords([words(10_000)], 50)).toBe(51);
+  });
+
+  it('counts a batch\'s words an item at a time, awaiting a step between items, and stops once past the batch limit', async () => {
+    const per = BATCH_LIMITS.distinctWords / 4;
+    const batch = Array.from({ length: 10 }, (_, k) => ({ type: 'article' as const, title: 't', body: words(per, k * per) }));
+    let steps = 0;
+    const step = () => {
+      steps++;
+      return undefined;
+    };
+    expect(await batchVocabularyProblem(batch.slice(0, 3), step)).toBeUndefined();
+    expect(steps).toBe(3);
+    steps = 0;
+    expect(await batchVocabularyProblem(batch, step)).toMatch(/more than 200000 distinct words together/);
+    // The fourth item passes the limit (four quarters and the title's word): the rest are not read.
+    expect(steps).toBe(3);
   });
 
   it('refuses an item with more distinct words than ITEM_LIMITS.distinctWords, over all its text fields', () => {
