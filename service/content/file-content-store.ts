@@ -12,7 +12,8 @@ import { acquireDirLock, type DirLock } from './dir-lock';
 import { fromRecord, type ItemRecord } from './item-record';
 import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
-import { decodeRecords, encodeRecord, type ByteRange } from './record-log';
+import { decodeRecords, encodeRecord, encodeRecordInSteps, type ByteRange } from './record-log';
+import { stepper } from '../time-steps';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content-store';
 
 /** Options of `FileContentStore`. */
@@ -515,7 +516,7 @@ export class FileContentStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = encodeRecord({ op: 'put', ...itemsRecord(items) } satisfies PutRecord);
+      const record = await encodeRecordInSteps({ op: 'put', ...itemsRecord(items) } satisfies PutRecord, stepper());
       try {
         await log.write(record);
         await log.datasync();
@@ -632,7 +633,7 @@ export class FileContentStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = encodeRecord({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord);
+          const rec = await encodeRecordInSteps({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord, stepper());
           await fh.write(rec);
           bytes += rec.length;
         }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeRecords, encodeRecord } from '../../../service/content/record-log';
+import { decodeRecords, encodeRecord, encodeRecordInSteps } from '../../../service/content/record-log';
 
 const recs = (...values: unknown[]) => values.map((v) => encodeRecord(v));
 
@@ -90,3 +90,30 @@ describe('record framing', () => {
     );
   });
 });
+
+describe('encodeRecordInSteps', () => {
+  it('gives the bytes encodeRecord gives, a step after each element of a top-level array', async () => {
+    const record = {
+      op: 'put',
+      skipped: undefined,
+      items: [{ id: 'a', body: 'naïve "quoted" \u2028 text', tags: [] }, { id: 'b', n: 1.5, nested: { x: [1, null] } }, undefined],
+      plain: ['x', null],
+      empty: [],
+      plain_text_version: 1,
+    };
+    let steps = 0;
+    const bytes = await encodeRecordInSteps(record, () => {
+      steps++;
+      return undefined;
+    });
+    expect(bytes.equals(encodeRecord(record))).toBe(true);
+    expect(steps).toBe(5);
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.array(fc.jsonValue()))), async (value) => {
+        expect((await encodeRecordInSteps(value, () => undefined)).equals(encodeRecord(value))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
