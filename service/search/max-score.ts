@@ -579,43 +579,20 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 }
 
 /**
- * Adds cursor `c`'s value at each of its postings to `score`, and lists each document met for
- * the first time (`state` 0) in `cands` from `n` on, marked `CANDIDATE` or, when `keep` leaves
- * it out, `LEFT_OUT`. Returns the new count.
+ * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
+ * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
+ * each of its postings to `score`. Returns the new count.
  */
 function gather(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined): number {
   const { docs } = c;
-  const vals = valueFields(c);
-  if (vals?.length === 1) {
-    const [[v0, f0]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === 0) {
-        state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      score[d] += f0 * v0[at];
-    }
-  } else if (vals?.length === 2) {
-    const [[v0, f0], [v1, f1]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === 0) {
-        state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      score[d] += f0 * v0[at] + f1 * v1[at];
-    }
-  } else {
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === 0) {
-        state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      score[d] += cursorScore(c, at);
+  for (let at = 0; at < docs.length; at++) {
+    const d = docs[at];
+    if (state[d] === 0) {
+      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+      cands[n++] = d;
     }
   }
+  addPostings(c, score);
   return n;
 }
 
