@@ -9,7 +9,7 @@ import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './
 import type { ProximitySource } from './proximity';
 import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
 import { TimeSlicer, yieldToLoop } from './yield-to-loop';
-import { FieldLengths, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
+import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).
 const PREFIX_WEIGHT = 0.375;
@@ -1214,7 +1214,7 @@ export class CompactIndex {
       const factors = boosts.map((b) => weight * b);
       for (const part of p.parts) {
         const scale = weight * (1 + 1e-9);
-        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: part.blockMax.map((v) => v * scale), distinct });
+        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: scaled(part.blockMax, scale), distinct });
       }
       yield;
     }

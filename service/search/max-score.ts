@@ -370,7 +370,6 @@ let accScore = new Float64Array(0);
 let accDistinct = new Uint16Array(0);
 let accSeen = new Uint8Array(0);
 let accDocs = new Int32Array(0);
-let accPartial = new Float64Array(0);
 
 /** Grows the accumulators' scratch to the cursors' documents and postings. */
 function growScratch(cursors: readonly ScoreCursor[]): void {
@@ -387,7 +386,6 @@ function growScratch(cursors: readonly ScoreCursor[]): void {
   }
   if (accDocs.length < postings) {
     accDocs = new Int32Array(Math.max(postings, accDocs.length * 2));
-    accPartial = new Float64Array(accDocs.length);
   }
 }
 
@@ -446,18 +444,22 @@ const LEFT_OUT = 2;
  * Zobel's continue strategy with MaxScore's bounds:
  *
  * - Terms go by their bound, the largest first. Every contribution is ≥ 0, so a document's
- *   partial sum is a floor of its score, and the k-th best partial sum (or the floor of
- *   `opts.known`) is a floor θ of the k-th best score.
+ *   partial sum is a floor of its score; the k-th best whole score of any k documents is a
+ *   floor θ of the k-th best score (`WholeScores`: after each term, the k best partial sums'
+ *   documents are scored whole, each once, by galloping search in every cursor; and
+ *   `opts.known`'s floor).
  * - While the bounds of the terms still to come add up to θ or more, a document met first now
  *   could still make the top k: each posting adds to its document's accumulator (created if
- *   new). From then on no new document can: only the candidates are looked up in the remaining
- *   terms (by galloping search when they are few next to the postings, else in one scan), and a
- *   candidate whose partial sum plus those bounds falls short of θ is dropped.
+ *   new). From then on no new document can: the candidates that can still reach θ are marked in
+ *   a bitmap, and each remaining term adds to them only (by galloping search when they are few
+ *   next to its postings, else in one scan that tests each posting's bit); after each term, a
+ *   candidate whose partial sum plus the bounds of the terms after it falls short of θ is dropped.
  * - The survivors' scores are then summed again in the cursors' order, as the exhaustive scorer
  *   sums them, so the scores and the page are the same to the last bit.
  *
- * An expanded (RM3) query has ~20–30 terms; most of its postings are in the long lists of
- * common terms with small bounds, which this touches only for the few candidates left.
+ * An expanded (RM3) query has ~45 terms (5 feedback documents, 40 expansion terms); most of its
+ * postings are in the long lists of common terms with small bounds, which this touches only for
+ * the candidates left.
  */
 export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
   const m = cursors.length;
@@ -472,6 +474,8 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   const score = accScore;
   const state = accSeen;
   const cands = accDocs;
+  const whole = new WholeScores(cursors, k);
+  const top = TOP.reset(k);
   let n = 0;
   let theta = knownFloor(cursors, opts);
   let j = 0;
@@ -484,60 +488,71 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     if (docs.length === 0) continue;
     lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
     hi = Math.max(hi, docs[docs.length - 1]);
-    for (let at = 0; at < docs.length; at++) {
-      const doc = docs[at];
-      if (state[doc] === 0) {
-        state[doc] = keep && !keep(doc) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = doc;
-      }
-    }
-    addPostings(c, score);
-    // Partial sums only grow: the k-th best of those this term added to is a floor too (cheaper
-    // than over every candidate; that is taken once, below).
-    theta = Math.max(theta, kthPartial(docs, docs.length, k));
+    n = gather(c, score, state, cands, n, keep);
+    // Partial sums only grow: the best of those this term added to are the likeliest to make
+    // the page (cheaper than over every candidate; that is taken once, below).
+    theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
   }
-  theta = Math.max(theta, kthPartial(cands, n, k));
-  // Nothing after this adds new documents. The candidates that can still reach θ move to dense
-  // arrays in document order, in one pass over the accumulators in order (cleared as it goes):
-  // the look-ups below then read them in order, not at random (at 1M documents the
-  // accumulators are 8 MB and random reads miss the cache).
-  const partial = accPartial;
+  theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
+  // Nothing after this adds new documents. The candidates that can still reach θ are listed in
+  // document order and marked in a bitmap, in one pass over the accumulators in order (the
+  // others cleared as it goes); their partial sums stay in the accumulators.
+  const alive = aliveBits(hi);
   let s = 0;
   for (let d = lo; d <= hi; d++) {
     const st = state[d];
     if (st === 0) continue;
-    const v = score[d];
     state[d] = 0;
-    score[d] = 0;
-    if (st === CANDIDATE && (v + rest[j]) * SLACK >= theta) {
-      cands[s] = d;
-      partial[s++] = v;
-    }
+    if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
+      cands[s++] = d;
+      alive[d >>> 5] |= 1 << (d & 31);
+    } else score[d] = 0;
   }
   n = s;
-  for (; j < m; j++) {
-    n = dropBelow(cands, partial, n, rest[j], theta);
+  for (; j < m && n > 0; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
-    let at = 0;
     if (n * 16 < docs.length) {
+      let at = 0;
       for (let i = 0; i < n; i++) {
-        at = seek(docs, at, cands[i]);
+        const d = cands[i];
+        at = seek(docs, at, d);
         if (at >= docs.length) break;
-        if (docs[at] === cands[i]) partial[i] += cursorScore(c, at);
+        if (docs[at] === d) score[d] += cursorScore(c, at);
       }
     } else {
-      for (let i = 0; i < n && at < docs.length; ) {
-        const doc = docs[at];
-        if (cands[i] < doc) i += 1;
-        else if (cands[i] > doc) at += 1;
-        else partial[i++] += cursorScore(c, at++);
+      addAlive(c, score, alive);
+    }
+    // One pass over the candidates: the best partial sums (scored whole, a floor), and those
+    // that can no longer reach θ with what the terms after this one add are dropped.
+    top.reset(k);
+    let least = -Infinity;
+    const after = rest[j + 1];
+    s = 0;
+    for (let i = 0; i < n; i++) {
+      const d = cands[i];
+      const v = score[d];
+      if (v > least) least = top.add(v, d);
+      if ((v + after) * SLACK >= theta) cands[s++] = d;
+      else {
+        score[d] = 0;
+        alive[d >>> 5] &= ~(1 << (d & 31));
       }
     }
-    theta = Math.max(theta, kthLargest(partial, n, k));
+    n = s;
+    theta = Math.max(theta, whole.floor(top, docs.length + n));
   }
-  n = dropBelow(cands, partial, n, 0, theta);
-  // The survivors' scores, summed in the cursors' order.
+  // The survivors (accumulators and bitmap cleared).
+  s = 0;
+  for (let i = 0; i < n; i++) {
+    const d = cands[i];
+    const v = score[d];
+    score[d] = 0;
+    alive[d >>> 5] = 0;
+    if (v * SLACK >= theta) cands[s++] = d;
+  }
+  n = s;
+  // Their scores, summed in the cursors' order.
   const exact = new Float64Array(n);
   for (const c of cursors) {
     const { docs } = c;
@@ -553,15 +568,82 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   return best.heap.sort(byRank);
 }
 
-/** Adds cursor `c`'s value at each of its postings to `score` (only at candidates, given `state`). */
-function addPostings(c: ScoreCursor, score: Float64Array, state?: Uint8Array): void {
+/** Offers `top` the partial sums of the candidates among the first `n` of `docs`; returns it. */
+function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64Array, state: Uint8Array): TopPairs {
+  let least = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const d = docs[i];
+    if (state[d] === CANDIDATE && score[d] > least) least = top.add(score[d], d);
+  }
+  return top;
+}
+
+/**
+ * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
+ * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
+ * each of its postings to `score`. Returns the new count.
+ */
+function gather(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined): number {
   const { docs } = c;
-  // With the values computed ahead (0 where a field lacks the term, and 0 added changes no
-  // sum), one or two fields are summed inline; else as the pruned scorer does.
-  const vals = c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
-  if (state) {
-    for (let at = 0; at < docs.length; at++) if (state[docs[at]] === CANDIDATE) score[docs[at]] += cursorScore(c, at);
-  } else if (vals?.length === 1) {
+  for (let at = 0; at < docs.length; at++) {
+    const d = docs[at];
+    if (state[d] === 0) {
+      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+      cands[n++] = d;
+    }
+  }
+  addPostings(c, score);
+  return n;
+}
+
+/**
+ * A cursor's values computed ahead, with their factors, per field that has them; `undefined`
+ * without values. With them, a posting's score is their products summed in field order (0 where
+ * a field lacks the term, and 0 added changes no sum): `cursorScore`'s, to the bit.
+ */
+function valueFields(c: ScoreCursor): ReadonlyArray<readonly [Float64Array, number]> | undefined {
+  return c.vals?.flatMap((v, f) => (v ? [[v, c.factors[f]] as const] : []));
+}
+
+// Scratch bitmap of `boundedTopK`'s candidates (all zero between calls).
+let aliveWords = new Int32Array(0);
+
+/** The candidates' bitmap, all zero, for documents up to `hi`. */
+function aliveBits(hi: number): Int32Array {
+  const words = (hi >>> 5) + 1;
+  if (aliveWords.length < words) aliveWords = new Int32Array(Math.max(words, aliveWords.length * 2));
+  return aliveWords;
+}
+
+/** Adds cursor `c`'s value at each of its postings whose document is set in `alive` to `score`. */
+function addAlive(c: ScoreCursor, score: Float64Array, alive: Int32Array): void {
+  const { docs } = c;
+  const vals = valueFields(c);
+  if (vals?.length === 1) {
+    const [[v0, f0]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (alive[d >>> 5] & (1 << (d & 31))) score[d] += f0 * v0[at];
+    }
+  } else if (vals?.length === 2) {
+    const [[v0, f0], [v1, f1]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (alive[d >>> 5] & (1 << (d & 31))) score[d] += f0 * v0[at] + f1 * v1[at];
+    }
+  } else {
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (alive[d >>> 5] & (1 << (d & 31))) score[d] += cursorScore(c, at);
+    }
+  }
+}
+
+/** Adds cursor `c`'s value at each of its postings to `score`. */
+function addPostings(c: ScoreCursor, score: Float64Array): void {
+  const { docs } = c;
+  const vals = valueFields(c);
+  if (vals?.length === 1) {
     const [[v0, f0]] = vals;
     for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
   } else if (vals?.length === 2) {
@@ -572,62 +654,37 @@ function addPostings(c: ScoreCursor, score: Float64Array, state?: Uint8Array): v
   }
 }
 
-/**
- * Keeps the first `n` candidates (in order) whose partial score plus `rest` can still reach
- * `theta`, in place; returns how many are kept.
- */
-function dropBelow(cands: Int32Array, partial: Float64Array, n: number, rest: number, theta: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    if ((partial[i] + rest) * SLACK < theta) continue;
-    cands[s] = cands[i];
-    partial[s++] = partial[i];
-  }
-  return s;
-}
+/** The k best values offered with their documents, in a min-heap by value (a scratch reused). */
+class TopPairs {
+  size = 0;
+  private k = 0;
+  vals = new Float64Array(0);
+  docs = new Int32Array(0);
 
-// Scratch of `kthPartial` and `kthLargest`.
-let kthHeap = new Float64Array(0);
-
-/**
- * The k-th best partial score of the candidates among the first `n` of `docs` (−∞ with fewer
- * than k), lowered by a relative 1e-9 against summation order (see `knownFloor`).
- */
-function kthPartial(docs: Int32Array, n: number, k: number): number {
-  const score = accScore;
-  const state = accSeen;
-  const heap = new KthHeap(k);
-  for (let i = 0; i < n; i++) if (state[docs[i]] === CANDIDATE) heap.add(score[docs[i]]);
-  return heap.kth();
-}
-
-/** The k-th largest of the first `n` of `values`, lowered as `kthPartial`'s. */
-function kthLargest(values: Float64Array, n: number, k: number): number {
-  const heap = new KthHeap(k);
-  for (let i = 0; i < n; i++) heap.add(values[i]);
-  return heap.kth();
-}
-
-/** The k largest values added, in a min-heap (in a shared scratch array). */
-class KthHeap {
-  private size = 0;
-  private readonly h: Float64Array;
-  constructor(private readonly k: number) {
-    if (kthHeap.length < k) kthHeap = new Float64Array(k);
-    this.h = kthHeap;
+  reset(k: number): this {
+    if (this.vals.length < k) {
+      this.vals = new Float64Array(k);
+      this.docs = new Int32Array(k);
+    }
+    this.k = k;
+    this.size = 0;
+    return this;
   }
 
-  add(v: number): void {
-    const { h, k } = this;
+  /** Offers `v` at `doc`; returns the least value kept once k are (below it, offers change nothing), else −∞. */
+  add(v: number, doc: number): number {
+    const { vals: h, docs: d, k } = this;
     if (this.size < k) {
       let at = this.size++;
       while (at > 0) {
         const parent = (at - 1) >> 1;
         if (h[parent] <= v) break;
         h[at] = h[parent];
+        d[at] = d[parent];
         at = parent;
       }
       h[at] = v;
+      d[at] = doc;
     } else if (v > h[0]) {
       let at = 0;
       for (;;) {
@@ -637,16 +694,69 @@ class KthHeap {
         const c = r < k && h[r] < h[l] ? r : l;
         if (h[c] >= v) break;
         h[at] = h[c];
+        d[at] = d[c];
         at = c;
       }
       h[at] = v;
+      d[at] = doc;
     }
+    return this.size < k ? -Infinity : h[0];
   }
 
-  /** The k-th largest (−∞ with fewer), lowered by a relative 1e-9. */
+  /** The k-th best value (−∞ with fewer), lowered by a relative 1e-9 (see `knownFloor`). */
   kth(): number {
-    return this.size < this.k ? -Infinity : this.h[0] * (1 - 1e-9);
+    return this.size < this.k ? -Infinity : this.vals[0] * (1 - 1e-9);
   }
+}
+
+const TOP = new TopPairs();
+
+/**
+ * Documents scored whole (each once), for a floor: the k-th best of their scores is at most the
+ * k-th best score of all, and once partial sums single out the likely winners it is near it.
+ */
+class WholeScores {
+  private readonly seen = new Set<number>();
+  // The k best whole scores so far, best first.
+  private readonly best: number[] = [];
+
+  constructor(
+    private readonly cursors: readonly ScoreCursor[],
+    private readonly k: number,
+  ) {}
+
+  /**
+   * Scores `top`'s documents not scored yet; the k-th best whole score so far, lowered as
+   * `kth`'s (−∞ with fewer than k), or `top`'s k-th if higher. Only after a step of at least
+   * `work` ≥ k × cursors postings or candidates: a document scored whole costs a galloping
+   * search per cursor, and on a small index (11k documents) scoring k of them after every term
+   * made the RM3 pass 1.15× main's time.
+   */
+  floor(top: TopPairs, work: number): number {
+    const { best, k } = this;
+    for (let i = 0; i < top.size && work >= k * this.cursors.length; i++) {
+      const doc = top.docs[i];
+      if (this.seen.has(doc)) continue;
+      this.seen.add(doc);
+      const v = wholeScore(this.cursors, doc);
+      if (best.length === k && v <= best[k - 1]) continue;
+      if (best.length === k) best.pop();
+      let at = best.length;
+      while (at > 0 && best[at - 1] < v) at -= 1;
+      best.splice(at, 0, v);
+    }
+    return Math.max(top.kth(), best.length < k ? -Infinity : best[k - 1] * (1 - 1e-9));
+  }
+}
+
+/** Document `doc`'s score over `cursors`, summed in their order (as the exhaustive scorer sums). */
+function wholeScore(cursors: readonly ScoreCursor[], doc: number): number {
+  let sum = 0;
+  for (const c of cursors) {
+    const at = seek(c.docs, 0, doc);
+    if (at < c.docs.length && c.docs[at] === doc) sum += cursorScore(c, at);
+  }
+  return sum;
 }
 
 /** Min-heap of cursor indices by the document each points at. */

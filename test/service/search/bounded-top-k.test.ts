@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { CompactIndex } from '../../../service/search/compact-index';
+import { accumulatedTopK, boundedTopK, type TopKOptions } from '../../../service/search/max-score';
+
+const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
+const BM25 = { k: 0.6, b: 0.6, d: 1 };
+
+describe('boundedTopK', () => {
+  const query = fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.oneof(fc.double({ min: 0.2, max: 1, noNaN: true }), fc.double({ min: 0.001, max: 0.05, noNaN: true }))), { minLength: 1, maxLength: 30 });
+  // RM3-shaped queries: a few heavy terms and many light ones over short documents of few words,
+  // so most documents match several terms, many tie, and the whole-score floor, the candidates'
+  // bitmap and the drops after each term all come into play. accumulatedTopK scores every
+  // posting: the reference.
+  it('gives the best k of scoring every posting, with a filter, known documents and one query after another', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 150 }),
+        fc.array(query, { minLength: 2, maxLength: 3 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+        (docs, queries, k, every) => {
+          // Background merges off: some documents in the base, the latest appended.
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d), keep };
+          // One query after another, then the first again: the scratch (accumulators, bitmap) is left clear.
+          for (const terms of [...queries, queries[0]]) {
+            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+            const want = accumulatedTopK(cursors, opts);
+            expect(boundedTopK(cursors, opts)).toEqual(want);
+            // Documents known to match and be kept (as RM3's feedback documents are).
+            const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 4))))].filter((d) => !keep || keep(d));
+            expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
