@@ -80,9 +80,10 @@ describe('the vocabulary limit of an item', () => {
     const per = BATCH_LIMITS.distinctWords / 4;
     const batch = Array.from({ length: 10 }, (_, k) => ({ type: 'article' as const, title: 't', body: words(per, k * per) }));
     let steps = 0;
-    const step = () => {
-      steps++;
-      return undefined;
+    const step = {
+      maybeYield: async () => {
+        steps++;
+      },
     };
     expect(await batchVocabularyProblem(batch.slice(0, 3), step)).toBeUndefined();
     expect(steps).toBe(3);
