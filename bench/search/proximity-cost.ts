@@ -13,7 +13,8 @@
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
-import { queryPairs, runJob, type ProximitySource } from '../../service/search/proximity';
+import { queryPairs, type ProximitySource } from '../../service/search/proximity';
+import { atOnce } from '../../service/search/stepwise';
 import { WindowDfCache } from '../../service/search/window-df';
 import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
       const tb = source.termId(b);
       if (ta === undefined || tb === undefined) continue;
       const t = performance.now();
-      runJob(source.windowDf(ta, tb, window));
+      atOnce(source.windowDf(ta, tb, window));
       ms += performance.now() - t;
       pairs += 1;
     }

@@ -16,6 +16,7 @@ import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import type { Scored } from './top-hits';
 import { proximityRerank } from './proximity';
+import { inSlices } from './stepwise';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {
@@ -560,13 +561,8 @@ export class EmbeddedIndex implements SearchIndex {
       }
       if (source && page.hits.length > 0) {
         const docs = page.hits.map((h) => this.compact.shortId(h.id)!);
-        const job = proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms));
-        let step = job.next();
-        while (!step.done) {
-          await pause();
-          step = job.next();
-        }
-        page = { total: page.total, hits: step.value.slice(0, k) };
+        const hits = await inSlices(proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)), slicer);
+        page = { total: page.total, hits: hits.slice(0, k) };
       }
     }
     const wanted = query.snippets === false ? undefined : highlight;

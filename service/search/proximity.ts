@@ -113,11 +113,3 @@ export function* proximityRerank(
   const top = hits.slice(0, depth).map((h, i) => (extra[i] ? { ...h, score: h.score + scale * extra[i] } : h));
   return [...top.sort(byRank), ...hits.slice(depth)];
 }
-
-/** Runs a step-at-a-time job to its end at once (the exhaustive oracle, tests). */
-export function runJob<T>(job: Generator<void, T>): T {
-  for (;;) {
-    const r = job.next();
-    if (r.done) return r.value;
-  }
-}

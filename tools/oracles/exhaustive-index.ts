@@ -7,7 +7,8 @@
  */
 import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
 import { EmbeddedIndex, proximityUnit, type Keep } from '../../service/search/embedded-index';
-import { proximityRerank, runJob } from '../../service/search/proximity';
+import { proximityRerank } from '../../service/search/proximity';
+import { atOnce } from '../../service/search/stepwise';
 import { exhaustiveProximitySource } from './exhaustive-proximity';
 import { rm3Weights } from '../../service/search/expansion';
 import type { WeightedTerm } from '../../service/search/query-plan';
@@ -61,7 +62,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const source = p.weight > 0 ? exhaustiveProximitySource(this.compact.postingsView()) : undefined;
     if (source) {
       const docs = hits.slice(0, p.depth).map((h) => this.compact.shortId(h.id)!);
-      hits = runJob(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
+      hits = atOnce(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
     }
     return { terms, highlight, hits };
   }

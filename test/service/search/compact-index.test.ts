@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import type { WeightedTerm } from '../../../service/search/query-plan';
-import { runJob } from '../../../service/search/proximity';
+import { atOnce } from '../../../service/search/stepwise';
 import { exhaustiveProximitySource } from '../../../tools/oracles/exhaustive-proximity';
 import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';
@@ -52,7 +52,7 @@ describe('CompactIndex segments', () => {
     for (const [x, y] of [['laser', 'beam'], ['beam', 'laser'], ['water', 'light'], ['light', 'bread']]) {
       const [a, b] = [source.termId(x), source.termId(y)];
       if (a === undefined || b === undefined) continue;
-      for (const window of [2, 4]) expect(runJob(source.windowDf(a, b, window))).toEqual(runJob(plain.windowDf(a, b, window)));
+      for (const window of [2, 4]) expect(atOnce(source.windowDf(a, b, window))).toEqual(atOnce(plain.windowDf(a, b, window)));
     }
   }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { PositionWriter, positionsOf, windowCounts } from '../../../service/search/positions';
-import { runJob } from '../../../service/search/proximity';
+import { atOnce } from '../../../service/search/stepwise';
 import { gallop, liveWindows, windowsOf } from '../../../service/search/window-df';
 import { naiveWindows } from '../../../tools/oracles/exhaustive-proximity';
 
@@ -50,7 +50,7 @@ describe('window frequencies of many documents', () => {
   const exact = (keep: (doc: number) => boolean) => ({ o: [...both].filter((d) => keep(d) && kind(d) === 0).length, u: [...both].filter((d) => keep(d) && kind(d) < 2).length });
 
   it('counts every document holding both terms exactly, however many (no sample: replicas agree whatever their segments)', () => {
-    const w = runJob(windowsOf(both, both.length, holds));
+    const w = atOnce(windowsOf(both, both.length, holds));
     expect(liveWindows(w, undefined)).toEqual(exact(() => true));
     expect(liveWindows(w, (doc) => doc < 3000)).toEqual(exact((doc) => doc >= 3000));
   });

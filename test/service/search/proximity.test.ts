@@ -1,7 +1,8 @@
 import type { Item } from '../../../service/content/item';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
-import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, runJob, type ProximitySource } from '../../../service/search/proximity';
+import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, type ProximitySource } from '../../../service/search/proximity';
+import { atOnce } from '../../../service/search/stepwise';
 import { DEFAULT_RANKING } from '../../../service/search/ranking';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -93,7 +94,7 @@ describe('proximity in ranking', () => {
       },
     };
     const hits = [3, 2, 1, 0.5].map((score, i) => ({ id: `h${i}`, score }));
-    const out = runJob(proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5));
+    const out = atOnce(proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5));
     expect(out.slice(2)).toEqual(hits.slice(2));
     expect(out[0].score).toBeGreaterThan(3);
   });
