@@ -7,19 +7,7 @@
  * it. Works on an older tree too (it patches `TimeSlicer`'s prototype, which every tree has).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import type * as YieldToLoop from '../../service/yield-to-loop';
-
-/** `TimeSlicer` of the tree this file sits in: `service/yield-to-loop.ts`, or `service/search/` in trees before it moved to the service's root. */
-function timeSlicer(): typeof YieldToLoop.TimeSlicer {
-  /* eslint-disable @typescript-eslint/no-require-imports -- where the module is depends on the tree's age */
-  try {
-    return (require('../../service/yield-to-loop') as typeof YieldToLoop).TimeSlicer;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-    return (require('../../service/search/yield-to-loop') as typeof YieldToLoop).TimeSlicer;
-  }
-  /* eslint-enable @typescript-eslint/no-require-imports */
-}
+import { TimeSlicer } from '../../service/search/yield-to-loop';
 
 interface Span {
   readonly start: number;
@@ -62,7 +50,7 @@ export function attribute(threshold = 30): { stop: () => AttributedStall[]; slic
   // The slicer's private fields, read from outside.
   type Slicer = { started: number; sliceMs: number };
   const names = new WeakMap<Slicer, string>();
-  const proto = timeSlicer().prototype as unknown as { maybeYield: () => Promise<void> };
+  const proto = TimeSlicer.prototype as unknown as { maybeYield: () => Promise<void> };
   const original = proto.maybeYield;
   proto.maybeYield = function (this: Slicer) {
     const now = performance.now();

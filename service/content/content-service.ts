@@ -5,7 +5,7 @@ import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './sorted-listing';
 import { TagIndex } from './tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
-import { REQUEST_SLICE_MS, TimeSlicer } from '../yield-to-loop';
+import { stepper } from '../time-steps';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
 /** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */
@@ -219,15 +219,15 @@ export class ContentService {
       ids.add(input.id);
     }
     // The plain text of each new body, once, at write time (stored with the item, read by chat),
-    // an item at a time in slices of the event loop: a batch's bodies may be megabytes. The rest
+    // an item at a time in steps of the event loop: a batch's bodies may be megabytes. The rest
     // below runs in one step, so what it compares against is the catalog of that moment.
     const plain = new Map<string, string>();
-    const slicer = new TimeSlicer(REQUEST_SLICE_MS);
+    const step = stepper();
     for (const input of inputs) {
       const previous = this.items.get(input.id);
       if (previous && sameContent(input, previous)) continue;
       plain.set(input.body, plainText(input.body));
-      await slicer.maybeYield();
+      await step();
     }
     const now = this.clock.now();
     const byId = new Map<string, { item: Item; change: ItemChange }>();

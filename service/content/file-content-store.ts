@@ -13,7 +13,7 @@ import { fromRecord, type ItemRecord } from './item-record';
 import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, encodeRecordInSteps, type ByteRange } from './record-log';
-import { REQUEST_SLICE_MS, TimeSlicer, yieldToLoop } from '../yield-to-loop';
+import { stepper } from '../time-steps';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content-store';
 
 /** Options of `FileContentStore`. */
@@ -121,6 +121,9 @@ export const CATALOGUE_FILE = 'content.catalogue';
 
 /** A start that replayed more of the log than this after the catalogue writes a new catalogue. */
 export const CATALOGUE_TAIL_BYTES = 1 << 20;
+
+/** Resolves after the event loop has run (a background job's slice ends). */
+const pause = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The embedded durable store: generation `g` is a snapshot file `content-g.snapshot` plus an
@@ -399,7 +402,7 @@ export class FileContentStore implements ContentStore {
     const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     const started = performance.now();
     try {
-      await yieldToLoop();
+      await pause();
       if (this.closing || this.broken) return;
       const gen = this.gen;
       const logBytes = this.logBytes;
@@ -413,7 +416,7 @@ export class FileContentStore implements ContentStore {
       const log = await readWholeFile(this.path(gen, 'log'));
       if (log.length < logBytes) throw new Error('the log is shorter than its acknowledged writes');
       sources.push({ name: `content-${gen}.log`, buf: log.subarray(0, logBytes), snapshot: false });
-      const cat = await buildCatalogue(items, sources, yieldToLoop);
+      const cat = await buildCatalogue(items, sources, pause);
       if (!cat) {
         this.opts.logger.warn({ file }, 'content catalogue not written: the content files do not hold the loaded items intact');
         return;
@@ -513,7 +516,7 @@ export class FileContentStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = await encodeRecordInSteps({ op: 'put', ...itemsRecord(items) } satisfies PutRecord, new TimeSlicer(REQUEST_SLICE_MS));
+      const record = await encodeRecordInSteps({ op: 'put', ...itemsRecord(items) } satisfies PutRecord, stepper());
       try {
         await log.write(record);
         await log.datasync();
@@ -630,7 +633,7 @@ export class FileContentStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = await encodeRecordInSteps({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord, new TimeSlicer(REQUEST_SLICE_MS));
+          const rec = await encodeRecordInSteps({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord, stepper());
           await fh.write(rec);
           bytes += rec.length;
         }

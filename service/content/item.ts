@@ -1,4 +1,3 @@
-import type { TimeSlicer } from '../yield-to-loop';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
@@ -224,15 +223,15 @@ function textsOf(item: ItemInput): string[] {
 /**
  * Why a write of these (validated) items is refused as a whole, or undefined: more than
  * `BATCH_LIMITS.distinctWords` distinct words together. Check before storing anything. Counted
- * an item at a time, `slicer.maybeYield()` between items (yield-to-loop.ts), so a batch of
- * megabytes is never one long step of the event loop.
+ * an item at a time, awaiting `step()` between items (time-steps.ts), so a batch of megabytes
+ * is never one long step of the event loop.
  */
-export async function batchVocabularyProblem(items: readonly ItemInput[], slicer: Pick<TimeSlicer, 'maybeYield'>): Promise<string | undefined> {
+export async function batchVocabularyProblem(items: readonly ItemInput[], step: () => Promise<void> | undefined): Promise<string | undefined> {
   const max = BATCH_LIMITS.distinctWords;
   const seen = new Set<string>();
   for (const item of items) {
     if (textsOf(item).some((t) => addDistinctWords(seen, t, max))) break;
-    await slicer.maybeYield();
+    await step();
   }
   return seen.size > max ? `the items hold more than ${max} distinct words together; nothing was stored: send them in smaller batches` : undefined;
 }

@@ -1,5 +1,4 @@
 import { crc32 } from 'node:zlib';
-import type { TimeSlicer } from '../yield-to-loop';
 
 /**
  * Framing of the file store's records: one line per record,
@@ -27,11 +26,11 @@ function frame(text: string): Buffer {
 /**
  * `encodeRecord(value)`, the same bytes, for a plain object whose array fields may hold
  * megabytes (a batch's items): each element of a top-level array is stringified on its own, with
- * `slicer.maybeYield()` after it (yield-to-loop.ts), so a 10 MB record is not one step of the event loop
+ * `step()` awaited after it (time-steps.ts), so a 10 MB record is not one step of the event loop
  * (it was ~80 ms). Its fields are read as `JSON.stringify` reads them (own enumerable keys in
  * order, undefined and functions left out of the object, `null` for them in an array).
  */
-export async function encodeRecordInSteps(value: Readonly<Record<string, unknown>>, slicer: Pick<TimeSlicer, 'maybeYield'>): Promise<Buffer> {
+export async function encodeRecordInSteps(value: Readonly<Record<string, unknown>>, step: () => Promise<void> | undefined): Promise<Buffer> {
   const parts: string[] = ['{'];
   for (const [k, v] of Object.entries(value)) {
     const whole = Array.isArray(v) ? undefined : JSON.stringify(v);
@@ -46,7 +45,7 @@ export async function encodeRecordInSteps(value: Readonly<Record<string, unknown
     for (let i = 0; i < v.length; i++) {
       if (i) parts.push(',');
       parts.push(JSON.stringify(v[i]) ?? 'null');
-      await slicer.maybeYield();
+      await step();
     }
     parts.push(']');
   }

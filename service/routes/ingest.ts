@@ -6,7 +6,7 @@ import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
-import { REQUEST_SLICE_MS, TimeSlicer } from '../yield-to-loop';
+import { stepper } from '../time-steps';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
@@ -83,17 +83,17 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
     }
     const results: BatchResult[] = [];
     const valid: Array<{ index: number; input: ItemInput & { id: string } }> = [];
-    // An item at a time, in slices of the event loop: a batch may hold 10 MB of text, whose
+    // An item at a time, in steps of the event loop: a batch may hold 10 MB of text, whose
     // validation, word counts and plain texts took ~0.6 s in one step.
-    const slicer = new TimeSlicer(REQUEST_SLICE_MS);
+    const step = stepper();
     for (let index = 0; index < items.length; index++) {
       const v = validateItem(items[index]);
       if (v.ok) valid.push({ index, input: v.item });
       else results.push({ index, status: 'invalid', field: v.issues[0]?.field ?? '', message: v.issues[0]?.message ?? '', issues: v.issues });
-      await slicer.maybeYield();
+      await step();
     }
     refuseCollisions(valid, results);
-    const vocabulary = await batchVocabularyProblem(valid.map((x) => x.input), slicer);
+    const vocabulary = await batchVocabularyProblem(valid.map((x) => x.input), step);
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
     if (valid.length) {
       const stored = await storeWrite(() => ctx.content.ingestWithChanges(valid.map((x) => x.input)));

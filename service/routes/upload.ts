@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
-import { REQUEST_SLICE_MS, TimeSlicer } from '../yield-to-loop';
+import { stepper } from '../time-steps';
 import { batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
 import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
@@ -203,7 +203,7 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
     }
     if (!received.files.length) throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
     const items = itemsOf(received);
-    const vocabulary = await batchVocabularyProblem(items, new TimeSlicer(REQUEST_SLICE_MS));
+    const vocabulary = await batchVocabularyProblem(items, stepper());
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'file' });
     const stored = await storeWrite(() => ctx.content.ingest(items));
     res.status(201).json({ count: stored.length, items: stored });

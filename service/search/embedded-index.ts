@@ -8,7 +8,7 @@ import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from '
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from '../content/item-fingerprint';
-import { TimeSlicer } from '../yield-to-loop';
+import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { readWholeFile } from '../read-whole-file';
 import type { SealedIndex } from './compact-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
-import { yieldToLoop } from '../yield-to-loop';
+import { yieldToLoop } from './yield-to-loop';
 
 /**
  * The folder of the persisted segment: `INDEX_DIR` when set (`off`: none), else

@@ -1,4 +1,4 @@
-import type { TimeSlicer } from '../yield-to-loop';
+import type { TimeSlicer } from './yield-to-loop';
 
 /** A job done a step at a time: each `next()` is one step; the last gives the result. */
 export type Stepwise<T> = Generator<void, T>;

@@ -3,7 +3,7 @@ import { FuzzyIndex } from './fuzzy-index';
 import { radixOrder } from './radix-order';
 import { SortedTerms } from './sorted-terms';
 import { inSlices } from './stepwise';
-import { TimeSlicer, yieldToLoop } from '../yield-to-loop';
+import { TimeSlicer, yieldToLoop } from './yield-to-loop';
 
 /** Slice of a background build started by a look-up, milliseconds. */
 const FILL_SLICE_MS = 5;

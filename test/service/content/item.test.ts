@@ -80,10 +80,9 @@ describe('the vocabulary limit of an item', () => {
     const per = BATCH_LIMITS.distinctWords / 4;
     const batch = Array.from({ length: 10 }, (_, k) => ({ type: 'article' as const, title: 't', body: words(per, k * per) }));
     let steps = 0;
-    const step = {
-      maybeYield: async () => {
-        steps++;
-      },
+    const step = () => {
+      steps++;
+      return undefined;
     };
     expect(await batchVocabularyProblem(batch.slice(0, 3), step)).toBeUndefined();
     expect(steps).toBe(3);

@@ -1,6 +1,6 @@
-import { QueryGate } from '../../service/search/query-gate';
-import { nextTurn, TimeSlicer, yieldToLoop } from '../../service/yield-to-loop';
-import { heldQueryAndWrite } from '../helpers/held-query';
+import { QueryGate } from '../../../service/search/query-gate';
+import { nextTurn, TimeSlicer, yieldToLoop } from '../../../service/search/yield-to-loop';
+import { heldQueryAndWrite } from '../../helpers/held-query';
 
 /**
  * Counts turns of the event loop: an immediate that queues itself again runs once a turn. The

@@ -1,7 +1,6 @@
 /**
- * One party a turn of the event loop for all of the service's sliced work. Every job that runs
- * in slices (the index's writes, merges, vocabulary build and queries, the query gate's
- * wake-ups, a request's work over a batch's items, the content store's catalogue and records)
+ * One party a turn of the event loop for all of the index's background work. Every job that
+ * runs in slices (writes, merges, the vocabulary build, queries, the query gate's wake-ups)
  * yields through this one queue, and the queue resumes one of them per turn, in the order they
  * yielded: an immediate queued while immediates run goes to the next turn, after timers and
  * I/O. With a `setImmediate` each, every job that yielded in one turn resumed in the same next
@@ -32,13 +31,6 @@ export function nextTurn(fn: () => void): void {
 export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => nextTurn(resolve));
 }
-
-/**
- * Slice of a request's own work over its many parts (a batch's items: validation, word counts,
- * plain texts, the log record), between which it yields: one part is never split, so a slice
- * costs at most this plus the largest part (an item's body is at most a megabyte).
- */
-export const REQUEST_SLICE_MS = 5;
 
 /**
  * Cuts a long synchronous job into slices of about `sliceMs`: call `maybeYield()` between units of
