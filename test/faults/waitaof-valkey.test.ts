@@ -70,7 +70,21 @@ async function notOnDiskWhileAofOff(t: TestApp, url: string, message: RegExp): P
     await admin(url, (c) => c.config('SET', 'appendonly', 'yes'));
   }
   await waitFor('health ok again', async () => (await health(t)).kvstore_writes === 'ok', { timeoutMs: 10_000 });
-  expect((await request(t.app).post('/api/ingest').send(item(`aof-back-${url.replace(/\D/g, '')}`))).status).toBe(201);
+  // The probe's ok says the server confirms on disk again, not that the next write's own fsync
+  // comes within the service's wait on a loaded box (CI once saw one 503 here): writes resume
+  // within a few tries, and a write not confirmed in time is the documented 503, never a 5xx else.
+  const refusals: unknown[] = [];
+  let n = 0;
+  await waitFor(
+    'a write confirmed again',
+    async () => {
+      const r = await request(t.app).post('/api/ingest').send(item(`aof-back-${url.replace(/\D/g, '')}-${n++}`));
+      if (r.status !== 201) refusals.push({ status: r.status, error: r.body.error, message: r.body.message });
+      return r.status === 201;
+    },
+    { timeoutMs: 10_000, intervalMs: 200 },
+  );
+  for (const r of refusals) expect(r).toEqual({ status: 503, error: expect.any(String), message: expect.stringMatching(/may or may not have been stored/) });
   expect(await writeConfirmation(t)).toEqual(gauge('ok'));
 }
 
