@@ -1,12 +1,12 @@
 import { load } from 'js-yaml';
 import { Testing } from 'cdk8s';
 import { Alertmanager, alertmanagerConfig, loadStackSettings } from '../../charts';
-import type { Json } from './fixtures/stack';
+import { memoryChart, type Json } from './fixtures/stack';
 
 const config = alertmanagerConfig(loadStackSettings({}));
 
 function synth(): Json[] {
-  const chart = Testing.chart();
+  const chart = memoryChart();
   new Alertmanager(chart, 'alertmanager', { image: 'prom/alertmanager:v0.25.0', config });
   return Testing.synth(chart);
 }

@@ -1,6 +1,6 @@
 import { Duration, Testing } from 'cdk8s';
 import { Backend, type BackendProps } from '../../charts';
-import type { Json } from './fixtures/stack';
+import { memoryChart, type Json } from './fixtures/stack';
 
 const PROPS: BackendProps = {
   image: 'registry.example.com/svc-ai-search-backend:1.2.3',
@@ -10,7 +10,7 @@ const PROPS: BackendProps = {
 };
 
 function synth(props: Partial<BackendProps> = {}): Json[] {
-  const chart = Testing.chart();
+  const chart = memoryChart();
   new Backend(chart, 'backend', { ...PROPS, ...props });
   return Testing.synth(chart);
 }

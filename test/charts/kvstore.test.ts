@@ -6,10 +6,10 @@ import { Testing } from 'cdk8s';
 import { kvstoreConfig, Kvstore, KVSTORE_READY_SCRIPT, KVSTORE_START_SCRIPT } from '../../charts';
 import { requireBinary } from '../../tools/harness/binary';
 import { freePort, waitForPort } from '../../tools/harness/ports';
-import type { Json } from './fixtures/stack';
+import { memoryChart, type Json } from './fixtures/stack';
 
 function synth(): Json[] {
-  const chart = Testing.chart();
+  const chart = memoryChart();
   new Kvstore(chart, 'kvstore', {
     image: 'redis:7.2-alpine',
     storage: '2Gi',

@@ -1,11 +1,11 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
 import { referenceProblems, schemaProblems } from '../../tools/validate';
-import { find, synthStack, type Json } from './fixtures/stack';
+import { memoryApp, find, synthStack, type Json } from './fixtures/stack';
 
 /** Two stacks with different prefixes inside one user Chart. */
 function twoStacksInOneChart(): { manifests: Manifest[]; a: SearchBackendStack; b: SearchBackendStack } {
-  const app = Testing.app();
+  const app = memoryApp();
   const chart = new Chart(app, 'team', { namespace: 'shared-ns' });
   const settings = loadStackSettings({ BACKEND_REPLICAS: '1' });
   const a = new SearchBackendStack(chart, 'a', { settings, namePrefix: 'team-a-' });

@@ -1,7 +1,7 @@
 import { load } from 'js-yaml';
 import { Testing } from 'cdk8s';
 import { alertRules, loadStackSettings, longestRuleRangeMs, Prometheus, prometheusConfig, type PrometheusProps } from '../../charts';
-import type { Json } from './fixtures/stack';
+import { memoryChart, type Json } from './fixtures/stack';
 
 const settings = loadStackSettings({});
 const PROPS: PrometheusProps = {
@@ -13,7 +13,7 @@ const PROPS: PrometheusProps = {
 };
 
 function synth(props: Partial<PrometheusProps> = {}): Json[] {
-  const chart = Testing.chart();
+  const chart = memoryChart();
   new Prometheus(chart, 'prometheus', { ...PROPS, ...props });
   return Testing.synth(chart);
 }

@@ -1,6 +1,6 @@
 import { Chart, Testing } from 'cdk8s';
 import { BackendServiceMonitor, stackNames } from '../../../charts';
-import { find, synthStack, type Json } from '../fixtures/stack';
+import { memoryApp, find, synthStack, type Json } from '../fixtures/stack';
 import { SCRAPE_JOB } from '../../../contract';
 
 describe('BackendServiceMonitor', () => {
@@ -37,7 +37,7 @@ describe('BackendServiceMonitor', () => {
   });
 
   it('carries the labels it is selected by, after the stack’s own', () => {
-    const chart = new Chart(Testing.app(), 'test');
+    const chart = new Chart(memoryApp(), 'test');
     new BackendServiceMonitor(chart, 'sm', { namespace: 'ns', interval: '15s', labels: { release: 'kube-prometheus-stack' }, names: stackNames() });
     const [sm] = Testing.synth(chart);
     expect(sm.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack', 'app.kubernetes.io/part-of': 'svc-ai-search-backend' });

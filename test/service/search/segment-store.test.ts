@@ -51,13 +51,22 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'segment-test-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** Every start's index and store: settled and closed before the folder goes, so no background write recreates it. */
+const started: { index: EmbeddedIndex; segments: SegmentStore }[] = [];
+afterEach(async () => {
+  for (const { index, segments } of started.splice(0)) {
+    await index.settled().catch(() => undefined);
+    await segments.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** A replica start: a fresh index over `dir`, built (or loaded) from `items`. */
 async function start(items: readonly Item[], opts: EmbeddedIndexOptions = {}) {
   const { logger, lines } = capture();
   const segments = new SegmentStore({ dir, logger });
   const index = new EmbeddedIndex({ ...RANKING, segments, ...opts });
+  started.push({ index, segments });
   await index.replaceAll(items);
   const messages = () => lines.map((l) => String(l.msg));
   return { index, segments, lines, loaded: () => messages().some((m) => m.startsWith('search index loaded from the persisted segment')) };
