@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
-import { accumulatedTopK, boundedTopK, type TopKOptions } from '../../../service/search/max-score';
+import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
 
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
 const BM25 = { k: 0.6, b: 0.6, d: 1 };
@@ -32,6 +32,39 @@ describe('boundedTopK', () => {
             // Documents known to match and be kept (as RM3's feedback documents are).
             const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 4))))].filter((d) => !keep || keep(d));
             expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('accumulatedTopK', () => {
+  // Blocks of a few documents (at 1M they span 32,768): every cursor adds its postings block
+  // after block, and the documents of each block are offered before the next.
+  it('gives the same hits, to the bit, in blocks of any size as MaxScore, with a filter and a coordination factor', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 150 }),
+        fc.array(fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }), { minLength: 2, maxLength: 3 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+        fc.boolean(),
+        (docs, queries, k, block, every, coordinated) => {
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+          const opts: TopKOptions = coordinated
+            ? { k, idOf: (d) => index.externalId(d), keep, coordination: (d, matched) => matched / (1 + (d % 3)), maxCoordination: 30 }
+            : { k, idOf: (d) => index.externalId(d), keep };
+          // One query after another, then the first again: the scratch is left clear between them.
+          for (const terms of [...queries, queries[0]]) {
+            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+            const want = maxScoreTopK(cursors, opts);
+            expect(accumulatedTopK(cursors, opts, block)).toEqual(want);
+            expect(accumulatedTopK(cursors, opts)).toEqual(want);
           }
         },
       ),
