@@ -593,7 +593,9 @@ export class EmbeddedIndex implements SearchIndex {
     const r = this.ranking;
     const compact = this.compact;
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
-    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count, keepDoc, reread);
+    // A short query's scorer meets every matching document: it counts them (the total) as it goes.
+    const counted = groups && count && k > 0 ? { matched: 0 } : undefined;
+    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count && !counted, keepDoc, reread);
     let step = job.next();
     while (!step.done) {
       await pause();
@@ -613,8 +615,8 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
-    return { total, hits };
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, counted }, pause, this.windowPostings);
+    return { total: counted ? counted.matched : total, hits };
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */

@@ -77,6 +77,12 @@ export interface TopKOptions {
    * no floor. @default none
    */
   readonly known?: readonly number[];
+  /**
+   * `accumulatedTopK` adds here the number of documents it met (of those `keep` keeps): the
+   * query's total without a pass of its own over the postings (`windowedTopK`'s windows hold
+   * disjoint documents, so their counts add up). Other scorers leave it. @default not counted
+   */
+  readonly counted?: { matched: number };
 }
 
 /** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
@@ -429,6 +435,7 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
     end = Math.max(end, docs[docs.length - 1] + 1);
   }
   const best = new Best(opts.k);
+  let met = 0;
   for (; lo < end; lo += block) {
     const hi = lo + block;
     let n = 0;
@@ -451,11 +458,13 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
         distinct[doc] = 0;
       }
       if (keep && !keep(doc)) continue;
+      met += 1;
       const s = coordination ? sum * coordination(doc, matched) : sum;
       if (s < best.threshold) continue;
       best.offer({ id: opts.idOf(doc), score: s });
     }
   }
+  if (opts.counted) opts.counted.matched += met;
   return best.heap.sort(byRank);
 }
 

@@ -34,6 +34,10 @@ describe('windowedTopK', () => {
             expect(await windowedTopK(topK, cursors, opts, pause, windowPostings)).toEqual(whole);
             expect(await windowedTopK(topK, cursors, { ...opts, known }, pause, windowPostings)).toEqual(whole);
           }
+          // accumulatedTopK counts the documents it meets, window after window: the query's total.
+          const counted = { matched: 0 };
+          await windowedTopK(accumulatedTopK, cursors, { ...opts, counted }, pause, windowPostings);
+          expect(counted.matched).toBe(new Set(cursors.flatMap((c) => Array.from(c.docs))).size);
         },
       ),
       { numRuns: 150 },
