@@ -972,6 +972,17 @@ export class CompactIndex {
     return false;
   }
 
+  /** Those of `terms` a document's field holds, in one pass over its terms (a snippet's matches). */
+  heldTerms(docId: number, field: string, terms: ReadonlySet<string>): Set<string> {
+    const out = new Set<string>();
+    const base = docId * this.nf + this.fieldIds[field];
+    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++) {
+      const t = this.terms[this.fwdTerm[i]];
+      if (terms.has(t)) out.add(t);
+    }
+    return out;
+  }
+
   private idf(f: number, t: number): number {
     const df = this.df[f][t];
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));

@@ -14,7 +14,7 @@ import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
-import type { Scored } from './top-hits';
+import type { DocHit } from './top-hits';
 import { proximityRerank } from './proximity';
 import { inSlices } from './stepwise';
 
@@ -319,17 +319,16 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /**
-   * The metadata of `id`. While the restored documents' metadata is still being entered
-   * (`fillMeta`), a restored one is made from its item, found by its short id, instead of entering
-   * all the rest first (at 1M documents that was a 2 s step in the first query after a start).
-   * Every write enters the rest first (`metaDocs`), so until then an unchanged item under its
-   * short id is the document's; a merge may renumber them, hence the check of the id.
+   * The metadata of `id`, short id `doc`. While the restored documents' metadata is still being
+   * entered (`fillMeta`), a restored one is made from its item, found by its short id, instead of
+   * entering all the rest first (at 1M documents that was a 2 s step in the first query after a
+   * start). Every write enters the rest first (`metaDocs`), so until then an unchanged item under
+   * its short id is the document's; a merge may renumber them, hence the check of the id.
    */
-  private meta(id: string): DocMeta | undefined {
+  private meta(id: string, doc: number): DocMeta | undefined {
     const known = this.docs.get(id);
     if (known || !this.pendingMeta) return known;
-    const d = this.compact.shortId(id);
-    const item = d === undefined ? undefined : this.pendingByDoc?.[d];
+    const item = this.pendingByDoc?.[doc];
     if (item?.id === id) return new RestoredMeta(item.type, item);
     return this.metaDocs().get(id);
   }
@@ -366,16 +365,9 @@ export class EmbeddedIndex implements SearchIndex {
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
-  /** The term vector of an indexed item (RM3's feedback), read from the forward index. */
-  protected vector(id: string): TermVector {
-    const doc = this.compact.shortId(id)!;
+  /** The term vector of an indexed document (RM3's feedback), read from the forward index. */
+  protected vector(doc: number): TermVector {
     return { tf: this.compact.fieldTerms(doc, 'text'), length: this.compact.fieldLength(doc, 'text') };
-  }
-
-  /** Whether an indexed item holds `term` (any field: `text` holds them all). */
-  private holds(id: string, term: string): boolean {
-    const doc = this.compact.shortId(id);
-    return doc !== undefined && this.compact.hasTerm(doc, 'text', term);
   }
 
   private serial(write: () => Promise<void>): Promise<void> {
@@ -517,9 +509,9 @@ export class EmbeddedIndex implements SearchIndex {
     };
   }
 
-  /** Query terms of which a document holds the term or one of its expansions. */
-  protected groupsMatched(id: string, groups: ReadonlyArray<readonly string[]>): number {
-    return groups.filter((g) => g.some((t) => this.holds(id, t))).length;
+  /** Query terms of which a document holds the term or one of its expansions (any field: `text` holds them all). */
+  protected groupsMatched(doc: number, groups: ReadonlyArray<readonly string[]>): number {
+    return groups.filter((g) => g.some((t) => this.compact.hasTerm(doc, 'text', t))).length;
   }
 
   /** The page `query` asks for (the exhaustive oracle of tools/oracles/exhaustive-index.ts gives the same). */
@@ -543,7 +535,7 @@ export class EmbeddedIndex implements SearchIndex {
     const keep = this.filterFor(query.type, query.tag);
     const r = this.ranking;
     const k = query.offset + query.limit;
-    let page: { total: number; hits: Scored[] };
+    let page: { total: number; hits: DocHit[] };
     if (plan.short) page = await this.runPruned(pause, plan.scored, keep, k, plan.groups);
     else {
       const x = r.expansion;
@@ -554,13 +546,13 @@ export class EmbeddedIndex implements SearchIndex {
       // With RM3 the expanded pass reads the original terms again: their values are kept.
       page = await this.runPruned(pause, plan.scored, keep, expand ? x.fbDocs : last, undefined, !expand, undefined, expand);
       if (expand && page.hits.length > 0) {
-        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
+        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.doc) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
-        const known = page.hits.slice(0, x.fbDocs).map((h) => this.compact.shortId(h.id)!);
+        const known = page.hits.slice(0, x.fbDocs).map((h) => h.doc);
         page = await this.runPruned(pause, [...rm3Weights(plan.terms, feedback, x)], keep, last, undefined, true, known);
       }
       if (source && page.hits.length > 0) {
-        const docs = page.hits.map((h) => this.compact.shortId(h.id)!);
+        const docs = page.hits.map((h) => h.doc);
         const hits = await inSlices(proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)), slicer);
         page = { total: page.total, hits: hits.slice(0, k) };
       }
@@ -589,7 +581,7 @@ export class EmbeddedIndex implements SearchIndex {
     count = true,
     known?: readonly number[],
     reread = false,
-  ): Promise<{ total: number; hits: Scored[] }> {
+  ): Promise<{ total: number; hits: DocHit[] }> {
     const r = this.ranking;
     const compact = this.compact;
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
@@ -605,7 +597,7 @@ export class EmbeddedIndex implements SearchIndex {
     const coordination = !r.coordination
       ? undefined
       : groups
-        ? (docId: number) => this.groupsMatched(compact.externalId(docId), groups)
+        ? (docId: number) => this.groupsMatched(docId, groups)
         : (_docId: number, matched: number) => matched;
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
@@ -620,14 +612,14 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
-  protected snippet(hit: Scored, wanted: ReadonlySet<string>): string {
-    const doc = this.meta(hit.id);
+  protected snippet(hit: DocHit, wanted: ReadonlySet<string>): string {
+    const doc = this.meta(hit.id, hit.doc);
     if (!doc) return '';
     if (!doc.plain) {
       doc.body = plainText(doc.body);
       doc.plain = true;
     }
-    const matched = new Set([...wanted].filter((t) => this.holds(hit.id, t)));
+    const matched = this.compact.heldTerms(hit.doc, 'text', wanted);
     const isMatch = (t: string) => matched.has(t);
     return (
       buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??

@@ -1,4 +1,4 @@
-import { byRank, type Scored } from './top-hits';
+import { byRank, type DocHit } from './top-hits';
 
 /**
  * What turns a term frequency into BM25 the way the exhaustive scorer does, shared by a query's
@@ -143,7 +143,7 @@ function seek(docs: Int32Array, from: number, target: number): number {
 
 /** Bounded heap of the best k hits under `byRank`; the root is the worst kept. */
 class Best {
-  readonly heap: Scored[] = [];
+  readonly heap: DocHit[] = [];
   constructor(private readonly k: number) {}
 
   get full(): boolean {
@@ -155,7 +155,7 @@ class Best {
     return this.full ? this.heap[0].score : -Infinity;
   }
 
-  offer(hit: Scored): boolean {
+  offer(hit: DocHit): boolean {
     const h = this.heap;
     if (h.length < this.k) {
       h.push(hit);
@@ -202,7 +202,7 @@ class Best {
  * Each document's final score adds its terms' scores in the cursors' order (fields in order
  * within a term), as the exhaustive scorer does, so the scores are the same to the last bit.
  */
-export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
+export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): DocHit[] {
   const m = cursors.length;
   if (opts.k <= 0 || m === 0) return [];
   const maxCoord = opts.maxCoordination ?? 1;
@@ -313,7 +313,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
     if (!keep) continue;
     const score = opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
     if (score < threshold) continue;
-    if (!best.offer({ id: opts.idOf(doc), score })) continue;
+    if (!best.offer({ id: opts.idOf(doc), score, doc })) continue;
     if (!best.full) continue;
     threshold = Math.max(best.threshold, floor);
     const before = p;
@@ -416,7 +416,7 @@ export const ACCUMULATOR_BLOCK = 1 << 15;
  * The sums are the same (each document's terms added in the cursors' order), and the best k
  * under `byRank` do not depend on the order documents are offered in.
  */
-export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions, block = ACCUMULATOR_BLOCK): Scored[] {
+export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions, block = ACCUMULATOR_BLOCK): DocHit[] {
   if (opts.k <= 0 || cursors.length === 0) return [];
   growScratch(cursors);
   const score = accScore;
@@ -461,7 +461,7 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
       met += 1;
       const s = coordination ? sum * coordination(doc, matched) : sum;
       if (s < best.threshold) continue;
-      best.offer({ id: opts.idOf(doc), score: s });
+      best.offer({ id: opts.idOf(doc), score: s, doc });
     }
   }
   if (opts.counted) opts.counted.matched += met;
@@ -544,7 +544,7 @@ const LEFT_OUT = 2;
  * postings are in the long lists of common terms with small bounds, which this touches only for
  * the candidates left.
  */
-export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): Scored[] {
+export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions): DocHit[] {
   const m = cursors.length;
   if (opts.k <= 0 || m === 0) return [];
   if (opts.coordination) return maxScoreTopK(cursors, opts);
@@ -647,7 +647,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     }
   }
   const best = new Best(k);
-  for (let i = 0; i < n; i++) if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i] });
+  for (let i = 0; i < n; i++) if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i], doc: cands[i] });
   return best.heap.sort(byRank);
 }
 

@@ -74,14 +74,14 @@ export function queryPairs(terms: readonly string[]): Array<readonly [string, st
  * were. `unit`: one original query term's weight in the final pass (RM3's λ / query length).
  * A step at a time: each pair's window document frequency may take a pass over postings.
  */
-export function* proximityRerank(
+export function* proximityRerank<T extends Scored>(
   source: ProximitySource,
   terms: readonly string[],
-  hits: readonly Scored[],
+  hits: readonly T[],
   docs: readonly number[],
   opts: ProximityOptions,
   unit: number,
-): Generator<void, Scored[]> {
+): Generator<void, T[]> {
   if (!(opts.weight > 0) || hits.length === 0) return [...hits];
   const pairs: Array<[number, number]> = [];
   for (const [a, b] of queryPairs(terms)) {

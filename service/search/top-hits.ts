@@ -4,6 +4,15 @@ export interface Scored {
   readonly score: number;
 }
 
+/**
+ * A hit of the pruned scorers (max-score.ts): its short document id beside its external id, so
+ * that what the query does with its hits next (RM3's feedback, proximity, snippets) reads the
+ * index by it instead of looking the id up.
+ */
+export interface DocHit extends Scored {
+  readonly doc: number;
+}
+
 /** The ranking order: score descending, ties by id ascending (so pages are stable). */
 export function byRank(a: Scored, b: Scored): number {
   return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

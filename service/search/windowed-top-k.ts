@@ -1,5 +1,5 @@
 import { BLOCK_SHIFT, knownFloor, type ScoreCursor, type TopKOptions } from './max-score';
-import { byRank, type Scored } from './top-hits';
+import { byRank, type DocHit } from './top-hits';
 
 /**
  * Postings a window of `windowedTopK` holds, about (a few milliseconds of scoring at most): a
@@ -8,7 +8,7 @@ import { byRank, type Scored } from './top-hits';
 export const WINDOW_POSTINGS = 1 << 18;
 
 /** A top-k scorer over cursors (`maxScoreTopK`, `boundedTopK`, `accumulatedTopK`). */
-export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => Scored[];
+export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => DocHit[];
 
 /** First index ≥ `from` of `docs` (increasing) whose document is ≥ `target`. */
 function lowerBound(docs: Int32Array, from: number, target: number): number {
@@ -54,7 +54,7 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * query's. Once k hits are found, a window starts from their k-th score (`TopKOptions.floor`),
  * so it prunes as the one pass would. A query over fewer postings is one window: `topK` as is.
  */
-export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], opts: TopKOptions, pause: () => Promise<void>, windowPostings = WINDOW_POSTINGS): Promise<Scored[]> {
+export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], opts: TopKOptions, pause: () => Promise<void>, windowPostings = WINDOW_POSTINGS): Promise<DocHit[]> {
   let postings = 0;
   let end = 0;
   for (const { docs } of cursors) {
@@ -68,7 +68,7 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
   const base: TopKOptions = opts.known ? { ...opts, known: undefined, floor: knownFloor(cursors, opts) } : opts;
   const width = Math.ceil(end / windows);
   const at = new Int32Array(cursors.length);
-  let best: Scored[] = [];
+  let best: DocHit[] = [];
   for (let lo = 0; lo < end; lo += width) {
     const part: ScoreCursor[] = [];
     for (let i = 0; i < cursors.length; i++) {

@@ -25,7 +25,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const wanted = query.snippets === false ? undefined : highlight;
     return {
       total: hits.length,
-      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' })),
+      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet({ ...h, doc: this.compact.shortId(h.id)! }, wanted) : '' })),
     };
   }
 
@@ -54,7 +54,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
     if (expand && hits.length > 0) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.id) }));
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(this.compact.shortId(h.id)!) }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
     hits.sort(byRank);
@@ -79,7 +79,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i])) continue;
-      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(ids[i], groups) : matched[i];
+      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(this.compact.shortId(ids[i])!, groups) : matched[i];
       out.push({ id: ids[i], score: scores[i] * factor });
     }
     return out;
