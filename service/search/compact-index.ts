@@ -393,6 +393,11 @@ export class CompactIndex {
     }
   }
 
+  /** Documents of a restored base not in the id map yet (`fillIds`). */
+  get idsPending(): number {
+    return this.mapEnd - this.mapAt;
+  }
+
   /** The external id of a short document id. */
   externalId(docId: number): string {
     return this.ids[docId] as string;

@@ -153,8 +153,8 @@ export function proximityUnit(r: RankingOptions, expanded: boolean, terms: reado
   return (expanded ? r.expansion.originalWeight : 1) / terms.length;
 }
 
-/** Keeps an id or not (type and tag filters). */
-export type Keep = (id: string) => boolean;
+/** Keeps a document (its id, its short id) or not (type and tag filters). */
+export type Keep = (id: string, doc: number) => boolean;
 
 
 /**
@@ -252,7 +252,7 @@ export class EmbeddedIndex implements SearchIndex {
   private async restore(
     items: readonly Item[],
     slicer: TimeSlicer,
-  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined> } | undefined> {
+  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined>; replayed: boolean } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -303,8 +303,9 @@ export class EmbeddedIndex implements SearchIndex {
     }
     store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
-    if (changed.length + removed.length > 0) compact.checkpoint();
-    return { compact, docs, unchanged, byDoc };
+    const replayed = changed.length + removed.length > 0;
+    if (replayed) compact.checkpoint();
+    return { compact, docs, unchanged, byDoc, replayed };
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
@@ -331,6 +332,22 @@ export class EmbeddedIndex implements SearchIndex {
     const item = this.pendingByDoc?.[doc];
     if (item?.id === id) return new RestoredMeta(item.type, item);
     return this.metaDocs().get(id);
+  }
+
+  /**
+   * Enters a restored base's ids into the index's id map (`CompactIndex.fillIds`) and its
+   * documents' metadata into `docs` (`fillMeta`), in slices, unless done: before the first write
+   * after a restore (a write looks documents up by id, and may renumber them).
+   */
+  private async enterRestored(): Promise<void> {
+    if (!this.pendingMeta && this.compact.idsPending === 0) return;
+    await this.compact.fillIds(this.indexSliceMs);
+    await this.fillMeta(this.indexSliceMs);
+  }
+
+  /** Whether the restored documents' metadata is not entered in `docs` yet (tests). */
+  get restoredPending(): boolean {
+    return this.pendingMeta !== undefined || this.compact.idsPending > 0;
   }
 
   /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
@@ -397,6 +414,7 @@ export class EmbeddedIndex implements SearchIndex {
       const slicer = new TimeSlicer(this.indexSliceMs);
       // Not in the turn the write was called or the previous one ended in.
       await slicer.begin();
+      await this.enterRestored();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
@@ -414,6 +432,7 @@ export class EmbeddedIndex implements SearchIndex {
    */
   remove(ids: readonly string[]): Promise<void> {
     return this.serial(async () => {
+      await this.enterRestored();
       await this.gate.quiet();
       for (const id of ids) {
         if (this.compact.discard(id)) this.metaDocs().delete(id);
@@ -440,7 +459,12 @@ export class EmbeddedIndex implements SearchIndex {
           await compact.fillVocabulary(this.indexSliceMs);
           await this.gate.quiet();
           this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
-          void compact.fillIds(this.indexSliceMs).then(() => this.fillMeta(this.indexSliceMs));
+          // Queries find a restored document's metadata by its short id (`meta`, `filterFor`) and
+          // need no id map: both maps are filled at the first write (`enterRestored`), not after
+          // ready, where filling them (a million entries each at 1M) took CPU from the first
+          // queries. Unless the restore re-indexed items: its merge (`checkpoint`) renumbers the
+          // documents, so they are filled now, in the background, as before.
+          if (restored.replayed) void this.enterRestored();
           return;
         }
       }
@@ -499,13 +523,21 @@ export class EmbeddedIndex implements SearchIndex {
     return { terms: kept, short, scored, groups };
   }
 
+  /**
+   * The type and tag filter. A restored document whose metadata is not entered yet is judged
+   * from its item, found by its short id (as `meta` finds it; a lazy item answers its type and
+   * tags without being parsed), so a filtered query does not enter every restored document first.
+   */
   protected filterFor(type?: ItemType, tag?: string): Keep | undefined {
     if (!type && !tag) return undefined;
     const t = tag?.toLowerCase();
-    const docs = this.metaDocs();
-    return (id) => {
-      const d = docs.get(id);
-      return !!d && (!type || d.type === type) && (!t || d.tags.includes(t));
+    return (id, doc) => {
+      const d = this.docs.get(id);
+      if (d) return (!type || d.type === type) && (!t || d.tags.includes(t));
+      const item = this.pendingMeta && this.pendingByDoc?.[doc];
+      if (item && item.id === id) return (!type || item.type === type) && (!t || item.tags.some((x) => x.toLowerCase() === t));
+      const m = this.pendingMeta && this.metaDocs().get(id);
+      return !!m && (!type || m.type === type) && (!t || m.tags.includes(t));
     };
   }
 
@@ -584,7 +616,7 @@ export class EmbeddedIndex implements SearchIndex {
   ): Promise<{ total: number; hits: DocHit[] }> {
     const r = this.ranking;
     const compact = this.compact;
-    const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId)));
+    const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId), docId));
     // A short query's scorer meets every matching document: it counts them (the total) as it goes.
     const counted = groups && count && k > 0 ? { matched: 0 } : undefined;
     const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count && !counted, keepDoc, reread);

@@ -78,7 +78,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const { ids, scores, matched } = scoreTerms(this.compact.postingsView(), terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
     const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
-      if (keep && !keep(ids[i])) continue;
+      if (keep && !keep(ids[i], this.compact.shortId(ids[i])!)) continue;
       const factor = !r.coordination ? 1 : groups ? this.groupsMatched(this.compact.shortId(ids[i])!, groups) : matched[i];
       out.push({ id: ids[i], score: scores[i] * factor });
     }

@@ -110,7 +110,22 @@ describe('persisted search segments', () => {
     for (const q of QUERIES) expect(await b.index.search(q)).toEqual(await a.index.search(q));
   });
 
-  it('right after a restore (id map and metadata still filled in the background), writes and filtered queries serve as a fresh build', async () => {
+  it('queries after a restore (short, expanded, filtered, with snippets) enter no restored id or metadata; the first write enters them and serves as a fresh build', async () => {
+    const items = corpus(300);
+    await (await start(items)).index.settled();
+    const b = await start(items);
+    expect(b.loaded()).toBe(true);
+    expect(b.index.restoredPending).toBe(true);
+    await expectServesLike(b.index, await fresh(items));
+    // Turns for any background job: none enters them.
+    for (let i = 0; i < 100; i++) await yieldToLoop();
+    expect(b.index.restoredPending).toBe(true);
+    await b.index.upsert([item(6, ['omega', 'photon'], 9)]);
+    expect(b.index.restoredPending).toBe(false);
+    await expectServesLike(b.index, await fresh(items.map((i) => (i.id === 'd6' ? item(6, ['omega', 'photon'], 9) : i))));
+  });
+
+  it('right after a restore (id map and metadata not entered yet), writes and filtered queries serve as a fresh build', async () => {
     const items = corpus(300);
     await (await start(items)).index.settled();
     const b = await start(items);
