@@ -178,6 +178,8 @@ export class EmbeddedIndex implements SearchIndex {
   /** The same items by their short id at the restore, while `pendingMeta` is pending (`meta`). */
   private pendingByDoc: Array<Item | undefined> | undefined;
   private pendingAt = 0;
+  /** `fillMeta` under way, started by a write (`enterRestored`). */
+  private filling: Promise<void> | undefined;
   private readonly snippetChars: number;
   private readonly indexSliceMs: number;
   private readonly segments: SegmentStore | undefined;
@@ -239,6 +241,7 @@ export class EmbeddedIndex implements SearchIndex {
   /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.writing;
+    await this.filling;
     await this.compact.merged();
     await this.segments?.flush();
   }
@@ -312,7 +315,7 @@ export class EmbeddedIndex implements SearchIndex {
   private metaDocs(): Map<string, DocMeta> {
     const pending = this.pendingMeta;
     if (pending) {
-      for (let i = this.pendingAt; i < pending.length; i++) this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      for (let i = this.pendingAt; i < pending.length; i++) this.enterMeta(pending[i]);
       this.pendingMeta = undefined;
       this.pendingByDoc = undefined;
     }
@@ -320,11 +323,19 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /**
+   * Enters a restored item's metadata in `docs`, unless a write since the restore replaced it
+   * (its metadata is in `docs`) or removed it (no longer indexed).
+   */
+  private enterMeta(item: Item): void {
+    if (!this.docs.has(item.id) && this.compact.has(item.id)) this.docs.set(item.id, new RestoredMeta(item.type, item));
+  }
+
+  /**
    * The metadata of `id`, short id `doc`. While the restored documents' metadata is still being
    * entered (`fillMeta`), a restored one is made from its item, found by its short id, instead of
    * entering all the rest first (at 1M documents that was a 2 s step in the first query after a
-   * start). Every write enters the rest first (`metaDocs`), so until then an unchanged item under
-   * its short id is the document's; a merge may renumber them, hence the check of the id.
+   * start). A write sets its own documents' metadata in `docs`, so an item under its short id is
+   * the document's unless a merge renumbered them since, hence the check of the id.
    */
   private meta(id: string, doc: number): DocMeta | undefined {
     const known = this.docs.get(id);
@@ -335,19 +346,25 @@ export class EmbeddedIndex implements SearchIndex {
   }
 
   /**
-   * Enters a restored base's ids into the index's id map (`CompactIndex.fillIds`) and its
-   * documents' metadata into `docs` (`fillMeta`), in slices, unless done: before the first write
-   * after a restore (a write looks documents up by id, and may renumber them).
+   * At the first write after a restore (a write looks documents up by id): enters the rest of a
+   * restored base's ids into the index's id map (`CompactIndex.fillIds`), in slices, and starts
+   * entering its documents' metadata into `docs` (`fillMeta`) in the background. Writes set and delete
+   * their own documents' metadata meanwhile (`enterMeta` leaves those alone); the merges that
+   * follow writes renumber documents, after which `meta` no longer finds a restored item by its
+   * short id (it finds it in `docs` once entered).
    */
   private async enterRestored(): Promise<void> {
-    if (!this.pendingMeta && this.compact.idsPending === 0) return;
-    await this.compact.fillIds(this.indexSliceMs);
-    await this.fillMeta(this.indexSliceMs);
+    if (this.compact.idsPending > 0) await this.compact.fillIds(this.indexSliceMs);
+    if (this.pendingMeta && !this.filling) {
+      const filling = (this.filling = this.fillMeta(this.indexSliceMs).finally(() => {
+        if (this.filling === filling) this.filling = undefined;
+      }));
+    }
   }
 
-  /** Whether the restored documents' metadata is not entered in `docs` yet (tests). */
-  get restoredPending(): boolean {
-    return this.pendingMeta !== undefined || this.compact.idsPending > 0;
+  /** Whether the restored documents' metadata is not all entered in `docs` yet (tests). */
+  get metadataPending(): boolean {
+    return this.pendingMeta !== undefined;
   }
 
   /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
@@ -356,7 +373,7 @@ export class EmbeddedIndex implements SearchIndex {
     const pending = this.pendingMeta;
     while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
       const i = this.pendingAt++;
-      this.docs.set(pending[i].id, new RestoredMeta(pending[i].type, pending[i]));
+      this.enterMeta(pending[i]);
       if ((i & 1023) === 1023) await slicer.maybeYield();
     }
     if (pending && this.pendingMeta === pending) {
@@ -420,7 +437,7 @@ export class EmbeddedIndex implements SearchIndex {
         const a = await this.analyse(item, slicer);
         if (await this.gate.quiet()) slicer.restart();
         this.compact.discard(item.id);
-        this.metaDocs().set(item.id, a.meta);
+        this.docs.set(item.id, a.meta);
         this.compact.add(item.id, a.fields, a.fingerprint);
       }
     });
@@ -435,7 +452,7 @@ export class EmbeddedIndex implements SearchIndex {
       await this.enterRestored();
       await this.gate.quiet();
       for (const id of ids) {
-        if (this.compact.discard(id)) this.metaDocs().delete(id);
+        if (this.compact.discard(id)) this.docs.delete(id);
       }
     });
   }
@@ -459,12 +476,14 @@ export class EmbeddedIndex implements SearchIndex {
           await compact.fillVocabulary(this.indexSliceMs);
           await this.gate.quiet();
           this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
-          // Queries find a restored document's metadata by its short id (`meta`, `filterFor`) and
-          // need no id map: both maps are filled at the first write (`enterRestored`), not after
-          // ready, where filling them (a million entries each at 1M) took CPU from the first
-          // queries. Unless the restore re-indexed items: its merge (`checkpoint`) renumbers the
-          // documents, so they are filled now, in the background, as before.
-          if (restored.replayed) void this.enterRestored();
+          // The id map is filled in the background (writes need it; queries look nothing up by
+          // id). Queries find a restored document's metadata by its short id (`meta`,
+          // `filterFor`): it is entered from the first write on (`enterRestored`), not after
+          // ready, where entering it (a million objects at 1M) took ~7% of the first 10 s of
+          // queries' CPU. Unless the restore re-indexed items: its merge (`checkpoint`)
+          // renumbers the documents, so it is entered now, as before.
+          const ids = compact.fillIds(this.indexSliceMs);
+          if (restored.replayed) void ids.then(() => this.enterRestored());
           return;
         }
       }

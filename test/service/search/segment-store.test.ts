@@ -110,19 +110,58 @@ describe('persisted search segments', () => {
     for (const q of QUERIES) expect(await b.index.search(q)).toEqual(await a.index.search(q));
   });
 
-  it('queries after a restore (short, expanded, filtered, with snippets) enter no restored id or metadata; the first write enters them and serves as a fresh build', async () => {
+  it('queries after a restore (short, expanded, filtered, with snippets) look no id up and enter no restored metadata; the first write enters it and serves as a fresh build', async () => {
     const items = corpus(300);
     await (await start(items)).index.settled();
     const b = await start(items);
     expect(b.loaded()).toBe(true);
-    expect(b.index.restoredPending).toBe(true);
-    await expectServesLike(b.index, await fresh(items));
-    // Turns for any background job: none enters them.
+    expect(b.index.metadataPending).toBe(true);
+    // A query reads its hits by their short ids: no look-up by id (which entered every restored id at once).
+    const byId = jest.spyOn(CompactIndex.prototype, 'shortId');
+    try {
+      await expectServesLike(b.index, await fresh(items));
+      expect(byId).not.toHaveBeenCalled();
+    } finally {
+      byId.mockRestore();
+    }
+    // Turns for any background job: none enters the metadata.
     for (let i = 0; i < 100; i++) await yieldToLoop();
-    expect(b.index.restoredPending).toBe(true);
+    expect(b.index.metadataPending).toBe(true);
     await b.index.upsert([item(6, ['omega', 'photon'], 9)]);
-    expect(b.index.restoredPending).toBe(false);
-    await expectServesLike(b.index, await fresh(items.map((i) => (i.id === 'd6' ? item(6, ['omega', 'photon'], 9) : i))));
+    const now = items.map((i) => (i.id === 'd6' ? item(6, ['omega', 'photon'], 9) : i));
+    await expectServesLike(b.index, await fresh(now));
+    await b.index.settled();
+    expect(b.index.metadataPending).toBe(false);
+    await expectServesLike(b.index, await fresh(now));
+  });
+
+  it('writes while the restored metadata is entered in the background, and the merges they start, serve as a fresh build', async () => {
+    // More documents than one step of the fill enters, slices of 0 ms: the fill yields between
+    // steps, and writes, merges (every few documents) and queries come in between.
+    const items = corpus(2500);
+    await (await start(items)).index.settled();
+    const b = await start(items, { indexSliceMs: 0, minMergeDocs: 2 });
+    expect(b.loaded()).toBe(true);
+    const changed = [item(2300, ['omega', 'photon'], 9), item(4000, ['omega', 'laser'], 1), item(2200, ['omega', 'beam'], 9)];
+    await b.index.upsert(changed.slice(0, 2));
+    await b.index.remove(['d9', 'd2400']);
+    await b.index.upsert(changed.slice(2));
+    const now = [...items.filter((i) => i.id !== 'd9' && i.id !== 'd2400' && !changed.some((c) => c.id === i.id)), ...changed];
+    const want = await fresh(now);
+    // The written documents' pages and snippets (the fill must not put their restored metadata back).
+    const written: IndexQuery[] = [
+      { text: 'omega', limit: 10, offset: 0 },
+      { text: 'omega photon beam', limit: 10, offset: 0 },
+      { text: 'omega laser', limit: 10, offset: 0, type: 'article' },
+    ];
+    const same = async () => {
+      await expectServesLike(b.index, want);
+      for (const q of written) expectSamePage(await b.index.search(q), await want.search(q));
+    };
+    await same();
+    await b.index.settled();
+    expect(b.index.metadataPending).toBe(false);
+    await same();
   });
 
   it('right after a restore (id map and metadata not entered yet), writes and filtered queries serve as a fresh build', async () => {
