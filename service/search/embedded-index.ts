@@ -599,7 +599,7 @@ export class EmbeddedIndex implements SearchIndex {
       await pause();
       step = job.next();
     }
-    const { cursors, total } = step.value;
+    const { cursors, total, whole } = step.value;
     const coordination = !r.coordination
       ? undefined
       : groups
@@ -613,7 +613,7 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole }, pause, this.windowPostings);
     return { total, hits };
   }
 

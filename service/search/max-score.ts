@@ -77,6 +77,14 @@ export interface TopKOptions {
    * no floor. @default none
    */
   readonly known?: readonly number[];
+  /**
+   * A document's exact score over the cursors (their sum in the cursors' order, to the last bit,
+   * as `wholeScore` gives it), computed another way: the index's forward entries
+   * (`CompactIndex.cursorJob`), one walk over the document's terms instead of a galloping search
+   * in every cursor. Used for floors (`known`, `WholeScores`) and the survivors' final sums.
+   * @default a galloping search per cursor
+   */
+  readonly whole?: (doc: number) => number;
 }
 
 /** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
@@ -327,7 +335,9 @@ export function knownFloor(cursors: readonly ScoreCursor[], opts: TopKOptions): 
   const given = opts.floor ?? -Infinity;
   const known = opts.known;
   if (!known || known.length < opts.k) return given;
+  const { whole } = opts;
   const scores = known.map((doc) => {
+    if (whole && !opts.coordination) return whole(doc);
     let sum = 0;
     let distinct = 0;
     for (const c of cursors) {
@@ -474,7 +484,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   const score = accScore;
   const state = accSeen;
   const cands = accDocs;
-  const whole = new WholeScores(cursors, k);
+  const whole = new WholeScores(opts.whole ?? ((doc) => wholeScore(cursors, doc)), cursors.length, k);
   const top = TOP.reset(k);
   let n = 0;
   let theta = knownFloor(cursors, opts);
@@ -554,7 +564,8 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   n = s;
   // Their scores, summed in the cursors' order.
   const exact = new Float64Array(n);
-  for (const c of cursors) {
+  if (opts.whole) for (let i = 0; i < n; i++) exact[i] = opts.whole(cands[i]);
+  else for (const c of cursors) {
     const { docs } = c;
     let at = 0;
     for (let i = 0; i < n; i++) {
@@ -721,7 +732,8 @@ class WholeScores {
   private readonly best: number[] = [];
 
   constructor(
-    private readonly cursors: readonly ScoreCursor[],
+    private readonly whole: (doc: number) => number,
+    private readonly m: number,
     private readonly k: number,
   ) {}
 
@@ -734,11 +746,11 @@ class WholeScores {
    */
   floor(top: TopPairs, work: number): number {
     const { best, k } = this;
-    for (let i = 0; i < top.size && work >= k * this.cursors.length; i++) {
+    for (let i = 0; i < top.size && work >= k * this.m; i++) {
       const doc = top.docs[i];
       if (this.seen.has(doc)) continue;
       this.seen.add(doc);
-      const v = wholeScore(this.cursors, doc);
+      const v = this.whole(doc);
       if (best.length === k && v <= best[k - 1]) continue;
       if (best.length === k) best.pop();
       let at = best.length;

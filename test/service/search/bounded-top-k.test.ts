@@ -39,3 +39,38 @@ describe('boundedTopK', () => {
     );
   });
 });
+
+describe("the index's whole scorer (TopKOptions.whole)", () => {
+  // Documents in the base and appended, some discarded and some replaced (discarded, then added
+  // again under the same id: a new short id in the appended segment), a term repeated in the
+  // query: every matching live document's score from its forward entries is the cursors' sum to
+  // the bit (accumulatedTopK over every match is the reference), and boundedTopK with it gives
+  // the same page.
+  it('scores a live document as the cursors sum it, across base, appended, discarded and replaced documents', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.001, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 12 }),
+        (docs, terms, changes, k) => {
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
+          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+          for (const [n, c] of changes.entries()) {
+            const i = c % docs.length;
+            index.discard(id(i));
+            if (n % 2 === 0) index.add(id(i), [docs[(i + 1) % docs.length].slice(0, 2), docs[(i + 1) % docs.length]]);
+          }
+          const query = [...terms, terms[0]];
+          const { cursors, whole } = index.cursors(query, { title: 0.2, text: 1 }, BM25, false);
+          const all = accumulatedTopK(cursors, { k: docs.length + changes.length, idOf: (d) => index.externalId(d) });
+          for (const hit of all) expect(whole(index.shortId(hit.id)!)).toBe(hit.score);
+          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
+          expect(boundedTopK(cursors, { ...opts, whole })).toEqual(accumulatedTopK(cursors, opts));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
