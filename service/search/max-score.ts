@@ -443,6 +443,15 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
   return best.heap.sort(byRank);
 }
 
+/**
+ * `boundedTopK` lists its surviving candidates from the documents it met rather than from every
+ * accumulator of their range when they number fewer than 1 in this many of the range.
+ */
+const SPARSE_MET = 4;
+
+/** `boundedTopK` passes over its candidates after a term once the bounds still to come have fallen to this share of theirs at the last pass (or the candidates are few). */
+const PASS_AFTER_FALL = 0.8;
+
 /** Accumulators of `boundedTopK` whose document is one of its candidates. */
 const CANDIDATE = 1;
 /** Accumulators of `boundedTopK` whose document the `keep` filter leaves out. */
@@ -498,27 +507,43 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     if (docs.length === 0) continue;
     lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
     hi = Math.max(hi, docs[docs.length - 1]);
-    n = gather(c, score, state, cands, n, keep);
     // Partial sums only grow: the best of those this term added to are the likeliest to make
     // the page (cheaper than over every candidate; that is taken once, below).
-    theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
+    n = gatherTop(c, score, state, cands, n, keep, top.reset(k));
+    theta = Math.max(theta, whole.floor(top, docs.length));
   }
   theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
   // Nothing after this adds new documents. The candidates that can still reach θ are listed in
-  // document order and marked in a bitmap, in one pass over the accumulators in order (the
-  // others cleared as it goes); their partial sums stay in the accumulators.
+  // document order and marked in a bitmap (the others cleared); their partial sums stay in the
+  // accumulators. Found in one pass over the accumulators in order, or, when the documents met
+  // are few next to the range they span (an RM3 pass at 1M documents met a fraction of each
+  // window's, and the pass over every accumulator of the range was ~40% of this function's
+  // time), by a pass over the documents met, the survivors then read off the bitmap in order.
   const alive = aliveBits(hi);
   let s = 0;
-  for (let d = lo; d <= hi; d++) {
-    const st = state[d];
-    if (st === 0) continue;
-    state[d] = 0;
-    if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
-      cands[s++] = d;
-      alive[d >>> 5] |= 1 << (d & 31);
-    } else score[d] = 0;
+  if (n * SPARSE_MET < hi - lo + 1) {
+    for (let i = 0; i < n; i++) {
+      const d = cands[i];
+      const st = state[d];
+      state[d] = 0;
+      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) alive[d >>> 5] |= 1 << (d & 31);
+      else score[d] = 0;
+    }
+    // In document order: the bitmap's words in order, each word's bits from the lowest.
+    for (let w = lo >>> 5; w <= hi >>> 5; w++) for (let x = alive[w]; x !== 0; x &= x - 1) cands[s++] = (w << 5) + 31 - Math.clz32(x & -x);
+  } else {
+    for (let d = lo; d <= hi; d++) {
+      const st = state[d];
+      if (st === 0) continue;
+      state[d] = 0;
+      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
+        cands[s++] = d;
+        alive[d >>> 5] |= 1 << (d & 31);
+      } else score[d] = 0;
+    }
   }
   n = s;
+  let passAfter = rest[j];
   for (; j < m && n > 0; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
@@ -534,10 +559,17 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       addAlive(c, score, alive);
     }
     // One pass over the candidates: the best partial sums (scored whole, a floor), and those
-    // that can no longer reach θ with what the terms after this one add are dropped.
+    // that can no longer reach θ with what the terms after this one add are dropped. It costs a
+    // step per candidate, so it is made when they are no more than this term's postings, or once
+    // what the terms still to come can add has fallen by `PASS_AFTER_FALL` since the last pass
+    // (an RM3 query's many light terms each lower it a little, and a pass after each was ~13% of
+    // a full query's CPU at 1M documents); a candidate kept meanwhile is settled by a later pass,
+    // the survivors' check or its exact sum.
+    const after = rest[j + 1];
+    if (n > docs.length && after > passAfter * PASS_AFTER_FALL) continue;
+    passAfter = after;
     top.reset(k);
     let least = -Infinity;
-    const after = rest[j + 1];
     s = 0;
     for (let i = 0; i < n; i++) {
       const d = cands[i];
@@ -591,19 +623,53 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 
 /**
  * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
- * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
- * each of its postings to `score`. Returns the new count.
+ * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`; adds the cursor's value at each
+ * of its postings to `score`; and offers `top` each candidate's partial sum then (final for this
+ * cursor: a document is in a cursor once). One pass over the postings, where listing, adding
+ * (`addPostings`) and `bestPartials` over the cursor's documents took three (at 1M documents
+ * ~25% of an RM3 query's CPU, each reading the postings and accumulators again); the same lists,
+ * sums and `top`. Returns the new count.
  */
-function gather(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined): number {
+function gatherTop(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined, top: TopPairs): number {
   const { docs } = c;
-  for (let at = 0; at < docs.length; at++) {
-    const d = docs[at];
-    if (state[d] === 0) {
-      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-      cands[n++] = d;
+  const vals = valueFields(c);
+  let least = -Infinity;
+  if (vals?.length === 1) {
+    const [[v0, f0]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      let st = state[d];
+      if (st === 0) {
+        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+        cands[n++] = d;
+      }
+      const v = (score[d] += f0 * v0[at]);
+      if (st === CANDIDATE && v > least) least = top.add(v, d);
+    }
+  } else if (vals?.length === 2) {
+    const [[v0, f0], [v1, f1]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      let st = state[d];
+      if (st === 0) {
+        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+        cands[n++] = d;
+      }
+      const v = (score[d] += f0 * v0[at] + f1 * v1[at]);
+      if (st === CANDIDATE && v > least) least = top.add(v, d);
+    }
+  } else {
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      let st = state[d];
+      if (st === 0) {
+        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+        cands[n++] = d;
+      }
+      const v = (score[d] += cursorScore(c, at));
+      if (st === CANDIDATE && v > least) least = top.add(v, d);
     }
   }
-  addPostings(c, score);
   return n;
 }
 

@@ -74,3 +74,36 @@ describe("the index's whole scorer (TopKOptions.whole)", () => {
     );
   });
 });
+
+describe("the index's count of matches (cursors' total)", () => {
+  // Dense terms over few words, the same query counted again and again between writes: the
+  // first count scatters every posting, the second makes the dense parts' bitmaps, later ones
+  // OR them in; each count is the plain union's, with a filter too, and after writes.
+  it('counts the documents any cursor holds, the same from bitmaps as from postings', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS.slice(0, 6)), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 200 }),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS.slice(0, 8)), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+        (docs, terms, discards, every) => {
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+          const plain = () => {
+            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+            const all = new Set(cursors.flatMap((c) => Array.from(c.docs)));
+            return [...all].filter((d) => !keep || keep(d)).length;
+          };
+          for (const round of [0, 1]) {
+            if (round === 1) for (const x of discards) index.discard(id(x % docs.length));
+            const want = plain();
+            for (let n = 0; n < 3; n++) expect(index.cursors(terms, { title: 0.2, text: 1 }, BM25, true, keep).total).toBe(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

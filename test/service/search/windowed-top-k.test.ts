@@ -21,7 +21,7 @@ describe('windowedTopK', () => {
           const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
           // Ids in the reverse of document order: a tie in a later window wins on its id.
           docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
-          const { cursors } = index.cursors(terms, { title: 0.5, text: 1 }, BM25, false);
+          const { cursors, whole: wholeScore } = index.cursors(terms, { title: 0.5, text: 1 }, BM25, false);
           const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
           const pause = async () => {
             pauses += 1;
@@ -33,6 +33,11 @@ describe('windowedTopK', () => {
             const whole = topK(cursors, opts);
             expect(await windowedTopK(topK, cursors, opts, pause, windowPostings)).toEqual(whole);
             expect(await windowedTopK(topK, cursors, { ...opts, known }, pause, windowPostings)).toEqual(whole);
+            // With the index's whole scorer: the seeds' floor (`seedDocs`) changes no hit either,
+            // with a filter too (seeds it leaves out are not scored).
+            expect(await windowedTopK(topK, cursors, { ...opts, known, whole: wholeScore }, pause, windowPostings)).toEqual(whole);
+            const keep = (d: number) => d % 3 !== 0;
+            expect(await windowedTopK(topK, cursors, { ...opts, keep, whole: wholeScore }, pause, windowPostings)).toEqual(topK(cursors, { ...opts, keep }));
           }
         },
       ),
