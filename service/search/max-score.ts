@@ -507,10 +507,10 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     if (docs.length === 0) continue;
     lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
     hi = Math.max(hi, docs[docs.length - 1]);
+    n = gather(c, score, state, cands, n, keep);
     // Partial sums only grow: the best of those this term added to are the likeliest to make
     // the page (cheaper than over every candidate; that is taken once, below).
-    n = gatherTop(c, score, state, cands, n, keep, top.reset(k));
-    theta = Math.max(theta, whole.floor(top, docs.length));
+    theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
   }
   theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
   // Nothing after this adds new documents. The candidates that can still reach θ are listed in
@@ -623,53 +623,19 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 
 /**
  * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
- * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`; adds the cursor's value at each
- * of its postings to `score`; and offers `top` each candidate's partial sum then (final for this
- * cursor: a document is in a cursor once). One pass over the postings, where listing, adding
- * (`addPostings`) and `bestPartials` over the cursor's documents took three (at 1M documents
- * ~25% of an RM3 query's CPU, each reading the postings and accumulators again); the same lists,
- * sums and `top`. Returns the new count.
+ * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
+ * each of its postings to `score`. Returns the new count.
  */
-function gatherTop(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined, top: TopPairs): number {
+function gather(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined): number {
   const { docs } = c;
-  const vals = valueFields(c);
-  let least = -Infinity;
-  if (vals?.length === 1) {
-    const [[v0, f0]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      let st = state[d];
-      if (st === 0) {
-        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      const v = (score[d] += f0 * v0[at]);
-      if (st === CANDIDATE && v > least) least = top.add(v, d);
-    }
-  } else if (vals?.length === 2) {
-    const [[v0, f0], [v1, f1]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      let st = state[d];
-      if (st === 0) {
-        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      const v = (score[d] += f0 * v0[at] + f1 * v1[at]);
-      if (st === CANDIDATE && v > least) least = top.add(v, d);
-    }
-  } else {
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      let st = state[d];
-      if (st === 0) {
-        st = state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-        cands[n++] = d;
-      }
-      const v = (score[d] += cursorScore(c, at));
-      if (st === CANDIDATE && v > least) least = top.add(v, d);
+  for (let at = 0; at < docs.length; at++) {
+    const d = docs[at];
+    if (state[d] === 0) {
+      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+      cands[n++] = d;
     }
   }
+  addPostings(c, score);
   return n;
 }
 
