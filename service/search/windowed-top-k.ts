@@ -2,10 +2,12 @@ import { BLOCK_SHIFT, knownFloor, type ScoreCursor, type TopKOptions } from './m
 import { byRank, type Scored } from './top-hits';
 
 /**
- * Postings a window of `windowedTopK` holds, about (a few milliseconds of scoring at most): a
- * query over fewer postings is scored in one step, as before.
+ * Postings a window of `windowedTopK` holds, about: a query over fewer postings is scored in one
+ * step. 2^16: during an ingest at 200k documents (term values rebuilt after every write) a window
+ * of `boundedTopK` takes up to ~10 ms; at 2^18 it took up to 37 ms, the longest unit of a query's
+ * slices (issue 28, seventh slice: BENCHMARKS.md).
  */
-export const WINDOW_POSTINGS = 1 << 18;
+export const WINDOW_POSTINGS = 1 << 16;
 
 /** A top-k scorer over cursors (`maxScoreTopK`, `boundedTopK`, `accumulatedTopK`). */
 export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => Scored[];

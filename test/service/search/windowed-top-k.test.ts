@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
-import { windowedTopK } from '../../../service/search/windowed-top-k';
+import { WINDOW_POSTINGS, windowedTopK } from '../../../service/search/windowed-top-k';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
 const BM25 = { k: 1.2, b: 0.7, d: 0 };
@@ -40,5 +40,20 @@ describe('windowedTopK', () => {
     );
     // Runs were cut into several windows (how many depends on the draws: at least some).
     expect(pauses).toBeGreaterThan(30);
+  });
+
+  it('by default scores a query over 280,000 postings (70,000 documents) in five windows, pausing between them', async () => {
+    // At 2^18 postings a window (before issue 28's seventh slice) this was two windows, and one
+    // window's scoring during an ingest at 200k documents held the event loop for up to 37 ms.
+    expect(WINDOW_POSTINGS).toBe(1 << 16);
+    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
+    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
+    const { cursors } = index.cursors([['alpha', 1], ['beta', 1.5], ['gamma', 1], ['delta', 2], ['epsilon', 0.7], ['kappa', 0.5], ['theta', 0.25]], { text: 1 }, BM25, false);
+    expect(cursors.reduce((n, c) => n + c.docs.length, 0)).toBe(280_000);
+    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+    let pauses = 0;
+    const hits = await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1));
+    expect(pauses).toBe(4);
+    expect(hits).toEqual(boundedTopK(cursors, opts));
   });
 });
