@@ -11,7 +11,7 @@ import { itemFingerprint } from '../content/item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
-import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
+import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import type { Scored } from './top-hits';
@@ -47,7 +47,10 @@ export type EmbeddedIndexOptions = Partial<RankingOptions> & {
    * Writes wait for the query under way (`QueryGate`), so it reads one state throughout. @default 5
    */
   readonly querySliceMs?: number;
-  /** Postings per window of `windowedTopK` (small in tests). @default WINDOW_POSTINGS */
+  /**
+   * Postings of a window of `windowedTopK` at least (small in tests); windows are sized to score
+   * in about `querySliceMs` at the scorer's last pace. @default WINDOW_POSTINGS
+   */
   readonly windowPostings?: number;
 };
 
@@ -185,6 +188,8 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly minMergeDocs: number | undefined;
   private readonly querySliceMs: number;
   private readonly windowPostings: number;
+  // The scorers' pace in their last window (`windowedTopK`), across queries.
+  private readonly windowPace = new WindowPace();
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -613,7 +618,7 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, this.windowPostings);
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
     return { total, hits };
   }
 
