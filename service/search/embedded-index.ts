@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { Item, ItemType } from '../content/item';
-import { plainText, plainTextOf } from '../content/plain-text';
+import { plainText, plainTextOf, plainTextOfInSteps } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type TermVector } from './expansion';
 import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranking';
@@ -112,7 +112,7 @@ interface Analysed {
   readonly fingerprint: number;
 }
 
-// Bodies at least this long are analysed in slices (yielding to the event loop between them).
+// Bodies at least this long are made plain and analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
 
 
@@ -356,11 +356,13 @@ export class EmbeddedIndex implements SearchIndex {
 
   /**
    * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
-   * each text is analysed once) and its metadata. A very large body is analysed in slices
-   * through `slicer`, so indexing it never holds the event loop for long.
+   * each text is analysed once) and its metadata. A very large body is made plain (unless its
+   * plain text is kept on the item) and analysed in slices through `slicer`, so indexing it never
+   * holds the event loop for long.
    */
   private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
-    const body = plainTextOf(item);
+    // A large body's plain text (unless the ingest kept it on the item) a pass at a time too.
+    const body = item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
     const summary = item.summary ?? '';
     const a = this.analyzer;
     const title = a.analyze(item.title);
