@@ -13,7 +13,35 @@ interface Span {
   readonly start: number;
   readonly end: number;
   readonly what: string;
+  /** For a slice of `LONG_SLICE` ms or more: where it yielded (the frames below `maybeYield`). */
+  readonly where?: string;
 }
+
+// A slice this long records where it yielded: the unit of work before that point overran.
+const LONG_SLICE = 20;
+
+/** The frames of this repository in `stack` below `maybeYield`, innermost first, as `function@file:line`. */
+function frames(stack: string | undefined): string {
+  return (stack ?? '')
+    .split('\n')
+    .slice(2)
+    .map((l) => /at (?:async )?([\w.<>$]+)? ?\(?.*?([\w-]+)\.ts:(\d+)/.exec(l))
+    .filter((m): m is RegExpExecArray => !!m && !m[0].includes('node_modules') && !m[0].includes('stall-attribution'))
+    .slice(0, 4)
+    .map((m) => `${m[1] ?? '?'}@${m[2]}:${m[3]}`)
+    .join(' < ');
+}
+
+/** Units of work between two `maybeYield` calls of at least `UNIT_MS`, grouped by where they began and ended (`--units`). */
+export interface LongUnit {
+  readonly where: string;
+  readonly n: number;
+  readonly max: number;
+  /** The longest less the GC pauses inside it. */
+  readonly maxNoGc: number;
+}
+
+const UNIT_MS = 8;
 
 /** One stall and what ran in it, milliseconds. */
 export interface AttributedStall {
@@ -44,20 +72,40 @@ function caller(): string {
 }
 
 /** Starts recording; `stop()` ends it and returns the stalls longer than `threshold` ms, with what filled them. */
-export function attribute(threshold = 30): { stop: () => AttributedStall[]; slicesPerGap: () => Record<string, number> } {
+export function attribute(
+  threshold = 30,
+  units = false,
+): { stop: () => AttributedStall[]; slicesPerGap: () => Record<string, number>; longUnits: () => LongUnit[] } {
   const slices: Span[] = [];
+  const unitSpans: Span[] = [];
   const gcs: Span[] = [];
   // The slicer's private fields, read from outside.
   type Slicer = { started: number; sliceMs: number };
   const names = new WeakMap<Slicer, string>();
+  // With `units`, every call of `maybeYield` keeps its stack (not free: a few µs a call), so that a
+  // long slice also names where its last unit of work began (the previous call), not only where it ended.
+  const previous = new WeakMap<Slicer, { at: number; stack: Error }>();
   const proto = TimeSlicer.prototype as unknown as { maybeYield: () => Promise<void> };
   const original = proto.maybeYield;
   proto.maybeYield = function (this: Slicer) {
     const now = performance.now();
+    const before = previous.get(this);
     if (now - this.started >= this.sliceMs) {
       let name = names.get(this);
       if (!name) names.set(this, (name = caller()));
-      slices.push({ start: this.started, end: now, what: name });
+      let where: string | undefined;
+      if (now - this.started >= LONG_SLICE) {
+        where = frames(new Error().stack);
+        // The last unit: from the previous call in this slice (or the slice's start) to here.
+        if (before && before.at > this.started) where = `unit ${round(now - before.at)} ms from ${frames(before.stack.stack)} to ${where}`;
+      }
+      slices.push({ start: this.started, end: now, what: name, ...(where ? { where } : {}) });
+    }
+    if (units) {
+      // Every unit of `UNIT_MS` or more (from the previous call, or the slice's start, to here), by where it began and ended.
+      const from = before && before.at > this.started ? before : undefined;
+      if (now - (from?.at ?? this.started) >= UNIT_MS) unitSpans.push({ start: from?.at ?? this.started, end: now, what: `${from ? frames(from.stack.stack) : 'slice start'} → ${frames(new Error().stack)}` });
+      previous.set(this, { at: now, stack: new Error() });
     }
     return original.call(this);
   };
@@ -92,6 +140,18 @@ export function attribute(threshold = 30): { stop: () => AttributedStall[]; slic
       }
       return out;
     },
+    longUnits: () => {
+      const by = new Map<string, { n: number; max: number; maxNoGc: number }>();
+      for (const u of unitSpans) {
+        const gc = gcs.reduce((sum, g) => sum + Math.max(0, Math.min(u.end, g.end) - Math.max(u.start, g.start)), 0);
+        const e = by.get(u.what) ?? { n: 0, max: 0, maxNoGc: 0 };
+        e.n += 1;
+        e.max = Math.max(e.max, round(u.end - u.start));
+        e.maxNoGc = Math.max(e.maxNoGc, round(u.end - u.start - gc));
+        by.set(u.what, e);
+      }
+      return [...by].map(([where, e]) => ({ where, ...e })).sort((a, b) => b.max - a.max);
+    },
     stop: () => {
       clearInterval(tick);
       observer.disconnect();
@@ -111,7 +171,7 @@ export function attribute(threshold = 30): { stop: () => AttributedStall[]; slic
           start: round(start),
           ms: round(end - start),
           gc,
-          slices: inside.map((s) => `${s.what} ${round(s.end - Math.max(start, s.start))}`),
+          slices: inside.map((s) => `${s.what} ${round(s.end - Math.max(start, s.start))}${s.where ? ` (${s.where})` : ''}`),
           // GC pauses happen inside slices: what neither covers is the rest.
           other: round(Math.max(0, end - start - Math.max(sliced, gcMs))),
         };

@@ -10,9 +10,11 @@
  * query too. Then one 1 MB item is upserted into the full index with queries beside it. In
  * process, no HTTP.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries] [--attribute]`
- * `--attribute`: every stall of the ingest over 30 ms with what filled it (GC pauses by kind, the
- * index's slices: `stall-attribution.ts`), on stderr, and a summary in the result.
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/stall.ts [size] [--no-queries] [--attribute[=ms] [--units]]`
+ * `--attribute`: every stall of the ingest over 30 ms (or `ms`) with what filled it (GC pauses by
+ * kind, the index's slices, and where a slice of 20 ms or more yielded: `stall-attribution.ts`),
+ * on stderr, and a summary in the result. `--units` too: where a long slice's last unit of work
+ * began (the stack of every `maybeYield` call is kept, which costs a few µs a call).
  * Uses only `EmbeddedIndex`'s public API, so the same file runs against an older tree (A/B).
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -51,8 +53,8 @@ function p99(xs: number[]): number {
 }
 
 /** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
-async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>, attributing = false) {
-  const attribution = attributing ? attribute() : undefined;
+async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>, attributing?: number) {
+  const attribution = attributing ? attribute(attributing, process.argv.includes('--units')) : undefined;
   const h = monitorEventLoopDelay({ resolution: 1 });
   const times: number[] = [];
   let done = false;
@@ -89,9 +91,11 @@ async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries
   h.disable();
   clearInterval(tick);
   gc.disconnect();
+  const longUnits = attribution?.longUnits();
   const stalls = attribution?.stop();
   return {
     stalls,
+    longUnits,
     slicesPerGap: attribution?.slicesPerGap(),
     took,
     maxStall: ms(h.max),
@@ -105,7 +109,7 @@ async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries
   };
 }
 
-export async function stall(size: number, withQueries: boolean, attributing = false): Promise<StallRun> {
+export async function stall(size: number, withQueries: boolean, attributing?: number): Promise<StallRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
   // Items as the API hands them to the index (JSON-parsed: one shape shared by all), not spread
@@ -121,10 +125,13 @@ export async function stall(size: number, withQueries: boolean, attributing = fa
     for (let at = 1000; at < items.length; at += 1000) await index.upsert(items.slice(at, at + 1000));
   }, attributing);
   for (const s of ingest.stalls ?? []) process.stderr.write(`${describe(s)}\n`);
+  for (const u of ingest.longUnits ?? []) process.stderr.write(`unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   const words = v.items.flatMap((i) => i.body.split(/\s+/));
   let body = '';
   for (let k = 0; body.length < 1_000_000; k++) body += `${words[k % words.length]}${k % 13 === 0 ? '\n' : ' '}`;
-  const big = await watch(index, all, withQueries, () => index.upsert([{ id: 'big-item', type: 'article', title: 'one megabyte', body, tags: [], created_at: now, updated_at: now }]));
+  const big = await watch(index, all, withQueries, () => index.upsert([{ id: 'big-item', type: 'article', title: 'one megabyte', body, tags: [], created_at: now, updated_at: now }]), attributing);
+  for (const s of big.stalls ?? []) process.stderr.write(`1 MB item: ${describe(s)}\n`);
+  for (const u of big.longUnits ?? []) process.stderr.write(`1 MB item: unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   return {
     docs: index.size(),
     ingestSeconds: Math.round(ingest.took / 100) / 10,
@@ -150,7 +157,8 @@ function describe(s: AttributedStall): string {
 
 if (require.main === module) {
   const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 200_000);
-  stall(size, !process.argv.includes('--no-queries'), process.argv.includes('--attribute')).then(
+  const attributing = process.argv.find((a) => a.startsWith('--attribute'));
+  stall(size, !process.argv.includes('--no-queries'), attributing ? Number(attributing.split('=')[1] ?? 30) : undefined).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

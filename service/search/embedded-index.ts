@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { Item, ItemType } from '../content/item';
-import { plainText, plainTextOf } from '../content/plain-text';
+import { plainText, plainTextOf, plainTextOfInSteps } from '../content/plain-text';
 import { Analyzer } from './analyzer';
 import { rm3Weights, type TermVector } from './expansion';
 import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranking';
@@ -11,7 +11,7 @@ import { itemFingerprint } from '../content/item-fingerprint';
 import { TimeSlicer } from './yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
-import { WINDOW_POSTINGS, windowedTopK } from './windowed-top-k';
+import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './windowed-top-k';
 import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import type { DocHit } from './top-hits';
@@ -47,7 +47,10 @@ export type EmbeddedIndexOptions = Partial<RankingOptions> & {
    * Writes wait for the query under way (`QueryGate`), so it reads one state throughout. @default 5
    */
   readonly querySliceMs?: number;
-  /** Postings per window of `windowedTopK` (small in tests). @default WINDOW_POSTINGS */
+  /**
+   * Postings of a window of `windowedTopK` at least (small in tests); windows are sized to score
+   * in about `querySliceMs` at the scorer's last pace. @default WINDOW_POSTINGS
+   */
   readonly windowPostings?: number;
 };
 
@@ -109,7 +112,7 @@ interface Analysed {
   readonly fingerprint: number;
 }
 
-// Bodies at least this long are analysed in slices (yielding to the event loop between them).
+// Bodies at least this long are made plain and analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
 
 
@@ -187,6 +190,8 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly minMergeDocs: number | undefined;
   private readonly querySliceMs: number;
   private readonly windowPostings: number;
+  // The scorers' pace in their last window (`windowedTopK`), across queries.
+  private readonly windowPace = new WindowPace();
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -384,11 +389,13 @@ export class EmbeddedIndex implements SearchIndex {
 
   /**
    * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
-   * each text is analysed once) and its metadata. A very large body is analysed in slices
-   * through `slicer`, so indexing it never holds the event loop for long.
+   * each text is analysed once) and its metadata. A very large body is made plain (unless its
+   * plain text is kept on the item) and analysed in slices through `slicer`, so indexing it never
+   * holds the event loop for long.
    */
   private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
-    const body = plainTextOf(item);
+    // A large body's plain text (unless the ingest kept it on the item) a pass at a time too.
+    const body = item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
     const summary = item.summary ?? '';
     const a = this.analyzer;
     const title = a.analyze(item.title);
@@ -644,7 +651,7 @@ export class EmbeddedIndex implements SearchIndex {
       await pause();
       step = job.next();
     }
-    const { cursors, total } = step.value;
+    const { cursors, total, whole } = step.value;
     const coordination = !r.coordination
       ? undefined
       : groups
@@ -658,7 +665,7 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, counted }, pause, this.windowPostings);
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
     return { total: counted ? counted.matched : total, hits };
   }
 

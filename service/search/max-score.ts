@@ -83,6 +83,14 @@ export interface TopKOptions {
    * disjoint documents, so their counts add up). Other scorers leave it. @default not counted
    */
   readonly counted?: { matched: number };
+  /**
+   * A document's exact score over the cursors (their sum in the cursors' order, to the last bit,
+   * as `wholeScore` gives it), computed another way: the index's forward entries
+   * (`CompactIndex.cursorJob`), one walk over the document's terms instead of a galloping search
+   * in every cursor. Used for floors (`known`, `WholeScores`) and the survivors' final sums.
+   * @default a galloping search per cursor
+   */
+  readonly whole?: (doc: number) => number;
 }
 
 /** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
@@ -333,7 +341,9 @@ export function knownFloor(cursors: readonly ScoreCursor[], opts: TopKOptions): 
   const given = opts.floor ?? -Infinity;
   const known = opts.known;
   if (!known || known.length < opts.k) return given;
+  const { whole } = opts;
   const scores = known.map((doc) => {
+    if (whole && !opts.coordination) return whole(doc);
     let sum = 0;
     let distinct = 0;
     for (const c of cursors) {
@@ -516,6 +526,15 @@ function addRange(
   return n;
 }
 
+/**
+ * `boundedTopK` lists its surviving candidates from the documents it met rather than from every
+ * accumulator of their range when they number fewer than 1 in this many of the range.
+ */
+const SPARSE_MET = 4;
+
+/** `boundedTopK` passes over its candidates after a term once the bounds still to come have fallen to this share of theirs at the last pass (or the candidates are few). */
+const PASS_AFTER_FALL = 0.8;
+
 /** Accumulators of `boundedTopK` whose document is one of its candidates. */
 const CANDIDATE = 1;
 /** Accumulators of `boundedTopK` whose document the `keep` filter leaves out. */
@@ -557,7 +576,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   const score = accScore;
   const state = accSeen;
   const cands = accDocs;
-  const whole = new WholeScores(cursors, k);
+  const whole = new WholeScores(opts.whole ?? ((doc) => wholeScore(cursors, doc)), cursors.length, k);
   const top = TOP.reset(k);
   let n = 0;
   let theta = knownFloor(cursors, opts);
@@ -578,20 +597,36 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   }
   theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
   // Nothing after this adds new documents. The candidates that can still reach θ are listed in
-  // document order and marked in a bitmap, in one pass over the accumulators in order (the
-  // others cleared as it goes); their partial sums stay in the accumulators.
+  // document order and marked in a bitmap (the others cleared); their partial sums stay in the
+  // accumulators. Found in one pass over the accumulators in order, or, when the documents met
+  // are few next to the range they span (an RM3 pass at 1M documents met a fraction of each
+  // window's, and the pass over every accumulator of the range was ~40% of this function's
+  // time), by a pass over the documents met, the survivors then read off the bitmap in order.
   const alive = aliveBits(hi);
   let s = 0;
-  for (let d = lo; d <= hi; d++) {
-    const st = state[d];
-    if (st === 0) continue;
-    state[d] = 0;
-    if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
-      cands[s++] = d;
-      alive[d >>> 5] |= 1 << (d & 31);
-    } else score[d] = 0;
+  if (n * SPARSE_MET < hi - lo + 1) {
+    for (let i = 0; i < n; i++) {
+      const d = cands[i];
+      const st = state[d];
+      state[d] = 0;
+      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) alive[d >>> 5] |= 1 << (d & 31);
+      else score[d] = 0;
+    }
+    // In document order: the bitmap's words in order, each word's bits from the lowest.
+    for (let w = lo >>> 5; w <= hi >>> 5; w++) for (let x = alive[w]; x !== 0; x &= x - 1) cands[s++] = (w << 5) + 31 - Math.clz32(x & -x);
+  } else {
+    for (let d = lo; d <= hi; d++) {
+      const st = state[d];
+      if (st === 0) continue;
+      state[d] = 0;
+      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
+        cands[s++] = d;
+        alive[d >>> 5] |= 1 << (d & 31);
+      } else score[d] = 0;
+    }
   }
   n = s;
+  let passAfter = rest[j];
   for (; j < m && n > 0; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
@@ -607,10 +642,17 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       addAlive(c, score, alive);
     }
     // One pass over the candidates: the best partial sums (scored whole, a floor), and those
-    // that can no longer reach θ with what the terms after this one add are dropped.
+    // that can no longer reach θ with what the terms after this one add are dropped. It costs a
+    // step per candidate, so it is made when they are no more than this term's postings, or once
+    // what the terms still to come can add has fallen by `PASS_AFTER_FALL` since the last pass
+    // (an RM3 query's many light terms each lower it a little, and a pass after each was ~13% of
+    // a full query's CPU at 1M documents); a candidate kept meanwhile is settled by a later pass,
+    // the survivors' check or its exact sum.
+    const after = rest[j + 1];
+    if (n > docs.length && after > passAfter * PASS_AFTER_FALL) continue;
+    passAfter = after;
     top.reset(k);
     let least = -Infinity;
-    const after = rest[j + 1];
     s = 0;
     for (let i = 0; i < n; i++) {
       const d = cands[i];
@@ -637,7 +679,8 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   n = s;
   // Their scores, summed in the cursors' order.
   const exact = new Float64Array(n);
-  for (const c of cursors) {
+  if (opts.whole) for (let i = 0; i < n; i++) exact[i] = opts.whole(cands[i]);
+  else for (const c of cursors) {
     const { docs } = c;
     let at = 0;
     for (let i = 0; i < n; i++) {
@@ -804,7 +847,8 @@ class WholeScores {
   private readonly best: number[] = [];
 
   constructor(
-    private readonly cursors: readonly ScoreCursor[],
+    private readonly whole: (doc: number) => number,
+    private readonly m: number,
     private readonly k: number,
   ) {}
 
@@ -817,11 +861,11 @@ class WholeScores {
    */
   floor(top: TopPairs, work: number): number {
     const { best, k } = this;
-    for (let i = 0; i < top.size && work >= k * this.cursors.length; i++) {
+    for (let i = 0; i < top.size && work >= k * this.m; i++) {
       const doc = top.docs[i];
       if (this.seen.has(doc)) continue;
       this.seen.add(doc);
-      const v = wholeScore(this.cursors, doc);
+      const v = this.whole(doc);
       if (best.length === k && v <= best[k - 1]) continue;
       if (best.length === k) best.pop();
       let at = best.length;

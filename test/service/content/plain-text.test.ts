@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { plainText } from '../../../service/content/plain-text';
+import { keepPlainText, plainText, plainTextOf, plainTextOfInSteps } from '../../../service/content/plain-text';
+import type { Item } from '../../../service/content/item';
 import { plainTextBefore } from '../../../tools/oracles/text-before';
 import { hostileTexts } from '../../helpers/hostile-text';
 
@@ -66,5 +67,29 @@ describe('plainText', () => {
     const started = performance.now();
     plainText(text);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('plainTextOfInSteps', () => {
+  const item = (body: string): Item => ({ id: 'a', type: 'article', title: 't', body, tags: [], created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+
+  it("gives plainText's text, a pause after each pass, and keeps it on the item", async () => {
+    const md = '# Title\r\n\nSome **bold** [a link](http://x.y) <b>x</b> <!-- c --> &amp; `code`\n- item\n\n***\n';
+    for (const body of [md.repeat(2_000), ...Object.values(hostileTexts(5_000))]) {
+      let pauses = 0;
+      const one = item(body);
+      expect(await plainTextOfInSteps(one, async () => void (pauses += 1))).toBe(plainText(body));
+      expect(pauses).toBe(15);
+      // Kept: the next call neither converts nor pauses.
+      expect(await plainTextOfInSteps(one, async () => void (pauses += 1))).toBe(plainText(body));
+      expect(pauses).toBe(15);
+      expect(plainTextOf(one)).toBe(plainText(body));
+    }
+  });
+
+  it('takes a kept text as it is', async () => {
+    const one = item('**markdown**');
+    keepPlainText(one, 'kept');
+    expect(await plainTextOfInSteps(one, async () => undefined)).toBe('kept');
   });
 });

@@ -72,3 +72,71 @@ describe('accumulatedTopK', () => {
     );
   });
 });
+
+describe("the index's whole scorer (TopKOptions.whole)", () => {
+  // Documents in the base and appended, some discarded and some replaced (discarded, then added
+  // again under the same id: a new short id in the appended segment), a term repeated in the
+  // query: every matching live document's score from its forward entries is the cursors' sum to
+  // the bit (accumulatedTopK over every match is the reference), and boundedTopK with it gives
+  // the same page.
+  it('scores a live document as the cursors sum it, across base, appended, discarded and replaced documents', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 120 }),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.001, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 12 }),
+        (docs, terms, changes, k) => {
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
+          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+          for (const [n, c] of changes.entries()) {
+            const i = c % docs.length;
+            index.discard(id(i));
+            if (n % 2 === 0) index.add(id(i), [docs[(i + 1) % docs.length].slice(0, 2), docs[(i + 1) % docs.length]]);
+          }
+          const query = [...terms, terms[0]];
+          const { cursors, whole } = index.cursors(query, { title: 0.2, text: 1 }, BM25, false);
+          const all = accumulatedTopK(cursors, { k: docs.length + changes.length, idOf: (d) => index.externalId(d) });
+          for (const hit of all) expect(whole(index.shortId(hit.id)!)).toBe(hit.score);
+          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
+          expect(boundedTopK(cursors, { ...opts, whole })).toEqual(accumulatedTopK(cursors, opts));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("the index's count of matches (cursors' total)", () => {
+  // Dense terms over few words, the same query counted again and again between writes: the
+  // first count scatters every posting, the second makes the dense parts' bitmaps, later ones
+  // OR them in; each count is the plain union's, with a filter too, and after writes.
+  it('counts the documents any cursor holds, the same from bitmaps as from postings', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...WORDS.slice(0, 6)), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 200 }),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS.slice(0, 8)), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+        (docs, terms, discards, every) => {
+          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+          const plain = () => {
+            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+            const all = new Set(cursors.flatMap((c) => Array.from(c.docs)));
+            return [...all].filter((d) => !keep || keep(d)).length;
+          };
+          for (const round of [0, 1]) {
+            if (round === 1) for (const x of discards) index.discard(id(x % docs.length));
+            const want = plain();
+            for (let n = 0; n < 3; n++) expect(index.cursors(terms, { title: 0.2, text: 1 }, BM25, true, keep).total).toBe(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
