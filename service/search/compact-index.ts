@@ -206,6 +206,15 @@ export const POSTING_CACHE_LIMIT = 4_000_000;
  */
 export const UNION_BITMAP_DENSITY = 2;
 
+/** Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` … `lo·32 + 31`; returns `words`. */
+function setBits(docs: Int32Array, words: Int32Array, lo: number): Int32Array {
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    words[(d >>> 5) - lo] |= 1 << (d & 31);
+  }
+  return words;
+}
+
 /** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
   /**
@@ -1135,8 +1144,13 @@ export class CompactIndex {
       part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
       for (const v of part.vals) added += v?.byteLength ?? 0;
     }
-    this.postingCacheSizes.set(term, (this.postingCacheSizes.get(term) ?? 0) + added);
-    this.postingCacheSize += added;
+    this.countCached(term, added);
+  }
+
+  /** Counts `bytes` more in a cached term's entry (values or a bitmap added to it after it was cached). */
+  private countCached(term: string, bytes: number): void {
+    this.postingCacheSizes.set(term, (this.postingCacheSizes.get(term) ?? 0) + bytes);
+    this.postingCacheSize += bytes;
   }
 
   /** Bytes of the base segment's postings (document ids and tfs, every field). */
@@ -1352,23 +1366,14 @@ export class CompactIndex {
       hi = Math.max(hi, last + 1);
       const part = parts[c];
       if (!part.bits && part.counted && n >= (last - first + 1) * UNION_BITMAP_DENSITY && this.postingCache.get(terms[c])?.parts.includes(part)) {
-        const own = new Int32Array(last - first + 1);
-        for (let i = 0; i < n; i++) {
-          const d = docs[i];
-          own[(d >>> 5) - first] |= 1 << (d & 31);
-        }
-        part.bits = { lo: first, words: own };
-        this.postingCacheSizes.set(terms[c], (this.postingCacheSizes.get(terms[c]) ?? 0) + own.byteLength);
-        this.postingCacheSize += own.byteLength;
+        part.bits = { lo: first, words: setBits(docs, new Int32Array(last - first + 1), first) };
+        this.countCached(terms[c], part.bits.words.byteLength);
       }
       if (part.bits) {
         const { lo: at, words: own } = part.bits;
         for (let w = 0; w < own.length; w++) bits[at + w] |= own[w];
       } else {
-        for (let i = 0; i < n; i++) {
-          const d = docs[i];
-          bits[d >>> 5] |= 1 << (d & 31);
-        }
+        setBits(docs, bits, 0);
         part.counted = true;
       }
       yield;
