@@ -479,8 +479,8 @@ export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptio
 }
 
 /**
- * Adds cursor `c`'s value at its postings `from` .. `to` to `score`, listing each document met
- * for the first time (`seen` 0) in `touched` from `n` on. Returns the new count.
+ * Adds cursor `c`'s value at its postings `from` .. `to` to `score` (`addPostings`), listing each
+ * document met for the first time (`seen` 0) in `touched` from `n` on. Returns the new count.
  */
 function addRange(
   c: ScoreCursor,
@@ -493,36 +493,14 @@ function addRange(
   n: number,
 ): number {
   const { docs } = c;
-  if (vals?.length === 1) {
-    const [[v0, f0]] = vals;
-    for (let j = from; j < to; j++) {
-      const d = docs[j];
-      if (seen[d] === 0) {
-        seen[d] = 1;
-        touched[n++] = d;
-      }
-      score[d] += f0 * v0[j];
-    }
-  } else if (vals?.length === 2) {
-    const [[v0, f0], [v1, f1]] = vals;
-    for (let j = from; j < to; j++) {
-      const d = docs[j];
-      if (seen[d] === 0) {
-        seen[d] = 1;
-        touched[n++] = d;
-      }
-      score[d] += f0 * v0[j] + f1 * v1[j];
-    }
-  } else {
-    for (let j = from; j < to; j++) {
-      const d = docs[j];
-      if (seen[d] === 0) {
-        seen[d] = 1;
-        touched[n++] = d;
-      }
-      score[d] += cursorScore(c, j);
+  for (let j = from; j < to; j++) {
+    const d = docs[j];
+    if (seen[d] === 0) {
+      seen[d] = 1;
+      touched[n++] = d;
     }
   }
+  addPostings(c, score, vals, from, to);
   return n;
 }
 
@@ -765,18 +743,17 @@ function addAlive(c: ScoreCursor, score: Float64Array, alive: Int32Array): void 
   }
 }
 
-/** Adds cursor `c`'s value at each of its postings to `score`. */
-function addPostings(c: ScoreCursor, score: Float64Array): void {
+/** Adds cursor `c`'s value at its postings `from` .. `to` (all by default) to `score`; `vals`: its `valueFields`. */
+function addPostings(c: ScoreCursor, score: Float64Array, vals = valueFields(c), from = 0, to = c.docs.length): void {
   const { docs } = c;
-  const vals = valueFields(c);
   if (vals?.length === 1) {
     const [[v0, f0]] = vals;
-    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at];
+    for (let at = from; at < to; at++) score[docs[at]] += f0 * v0[at];
   } else if (vals?.length === 2) {
     const [[v0, f0], [v1, f1]] = vals;
-    for (let at = 0; at < docs.length; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
+    for (let at = from; at < to; at++) score[docs[at]] += f0 * v0[at] + f1 * v1[at];
   } else {
-    for (let at = 0; at < docs.length; at++) score[docs[at]] += cursorScore(c, at);
+    for (let at = from; at < to; at++) score[docs[at]] += cursorScore(c, at);
   }
 }
 
