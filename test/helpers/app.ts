@@ -13,7 +13,13 @@ export interface TestApp {
   readonly deps: AppDeps;
   readonly settings: Settings;
   readonly clock: ManualClock;
+  /** Closes the deps, then removes the data folder when this helper made it. */
   close(): Promise<void>;
+  /**
+   * Removes the data folder when this helper made it, for a test whose deps were closed another
+   * way (a `listen(...)` server's `shutdown()` closes them).
+   */
+  removeDataDir(): void;
 }
 
 /**
@@ -41,9 +47,12 @@ export async function buildTestApp(
   const clock = (overrides.clock as ManualClock | undefined) ?? new ManualClock();
   const deps = createDeps(settings, { ...overrides, clock });
   if (overrides.start ?? true) await startDeps(deps);
-  const close = async () => {
-    await closeDeps(deps);
+  const removeDataDir = () => {
     if (!input.service?.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  return { app: createApp(deps), deps, settings, clock, close };
+  const close = async () => {
+    await closeDeps(deps);
+    removeDataDir();
+  };
+  return { app: createApp(deps), deps, settings, clock, close, removeDataDir };
 }

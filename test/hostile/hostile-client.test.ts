@@ -360,11 +360,14 @@ describe('hostile client: two replicas on one Redis content store', () => {
   let a: ServiceProcess;
   let b: ServiceProcess;
   let direct: Redis;
+  // Each replica's DATA_DIR (its local segment folder; the content is in Redis).
+  const dataDirs: string[] = [];
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    const env = baseEnv({ ...WIDE_LIMITS, KVSTORE_URL: redis.url, KVSTORE_COMMAND_TIMEOUT_MS: '500', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')) });
-    [a, b] = await ServiceProcess.startAll([{ env }, { env: { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')) } }]);
+    dataDirs.push(mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')), mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')));
+    const env = baseEnv({ ...WIDE_LIMITS, KVSTORE_URL: redis.url, KVSTORE_COMMAND_TIMEOUT_MS: '500', DATA_DIR: dataDirs[0] });
+    [a, b] = await ServiceProcess.startAll([{ env }, { env: { ...env, DATA_DIR: dataDirs[1] } }]);
     direct = new Redis(redis.url);
   }, 60000);
 
@@ -373,6 +376,7 @@ describe('hostile client: two replicas on one Redis content store', () => {
     await a?.stop();
     await b?.stop();
     await redis?.stop();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   const pid = () => redis.process.pid as number;

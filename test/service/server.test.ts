@@ -62,6 +62,7 @@ describe('graceful shutdown', () => {
     release();
     expect(await slow).toEqual({ status: 200, body: '{"done":true}' });
     await stopping;
+    t.removeDataDir();
     expect(running.server.listening).toBe(false);
   });
 
@@ -78,6 +79,7 @@ describe('graceful shutdown', () => {
     const stuck = get(running.port, '/api/stuck').catch((e: Error) => e);
     await inside;
     await running.shutdown();
+    t.removeDataDir();
     expect(String(await stuck)).toMatch(/socket hang up|ECONNRESET/); // connection closed by the server
   });
 });
@@ -92,6 +94,7 @@ describe('request timeouts', () => {
       expect(running.server.keepAliveTimeout).toBe(61_000);
     } finally {
       await running.shutdown();
+      t.removeDataDir();
     }
   });
 
@@ -110,6 +113,7 @@ describe('request timeouts', () => {
       expect(text).toMatch(/^HTTP\/1\.1 408/);
     } finally {
       await running.shutdown();
+      t.removeDataDir();
     }
   });
 

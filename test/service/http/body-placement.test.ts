@@ -26,7 +26,10 @@ describe('request bodies are read only by the route that wants them', () => {
     t = await buildTestApp({ service: { environment: 'testing', apiToken: 'secret-token' } });
     running = await listen(t.app, t.deps, 0, '127.0.0.1');
   });
-  afterAll(() => running.shutdown());
+  afterAll(async () => {
+    await running.shutdown();
+    t.removeDataDir();
+  });
 
   it('a 10 MB JSON body to an unknown path: 404 JSON, the body never parsed, the connection closed cleanly', async () => {
     const body = emptyObjects(10 * 1024 * 1024);

@@ -353,6 +353,7 @@ describe('persisted search segments', () => {
     const { logger } = capture();
     const segments = new SegmentStore({ dir: join(dir, 'nested', 'index'), logger });
     const index = new EmbeddedIndex({ segments });
+    started.push({ index, segments });
     await index.replaceAll(corpus(30));
     await index.upsert([item(900, ['late'])]);
     await index.settled();
