@@ -190,16 +190,8 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly minMergeDocs: number | undefined;
   private readonly querySliceMs: number;
   private readonly windowPostings: number;
-  /**
-   * The pace of a pass's windows (`windowedTopK`), per scorer, kept across queries: one for the
-   * passes that start from no known documents (a short query, RM3's first pass, a query without
-   * RM3) and one for RM3's expanded pass, which starts from its feedback documents' floor and
-   * scores its ~40 terms at a pace of its own. Shared, the first pass's pace sized the expanded
-   * pass's first window: during a 200k ingest, whole expanded passes of up to 23 ms in one unit
-   * (15 ms with their own pace).
-   */
+  // The scorers' pace in their last window (`windowedTopK`), across queries.
   private readonly windowPace = new WindowPace();
-  private readonly knownPace = new WindowPace();
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
@@ -673,7 +665,7 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: known ? this.knownPace : this.windowPace });
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
     return { total: counted ? counted.matched : total, hits };
   }
 

@@ -19,14 +19,18 @@ export interface WindowSizing {
   readonly postings?: number;
   /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
   readonly ms?: number;
-  /** Each scorer's pace at its last window, kept across queries (an index's): sizes a query's first window too. */
+  /** Each scorer's pace at its last window, kept across queries (an index's), apart for passes from known documents: sizes a query's first window too. */
   readonly pace?: WindowPace;
   /** The clock windows are timed with. @default performance.now */
   readonly now?: () => number;
 }
 
 /**
- * Postings a scorer got through per millisecond in its last window, per scorer. Warm queries
+ * Postings a scorer got through per millisecond in its last window, per scorer and per kind of
+ * pass: one that starts from known documents (`TopKOptions.known`: RM3's expanded pass, ~40
+ * terms from its feedback documents' floor) keeps a pace apart from one that does not (at 200k
+ * both RM3 passes use `boundedTopK`; with one pace, the first pass's faster pace let a whole
+ * expanded pass run as one window, up to 23 ms during a 200k ingest, 15 ms apart). Warm queries
  * (values kept) score fast and are then scored in one window, as without windows (fixed windows
  * of 2^16 made full queries at 200k 1.37x slower at the median: each window prunes from its own
  * best, a lower floor than the whole range's); after writes queries score several times slower
@@ -34,13 +38,14 @@ export interface WindowSizing {
  */
 export class WindowPace {
   private readonly rates = new Map<TopK, number>();
+  private readonly fromKnown = new Map<TopK, number>();
 
-  of(topK: TopK): number | undefined {
-    return this.rates.get(topK);
+  of(topK: TopK, known = false): number | undefined {
+    return (known ? this.fromKnown : this.rates).get(topK);
   }
 
-  set(topK: TopK, postingsPerMs: number): void {
-    this.rates.set(topK, postingsPerMs);
+  set(topK: TopK, postingsPerMs: number, known = false): void {
+    (known ? this.fromKnown : this.rates).set(topK, postingsPerMs);
   }
 }
 
@@ -114,7 +119,8 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
     postings += docs.length;
     if (docs.length > 0) end = Math.max(end, docs[docs.length - 1] + 1);
   }
-  let rate = pace?.of(topK);
+  const fromKnown = opts.known !== undefined;
+  let rate = pace?.of(topK, fromKnown);
   let target = sized(rate);
   const timed = (run: () => DocHit[], held: number): DocHit[] => {
     const started = now();
@@ -123,7 +129,7 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
     // A window smaller than `least` (or too fast to time) says little of the pace.
     if (took > 0 && held >= least) {
       rate = nextPace(rate, held / took);
-      pace?.set(topK, rate);
+      pace?.set(topK, rate, fromKnown);
       target = sized(rate);
     }
     return found;

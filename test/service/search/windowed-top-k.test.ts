@@ -92,4 +92,29 @@ describe('windowedTopK', () => {
     expect(await windows(40)).toBe(1);
     expect(await windows(10)).toBe(5);
   });
+
+  it("keeps the pace of a pass from known documents (RM3's expanded pass) apart from the others'", async () => {
+    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
+    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
+    const { cursors } = index.cursors([['alpha', 1], ['beta', 1.5], ['gamma', 1], ['delta', 2], ['epsilon', 0.7], ['kappa', 0.5], ['theta', 0.25]], { text: 1 }, BM25, false);
+    const plain: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+    const fromKnown: TopKOptions = { ...plain, known: [0, 1, 2] };
+    const pace = new WindowPace();
+    const windows = async (opts: TopKOptions, ms: number) => {
+      let clock = 0;
+      let calls = 0;
+      let pauses = 0;
+      const now = () => (clock += calls++ % 2 ? ms : 0);
+      expect(await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1), { ms: 5, now, pace })).toEqual(boundedTopK(cursors, opts));
+      return pauses + 1;
+    };
+    // The passes without known documents learn a fast pace: one window.
+    for (let i = 0; i < 3; i++) await windows(plain, 1);
+    expect(await windows(plain, 1)).toBe(1);
+    // A pass from known documents has no pace of its own yet: windows of 2^16 (five), not one.
+    expect(await windows(fromKnown, 10)).toBe(5);
+    expect(pace.of(boundedTopK, true)).toBeDefined();
+    // Its slow pace leaves the others' as it was.
+    expect(await windows(plain, 1)).toBe(1);
+  });
 });
