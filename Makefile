@@ -5,7 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 PORT ?= 8080
 
-.PHONY: install system-deps build synth openapi page run test test-fast e2e lint typecheck bench validate apply secrets test-alert up readme clean
+.PHONY: install system-deps build synth openapi page run test test-fast e2e lint typecheck bench validate apply secrets test-alert up readme clean flake-hunt
 
 # `npm install` with the committed lock, not `npm ci`: ci refuses a lock that lacks other platforms'
 # optional binaries (@swc/core-darwin-*, …), which a registry mirror serving only Linux omits.
@@ -43,17 +43,28 @@ typecheck: install
 lint: install
 	$(NPM) run lint
 
-# Every test: types, lint, and both jest projects (test tiers): fast, and process (real
-# redis-server, promtool, amtool, the service process, the browser, e2e).
+# Jest workers of `make test`: two, so that one suite's wait for its binaries (redis-server,
+# Prometheus, the service process, the browser) overlaps another's work on a 2-core machine. No
+# test's outcome depends on how fast a worker runs (docs/testing.md), so a busy machine only
+# makes the run longer.
+TEST_WORKERS ?= 2
+
+# Every test: types and lint side by side (each is one thread), then both jest projects (test
+# tiers): fast, and process (real redis-server, promtool, amtool, the service process, the
+# browser, e2e).
 test: install system-deps
-	$(NPM) run typecheck
-	$(NPM) run lint
-	npx jest --ci
+	$(MAKE) --no-print-directory -j2 --output-sync=target typecheck lint
+	npx jest --ci --maxWorkers=$(TEST_WORKERS)
 
 # The fast tier only (docs/architecture.md, test/tiers.js): unit, generator and in-process app
 # tests; no child process, no binary, no browser, so no system packages needed. A worker per core.
 test-fast: install
 	npx jest --ci --selectProjects fast --maxWorkers=100%
+
+# Runs suites RUNS times (default 3), beside a CPU hog with HOG=1, and prints each failure with its
+# fast-check seed: `make flake-hunt RUNS=5 HOG=1 SUITES='test/hostile'` (default: the process tier).
+flake-hunt: install system-deps
+	scripts/flake-hunt.sh -n $(or $(RUNS),3) $(if $(filter 1,$(HOG)),--hog) --workers $(TEST_WORKERS) $(SUITES)
 
 e2e: install system-deps
 	npx jest --ci test/e2e

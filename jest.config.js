@@ -19,8 +19,9 @@ const shared = {
   roots: ['<rootDir>/test'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  // Proves every answer of the service's app in supertest tests against its OpenAPI document.
-  setupFilesAfterEnv: ['<rootDir>/test/helpers/contract-setup.ts'],
+  // Proves every answer of the service's app in supertest tests against its OpenAPI document; and
+  // FC_SEED replays property tests with a printed seed (test/helpers/property.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/contract-setup.ts', '<rootDir>/test/helpers/property-setup.ts'],
 };
 
 module.exports = {

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withBuiltPackage } from './helpers/package-build';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -40,9 +41,8 @@ describe('the library entry (index.ts)', () => {
 describe('npm pack', () => {
   let files: string[] = [];
   beforeAll(() => {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
     // --ignore-scripts: prepack would build again and print into the JSON on stdout.
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = withBuiltPackage(() => execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     const [pack] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
     files = pack.files.map((f) => f.path);
   }, 120_000);

@@ -6,6 +6,13 @@ export interface EventLoopDelayStats {
   readonly p99: number;
   /** Longest delay: how long the loop was held at most (a synchronous stall shows here). */
   readonly max: number;
+  /**
+   * Longest stretch the process itself held the loop: of the delays sampled, the CPU time the
+   * process spent between two turns of the loop (at most the turn's wall time). A stall the
+   * process caused shows here as in `max`; a core it did not get (a busy machine, a throttled
+   * container) shows only in `max`.
+   */
+  readonly busyMax: number;
 }
 
 /** A source of event-loop delay, read once per scrape. */
@@ -16,23 +23,48 @@ export interface EventLoopDelay {
   stop(): void;
 }
 
+/** CPU seconds the process has used (user and system, every thread). */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 /**
  * Samples the event loop's delay with `perf_hooks.monitorEventLoopDelay` (a timer every
  * `resolutionMs`, whose lateness is the delay). While the process runs one request's work
  * without yielding, nothing else is served, health probes included; this is how long.
+ *
+ * Beside it, a timer of the same resolution reads the process's CPU time at each turn: the
+ * longest turn counted in CPU time (`busyMax`) is what the process did, apart from the time it
+ * waited for a core. It counts every thread's CPU (GC helpers, the thread pool), so it errs long,
+ * never short, on what the main thread did.
  */
 export function monitorEventLoop(resolutionMs = 10): EventLoopDelay {
   const h: IntervalHistogram = monitorEventLoopDelay({ resolution: resolutionMs });
   h.enable();
+  let lastWall = performance.now();
+  let lastCpu = cpuSeconds();
+  let busyMax = 0;
+  const turns = setInterval(() => {
+    const wall = performance.now();
+    const cpu = cpuSeconds();
+    busyMax = Math.max(busyMax, Math.min(cpu - lastCpu, (wall - lastWall) / 1000));
+    lastWall = wall;
+    lastCpu = cpu;
+  }, resolutionMs);
+  turns.unref();
   return {
     take() {
       // No sample yet: the histogram's max is 0 and its min a huge sentinel.
-      const stats = h.count > 0 ? { p99: h.percentile(99) / 1e9, max: h.max / 1e9 } : { p99: 0, max: 0 };
+      const delay = h.count > 0 ? { p99: h.percentile(99) / 1e9, max: h.max / 1e9 } : { p99: 0, max: 0 };
+      const stats = { ...delay, busyMax };
       h.reset();
+      busyMax = 0;
       return stats;
     },
     stop() {
       h.disable();
+      clearInterval(turns);
     },
   };
 }

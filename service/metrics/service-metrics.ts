@@ -135,7 +135,7 @@ export class ServiceMetrics {
     // request holding the process, under a name alerts can rely on in every deployment.
     this.eventLoopDelay = sources.eventLoopDelay ?? monitorEventLoop();
     const loop = this.eventLoopDelay;
-    let interval: EventLoopDelayStats = { p99: 0, max: 0 };
+    let interval: EventLoopDelayStats = { p99: 0, max: 0, busyMax: 0 };
     new Gauge({
       name: F.eventLoopDelayMax.name,
       help: 'Longest event-loop delay since the previous scrape, seconds (how long the process was held at most)',
@@ -152,6 +152,14 @@ export class ServiceMetrics {
       registers: [registry],
       collect() {
         this.set(interval.p99);
+      },
+    });
+    new Gauge({
+      name: F.eventLoopBusyMax.name,
+      help: 'Longest event-loop delay since the previous scrape counted in the CPU time the process spent in it, seconds (a stall the process caused, without the time it waited for a core)',
+      registers: [registry],
+      collect() {
+        this.set(interval.busyMax);
       },
     });
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${METRIC_PREFIX}_` });

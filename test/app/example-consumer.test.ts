@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parseManifests, readDist } from '../../charts';
 import { buildTestApp, type TestApp } from '../helpers/app';
+import { withBuiltPackage } from '../helpers/package-build';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -39,8 +40,7 @@ describe('examples/consumer, built from npm pack', () => {
   beforeAll(() => {
     mkdirSync(join(ROOT, '.tmp'), { recursive: true });
     work = mkdtempSync(join(ROOT, '.tmp', 'example-'));
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
-    const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = withBuiltPackage(() => execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     const [{ filename }] = JSON.parse(out) as Array<{ filename: string }>;
     const app = join(work, 'consumer');
     cpSync(join(ROOT, 'examples/consumer'), app, { recursive: true });

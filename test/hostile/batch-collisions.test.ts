@@ -62,7 +62,7 @@ describe('no item of a write is lost silently to an id collision (issue 29, item
   }
 
   test('"C++ tips", "C# tips" (articles) and "C tips" (a project) in one batch: 422 naming every item, nothing stored', async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     const res = await svc.request('/api/ingest-batch', {
       method: 'POST',
       headers: AUTH,
@@ -134,7 +134,7 @@ describe('no item of a write is lost silently to an id collision (issue 29, item
   });
 
   test('1,000 items with one id: every one refused, each answer naming ten and counting the rest (bounded, not a million names)', async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     const items = Array.from({ length: 1000 }, (_, i) => ({ type: 'article', title: 'Same title', body: `body ${i}` }));
     const res = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items } });
     expect(res.status).toBe(422);

@@ -9,6 +9,7 @@ import { ServiceProcess } from '../../tools/harness/service-process';
 import { malformedAnswer } from './answers';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';
+import { PROPERTY_HANG_GUARD_MS } from '../helpers/property';
 
 /**
  * A generated fuzz pass over every route of the real service process (production settings,
@@ -126,7 +127,7 @@ describe('fuzz: every route under random hostile requests', () => {
   });
 
   test(`${RUNS} random requests: the process stays up, every answer is well-formed JSON, none is a 500`, async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     const bad: string[] = [];
     await fc.assert(
       fc.asyncProperty(requestArb, async (r) => {
@@ -149,5 +150,5 @@ describe('fuzz: every route under random hostile requests', () => {
     expect(svc.running).toBe(true);
     expect(report.missed).toEqual([]);
     expect(svc.process.logs()).not.toMatch(/uncaught|unhandled/i);
-  }, 240000);
+  }, PROPERTY_HANG_GUARD_MS);
 });

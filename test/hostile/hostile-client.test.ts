@@ -104,7 +104,7 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
   });
 
   test('2. repeated query terms in search, chat and eval cost bounded work; /health/live answers within 1 s throughout', async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     // 16 copies of one long word: 480 characters, inside the 500-character query limit.
     const longWord = 'internationalizationalization';
     const repeated = Array(16).fill(longWord).join(' ');
@@ -178,7 +178,7 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
   });
 
   test('15. batches with enormous vocabularies are refused whole with a 413/422, nothing stored, the loop stays free', async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     const vocabulary = (i: number, words: number) => Array.from({ length: words }, (_, j) => word(i * words + j + 10_000)).join(' ');
     // ~500k distinct words in ten items: each item is over the per-item limit.
     const wide = Array.from({ length: 10 }, (_, i) => ({ id: `vocab-${i}`, type: 'article', title: `Vocabulary ${i}`, body: vocabulary(i, 50_000) }));

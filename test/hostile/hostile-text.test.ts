@@ -26,7 +26,7 @@ function expectWellFormed(res: ServiceResponse, method = 'GET'): void {
 
 /** Runs `work` while `/health/live` is probed (every `everyMs`); the probing stops even when `work` fails. */
 async function underLiveness(port: number, work: () => Promise<void>, everyMs?: number): Promise<void> {
-  const watch = watchLiveness(port, everyMs ? { everyMs } : {});
+  const watch = await watchLiveness(port, everyMs ? { everyMs } : {});
   let failed = true;
   try {
     await work();

@@ -84,7 +84,7 @@ describe('the operator is told when one client can starve the others (issue 29, 
       const rec = (await svc.request('/api/rate-limit')).json<StatusRecord>();
       // (10 - 5) / (10/s - 1/s)
       expect(rec.warnings[0].exhausts_after_seconds).toBe(0.6);
-      const watch = watchLiveness(svc.port);
+      const watch = await watchLiveness(svc.port);
       const { other } = await flood(svc, (sent) => sent.some(refusedByGlobal));
       expect(other).toBe(429);
       expect((await watch.stop()).missed).toEqual([]);

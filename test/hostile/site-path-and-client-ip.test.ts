@@ -68,7 +68,7 @@ describe('site paths and the reported client address (issue 29, item 8)', () => 
   });
 
   test('every off-site or separator-hiding url is a 422 on url; on-site paths are stored as sent', async () => {
-    const watch = watchLiveness(svc.port);
+    const watch = await watchLiveness(svc.port);
     for (const [i, url] of OFF_SITE.entries()) {
       // Each from its own address: the ip tier is kept small for the next test.
       const res = await svc.request('/api/ingest', { method: 'POST', from: `127.0.1.${i + 1}`, headers: AUTH, body: { type: 'article', title: `Off ${i}`, body: 'x', url } });

@@ -24,7 +24,7 @@ interface Health {
 }
 
 async function expectDegradedWithoutDemo(svc: ServiceProcess): Promise<void> {
-  const watch = watchLiveness(svc.port, { everyMs: 50 });
+  const watch = await watchLiveness(svc.port, { everyMs: 50 });
   // Some heartbeats and reconnection attempts while the probes run.
   await new Promise((r) => setTimeout(r, 2500));
   const health = await svc.request('/health');

@@ -1,17 +1,45 @@
 import { createServer } from 'node:net';
 
-/** A free TCP port on 127.0.0.1, found by binding port 0 and releasing it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports below Linux's ephemeral range (32768–60999 by default), split into one block per jest
+ * worker: the port a test hands a child process (redis-server, Prometheus, the service) is then
+ * never the one the kernel just gave another worker's binary, nor the source port of an outgoing
+ * connection, in the moment between finding it free and the child binding it.
+ */
+const WORKER_PORTS = { first: 12_000, perWorker: 2_000, workers: 10 } as const;
+let nextInBlock = -1;
+
+/** Binds `port` on 127.0.0.1 (0: any) and releases it; the port bound, or undefined when taken. */
+function bindAndRelease(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
+      const bound = typeof addr === 'object' && addr ? addr.port : undefined;
+      srv.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1. Under jest, one of this worker's block (above), tried in turn from
+ * a random start; elsewhere, what binding port 0 gives.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.JEST_WORKER_ID);
+  if (Number.isInteger(worker) && worker >= 1) {
+    const base = WORKER_PORTS.first + ((worker - 1) % WORKER_PORTS.workers) * WORKER_PORTS.perWorker;
+    if (nextInBlock < 0) nextInBlock = Math.floor(Math.random() * WORKER_PORTS.perWorker);
+    for (let tried = 0; tried < WORKER_PORTS.perWorker; tried++) {
+      const port = base + (nextInBlock++ % WORKER_PORTS.perWorker);
+      if ((await bindAndRelease(port)) !== undefined) return port;
+    }
+  }
+  const port = await bindAndRelease(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:port, or rejects after `timeoutMs`. */

@@ -4,6 +4,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { promptTokens, textTokens } from '../../../service/chat/tokens';
 import { MAX_HISTORY } from '../../../service/routes/chat';
 import { repeatTo } from '../../helpers/hostile-text';
+import { cpuMs } from '../../helpers/cpu-time';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -29,8 +30,9 @@ describe('textTokens', () => {
     ['emoji', '😀'],
     ['punctuation', '!'],
   ])('counts a chat of %s (20 history turns and a question of 8,000 characters) in well under a second', (_name, unit) => {
-    const started = performance.now();
-    promptTokens(Array.from({ length: MAX_HISTORY + 1 }, (_, i) => ({ role: 'user' as const, content: repeatTo(unit, 8000) + i })));
-    expect(performance.now() - started).toBeLessThan(1000);
+    const spent = cpuMs(() => {
+      promptTokens(Array.from({ length: MAX_HISTORY + 1 }, (_, i) => ({ role: 'user' as const, content: repeatTo(unit, 8000) + i })));
+    });
+    expect(spent).toBeLessThan(1000);
   });
 });

@@ -4,6 +4,7 @@ import { ManualClock } from '../../../service/clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/content-store';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 /**
  * A model of the Redis content store (`RedisContentStore`'s contract) shared by replicas: one hash of
@@ -284,7 +285,7 @@ describe('ContentService resync merges, never replaces (model of the shared stor
       }),
       { numRuns: 300 },
     );
-  }, 60_000);
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('the reported case: items acknowledged while lost items are written back stay served', async () => {
     const redis = new SharedModel();

@@ -3,6 +3,8 @@ import matter from 'gray-matter';
 import { frontMatter, leadingHeading, parseFile } from '../../../service/content/parse-files';
 import { HEADING_BEFORE } from '../../../tools/oracles/text-before';
 import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { cpuMs } from '../../helpers/cpu-time';
 
 const refuse = () => {
   throw new Error('only YAML or JSON front matter is accepted');
@@ -29,7 +31,7 @@ describe('the leading heading of an uploaded Markdown file', () => {
       }),
       { numRuns: 5000, seed: 29 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('reads ordinary headings', () => {
     expect(leadingHeading('# Title\n\nBody')).toEqual({ title: 'Title', end: 9 });
@@ -45,9 +47,10 @@ describe('the leading heading of an uploaded Markdown file', () => {
     ['1 MB of # and spaces', repeatTo('# ', 1_000_000)],
     ['a title of 1 MB of words', `# ${repeatTo('word ', 1_000_000)}`],
   ])('finds the heading of %s in well under a second', (_name, body) => {
-    const started = performance.now();
-    leadingHeading(body);
-    expect(performance.now() - started).toBeLessThan(1000);
+    const spent = cpuMs(() => {
+      leadingHeading(body);
+    });
+    expect(spent).toBeLessThan(1000);
   });
 });
 
@@ -67,7 +70,7 @@ describe('front matter', () => {
       }),
       { numRuns: 5000, seed: 29 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('keeps dates as YAML 1.1 dates and refuses JavaScript', () => {
     expect(frontMatter('---\ntitle: T\ndate: 2024-01-05\n---\nBody')).toEqual({ data: { title: 'T', date: new Date('2024-01-05T00:00:00Z') }, content: 'Body' });
@@ -86,12 +89,13 @@ describe('parseFile on hostile Markdown', () => {
     'deeply nested front matter': `---\na: ${repeatTo('[', 1_000_000)}\n---\n`,
   };
   it.each(Object.entries(shapes))('parses a 1 MB file of %s, or refuses it, in well under a second', (_name, text) => {
-    const started = performance.now();
-    try {
-      parseFile('hostile.md', 'md', text);
-    } catch (e) {
-      expect((e as Error).name).toBe('FileParseError');
-    }
-    expect(performance.now() - started).toBeLessThan(1000);
+    const spent = cpuMs(() => {
+      try {
+        parseFile('hostile.md', 'md', text);
+      } catch (e) {
+        expect((e as Error).name).toBe('FileParseError');
+      }
+    });
+    expect(spent).toBeLessThan(1000);
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { pausedSort } from '../../../service/content/paused-sort';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('pausedSort', () => {
   it('orders as a stable Array.prototype.sort does, pausing along the way', async () => {
@@ -14,5 +15,5 @@ describe('pausedSort', () => {
     let pauses = 0;
     await pausedSort(20_000, (a, b) => b - a, async () => void pauses++);
     expect(pauses).toBeGreaterThan(10);
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { decodeRecords, encodeRecord, encodeRecordInSteps } from '../../../service/content/record-log';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const recs = (...values: unknown[]) => values.map((v) => encodeRecord(v));
 
@@ -88,7 +89,7 @@ describe('record framing', () => {
       }),
       { numRuns: 500 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe('encodeRecordInSteps', () => {
@@ -114,6 +115,6 @@ describe('encodeRecordInSteps', () => {
       }),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { isSitePath, validateItem } from '../../../service/content/item';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const BASE = 'https://site.invalid';
 
@@ -19,7 +20,7 @@ describe('isSitePath (issue 29, item 8)', () => {
       }),
       { numRuns: 5000, seed: 29 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it.each(['/\\evil.example/x', '//evil.example', '/\t/evil.example', '/..//evil.example', '/a\\b', '/a b'])('refuses %j', (url) => {
     expect(isSitePath(url)).toBe(false);

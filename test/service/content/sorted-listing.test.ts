@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { compareNewestFirst, type Item, type ItemType } from '../../../service/content/item';
 import { SortedListing } from '../../../service/content/sorted-listing';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
 
@@ -57,7 +58,7 @@ describe('SortedListing', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('a read after a write does not sort the catalog again: it compares the written items and merges them in', () => {
     const catalog = new Map<string, Item>();
@@ -126,5 +127,5 @@ describe('SortedListing', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

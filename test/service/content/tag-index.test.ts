@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { compareNewestFirst, type Item, type ItemType } from '../../../service/content/item';
 import { TagIndex } from '../../../service/content/tag-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
 const TAGS = ['Red', 'red', 'RED', 'Blue', 'green', 'Ünïcode', 'ünïcode'];
@@ -58,7 +59,7 @@ describe('TagIndex', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('a read after writes reads the type listing only to build: later reads do not walk it', () => {
     const catalog = new Map<string, Item>();

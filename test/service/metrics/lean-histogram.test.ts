@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Histogram, Registry } from 'prom-client';
 import { LeanHistogram } from '../../../service/metrics/lean-histogram';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LABEL_SETS = [
@@ -53,7 +54,7 @@ describe('LeanHistogram', () => {
       }),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('a label set appears once observed, not when its recorder is made', async () => {
     const { ours } = pair();

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { clientId, MAX_ADDRESS_LENGTH, normalizeAddress, parseIpv6, UNKNOWN_CLIENT } from '../../../service/ratelimit/client-key';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('clientId', () => {
   it('keys IPv4 by the address', () => {
@@ -105,7 +106,7 @@ describe('normalizeAddress fast paths (IPv4-mapped read directly, IPv6 ids cache
         expect(normalizeAddress(head + v4, 64)).toBe(byIpaddr(head + v4, 64));
       }),
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('mapped forms the fast path does not take still go through ipaddr.js', () => {
     expect(normalizeAddress('::ffff:7f00:1', 64)).toBe('127.0.0.1');
@@ -125,7 +126,7 @@ describe('normalizeAddress fast paths (IPv4-mapped read directly, IPv6 ids cache
       }),
     );
     for (let i = 0; i < 3; i++) expect(normalizeAddress('not:an:address', 64)).toBeUndefined();
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('stays right past the cache bound (20,000 distinct addresses, then the first again)', () => {
     const first = normalizeAddress('2001:db8:0:1::1', 64);

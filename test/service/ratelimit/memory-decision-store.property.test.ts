@@ -5,6 +5,7 @@ import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-
 import { verdictOf } from '../../../service/ratelimit/verdict';
 import { planFor } from './helpers';
 import { CLIENTS, ReferenceModel, stepsArb, tierArb } from './reference-model';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('memory store against the reference model', () => {
   it('agrees on every decision, remaining count, full-again time and Retry-After', () => {
@@ -44,5 +45,5 @@ describe('memory store against the reference model', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
 const BM25 = { k: 0.6, b: 0.6, d: 1 };
@@ -37,7 +38,7 @@ describe('boundedTopK', () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe('accumulatedTopK', () => {
@@ -70,7 +71,7 @@ describe('accumulatedTopK', () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe("the index's whole scorer (TopKOptions.whole)", () => {
@@ -105,7 +106,7 @@ describe("the index's whole scorer (TopKOptions.whole)", () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe("the index's count of matches (cursors' total)", () => {
@@ -138,5 +139,5 @@ describe("the index's count of matches (cursors' total)", () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

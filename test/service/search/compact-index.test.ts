@@ -5,6 +5,7 @@ import { atOnce } from '../../../service/search/stepwise';
 import { exhaustiveProximitySource } from '../../../tools/oracles/exhaustive-proximity';
 import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('CompactIndex segments', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
@@ -86,7 +87,7 @@ describe('CompactIndex segments', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('hands every new base to onSealed: the documents live when its merge began', async () => {
     const seen: string[][] = [];

@@ -3,6 +3,7 @@ import type { Item } from '../../../service/content/item';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const at = '2026-01-01T00:00:00.000Z';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron'];
@@ -60,7 +61,7 @@ describe('incremental updates', () => {
       }),
       { numRuns: 80 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('answers a query from the state it started in, though it yields between slices while writes and merges wait', async () => {
     // Yields at every step, windows of a few postings, a merge every few writes.

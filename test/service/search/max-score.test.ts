@@ -6,6 +6,7 @@ import type { Item } from '../../../service/content/item';
 import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
 import type { IndexHit, IndexQuery } from '../../../service/search/search-index';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const at = '2026-01-01T00:00:00.000Z';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'photon', 'proton', 'neutron'];
@@ -85,7 +86,7 @@ describe('MaxScore pruning', () => {
     ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
   ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
     await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   // Adversarial for the bounds: hundreds of documents built from a few terms with small tfs and
   // lengths, so many documents reach (or nearly reach) each term's bound and the k-th best score
@@ -115,7 +116,7 @@ describe('MaxScore pruning', () => {
     ['coordination and RM3', { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } }],
   ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
     await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), { numRuns: 15 });
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('stays exact after upserts and replacements change the index', async () => {
     const items = Array.from({ length: 40 }, (_, n) => item(n, [WORDS[n % 14], WORDS[(n * 3) % 14], WORDS[(n * 5) % 14]], [], 'article'));

@@ -3,6 +3,7 @@ import { PositionWriter, positionsOf, windowCounts } from '../../../service/sear
 import { atOnce } from '../../../service/search/stepwise';
 import { gallop, liveWindows, windowsOf } from '../../../service/search/window-df';
 import { naiveWindows } from '../../../tools/oracles/exhaustive-proximity';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('positions', () => {
   it('round-trips a token sequence of entry indexes through the varint stream (one byte below 128, more above)', () => {
@@ -17,7 +18,7 @@ describe('positions', () => {
         }
       }),
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('counts ordered and unordered windows as the ranking sweep does (first unused b within the span), on any positions', () => {
     fc.assert(
@@ -29,7 +30,7 @@ describe('positions', () => {
       }),
       { numRuns: 500 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('gallops to the first value at or above a target', () => {
     fc.assert(
@@ -39,7 +40,7 @@ describe('positions', () => {
         expect(gallop(docs, 0, docs.length, target)).toBe(want < 0 ? docs.length : want);
       }),
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe('window frequencies of many documents', () => {

@@ -12,6 +12,7 @@ import type { IndexPage, IndexQuery } from '../../../service/search/search-index
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from '../../../service/search/segment-file';
 import { SEGMENT_FILE, segmentDir, SegmentStore } from '../../../service/search/segment-store';
 import { yieldToLoop } from '../../../service/search/yield-to-loop';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron', 'laser', 'beam'];
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n).toISOString();
@@ -347,7 +348,7 @@ describe('persisted search segments', () => {
       }),
       { numRuns: 25 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('writes atomically: a temp file, renamed; nothing else is left in the folder', async () => {
     const { logger } = capture();

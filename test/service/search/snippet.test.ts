@@ -3,6 +3,7 @@ import { Analyzer } from '../../../service/search/analyzer';
 import { SNIPPET_SCAN, buildSnippet, leadSnippet } from '../../../service/search/snippet';
 import { buildSnippetBefore, leadSnippetBefore } from '../../../tools/oracles/text-before';
 import { repeatTo } from '../../helpers/hostile-text';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const WORDS = ['laser', 'beam', 'mirror', 'the', 'a', 'optics', "don't", 'café', 'Ünïcode', '𝐀𝐁𝐂', '42', 'x'];
 const GLUE = [' ', '. ', ', ', '\n', '  ', "'", '’', '-', '😀', '\u00a0', '<b>', '&'];
@@ -32,7 +33,7 @@ describe('Analyzer.spansLazily', () => {
       }),
       { numRuns: 300, seed: 29 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });
 
 describe('buildSnippet', () => {
@@ -46,7 +47,7 @@ describe('buildSnippet', () => {
       }),
       { numRuns: 2000, seed: 29 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('reads a bounded stretch of a 1 MB text: its start, or up to the first match and a few KB more', () => {
     const bound = SNIPPET_SCAN.firstMatchWithin + SNIPPET_SCAN.afterFirstMatch + 200 + 2 * (1024 + 256);
@@ -72,5 +73,5 @@ describe('leadSnippet', () => {
     );
     const huge = repeatTo('word \u00a0 ', 1_000_000);
     expect(leadSnippet(huge, 200)).toBe(leadSnippetBefore(huge, 200));
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { BLOCK_SHIFT } from '../../../service/search/max-score';
 import { FieldLengths, termValues } from '../../../service/search/term-values';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('termValues', () => {
   it('gives each posting the BM25 value per field and each block the largest boosted sum of its live postings, to the last bit', () => {
@@ -44,7 +45,7 @@ describe('termValues', () => {
       }),
       { numRuns: 80 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('FieldLengths follows appended documents, and starts again for another base', () => {
     const fl = new FieldLengths();

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from '../../../service/search/windowed-top-k';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
 const BM25 = { k: 1.2, b: 0.7, d: 0 };
@@ -58,7 +59,7 @@ describe('windowedTopK', () => {
     );
     // Runs were cut into several windows (how many depends on the draws: at least some).
     expect(pauses).toBeGreaterThan(30);
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('cuts a query over 280,000 postings into windows of 2^16 while they score slowly, into fewer once they score fast', async () => {
     // At 2^18 postings a window (before issue 28's seventh slice), one window's scoring during an

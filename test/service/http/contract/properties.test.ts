@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { doc, invalid, resolve, valid, type Json } from '../../../helpers/openapi-arbitraries';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 /**
  * Requests generated from the OpenAPI document (every answer is also proven against it by
@@ -36,7 +37,7 @@ describe('property tests from the OpenAPI document', () => {
       }),
       { numRuns: 25, seed: 25 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it.each(gets.map(([p, op]) => [p, op]))('GET %s: one broken query parameter → 400 naming it', async (path, op) => {
     const params = (op.parameters as Array<{ name: string; in: string; schema: Json }>).filter((p) => p.in === 'query');
@@ -72,5 +73,5 @@ describe('property tests from the OpenAPI document', () => {
         expect({ name, status: res.status, field: String(res.body.field).split('.')[0] }).toEqual({ name, status: 400, field: name });
       }
     }
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { doc, invalid, resolve, valid, type Json } from '../../../helpers/openapi-arbitraries';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 /**
  * Property tests of the writes and the refusals every route shares, with requests generated from
@@ -77,7 +78,7 @@ describe('property tests of authenticated writes, 413 and 429 from the OpenAPI d
     );
     // Not refusals all along: most generated requests are stored or answered.
     expect(success.some((s) => seen.has(s))).toBe(true);
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it.each(posts.map((p) => [p.path, p]))('POST %s: one field broken → 400 naming it (422 for an item’s own fields)', async (_path, p) => {
     const sample = fc.sample(bodyOf(p), { numRuns: 1, seed: 25 })[0];
@@ -148,5 +149,5 @@ describe('every rate-limited operation answers the documented 429 once its tier 
       { numRuns: 2 * limited.length, seed: 25 },
     );
     expect((await request(t.app).get('/health')).status).toBe(200);
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 });

@@ -9,6 +9,7 @@ import { clientCommandsDuring } from '../../../../tools/harness/redis-monitor';
 import { redisServerForSuite } from '../../../helpers/redis-server';
 import { planFor, WIDE } from '../helpers';
 import { CLIENTS, stepsArb, tierArb } from '../reference-model';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('RedisDecisionStore against a real redis-server', () => {
   const redis = redisServerForSuite();
@@ -57,7 +58,7 @@ describe('RedisDecisionStore against a real redis-server', () => {
       ),
       { numRuns: 40 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('a turn of concurrent requests is one batch, decided exactly as the memory store decides them in order', async () => {
     const roundsArb = fc.array(
@@ -71,7 +72,7 @@ describe('RedisDecisionStore against a real redis-server', () => {
       fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, (global, ip, search, rounds) => sameAsMemory([global, ip, search], rounds)),
       { numRuns: 40 },
     );
-  });
+  }, PROPERTY_HANG_GUARD_MS);
 
   it('one EVALSHA per turn and plan however many requests; one alone still has its own', async () => {
     const store = new RedisDecisionStore(redis.client);

@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+const LOCK = join(ROOT, '.tmp', 'package-build.lock');
+
+/** True while a process with this pid runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the lock (a folder: mkdir is atomic), waiting for its holder; takes over from a holder that died. */
+function lock(): void {
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    } catch {
+      // Between the holder's mkdir and its pid file: wait.
+    }
+    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) rmSync(LOCK, { recursive: true, force: true });
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+}
+
+/**
+ * Builds the package into `build/` (`tsc -p tsconfig.build.json`, incremental: a build with
+ * nothing changed is a quick check) and runs `use` on it, one process at a time. Two suites
+ * (test/package.test.ts, test/app/example-consumer.test.ts) build and pack the same folder; in
+ * jest workers side by side, one tsc would rewrite the files the other's `npm pack` reads.
+ * The build info lives in `build/` itself, so a deleted `build/` is built again whole.
+ */
+export function withBuiltPackage<T>(use: () => T): T {
+  lock();
+  try {
+    execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'build/tsconfig.build.tsbuildinfo'], { cwd: ROOT, stdio: 'ignore' });
+    return use();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
