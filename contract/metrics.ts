@@ -75,6 +75,8 @@ export const METRIC_FAMILIES = {
   kvstoreState: { name: 'svc_ai_search_kvstore_state', type: 'gauge', labels: ['store', 'mode', 'state'] },
   /** counter: failed compactions of the DATA_DIR content store (only where the store compacts). */
   contentCompactionFailuresTotal: { name: 'svc_ai_search_content_compaction_failures_total', type: 'counter', labels: [] },
+  /** gauge{state}: 1 for whether the DATA_DIR content store takes writes (`ok`, `disk_full`, `failing`, `read_only`), 0 for the others; only with the file store. */
+  contentWriteState: { name: 'svc_ai_search_content_write_state', type: 'gauge', labels: ['state'] },
   /** gauge{state}: 1 for the current write confirmation (`ok`, `no_replica`, `not_on_disk`); only with content in the kvstore. */
   kvstoreWriteConfirmation: { name: 'svc_ai_search_kvstore_write_confirmation', type: 'gauge', labels: ['state'] },
 } as const satisfies Record<string, MetricFamily>;
@@ -95,4 +97,6 @@ export const METRIC_LABELS = {
   memoryBackend: 'memory',
   /** `state` of the write-confirmation gauge when the kvstore confirms content writes. */
   writesConfirmed: 'ok',
+  /** `state` of the content write-state gauge when the file store takes writes. */
+  contentWritesOk: 'ok',
 } as const;

@@ -7,10 +7,10 @@ import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
 import { FileContentStore } from './content/file-content-store';
 import { RedisContentStore } from './content/redis-content-store';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content/content-store';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
 import { loadDemoContent } from './demo/demo-content';
-import { registerContentMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
+import { registerContentMetrics, registerContentWriteMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
 import { writeAccess } from './routes/auth';
 import { chatRouter } from './routes/chat';
@@ -52,6 +52,23 @@ export interface ContentHealth {
   readonly store_losses: { readonly events: number; readonly items: number };
   /** The file store's background compaction; absent for stores that do not compact. */
   readonly compaction?: CompactionHealth;
+  /** Whether the file store takes writes (a full disk refuses them); absent for other stores. */
+  readonly writes?: WritesHealth;
+}
+
+/**
+ * `content.writes` of the health record: `status` is `ok`, `disk_full` (the last write found no
+ * space; ok again with the next success or once the refused write would fit), `failing` (another
+ * error; ok with the next success) or `read_only` (a failed write could not be undone: refused
+ * until a restart). Refused writes answer 503 and store nothing.
+ */
+export interface WritesHealth {
+  readonly status: WriteStatus['state'];
+  /** Refused writes since the process started. */
+  readonly failures: number;
+  readonly last_failure_at: string | null;
+  /** Error code of the last refused write (`ENOSPC`, `EIO`, …). */
+  readonly last_error: string | null;
 }
 
 /** `content.compaction` of the health record: a failed compaction is retried, writes go on. */
@@ -74,6 +91,15 @@ function compactionHealth(s: CompactionStatus): CompactionHealth {
     last_failure_at: iso(s.lastFailureAt),
     last_error: s.lastError ?? null,
     next_retry_at: iso(s.nextRetryAt),
+  };
+}
+
+function writesHealth(s: WriteStatus): WritesHealth {
+  return {
+    status: s.state,
+    failures: s.failures,
+    last_failure_at: s.lastFailureAt === undefined ? null : new Date(s.lastFailureAt).toISOString(),
+    last_error: s.lastError ?? null,
   };
 }
 
@@ -135,6 +161,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     const compaction = store.compaction.bind(store);
     registerContentMetrics(deps.registry, compaction);
   }
+  if (store.writes) registerContentWriteMetrics(deps.registry, store.writes.bind(store));
   // Only where content is in the kvstore: there a write can be refused for want of confirmation.
   if (store.kind === 'kvstore') registerKvstoreWriteMetrics(deps.registry, () => deps.kvstore.writes);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
@@ -175,6 +202,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
         items: content.size,
         store_losses: { events: losses.events, items: losses.items },
         ...(store.compaction ? { compaction: compactionHealth(store.compaction()) } : {}),
+        ...(store.writes ? { writes: writesHealth(store.writes()) } : {}),
       };
     },
     async start() {

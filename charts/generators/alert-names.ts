@@ -13,6 +13,8 @@ export const ALERTS = {
   rateLimitsNotShared: 'RateLimitsNotShared',
   /** The DATA_DIR content store's compaction fails (writes still succeed; the log grows). */
   contentCompactionFailing: 'ContentCompactionFailing',
+  /** The DATA_DIR content store refuses writes (a full disk, or another write error) with 503. */
+  contentWritesRefused: 'ContentWritesRefused',
   /** Content writes into the kvstore are not confirmed at KVSTORE_DURABILITY (and refused with 503). */
   kvstoreWritesUnconfirmed: 'KvstoreWritesUnconfirmed',
   noTraffic: 'NoTraffic',

@@ -17,6 +17,13 @@ export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', 
 /** How long content writes must stay unconfirmed before KvstoreWritesUnconfirmed (a failover takes seconds). */
 export const KVSTORE_WRITES_UNCONFIRMED_FOR = '2m';
 
+/**
+ * How long a pod's DATA_DIR store must refuse writes before ContentWritesRefused: long enough that
+ * a write refused while a background file (catalogue, search segment) briefly held the last
+ * space, then written at the next try, does not page; short, because writers get 503 meanwhile.
+ */
+export const CONTENT_WRITES_REFUSED_FOR = '1m';
+
 /** How long fewer backend targets than replicas must last before BackendTargetsMissing (a rollout takes minutes). */
 export const TARGETS_MISSING_FOR = '15m';
 
@@ -162,6 +169,20 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         `{{ $value | humanize }} compaction(s) of the DATA_DIR content store failed on {{ $labels.instance }} in the last ${w.compactionFailures}. ` +
         'Writes are still stored and answered, into a log that keeps growing; the store retries with backoff (at most 5 minutes apart). ' +
         '/health on the pod gives content.compaction.last_error (ENOSPC: the disk is full; EACCES, EROFS: the folder is not writable).',
+    }),
+    serviceAlert({
+      // Per pod and state: each DATA_DIR is one pod's disk. Only pods with the file store expose
+      // the gauge; any state but ok refuses writes with 503 (reads and search go on).
+      name: ALERTS.contentWritesRefused,
+      severity: 'warning',
+      runbook,
+      expr: `max by (${BY}, instance, state) (${q.select(METRICS.contentWriteState, `state!="${METRIC_LABELS.contentWritesOk}"`)}) == 1`,
+      for: CONTENT_WRITES_REFUSED_FOR,
+      summary: `${SERVICE_NAME} on {{ $labels.instance }} refuses content writes ({{ $labels.state }})`,
+      description:
+        `For ${CONTENT_WRITES_REFUSED_FOR} the DATA_DIR content store on {{ $labels.instance }} has refused writes with 503, storing nothing ` +
+        '({{ $labels.state }}: disk_full, its volume has no space left; failing, another write error; read_only, a failed write could not be undone and writes wait for a restart). ' +
+        'Everything acknowledged is kept; reads and search go on. Free or grow the volume: writes succeed again without a restart.',
     }),
     serviceAlert({
       // Per pod and state: each pod reports what its own last content write found. Only pods with

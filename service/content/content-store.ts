@@ -43,6 +43,29 @@ export interface CompactionStatus {
 }
 
 /**
+ * Whether the store takes writes (the file store only): shown by `/health` (`content.writes`) and
+ * the state set `svc_ai_search_content_write_state{state}`. A refused write stores nothing
+ * (the log is cut back to its last whole record) and answers 503.
+ * - `ok`: the last write succeeded, or none has failed since the start or since space returned;
+ * - `disk_full`: the last write found no space (`ENOSPC`, `EDQUOT`); `ok` again with the next write
+ *   that succeeds, or once the folder's file system has room for the refused write again;
+ * - `failing`: the last write failed otherwise (`EIO`, `EROFS`, …); `ok` with the next success;
+ * - `read_only`: a failed write could not be undone; every write is refused until a restart.
+ */
+export interface WriteStatus {
+  readonly state: 'ok' | 'disk_full' | 'failing' | 'read_only';
+  /** Refused writes since the process started. */
+  readonly failures: number;
+  /** Epoch ms of the last refused write, if any. */
+  readonly lastFailureAt?: number;
+  /** The last refused write's error code (`ENOSPC`, `EIO`, ...); no paths, no messages. */
+  readonly lastError?: string;
+}
+
+/** Every `WriteStatus` state, for the state-set gauge (all always present). */
+export const WRITE_STATES: readonly WriteStatus['state'][] = ['ok', 'disk_full', 'failing', 'read_only'];
+
+/**
  * Durable home of the content. The in-memory catalog and search index are rebuilt from it at
  * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
  * replicas' writes (shared stores only).
@@ -65,6 +88,8 @@ export interface ContentStore {
   onRemoteChange(handlers: RemoteChangeHandlers): void;
   /** State of background compaction (stores that compact: the file store). */
   compaction?(): CompactionStatus;
+  /** Whether writes go through now (stores that write files: the file store). */
+  writes?(): WriteStatus;
   /** Releases files and connections. */
   close(): Promise<void>;
 }

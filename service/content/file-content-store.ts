@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_CONTENT } from '../../configs';
@@ -14,7 +14,8 @@ import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, encodeRecordInSteps, type ByteRange } from './record-log';
 import { stepper } from '../time-steps';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore } from './content-store';
+import { writeAll } from '../write-all';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content-store';
 
 /** Options of `FileContentStore`. */
 export interface FileContentStoreOptions {
@@ -42,6 +43,26 @@ export interface FileContentStoreOptions {
    * @default CATALOGUE_TAIL_BYTES (1 MiB)
    */
   readonly catalogueTailBytes?: number;
+  /**
+   * While writes are refused for a full disk, how often the free space of the folder's file
+   * system is looked at: once the refused write would fit, `writes()` is `ok` again without
+   * waiting for a write to prove it.
+   * @default SPACE_CHECK_MS (5 s)
+   */
+  readonly spaceCheckMs?: number;
+  /** Bytes free to this process in the folder's file system. @default `statfs` (`bavail × bsize`) */
+  readonly freeBytes?: (dir: string) => Promise<number>;
+}
+
+/** How often a store refusing writes for a full disk looks whether space has returned. */
+export const SPACE_CHECK_MS = 5000;
+
+/** Error codes of a file system with no room: the disk (`ENOSPC`) or the user's quota (`EDQUOT`). */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+
+async function statfsFreeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
 }
 
 /** Backoff of compaction retries: 1 s, 2 s, 4 s, … doubling to at most 5 minutes between attempts. */
@@ -192,6 +213,14 @@ export class FileContentStore implements ContentStore {
   /** The start used a catalogue of the older shape (content-catalogue.ts): write a new one. */
   private catalogueUpgrade = false;
   private closing = false;
+  /** The last write's failure (its code) while it is not followed by a success. */
+  private writeError: string | undefined;
+  private writeFailures = 0;
+  private lastWriteFailureAt: number | undefined;
+  private lastWriteError: string | undefined;
+  /** Bytes of the write refused for want of space: what must fit before it is worth trying again. */
+  private refusedBytes = 0;
+  private spaceTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: FileContentStoreOptions) {
     this.compactAfterBytes = opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes;
@@ -424,7 +453,7 @@ export class FileContentStore implements ContentStore {
       if (this.closing || gen !== this.gen) return;
       const fh = await open(tmp, 'w');
       try {
-        await fh.write(encodeCatalogue(cat));
+        await writeAll(fh, encodeCatalogue(cat));
         await fh.sync();
       } finally {
         await fh.close();
@@ -518,15 +547,16 @@ export class FileContentStore implements ContentStore {
       if (!log) throw new StoreUnavailableError('content store is not open');
       const record = await encodeRecordInSteps({ op: 'put', ...itemsRecord(items) } satisfies PutRecord, stepper());
       try {
-        await log.write(record);
+        // Every byte or an error: a disk that fills mid-append returns a short count, and a
+        // record acknowledged on that count would be cut off as a torn tail at the next start.
+        await writeAll(log, record);
         await log.datasync();
       } catch (e) {
         await this.undoAppend(log, e as Error);
-        // The client learns what happened, not where: fs messages carry server paths (logged here).
-        this.opts.logger.error({ err: (e as Error).message }, 'content write to DATA_DIR failed; nothing was stored');
-        throw new StoreUnavailableError(`could not write to the content store (DATA_DIR): ${errorCode(e)}; nothing was stored`);
+        throw this.writeRefused(e, record.length);
       }
       this.logBytes += record.length;
+      this.writeSucceeded();
       for (const i of items) this.items.set(i.id, i);
       // After this write, not inside it: its record is durable, so it resolves whatever the
       // compaction does. While a failed compaction waits for its retry, writes do not start
@@ -598,6 +628,70 @@ export class FileContentStore implements ContentStore {
     };
   }
 
+  /** Records a refused write (health, the gauge, the log) and returns the error the client gets. */
+  private writeRefused(e: unknown, bytes: number): StoreUnavailableError {
+    const code = errorCode(e);
+    this.writeError = code;
+    this.lastWriteError = code;
+    this.writeFailures++;
+    this.lastWriteFailureAt = this.clock.now();
+    // The client learns what happened, not where: fs messages carry server paths (logged here).
+    if (!NO_SPACE.has(code)) {
+      this.opts.logger.error({ err: (e as Error).message, code, bytes }, 'content write to DATA_DIR failed; nothing was stored');
+      return new StoreUnavailableError(`could not write to the content store (DATA_DIR): ${code}; nothing was stored`);
+    }
+    this.refusedBytes = bytes;
+    this.opts.logger.error(
+      { err: (e as Error).message, code, bytes, dir: this.opts.dir },
+      'content write refused: DATA_DIR has no space left (nothing was stored; the log is cut back to its last whole record). Writes succeed again once space is freed, without a restart',
+    );
+    this.watchForSpace();
+    return new StoreUnavailableError(
+      `could not write to the content store (DATA_DIR): the disk is full (${code}); nothing was stored. Writes succeed again once space is freed; retrying is safe`,
+    );
+  }
+
+  private writeSucceeded(): void {
+    if (this.writeError === undefined) return;
+    this.opts.logger.info({ previousError: this.writeError }, 'content writes to DATA_DIR succeed again');
+    this.writeError = undefined;
+    this.stopWatchingForSpace();
+  }
+
+  /** While writes are refused for a full disk: `ok` again once the refused write would fit. */
+  private watchForSpace(): void {
+    if (this.spaceTimer) return;
+    const free = this.opts.freeBytes ?? statfsFreeBytes;
+    this.spaceTimer = setInterval(() => {
+      free(this.opts.dir).then(
+        (bytes) => {
+          if (!this.spaceTimer || this.writeError === undefined || !NO_SPACE.has(this.writeError) || bytes < this.refusedBytes) return;
+          this.opts.logger.info({ freeBytes: bytes, refusedBytes: this.refusedBytes }, 'DATA_DIR has space again for the refused content write');
+          this.writeError = undefined;
+          this.stopWatchingForSpace();
+        },
+        () => undefined,
+      );
+    }, this.opts.spaceCheckMs ?? SPACE_CHECK_MS);
+    this.spaceTimer.unref();
+  }
+
+  private stopWatchingForSpace(): void {
+    clearInterval(this.spaceTimer);
+    this.spaceTimer = undefined;
+  }
+
+  /** Whether writes go through now, for `/health` and the write-state gauge. */
+  writes(): WriteStatus {
+    const state = this.broken ? 'read_only' : this.writeError === undefined ? 'ok' : NO_SPACE.has(this.writeError) ? 'disk_full' : 'failing';
+    return {
+      state,
+      failures: this.writeFailures,
+      ...(this.lastWriteFailureAt !== undefined ? { lastFailureAt: this.lastWriteFailureAt } : {}),
+      ...(this.lastWriteError !== undefined ? { lastError: this.lastWriteError } : {}),
+    };
+  }
+
   /** A failed append may have left part of a record; cut it so later appends stay readable. */
   private async undoAppend(log: FileHandle, cause: Error): Promise<void> {
     try {
@@ -634,11 +728,11 @@ export class FileContentStore implements ContentStore {
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
           const rec = await encodeRecordInSteps({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord, stepper());
-          await fh.write(rec);
+          await writeAll(fh, rec);
           bytes += rec.length;
         }
         const end = encodeRecord({ op: 'end', count: all.length } satisfies EndRecord);
-        await fh.write(end);
+        await writeAll(fh, end);
         bytes += end.length;
         await fh.sync();
       } finally {
@@ -740,6 +834,7 @@ export class FileContentStore implements ContentStore {
   async close(): Promise<void> {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.stopWatchingForSpace();
     this.closing = true;
     await this.catalogueJob;
     await this.serial(async () => {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CompactionStatus } from '../content/content-store';
+import { WRITE_STATES, type CompactionStatus, type WriteStatus } from '../content/content-store';
 import type { WriteConfirmation } from '../kvstore/connection';
 import { METRIC_FAMILIES as F } from '../../contract';
 
@@ -43,6 +43,27 @@ export function registerKvstoreWriteMetrics(registry: Registry, writes: () => Wr
     collect() {
       const now = writes();
       for (const state of WRITE_CONFIRMATION_STATES) this.set({ state }, state === now ? 1 : 0);
+    },
+  });
+}
+
+/**
+ * `svc_ai_search_content_write_state{state}`: whether the file store takes writes (the `/health`
+ * field `content.writes.status`), read at scrape time: 1 for the current state (`ok`,
+ * `disk_full`, `failing`, `read_only`), 0 for the others, every state always present. Registered
+ * only where the store writes files (a pod with content in the kvstore has no such series).
+ * Registered once per registry.
+ */
+export function registerContentWriteMetrics(registry: Registry, writes: () => WriteStatus): void {
+  if (registry.getSingleMetric(F.contentWriteState.name)) return;
+  new Gauge({
+    name: F.contentWriteState.name,
+    help: 'Whether the DATA_DIR content store takes writes (/health content.writes.status): 1 for the current state (ok, disk_full, failing, read_only), 0 for the others',
+    labelNames: F.contentWriteState.labels,
+    registers: [registry],
+    collect() {
+      const now = writes().state;
+      for (const state of WRITE_STATES) this.set({ state }, state === now ? 1 : 0);
     },
   });
 }

@@ -12,9 +12,12 @@ export function healthRecord(deps: AppDeps) {
   const { score, grade } = deps.metrics.health();
   const kvstore = deps.kvstore.state;
   // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one. A
-  // file store whose compaction fails still takes writes, but its disk needs a look.
+  // file store whose compaction fails still takes writes, but its disk needs a look; one that
+  // refuses writes (a full disk) serves reads and search but not writers.
   const content = deps.features.contentHealth?.();
-  const degraded = deps.kvstore.degraded || deps.rateLimitKvstore.degraded || content?.compaction?.status === 'failing';
+  const contentWrites = content?.writes?.status;
+  const degraded =
+    deps.kvstore.degraded || deps.rateLimitKvstore.degraded || content?.compaction?.status === 'failing' || (contentWrites !== undefined && contentWrites !== 'ok');
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,

@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { readWholeFile } from '../read-whole-file';
+import { writeAll } from '../write-all';
 import type { SealedIndex } from './compact-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
 import { yieldToLoop } from './yield-to-loop';
@@ -143,8 +144,10 @@ export class SegmentStore {
       const fh = await open(tmp, 'w');
       let bytes = 0;
       try {
+        // Every byte of each part or an error: a short count is what a full disk gives, and a
+        // segment renamed into place short would only be found damaged at the next start.
         for (const p of parts) {
-          await fh.write(p);
+          await writeAll(fh, p);
           bytes += p.length;
         }
         await fh.sync();

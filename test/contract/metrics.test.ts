@@ -139,6 +139,7 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
   it('has the label values the rules select on (METRIC_LABELS) among those the service writes', () => {
     expect(exposition).toContain(`${METRICS.rateLimitBackend}{backend="${METRIC_LABELS.memoryBackend}"}`);
     expect(exposition).toContain(`${METRICS.kvstoreWriteConfirmation}{state="${METRIC_LABELS.writesConfirmed}"}`);
+    expect(exposition).toContain(`${METRICS.contentWriteState}{state="${METRIC_LABELS.contentWritesOk}"} 1`);
     expect(exposition).toMatch(new RegExp(`^${METRICS.httpRequestDuration}_count\\{[^}]*status_class="${statusClass(404)}"`, 'm'));
     expect(statusClass(503)).toBe(METRIC_LABELS.serverErrorClass);
   });

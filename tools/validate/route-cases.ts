@@ -57,6 +57,11 @@ export const NAMED_ROUTE_CASES: readonly RouteCase[] = [
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
+    name: 'a warning that the DATA_DIR store refuses writes (a full disk) goes where warnings of this service go',
+    labels: { alertname: ALERTS.contentWritesRefused, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080', state: 'disk_full' },
+    expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
+  },
+  {
     name: 'a warning that the kvstore does not confirm content writes goes where warnings of this service go',
     labels: { alertname: ALERTS.kvstoreWritesUnconfirmed, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080', state: 'no_replica' },
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],

@@ -111,7 +111,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
-  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, kvstoreWriteConfirmation } = METRICS;
+  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, contentWriteState, kvstoreWriteConfirmation } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
   const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
@@ -235,6 +235,33 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       },
       // Failures long ago (the counter stands still): nothing now.
       silent: (n) => PODS.map((instance) => ({ series: series(contentCompactionFailuresTotal, { instance }), values: gauge(3, n) })),
+    },
+    [ALERTS.contentWritesRefused]: {
+      firing: {
+        // One pod's disk is full (a state set: every state present); the other takes writes.
+        series: (n) => [
+          ...(['ok', 'disk_full', 'failing', 'read_only'] as const).map((state) => ({
+            series: series(contentWriteState, { instance: PODS[0], state }),
+            values: gauge(state === 'disk_full' ? 1 : 0, n),
+          })),
+          ...(['ok', 'disk_full', 'failing', 'read_only'] as const).map((state) => ({
+            series: series(contentWriteState, { instance: PODS[1], state }),
+            values: gauge(state === 'ok' ? 1 : 0, n),
+          })),
+        ],
+        labels: { ...job, instance: PODS[0], state: 'disk_full' },
+        value: 1,
+        activeFrom: 0,
+        exact: true,
+      },
+      // Every pod takes writes: the other states are all 0.
+      silent: (n) =>
+        PODS.flatMap((instance) =>
+          (['ok', 'disk_full', 'failing', 'read_only'] as const).map((state) => ({
+            series: series(contentWriteState, { instance, state }),
+            values: gauge(state === 'ok' ? 1 : 0, n),
+          })),
+        ),
     },
     [ALERTS.kvstoreWritesUnconfirmed]: {
       firing: {

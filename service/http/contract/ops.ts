@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The records of the operational endpoints (spec §4.1). Store states and modes are strings, not
  * enums, and the nested records allow more keys: other parts of the service add fields to them
- * (`content.compaction`, a store's durability) without the contract refusing the answer.
+ * (`content.compaction`, `content.writes`, a store's durability) without the contract refusing the answer.
  */
 const tier = z.object({ limit: z.int(), window_seconds: z.int(), burst: z.int() });
 
@@ -32,6 +32,14 @@ export const healthSchema = z
             last_failure_at: z.string().nullable(),
             last_error: z.string().nullable(),
             next_retry_at: z.string().nullable(),
+          })
+          .optional(),
+        writes: z
+          .looseObject({
+            status: z.enum(['ok', 'disk_full', 'failing', 'read_only']),
+            failures: z.int(),
+            last_failure_at: z.string().nullable(),
+            last_error: z.string().nullable(),
           })
           .optional(),
       })

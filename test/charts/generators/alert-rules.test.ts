@@ -4,6 +4,7 @@ import { loadStackSettings } from '../../../charts/stack-settings';
 import { ALERTS, alertingRules, alertRules, BURN_RATE_ALERTS, errorRatioRecord, isAlertingRule, SLO_WINDOWS, toYaml, type RuleFile } from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
+import { WRITE_STATES } from '../../../service/content/content-store';
 import { promTools, requirePromTools, testRulesAhead } from '../../../tools/harness/prom-tools';
 import { METRICS, METRIC_LABELS } from '../../../contract';
 
@@ -27,6 +28,7 @@ describe('alertRules', () => {
       'HighTokenSpend',
       'CacheNearFull',
       'ContentCompactionFailing',
+      'ContentWritesRefused',
       'KvstoreWritesUnconfirmed',
       'KvstoreFallbackActive',
       'RateLimitsNotShared',
@@ -187,6 +189,20 @@ describe('alertRules', () => {
     expect(byName(operator, ALERTS.contentCompactionFailing).expr).toContain('{job="svc-ai-search-backend", namespace="search"}[15m]');
   });
 
+  it('warns, per pod and state, when the DATA_DIR store has refused writes for 1m (a full disk), by the gauge the service exposes', () => {
+    expect(WRITE_STATES).toContain(METRIC_LABELS.contentWritesOk);
+    const rule = byName(rules, ALERTS.contentWritesRefused);
+    expect(rule).toMatchObject({
+      expr: 'max by (namespace, job, instance, state) (svc_ai_search_content_write_state{job="svc-ai-search-backend", state!="ok"}) == 1',
+      for: '1m',
+      labels: { severity: 'warning', service: 'svc-ai-search-backend' },
+    });
+    expect(rule.annotations.description).toContain('disk_full, its volume has no space left');
+    expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#contentwritesrefused$/);
+    const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
+    expect(byName(operator, ALERTS.contentWritesRefused).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
+  });
+
   it('warns, per pod and state, when the kvstore has not confirmed content writes for 2m, by the gauge the service exposes', () => {
     expect(WRITE_CONFIRMATION_STATES).toContain(METRIC_LABELS.writesConfirmed);
     const rule = byName(rules, ALERTS.kvstoreWritesUnconfirmed);
@@ -300,7 +316,7 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge(ENVS.defaults);
-      expect(check.detail).toContain('SUCCESS: 28 rules found');
+      expect(check.detail).toContain('SUCCESS: 29 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);

@@ -45,6 +45,7 @@ describe('operational endpoints', () => {
       items: 0,
       store_losses: { events: 0, items: 0 },
       compaction: { status: 'ok', failures: 0, last_failure_at: null, last_error: null, next_retry_at: null },
+      writes: { status: 'ok', failures: 0, last_failure_at: null, last_error: null },
     });
     expect(typeof res.body.uptime_seconds).toBe('number');
     expect(['enabled', 'disabled', 'unknown']).toContain(res.body.rate_limit);
