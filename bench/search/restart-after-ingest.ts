@@ -105,22 +105,40 @@ export async function restartAfterIngest(size: number, rounds: number, base?: st
   return out;
 }
 
-const median = (xs: readonly number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+/** The median (the mean of the middle two for an even count). */
+const median = (xs: readonly number[]) => {
+  const o = [...xs].sort((x, y) => x - y);
+  const m = o.length >> 1;
+  return o.length % 2 ? o[m] : (o[m - 1] + o[m]) / 2;
+};
 
-/** Medians per checkout and the ratios, as Markdown table rows (`| checkout | after ingest | after quiet | ratio | stop |`). */
+/**
+ * Per checkout, restart to ready after ingest and after quiet (median, range), wall and process
+ * CPU, and their ratio; with a base, this / base. Markdown lines. On a shared machine the CPU
+ * ratio is the steadier one: wall time there is mostly waiting for a core.
+ */
 export function afterIngestTable(rounds: readonly AfterIngestRound[]): string[] {
-  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  const rows = ['| checkout | restart after ingest (median) | restart after quiet (median) | after ingest / after quiet | SIGTERM to exit after the ingest | rounds |', '|---|---|---|---|---|---|'];
-  const medians: Record<string, number> = {};
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  const cell = (xs: readonly number[]) => `${s(median(xs))} s${xs.length > 1 ? ` (${s(Math.min(...xs))}–${s(Math.max(...xs))})` : ''}`;
+  const rows = [
+    '| checkout | after ingest, wall | after quiet, wall | ratio, wall | after ingest, CPU | after quiet, CPU | ratio, CPU | SIGTERM to exit after the ingest | rounds, load |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const mid: Record<string, { wall: number; cpu: number }> = {};
   for (const which of ['this', 'base'] as const) {
     const rs = rounds.filter((r) => r.checkout === which);
     if (!rs.length) continue;
-    const ingest = median(rs.map((r) => r.afterIngestMs));
-    const quiet = median(rs.map((r) => r.afterQuietMs));
-    medians[which] = ingest;
-    rows.push(`| ${which} | ${s(ingest)} | ${s(quiet)} | ${(ingest / quiet).toFixed(2)}× | ${s(median(rs.map((r) => r.stopMs)))} | ${rs.length} |`);
+    const wi = rs.map((r) => r.afterIngestMs);
+    const wq = rs.map((r) => r.afterQuietMs);
+    const ci = rs.map((r) => r.afterIngestCpuMs ?? NaN);
+    const cq = rs.map((r) => r.afterQuietCpuMs ?? NaN);
+    mid[which] = { wall: median(wi), cpu: median(ci) };
+    const loads = rs.map((r) => r.load);
+    rows.push(
+      `| ${which} | ${cell(wi)} | ${cell(wq)} | ${(median(wi) / median(wq)).toFixed(2)}× | ${cell(ci)} | ${cell(cq)} | ${(median(ci) / median(cq)).toFixed(2)}× | ${cell(rs.map((r) => r.stopMs))} | ${rs.length}, ${Math.min(...loads)}–${Math.max(...loads)} |`,
+    );
   }
-  if (medians.base) rows.push('', `Restart after ingest, this / base: ${(medians.this / medians.base).toFixed(2)}×.`);
+  if (mid.this && mid.base) rows.push('', `Restart after ingest, this / base: wall ${(mid.this.wall / mid.base.wall).toFixed(2)}×, CPU ${(mid.this.cpu / mid.base.cpu).toFixed(2)}×.`);
   return rows;
 }
 
