@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { demoContentEnabled, segmentPersistWindowMs } from '../configs';
+import { demoContentEnabled, segmentPersistWindowMs, SHUTDOWN_CLOSE_RESERVE_SECONDS, SHUTDOWN_GRACE_EXTRA_SECONDS } from '../configs';
 import { ChatService } from './chat/chat-service';
 import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
@@ -96,7 +96,7 @@ async function persistSegment(index: EmbeddedIndex, deps: FeatureDeps, logger: F
     else if (r.outcome === 'timed-out') {
       logger.warn(
         info,
-        'search segment not persisted before exit: the shutdown budget ran out (the termination grace less 2 s); the segment on disk is the last one written whole, and the next start re-indexes what it lacks (or rebuilds the index when more than half changed); a longer SHUTDOWN_TIMEOUT_SECONDS gives the stop more time',
+        `search segment not persisted before exit: the shutdown budget ran out (the termination grace, SHUTDOWN_TIMEOUT_SECONDS + ${SHUTDOWN_GRACE_EXTRA_SECONDS} s, less ${SHUTDOWN_CLOSE_RESERVE_SECONDS} s); the segment on disk is the last one written whole, and the next start re-indexes what it lacks (or rebuilds the index when more than half changed); a longer SHUTDOWN_TIMEOUT_SECONDS gives the stop more time`,
       );
     } else if (r.outcome === 'failed') {
       logger.warn(info, 'search segment not persisted before exit: the write failed (see the warning above); the next start re-indexes what the segment on disk lacks');

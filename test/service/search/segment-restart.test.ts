@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -65,6 +65,43 @@ describe('the service with a persisted search segment (file store)', () => {
         const hover = await request(third.app).get('/api/search?q=hummingbirds&limit=50');
         expect(hover.body.total).toBe(39);
         expect(hover.body.results[0].snippet).toContain('<mark>hummingbirds</mark>');
+      } finally {
+        await third.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a stop that finds its shutdown budget spent says so and leaves the segment as it was; the next start re-indexes what it lacks', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'segment-late-stop-'));
+    const file = join(dataDir, 'search-index', SEGMENT_FILE);
+    const boot = async () => {
+      const { logger, lines } = capture();
+      const app = await buildTestApp({ service: { environment: 'testing', dataDir } }, { logger });
+      return { ...app, lines };
+    };
+    try {
+      const first = await boot();
+      expect((await request(first.app).post('/api/ingest-batch').send({ items: items.slice(0, 30) })).status).toBe(201);
+      await first.close();
+      const before = readFileSync(file);
+      const second = await boot();
+      expect((await request(second.app).post('/api/ingest-batch').send({ items: items.slice(30, 36) })).status).toBe(201);
+      // SIGTERM an hour ago (by the app's clock): the drain used the whole termination grace.
+      second.deps.lifecycle.markDraining(second.clock.now() - 3_600_000);
+      await second.close();
+      expect(second.lines.find((l) => String(l.msg).startsWith('search segment not persisted before exit: the shutdown budget ran out'))).toMatchObject({
+        level: 40,
+        documents: 36,
+        appended: 6,
+        budgetMs: 0,
+      });
+      expect(readFileSync(file).equals(before)).toBe(true);
+      const third = await boot();
+      try {
+        expect(third.lines.find((l) => l.msg === 'content loaded and indexed')).toMatchObject({ items: 36, index: { from: 'segment', documents: 36, reindexed: 6 } });
+        expect((await request(third.app).get('/api/search?q=hummingbirds&limit=50')).body.total).toBe(36);
       } finally {
         await third.close();
       }
