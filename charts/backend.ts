@@ -17,7 +17,7 @@ import {
   type Service,
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { backendMemoryProblem, heapMiBFor, memoryMiB, variableSpec } from '../configs';
+import { backendMemoryProblem, heapMiBFor, memoryMiB, terminationGraceSeconds, variableSpec } from '../configs';
 import { backendSecretEnvironment, type SecretEnvReference } from './backend-secrets';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
@@ -49,7 +49,7 @@ export interface BackendProps {
   readonly containerPort?: number;
   /** Writable folder for `DATA_DIR` (the root filesystem is read-only); an emptyDir. */
   readonly dataDir: string;
-  /** How long in-flight requests may drain on SIGTERM (`SHUTDOWN_TIMEOUT_SECONDS`); the pod gets 10 s more. @default 10 s */
+  /** How long in-flight requests may drain on SIGTERM (`SHUTDOWN_TIMEOUT_SECONDS`); the pod gets `SHUTDOWN_GRACE_EXTRA_SECONDS` (10 s) more, to persist the search segment and close the stores. @default 10 s */
   readonly shutdownTimeout?: Duration;
   /** Create a HorizontalPodAutoscaler. @default none */
   readonly autoscaling?: BackendAutoscaling;
@@ -144,7 +144,8 @@ export class Backend extends Construct {
       podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
       automountServiceAccountToken: false,
       securityContext: restrictedPodSecurity(runAs),
-      terminationGracePeriod: Duration.seconds(drain.toSeconds() + 10),
+      // The drain, then persisting the search segment and closing the stores (configs/sections/shutdown-grace.ts).
+      terminationGracePeriod: Duration.seconds(terminationGraceSeconds(drain.toSeconds())),
     });
     selectExactly(this.deployment, selector);
     const secret = Secret.fromSecretName(this, 'app-secret', names.appSecret);

@@ -14,4 +14,5 @@ export * from './sections/ai';
 export * from './sections/alerting';
 export * from './sections/deploy';
 export * from './sections/backend-memory';
+export * from './sections/shutdown-grace';
 export * from './sections/label-pair';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { demoContentEnabled } from '../configs';
+import { demoContentEnabled, segmentPersistWindowMs, SHUTDOWN_CLOSE_RESERVE_SECONDS, SHUTDOWN_GRACE_EXTRA_SECONDS } from '../configs';
 import { ChatService } from './chat/chat-service';
 import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
@@ -38,7 +38,11 @@ export interface Features {
   contentHealth?(): ContentHealth;
   /** Loads content and builds indexes; the service is ready after it resolves. */
   start(): Promise<void>;
-  /** Stops background work and closes stores. */
+  /**
+   * Stops background work and closes stores; first persists what the search index appended since
+   * its last segment, within what is left of the termination grace after SIGTERM
+   * (`segmentPersistWindowMs`, from `Lifecycle.drainingSince`; from now when not draining).
+   */
   close(): Promise<void>;
 }
 
@@ -101,6 +105,31 @@ function writesHealth(s: WriteStatus): WritesHealth {
     last_failure_at: s.lastFailureAt === undefined ? null : new Date(s.lastFailureAt).toISOString(),
     last_error: s.lastError ?? null,
   };
+}
+
+/**
+ * Persists the search index's appended part before the stores close, within the rest of the
+ * termination grace, and logs what became of it (docs/search-segments.md, "A graceful stop").
+ */
+async function persistSegment(index: EmbeddedIndex, deps: FeatureDeps, logger: FeatureDeps['logger']): Promise<void> {
+  const now = deps.clock.now();
+  const budgetMs = Math.max(0, (deps.lifecycle.drainingSince ?? now) + segmentPersistWindowMs(deps.settings.service.shutdownTimeoutSeconds) - now);
+  try {
+    const r = await index.persistBeforeExit(budgetMs);
+    const info = { documents: r.documents, appended: r.appended, ms: r.ms, budgetMs };
+    if (r.outcome === 'persisted') logger.info(info, 'search segment persisted before exit');
+    else if (r.outcome === 'current') logger.info(info, 'search segment already covers the index: nothing to persist before exit');
+    else if (r.outcome === 'timed-out') {
+      logger.warn(
+        info,
+        `search segment not persisted before exit: the shutdown budget ran out (the termination grace, SHUTDOWN_TIMEOUT_SECONDS + ${SHUTDOWN_GRACE_EXTRA_SECONDS} s, less ${SHUTDOWN_CLOSE_RESERVE_SECONDS} s); the segment on disk is the last one written whole, and the next start re-indexes what it lacks (or rebuilds the index when more than half changed); a longer SHUTDOWN_TIMEOUT_SECONDS gives the stop more time`,
+      );
+    } else if (r.outcome === 'failed') {
+      logger.warn(info, 'search segment not persisted before exit: the write failed (see the warning above); the next start re-indexes what the segment on disk lacks');
+    }
+  } catch (e) {
+    logger.error({ err: (e as Error).message }, 'search segment not persisted before exit: the persist failed; the next start re-indexes what the segment on disk lacks');
+  }
 }
 
 /** Features plus their parts, for tests and benchmarks. */
@@ -234,9 +263,10 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
           );
         }
       }
-      logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName }, 'content loaded and indexed');
+      logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName, index: index.startedFrom }, 'content loaded and indexed');
     },
     async close() {
+      if (segments) await persistSegment(index, deps, segments.logger);
       await segments?.close();
       await store.close();
     },

@@ -4,6 +4,7 @@ export type LifecycleState = 'starting' | 'ready' | 'draining';
 /** Holds the readiness state that `/health/ready` reports. */
 export class Lifecycle {
   private current: LifecycleState;
+  private drainedFrom: number | undefined;
   readonly startedAt: number;
 
   constructor(now: number, initial: LifecycleState = 'starting') {
@@ -20,8 +21,17 @@ export class Lifecycle {
     if (this.current === 'starting') this.current = 'ready';
   }
 
-  /** SIGTERM arrived; readiness goes 503 so load balancers stop sending. */
-  markDraining(): void {
+  /** When the drain began (`markDraining`), milliseconds since the epoch; undefined before. */
+  get drainingSince(): number | undefined {
+    return this.drainedFrom;
+  }
+
+  /**
+   * SIGTERM arrived (at `now`); readiness goes 503 so load balancers stop sending. The time
+   * bounds what the stop may still do (`segmentPersistWindowMs`).
+   */
+  markDraining(now?: number): void {
     this.current = 'draining';
+    this.drainedFrom ??= now;
   }
 }

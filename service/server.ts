@@ -6,7 +6,10 @@ import { closeDeps, type AppDeps } from './deps';
 export interface RunningServer {
   readonly server: Server;
   readonly port: number;
-  /** Graceful stop: readiness 503, no new connections, in-flight requests drain (bounded), deps close. */
+  /**
+   * Graceful stop: readiness 503, no new connections, in-flight requests drain (bounded), deps
+   * close (the search segment is persisted first, within the termination grace: `Features.close`).
+   */
   shutdown(): Promise<void>;
 }
 
@@ -43,7 +46,7 @@ export async function listen(app: Express, deps: AppDeps, port: number, host?: s
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
-      deps.lifecycle.markDraining();
+      deps.lifecycle.markDraining(deps.clock.now());
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timeoutMs = deps.settings.service.shutdownTimeoutSeconds * 1000;

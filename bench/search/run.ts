@@ -14,6 +14,7 @@ import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '..
 import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { restart } from './restart';
+import { restartAfterIngest } from './restart-after-ingest';
 import { abAgainst } from './ab';
 import { benchSizes, sideBySide, sideBySideTable } from './side-by-side';
 import { stall } from './stall';
@@ -219,6 +220,10 @@ export async function run(): Promise<string> {
     // stalls while ingesting with queries beside it (SEARCH_BENCH_OPS_SIZE, default 50,000).
     const opsSize = Number(process.env.SEARCH_BENCH_OPS_SIZE ?? 50_000);
     const restarts = await restart(opsSize, 2);
+    // Restart right after a bulk ingest (SIGTERM at once) beside restart after quiet time (issue
+    // 37), at SEARCH_BENCH_RESTART_INGEST_SIZE (default 200,000): one round, fresh DATA_DIR.
+    const afterIngestSize = Number(process.env.SEARCH_BENCH_RESTART_INGEST_SIZE ?? 200_000);
+    const [afterIngest] = await restartAfterIngest(afterIngestSize, 1);
     const stalls = await stall(opsSize, true);
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     const ms = (x: number) => `${x.toFixed(1)} ms`;
@@ -276,13 +281,15 @@ export async function run(): Promise<string> {
         : []),
       '## The engine in operation',
       '',
-      `Vaswani grown to ${opsSize.toLocaleString('en')} (\`SEARCH_BENCH_OPS_SIZE\`); BENCHMARKS.md has the 200,000 figures and the A/B against the code before issue 28 (\`bench/search/restart.ts\`, \`bench/search/stall.ts\`).`,
+      `Vaswani grown to ${opsSize.toLocaleString('en')} (\`SEARCH_BENCH_OPS_SIZE\`), the restart after an ingest to ${afterIngestSize.toLocaleString('en')}; BENCHMARKS.md has the 200,000 figures and the A/B against the code before issue 28 (\`bench/search/restart.ts\`, \`bench/search/stall.ts\`) and issue 37 (\`bench/search/restart-after-ingest.ts\`).`,
       '',
       '| | figure |',
       '|---|---|',
       `| restart to ready, persisted segment (median of ${restarts.readyMs.segment.length}) | ${(median(restarts.readyMs.segment) / 1000).toFixed(2)} s |`,
       `| restart to ready, \`INDEX_DIR=off\` (rebuild, as every start did before) | ${(median(restarts.readyMs.rebuild) / 1000).toFixed(2)} s |`,
       `| segment file | ${(restarts.segmentBytes / 1e6).toFixed(1)} MB |`,
+      `| restart to ready right after a bulk ingest of ${afterIngestSize.toLocaleString('en')} (SIGTERM at once) / after quiet time (idle checkpoint done), \`SEARCH_BENCH_RESTART_INGEST_SIZE\` | ${(afterIngest.afterIngestMs / 1000).toFixed(2)} s / ${(afterIngest.afterQuietMs / 1000).toFixed(2)} s (${(afterIngest.afterIngestMs / afterIngest.afterQuietMs).toFixed(2)}×) |`,
+      `| SIGTERM to exit right after that ingest (the stop persists the appended part of the index) | ${(afterIngest.stopMs / 1000).toFixed(2)} s |`,
       `| longest event-loop stall while ingesting with queries beside it (wall / CPU) | ${ms(stalls.maxStall)} / ${ms(stalls.cpuStall)} |`,
       `| longest GC pause meanwhile; longest query | ${ms(stalls.maxGc)}; ${ms(stalls.maxQuery)} |`,
       `| one 1 MB item upserted beside queries: longest stall (wall / CPU), time | ${ms(stalls.bigItemMaxStall)} / ${ms(stalls.bigItemCpuStall)}, ${stalls.bigItemMs} ms |`,

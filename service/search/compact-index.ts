@@ -462,10 +462,20 @@ export class CompactIndex {
    * once writes pause, so a restart has little to re-index.
    */
   checkpoint(): void {
-    if (this.merging || (this.tailDocs === 0 && this.deadBase === 0 && this.base.end === this.next)) return;
+    if (this.merging || !this.unmerged) return;
     const m = this.startMerge();
     if (!this.background) this.finishMerge();
     else void this.drive(m);
+  }
+
+  /** Whether documents were appended or deleted since the base was sealed: a `checkpoint` would merge them. */
+  get unmerged(): boolean {
+    return this.tailDocs > 0 || this.deadBase > 0 || this.base.end !== this.next;
+  }
+
+  /** Documents appended (a replaced one counts again) and base documents deleted since the base was sealed. */
+  get unmergedDocs(): number {
+    return this.next - this.base.end + this.deadBase;
   }
 
   /** Settles once no merge is running (tests and benchmarks). */

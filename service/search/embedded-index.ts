@@ -131,6 +131,34 @@ export const SEGMENT_KEY = (() => {
 /** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
 const REPLAY_LIMIT = 0.5;
 
+/** Where the index served from the start came from (its first `replaceAll`), for the start's log line. */
+export interface IndexOrigin {
+  /** `segment`: restored from the persisted segment; `content`: built by analysing every item. */
+  readonly from: 'segment' | 'content';
+  /** Documents indexed. */
+  readonly documents: number;
+  /** Items analysed at the start: changed or new since the segment, or every item when built from the content. */
+  readonly reindexed: number;
+}
+
+/**
+ * What `persistBeforeExit` did: `persisted` (what was appended, or a segment already asked for,
+ * is on disk now), `current` (the file already covered the index), `timed-out` (the budget ran
+ * out: the file holds an older segment, whole), `failed` (the write failed: logged by the
+ * segment store), `off` (no segments).
+ */
+export interface ExitPersist {
+  readonly outcome: 'persisted' | 'current' | 'timed-out' | 'failed' | 'off';
+  /** Documents in the index at the stop. */
+  readonly documents: number;
+  /**
+   * Documents appended or deleted since the last merge when the stop began (`CompactIndex.unmergedDocs`,
+   * a merge under way included): what the stop had to persist, and what a timed-out stop left out.
+   */
+  readonly appended: number;
+  readonly ms: number;
+}
+
 
 /**
  * What one query scores, bounded by `QUERY_LIMITS` whatever its text: its distinct terms
@@ -193,6 +221,9 @@ export class EmbeddedIndex implements SearchIndex {
   // The scorers' pace in their last window (`windowedTopK`), across queries.
   private readonly windowPace = new WindowPace();
   private checkpointTimer: NodeJS.Timeout | undefined;
+  // Set by `persistBeforeExit`: no idle checkpoint is armed any more.
+  private stopping = false;
+  private origin: IndexOrigin | undefined;
   // Only the first full build (the start) may come from a persisted segment.
   private segmentTried = false;
   // New bases of indexes not yet swapped in (a build in progress), persisted once they are.
@@ -251,6 +282,62 @@ export class EmbeddedIndex implements SearchIndex {
     await this.segments?.flush();
   }
 
+  /** Where the index served since the start came from; undefined before the first `replaceAll` ends. */
+  get startedFrom(): IndexOrigin | undefined {
+    return this.origin;
+  }
+
+  /**
+   * On a graceful stop, after the server stopped taking requests: waits for the writes under
+   * way, merges what was appended or deleted since the last merge (the idle checkpoint's merge,
+   * in the same slices) and writes the segment, within `budgetMs`. Out of time, the segment store
+   * is abandoned (`SegmentStore.abandon`): the file keeps the last segment written whole, which
+   * the next start checks and brings up to date from the content as at every start. A budget of
+   * 0 or less starts nothing. Arms no idle checkpoint afterwards.
+   */
+  async persistBeforeExit(budgetMs: number): Promise<ExitPersist> {
+    const started = performance.now();
+    const segments = this.segments;
+    this.stopping = true;
+    clearTimeout(this.checkpointTimer);
+    const appended = this.compact.unmergedDocs;
+    const result = (outcome: ExitPersist['outcome']): ExitPersist => ({ outcome, documents: this.compact.documentCount, appended, ms: Math.round(performance.now() - started) });
+    if (!segments) return result('off');
+    if (budgetMs <= 0) {
+      segments.abandon();
+      return result('timed-out');
+    }
+    const writesBefore = segments.writeCount;
+    const work = (async () => {
+      for (;;) {
+        const writing = this.writing;
+        await writing;
+        await this.compact.merged();
+        // A write that came meanwhile (a request past the drain) goes in first.
+        if (this.writing !== writing) continue;
+        if (!this.compact.unmerged) break;
+        await this.gate.quiet();
+        this.compact.checkpoint();
+      }
+      await segments.flush();
+      return 'done' as const;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<'timed-out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed-out'), budgetMs);
+    });
+    try {
+      if ((await Promise.race([work, outOfTime])) === 'timed-out') {
+        segments.abandon();
+        return result('timed-out');
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!segments.current) return result('failed');
+    return result(segments.writeCount > writesBefore ? 'persisted' : 'current');
+  }
+
   /**
    * The index of `items` from the persisted segment, if there is a usable one: its documents
    * whose fingerprint still matches are taken as they are, the others re-indexed from `items`,
@@ -260,7 +347,7 @@ export class EmbeddedIndex implements SearchIndex {
   private async restore(
     items: readonly Item[],
     slicer: TimeSlicer,
-  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined>; replayed: boolean } | undefined> {
+  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined>; replayed: boolean; reindexed: number } | undefined> {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -313,7 +400,7 @@ export class EmbeddedIndex implements SearchIndex {
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     const replayed = changed.length + removed.length > 0;
     if (replayed) compact.checkpoint();
-    return { compact, docs, unchanged, byDoc, replayed };
+    return { compact, docs, unchanged, byDoc, replayed, reindexed: changed.length };
   }
 
   /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
@@ -423,7 +510,7 @@ export class EmbeddedIndex implements SearchIndex {
 
   /** (Re)starts the idle timer after which what was written since the last merge is merged and persisted. */
   private armCheckpoint(): void {
-    if (!this.segments || this.checkpointIdleMs <= 0) return;
+    if (!this.segments || this.checkpointIdleMs <= 0 || this.stopping) return;
     clearTimeout(this.checkpointTimer);
     this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.compact.checkpoint()), this.checkpointIdleMs);
     this.checkpointTimer.unref();
@@ -483,6 +570,7 @@ export class EmbeddedIndex implements SearchIndex {
           await compact.fillVocabulary(this.indexSliceMs);
           await this.gate.quiet();
           this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
+          this.origin = { from: 'segment', documents: compact.documentCount, reindexed: restored.reindexed };
           // The id map is filled in the background (writes need it; queries look nothing up by
           // id). Queries find a restored document's metadata by its short id (`meta`,
           // `filterFor`): it is entered from the first write on (`enterRestored`), not after
@@ -505,6 +593,7 @@ export class EmbeddedIndex implements SearchIndex {
       await compact.sealInSlices(this.indexSliceMs);
       await this.gate.quiet();
       this.swapIn(compact, docs);
+      this.origin ??= { from: 'content', documents: compact.documentCount, reindexed: items.length };
       void compact.fillVocabulary(this.indexSliceMs);
     });
   }

@@ -51,6 +51,11 @@ export class SegmentStore {
   private pending: { sealed: SealedIndex; key: string } | undefined;
   private writing: Promise<void> | undefined;
   private closed = false;
+  private abandoned = false;
+  // The latest segment asked for (`save`) and the latest written whole, to tell whether the file is current.
+  private asked: SealedIndex | undefined;
+  private written: SealedIndex | undefined;
+  private writes = 0;
   private prefetched: Promise<Buffer> | undefined;
 
   constructor(private readonly opts: SegmentStoreOptions) {
@@ -101,6 +106,7 @@ export class SegmentStore {
   /** Writes `sealed` in the background (the latest one asked for wins); `flush` waits for it. */
   save(sealed: SealedIndex, key: string): void {
     if (this.closed) return;
+    this.asked = sealed;
     this.pending = { sealed, key };
     this.writing ??= this.drain();
   }
@@ -118,7 +124,31 @@ export class SegmentStore {
   async close(): Promise<void> {
     this.closed = true;
     this.pending = undefined;
-    await this.flush();
+    if (!this.abandoned) await this.flush();
+  }
+
+  /**
+   * Like `close`, without waiting: takes no more segments, drops the one not started, and leaves
+   * the write under way to finish or to be cut short by the exit (its temp file is never renamed
+   * and the next start deletes it; the segment in place stays whole). For a stop out of time.
+   */
+  abandon(): void {
+    this.abandoned = true;
+    this.closed = true;
+    this.pending = undefined;
+  }
+
+  /**
+   * Whether the file holds the latest segment asked for (or none was asked for since the start:
+   * the file is the one read, if any). False while one is pending or after a failed write.
+   */
+  get current(): boolean {
+    return this.asked === this.written;
+  }
+
+  /** Segments written whole since the start. */
+  get writeCount(): number {
+    return this.writes;
   }
 
   private async drain(): Promise<void> {
@@ -161,6 +191,8 @@ export class SegmentStore {
       } finally {
         await dir.close();
       }
+      this.written = sealed;
+      this.writes += 1;
       this.logger.info({ file: this.file, documents: sealed.ids.length, bytes, ms: Math.round(performance.now() - started) }, 'search segment persisted');
     } catch (e) {
       await rm(tmp, { force: true }).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -29,18 +29,20 @@ describe('the service with a persisted search segment (file store)', () => {
   it('keeps the segment beside the content in DATA_DIR/search-index, and a restart loads it and re-indexes only what changed', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'segment-restart-'));
     const file = join(dataDir, 'search-index', SEGMENT_FILE);
-    const boot = async () => {
+    const boot = async (indexDir?: 'off') => {
       const { logger, lines } = capture();
-      const app = await buildTestApp({ service: { environment: 'testing', dataDir } }, { logger });
+      const app = await buildTestApp({ service: { environment: 'testing', dataDir }, ...(indexDir ? { search: { indexDir } } : {}) }, { logger });
       return { ...app, lines, loaded: () => lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment')) };
     };
     try {
       const first = await boot();
       expect((await request(first.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
       await first.close();
-      // The second start builds from the content (the first wrote its segment while empty) and persists it.
-      const second = await boot();
-      await until(() => second.lines.some((l) => l.msg === 'search segment persisted' && l.documents === 40));
+      // The stop persisted what the ingest appended (issue 37: the first start wrote its segment while empty).
+      expect(first.lines.find((l) => l.msg === 'search segment persisted before exit')).toMatchObject({ documents: 40 });
+      // A start that leaves the segment alone (INDEX_DIR=off) changes an item: the segment lacks the
+      // change, as after a stop that ran out of time.
+      const second = await boot('off');
       // And the content store's catalogue of the 40 items: the next start makes them lazily.
       await until(() => second.lines.some((l) => l.msg === 'content catalogue written' && l.items === 40));
       expect(existsSync(file)).toBe(true);
@@ -63,6 +65,43 @@ describe('the service with a persisted search segment (file store)', () => {
         const hover = await request(third.app).get('/api/search?q=hummingbirds&limit=50');
         expect(hover.body.total).toBe(39);
         expect(hover.body.results[0].snippet).toContain('<mark>hummingbirds</mark>');
+      } finally {
+        await third.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a stop that finds its shutdown budget spent says so and leaves the segment as it was; the next start re-indexes what it lacks', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'segment-late-stop-'));
+    const file = join(dataDir, 'search-index', SEGMENT_FILE);
+    const boot = async () => {
+      const { logger, lines } = capture();
+      const app = await buildTestApp({ service: { environment: 'testing', dataDir } }, { logger });
+      return { ...app, lines };
+    };
+    try {
+      const first = await boot();
+      expect((await request(first.app).post('/api/ingest-batch').send({ items: items.slice(0, 30) })).status).toBe(201);
+      await first.close();
+      const before = readFileSync(file);
+      const second = await boot();
+      expect((await request(second.app).post('/api/ingest-batch').send({ items: items.slice(30, 36) })).status).toBe(201);
+      // SIGTERM an hour ago (by the app's clock): the drain used the whole termination grace.
+      second.deps.lifecycle.markDraining(second.clock.now() - 3_600_000);
+      await second.close();
+      expect(second.lines.find((l) => String(l.msg).startsWith('search segment not persisted before exit: the shutdown budget ran out'))).toMatchObject({
+        level: 40,
+        documents: 36,
+        appended: 6,
+        budgetMs: 0,
+      });
+      expect(readFileSync(file).equals(before)).toBe(true);
+      const third = await boot();
+      try {
+        expect(third.lines.find((l) => l.msg === 'content loaded and indexed')).toMatchObject({ items: 36, index: { from: 'segment', documents: 36, reindexed: 6 } });
+        expect((await request(third.app).get('/api/search?q=hummingbirds&limit=50')).body.total).toBe(36);
       } finally {
         await third.close();
       }
