@@ -1,5 +1,6 @@
 import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag } from 'js-yaml';
 import type { ItemType } from './item';
+import { parseJsonArrayInSteps } from './json-array-steps';
 import { isLineEnd, isSpace } from './char-class';
 
 /** File formats `/api/upload` accepts. */
@@ -230,17 +231,23 @@ function fromJson(text: string): unknown[] {
   return [v];
 }
 
+function ndjsonLines(text: string): string[] {
+  return text.replace(/^\uFEFF/, '').split(/\r?\n/);
+}
+
+function ndjsonLine(lines: readonly string[], i: number, out: unknown[]): void {
+  if (lines[i].trim() === '') return;
+  try {
+    out.push(JSON.parse(lines[i]));
+  } catch (e) {
+    throw new FileParseError(`line ${i + 1} is not valid JSON: ${(e as Error).message}`, i + 1);
+  }
+}
+
 function fromNdjson(text: string): unknown[] {
   const out: unknown[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() === '') continue;
-    try {
-      out.push(JSON.parse(lines[i]));
-    } catch (e) {
-      throw new FileParseError(`line ${i + 1} is not valid JSON: ${(e as Error).message}`, i + 1);
-    }
-  }
+  const lines = ndjsonLines(text);
+  for (let i = 0; i < lines.length; i++) ndjsonLine(lines, i, out);
   return out;
 }
 
@@ -260,4 +267,30 @@ export function parseFile(filename: string, format: UploadFormat, text: string, 
     case 'ndjson':
       return fromNdjson(text);
   }
+}
+
+/**
+ * `parseFile`, with `step()` (time-steps.ts) between the lines of an `.ndjson` file and between
+ * the elements of a `.json` array, so a file of 10,000 items is not one long step of the event
+ * loop (issue 37). A `.json` file that is not an array (an item, `{items: [...]}`) or is not
+ * valid JSON is parsed whole, as `parseFile` does. The items are those `parseFile` returns.
+ */
+export async function parseFileInSteps(
+  filename: string,
+  format: UploadFormat,
+  text: string,
+  step: () => Promise<void> | undefined,
+  defaults: FileDefaults = {},
+): Promise<unknown[]> {
+  if (format === 'ndjson') {
+    const out: unknown[] = [];
+    const lines = ndjsonLines(text);
+    for (let i = 0; i < lines.length; i++) {
+      ndjsonLine(lines, i, out);
+      await step();
+    }
+    return out;
+  }
+  if (format === 'json') return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step)) ?? fromJson(text);
+  return parseFile(filename, format, text, defaults);
 }
