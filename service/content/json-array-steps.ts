@@ -16,11 +16,12 @@ function isJsonSpace(c: number): boolean {
 /**
  * Where the elements of the JSON array `text` start and end, read in slices of `SCAN_SLICE`
  * characters with `step()` between them, or undefined when `text` is not one array whose
- * elements are separated by commas at its top level (then `JSON.parse` of the whole says why).
+ * elements are separated by commas at its top level (then `JSON.parse` of the whole says why),
+ * or when it holds more than `maxElements`.
  * Only strings, their escapes and bracket depth are read: each element is judged by
  * `JSON.parse` of its own text.
  */
-async function elementSpans(text: string, step: () => Promise<void> | undefined): Promise<Array<[number, number]> | undefined> {
+async function elementSpans(text: string, step: () => Promise<void> | undefined, maxElements: number): Promise<Array<[number, number]> | undefined> {
   let i = 0;
   while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;
@@ -46,6 +47,8 @@ async function elementSpans(text: string, step: () => Promise<void> | undefined)
     } else if (c === COMMA && depth === 1) {
       spans.push([start, i]);
       start = i + 1;
+      // A comma: one more element follows.
+      if (spans.length >= maxElements) return undefined;
     }
   }
   if (end < 0 || text.charCodeAt(end) !== CLOSE_ARRAY) return undefined;
@@ -59,11 +62,16 @@ async function elementSpans(text: string, step: () => Promise<void> | undefined)
 /**
  * `JSON.parse(text)` of a top-level JSON array, an element at a time with `step()` between
  * elements (time-steps.ts), so a 10,000-item upload is not one 50-170 ms parse (issue 37). The
- * result equals `JSON.parse(text)`; undefined when `text` is not a JSON array or any part of
- * it is not valid JSON (the caller parses it whole for the value or the error).
+ * result equals `JSON.parse(text)`; undefined when `text` is not a JSON array, any part of it is
+ * not valid JSON, or it holds more than `maxElements` (the caller parses it whole, for the value
+ * or the error: millions of tiny elements are not parsed one call each).
  */
-export async function parseJsonArrayInSteps(text: string, step: () => Promise<void> | undefined): Promise<unknown[] | undefined> {
-  const spans = await elementSpans(text, step);
+export async function parseJsonArrayInSteps(
+  text: string,
+  step: () => Promise<void> | undefined,
+  maxElements = Number.MAX_SAFE_INTEGER,
+): Promise<unknown[] | undefined> {
+  const spans = await elementSpans(text, step, maxElements);
   if (!spans) return undefined;
   const out: unknown[] = [];
   for (const [from, to] of spans) {

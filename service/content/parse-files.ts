@@ -273,7 +273,8 @@ export function parseFile(filename: string, format: UploadFormat, text: string, 
  * `parseFile`, with `step()` (time-steps.ts) between the lines of an `.ndjson` file and between
  * the elements of a `.json` array, so a file of 10,000 items is not one long step of the event
  * loop (issue 37). A `.json` file that is not an array (an item, `{items: [...]}`) or is not
- * valid JSON is parsed whole, as `parseFile` does. The items are those `parseFile` returns.
+ * valid JSON, or an array of more than `maxSteppedElements` (more than the caller takes), is parsed
+ * whole, as `parseFile` does. The items are those `parseFile` returns.
  */
 export async function parseFileInSteps(
   filename: string,
@@ -281,6 +282,7 @@ export async function parseFileInSteps(
   text: string,
   step: () => Promise<void> | undefined,
   defaults: FileDefaults = {},
+  maxSteppedElements?: number,
 ): Promise<unknown[]> {
   if (format === 'ndjson') {
     const out: unknown[] = [];
@@ -291,6 +293,6 @@ export async function parseFileInSteps(
     }
     return out;
   }
-  if (format === 'json') return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step)) ?? fromJson(text);
+  if (format === 'json') return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
   return parseFile(filename, format, text, defaults);
 }

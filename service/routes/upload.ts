@@ -149,7 +149,7 @@ export async function uploadedItems(received: Received, step: () => Promise<void
   for (const f of received.files) {
     let raws: unknown[];
     try {
-      raws = await parseFileInSteps(f.name, f.format, f.data.toString('utf8'), step, received.type ? { type: received.type } : {});
+      raws = await parseFileInSteps(f.name, f.format, f.data.toString('utf8'), step, received.type ? { type: received.type } : {}, MAX_UPLOAD_ITEMS);
     } catch (e) {
       if (e instanceof FileParseError) {
         throw badRequest(`${f.name}: ${e.message}`, { field: 'file', file: f.name, ...(e.line ? { line: e.line } : {}) });

@@ -84,6 +84,12 @@ describe('upload validation in steps', () => {
     );
   }, 300_000); // a hang guard only: the runs are bounded by numRuns
 
+  it('leaves an array of more elements than an upload takes to one JSON.parse (no call per tiny element)', async () => {
+    const text = `[${'1,'.repeat(20)}1]`;
+    expect(await parseJsonArrayInSteps(text, () => undefined, 21)).toHaveLength(21);
+    expect(await parseJsonArrayInSteps(text, () => undefined, 20)).toBeUndefined();
+  });
+
   it('gives the same items as parseFile', async () => {
     const text = JSON.stringify(items.slice(0, 50));
     const counter = countingStep();
