@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, maxHeaderSize, type Server } from 'node:http';
 import type { Express } from 'express';
 import { closeDeps, type AppDeps } from './deps';
+import { answerClientErrors } from './http/client-errors';
 
 /** A listening service and how to stop it. */
 export interface RunningServer {
@@ -17,7 +18,9 @@ export interface RunningServer {
  * Listens on `port` (0 = any free port) on all interfaces, or on `host` when given. The
  * request, headers and keep-alive timeouts come from the settings (`REQUEST_TIMEOUT_MS`,
  * `HEADERS_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_MS`): a client that trickles its request gets 408
- * and its connection closed, instead of holding it for Node's default five minutes.
+ * and its connection closed, instead of holding it for Node's default five minutes. The refusals
+ * Node makes before a route runs (408, 431 for headers over Node's limit, 400 for malformed HTTP)
+ * carry our JSON error shape (http/client-errors.ts), not Node's bare status line.
  */
 export async function listen(app: Express, deps: AppDeps, port: number, host?: string): Promise<RunningServer> {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = deps.settings.service;
@@ -32,6 +35,7 @@ export async function listen(app: Express, deps: AppDeps, port: number, host?: s
     },
     app,
   );
+  answerClientErrors(server, { requestTimeoutMs, headersTimeoutMs, maxHeaderSize });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => {
       server.off('error', reject);

@@ -73,7 +73,7 @@ function* pieces(text: string): Generator<string> {
 }
 
 /** Gathers strings into chunks of at most `EXPORT_CHUNK_CHARS`, cutting long ones (`pieces`). */
-function* chunked(parts: Iterable<string>): Generator<string> {
+export function* chunked(parts: Iterable<string>): Generator<string> {
   let pending = '';
   for (const part of parts) {
     if (pending.length + part.length <= EXPORT_CHUNK_CHARS) {

@@ -1,5 +1,6 @@
-import matter from 'gray-matter';
+import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag } from 'js-yaml';
 import type { ItemType } from './item';
+import { parseJsonArrayInSteps } from './json-array-steps';
 import { isLineEnd, isSpace } from './char-class';
 
 /** File formats `/api/upload` accepts. */
@@ -38,15 +39,25 @@ export interface FileDefaults {
   readonly type?: ItemType;
 }
 
-/** A YAML engine: js-yaml 3's safe schema, as gray-matter has always parsed front matter (dates become Dates). */
-const yamlEngine = (matter as unknown as { engines: { yaml: { parse(text: string): unknown } } }).engines.yaml;
+/**
+ * The YAML schema of front matter: the tags of js-yaml 3's safe schema (which gray-matter used)
+ * except `!!timestamp`. js-yaml 3 turned `2024-02-30` into 1 March and `2024-13-45` into
+ * 14 February 2025 without a word (issue 37); a date stays the string it was written as, and
+ * the item's own rule (`isRealDate` in item.ts, the same as `/api/ingest`) judges it.
+ */
+const FRONT_MATTER_SCHEMA = CORE_SCHEMA.withTags(mergeTag, binaryTag, omapTag, pairsTag, setTag);
+
+/** Parses a YAML front matter block as uploads read it (`FRONT_MATTER_SCHEMA`: dates stay strings). */
+export function parseFrontMatterYaml(text: string): unknown {
+  return load(text, { schema: FRONT_MATTER_SCHEMA });
+}
 
 // gray-matter can evaluate JavaScript front matter (`---js`); content is data, never code.
 const refuse = (): never => {
   throw new Error('only YAML or JSON front matter is accepted');
 };
 const ENGINES: Readonly<Record<string, (text: string) => unknown>> = {
-  yaml: (text) => yamlEngine.parse(text),
+  yaml: parseFrontMatterYaml,
   json: (text) => JSON.parse(text) as unknown,
   javascript: refuse,
   coffee: refuse,
@@ -72,8 +83,8 @@ function onlyComments(block: string): boolean {
  * gray-matter's split of a file into front matter and content, with the options this service
  * always used (YAML by default, `---json` accepted, `---js` and the like refused), in linear
  * time: gray-matter itself tests the block for comments with `/^\s*#[^\n]+/gm`, which takes
- * seconds on a front matter of blank lines (issue 29). The YAML is still parsed by gray-matter's
- * engine (js-yaml 3, safe schema), so the data is what it was.
+ * seconds on a front matter of blank lines (issue 29). The YAML is parsed by
+ * `parseFrontMatterYaml` (js-yaml 3's safe tags without `!!timestamp`).
  */
 export function frontMatter(input: string): FrontMatter {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
@@ -99,16 +110,6 @@ export function frontMatter(input: string): FrontMatter {
 function stem(filename: string): string {
   const base = filename.replace(/^.*[\\/]/, '');
   return base.replace(/\.[^.]+$/, '').replace(/[-_]+/g, ' ').trim() || base;
-}
-
-/** YAML turns `2024-01-05` into a Date; items keep dates as strings. */
-function yamlValue(v: unknown): unknown {
-  if (v instanceof Date) {
-    if (Number.isNaN(v.getTime())) return String(v);
-    const iso = v.toISOString();
-    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
-  }
-  return v;
 }
 
 /**
@@ -188,8 +189,8 @@ function fromMarkdown(filename: string, text: string, defaults: FileDefaults): u
   } catch (e) {
     throw new FileParseError(`front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
-  const data: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(parsed.data)) data[k] = yamlValue(v);
+  // Values as written: a date is checked by the item's rule (validateItem), as an ingested one is.
+  const data: Record<string, unknown> = { ...parsed.data };
   // Leading blank lines go (linear: anchored, one whitespace run).
   let body = parsed.content.replace(/^\s*\n/, '');
   // A leading `# Heading` is the title when the front matter has none, and is dropped when it
@@ -230,17 +231,23 @@ function fromJson(text: string): unknown[] {
   return [v];
 }
 
+function ndjsonLines(text: string): string[] {
+  return text.replace(/^\uFEFF/, '').split(/\r?\n/);
+}
+
+function ndjsonLine(lines: readonly string[], i: number, out: unknown[]): void {
+  if (lines[i].trim() === '') return;
+  try {
+    out.push(JSON.parse(lines[i]));
+  } catch (e) {
+    throw new FileParseError(`line ${i + 1} is not valid JSON: ${(e as Error).message}`, i + 1);
+  }
+}
+
 function fromNdjson(text: string): unknown[] {
   const out: unknown[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() === '') continue;
-    try {
-      out.push(JSON.parse(lines[i]));
-    } catch (e) {
-      throw new FileParseError(`line ${i + 1} is not valid JSON: ${(e as Error).message}`, i + 1);
-    }
-  }
+  const lines = ndjsonLines(text);
+  for (let i = 0; i < lines.length; i++) ndjsonLine(lines, i, out);
   return out;
 }
 
@@ -260,4 +267,32 @@ export function parseFile(filename: string, format: UploadFormat, text: string, 
     case 'ndjson':
       return fromNdjson(text);
   }
+}
+
+/**
+ * `parseFile`, with `step()` (time-steps.ts) between the lines of an `.ndjson` file and between
+ * the elements of a `.json` array, so a file of 10,000 items is not one long step of the event
+ * loop (issue 37). A `.json` file that is not an array (an item, `{items: [...]}`) or is not
+ * valid JSON, or an array of more than `maxSteppedElements` (more than the caller takes), is parsed
+ * whole, as `parseFile` does. The items are those `parseFile` returns.
+ */
+export async function parseFileInSteps(
+  filename: string,
+  format: UploadFormat,
+  text: string,
+  step: () => Promise<void> | undefined,
+  defaults: FileDefaults = {},
+  maxSteppedElements?: number,
+): Promise<unknown[]> {
+  if (format === 'ndjson') {
+    const out: unknown[] = [];
+    const lines = ndjsonLines(text);
+    for (let i = 0; i < lines.length; i++) {
+      ndjsonLine(lines, i, out);
+      await step();
+    }
+    return out;
+  }
+  if (format === 'json') return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
+  return parseFile(filename, format, text, defaults);
 }

@@ -1,12 +1,14 @@
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
 import { stepper } from '../time-steps';
-import { batchVocabularyProblem, validateItem, type ItemInput, type ItemType } from '../content/item';
+import { chunked } from '../content/export';
+import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
-import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFile, type UploadFormat } from '../content/parse-files';
+import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFileInSteps, type UploadFormat } from '../content/parse-files';
 import { uploadFields } from '../http/contract/upload';
 import { validate } from '../http/contract/validate';
 import { HttpError, badRequest } from '../http/errors';
+import { writeChunks } from '../http/write-chunks';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
@@ -19,13 +21,15 @@ export const MAX_UPLOAD_ITEMS = 10_000;
 
 const FILE_FIELDS = new Set(['file', 'files', 'file[]', 'files[]']);
 
-interface UploadedFile {
+/** One file of an upload. */
+export interface UploadedFile {
   readonly name: string;
   readonly format: UploadFormat;
   readonly data: Buffer;
 }
 
-interface Received {
+/** What a multipart upload held: its files and the `type` field. */
+export interface Received {
   readonly files: UploadedFile[];
   readonly type?: ItemType;
 }
@@ -133,14 +137,19 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
   });
 }
 
-/** Every file's items, validated; the first problem (file, item, field) is an error. */
-function itemsOf(received: Received): Array<ItemInput & { id: string }> {
+/**
+ * Every file's items, validated; the first problem (file, item, field) is an error. In steps of
+ * the event loop, as `/api/ingest-batch` validates: `step()` (time-steps.ts) after each line or
+ * array element a file is parsed into and after each item is validated. 10,000 items of 50 tags
+ * held the loop 1.07-1.44 s in one step (issue 37).
+ */
+export async function uploadedItems(received: Received, step: () => Promise<void> | undefined): Promise<Array<ItemInput & { id: string }>> {
   const out: Array<ItemInput & { id: string }> = [];
   const origins: CollidingItem[] = [];
   for (const f of received.files) {
     let raws: unknown[];
     try {
-      raws = parseFile(f.name, f.format, f.data.toString('utf8'), received.type ? { type: received.type } : {});
+      raws = await parseFileInSteps(f.name, f.format, f.data.toString('utf8'), step, received.type ? { type: received.type } : {}, MAX_UPLOAD_ITEMS);
     } catch (e) {
       if (e instanceof FileParseError) {
         throw badRequest(`${f.name}: ${e.message}`, { field: 'file', file: f.name, ...(e.line ? { line: e.line } : {}) });
@@ -148,8 +157,8 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
       throw e;
     }
     if (!raws.length) throw badRequest(`${f.name}: holds no items`, { field: 'file', file: f.name });
-    raws.forEach((raw, index) => {
-      const v = validateItem(raw);
+    for (let index = 0; index < raws.length; index++) {
+      const v = validateItem(raws[index]);
       if (!v.ok) {
         const where = raws.length > 1 ? `${f.name} item ${index}: ` : `${f.name}: `;
         const err = invalidItem(v.issues, where);
@@ -157,7 +166,8 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
       }
       out.push(v.item);
       origins.push({ file: f.name, index, title: v.item.title });
-    });
+      await step();
+    }
     if (out.length > MAX_UPLOAD_ITEMS) throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
   }
   const collision = idCollisions(out.map((item, i) => ({ ...origins[i], id: item.id })))[0];
@@ -175,10 +185,20 @@ function itemsOf(received: Received): Array<ItemInput & { id: string }> {
 }
 
 /**
+ * The 201 answer `{count, items}`, an item at a time: `res.json` of 10,000 stored items was one
+ * 135 ms step of the event loop (issue 37).
+ */
+function* answerParts(stored: readonly Item[]): Generator<string> {
+  yield `{"count":${stored.length},"items":[`;
+  for (let i = 0; i < stored.length; i++) yield `${i ? ',' : ''}${JSON.stringify(stored[i])}`;
+  yield ']}';
+}
+
+/**
  * `POST /api/upload`, multipart/form-data with one or more files in the field `file` (`.md`
  * with YAML front matter, `.txt`, `.json`, `.ndjson`) and an optional field `type` (default
  * type of `.md`/`.txt` items). All or nothing: one bad file or item and nothing is stored.
- * 201 `{count, items}`.
+ * 201 `{count, items}`, streamed. Parsing, validation and the answer go in steps of the event loop.
  *
  * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
@@ -202,11 +222,14 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
       throw e;
     }
     if (!received.files.length) throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
-    const items = itemsOf(received);
-    const vocabulary = await batchVocabularyProblem(items, stepper());
+    const step = stepper();
+    const items = await uploadedItems(received, step);
+    const vocabulary = await batchVocabularyProblem(items, step);
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'file' });
     const stored = await storeWrite(() => ctx.content.ingest(items));
-    res.status(201).json({ count: stored.length, items: stored });
+    // Streamed in slices (writeChunks, as exports are): the items are stored whatever the client does next.
+    res.status(201).type('application/json');
+    await writeChunks(res, chunked(answerParts(stored)));
   });
   return r;
 }

@@ -2,12 +2,14 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Router } from 'express';
 import { SettingsError, loadSettings, parseSettings } from '../../configs';
-import { listen } from '../../service/server';
+import { openApiDocument } from '../../service/http/contract/openapi';
+import { listen, type RunningServer } from '../../service/server';
 import { freePort, waitFor } from '../../tools/harness/ports';
-import { buildTestApp } from '../helpers/app';
+import { buildTestApp, type TestApp } from '../helpers/app';
+import { parseAnswer } from '../helpers/raw-http';
 
 /** GET on 127.0.0.1, resolving with status and body. */
 function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -111,6 +113,7 @@ describe('request timeouts', () => {
       await new Promise<void>((r) => socket.on('close', () => r()));
       clearInterval(drip);
       expect(text).toMatch(/^HTTP\/1\.1 408/);
+      expectJsonRefusal(text, 408, 'request_timeout', 'body');
     } finally {
       await running.shutdown();
       t.removeDataDir();
@@ -129,6 +132,98 @@ describe('request timeouts', () => {
       expect((e as SettingsError).message).toMatch(/HEADERS_TIMEOUT_MS=6000 is above REQUEST_TIMEOUT_MS=5000/);
     }
     expect(() => loadSettings({ REQUEST_TIMEOUT_MS: '10ms' })).toThrow(/REQUEST_TIMEOUT_MS="10ms" is not valid: expected an integer from 1000/);
+  });
+});
+
+/** Writes `head` (and whatever `more` sends) on a raw socket; resolves with everything read until the server closes. */
+function rawExchange(port: number, head: string, more?: (socket: Socket) => () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    // Listeners are added in this turn, before any event of the socket can fire.
+    socket.write(head);
+    const stop = more?.(socket);
+    socket.on('data', (b: Buffer) => (text += b.toString()));
+    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' && text ? undefined : reject(e)));
+    socket.on('close', () => {
+      stop?.();
+      resolve(text);
+    });
+  });
+}
+
+/** Asserts a raw answer is our JSON error shape with this status, code and field. */
+function expectJsonRefusal(text: string, status: number, error: string, field: string): void {
+  const a = parseAnswer(text);
+  expect(a).toBeDefined();
+  expect(a!.status).toBe(status);
+  expect(a!.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(Number(a!.headers['content-length'])).toBe(Buffer.byteLength(a!.body));
+  const body = JSON.parse(a!.body) as Record<string, unknown>;
+  expect(body).toMatchObject({ error, field });
+  expect(typeof body.message).toBe('string');
+  // The document lists the status for every operation, with the error schema (issue 37).
+  const doc = openApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+  for (const ops of Object.values(doc.paths)) for (const op of Object.values(ops)) expect(op.responses[String(status)]?.content?.['application/json']).toBeDefined();
+}
+
+describe("refusals Node makes before a route runs are JSON (issue 37, row 7), on a real listening server", () => {
+  let t: TestApp;
+  let running: RunningServer;
+  beforeAll(async () => {
+    // Short timeouts so a test waits about a second for each: the same code paths as the defaults.
+    t = await buildTestApp({ service: { environment: 'testing', requestTimeoutMs: 1000, headersTimeoutMs: 1000 } });
+    running = await listen(t.app, t.deps, 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await running.shutdown();
+    t.removeDataDir();
+  });
+
+  it('answers a 20 KB query string with 431 in our error shape, not a bare status line', async () => {
+    const text = await rawExchange(running.port, `GET /api/search?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expectJsonRefusal(text, 431, 'headers_too_large', 'headers');
+    expect(JSON.parse(parseAnswer(text)!.body).message).toMatch(/over 16384 bytes/);
+  });
+
+  it('answers oversized headers with 431 in our error shape', async () => {
+    const text = await rawExchange(running.port, `GET /api/search?q=a HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    expectJsonRefusal(text, 431, 'headers_too_large', 'headers');
+  });
+
+  it('answers a chunked body that never ends with 408 in our error shape (REQUEST_TIMEOUT_MS)', async () => {
+    const text = await rawExchange(
+      running.port,
+      'POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n',
+      (socket) => {
+        // A chunk every 200 ms: never idle long enough for a socket timeout, never done.
+        const drip = setInterval(() => socket.write('1\r\n \r\n'), 200);
+        return () => clearInterval(drip);
+      },
+    );
+    expectJsonRefusal(text, 408, 'request_timeout', 'body');
+    expect(JSON.parse(parseAnswer(text)!.body).message).toMatch(/REQUEST_TIMEOUT_MS/);
+  });
+
+  it('answers headers that never end with 408 in our error shape (HEADERS_TIMEOUT_MS)', async () => {
+    const text = await rawExchange(running.port, 'GET /api/search?q=a HTTP/1.1\r\nHost: x\r\n', (socket) => {
+      const drip = setInterval(() => socket.write('X-Slow: 1\r\n'), 200);
+      return () => clearInterval(drip);
+    });
+    expectJsonRefusal(text, 408, 'request_timeout', 'headers');
+    expect(JSON.parse(parseAnswer(text)!.body).message).toMatch(/HEADERS_TIMEOUT_MS/);
+  });
+
+  it('answers malformed HTTP with 400 in our error shape', async () => {
+    const text = await rawExchange(running.port, 'GET /api/search?q=a HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    const a = parseAnswer(text)!;
+    expect(a.status).toBe(400);
+    expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(a.body)).toMatchObject({ error: 'bad_request', field: 'request' });
+  });
+
+  it('still serves ordinary requests on the same server', async () => {
+    expect((await get(running.port, '/health/live')).status).toBe(200);
   });
 });
 

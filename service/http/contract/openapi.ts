@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SERVICE_VERSION } from '../../version';
-import { OPERATIONS, RATE_LIMITED, SSE_EVENTS, type ContractOperation, type ContractResponse } from './routes';
+import { OPERATIONS, RATE_LIMITED, SERVER_REFUSALS, SSE_EVENTS, type ContractOperation, type ContractResponse } from './routes';
 import { SERVICE_NAME } from '../../../contract';
 
 type Json = Record<string, unknown>;
@@ -88,6 +88,8 @@ function operation(set: SchemaSet, op: ContractOperation): Json {
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(op.responses)) responses[status] = response(set, r, limited);
   if (limited) responses['429'] = response(set, RATE_LIMITED, false);
+  // Node's refusals before routing carry no rate-limit headers: no limiter ran.
+  for (const [status, r] of Object.entries(SERVER_REFUSALS)) responses[status] = response(set, r, false);
   const params = [...parameters(set, 'path', op.pathParams), ...parameters(set, 'query', op.query)];
   return {
     operationId: op.operationId,

@@ -297,5 +297,20 @@ export const RATE_LIMITED: ContractResponse = {
   headers: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'],
 };
 
+/**
+ * The answers Node's HTTP server gives before any route runs (http/client-errors.ts), which every
+ * operation may therefore give: its request line and headers over Node's limit (16 KiB: a 20 KB
+ * query string is enough), or the request not received in full within `HEADERS_TIMEOUT_MS` /
+ * `REQUEST_TIMEOUT_MS`. Both close the connection.
+ */
+export const SERVER_REFUSALS: Readonly<Record<number, ContractResponse>> = {
+  408: error(
+    'The request did not arrive in full in time (`request_timeout`): its headers within HEADERS_TIMEOUT_MS (`field: headers`) or its body within REQUEST_TIMEOUT_MS (`field: body`). The connection is closed.',
+  ),
+  431: error(
+    'The request line and headers are over 16 KiB together (`headers_too_large`, `field: headers`): send a shorter query string (search with POST) or fewer headers. The connection is closed.',
+  ),
+};
+
 /** The SSE events of chat, for the document's components. */
 export const SSE_EVENTS = chatEvents;

@@ -63,6 +63,28 @@ describe('POST /api/upload', () => {
     expect((await request(t.app).get('/api/v1/projects')).body.total).toBe(0);
   });
 
+  it.each(['2024-02-30', '2024-13-45', '2024-02-03 25:61:00'])(
+    'refuses the front-matter date %s with 422 naming the file and the field, as /api/ingest refuses it (issue 37)',
+    async (date) => {
+      const md = `---\ntitle: Dated\ndate: ${date}\n---\nBody`;
+      const res = await request(t.app).post('/api/upload').attach('file', Buffer.from(md), 'dated.md');
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error: 'invalid_item', field: 'date', file: 'dated.md' });
+      expect(res.body.message).toMatch(/^dated\.md: date: date must be a calendar date/);
+      const ingest = await request(t.app).post('/api/ingest').send({ type: 'article', title: 'Dated', body: 'Body', date });
+      expect(ingest.status).toBe(422);
+      expect(res.body.message).toBe(`dated.md: ${ingest.body.message}`);
+      expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(0);
+    },
+  );
+
+  it('stores a front-matter date as written, as /api/ingest stores it', async () => {
+    const md = '---\ntitle: Dated\ndate: 2024-01-05T10:00:00+02:00\n---\nBody';
+    const res = await request(t.app).post('/api/upload').attach('file', Buffer.from(md), 'dated.md');
+    expect(res.status).toBe(201);
+    expect(res.body.items[0].date).toBe('2024-01-05T10:00:00+02:00');
+  });
+
   it('refuses malformed JSON and NDJSON with 400 and the line', async () => {
     const json = await request(t.app).post('/api/upload').attach('file', Buffer.from('{"type":'), 'broken.json');
     expect(json.status).toBe(400);

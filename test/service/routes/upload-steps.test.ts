@@ -1,0 +1,162 @@
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import fc from 'fast-check';
+import { parseJsonArrayInSteps } from '../../../service/content/json-array-steps';
+import { parseFile } from '../../../service/content/parse-files';
+import { MAX_UPLOAD_ITEMS, uploadedItems, type Received } from '../../../service/routes/upload';
+import { stepper } from '../../../service/time-steps';
+import { buildTestApp, type TestApp } from '../../helpers/app';
+
+/**
+ * Issue 37, row 8: an upload of 10,000 items (the documented maximum) with 50 tags each held the
+ * event loop 1.07-1.44 s in one step; ingest-batch validates an item at a time in steps
+ * (time-steps.ts). The upload now does the same: asserted structurally (a step after every
+ * parsed element and every validated item, the answer streamed) and the validation measured once
+ * inside the process.
+ */
+
+/** `n` items with 50 tags each, as an upload file holds them. */
+function manyItems(n: number): Array<Record<string, unknown>> {
+  return Array.from({ length: n }, (_, i) => ({
+    type: 'article',
+    title: `Item ${i}`,
+    body: `Body of item ${i}: the laser crosses the bench.`,
+    tags: Array.from({ length: 50 }, (_, j) => `tag-${i % 500}-${j}`),
+  }));
+}
+
+/** A step that never pauses and counts its calls. */
+function countingStep(): { step: () => undefined; calls: () => number } {
+  let calls = 0;
+  return {
+    step: () => {
+      calls += 1;
+      return undefined;
+    },
+    calls: () => calls,
+  };
+}
+
+describe('upload validation in steps', () => {
+  const items = manyItems(MAX_UPLOAD_ITEMS);
+
+  it.each([
+    ['a .json array', 'many.json', 'json', JSON.stringify(items)],
+    ['an .ndjson file', 'many.ndjson', 'ndjson', items.map((i) => JSON.stringify(i)).join('\n')],
+  ] as const)('steps after every element parsed and every item validated, for %s of 10,000 items', async (_name, name, format, text) => {
+    const counter = countingStep();
+    const received: Received = { files: [{ name, format, data: Buffer.from(text) }] };
+    const out = await uploadedItems(received, counter.step);
+    expect(out).toHaveLength(MAX_UPLOAD_ITEMS);
+    expect(out[9_999]).toMatchObject({ id: 'item-9999', title: 'Item 9999' });
+    // One step per element parsed and one per item validated: no run of work between two steps
+    // spans more than one item (plus, for .json, 64 KB of the scan for element boundaries).
+    expect(counter.calls()).toBeGreaterThanOrEqual(2 * MAX_UPLOAD_ITEMS);
+  });
+
+  it('parses a JSON array in steps to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
+    const same = async (text: string) => {
+      let whole: unknown;
+      try {
+        whole = JSON.parse(text);
+      } catch {
+        whole = 'error';
+      }
+      const stepped = await parseJsonArrayInSteps(text, () => undefined);
+      if (stepped !== undefined) expect(stepped).toEqual(whole);
+      // Every valid array is parsed in steps (nothing large falls back to one parse).
+      if (Array.isArray(whole)) expect(stepped).toBeDefined();
+    };
+    for (const t of ['[]', ' [ ] ', '[1,]', '[,1]', '[1 2]', '[{"a":"]"},"\\"",[1,[2]]]', '[1] x', '[{]}', '[[}, {]]', '{"items":[1]}', '"x"', '[', '["a\\\\"]']) {
+      await same(t);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.jsonValue()), fc.constantFrom('', ' ', '\n', '\t '), async (values, ws) => {
+        await same(`${ws}[${values.map((v) => `${ws}${JSON.stringify(v)}${ws}`).join(',')}]${ws}`);
+      }),
+      { numRuns: 500, seed: 37 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', '1', ' ', ':', 'a') }), async (t) => same(`[${t}`)),
+      { numRuns: 2000, seed: 37 },
+    );
+  }, 300_000); // a hang guard only: the runs are bounded by numRuns
+
+  it('leaves an array of more elements than an upload takes to one JSON.parse (no call per tiny element)', async () => {
+    const text = `[${'1,'.repeat(20)}1]`;
+    expect(await parseJsonArrayInSteps(text, () => undefined, 21)).toHaveLength(21);
+    expect(await parseJsonArrayInSteps(text, () => undefined, 20)).toBeUndefined();
+  });
+
+  it('gives the same items as parseFile', async () => {
+    const text = JSON.stringify(items.slice(0, 50));
+    const counter = countingStep();
+    const out = await uploadedItems({ files: [{ name: 'a.json', format: 'json', data: Buffer.from(text) }] }, counter.step);
+    expect(out.map((i) => i.title)).toEqual((parseFile('a.json', 'json', text) as Array<{ title: string }>).map((i) => i.title));
+  });
+});
+
+describe('POST /api/upload of 10,000 items with 50 tags each, measured inside the process', () => {
+  let t: TestApp;
+  let server: Server;
+  beforeAll(async () => {
+    t = await buildTestApp({ service: { environment: 'testing' } });
+    server = t.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+  });
+  afterAll(async () => {
+    server.close();
+    await t.close();
+  });
+
+  /** POSTs `body` and collects the answer's bytes (parsed later, outside the measured window). */
+  function post(body: Buffer, contentType: string): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+    const { port } = server.address() as AddressInfo;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/upload', headers: { 'content-type': contentType, 'content-length': body.length } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('validates them in steps: the longest step of the event loop, measured in-process', async () => {
+    const file = Buffer.from(JSON.stringify(manyItems(MAX_UPLOAD_ITEMS)));
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
+    const out = await uploadedItems({ files: [{ name: 'many.json', format: 'json', data: file }] }, stepper());
+    h.disable();
+    expect(out).toHaveLength(MAX_UPLOAD_ITEMS);
+    // Before issue 37 the parse and validation of these items was one step of ~1 s on a quiet
+    // machine (most of the 1.07-1.44 s the process's own event_loop_delay_max showed for the
+    // upload). Now a step is the 5 ms budget plus one element or item; what remains is GC and the
+    // scheduler: up to ~150 ms seen with the machine's load at 5 on 2 cores. 500 ms holds with a
+    // core kept busy and still fails the single step it guards against.
+    expect(h.max / 1e6).toBeLessThan(500);
+  }, 120_000);
+
+  it('stores them and answers 201, streamed an item at a time', async () => {
+    const boundary = 'upload-steps-boundary';
+    const file = JSON.stringify(manyItems(MAX_UPLOAD_ITEMS));
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="many.json"\r\nContent-Type: application/json\r\n\r\n${file}\r\n--${boundary}--\r\n`,
+    );
+    const res = await post(body, `multipart/form-data; boundary=${boundary}`);
+    expect(res.status).toBe(201);
+    // Streamed (writeChunks): `res.json` of the 10,000 stored items was one 135 ms step. The
+    // whole request's stall is measured by the process's own metric in
+    // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write remains one step).
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const answer = JSON.parse(res.bytes.toString('utf8')) as { count: number; items: Array<{ id: string; tags: string[] }> };
+    expect(answer.count).toBe(MAX_UPLOAD_ITEMS);
+    expect(answer.items).toHaveLength(MAX_UPLOAD_ITEMS);
+    expect(answer.items[9_999]).toMatchObject({ id: 'item-9999' });
+    expect(answer.items[0].tags).toHaveLength(50);
+  }, 120_000);
+});
