@@ -92,18 +92,22 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>, opts: ParseSseO
     let start = 0;
     if (afterCr && chunk.length && chunk[0] === LF) start = 1;
     afterCr = false;
-    for (let i = start; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b !== LF && b !== CR) continue;
+    // The next \n and \r, found by the engine's indexOf rather than a loop over every byte.
+    let lf = chunk.indexOf(LF, start);
+    let cr = chunk.indexOf(CR, start);
+    while (lf >= 0 || cr >= 0) {
+      let i = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
       keep(chunk.subarray(start, i));
       const bytes = pendingBytes;
       yield* handle(lineOf(), bytes);
-      if (b === CR) {
+      if (i === cr) {
         if (i + 1 < chunk.length) {
           if (chunk[i + 1] === LF) i++;
         } else afterCr = true;
       }
       start = i + 1;
+      if (lf >= 0 && lf < start) lf = chunk.indexOf(LF, start);
+      if (cr >= 0 && cr < start) cr = chunk.indexOf(CR, start);
     }
     // Copied: the stream may reuse its chunk's memory once it is handed back.
     keep(chunk.slice(start));

@@ -143,7 +143,8 @@ export class FakeOpenAi {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         const m = reply.model ?? model;
         const frame = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
-        const delta = frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { content: 'y'.repeat(reply.deltaChars) } }] });
+        // Encoded once: six floods of 300 MB would otherwise spend the test's CPU on encoding.
+        const delta = Buffer.from(frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { content: 'y'.repeat(reply.deltaChars) } }] }));
         const ok = await writeAll(res, sent, [frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })]);
         if (!ok) return;
         for (let i = 0; i < reply.deltas; i++) if (!(await writeAll(res, sent, [delta]))) return;
@@ -213,7 +214,7 @@ export class FakeOpenAi {
  * Writes `parts` in order, waiting for 'drain' whenever the socket is full: false once the
  * connection has closed (the reader went away), true when all was handed to the socket.
  */
-async function writeAll(res: ServerResponse, sent: { bytes: number }, parts: readonly string[]): Promise<boolean> {
+async function writeAll(res: ServerResponse, sent: { bytes: number }, parts: ReadonlyArray<string | Buffer>): Promise<boolean> {
   for (const p of parts) {
     if (res.destroyed || res.writableEnded) return false;
     sent.bytes += Buffer.byteLength(p);
