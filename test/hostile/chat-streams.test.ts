@@ -158,7 +158,9 @@ describe('chat streams against a hostile provider (issue 37)', () => {
       const outcomes: string[] = [];
       fake.fallback = { kind: 'flood', deltas: 300, deltaChars: 1_000_000 };
       try {
-        const opened = await Promise.all(Array.from({ length: 6 }, () => openChat(wide.port)));
+        const opened = await Promise.all(Array.from({ length: 6 }, (_, i) => openChat(wide.port, `client ${i}`)));
+        // The provider's side of client i (requests arrive in any order).
+        const upstream = (i: number) => fake.requests.find((r) => JSON.stringify(r.body.messages).includes(`client ${i}`))!;
         const readers = opened.slice(0, 3).map(({ res }) => summarise(res));
         // The other three never read: their sockets fill, and the service must stop taking the provider's stream.
         const stalled = opened.slice(3);
@@ -166,22 +168,27 @@ describe('chat streams against a hostile provider (issue 37)', () => {
         let peak = before.rss;
         const sampler = setInterval(() => (peak = Math.max(peak, status(pid).rss)), 50);
         try {
-          // Every provider connection ends: the readers' at [DONE], the stalled ones' at the answer's time limit.
-          await Promise.all(fake.requests.map((r) => r.closed));
+          expect(fake.requests).toHaveLength(6);
+          // A stalled client reads only once its provider connection has ended (at the answer's
+          // time limit): then it finds an answer that ended cleanly.
+          const late = Promise.all(
+            stalled.map(async ({ res }, j) => {
+              await upstream(3 + j).closed;
+              return summarise(res);
+            }),
+          );
           const read = await Promise.all(readers);
           outcomes.push(...read.map((s) => `${s.last.event} after ${(s.deltaChars / 1e6).toFixed(0)} MB`));
-          // Only now do the stalled clients read: each finds an answer that ended cleanly.
-          const late = await Promise.all(stalled.map(({ res }) => summarise(res)));
-          for (const s of [...read, ...late]) {
+          for (const s of [...read, ...(await late)]) {
             expect(s.status).toBe(200);
             expect(s.names[0]).toBe('sources');
             // A well-formed end: usage then done, or an error event (a slow machine's readers may meet the time limit too).
             if (s.last.event === 'done') expect(s.names.slice(-3)).toEqual(['delta', 'usage', 'done']);
             else expect(s.last).toMatchObject({ event: 'error', data: { error: 'upstream_timeout', status: 504, limit: 'AI_ANSWER_TIMEOUT_MS' } });
           }
-          for (const s of late) expect(s.last.event).toBe('error');
+          for (const s of await late) expect(s.last.event).toBe('error');
           // Backpressure: a stalled client's provider sent a bounded part of its 300 MB, not all of it.
-          for (const r of fake.requests.slice(3)) expect(r.sent.bytes).toBeLessThan(64 * MB);
+          for (let j = 3; j < 6; j++) expect(upstream(j).sent.bytes).toBeLessThan(64 * MB);
         } finally {
           clearInterval(sampler);
         }
