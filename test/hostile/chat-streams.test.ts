@@ -24,12 +24,14 @@ const MB = 1024 * 1024;
 /** `--max-old-space-size` as the chart sets it for its default memory limit (BACKEND_MEMORY_LIMIT 3Gi → 1,536 MiB). */
 const CHART_HEAP_MIB = heapMiBFor(memoryMiB(DEFAULT_SETTINGS.deploy.backendMemoryLimit)!);
 /**
- * The bound on the service's peak RSS (VmHWM) through six hostile streams, the start included.
- * Measured 2026-xx on the 2-core machine: see the report of the commit; before issue 37 two
- * clients that never read took RSS from 131 MB to 1.5 GB and the heap ran out. Per stream the
- * service holds at most one provider event (1 MiB) while it is parsed and re-encoded, the
- * fetch body's queue and the socket buffers (~6 MB, measured in test/service/chat/openai.test.ts);
- * the rest of the bound is the idle process (~130 MB) and garbage the collector has not taken yet.
+ * The bound on the service's peak RSS (VmHWM, the kernel's high-water mark) through six hostile
+ * streams, the start included. Measured on the 2-core machine with other suites running: 352,
+ * 359 and 362 MB in three runs, ~207 MB of it the idle process at this heap (the service runs
+ * through ts-node here). On 4015802 (no backpressure, the answer kept whole, events buffered
+ * without bound) RSS passed 1.3 GB within two minutes and issue 37 saw the heap run out. Per
+ * stream the service holds at most one provider event (1 MiB) while it is parsed and re-encoded,
+ * the fetch body's queue and the socket buffers (~6 MB in all, measured in
+ * test/service/chat/openai.test.ts); the rest of the margin is garbage not yet collected.
  */
 const RSS_BOUND = 512 * MB;
 
