@@ -208,6 +208,19 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
     expect(await metric('svc_ai_search_tokens_estimated_total')).toBeGreaterThan(estimated);
   });
 
+  it('counts the tokens of an answer the provider broke off (an error chunk, a cut connection) as an estimate', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['a', 'b', 'c'], breakAfter: 2, breakWith: 'error' }, { kind: 'stream', chunks: ['a', 'b', 'c'], breakAfter: 2, breakWith: 'cut' });
+    for (let i = 0; i < 2; i++) {
+      const used = await metric('svc_ai_search_total_tokens_used');
+      const estimated = await metric('svc_ai_search_tokens_estimated_total');
+      const res = await sse(request(t.app).post('/api/chat').send({ message: 'kubernetes storage' }));
+      expect(events(res.body as string).at(-1)![0]).toBe('error');
+      const added = (await metric('svc_ai_search_total_tokens_used')) - used;
+      expect(added).toBeGreaterThan(0);
+      expect(await metric('svc_ai_search_tokens_estimated_total')).toBe(estimated + added);
+    }
+  });
+
   it('refuses negative usage: the answer carries the estimate (fits Usage, minimum 0), counted as estimated', async () => {
     fake.enqueue({ kind: 'json', content: 'Longhorn [1].', usage: { prompt_tokens: -5000, completion_tokens: 3, total_tokens: -4997 } });
     const used = await metric('svc_ai_search_total_tokens_used');
