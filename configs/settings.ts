@@ -1,7 +1,7 @@
 import { SettingsError, type SettingsIssue } from './errors';
 import { ParseFailure } from './parsers';
 import { backendMemoryProblem, memoryMiB } from './sections/backend-memory';
-import { AI_VARIABLES, DEFAULT_AI, type AiSettings } from './sections/ai';
+import { AI_VARIABLES, DEFAULT_AI, aiIssues, type AiSettings } from './sections/ai';
 import { ALERTING_VARIABLES, DEFAULT_ALERTING, type AlertingSettings } from './sections/alerting';
 import { CONTENT_VARIABLES, DEFAULT_CONTENT, type ContentSettings } from './sections/content';
 import {
@@ -184,6 +184,7 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
     }
   }
   issues.push(...serviceIssues(s.service));
+  issues.push(...aiIssues(s.ai));
   issues.push(...topologyIssues('KVSTORE', s.kvstore.url, s.kvstore.topology));
   issues.push(...topologyIssues('RATELIMIT_STORAGE', s.rateLimit.storageUrl, s.rateLimit.storageTopology));
   const memory = backendMemoryProblem(s.deploy.backendMemoryRequest, s.deploy.backendMemoryLimit, { request: 'BACKEND_MEMORY_REQUEST', limit: 'BACKEND_MEMORY_LIMIT' });

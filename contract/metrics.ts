@@ -39,6 +39,11 @@ export const METRIC_FAMILIES = {
   avgResponseTimeMs: { name: 'svc_ai_search_avg_response_time_ms', type: 'gauge', labels: [] },
   /** counter: tokens used by the AI provider. */
   totalTokensUsed: { name: 'svc_ai_search_total_tokens_used', type: 'counter', labels: [] },
+  /**
+   * counter: the part of `totalTokensUsed` the service estimated with its tokenizer, because the
+   * provider reported no usage (or usage that is not a count) for an answer it began.
+   */
+  tokensEstimatedTotal: { name: 'svc_ai_search_tokens_estimated_total', type: 'counter', labels: [] },
   /** gauge: 0 to 100. */
   healthScore: { name: 'svc_ai_search_health_score', type: 'gauge', labels: [] },
   /** gauge: A=4 … F=0; informational only, no rule uses it. */

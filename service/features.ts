@@ -172,6 +172,8 @@ export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'anal
       ...(ai.apiKey ? { apiKey: ai.apiKey } : {}),
       model: ai.model,
       timeoutMs: ai.timeoutMs,
+      firstByteTimeoutMs: ai.firstByteTimeoutMs,
+      maxEventBytes: ai.eventMaxBytes,
       maxRetries: ai.maxRetries,
       logger: deps.logger.child({ component: 'ai-provider' }),
     });
@@ -213,6 +215,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     contextDocuments: settings.ai.contextDocuments,
     maxTokens: settings.ai.maxTokens,
     temperature: settings.ai.temperature,
+    limits: { maxChars: settings.ai.answerMaxChars, totalMs: settings.ai.answerTimeoutMs },
   });
   const context: FeatureContext = { deps, content, search, chat };
   // Every group's routes on one router: a request walks one route list, not a router per group.

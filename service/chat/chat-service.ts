@@ -1,12 +1,11 @@
 import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
-import type { RequestStats } from '../metrics/request-stats';
 import type { Analyzer } from '../search/analyzer';
 import type { SearchIndex } from '../search/search-index';
 import { passageFor } from './passages';
 import { buildMessages } from './prompt';
-import { countedUsage } from './tokens';
-import type { ChatMessage, ChatProvider, CompletionChunk, CompletionRequest, Passage, Usage } from './types';
+import { AnswerText, estimatedUsage } from './tokens';
+import { ProviderError, type ChatMessage, type ChatProvider, type CompletionChunk, type CompletionRequest, type Passage, type Usage } from './types';
 
 /** A cited source of an answer; `[n]` in the answer is `sources[n-1]`. */
 export interface ChatSource {
@@ -30,11 +29,34 @@ export interface ChatAnswer {
   readonly model: string;
 }
 
-/** A streamed answer whose first chunk has arrived (so failures before it were thrown). */
+/** A streamed answer that has begun (the provider's first event arrived; failures before it were thrown). */
 export interface ChatStream {
   readonly sources: readonly ChatSource[];
-  /** Deltas, then one `done` whose usage is always filled in. */
-  readonly chunks: AsyncGenerator<CompletionChunk & ({ kind: 'delta' } | { kind: 'done'; usage: Usage })>;
+  /**
+   * Deltas, then one `done` whose usage is always filled in; or a `ProviderError` thrown when
+   * the provider fails or the answer goes past a limit. Take it to the end even when the client
+   * has gone: that is how the tokens of the answer get counted. Returning early counts them too.
+   */
+  readonly chunks: AsyncGenerator<Extract<CompletionChunk, { kind: 'delta' }> | { kind: 'done'; usage: Usage; model: string }>;
+  /**
+   * Aborted when the answer's time is up (`AI_ANSWER_TIMEOUT_MS`): a caller waiting for its
+   * client (backpressure) stops waiting, and the next chunk throws the timeout.
+   */
+  readonly deadline: AbortSignal;
+}
+
+/** Bounds of one answer, whatever the provider sends (issue 37). */
+export interface AnswerLimits {
+  /** Longest answer, characters (UTF-16 code units) (`AI_ANSWER_MAX_CHARS`). */
+  readonly maxChars: number;
+  /** Longest time of an answer, from the call to the provider to its last chunk, retries and slow clients included (`AI_ANSWER_TIMEOUT_MS`). */
+  readonly totalMs: number;
+}
+
+/** Where the tokens of answers are counted. */
+export interface TokenCounter {
+  /** Adds tokens; `estimated` when the service counted them because the provider reported none. */
+  addTokens(n: number, opts?: { estimated?: boolean }): void;
 }
 
 /** Options of `ChatService`. */
@@ -42,18 +64,47 @@ export interface ChatServiceOptions {
   readonly provider: ChatProvider;
   readonly index: SearchIndex;
   readonly content: ContentService;
-  readonly stats: RequestStats;
+  /** Where tokens are counted (the service's `RequestStats`). */
+  readonly stats: TokenCounter;
   readonly analyzer: Analyzer;
   /** Passages retrieved per answer (`CHAT_CONTEXT_DOCUMENTS`). */
   readonly contextDocuments: number;
   readonly maxTokens: number;
   readonly temperature: number;
+  readonly limits: AnswerLimits;
+}
+
+/** The deadline of one answer: a signal aborted with a `ProviderError` after `ms`, and a way to drop its timer. */
+function answerDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => {
+    ctrl.abort(new ProviderError('timeout', `the answer took longer than ${ms} ms (AI_ANSWER_TIMEOUT_MS)`, undefined, { limit: 'AI_ANSWER_TIMEOUT_MS' }));
+  }, ms);
+  return { signal: ctrl.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The error of an answer longer than `max` characters. */
+function tooLong(max: number): ProviderError {
+  return new ProviderError('upstream', `the answer is longer than ${max} characters (AI_ANSWER_MAX_CHARS): the AI provider did not stop at max_tokens`, undefined, {
+    limit: 'AI_ANSWER_MAX_CHARS',
+  });
+}
+
+/** `text` cut to at most `n` characters, never between the halves of a surrogate pair. */
+function headOf(text: string, n: number): string {
+  if (n <= 0) return '';
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }
 
 /**
  * Retrieval-augmented answers: search the index with the question, give the best passages to
- * the provider, return its answer with the sources it may cite. Tokens come from the provider's
- * `usage` when it reports one, else from the tokenizer, and are added to the tokens counter.
+ * the provider, return its answer with the sources it may cite.
+ *
+ * Every answer is bounded by `limits` (its length and its total time), whatever the provider
+ * sends. The tokens of every answer the provider began are counted, however it ends (done, a
+ * provider failure, a limit, the client gone): the provider's `usage` when it reported one,
+ * else an estimate with the tokenizer over the prompt and the answer received, counted as such.
  */
 export class ChatService {
   constructor(private readonly opts: ChatServiceOptions) {}
@@ -86,40 +137,87 @@ export class ChatService {
     };
   }
 
+  /** Counts the tokens of an answer: the provider's usage, else an estimate (counted as one). */
+  private count(messages: readonly ChatMessage[], answer: AnswerText, reported: Usage | undefined): Usage {
+    if (reported) {
+      this.opts.stats.addTokens(reported.total_tokens);
+      return reported;
+    }
+    const usage = estimatedUsage(messages, answer);
+    this.opts.stats.addTokens(usage.total_tokens, { estimated: true });
+    return usage;
+  }
+
   async answer(input: ChatInput, signal?: AbortSignal): Promise<ChatAnswer> {
-    const { req, sources } = await this.prepare(input, signal);
-    const done = await this.opts.provider.complete(req);
-    const usage = done.usage ?? countedUsage(req.messages, done.text);
-    this.opts.stats.addTokens(usage.total_tokens);
-    return { answer: done.text, sources, usage, model: done.model };
+    const { req: base, sources } = await this.prepare(input, signal);
+    const deadline = answerDeadline(this.opts.limits.totalMs);
+    const req = { ...base, deadline: deadline.signal };
+    try {
+      const done = await this.opts.provider.complete(req);
+      const text = new AnswerText();
+      text.add(done.text);
+      const usage = this.count(req.messages, text, done.usage);
+      if (done.text.length > this.opts.limits.maxChars) throw tooLong(this.opts.limits.maxChars);
+      return { answer: done.text, sources, usage, model: done.model };
+    } catch (e) {
+      if (e instanceof ProviderError && e.answerText !== undefined) {
+        const text = new AnswerText();
+        text.add(e.answerText);
+        this.count(req.messages, text, undefined);
+      }
+      throw e;
+    } finally {
+      deadline.clear();
+    }
   }
 
   async stream(input: ChatInput, signal?: AbortSignal): Promise<ChatStream> {
-    const { req, sources } = await this.prepare(input, signal);
+    const { req: base, sources } = await this.prepare(input, signal);
+    const deadline = answerDeadline(this.opts.limits.totalMs);
+    const req = { ...base, deadline: deadline.signal };
     const it = this.opts.provider.stream(req)[Symbol.asyncIterator]();
-    const first = await it.next();
-    const stats = this.opts.stats;
+    let first: IteratorResult<CompletionChunk>;
+    try {
+      first = await it.next();
+    } catch (e) {
+      deadline.clear();
+      throw e;
+    }
+    const max = this.opts.limits.maxChars;
+    const count = (answer: AnswerText, reported: Usage | undefined) => this.count(req.messages, answer, reported);
     async function* chunks(): ChatStream['chunks'] {
-      let text = '';
+      const text = new AnswerText();
+      let counted = false;
       let next = first;
       try {
         while (!next.done) {
+          // A provider that ignores the deadline (the extractive one) is held to it here.
+          if (deadline.signal.aborted) throw deadline.signal.reason as ProviderError;
           const c = next.value;
           if (c.kind === 'delta') {
-            text += c.text;
+            if (text.chars + c.text.length > max) {
+              const head = headOf(c.text, max - text.chars);
+              text.add(head);
+              if (head) yield { kind: 'delta', text: head };
+              throw tooLong(max);
+            }
+            text.add(c.text);
             yield c;
-          } else {
-            const usage = c.usage ?? countedUsage(req.messages, text);
-            stats.addTokens(usage.total_tokens);
-            yield { kind: 'done', usage, model: c.model };
+          } else if (c.kind === 'done') {
+            counted = true;
+            yield { kind: 'done', usage: count(text, c.usage), model: c.model };
             return;
           }
           next = await it.next();
         }
       } finally {
+        deadline.clear();
+        // Ended any other way (a failure, a limit, the caller stopping): the provider's answer
+        // had begun, so its tokens are spent; no usage arrived, so they are estimated.
+        if (!counted) count(text, undefined);
         await it.return?.();
       }
     }
-    return { sources, chunks: chunks() };
+    return { sources, chunks: chunks(), deadline: deadline.signal };
   }
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { parseSse, type SseEvent } from './sse';
+import { parseSse, SseEventTooLarge, type SseEvent } from './sse';
+import { reportedUsage } from './tokens';
 import { ProviderError, type ChatProvider, type Completion, type CompletionChunk, type CompletionRequest, type Usage } from './types';
 
 /** Options of `OpenAiProvider`. */
@@ -9,8 +10,15 @@ export interface OpenAiOptions {
   /** Sent as `Authorization: Bearer`; local servers often need none (`AI_API_KEY`). */
   readonly apiKey?: string;
   readonly model: string;
-  /** Per attempt: until the whole answer (non-streaming) or between two chunks (streaming). */
+  /** Per attempt: until the whole answer (non-streaming) or between two events (streaming). */
   readonly timeoutMs: number;
+  /**
+   * Longest wait for a streamed answer's first event, retries included (`AI_FIRST_BYTE_TIMEOUT_MS`):
+   * the client's headers wait for it. @default 30000
+   */
+  readonly firstByteTimeoutMs?: number;
+  /** Most bytes of one streamed event, or of a whole JSON answer (`AI_EVENT_MAX_BYTES`). @default 1 MiB */
+  readonly maxEventBytes?: number;
   /** Retries after the first attempt (429, 5xx, network errors, timeouts). */
   readonly maxRetries: number;
   readonly logger: Logger;
@@ -27,7 +35,7 @@ const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 interface ChatCompletionBody {
   model?: string;
   choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null }>;
-  usage?: Partial<Usage> | null;
+  usage?: unknown;
   error?: { message?: string } | string;
 }
 
@@ -49,15 +57,6 @@ function parseRetryAfter(v: string | null, now: number): number | undefined {
   if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v) * 1000;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function usageOf(u: Partial<Usage> | null | undefined): Usage | undefined {
-  if (!u || typeof u.prompt_tokens !== 'number' || typeof u.completion_tokens !== 'number') return undefined;
-  return {
-    prompt_tokens: u.prompt_tokens,
-    completion_tokens: u.completion_tokens,
-    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.prompt_tokens + u.completion_tokens,
-  };
 }
 
 function errorText(body: string): string {
@@ -91,19 +90,38 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * vLLM, Ollama, llama.cpp, LiteLLM…): `POST {baseUrl}/chat/completions`, JSON or SSE streaming
  * with `stream_options.include_usage`. Each attempt has its own timeout; 429, 5xx, network errors
  * and timeouts are retried with exponential backoff (honouring `Retry-After`); a streamed answer
- * is retried only until its first chunk. Failures end as `ProviderError` (`timeout` → 504,
+ * is retried only until its first event. Failures end as `ProviderError` (`timeout` → 504,
  * `upstream` → 502).
+ *
+ * Bounded whatever the provider sends (issue 37): a streamed answer's first event must come within
+ * `firstByteTimeoutMs` (retries included), one event or a whole JSON answer may hold at most
+ * `maxEventBytes`, and the request's `deadline` ends the answer wherever it is. The body is read
+ * only as fast as the caller takes chunks, so a caller that waits (a slow client) holds the
+ * provider's connection back instead of buffering it. A client going away (`req.signal`) stops
+ * new attempts, not the one under way: its answer is read to the end so its usage is counted.
+ * Usage that is not a count (negative, fractional) is refused with a warning: the caller estimates.
  */
 export class OpenAiProvider implements ChatProvider {
   readonly name = 'openai';
   readonly model: string;
   private readonly url: string;
   private readonly fetchFn: typeof fetch;
+  private readonly maxEventBytes: number;
+  private readonly firstByteMs: number;
 
   constructor(private readonly opts: OpenAiOptions) {
     this.model = opts.model;
     this.url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.fetchFn = opts.fetch ?? fetch;
+    this.maxEventBytes = opts.maxEventBytes ?? 1024 * 1024;
+    this.firstByteMs = opts.firstByteTimeoutMs ?? 30_000;
+  }
+
+  /** The provider's usage when it is a count; a record that is not is logged and left out. */
+  private usageOf(raw: unknown): Usage | undefined {
+    const { usage, problem } = reportedUsage(raw);
+    if (problem) this.opts.logger.warn({ problem }, 'the AI provider reported usage that is not a count; the service estimates the tokens instead');
+    return usage;
   }
 
   private body(req: CompletionRequest, stream: boolean): string {
@@ -117,27 +135,35 @@ export class OpenAiProvider implements ChatProvider {
   }
 
   /**
-   * Runs `attempt` with retries. `attempt` gets a signal that fires on its timeout or on the
-   * client going away, and a function that restarts the timeout (streams call it per chunk).
+   * Runs `attempt` with retries. `attempt` gets a signal that fires on its timeout or when `halt`
+   * (the request's deadline, and `stop`) fires, a function that restarts the timeout (streams
+   * call it per event), and one that ends it. The client going away (`req.signal`) stops the
+   * retries, not the attempt under way. When `halt` fires, its reason (a `ProviderError`) is thrown.
    */
   private async withRetries<T>(
     req: CompletionRequest,
     attempt: (signal: AbortSignal, touch: () => void, done: () => void) => Promise<T>,
+    stop?: AbortSignal,
   ): Promise<T> {
     const base = this.opts.backoffBaseMs ?? 500;
     const max = this.opts.backoffMaxMs ?? 20_000;
+    const halts = [req.deadline, stop].filter((s): s is AbortSignal => s !== undefined);
+    const halt = halts.length ? AbortSignal.any(halts) : undefined;
     let last: AttemptError | undefined;
     for (let n = 0; n <= this.opts.maxRetries; n++) {
       if (n > 0) {
         const backoff = Math.min(max, base * 2 ** (n - 1)) * (0.8 + Math.random() * 0.4);
         const wait = Math.min(max, Math.max(backoff, last?.retryAfterMs ?? 0));
         this.opts.logger.warn({ attempt: n + 1, waitMs: Math.round(wait), reason: last?.message }, 'AI provider call failed; retrying');
+        const waitStops = [halt, req.signal].filter((s): s is AbortSignal => s !== undefined);
         try {
-          await sleep(wait, req.signal);
+          await sleep(wait, waitStops.length ? AbortSignal.any(waitStops) : undefined);
         } catch {
-          throw new ProviderError('upstream', 'the client went away');
+          if (halt?.aborted) throw halt.reason as ProviderError;
         }
       }
+      if (halt?.aborted) throw halt.reason as ProviderError;
+      if (req.signal?.aborted) throw new ProviderError('upstream', 'the client went away');
       const ctrl = new AbortController();
       let timedOut = false;
       let timer: NodeJS.Timeout | undefined;
@@ -149,14 +175,15 @@ export class OpenAiProvider implements ChatProvider {
         }, this.opts.timeoutMs);
       };
       const done = () => clearTimeout(timer);
-      const signal = req.signal ? AbortSignal.any([ctrl.signal, req.signal]) : ctrl.signal;
+      const signal = halt ? AbortSignal.any([ctrl.signal, halt]) : ctrl.signal;
       touch();
       try {
         return await attempt(signal, touch, done);
       } catch (e) {
         done();
-        if (req.signal?.aborted) throw new ProviderError('upstream', 'the client went away');
         if (e instanceof ProviderError) throw e;
+        if (halt?.aborted) throw halt.reason as ProviderError;
+        if (e instanceof SseEventTooLarge) throw this.eventTooLarge();
         last =
           e instanceof AttemptError
             ? e
@@ -200,20 +227,60 @@ export class OpenAiProvider implements ChatProvider {
     return res;
   }
 
+  private eventTooLarge(answerText?: string): ProviderError {
+    return new ProviderError('upstream', `the AI provider sent an event larger than ${this.maxEventBytes} bytes (AI_EVENT_MAX_BYTES)`, undefined, {
+      limit: 'AI_EVENT_MAX_BYTES',
+      ...(answerText === undefined ? {} : { answerText }),
+    });
+  }
+
+  /**
+   * The body of a JSON answer, at most `maxEventBytes`. Past the limit, or when the deadline ends
+   * the read, a `ProviderError` carrying the text read so far (the answer had begun); any other
+   * failure is thrown as it is (an attempt that may be retried).
+   */
+  private async readAnswer(res: Response, deadline: AbortSignal | undefined): Promise<string> {
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    const sofar = () => new TextDecoder().decode(Buffer.concat(parts));
+    if (!res.body) return '';
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.length;
+        if (bytes > this.maxEventBytes) throw this.eventTooLarge(sofar());
+        parts.push(value);
+      }
+    } catch (e) {
+      await reader.cancel().catch(() => undefined);
+      if (e instanceof ProviderError) throw e;
+      if (deadline?.aborted) {
+        const r = deadline.reason as ProviderError;
+        throw new ProviderError(r.kind, r.message, undefined, { ...(r.limit ? { limit: r.limit } : {}), answerText: sofar() });
+      }
+      throw e;
+    }
+    return sofar();
+  }
+
   async complete(req: CompletionRequest): Promise<Completion> {
     return this.withRetries(req, async (signal, _touch, done) => {
       const res = await this.post(req, false, signal);
-      const text = await res.text();
+      const text = await this.readAnswer(res, req.deadline);
       done();
       let body: ChatCompletionBody;
       try {
         body = JSON.parse(text) as ChatCompletionBody;
       } catch {
-        throw new AttemptError('upstream', `the answer is not JSON: ${errorText(text)}`, false);
+        throw new ProviderError('upstream', `the AI provider failed: the answer is not JSON: ${errorText(text)}`, undefined, { answerText: text });
       }
       const content = body.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new AttemptError('upstream', 'the answer has no choices[0].message.content', false);
-      return { text: content, usage: usageOf(body.usage), model: body.model ?? this.model };
+      if (typeof content !== 'string') {
+        throw new ProviderError('upstream', 'the AI provider failed: the answer has no choices[0].message.content', undefined, { answerText: text });
+      }
+      return { text: content, usage: this.usageOf(body.usage), model: body.model ?? this.model };
     });
   }
 
@@ -222,24 +289,49 @@ export class OpenAiProvider implements ChatProvider {
     let touchFn: () => void = () => undefined;
     let doneFn: () => void = () => undefined;
     let streamSignal: AbortSignal | undefined;
-    // Retries cover everything up to the first chunk with content (or the end).
-    const first = await this.withRetries(req, async (signal, touch, done) => {
-      const res = await this.post(req, true, signal);
-      if (!res.body) throw new AttemptError('upstream', 'the answer has no body', true);
-      touch();
-      const it = parseSse(res.body as unknown as AsyncIterable<Uint8Array>);
-      const head = await it.next();
-      touchFn = touch;
-      doneFn = done;
-      streamSignal = signal;
-      events = it;
-      return head;
-    });
+    const firstByte = new AbortController();
+    const firstByteTimer = setTimeout(() => {
+      const message = `the AI provider sent nothing within ${this.firstByteMs} ms (AI_FIRST_BYTE_TIMEOUT_MS)`;
+      firstByte.abort(new ProviderError('timeout', message, undefined, { limit: 'AI_FIRST_BYTE_TIMEOUT_MS' }));
+    }, this.firstByteMs);
+    // Retries cover everything up to the first event (or the end).
+    let first: IteratorResult<SseEvent>;
+    try {
+      first = await this.withRetries(
+        req,
+        async (signal, touch, done) => {
+          const res = await this.post(req, true, signal);
+          if (!res.body) throw new AttemptError('upstream', 'the answer has no body', true);
+          touch();
+          const it = parseSse(res.body as unknown as AsyncIterable<Uint8Array>, { maxEventBytes: this.maxEventBytes });
+          let head: IteratorResult<SseEvent>;
+          try {
+            head = await it.next();
+          } catch (e) {
+            await it.return(undefined).catch(() => undefined);
+            throw e;
+          }
+          touchFn = touch;
+          doneFn = done;
+          streamSignal = signal;
+          events = it;
+          return head;
+        },
+        firstByte.signal,
+      );
+    } finally {
+      clearTimeout(firstByteTimer);
+    }
+    // The silence timer runs only while the provider is waited for, never while the caller holds
+    // a chunk (a slow client's backpressure is not the provider's silence).
+    doneFn();
+    yield { kind: 'start' };
     let model = this.model;
     let usage: Usage | undefined;
     // A stream is complete with `[DONE]` or a finish_reason; ending before either is a failure.
     let finished = false;
     try {
+      if (req.deadline?.aborted) throw req.deadline.reason as ProviderError;
       let next = first;
       while (!next.done) {
         const data = next.value.data.trim();
@@ -255,17 +347,19 @@ export class OpenAiProvider implements ChatProvider {
         }
         if (chunk.error) throw new ProviderError('upstream', `the AI provider failed mid-answer: ${errorText(data)}`);
         if (chunk.model) model = chunk.model;
-        usage = usageOf(chunk.usage) ?? usage;
+        if (chunk.usage !== undefined && chunk.usage !== null) usage = this.usageOf(chunk.usage) ?? usage;
         const delta = chunk.choices?.[0]?.delta?.content;
         if (typeof delta === 'string' && delta) yield { kind: 'delta', text: delta };
         if (chunk.choices?.[0]?.finish_reason) finished = true;
         touchFn();
         next = await events!.next();
+        doneFn();
       }
       if (!finished) throw new ProviderError('upstream', 'the AI provider stream ended before the answer was complete');
     } catch (e) {
       if (e instanceof ProviderError) throw e;
-      if (req.signal?.aborted) throw new ProviderError('upstream', 'the client went away');
+      if (req.deadline?.aborted) throw req.deadline.reason as ProviderError;
+      if (e instanceof SseEventTooLarge) throw this.eventTooLarge();
       if (streamSignal?.aborted) throw new ProviderError('timeout', `the AI provider stopped sending for ${this.opts.timeoutMs} ms mid-answer`);
       throw new ProviderError('upstream', `the AI provider stream broke off: ${(e as Error).message}`);
     } finally {

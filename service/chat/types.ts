@@ -28,8 +28,13 @@ export interface CompletionRequest {
   readonly passages: readonly Passage[];
   readonly maxTokens: number;
   readonly temperature: number;
-  /** Aborted when the client goes away. */
+  /**
+   * Aborted when the client goes away. An answer the provider has begun is still read to its end
+   * (within the limits) so its tokens are counted; only new attempts stop.
+   */
   readonly signal?: AbortSignal;
+  /** Aborted, with a `ProviderError` as its reason, when the answer's time is up (`AI_ANSWER_TIMEOUT_MS`). */
+  readonly deadline?: AbortSignal;
 }
 
 /** A whole answer. */
@@ -40,8 +45,12 @@ export interface Completion {
   readonly model: string;
 }
 
-/** A piece of a streamed answer: text deltas, then one `done` (with the provider's usage, if any). */
+/**
+ * A piece of a streamed answer: optionally one `start` (the provider's answer has begun: its
+ * first event arrived), text deltas, then one `done` (with the provider's usage, if any).
+ */
 export type CompletionChunk =
+  | { readonly kind: 'start' }
   | { readonly kind: 'delta'; readonly text: string }
   | { readonly kind: 'done'; readonly usage?: Usage; readonly model: string };
 
@@ -56,15 +65,35 @@ export interface ChatProvider {
   stream(req: CompletionRequest): AsyncIterable<CompletionChunk>;
 }
 
+/** The settings whose limits can end an answer (issue 37), named as the variables are. */
+export type AnswerLimitName = 'AI_ANSWER_MAX_CHARS' | 'AI_ANSWER_TIMEOUT_MS' | 'AI_FIRST_BYTE_TIMEOUT_MS' | 'AI_EVENT_MAX_BYTES';
+
+/** More about a `ProviderError`. */
+export interface ProviderErrorDetails {
+  /** The limit the answer went past, when that is why it ended. */
+  readonly limit?: AnswerLimitName;
+  /**
+   * Set when the provider had begun an answer (a 200 whose body then failed or went past a
+   * limit): what of it was read, at most `AI_EVENT_MAX_BYTES`, for the token estimate.
+   */
+  readonly answerText?: string;
+}
+
 /** The provider failed: `timeout` → 504, anything else → 502. */
 export class ProviderError extends Error {
+  readonly limit?: AnswerLimitName;
+  readonly answerText?: string;
+
   constructor(
     readonly kind: 'timeout' | 'upstream',
     message: string,
     /** The upstream HTTP status, when there was one. */
     readonly upstreamStatus?: number,
+    details: ProviderErrorDetails = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    if (details.limit) this.limit = details.limit;
+    if (details.answerText !== undefined) this.answerText = details.answerText;
   }
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { API_ROUTE_TABLE, isOperationalPath, requestTypeOf, type RouteTable } from './request-types';
 import type { RequestStats } from './request-stats';
 import type { ServiceMetrics } from './service-metrics';
@@ -6,6 +6,18 @@ import type { ServiceMetrics } from './service-metrics';
 /** `status_class` label of the histogram (`2xx` … `5xx`; the rules count `5xx` as bad). */
 export function statusClass(status: number): string {
   return `${Math.floor(status / 100)}xx`;
+}
+
+/** Where `countAs` leaves the status a response is recorded with. */
+const COUNTED_STATUS = 'metricsCountedStatus';
+
+/**
+ * Records `res` in the request metrics with `status` instead of the status line it was sent
+ * with: for an answer whose 200 went out before it failed (a streamed chat that ends with an
+ * `error` event), so it counts as the failure it is (`requests_failed`, `status_class="5xx"`).
+ */
+export function countAs(res: Response, status: number): void {
+  res.locals[COUNTED_STATUS] = status;
 }
 
 /**
@@ -33,7 +45,7 @@ export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics, 
     res.on('close', () => {
       const ms = performance.now() - started;
       // A client that hung up before the response is counted as failed (499, nginx's convention).
-      const status = res.writableFinished ? res.statusCode : 499;
+      const status = res.writableFinished ? ((res.locals[COUNTED_STATUS] as number | undefined) ?? res.statusCode) : 499;
       const type = requestTypeOf(req.method, path, routes);
       stats.record(type, status, ms);
       const key = `${type} ${req.method} ${status}`;

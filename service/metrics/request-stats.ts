@@ -69,6 +69,8 @@ export interface StatsSnapshot {
   readonly recentSuccessRate: number;
   readonly recentCount: number;
   readonly tokensUsed: number;
+  /** The part of `tokensUsed` the service estimated with its tokenizer (the provider reported no usable usage). */
+  readonly tokensEstimated: number;
   readonly byType: Readonly<Record<RequestType, TypeSnapshot>>;
 }
 
@@ -81,6 +83,7 @@ export class RequestStats {
   private successful = 0;
   private failed = 0;
   private tokens = 0;
+  private tokensEstimated = 0;
   private readonly window: RollingWindow;
   private readonly typeCounts = new Map<RequestType, number>();
   private readonly typeWindows = new Map<RequestType, RollingWindow>();
@@ -109,9 +112,14 @@ export class RequestStats {
     this.typeWindows.get(type)!.record(now, durationMs, failed);
   }
 
-  /** Adds tokens used by the AI provider. */
-  addTokens(n: number): void {
-    if (Number.isFinite(n) && n > 0) this.tokens += Math.round(n);
+  /**
+   * Adds tokens used by the AI provider; `estimated` when the service counted them itself
+   * because the provider reported none (they are in the total too).
+   */
+  addTokens(n: number, opts: { estimated?: boolean } = {}): void {
+    if (!Number.isFinite(n) || n <= 0) return;
+    this.tokens += Math.round(n);
+    if (opts.estimated) this.tokensEstimated += Math.round(n);
   }
 
   /** A consistent view of the figures now. */
@@ -132,6 +140,7 @@ export class RequestStats {
       recentSuccessRate: recent.count ? (100 * (recent.count - recent.failed)) / recent.count : 100,
       recentCount: recent.count,
       tokensUsed: this.tokens,
+      tokensEstimated: this.tokensEstimated,
       byType,
     };
   }

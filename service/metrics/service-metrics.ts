@@ -83,6 +83,11 @@ export class ServiceMetrics {
     derived(F.successRate.name, 'Success rate, percentage: 100 * successful / total (100 with no traffic)', () => snap().successRate);
     derived(F.avgResponseTimeMs.name, 'Average response time over the last 5 minutes, milliseconds', () => snap().avgResponseTimeMs);
     mirrored(F.totalTokensUsed.name, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
+    mirrored(
+      F.tokensEstimatedTotal.name,
+      'Tokens of svc_ai_search_total_tokens_used that were estimated with the tokenizer because the AI provider reported no usable usage',
+      (s) => s.tokensEstimated,
+    );
     const view = () => this.health();
     derived(
       F.healthScore.name,

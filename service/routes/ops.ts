@@ -105,6 +105,7 @@ export function opsRouter(deps: AppDeps): Router {
         window_seconds: deps.stats.windowSeconds,
       },
       total_tokens_used: s.tokensUsed,
+      tokens_estimated: s.tokensEstimated,
       health_score: score,
       performance_grade: grade,
       cache: { size: cache.size(), maxsize: max, usage_percent: max ? (100 * cache.size()) / max : 0 },

@@ -104,6 +104,7 @@ describe('loadSettings: every variable parses', () => {
     SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', SEARCH_BM25_DELTA: '0', SEARCH_PROXIMITY_WEIGHT: '1.5', SEARCH_PROXIMITY_WINDOW: '8', INDEX_DIR: '/var/lib/x/index', CONTENT_COMPACTION_BYTES: '1mb',
     KVSTORE_KEY_PREFIX: 'blog:{content}', KVSTORE_DURABILITY: 'replica-disk', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
     AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
+    AI_FIRST_BYTE_TIMEOUT_MS: '5000', AI_ANSWER_TIMEOUT_MS: '60000', AI_ANSWER_MAX_CHARS: '4096', AI_EVENT_MAX_BYTES: '2mb',
     AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
     SMTP_HOST: 'mail.example.com', SMTP_PORT: '25', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_FROM: 'am@example.com',
     WEBHOOK_URL: 'https://hooks.example.com/x', WEBHOOK_BEARER_TOKEN: 'b', INCIDENT_SERVICE_KEY: 'k',
@@ -145,6 +146,7 @@ describe('loadSettings: every variable parses', () => {
     expect(s.rateLimit.effective.multiplier).toBe(1.5);
     expect(s.rateLimit.effective.tiers.ip).toEqual({ limit: 10, windowSeconds: 30, burst: 10 });
     expect(s.ai).toMatchObject({ provider: 'openai', maxRetries: 0, temperature: 0 });
+    expect(s.ai).toMatchObject({ firstByteTimeoutMs: 5000, answerTimeoutMs: 60000, answerMaxChars: 4096, eventMaxBytes: 2 * 1024 * 1024 });
     expect(s.alerting.groupBy).toEqual(['alertname', 'service']);
     expect(s.deploy).toMatchObject({ scrapeInterval: '30s', hpaEnabled: true, backendReplicas: 3 });
     expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75, bm25Delta: 0, proximityWeight: 1.5, proximityWindow: 8, indexDir: '/var/lib/x/index' });
@@ -198,6 +200,10 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['SEARCH_PROXIMITY_WINDOW', '1', 'an integer from 2 to 64'],
     ['SEARCH_PROXIMITY_WINDOW', '4.5', 'an integer from 2 to 64'],
     ['INDEX_DIR', 'a\nb', 'a folder path (no control characters), or off'],
+    ['AI_ANSWER_MAX_CHARS', '0', 'an integer from 1'],
+    ['AI_ANSWER_TIMEOUT_MS', '50', 'an integer from 100'],
+    ['AI_FIRST_BYTE_TIMEOUT_MS', 'soon', 'an integer from 100'],
+    ['AI_EVENT_MAX_BYTES', '100', 'a size'],
     ['CONTENT_COMPACTION_BYTES', '100', 'from 1024 bytes'],
     ['KVSTORE_KEY_PREFIX', 'has space', 'letters, digits'],
     ['KVSTORE_KEY_PREFIX', 'content:', 'not starting or ending with :'],
@@ -239,6 +245,13 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     expect(err.code).toBe('ERR_SETTINGS_CONFLICT');
     expect(err.message).toContain('RATE_LIMIT_SEARCH_PATHS');
     expect(err.message).toContain('RATE_LIMIT_CHAT_PATHS');
+  });
+
+  it('an answer limit below the tokens asked for is a conflict naming both variables', () => {
+    const err = errorOf({ AI_MAX_TOKENS: '4000', AI_ANSWER_MAX_CHARS: '1000' });
+    expect(err.code).toBe('ERR_SETTINGS_CONFLICT');
+    expect(err.issues).toEqual([expect.objectContaining({ variable: 'AI_ANSWER_MAX_CHARS', value: '1000' })]);
+    expect(err.message).toContain('AI_MAX_TOKENS=4000');
   });
 
   it.each([

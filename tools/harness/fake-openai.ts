@@ -24,6 +24,16 @@ export type FakeReply =
       breakAfter?: number;
       breakWith?: 'error' | 'hang' | 'cut';
     }
+  /**
+   * A hostile stream, written with backpressure (the fake holds one delta, whatever the reader
+   * does): `deltas` chunks of `deltaChars` characters each (`Infinity`: until the connection
+   * closes, a provider ignoring max_tokens), then a finish, the usage (unless null) and `[DONE]`.
+   */
+  | { kind: 'flood'; deltas: number; deltaChars: number; usage?: FakeUsage | null; model?: string }
+  /** A stream of chunks with empty content, one every `everyMs`, never finishing. */
+  | { kind: 'drip'; everyMs: number }
+  /** One `data:` line that never ends: `x` after `x`, with backpressure, until the connection closes. */
+  | { kind: 'unterminated' }
   /** An HTTP error status with a body and headers. */
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   /** Accepts the request and never answers. */
@@ -31,12 +41,16 @@ export type FakeReply =
   /** Closes the connection without answering. */
   | { kind: 'reset' };
 
-/** What the fake server received. */
+/** What the fake server received, and how far its answer went. */
 export interface FakeRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: Record<string, unknown>;
+  /** Bytes of the answer's body written so far (counted for `flood`, `drip` and `unterminated`). */
+  readonly sent: { bytes: number };
+  /** Resolves when the connection of this request closed (either side). */
+  readonly closed: Promise<void>;
 }
 
 /**
@@ -89,7 +103,9 @@ export class FakeOpenAi {
     } catch {
       // keep {}
     }
-    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    const sent = { bytes: 0 };
+    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, sent, closed });
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
@@ -121,6 +137,38 @@ export class FakeOpenAi {
             ...(usage ? { usage } : {}),
           }),
         );
+        return;
+      }
+      case 'flood': {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const m = reply.model ?? model;
+        const frame = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
+        // Encoded once: six floods of 300 MB would otherwise spend the test's CPU on encoding.
+        const delta = Buffer.from(frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { content: 'y'.repeat(reply.deltaChars) } }] }));
+        const ok = await writeAll(res, sent, [frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })]);
+        if (!ok) return;
+        for (let i = 0; i < reply.deltas; i++) if (!(await writeAll(res, sent, [delta]))) return;
+        const usage = reply.usage === undefined ? { prompt_tokens: 20, completion_tokens: reply.deltas, total_tokens: 20 + reply.deltas } : reply.usage;
+        const tail = [frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })];
+        if (usage) tail.push(frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [], usage }));
+        tail.push('data: [DONE]\n\n');
+        if (await writeAll(res, sent, tail)) res.end();
+        return;
+      }
+      case 'drip': {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const empty = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model, choices: [{ index: 0, delta: { content: '' } }] })}\n\n`;
+        while (!res.destroyed && !res.writableEnded) {
+          if (!(await writeAll(res, sent, [empty]))) return;
+          await sleep(reply.everyMs);
+        }
+        return;
+      }
+      case 'unterminated': {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const piece = 'x'.repeat(64 * 1024);
+        if (!(await writeAll(res, sent, ['data: ']))) return;
+        while (await writeAll(res, sent, [piece]));
         return;
       }
       case 'stream': {
@@ -160,6 +208,32 @@ export class FakeOpenAi {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * Writes `parts` in order, waiting for 'drain' whenever the socket is full: false once the
+ * connection has closed (the reader went away), true when all was handed to the socket.
+ */
+async function writeAll(res: ServerResponse, sent: { bytes: number }, parts: ReadonlyArray<string | Buffer>): Promise<boolean> {
+  for (const p of parts) {
+    if (res.destroyed || res.writableEnded) return false;
+    sent.bytes += Buffer.byteLength(p);
+    if (!res.write(p)) {
+      const drained = await new Promise<boolean>((resolve) => {
+        const onDrain = () => finish(true);
+        const onClose = () => finish(false);
+        const finish = (ok: boolean) => {
+          res.off('drain', onDrain);
+          res.off('close', onClose);
+          resolve(ok);
+        };
+        res.on('drain', onDrain);
+        res.on('close', onClose);
+      });
+      if (!drained) return false;
+    }
+  }
+  return true;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -60,5 +60,13 @@ export const chatEvents = {
   delta: z.object({ text: z.string() }).meta({ id: 'ChatEventDelta' }),
   usage: z.object({ usage: usageSchema, model: z.string() }).meta({ id: 'ChatEventUsage' }),
   done: z.object({}).meta({ id: 'ChatEventDone' }),
-  error: z.object({ error: z.string(), message: z.string(), status: z.int() }).meta({ id: 'ChatEventError' }),
+  error: z
+    .object({
+      error: z.string(),
+      message: z.string(),
+      status: z.int(),
+      /** The setting whose limit ended the answer, when that is why it ended. */
+      limit: z.enum(['AI_ANSWER_MAX_CHARS', 'AI_ANSWER_TIMEOUT_MS', 'AI_FIRST_BYTE_TIMEOUT_MS', 'AI_EVENT_MAX_BYTES']).optional(),
+    })
+    .meta({ id: 'ChatEventError' }),
 } as const;

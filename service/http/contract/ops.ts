@@ -71,6 +71,8 @@ export const metricsSchema = z
       window_seconds: z.number(),
     }),
     total_tokens_used: z.number(),
+    /** The part of `total_tokens_used` estimated with the tokenizer (the provider reported no usable usage). */
+    tokens_estimated: z.number(),
     health_score: z.number(),
     performance_grade: z.string(),
     cache: z.object({ size: z.int(), maxsize: z.int(), usage_percent: z.number() }),

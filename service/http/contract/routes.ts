@@ -208,7 +208,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
       summary: 'Answer a question from the content, with sources',
       tag: 'chat',
       description:
-        'With `Accept: text/event-stream` the answer streams as server-sent events: one `sources`, `delta`…, one `usage`, then `done` (or `error` if the provider breaks off mid-answer); each event\'s data is JSON (schemas ChatEvent*).',
+        'With `Accept: text/event-stream` the answer streams as server-sent events: one `sources`, `delta`…, one `usage`, then `done` (or `error` if the provider breaks off mid-answer or the answer passes a limit: `limit` names the setting, AI_ANSWER_MAX_CHARS, AI_ANSWER_TIMEOUT_MS or AI_EVENT_MAX_BYTES); each event\'s data is JSON (schemas ChatEvent*). A 502/504 before the stream starts may carry `limit` too (AI_FIRST_BYTE_TIMEOUT_MS, AI_ANSWER_TIMEOUT_MS, AI_EVENT_MAX_BYTES).',
       body: { contentType: 'application/json', schema: chatRequest },
       responses: {
         200: {

@@ -6,27 +6,43 @@
   var __publicField = (obj, key, value2) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value2);
 
   // service/chat/sse.ts
-  async function* parseSse(body) {
-    const decoder = new TextDecoder();
-    let buffer = "";
+  var SseEventTooLarge = class extends Error {
+    constructor(maxEventBytes) {
+      super(`an event is larger than ${maxEventBytes} bytes`);
+      __publicField(this, "maxEventBytes", maxEventBytes);
+      this.name = "SseEventTooLarge";
+    }
+  };
+  var LF = 10;
+  var CR = 13;
+  var BOM = "\uFEFF";
+  async function* parseSse(body, opts = {}) {
+    const max = opts.maxEventBytes ?? Infinity;
+    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    let pending = [];
+    let pendingBytes = 0;
+    let eventBytes = 0;
     let event = "";
     let data = [];
-    const dispatch = function* () {
-      if (data.length) yield { event: event || "message", data: data.join("\n") };
-      event = "";
-      data = [];
-    };
-    const lines = function* (final) {
-      for (; ; ) {
-        const m = /\r\n|\r|\n/.exec(buffer);
-        if (!m || !final && m[0] === "\r" && m.index === buffer.length - 1) break;
-        yield buffer.slice(0, m.index);
-        buffer = buffer.slice(m.index + m[0].length);
+    let firstLine = true;
+    let afterCr = false;
+    const lineOf = () => {
+      const bytes = pending.length === 1 ? pending[0] : concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      let line = decoder.decode(bytes);
+      if (firstLine) {
+        firstLine = false;
+        if (line.startsWith(BOM)) line = line.slice(1);
       }
+      return line;
     };
-    const handle = function* (line) {
+    const handle = function* (line, bytes) {
       if (line === "") {
-        yield* dispatch();
+        if (data.length) yield { event: event || "message", data: data.join("\n") };
+        event = "";
+        data = [];
+        eventBytes = 0;
         return;
       }
       if (line.startsWith(":")) return;
@@ -34,17 +50,53 @@
       const field = colon < 0 ? line : line.slice(0, colon);
       let value2 = colon < 0 ? "" : line.slice(colon + 1);
       if (value2.startsWith(" ")) value2 = value2.slice(1);
-      if (field === "data") data.push(value2);
-      else if (field === "event") event = value2;
+      if (field === "data") {
+        data.push(value2);
+        eventBytes += bytes + 1;
+      } else if (field === "event") event = value2;
+    };
+    const keep = (piece) => {
+      if (!piece.length) return;
+      if (eventBytes + pendingBytes + piece.length > max) throw new SseEventTooLarge(max);
+      pending.push(piece);
+      pendingBytes += piece.length;
     };
     for await (const chunk of body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (const line of lines(false)) yield* handle(line);
+      let start = 0;
+      if (afterCr && chunk.length && chunk[0] === LF) start = 1;
+      afterCr = false;
+      let lf = chunk.indexOf(LF, start);
+      let cr = chunk.indexOf(CR, start);
+      while (lf >= 0 || cr >= 0) {
+        let i = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+        keep(chunk.subarray(start, i));
+        const bytes = pendingBytes;
+        yield* handle(lineOf(), bytes);
+        if (i === cr) {
+          if (i + 1 < chunk.length) {
+            if (chunk[i + 1] === LF) i++;
+          } else afterCr = true;
+        }
+        start = i + 1;
+        if (lf >= 0 && lf < start) lf = chunk.indexOf(LF, start);
+        if (cr >= 0 && cr < start) cr = chunk.indexOf(CR, start);
+      }
+      keep(chunk.slice(start));
     }
-    buffer += decoder.decode();
-    for (const line of lines(true)) yield* handle(line);
-    if (buffer) yield* handle(buffer);
-    yield* dispatch();
+    if (pendingBytes) {
+      const bytes = pendingBytes;
+      yield* handle(lineOf(), bytes);
+    }
+    yield* handle("", 0);
+  }
+  function concat(parts, total) {
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 
   // service/http/contract/client.ts

@@ -211,3 +211,67 @@ describe('POST /api/chat with the OpenAI-compatible provider', () => {
     expect(evs[3][1]).toMatchObject({ error: 'upstream_error', status: 502 });
   });
 });
+
+describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
+  let t: TestApp;
+  let fake: FakeOpenAi;
+  const metric = async (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(t.app).get('/api/metrics/prometheus')).text)?.[1] ?? 'NaN');
+  beforeAll(async () => {
+    fake = await FakeOpenAi.start();
+    t = await buildTestApp({
+      service: { environment: 'testing' },
+      ai: { provider: 'openai', baseUrl: fake.url, model: 'gpt-test', timeoutMs: 5000, maxRetries: 0, maxTokens: 100, answerMaxChars: 100, answerTimeoutMs: 600 },
+    });
+    await seedSite(t.app);
+  });
+  beforeEach(() => fake.reset());
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  it('cuts an answer at AI_ANSWER_MAX_CHARS: exactly that text, then an error event naming the limit; the request counts as failed', async () => {
+    fake.enqueue({ kind: 'flood', deltas: Infinity, deltaChars: 30 });
+    const failed = await metric('svc_ai_search_requests_failed');
+    const res = await sse(request(t.app).post('/api/chat').send({ message: 'kubernetes storage' }));
+    const evs = events(res.body as string);
+    expect(evs.filter((e) => e[0] === 'delta').map((e) => e[1].text).join('')).toBe('y'.repeat(100));
+    expect(evs.at(-1)).toEqual(['error', expect.objectContaining({ error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' })]);
+    expect(await metric('svc_ai_search_requests_failed')).toBe(failed + 1);
+  });
+
+  it('ends a stream of empty chunks at AI_ANSWER_TIMEOUT_MS with an error event, and counts the estimate', async () => {
+    fake.enqueue({ kind: 'drip', everyMs: 50 });
+    const estimated = await metric('svc_ai_search_tokens_estimated_total');
+    const res = await sse(request(t.app).post('/api/chat').send({ message: 'kubernetes storage' }));
+    expect(events(res.body as string).map((e) => e[0])).toEqual(['sources', 'error']);
+    expect(events(res.body as string)[1][1]).toMatchObject({ error: 'upstream_timeout', status: 504, limit: 'AI_ANSWER_TIMEOUT_MS' });
+    // The provider began an answer and reported no usage: the prompt's tokens are estimated.
+    expect(await metric('svc_ai_search_tokens_estimated_total')).toBeGreaterThan(estimated);
+  });
+
+  it('counts the tokens of an answer the provider broke off (an error chunk, a cut connection) as an estimate', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['a', 'b', 'c'], breakAfter: 2, breakWith: 'error' }, { kind: 'stream', chunks: ['a', 'b', 'c'], breakAfter: 2, breakWith: 'cut' });
+    for (let i = 0; i < 2; i++) {
+      const used = await metric('svc_ai_search_total_tokens_used');
+      const estimated = await metric('svc_ai_search_tokens_estimated_total');
+      const res = await sse(request(t.app).post('/api/chat').send({ message: 'kubernetes storage' }));
+      expect(events(res.body as string).at(-1)![0]).toBe('error');
+      const added = (await metric('svc_ai_search_total_tokens_used')) - used;
+      expect(added).toBeGreaterThan(0);
+      expect(await metric('svc_ai_search_tokens_estimated_total')).toBe(estimated + added);
+    }
+  });
+
+  it('refuses negative usage: the answer carries the estimate (fits Usage, minimum 0), counted as estimated', async () => {
+    fake.enqueue({ kind: 'json', content: 'Longhorn [1].', usage: { prompt_tokens: -5000, completion_tokens: 3, total_tokens: -4997 } });
+    const used = await metric('svc_ai_search_total_tokens_used');
+    const estimated = await metric('svc_ai_search_tokens_estimated_total');
+    const res = await request(t.app).post('/api/chat').send({ message: 'kubernetes storage' });
+    expect(res.status).toBe(200);
+    expect(res.body.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(await metric('svc_ai_search_total_tokens_used')).toBe(used + res.body.usage.total_tokens);
+    expect(await metric('svc_ai_search_tokens_estimated_total')).toBe(estimated + res.body.usage.total_tokens);
+  });
+});
