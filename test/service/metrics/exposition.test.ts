@@ -173,7 +173,7 @@ describe('Prometheus exposition', () => {
     }
   });
 
-  it('counts a loop held without the CPU (the process waiting, as on a core it does not get) in max, not in busyMax', async () => {
+  it('does not count a loop held without the CPU (the process waiting, as on a core it does not get) in busyMax', async () => {
     const loop = monitorEventLoop(5);
     try {
       // The monitor measures between ticks of its timer: let it tick first.
@@ -183,10 +183,9 @@ describe('Prometheus exposition', () => {
       // Blocks the thread for 150 ms without running: what descheduling looks like from inside.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const held = loop.take();
-      expect(held.max).toBeGreaterThanOrEqual(0.1);
+      // (The clock-time figure, `max`, is perf_hooks' own; this test is about the CPU-time one.)
       // Below the 150 ms held, with room for the work of the same turn before the wait.
-      expect(held.busyMax).toBeLessThan(0.1);
+      expect(loop.take().busyMax).toBeLessThan(0.1);
     } finally {
       loop.stop();
     }
