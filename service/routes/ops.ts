@@ -14,7 +14,8 @@ export function healthRecord(deps: AppDeps) {
   // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one. A
   // file store whose compaction fails still takes writes, but its disk needs a look.
   const content = deps.features.contentHealth?.();
-  const degraded = deps.kvstore.degraded || deps.rateLimitKvstore.degraded || content?.compaction?.status === 'failing';
+  // Content in a kvstore that evicted keys lately, or whose policy turned to evicting unaccepted.
+  const degraded = deps.kvstore.degraded || deps.rateLimitKvstore.degraded || deps.kvstore.eviction.degraded || content?.compaction?.status === 'failing';
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,
@@ -24,9 +25,13 @@ export function healthRecord(deps: AppDeps) {
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
     kvstore_mode: deps.kvstore.mode,
-    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes } : {}),
+    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes, kvstore_eviction: deps.kvstore.eviction.status } : {}),
     ...(deps.rateLimitKvstore !== deps.kvstore
-      ? { rate_limit_store: deps.rateLimitKvstore.state, rate_limit_store_mode: deps.rateLimitKvstore.mode }
+      ? {
+          rate_limit_store: deps.rateLimitKvstore.state,
+          rate_limit_store_mode: deps.rateLimitKvstore.mode,
+          ...(deps.rateLimitKvstore.client ? { rate_limit_store_eviction: deps.rateLimitKvstore.eviction.status } : {}),
+        }
       : {}),
     content,
     rate_limit: deps.rateLimiter.status(),
