@@ -100,24 +100,35 @@ export async function readStorePolicy(c: RedisClient): Promise<MemoryPolicy> {
   );
 }
 
+/** `evicted_keys` of a store's masters, with which server processes counted them. */
+export interface EvictionCount {
+  /** The sum of `evicted_keys` (INFO stats) over the masters. */
+  readonly total: number;
+  /** Their `run_id`s (INFO server), joined: a change means another process counts from 0 (a restart, a failover). */
+  readonly runIds: string;
+}
+
 /**
- * `evicted_keys` of INFO stats, summed over the store's masters; undefined when a master does
- * not answer it (then nothing is concluded from this reading).
+ * `evicted_keys` of INFO stats summed over the store's masters, with their run ids; undefined
+ * when a master does not answer (then nothing is concluded from this reading).
  */
-export async function readEvictedKeys(c: RedisClient): Promise<number | undefined> {
+export async function readEvictedKeys(c: RedisClient): Promise<EvictionCount | undefined> {
   let total = 0;
+  const runIds: string[] = [];
   for (const { node } of primaries(c)) {
-    let info: string;
+    let stats: string;
+    let server: string;
     try {
-      info = await node.info('stats');
+      [stats, server] = await Promise.all([node.info('stats'), node.info('server')]);
     } catch {
       return undefined;
     }
-    const n = Number(infoField(info, 'evicted_keys'));
+    const n = Number(infoField(stats, 'evicted_keys'));
     if (!Number.isFinite(n)) return undefined;
     total += n;
+    runIds.push(infoField(server, 'run_id') ?? '');
   }
-  return total;
+  return { total, runIds: runIds.sort().join(',') };
 }
 
 /** Raised at startup when the content store's kvstore may evict the content keys and the risk is not accepted. */

@@ -50,7 +50,7 @@ export interface EvictionWatchOptions {
 export class EvictionWatch extends EventEmitter {
   private read: MemoryPolicy | undefined;
   private current: PolicyRisk = 'unchecked';
-  private baseline: number | undefined;
+  private baseline: { total: number; runIds: string } | undefined;
   private evicted = 0;
   private lastEvictionAt: number | undefined;
   private readonly now: () => number;
@@ -160,13 +160,15 @@ export class EvictionWatch extends EventEmitter {
   }
 
   private async countEvictions(c: RedisClient): Promise<void> {
-    const n = await readEvictedKeys(c);
-    if (n === undefined) return;
+    const now = await readEvictedKeys(c);
+    if (now === undefined) return;
     const prev = this.baseline;
-    this.baseline = n;
+    this.baseline = now;
     if (prev === undefined) return;
-    // A counter that went down was reset (a restarted server, CONFIG RESETSTAT): all of it is new.
-    const delta = n >= prev ? n - prev : n;
+    // Another server process (a restart, a failover) counts from 0: all of its count is new. So
+    // is a count that went down (CONFIG RESETSTAT); one reset and risen past the old count
+    // between two polls cannot be told apart and is undercounted (docs/failure-behaviour.md).
+    const delta = now.runIds !== prev.runIds || now.total < prev.total ? now.total : now.total - prev.total;
     if (delta <= 0) return;
     // One log line per episode of evictions (none within `holdMs` before), not one per poll.
     const first = !this.evictedRecently();
