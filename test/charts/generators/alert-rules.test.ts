@@ -28,6 +28,7 @@ describe('alertRules', () => {
       'CacheNearFull',
       'ContentCompactionFailing',
       'KvstoreWritesUnconfirmed',
+      'KvstoreEvictingKeys',
       'KvstoreFallbackActive',
       'RateLimitsNotShared',
       'ErrorBudgetFastBurn',
@@ -52,7 +53,9 @@ describe('alertRules', () => {
     const text = toYaml(rules);
     expect(text).not.toMatch(/(rate|increase)\(\s*sum/);
     for (const rule of alertingRules(rules)) {
-      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(/sum by \((namespace, )?job[^)]*\) \((rate|increase)\(/);
+      // Every pod counts the same Redis's evictions: the max of their increases, not the sum.
+      const aggregation = rule.alert === ALERTS.kvstoreEvictingKeys ? 'max' : 'sum';
+      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(new RegExp(`${aggregation} by \\((namespace, )?job[^)]*\\) \\((rate|increase)\\(`));
     }
   });
 
@@ -201,6 +204,17 @@ describe('alertRules', () => {
     expect(byName(operator, ALERTS.kvstoreWritesUnconfirmed).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
   });
 
+  it('warns, per store, when the kvstore evicted keys in the last 15m, by the max over pods of the counter the service exposes', () => {
+    const rule = byName(rules, ALERTS.kvstoreEvictingKeys);
+    expect(rule).toMatchObject({
+      expr: 'max by (namespace, job, store) (increase(svc_ai_search_kvstore_evicted_keys_total{job="svc-ai-search-backend"}[15m])) > 0',
+      for: '0m',
+      labels: { severity: 'warning', service: 'svc-ai-search-backend' },
+    });
+    expect(rule.annotations.description).toContain('content.store_losses');
+    expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#kvstoreevictingkeys$/);
+  });
+
   it('never alerts on the performance grade (its encoding belongs to the service)', () => {
     expect(toYaml(rules)).not.toContain(METRICS.performanceGrade);
   });
@@ -300,7 +314,7 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge(ENVS.defaults);
-      expect(check.detail).toContain('SUCCESS: 28 rules found');
+      expect(check.detail).toContain('SUCCESS: 29 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);

@@ -16,9 +16,9 @@ describe('validateStack', () => {
       'rules match the settings',
       'promtool check config',
       'promtool check rules',
-      'promtool test rules (50 tests)',
+      'promtool test rules (52 tests)',
       'amtool check-config',
-      'amtool config routes test (39 cases)',
+      'amtool config routes test (40 cases)',
       'no secret values in the output',
     ]);
   });
