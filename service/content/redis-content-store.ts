@@ -108,8 +108,8 @@ export class RedisContentStore implements ContentStore {
    * what went; a flag rather than the cursor, so an eviction during a reload asks for another.
    */
   private resyncWanted = false;
-  private readonly onEvicted = () => {
-    this.resyncWanted = true;
+  private readonly onEvicted = (_keys: number, contentAtRisk: boolean) => {
+    if (contentAtRisk) this.resyncWanted = true;
   };
 
   constructor(private readonly opts: RedisContentStoreOptions) {

@@ -45,7 +45,8 @@ export interface EvictionWatchOptions {
  * Watches one store's memory policy and evictions: reads `maxmemory-policy` at start (`atStart`:
  * the refusal), again on every reconnect and every poll (`check`: a policy changed with CONFIG SET
  * is seen within one poll), and `evicted_keys` on every poll. Emits `evicted` (with the number of
- * keys) when it rises, so the content store reloads and writes back what it lost.
+ * keys, and whether the content keys may be among them) when it rises, so the content store
+ * reloads and writes back what it lost.
  */
 export class EvictionWatch extends EventEmitter {
   private read: MemoryPolicy | undefined;
@@ -53,6 +54,8 @@ export class EvictionWatch extends EventEmitter {
   private baseline: { total: number; runIds: string } | undefined;
   private evicted = 0;
   private lastEvictionAt: number | undefined;
+  /** The last eviction seen while the policy could evict the content keys (`contentAtRisk`). */
+  private lastContentRiskAt: number | undefined;
   private readonly now: () => number;
 
   constructor(private readonly opts: EvictionWatchOptions) {
@@ -80,14 +83,25 @@ export class EvictionWatch extends EventEmitter {
     return this.refusesWrites && this.read ? evictionProblem(this.read) : undefined;
   }
 
-  /** True when health must say degraded: content lives here and writes are refused, or keys were evicted within `holdMs`. */
-  get degraded(): boolean {
-    return this.opts.holdsContent && (this.refusesWrites || this.evictedRecently());
+  /**
+   * True when content lives here and the policy may have evicted it: `accepted` or `evicts`, or
+   * `unknown`. Under `none` (noeviction, volatile-*) only keys with a TTL go, never the content's.
+   */
+  get contentAtRisk(): boolean {
+    return this.opts.holdsContent && (this.current === 'accepted' || this.current === 'evicts' || this.current === 'unknown');
   }
 
-  /** True when keys were evicted within `holdMs`. */
-  private evictedRecently(): boolean {
-    return this.lastEvictionAt !== undefined && this.now() - this.lastEvictionAt < (this.opts.holdMs ?? 300_000);
+  /**
+   * True when health must say degraded: content lives here and writes are refused, or keys were
+   * evicted within `holdMs` while the policy could evict the content keys.
+   */
+  get degraded(): boolean {
+    return this.opts.holdsContent && (this.refusesWrites || this.within(this.lastContentRiskAt));
+  }
+
+  /** True when `at` is within `holdMs` of now. */
+  private within(at: number | undefined): boolean {
+    return at !== undefined && this.now() - at < (this.opts.holdMs ?? 300_000);
   }
 
   /** The record `/health` shows. */
@@ -171,19 +185,28 @@ export class EvictionWatch extends EventEmitter {
     const delta = now.runIds !== prev.runIds || now.total < prev.total ? now.total : now.total - prev.total;
     if (delta <= 0) return;
     // One log line per episode of evictions (none within `holdMs` before), not one per poll.
-    const first = !this.evictedRecently();
+    const first = !this.within(this.lastEvictionAt);
+    const atRisk = this.contentAtRisk;
     this.evicted += delta;
     this.lastEvictionAt = this.now();
-    if (this.opts.holdsContent) {
-      if (first) {
+    if (atRisk) {
+      if (!this.within(this.lastContentRiskAt)) {
         this.opts.logger.error(
           { evicted_keys: delta, maxmemory_policy: this.read?.policy ?? null },
           'the kvstore evicted keys (maxmemory reached): content keys may be lost; reloading and writing back what this replica holds, /health says degraded',
         );
       }
+      this.lastContentRiskAt = this.lastEvictionAt;
     } else if (first) {
-      this.opts.logger.warn({ evicted_keys: delta }, 'the rate limiter\'s kvstore evicted keys (maxmemory reached): some limits may have been reset');
+      this.opts.logger.warn(
+        { evicted_keys: delta, maxmemory_policy: this.read?.policy ?? null },
+        this.opts.holdsContent
+          ? 'the kvstore evicted keys with a TTL (maxmemory reached): some rate limits may have been reset; the content keys carry no TTL and are kept'
+          : 'the rate limiter\'s kvstore evicted keys (maxmemory reached): some limits may have been reset',
+      );
     }
-    this.emit('evicted', delta);
+    // The content store reloads only when content may be among them: under noeviction or
+    // volatile-* a reload (every item read and parsed) would find nothing, at every poll.
+    this.emit('evicted', delta, atRisk);
   }
 }

@@ -27,10 +27,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
   const open = (accept: boolean, options: KvstoreConnectionOptions = {}) =>
     new KvstoreConnection(redis.url, parseSettings({ kvstore: { url: redis.url, acceptEviction: accept } }), silentLogger(), undefined, options);
 
-  /** Writes 4 MB in 64 KB keys: with an evicting policy Redis evicts; with noeviction the writes are refused. */
-  async function overfill(prefix: string): Promise<void> {
+  /** Writes 4 MB in 64 KB keys (with a TTL when `ttl`): with an evicting policy Redis evicts; with noeviction the writes are refused. */
+  async function overfill(prefix: string, ttl = false): Promise<void> {
     const value = Buffer.alloc(64 * 1024, 'x');
-    for (let i = 0; i < 64; i++) await admin.set(`${prefix}:${i}`, value).catch(() => undefined);
+    for (let i = 0; i < 64; i++) await (ttl ? admin.set(`${prefix}:${i}`, value, 'PX', 600_000) : admin.set(`${prefix}:${i}`, value)).catch(() => undefined);
   }
 
   const serverEvictions = async () => Number(/evicted_keys:(\d+)/.exec(await admin.info('stats'))![1]);
@@ -82,6 +82,26 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       // Degraded until `evictionHoldMs` after the last eviction seen, then not (nothing evicts now).
       await waitFor('health back after the hold', () => !conn.eviction.degraded, { timeoutMs: 10_000, intervalMs: 50 });
       expect(conn.eviction.status.last_eviction_at).not.toBeNull();
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('volatile-lru: keys with a TTL evicted are counted, but content is not at risk: no reload asked, health not degraded', async () => {
+    await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+    const conn = open(false, { evictionCheckMs: 50 });
+    const emitted: Array<[number, boolean]> = [];
+    conn.eviction.on('evicted', (n: number, atRisk: boolean) => emitted.push([n, atRisk]));
+    try {
+      await conn.connect();
+      expect(conn.eviction.risk).toBe('none');
+      await overfill('ttl', true);
+      const n = await serverEvictions();
+      expect(n).toBeGreaterThan(0);
+      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === n, { timeoutMs: 10_000, intervalMs: 20 });
+      expect(emitted.every(([, atRisk]) => !atRisk)).toBe(true);
+      expect(conn.eviction.contentAtRisk).toBe(false);
+      expect(conn.eviction.degraded).toBe(false);
     } finally {
       await conn.close();
     }
