@@ -4,6 +4,7 @@ import { KvstoreConnection, type KvstoreConnectionOptions } from '../../../servi
 import { KvstoreEvictionError } from '../../../service/kvstore/eviction-policy';
 import { silentLogger } from '../../../service/logger';
 import { waitFor } from '../../../tools/harness/ports';
+import { RedisCluster } from '../../../tools/harness/redis-cluster';
 import { RedisServer } from '../../../tools/harness/redis';
 
 /** The eviction watch of a kvstore connection against a real redis-server with a 2 MB ceiling. */
@@ -139,4 +140,40 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       await conn.close();
     }
   });
+});
+
+describe('the eviction check on a Redis Cluster (real redis-server nodes)', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await RedisCluster.start();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('one master with allkeys-lru refuses the start, naming that master; all noeviction connects', async () => {
+    const settings = parseSettings({ kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds } } });
+    const check = async () => {
+      const conn = new KvstoreConnection(cluster.url(0), settings, silentLogger());
+      try {
+        await conn.connect();
+        return conn.eviction.status;
+      } finally {
+        await conn.close();
+      }
+    };
+    expect(await check()).toMatchObject({ policy: 'noeviction', policy_risk: 'none' });
+    const port = cluster.nodes[1].port;
+    const node = new Redis(port, '127.0.0.1');
+    try {
+      await node.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await expect(check()).rejects.toMatchObject({
+        code: 'ERR_KVSTORE_EVICTION',
+        message: expect.stringContaining(`maxmemory-policy is allkeys-lru (maxmemory 0 (no limit yet: one set later with CONFIG SET applies this policy at once), read from the cluster master 127.0.0.1:${port} by CONFIG GET)`),
+      });
+    } finally {
+      await node.config('SET', 'maxmemory-policy', 'noeviction');
+      node.disconnect();
+    }
+  }, 60_000);
 });
