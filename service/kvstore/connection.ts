@@ -56,8 +56,8 @@ export interface KvstoreConnectionOptions {
    */
   readonly holdsContent?: boolean;
   /**
-   * How often the memory policy and INFO stats `evicted_keys` are read while connected, ms (two
-   * small commands per poll, per master). @default 5000
+   * How often the memory policy and `evicted_keys` are read while connected, ms (CONFIG GET,
+   * INFO stats and INFO server: three small commands per poll and master). @default 5000
    */
   readonly evictionCheckMs?: number;
   /** How long health stays degraded after an eviction seen in a store that holds content, ms. @default 300000 */
@@ -158,7 +158,7 @@ export class KvstoreConnection extends EventEmitter {
   private evictionTimer: NodeJS.Timeout | undefined;
   private evictionChecking = false;
   /** Set once `connect` has run its checks: a later `ready` is a reconnect. */
-  private connected = false;
+  private startChecked = false;
 
   constructor(
     url: string | undefined,
@@ -195,7 +195,7 @@ export class KvstoreConnection extends EventEmitter {
     this.client.on('ready', () => {
       this.transition('connected');
       // Every reconnect may reach another server (a restart, a failover): read its policy again.
-      if (this.connected) this.checkEviction();
+      if (this.startChecked) this.checkEviction();
     });
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs ?? 1000);
     this.heartbeat.unref();
@@ -247,7 +247,7 @@ export class KvstoreConnection extends EventEmitter {
   /** Reads the memory policy and `evicted_keys` once (one reading at a time; skipped while down). */
   private checkEviction(): void {
     const c = this.client;
-    if (!c || !this.connected || this.evictionChecking || !this.available) return;
+    if (!c || !this.startChecked || this.evictionChecking || !this.available) return;
     this.evictionChecking = true;
     this.eviction
       .check(c)
@@ -353,12 +353,12 @@ export class KvstoreConnection extends EventEmitter {
       this.transition('disconnected');
       // Unreachable now: the policy is read at the first `ready` (and an evicting one then
       // refuses content writes, as a change at run time does).
-      this.connected = true;
+      this.startChecked = true;
       return;
     }
     if (this.verify) await this.checkDurability();
     await this.eviction.atStart(this.client);
-    this.connected = true;
+    this.startChecked = true;
   }
 
   /**
