@@ -78,6 +78,8 @@ export const METRIC_FAMILIES = {
   rateLimitDecision: { name: 'svc_ai_search_rate_limit_decision_seconds', type: 'histogram', labels: ['backend'] },
   /** gauge{store,mode,state}: 1 for each kvstore connection's current state, 0 for the others. */
   kvstoreState: { name: 'svc_ai_search_kvstore_state', type: 'gauge', labels: ['store', 'mode', 'state'] },
+  /** counter{store}: keys the store's server evicted (maxmemory reached) while this process watched (INFO stats `evicted_keys`). */
+  kvstoreEvictedKeysTotal: { name: 'svc_ai_search_kvstore_evicted_keys_total', type: 'counter', labels: ['store'] },
   /** counter: failed compactions of the DATA_DIR content store (only where the store compacts). */
   contentCompactionFailuresTotal: { name: 'svc_ai_search_content_compaction_failures_total', type: 'counter', labels: [] },
   /** gauge{state}: 1 for whether the DATA_DIR content store takes writes (`ok`, `disk_full`, `failing`, `read_only`), 0 for the others; only with the file store. */

@@ -4,7 +4,7 @@ import { systemClock } from './clock';
 import { KvstoreConnection } from './kvstore/connection';
 import { Lifecycle } from './lifecycle';
 import { silentLogger } from './logger';
-import { registerKvstoreStateMetric } from './metrics/kvstore-metrics';
+import { registerKvstoreEvictionMetric, registerKvstoreStateMetric } from './metrics/kvstore-metrics';
 import { METRICS } from '../contract';
 import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
@@ -56,7 +56,9 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(METRICS.kvstoreState)) {
-    registerKvstoreStateMetric(registry, rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore });
+    const stores: Record<string, KvstoreConnection> = rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore };
+    registerKvstoreStateMetric(registry, stores);
+    registerKvstoreEvictionMetric(registry, stores);
   }
   const core: CoreDeps = { ...base, metrics };
   const rateLimiter = overrides.rateLimiter ?? createRateLimiter(core);

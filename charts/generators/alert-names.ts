@@ -17,6 +17,8 @@ export const ALERTS = {
   contentWritesRefused: 'ContentWritesRefused',
   /** Content writes into the kvstore are not confirmed at KVSTORE_DURABILITY (and refused with 503). */
   kvstoreWritesUnconfirmed: 'KvstoreWritesUnconfirmed',
+  /** The kvstore evicted keys for want of memory (content is reloaded and written back; limits may reset). */
+  kvstoreEvictingKeys: 'KvstoreEvictingKeys',
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',

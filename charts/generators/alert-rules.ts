@@ -12,7 +12,7 @@ import { METRICS, METRIC_LABELS, PATHS, SERVICE_NAME } from '../../contract';
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
  * ("5xx / total over 5m"); the thresholds and `for` durations are settings.
  */
-export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m', compactionFailures: '15m' } as const;
+export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m', compactionFailures: '15m', evictions: '15m' } as const;
 
 /** How long content writes must stay unconfirmed before KvstoreWritesUnconfirmed (a failover takes seconds). */
 export const KVSTORE_WRITES_UNCONFIRMED_FOR = '2m';
@@ -197,6 +197,21 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
         `For ${KVSTORE_WRITES_UNCONFIRMED_FOR} the kvstore has not confirmed content writes from {{ $labels.instance }} at KVSTORE_DURABILITY ` +
         '({{ $labels.state }}: no_replica, no replica acknowledged them; not_on_disk, the primary did not confirm them on disk), ' +
         'so the pod refuses writes with 503 (reads still work). Bring a replica back, enable AOF on the kvstore, or choose a lower KVSTORE_DURABILITY.',
+    }),
+    serviceAlert({
+      // Per store, the max over pods: every pod watches the same server and counts the same
+      // evictions, so a sum would multiply them by the replicas.
+      name: ALERTS.kvstoreEvictingKeys,
+      severity: 'warning',
+      runbook,
+      expr: `max by (${BY}, store) (increase(${q.select(METRICS.kvstoreEvictedKeysTotal)}[${w.evictions}])) > 0`,
+      for: '0m',
+      summary: `the ${SERVICE_NAME} {{ $labels.store }} store (Redis) is evicting keys for want of memory`,
+      description:
+        `Redis evicted about {{ $value | humanize }} key(s) of the {{ $labels.store }} store in the last ${w.evictions} (maxmemory reached under an evicting maxmemory-policy). ` +
+        'store="kvstore": content keys may be among them; every pod reloads and writes back what it holds (/health content.store_losses), ' +
+        'but items acknowledged by pods that are gone are lost. store="ratelimit": some rate limits were reset. ' +
+        'Give Redis more memory, or set maxmemory-policy noeviction (or volatile-*) and drop KVSTORE_ACCEPT_EVICTION.',
     }),
   ];
   if (kvstoreFallbackApplies(settings)) {

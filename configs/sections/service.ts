@@ -82,6 +82,15 @@ export interface KvstoreSettings {
    * @default undefined: `defaultDurability(mode)` (replica in sentinel mode, primary otherwise)
    */
   readonly durability?: KvstoreDurability;
+  /**
+   * Start with content in a kvstore whose `maxmemory-policy` may evict the content keys
+   * (`allkeys-*`): Redis then drops whole keys when it is full, and acknowledged items are lost
+   * once no replica holds them. Without it such a policy is a startup error; with it the service
+   * starts, `/health` says `kvstore_eviction.policy_risk: "accepted"`, and evictions are still
+   * watched, reported and written back (docs/failure-behaviour.md).
+   * @default false
+   */
+  readonly acceptEviction: boolean;
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
@@ -108,6 +117,7 @@ export const DEFAULT_KVSTORE: KvstoreSettings = {
   keyPrefix: 'svc-ai-search:content',
   topology: DEFAULT_STORE_TOPOLOGY,
   durability: undefined,
+  acceptEviction: false,
 };
 
 /**
@@ -178,6 +188,12 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
     'kvstore.durability',
     oneOf(KVSTORE_DURABILITIES),
     'When a content write is acknowledged: primary (the primary ran it), primary-disk (and fsynced its AOF: WAITAOF 1 0, Redis 7.2+, appendonly yes), replica (and one replica holds it: WAIT 1), replica-disk (on the primary\'s and a replica\'s disk: WAITAOF 1 1); unset = replica in sentinel mode, primary otherwise',
+  ),
+  variable(
+    'KVSTORE_ACCEPT_EVICTION',
+    'kvstore.acceptEviction',
+    bool(),
+    'Start although the kvstore\'s maxmemory-policy may evict content keys (allkeys-*): otherwise a startup error; /health then says the risk is accepted',
   ),
   variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
 ];

@@ -101,6 +101,16 @@ export class RedisContentStore implements ContentStore {
    * stored, or when the reader meets its notice (and then re-reads its ids).
    */
   private readonly unconfirmed = new Map<string, readonly string[]>();
+  /**
+   * Set when the server evicted keys: the reader reloads in full (and the catalog writes back
+   * what is missing, counted in `store_losses`) before it reads the stream again. Evictions drop
+   * whole keys (the item hash, the change stream or the epoch marker), so only a reload can tell
+   * what went; a flag rather than the cursor, so an eviction during a reload asks for another.
+   */
+  private resyncWanted = false;
+  private readonly onEvicted = (_keys: number, contentAtRisk: boolean) => {
+    if (contentAtRisk) this.resyncWanted = true;
+  };
 
   constructor(private readonly opts: RedisContentStoreOptions) {
     const keys = contentKeys(opts.prefix ?? DEFAULT_KVSTORE.keyPrefix, opts.connection.mode);
@@ -108,6 +118,7 @@ export class RedisContentStore implements ContentStore {
     this.streamKey = keys.changes;
     this.epochKey = keys.epoch;
     this.durability = opts.durability ?? defaultDurability(opts.connection.mode);
+    opts.connection.eviction.on('evicted', this.onEvicted);
   }
 
   private client(): RedisClient {
@@ -158,6 +169,10 @@ export class RedisContentStore implements ContentStore {
 
   async putMany(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
+    // A policy that may evict the content keys, found after the start and not accepted: a write
+    // acknowledged now could be dropped by Redis, so none is taken (the start refuses it outright).
+    const refusal = this.opts.connection.eviction.refusal;
+    if (refusal) throw new StoreUnavailableError(`content writes are refused: ${refusal}; nothing was stored`);
     const conn = await this.writeConnection();
     const fields: string[] = [];
     for (const i of items) fields.push(i.id, JSON.stringify(toRecord(i)));
@@ -428,6 +443,10 @@ export class RedisContentStore implements ContentStore {
     while (!this.closed) {
       try {
         if (reader.status === 'wait' || reader.status === 'end') await reader.connect();
+        if (this.resyncWanted) {
+          this.resyncWanted = false;
+          this.cursor = undefined;
+        }
         if (this.cursor === undefined) {
           // Never loaded, or a read failed: reload everything (which sets the cursor).
           if (this.handlers) await this.handlers.resync();
@@ -437,7 +456,7 @@ export class RedisContentStore implements ContentStore {
         const from = this.cursor;
         const blockMs = this.opts.blockMs ?? 5000;
         const res = await reader.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.streamKey, from);
-        if (this.closed || this.cursor !== from) continue;
+        if (this.closed || this.cursor !== from || this.resyncWanted) continue;
         if (Date.now() - this.lastEpochCheck >= blockMs && (await this.epochChanged())) {
           this.cursor = undefined;
           continue;
@@ -489,6 +508,7 @@ export class RedisContentStore implements ContentStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.opts.connection.eviction.off('evicted', this.onEvicted);
     if (this.probe) clearInterval(this.probe);
     this.reader?.disconnect();
     this.writer?.disconnect();

@@ -3,6 +3,7 @@ import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_STORE_TOPOLOGY, defaultDurability, needsWaitaof, type KvstoreDurability, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
 import { createRedisClient, detectMode, modeMismatch, type RedisClient, type StoreTarget } from './client-factory';
+import { EvictionWatch } from './eviction-watch';
 
 /**
  * What the service knows about the key-value store right now: `unresponsive` means the
@@ -48,6 +49,19 @@ export interface KvstoreConnectionOptions {
    * @default KVSTORE_DURABILITY (or its mode default) for the kvstore; none for RATELIMIT_STORAGE
    */
   readonly durability?: KvstoreDurability;
+  /**
+   * Content lives in this store: a `maxmemory-policy` that may evict keys without a TTL is a
+   * startup error (unless `KVSTORE_ACCEPT_EVICTION`), and, changed later, refuses content writes.
+   * @default true for the kvstore, false for RATELIMIT_STORAGE (there it is a warning)
+   */
+  readonly holdsContent?: boolean;
+  /**
+   * How often the memory policy and `evicted_keys` are read while connected, ms (CONFIG GET,
+   * INFO stats and INFO server: three small commands per poll and master). @default 5000
+   */
+  readonly evictionCheckMs?: number;
+  /** How long health stays degraded after an eviction seen in a store that holds content, ms. @default 300000 */
+  readonly evictionHoldMs?: number;
 }
 
 /** Raised at startup when the server cannot give the configured `KVSTORE_DURABILITY`. */
@@ -139,6 +153,12 @@ export class KvstoreConnection extends EventEmitter {
   private confirmation: WriteConfirmation = 'ok';
   /** The client's last error message (ioredis's own: no credentials), for the unreachable warning. */
   private lastError: string | undefined;
+  /** The server's memory policy and evictions (eviction-watch.ts). */
+  readonly eviction: EvictionWatch;
+  private evictionTimer: NodeJS.Timeout | undefined;
+  private evictionChecking = false;
+  /** Set once `connect` has run its checks: a later `ready` is a reconnect. */
+  private startChecked = false;
 
   constructor(
     url: string | undefined,
@@ -155,6 +175,12 @@ export class KvstoreConnection extends EventEmitter {
     this.verify = options.verifyMode ?? true;
     this.durability =
       options.durability ?? ((options.variablePrefix ?? 'KVSTORE') === 'KVSTORE' ? (settings.kvstore.durability ?? defaultDurability(this.mode)) : undefined);
+    this.eviction = new EvictionWatch({
+      logger,
+      holdsContent: options.holdsContent ?? (options.variablePrefix ?? 'KVSTORE') === 'KVSTORE',
+      accept: settings.kvstore.acceptEviction,
+      holdMs: options.evictionHoldMs,
+    });
     if (!url) {
       this.current = 'not_configured';
       this.client = undefined;
@@ -166,9 +192,15 @@ export class KvstoreConnection extends EventEmitter {
     const make = factory ?? ((u: string, o: RedisOptions) => createRedisClient({ ...target, url: u, password: undefined }, o));
     this.current = 'connecting';
     this.client = make(target.url, kvstoreOptions(settings));
-    this.client.on('ready', () => this.transition('connected'));
+    this.client.on('ready', () => {
+      this.transition('connected');
+      // Every reconnect may reach another server (a restart, a failover): read its policy again.
+      if (this.startChecked) this.checkEviction();
+    });
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs ?? 1000);
     this.heartbeat.unref();
+    this.evictionTimer = setInterval(() => this.checkEviction(), options.evictionCheckMs ?? 5000);
+    this.evictionTimer.unref();
     this.client.on('error', (err: Error) => {
       this.lastError = err.message;
       if (this.current !== 'disconnected') this.logger.debug({ err: err.message }, 'kvstore error');
@@ -210,6 +242,19 @@ export class KvstoreConnection extends EventEmitter {
   /** True when commands can be sent now (also while `degraded`: they may work, and are the only way to know). */
   get available(): boolean {
     return this.current === 'connected' || this.current === 'degraded';
+  }
+
+  /** Reads the memory policy and `evicted_keys` once (one reading at a time; skipped while down). */
+  private checkEviction(): void {
+    const c = this.client;
+    if (!c || !this.startChecked || this.evictionChecking || !this.available) return;
+    this.evictionChecking = true;
+    this.eviction
+      .check(c)
+      .catch(() => undefined)
+      .finally(() => {
+        this.evictionChecking = false;
+      });
   }
 
   /** True when a configured store is down, refusing commands, or cannot confirm writes (`/health` says `degraded`). */
@@ -285,7 +330,9 @@ export class KvstoreConnection extends EventEmitter {
    * Starts connecting; resolves once connected or after the first failure. Rejects only with a
    * `KvstoreModeError`, when the store answers in another mode than configured (a standalone
    * setting pointed at a cluster node, or the reverse): that is a configuration fault, and the
-   * service must not start. An unreachable store cannot be checked and is not an error.
+   * service must not start; with a `KvstoreDurabilityError` (the server cannot give the level); and
+   * with a `KvstoreEvictionError` when content lives here and the server's `maxmemory-policy` may
+   * evict it (eviction-policy.ts). An unreachable store cannot be checked and is not an error.
    */
   async connect(): Promise<void> {
     if (!this.client) return;
@@ -304,9 +351,14 @@ export class KvstoreConnection extends EventEmitter {
       if (this.client.status === 'ready' && this.current === 'connecting') this.transition('connected');
     } catch {
       this.transition('disconnected');
+      // Unreachable now: the policy is read at the first `ready` (and an evicting one then
+      // refuses content writes, as a change at run time does).
+      this.startChecked = true;
       return;
     }
     if (this.verify) await this.checkDurability();
+    await this.eviction.atStart(this.client);
+    this.startChecked = true;
   }
 
   /**
@@ -336,6 +388,7 @@ export class KvstoreConnection extends EventEmitter {
   /** Closes the connection for good. */
   async close(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.evictionTimer) clearInterval(this.evictionTimer);
     if (!this.client) return;
     this.client.removeAllListeners('close');
     this.client.removeAllListeners('end');

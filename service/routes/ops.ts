@@ -16,8 +16,13 @@ export function healthRecord(deps: AppDeps) {
   // refuses writes (a full disk) serves reads and search but not writers.
   const content = deps.features.contentHealth?.();
   const contentWrites = content?.writes?.status;
+  // Content in a kvstore that evicted keys lately, or whose policy turned to evicting unaccepted.
   const degraded =
-    deps.kvstore.degraded || deps.rateLimitKvstore.degraded || content?.compaction?.status === 'failing' || (contentWrites !== undefined && contentWrites !== 'ok');
+    deps.kvstore.degraded ||
+    deps.rateLimitKvstore.degraded ||
+    deps.kvstore.eviction.degraded ||
+    content?.compaction?.status === 'failing' ||
+    (contentWrites !== undefined && contentWrites !== 'ok');
   return {
     status: deps.lifecycle.state === 'draining' ? 'draining' : degraded ? 'degraded' : 'ok',
     service: SERVICE_NAME,
@@ -27,9 +32,13 @@ export function healthRecord(deps: AppDeps) {
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
     kvstore_mode: deps.kvstore.mode,
-    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes } : {}),
+    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes, kvstore_eviction: deps.kvstore.eviction.status } : {}),
     ...(deps.rateLimitKvstore !== deps.kvstore
-      ? { rate_limit_store: deps.rateLimitKvstore.state, rate_limit_store_mode: deps.rateLimitKvstore.mode }
+      ? {
+          rate_limit_store: deps.rateLimitKvstore.state,
+          rate_limit_store_mode: deps.rateLimitKvstore.mode,
+          ...(deps.rateLimitKvstore.client ? { rate_limit_store_eviction: deps.rateLimitKvstore.eviction.status } : {}),
+        }
       : {}),
     content,
     rate_limit: deps.rateLimiter.status(),

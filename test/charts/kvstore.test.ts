@@ -6,6 +6,7 @@ import { Testing } from 'cdk8s';
 import { kvstoreConfig, Kvstore, KVSTORE_READY_SCRIPT, KVSTORE_START_SCRIPT } from '../../charts';
 import { requireBinary } from '../../tools/harness/binary';
 import { freePort, waitForPort } from '../../tools/harness/ports';
+import { policyEffect } from '../../service/kvstore/eviction-policy';
 import { memoryChart, type Json } from './fixtures/stack';
 
 function synth(): Json[] {
@@ -45,6 +46,17 @@ describe('Kvstore', () => {
     ]);
     expect(container.volumeMounts).toContainEqual({ name: 'data', mountPath: '/data' });
     expect(of(objects, 'ConfigMap').data['redis.conf']).toContain('appendonly yes\n');
+  });
+
+  it('never evicts the content keys when full: volatile-lru, which the service starts with (issue 37)', () => {
+    const conf = of(objects, 'ConfigMap').data['redis.conf'] as string;
+    const policy = /^maxmemory-policy (\S+)$/m.exec(conf)?.[1];
+    // Only keys with a TTL (the rate limiter's) are evicted; the content keys have none, so when
+    // those are gone Redis refuses writes (503) as noeviction would. The service's own startup
+    // check (eviction-policy.ts) judges it the same way.
+    expect(policy).toBe('volatile-lru');
+    expect(policyEffect(policy!)).toBe('none');
+    expect(conf).toMatch(/^maxmemory 192mb$/m);
   });
 
   it('takes its password from the Secret, required', () => {
@@ -106,6 +118,7 @@ describe('Kvstore', () => {
         expect(cli(['ping'])).toContain('NOAUTH');
         expect(cli(['ping'], password)).toBe('PONG');
         expect(cli(['config', 'get', 'appendonly'], password)).toBe('appendonly\nyes');
+        expect(cli(['config', 'get', 'maxmemory-policy'], password)).toBe('maxmemory-policy\nvolatile-lru');
         const ready = spawnSync('sh', ['-c', KVSTORE_READY_SCRIPT.replace('redis-cli', `redis-cli -p ${port}`)], { env: { PATH: process.env.PATH, KVSTORE_PASSWORD: password } });
         expect(ready.status).toBe(0);
         // exec: redis-server is the process itself, and its arguments hold no password.

@@ -67,6 +67,11 @@ export const NAMED_ROUTE_CASES: readonly RouteCase[] = [
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
+    name: 'a warning that the kvstore evicts keys goes where warnings of this service go',
+    labels: { alertname: ALERTS.kvstoreEvictingKeys, severity: 'warning', service: SERVICE_NAME, store: 'kvstore' },
+    expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
+  },
+  {
     name: 'an info alert of this service',
     labels: { alertname: OTHER_ALERT, severity: 'info', service: SERVICE_NAME },
     expected: [RECEIVERS.info, RECEIVERS.backendTeam],

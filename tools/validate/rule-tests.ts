@@ -111,7 +111,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
-  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, contentWriteState, kvstoreWriteConfirmation } = METRICS;
+  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, contentWriteState, kvstoreWriteConfirmation, kvstoreEvictedKeysTotal } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
   const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
@@ -289,6 +289,23 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
             values: gauge(state === 'ok' ? 1 : 0, n),
           })),
         ),
+    },
+    [ALERTS.kvstoreEvictingKeys]: {
+      firing: {
+        // Redis evicts a key a minute; both pods watch it and count the same evictions.
+        series: (n) => [
+          ...PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }), values: counter(1, n) })),
+          ...PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'ratelimit' }), values: gauge(0, n) })),
+        ],
+        labels: { ...job, store: 'kvstore' },
+        // The max over pods, not their sum: 15 keys in 15m, not 30.
+        value: 15,
+        // The 15m increase of a young series is extrapolated; by minute 16 the window is whole.
+        activeFrom: 16,
+        exact: false,
+      },
+      // Evictions long ago (the counters stand still): nothing now.
+      silent: (n) => PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }), values: gauge(7, n) })),
     },
     [ALERTS.kvstoreFallback]: {
       firing: {

@@ -7,6 +7,15 @@ import { z } from 'zod';
  */
 const tier = z.object({ limit: z.int(), window_seconds: z.int(), burst: z.int() });
 
+/** A store's memory policy and evictions (service/kvstore/eviction-watch.ts). */
+const eviction = z.looseObject({
+  policy: z.string().nullable(),
+  maxmemory_bytes: z.int().min(0).nullable(),
+  policy_risk: z.enum(['unchecked', 'none', 'accepted', 'evicts', 'unknown']),
+  evicted_keys: z.int().min(0),
+  last_eviction_at: z.string().nullable(),
+});
+
 /** `GET /health` and `/api/health`. */
 export const healthSchema = z
   .looseObject({
@@ -18,8 +27,10 @@ export const healthSchema = z
     timestamp: z.iso.datetime(),
     kvstore: z.string(),
     kvstore_mode: z.string(),
+    kvstore_eviction: eviction.optional(),
     rate_limit_store: z.string().optional(),
     rate_limit_store_mode: z.string().optional(),
+    rate_limit_store_eviction: eviction.optional(),
     content: z
       .looseObject({
         store: z.string(),

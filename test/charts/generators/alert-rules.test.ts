@@ -30,6 +30,7 @@ describe('alertRules', () => {
       'ContentCompactionFailing',
       'ContentWritesRefused',
       'KvstoreWritesUnconfirmed',
+      'KvstoreEvictingKeys',
       'KvstoreFallbackActive',
       'RateLimitsNotShared',
       'ErrorBudgetFastBurn',
@@ -54,7 +55,9 @@ describe('alertRules', () => {
     const text = toYaml(rules);
     expect(text).not.toMatch(/(rate|increase)\(\s*sum/);
     for (const rule of alertingRules(rules)) {
-      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(/sum by \((namespace, )?job[^)]*\) \((rate|increase)\(/);
+      // Every pod counts the same Redis's evictions: the max of their increases, not the sum.
+      const aggregation = rule.alert === ALERTS.kvstoreEvictingKeys ? 'max' : 'sum';
+      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(new RegExp(`${aggregation} by \\((namespace, )?job[^)]*\\) \\((rate|increase)\\(`));
     }
   });
 
@@ -215,6 +218,17 @@ describe('alertRules', () => {
     expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#kvstorewritesunconfirmed$/);
     const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
     expect(byName(operator, ALERTS.kvstoreWritesUnconfirmed).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
+  });
+
+  it('warns, per store, when the kvstore evicted keys in the last 15m, by the max over pods of the counter the service exposes', () => {
+    const rule = byName(rules, ALERTS.kvstoreEvictingKeys);
+    expect(rule).toMatchObject({
+      expr: 'max by (namespace, job, store) (increase(svc_ai_search_kvstore_evicted_keys_total{job="svc-ai-search-backend"}[15m])) > 0',
+      for: '0m',
+      labels: { severity: 'warning', service: 'svc-ai-search-backend' },
+    });
+    expect(rule.annotations.description).toContain('content.store_losses');
+    expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#kvstoreevictingkeys$/);
   });
 
   it('never alerts on the performance grade (its encoding belongs to the service)', () => {
