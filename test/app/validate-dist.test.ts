@@ -76,8 +76,8 @@ describe('make validate (scripts/validate-dist.ts)', () => {
   it('passes a fresh synth, as a command with exit status 0', async () => {
     const r = await freshRun;
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('ok   promtool test rules (52 tests)');
-    expect(r.stdout).toContain('ok   amtool config routes test (40 cases)');
+    expect(r.stdout).toContain('ok   promtool test rules (54 tests)');
+    expect(r.stdout).toContain('ok   amtool config routes test (41 cases)');
     // Then operator mode, synthesized from the same environment into a temp folder.
     expect(r.stdout).toContain('MONITORING_MODE=operator, synthesized into a temp folder:');
     expect(r.stdout).toMatch(/ok {3}promtool test rules on the PrometheusRule groups \(\d+ tests\)/);

@@ -330,7 +330,7 @@ describe('alertRules', () => {
 
     it('defaults: check rules passes, and every alert fires and stays silent in promtool test rules', () => {
       const { check, test, tests } = judge(ENVS.defaults);
-      expect(check.detail).toContain('SUCCESS: 29 rules found');
+      expect(check.detail).toContain('SUCCESS: 30 rules found');
       expect(check.ok).toBe(true);
       expect(test.detail).toContain('SUCCESS');
       expect(test.ok).toBe(true);

@@ -16,9 +16,9 @@ describe('validateStack', () => {
       'rules match the settings',
       'promtool check config',
       'promtool check rules',
-      'promtool test rules (52 tests)',
+      'promtool test rules (54 tests)',
       'amtool check-config',
-      'amtool config routes test (40 cases)',
+      'amtool config routes test (41 cases)',
       'no secret values in the output',
     ]);
   });
