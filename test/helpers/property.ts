@@ -10,6 +10,13 @@ import fc from 'fast-check';
 export const PROPERTY_HANG_GUARD_MS = 600_000;
 
 /**
+ * fast-check's per-run `timeout` for an async property whose runs take milliseconds: a run still
+ * going after this long is hung (a promise nobody resolves), and fast-check then fails the property
+ * naming the seed and the run's counterexample, where a jest timeout would name nothing.
+ */
+export const PROPERTY_RUN_HANG_GUARD_MS = 30_000;
+
+/**
  * Replays property tests with a chosen seed: `FC_SEED=<seed> npx jest <suite>` runs every property
  * that does not fix a seed of its own with that one (fast-check prints the seed and path of a
  * failure: `{ seed: …, path: … }`). `FC_NUM_RUNS` multiplies nothing; it is left to each test.

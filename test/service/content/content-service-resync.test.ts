@@ -4,7 +4,7 @@ import { ManualClock } from '../../../service/clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/content-store';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { PROPERTY_HANG_GUARD_MS, PROPERTY_RUN_HANG_GUARD_MS } from '../../helpers/property';
 
 /**
  * A model of the Redis content store (`RedisContentStore`'s contract) shared by replicas: one hash of
@@ -238,8 +238,12 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
       for (const id of r.acked) if (!r.content.get(id)) violations.push(`replica ${n} forgot ${id} after a ${c.kind}`);
     }
   });
-  await s.waitIdle();
-  await Promise.all(started);
+  // Releases scheduled steps until every command has settled, including steps scheduled after a
+  // real turn of the event loop (the service yields with setImmediate between its steps). waitIdle
+  // returned when nothing was scheduled at that instant; a step scheduled a turn later then waited
+  // for ever, and the property hung in about one run of a few hundred (issue 36: it was seen as a
+  // 60 s timeout "on a busy machine").
+  await s.waitFor(Promise.all(started));
   // Quiet now: steps run at once; each reader catches up on the stream.
   redis.step = async () => undefined;
   for (const r of rs) await r.store.deliver();
@@ -283,7 +287,7 @@ describe('ContentService resync merges, never replaces (model of the shared stor
       fc.asyncProperty(fc.scheduler(), fc.array(command, { minLength: 1, maxLength: 14 }), async (s, commands) => {
         expect(await run(s, commands)).toEqual([]);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, timeout: PROPERTY_RUN_HANG_GUARD_MS },
     );
   }, PROPERTY_HANG_GUARD_MS);
 
