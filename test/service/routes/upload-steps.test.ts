@@ -152,7 +152,7 @@ describe('POST /api/upload of 10,000 items with 50 tags each, measured inside th
     expect(res.status).toBe(201);
     // Streamed (writeChunks): `res.json` of the 10,000 stored items was one 135 ms step. The
     // whole request's stall is measured by the process's own metric in
-    // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write remains one step).
+    // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write goes in steps too).
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const answer = JSON.parse(res.bytes.toString('utf8')) as { count: number; items: Array<{ id: string; tags: string[] }> };
