@@ -95,13 +95,20 @@ interface SnapshotRecord extends ItemsRecord {
   op: 'snapshot';
 }
 
-/** The items and their plain texts, as a record holds them. */
-function itemsRecord(stored: readonly Item[]): ItemsRecord {
-  const items = stored.map(unwrapItem);
-  const plain = items.map((i) => {
+/**
+ * The items and their plain texts, as a record holds them; `step()` (time-steps.ts) after each
+ * item: for the 10,000 items of a full upload this was ~5 ms more of the write's one step.
+ */
+async function itemsRecord(stored: readonly Item[], step: () => Promise<void> | undefined): Promise<ItemsRecord> {
+  const items: ItemRecord[] = [];
+  const plain: Array<string | null> = [];
+  for (const s of stored) {
+    const i = unwrapItem(s);
     const text = plainTextOf(i);
-    return text === i.body ? null : text;
-  });
+    items.push(i);
+    plain.push(text === i.body ? null : text);
+    await step();
+  }
   return { items, plain, plain_text_version: PLAIN_TEXT_VERSION };
 }
 
@@ -545,7 +552,8 @@ export class FileContentStore implements ContentStore {
       if (this.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(this.broken)}); nothing was stored`);
       const log = this.log;
       if (!log) throw new StoreUnavailableError('content store is not open');
-      const record = await encodeRecordInSteps({ op: 'put', ...itemsRecord(items) } satisfies PutRecord, stepper());
+      const step = stepper();
+      const record = await encodeRecordInSteps({ op: 'put', ...(await itemsRecord(items, step)) } satisfies PutRecord, step);
       try {
         // Every byte or an error: a disk that fills mid-append returns a short count, and a
         // record acknowledged on that count would be cut off as a torn tail at the next start.
@@ -557,7 +565,11 @@ export class FileContentStore implements ContentStore {
       }
       this.logBytes += record.length;
       this.writeSucceeded();
-      for (const i of items) this.items.set(i.id, i);
+      // In steps too: the writes queue behind this one until all are in.
+      for (const i of items) {
+        this.items.set(i.id, i);
+        await step();
+      }
       // After this write, not inside it: its record is durable, so it resolves whatever the
       // compaction does. While a failed compaction waits for its retry, writes do not start
       // another one.
@@ -727,7 +739,8 @@ export class FileContentStore implements ContentStore {
       const fh = await open(tmp, 'w');
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
-          const rec = await encodeRecordInSteps({ op: 'snapshot', ...itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK)) } satisfies SnapshotRecord, stepper());
+          const step = stepper();
+          const rec = await encodeRecordInSteps({ op: 'snapshot', ...(await itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK), step)) } satisfies SnapshotRecord, step);
           await writeAll(fh, rec);
           bytes += rec.length;
         }

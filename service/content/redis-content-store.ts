@@ -10,6 +10,7 @@ import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './content-store';
 import { eventOrTimeout } from '../event-or-timeout';
+import { stepper } from '../time-steps';
 
 /** Options of `RedisContentStore`. */
 export interface RedisContentStoreOptions {
@@ -169,13 +170,20 @@ export class RedisContentStore implements ContentStore {
 
   async putMany(items: readonly Item[]): Promise<void> {
     if (!items.length) return;
+    // Each item's record in steps of the event loop (time-steps.ts): the 10,000 items of a full
+    // upload (~12 MB of JSON) were one loop (issue 37). Nothing is sent until all are made: still
+    // one MULTI of one HSET and one XADD, and the checks below see the state of the sending.
+    const fields: string[] = [];
+    const step = stepper();
+    for (const i of items) {
+      fields.push(i.id, JSON.stringify(toRecord(i)));
+      await step();
+    }
     // A policy that may evict the content keys, found after the start and not accepted: a write
     // acknowledged now could be dropped by Redis, so none is taken (the start refuses it outright).
     const refusal = this.opts.connection.eviction.refusal;
     if (refusal) throw new StoreUnavailableError(`content writes are refused: ${refusal}; nothing was stored`);
     const conn = await this.writeConnection();
-    const fields: string[] = [];
-    for (const i of items) fields.push(i.id, JSON.stringify(toRecord(i)));
     const idList = items.map((i) => i.id);
     const token = randomUUID();
     // Remembered before sending: the reader may see the notice before this call learns the outcome.

@@ -1,6 +1,7 @@
+import { StringDecoder } from 'node:string_decoder';
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
-import { stepper } from '../time-steps';
+import { STEP_BUDGET_MS, stepper } from '../time-steps';
 import { chunked } from '../content/export';
 import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
@@ -137,6 +138,26 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
   });
 }
 
+/** Bytes of an uploaded file decoded to text per step of `utf8InSteps`. */
+export const DECODE_SLICE_BYTES = 1024 * 1024;
+
+/**
+ * `data.toString('utf8')`, the same text, decoded a slice of `sliceBytes` at a time with `step()`
+ * after each (a character cut by a slice's end is completed from the next): a 12 MB file was
+ * one ~15 ms step (issue 37).
+ */
+export async function utf8InSteps(data: Uint8Array, step: () => Promise<void> | undefined, sliceBytes = DECODE_SLICE_BYTES): Promise<string> {
+  // StringDecoder, not TextDecoder: its text is Buffer's (one byte a character for ASCII, where
+  // TextDecoder's was two, and splitting the lines of that took ~35 ms).
+  const decoder = new StringDecoder('utf8');
+  let text = '';
+  for (let at = 0; at < data.length; at += sliceBytes) {
+    text += decoder.write(data.subarray(at, at + sliceBytes));
+    await step();
+  }
+  return text + decoder.end();
+}
+
 /**
  * Every file's items, validated; the first problem (file, item, field) is an error. In steps of
  * the event loop, as `/api/ingest-batch` validates: `step()` (time-steps.ts) after each line or
@@ -146,10 +167,13 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
 export async function uploadedItems(received: Received, step: () => Promise<void> | undefined): Promise<Array<ItemInput & { id: string }>> {
   const out: Array<ItemInput & { id: string }> = [];
   const origins: CollidingItem[] = [];
+  // Ids seen, an item at a time: the collisions are named (one pass over all) only when there are any.
+  const ids = new Set<string>();
+  let collides = false;
   for (const f of received.files) {
     let raws: unknown[];
     try {
-      raws = await parseFileInSteps(f.name, f.format, f.data.toString('utf8'), step, received.type ? { type: received.type } : {}, MAX_UPLOAD_ITEMS);
+      raws = await parseFileInSteps(f.name, f.format, await utf8InSteps(f.data, step), step, received.type ? { type: received.type } : {}, MAX_UPLOAD_ITEMS);
     } catch (e) {
       if (e instanceof FileParseError) {
         throw badRequest(`${f.name}: ${e.message}`, { field: 'file', file: f.name, ...(e.line ? { line: e.line } : {}) });
@@ -166,11 +190,13 @@ export async function uploadedItems(received: Received, step: () => Promise<void
       }
       out.push(v.item);
       origins.push({ file: f.name, index, title: v.item.title });
+      if (ids.has(v.item.id)) collides = true;
+      else ids.add(v.item.id);
       await step();
     }
     if (out.length > MAX_UPLOAD_ITEMS) throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
   }
-  const collision = idCollisions(out.map((item, i) => ({ ...origins[i], id: item.id })))[0];
+  const collision = collides ? idCollisions(out.map((item, i) => ({ ...origins[i], id: item.id })))[0] : undefined;
   if (collision) {
     // All or nothing, like every other fault of an upload: stored, each would replace the one before.
     const first = collision.items[0];
@@ -229,7 +255,7 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
     const stored = await storeWrite(() => ctx.content.ingest(items));
     // Streamed in slices (writeChunks, as exports are): the items are stored whatever the client does next.
     res.status(201).type('application/json');
-    await writeChunks(res, chunked(answerParts(stored)));
+    await writeChunks(res, chunked(answerParts(stored)), { sliceMs: STEP_BUDGET_MS });
   });
   return r;
 }

@@ -155,7 +155,7 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     expectJsonRefusal(await raw(svc.port, head, '1\r\n \r\n'), 408, 'request_timeout', 'body');
   }, 60_000);
 
-  test('8. an upload of 10,000 items with 50 tags each does not hold the event loop for a second', async () => {
+  test('8. an upload of 10,000 items with 50 tags each holds the event loop at most 0.15 s of CPU time', async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ({
       type: 'project',
       title: `Upload item ${i}`,
@@ -171,10 +171,19 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     const max = loopBusyMaxSeconds((await svc.request('/api/metrics/prometheus')).text);
     // The process's own measure, in the CPU time of its longest stall (so a busy machine does not
     // count). Before issue 37: 1.07-1.44 s of event-loop delay on a quiet machine. Parsing,
-    // validation and the answer now go in steps; the store's one atomic write of 10,000 items
-    // remains one step (0.16 s of delay measured at load 10 on 2 cores; the old code 1.31 s in
-    // the same conditions). 0.6 s still fails the old stall.
+    // validation, the store's one atomic write (record encoding, catalog, search index) and the
+    // answer now all go in steps. What is left in the longest turn is mostly garbage collection
+    // (the 10,000 items surviving young-generation collections, counted with the GC's helper
+    // threads) and a step or two of 5 ms: measured 0.049-0.097 s on this 2-core machine shared
+    // with other work (load 4-7), 0.049-0.068 s with one core kept busy beside it
+    // (`node -e 'for(;;){}'`, 5 runs), 0.114 s at worst with three such loops (load 7.4); before
+    // this write went in steps, 0.074-0.114 s with one core busy. 50 ms (the issue's aim) does not
+    // hold on this machine, so the bound is 0.15 s, above the worst seen. It fails the old
+    // one-step parse and validation (~1 s) and any new step of that order; it does not tell the
+    // stepped write from the one-step write (both under it). test/service/routes/upload-steps
+    // checks the parse and validation steps; test/service/content/content-service-steps that the
+    // stepped stamping stays as correct as one step.
     expect(max).toBeGreaterThan(0);
-    expect(max).toBeLessThan(0.6);
+    expect(max).toBeLessThanOrEqual(0.15);
   }, 120_000);
 });

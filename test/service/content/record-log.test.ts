@@ -116,5 +116,19 @@ describe('encodeRecordInSteps', () => {
       { numRuns: 200 },
     );
   }, PROPERTY_HANG_GUARD_MS);
-});
 
+  it('gives the same bytes for a record of many 64 K chunks of multi-byte text (its UTF-8 and CRC taken a chunk at a time)', async () => {
+    const text = (i: number) => `${i} é€😀 \ud800 "q" \u2028 ${'x'.repeat(i % 97)}`;
+    const record = {
+      op: 'put',
+      items: Array.from({ length: 6000 }, (_, i) => ({ id: `item-${i}`, title: text(i), tags: Array.from({ length: 10 }, (_, j) => text(i + j)) })),
+      plain: Array.from({ length: 6000 }, (_, i) => (i % 3 ? null : text(i))),
+      plain_text_version: 2,
+    };
+    const whole = encodeRecord(record);
+    // Several chunks, so the CRC is carried across chunk boundaries.
+    expect(whole.length).toBeGreaterThan(10 * 64 * 1024);
+    expect((await encodeRecordInSteps(record, () => undefined)).equals(whole)).toBe(true);
+    expect(decodeRecords(whole).records).toEqual([JSON.parse(JSON.stringify(record))]);
+  });
+});

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { parseJsonArrayInSteps } from '../../../service/content/json-array-steps';
 import { parseFile } from '../../../service/content/parse-files';
-import { MAX_UPLOAD_ITEMS, uploadedItems, type Received } from '../../../service/routes/upload';
+import { MAX_UPLOAD_ITEMS, uploadedItems, utf8InSteps, type Received } from '../../../service/routes/upload';
 import { monitorEventLoop } from '../../../service/metrics/event-loop-delay';
 import { stepper } from '../../../service/time-steps';
 import { buildTestApp, type TestApp } from '../../helpers/app';
@@ -152,7 +152,7 @@ describe('POST /api/upload of 10,000 items with 50 tags each, measured inside th
     expect(res.status).toBe(201);
     // Streamed (writeChunks): `res.json` of the 10,000 stored items was one 135 ms step. The
     // whole request's stall is measured by the process's own metric in
-    // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write remains one step).
+    // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write goes in steps too).
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const answer = JSON.parse(res.bytes.toString('utf8')) as { count: number; items: Array<{ id: string; tags: string[] }> };
@@ -161,4 +161,29 @@ describe('POST /api/upload of 10,000 items with 50 tags each, measured inside th
     expect(answer.items[9_999]).toMatchObject({ id: 'item-9999' });
     expect(answer.items[0].tags).toHaveLength(50);
   }, 120_000);
+});
+
+describe('utf8InSteps', () => {
+  it('decodes to exactly what toString gives, whatever slice a character or a bad byte is cut at', async () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.string({ unit: 'binary', maxLength: 32 }).map((s) => new Uint8Array(Buffer.from(`\uFEFF${s}`, 'utf8'))),
+    );
+    await fc.assert(
+      fc.asyncProperty(bytes, fc.integer({ min: 1, max: 9 }), async (data, slice) => {
+        let steps = 0;
+        const text = await utf8InSteps(
+          data,
+          () => {
+            steps++;
+            return undefined;
+          },
+          slice,
+        );
+        expect(text).toBe(Buffer.from(data).toString('utf8'));
+        expect(steps).toBe(Math.ceil(data.length / slice));
+      }),
+      { numRuns: 3000, seed: 37 },
+    );
+  }, 300_000); // a hang guard only: the runs are bounded by numRuns
 });
