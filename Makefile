@@ -43,11 +43,11 @@ typecheck: install
 lint: install
 	$(NPM) run lint
 
-# Jest workers of `make test`: two, so that one suite's wait for its binaries (redis-server,
-# Prometheus, the service process, the browser) overlaps another's work on a 2-core machine. No
-# test's outcome depends on how fast a worker runs (docs/testing.md), so a busy machine only
-# makes the run longer.
-TEST_WORKERS ?= 2
+# Jest workers of `make test`: three on a 2-core machine, so that the suites' waits for their
+# binaries (redis-server, Prometheus, the service process, the browser) overlap other suites' work
+# (with two, the run used 1.6 of the 2 cores on average). No test's outcome depends on how fast a
+# worker runs (docs/testing.md), so a busy machine only makes the run longer.
+TEST_WORKERS ?= 3
 
 # Every test: types and lint side by side (each is one thread), then both jest projects (test
 # tiers): fast, and process (real redis-server, promtool, amtool, the service process, the
