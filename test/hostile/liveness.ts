@@ -37,17 +37,18 @@ function get(port: number, path: string): Promise<{ status: number; text: string
   });
 }
 
-const gauge = (name: string) => new RegExp(`^${name} (\\S+)$`, 'm');
-const BUSY_MAX = gauge(METRICS.eventLoopBusyMax);
-const DELAY_MAX = gauge(METRICS.eventLoopDelayMax);
+/** The value of an unlabelled gauge in exposition text, or NaN when the text has none. */
+export function gaugeValue(text: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+}
 
 /** The service's event-loop figures since its previous scrape, ms (each scrape starts a new interval). */
 async function loopFigures(port: number): Promise<{ busyMs: number; delayMs: number }> {
   const res = await get(port, PATHS.metrics);
-  const busy = BUSY_MAX.exec(res.text);
-  const delay = DELAY_MAX.exec(res.text);
-  if (res.status !== 200 || !busy || !delay) throw new Error(`${PATHS.metrics} answered ${res.status} without ${METRICS.eventLoopBusyMax}`);
-  return { busyMs: Number(busy[1]) * 1000, delayMs: Number(delay[1]) * 1000 };
+  const busyMs = gaugeValue(res.text, METRICS.eventLoopBusyMax) * 1000;
+  const delayMs = gaugeValue(res.text, METRICS.eventLoopDelayMax) * 1000;
+  if (res.status !== 200 || Number.isNaN(busyMs) || Number.isNaN(delayMs)) throw new Error(`${PATHS.metrics} answered ${res.status} without ${METRICS.eventLoopBusyMax}`);
+  return { busyMs, delayMs };
 }
 
 /**

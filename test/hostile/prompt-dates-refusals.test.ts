@@ -8,6 +8,7 @@ import { RedisServer } from '../../tools/harness/redis';
 import { ServiceProcess } from '../../tools/harness/service-process';
 import { parseAnswer, type RawAnswer } from '../helpers/raw-http';
 import { WIDE_LIMITS, hostileEnv } from './hostile-env';
+import { gaugeValue } from './liveness';
 import { METRICS } from '../../contract/metrics';
 
 /**
@@ -64,10 +65,6 @@ function longPost(port: number, path: string, headers: Record<string, string>, b
   });
 }
 
-/** The service's longest stall since the previous scrape, in the CPU time it spent (docs/testing.md). */
-function loopBusyMaxSeconds(metrics: string): number {
-  return Number(new RegExp(`^${METRICS.eventLoopBusyMax} (\\S+)`, 'm').exec(metrics)?.[1] ?? 'NaN');
-}
 
 describe('round three on the real process: prompt, dates, refusals, upload steps', () => {
   let redis: RedisServer;
@@ -168,7 +165,7 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     const res = await longPost(svc.port, '/api/upload', { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` }, body);
     expect(res.status).toBe(201);
     expect((JSON.parse(res.text) as { count: number }).count).toBe(10_000);
-    const max = loopBusyMaxSeconds((await svc.request('/api/metrics/prometheus')).text);
+    const max = gaugeValue((await svc.request('/api/metrics/prometheus')).text, METRICS.eventLoopBusyMax);
     // The process's own measure, in the CPU time of its longest stall (so a busy machine does not
     // count). Before issue 37: 1.07-1.44 s of event-loop delay on a quiet machine. Parsing,
     // validation, the store's one atomic write (record encoding, catalog, search index) and the
