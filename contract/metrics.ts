@@ -64,7 +64,7 @@ export const METRIC_FAMILIES = {
   eventLoopDelayMax: { name: 'svc_ai_search_event_loop_delay_max_seconds', type: 'gauge', labels: [] },
   /** gauge: 99th percentile of event-loop delay since the previous scrape, seconds. */
   eventLoopDelayP99: { name: 'svc_ai_search_event_loop_delay_p99_seconds', type: 'gauge', labels: [] },
-  /** gauge: longest event-loop delay since the previous scrape in CPU time the process spent in it, seconds. */
+  /** gauge: longest event-loop delay since the previous scrape in CPU time the event-loop thread spent in it, seconds. */
   eventLoopBusyMax: { name: 'svc_ai_search_event_loop_busy_max_seconds', type: 'gauge', labels: [] },
   /** counter{tier,result}: result is `allowed` or `refused`. */
   rateLimitRequestsTotal: { name: 'svc_ai_search_rate_limit_requests_total', type: 'counter', labels: ['tier', 'result'] },

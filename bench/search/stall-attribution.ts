@@ -7,7 +7,7 @@
  * it. Works on an older tree too (it patches `TimeSlicer`'s prototype, which every tree has).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { TimeSlicer } from '../../service/search/yield-to-loop';
+import { TimeSlicer } from '../../service/lib/yield-to-loop';
 
 interface Span {
   readonly start: number;

@@ -5,7 +5,7 @@ import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './sorted-listing';
 import { TagIndex } from './tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
-import { stepper } from '../time-steps';
+import { stepper } from '../lib/yield-to-loop';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
 /** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */

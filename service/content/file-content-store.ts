@@ -13,7 +13,7 @@ import { fromRecord, type ItemRecord } from './item-record';
 import { lazyItem, unwrapItem } from './lazy-item';
 import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
 import { decodeRecords, encodeRecord, encodeRecordInSteps, type ByteRange } from './record-log';
-import { stepper } from '../time-steps';
+import { stepper, yieldToLoop } from '../lib/yield-to-loop';
 import { writeAll } from '../write-all';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content-store';
 
@@ -149,9 +149,6 @@ export const CATALOGUE_FILE = 'content.catalogue';
 
 /** A start that replayed more of the log than this after the catalogue writes a new catalogue. */
 export const CATALOGUE_TAIL_BYTES = 1 << 20;
-
-/** Resolves after the event loop has run (a background job's slice ends). */
-const pause = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The embedded durable store: generation `g` is a snapshot file `content-g.snapshot` plus an
@@ -438,7 +435,7 @@ export class FileContentStore implements ContentStore {
     const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     const started = performance.now();
     try {
-      await pause();
+      await yieldToLoop();
       if (this.closing || this.broken) return;
       const gen = this.gen;
       const logBytes = this.logBytes;
@@ -452,7 +449,7 @@ export class FileContentStore implements ContentStore {
       const log = await readWholeFile(this.path(gen, 'log'));
       if (log.length < logBytes) throw new Error('the log is shorter than its acknowledged writes');
       sources.push({ name: `content-${gen}.log`, buf: log.subarray(0, logBytes), snapshot: false });
-      const cat = await buildCatalogue(items, sources, pause);
+      const cat = await buildCatalogue(items, sources, yieldToLoop);
       if (!cat) {
         this.opts.logger.warn({ file }, 'content catalogue not written: the content files do not hold the loaded items intact');
         return;

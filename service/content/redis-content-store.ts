@@ -10,7 +10,7 @@ import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './content-store';
 import { eventOrTimeout } from '../event-or-timeout';
-import { stepper } from '../time-steps';
+import { stepper } from '../lib/yield-to-loop';
 
 /** Options of `RedisContentStore`. */
 export interface RedisContentStoreOptions {

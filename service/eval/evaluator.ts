@@ -1,5 +1,5 @@
 import type { SearchIndex } from '../search/search-index';
-import { yieldToLoop } from '../search/yield-to-loop';
+import { yieldToLoop } from '../lib/yield-to-loop';
 import { evaluateQuery, meanMetrics, type Judgments, type MeanMetrics, type QueryMetrics } from './metrics';
 
 /** One judged query of an evaluation. */

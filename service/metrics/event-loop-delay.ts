@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 /** Event-loop delay over one interval, seconds. */
@@ -23,10 +24,26 @@ export interface EventLoopDelay {
   stop(): void;
 }
 
-/** CPU seconds the process has used (user and system, every thread). */
-function cpuSeconds(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
+/**
+ * CPU seconds of the thread that runs the event loop, where Linux tells (`/proc/self/task/<pid>/schedstat`,
+ * nanoseconds on a CPU); elsewhere the whole process's (user and system, every thread), which errs
+ * long. The loop's thread is what holds the loop: the GC's and the thread pool's helpers run beside
+ * it, and counting them made a turn in which the loop's thread waited for a core look busy.
+ */
+export function loopThreadCpu(): () => number {
+  try {
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+    const buf = Buffer.alloc(96);
+    const read = () => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0)).split(' ', 1)[0]) / 1e9;
+    if (Number.isFinite(read())) return read;
+    closeSync(fd);
+  } catch {
+    // Not Linux, or no schedstat: the process's time below.
+  }
+  return () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
 }
 
 /**
@@ -34,14 +51,14 @@ function cpuSeconds(): number {
  * `resolutionMs`, whose lateness is the delay). While the process runs one request's work
  * without yielding, nothing else is served, health probes included; this is how long.
  *
- * Beside it, a timer of the same resolution reads the process's CPU time at each turn: the
- * longest turn counted in CPU time (`busyMax`) is what the process did, apart from the time it
- * waited for a core. It counts every thread's CPU (GC helpers, the thread pool), so it errs long,
- * never short, on what the main thread did.
+ * Beside it, a timer of the same resolution reads the CPU time of the loop's thread at each turn
+ * (`loopThreadCpu`): the longest turn counted in CPU time (`busyMax`) is what the process did,
+ * garbage collection on that thread included, apart from the time it waited for a core.
  */
 export function monitorEventLoop(resolutionMs = 10): EventLoopDelay {
   const h: IntervalHistogram = monitorEventLoopDelay({ resolution: resolutionMs });
   h.enable();
+  const cpuSeconds = loopThreadCpu();
   let lastWall = performance.now();
   let lastCpu = cpuSeconds();
   let busyMax = 0;

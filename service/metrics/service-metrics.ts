@@ -161,7 +161,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: F.eventLoopBusyMax.name,
-      help: 'Longest event-loop delay since the previous scrape counted in the CPU time the process spent in it, seconds (a stall the process caused, without the time it waited for a core)',
+      help: 'Longest event-loop delay since the previous scrape counted in the CPU time the event-loop thread spent in it, seconds (a stall the process caused, without the time it waited for a core)',
       registers: [registry],
       collect() {
         this.set(interval.busyMax);

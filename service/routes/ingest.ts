@@ -6,7 +6,7 @@ import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
-import { stepper } from '../time-steps';
+import { stepper } from '../lib/yield-to-loop';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import busboy from 'busboy';
 import { Router, type Request, type Response } from 'express';
-import { STEP_BUDGET_MS, stepper } from '../time-steps';
+import { STEP_BUDGET_MS, stepper } from '../lib/yield-to-loop';
 import { chunked } from '../content/export';
 import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';

@@ -8,7 +8,7 @@ import { Vocabulary } from './vocabulary';
 import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './positions';
 import type { ProximitySource } from './proximity';
 import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
-import { TimeSlicer, yieldToLoop } from './yield-to-loop';
+import { TimeSlicer, yieldToLoop } from '../lib/yield-to-loop';
 import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).

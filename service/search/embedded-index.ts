@@ -8,7 +8,7 @@ import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from '
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 import { buildSnippet, leadSnippet } from './snippet';
 import { itemFingerprint } from '../content/item-fingerprint';
-import { TimeSlicer } from './yield-to-loop';
+import { inSlices, TimeSlicer } from '../lib/yield-to-loop';
 import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './windowed-top-k';
@@ -16,7 +16,6 @@ import { CompactIndex, type SealedIndex } from './compact-index';
 import type { SegmentStore } from './segment-store';
 import type { DocHit } from './top-hits';
 import { proximityRerank } from './proximity';
-import { inSlices } from './stepwise';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {

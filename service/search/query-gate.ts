@@ -1,4 +1,4 @@
-import { nextTurn, yieldToLoop } from './yield-to-loop';
+import { nextTurn, yieldToLoop } from '../lib/yield-to-loop';
 
 /**
  * Keeps an index still while a query runs in slices: queries run one at a time, in order of

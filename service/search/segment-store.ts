@@ -6,7 +6,7 @@ import { readWholeFile } from '../read-whole-file';
 import { writeAll } from '../write-all';
 import type { SealedIndex } from './compact-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
-import { yieldToLoop } from './yield-to-loop';
+import { yieldToLoop } from '../lib/yield-to-loop';
 
 /**
  * The folder of the persisted segment: `INDEX_DIR` when set (`off`: none), else

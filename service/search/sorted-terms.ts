@@ -1,4 +1,4 @@
-import { atOnce } from './stepwise';
+import { atOnce } from '../lib/yield-to-loop';
 
 /**
  * A vocabulary in sorted order, for the prefix look-ups of short queries without walking a

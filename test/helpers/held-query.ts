@@ -1,5 +1,5 @@
 import type { QueryGate } from '../../service/search/query-gate';
-import { yieldToLoop } from '../../service/search/yield-to-loop';
+import { yieldToLoop } from '../../service/lib/yield-to-loop';
 
 /**
  * A query that holds `gate` until `release()` (it has started once this settles), and a write

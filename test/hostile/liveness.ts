@@ -58,7 +58,7 @@ async function loopFigures(port: number): Promise<{ busyMs: number; delayMs: num
  * own figures (service/metrics/event-loop-delay.ts), scraped every `everyMs`.
  *
  * A stall is judged against `budgetMs` (a kubelet's probe timeout, 1 s by default) by
- * `event_loop_busy_max`: the longest delay of the loop counted in the CPU time the process spent in
+ * `event_loop_busy_max`: the longest delay of the loop counted in the CPU time the event-loop thread spent in
  * it. Never by this client's round trip, nor by the delay's clock time: on a busy machine the
  * service waits for a core too, and a starved core is the machine's doing, not the service's. In
  * issue 36 a probe from this process timed out at 1 s, and then the service's own clock-time delay

@@ -152,7 +152,7 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     expectJsonRefusal(await raw(svc.port, head, '1\r\n \r\n'), 408, 'request_timeout', 'body');
   }, 60_000);
 
-  test('8. an upload of 10,000 items with 50 tags each holds the event loop at most 0.15 s of CPU time', async () => {
+  test('8. an upload of 10,000 items with 50 tags each holds the event loop at most 50 ms of CPU time', async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ({
       type: 'project',
       title: `Upload item ${i}`,
@@ -166,21 +166,17 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     expect(res.status).toBe(201);
     expect((JSON.parse(res.text) as { count: number }).count).toBe(10_000);
     const max = gaugeValue((await svc.request('/api/metrics/prometheus')).text, METRICS.eventLoopBusyMax);
-    // The process's own measure, in the CPU time of its longest stall (so a busy machine does not
-    // count). Before issue 37: 1.07-1.44 s of event-loop delay on a quiet machine. Parsing,
-    // validation, the store's one atomic write (record encoding, catalog, search index) and the
-    // answer now all go in steps. What is left in the longest turn is mostly garbage collection
-    // (the 10,000 items surviving young-generation collections, counted with the GC's helper
-    // threads) and a step or two of 5 ms: measured 0.049-0.097 s on this 2-core machine shared
-    // with other work (load 4-7), 0.049-0.068 s with one core kept busy beside it
-    // (`node -e 'for(;;){}'`, 5 runs), 0.114 s at worst with three such loops (load 7.4); before
-    // this write went in steps, 0.074-0.114 s with one core busy. 50 ms (the issue's aim) does not
-    // hold on this machine, so the bound is 0.15 s, above the worst seen. It fails the old
-    // one-step parse and validation (~1 s) and any new step of that order; it does not tell the
-    // stepped write from the one-step write (both under it). test/service/routes/upload-steps
-    // checks the parse and validation steps; test/service/content/content-service-steps that the
-    // stepped stamping stays as correct as one step.
+    // The process's own measure, in the CPU time its event-loop thread spent in its longest stall
+    // (so neither a core it waited for nor its GC helper threads count). Before issue 37: 1.07-1.44 s
+    // of event-loop delay. Parsing, validation, the store's one atomic write (record encoding,
+    // catalog, search index) and the answer now all go in steps, one sliced job a turn
+    // (service/lib/yield-to-loop.ts). Two finds took the longest turn from 41-62 ms to 26-39 ms:
+    // the answer's writer restarted its slice after every 'drain', which a loopback client emits
+    // on the next tick, so the 7 MB answer went out in one turn; and the request path's steps
+    // resumed beside the index's slices in the same turn. Measured 0.030-0.032 s quiet and
+    // 0.026-0.039 s with one core kept busy (`node -e 'for(;;){}'`, 7 runs). What is left is a
+    // 5-10 ms slice, the I/O of the turn and garbage collection on the loop thread.
     expect(max).toBeGreaterThan(0);
-    expect(max).toBeLessThanOrEqual(0.15);
+    expect(max).toBeLessThanOrEqual(0.05);
   }, 120_000);
 });

@@ -8,7 +8,7 @@
 import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
 import { EmbeddedIndex, proximityUnit, type Keep } from '../../service/search/embedded-index';
 import { proximityRerank } from '../../service/search/proximity';
-import { atOnce } from '../../service/search/stepwise';
+import { atOnce } from '../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from './exhaustive-proximity';
 import { rm3Weights } from '../../service/search/expansion';
 import type { WeightedTerm } from '../../service/search/query-plan';

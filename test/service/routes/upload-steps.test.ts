@@ -6,7 +6,7 @@ import { parseJsonArrayInSteps } from '../../../service/content/json-array-steps
 import { parseFile } from '../../../service/content/parse-files';
 import { MAX_UPLOAD_ITEMS, uploadedItems, utf8InSteps, type Received } from '../../../service/routes/upload';
 import { monitorEventLoop } from '../../../service/metrics/event-loop-delay';
-import { stepper } from '../../../service/time-steps';
+import { stepper } from '../../../service/lib/yield-to-loop';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 /**

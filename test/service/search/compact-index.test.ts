@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../service/search/compact-index';
 import type { WeightedTerm } from '../../../service/search/query-plan';
-import { atOnce } from '../../../service/search/stepwise';
+import { atOnce } from '../../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from '../../../tools/oracles/exhaustive-proximity';
 import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';

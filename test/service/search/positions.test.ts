@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { PositionWriter, positionsOf, windowCounts } from '../../../service/search/positions';
-import { atOnce } from '../../../service/search/stepwise';
+import { atOnce } from '../../../service/lib/yield-to-loop';
 import { gallop, liveWindows, windowsOf } from '../../../service/search/window-df';
 import { naiveWindows } from '../../../tools/oracles/exhaustive-proximity';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';

@@ -11,7 +11,7 @@ import { EmbeddedIndex, SEGMENT_KEY, type EmbeddedIndexOptions } from '../../../
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from '../../../service/search/segment-file';
 import { SEGMENT_FILE, segmentDir, SegmentStore } from '../../../service/search/segment-store';
-import { yieldToLoop } from '../../../service/search/yield-to-loop';
+import { yieldToLoop } from '../../../service/lib/yield-to-loop';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron', 'laser', 'beam'];

@@ -1,5 +1,5 @@
 import { QueryGate } from '../../../service/search/query-gate';
-import { nextTurn, TimeSlicer, yieldToLoop } from '../../../service/search/yield-to-loop';
+import { nextTurn, TimeSlicer, yieldToLoop } from '../../../service/lib/yield-to-loop';
 import { heldQueryAndWrite } from '../../helpers/held-query';
 
 /**
