@@ -1,5 +1,6 @@
 import { loadSettings, redactSettings, SettingsError } from '../configs';
 import { createApp } from './app';
+import { loadTokenizer } from './chat/tokens';
 import { createDeps, startDeps } from './deps';
 import { createLogger } from './logger';
 import { installProcessGuard } from './process-guard';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   const logger = createLogger(settings.service.logLevel);
   installProcessGuard(logger);
   logger.info({ settings: redactSettings(settings) }, 'settings loaded');
+  // Before listening: the tokenizer's table is half a second of one step, which no request should wait for.
+  loadTokenizer();
   const deps = createDeps(settings, { logger, processMetrics: true });
   const app = createApp(deps);
   const running = await listen(app, deps, settings.service.port);

@@ -1,5 +1,19 @@
-import { countTokens } from 'gpt-tokenizer';
+import type * as GptTokenizer from 'gpt-tokenizer';
 import type { ChatMessage, Usage } from './types';
+
+let counter: typeof GptTokenizer.countTokens | undefined;
+
+/**
+ * The tokenizer, loaded on first use: evaluating gpt-tokenizer's o200k_base table is one
+ * synchronous step of about half a second. `main` loads it before the service listens, so no
+ * request pays it there; a process that never counts tokens (most test suites, the tools) never
+ * loads it.
+ */
+export function loadTokenizer(): typeof GptTokenizer.countTokens {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when first needed, see above
+  counter ??= (require('gpt-tokenizer') as typeof GptTokenizer).countTokens;
+  return counter;
+}
 
 /** Longest piece of text counted at once, characters. */
 const PIECE_CHARS = 256;
@@ -18,6 +32,7 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
  * which can add a token per cut.
  */
 export function textTokens(text: string): number {
+  const countTokens = loadTokenizer();
   let tokens = 0;
   for (let pos = 0; pos < text.length; ) {
     let cut = Math.min(text.length, pos + PIECE_CHARS);

@@ -12,7 +12,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app';
 /**
  * Issue 37, row 8: an upload of 10,000 items (the documented maximum) with 50 tags each held the
  * event loop 1.07-1.44 s in one step; ingest-batch validates an item at a time in steps
- * (time-steps.ts). The upload now does the same: asserted structurally (a step after every
+ * (service/lib/yield-to-loop.ts). The upload now does the same: asserted structurally (a step after every
  * parsed element and every validated item, the answer streamed) and the validation measured once
  * inside the process.
  */
@@ -40,20 +40,24 @@ function countingStep(): { step: () => undefined; calls: () => number } {
 }
 
 describe('upload validation in steps', () => {
-  const items = manyItems(MAX_UPLOAD_ITEMS);
+  // The count of steps is per element and per item, whatever the size: 2,000 items show it (the
+  // maximum, 10,000, is parsed below in the in-process measure, and through the real process in
+  // test/hostile/prompt-dates-refusals.test.ts).
+  const N = 2_000;
+  const items = manyItems(N);
 
   it.each([
     ['a .json array', 'many.json', 'json', JSON.stringify(items)],
     ['an .ndjson file', 'many.ndjson', 'ndjson', items.map((i) => JSON.stringify(i)).join('\n')],
-  ] as const)('steps after every element parsed and every item validated, for %s of 10,000 items', async (_name, name, format, text) => {
+  ] as const)('steps after every element parsed and every item validated, for %s of 2,000 items', async (_name, name, format, text) => {
     const counter = countingStep();
     const received: Received = { files: [{ name, format, data: Buffer.from(text) }] };
     const out = await uploadedItems(received, counter.step);
-    expect(out).toHaveLength(MAX_UPLOAD_ITEMS);
-    expect(out[9_999]).toMatchObject({ id: 'item-9999', title: 'Item 9999' });
+    expect(out).toHaveLength(N);
+    expect(out[N - 1]).toMatchObject({ id: `item-${N - 1}`, title: `Item ${N - 1}` });
     // One step per element parsed and one per item validated: no run of work between two steps
     // spans more than one item (plus, for .json, 64 KB of the scan for element boundaries).
-    expect(counter.calls()).toBeGreaterThanOrEqual(2 * MAX_UPLOAD_ITEMS);
+    expect(counter.calls()).toBeGreaterThanOrEqual(2 * N);
   });
 
   it('parses a JSON array in steps to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
@@ -98,7 +102,7 @@ describe('upload validation in steps', () => {
   });
 });
 
-describe('POST /api/upload of 10,000 items with 50 tags each, measured inside the process', () => {
+describe('POST /api/upload of many items with 50 tags each, measured inside the process', () => {
   let t: TestApp;
   let server: Server;
   beforeAll(async () => {
@@ -143,8 +147,11 @@ describe('POST /api/upload of 10,000 items with 50 tags each, measured inside th
   }, 120_000);
 
   it('stores them and answers 201, streamed an item at a time', async () => {
+    // 2,000 items show the answer streamed and whole; the 10,000 are stored and answered through
+    // the real process in test/hostile/prompt-dates-refusals.test.ts, its stall measured there.
+    const n = 2_000;
     const boundary = 'upload-steps-boundary';
-    const file = JSON.stringify(manyItems(MAX_UPLOAD_ITEMS));
+    const file = JSON.stringify(manyItems(n));
     const body = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="many.json"\r\nContent-Type: application/json\r\n\r\n${file}\r\n--${boundary}--\r\n`,
     );
@@ -156,9 +163,9 @@ describe('POST /api/upload of 10,000 items with 50 tags each, measured inside th
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const answer = JSON.parse(res.bytes.toString('utf8')) as { count: number; items: Array<{ id: string; tags: string[] }> };
-    expect(answer.count).toBe(MAX_UPLOAD_ITEMS);
-    expect(answer.items).toHaveLength(MAX_UPLOAD_ITEMS);
-    expect(answer.items[9_999]).toMatchObject({ id: 'item-9999' });
+    expect(answer.count).toBe(n);
+    expect(answer.items).toHaveLength(n);
+    expect(answer.items[n - 1]).toMatchObject({ id: `item-${n - 1}` });
     expect(answer.items[0].tags).toHaveLength(50);
   }, 120_000);
 });

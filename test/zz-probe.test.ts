@@ -1,0 +1,3 @@
+it('probe', () => {
+  process.stderr.write(`PROBE ${JSON.stringify(process.env.X)}\n`);
+});
