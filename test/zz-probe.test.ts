@@ -1,3 +1,0 @@
-it('probe', () => {
-  process.stderr.write(`PROBE ${JSON.stringify(process.env.X)}\n`);
-});
