@@ -103,7 +103,7 @@ describe('POST /api/chat with the OpenAI-compatible provider', () => {
     fake = await FakeOpenAi.start();
     t = await buildTestApp({
       service: { environment: 'testing' },
-      // Long enough that a loaded machine's answers are never taken for silence; the 504 test waits it twice.
+      // Long enough that a loaded machine's answers are never taken for silence (the 504 test has its own).
       ai: { provider: 'openai', baseUrl: fake.url, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 1500, maxRetries: 1 },
     });
     await seedSite(t.app);
@@ -193,10 +193,21 @@ describe('POST /api/chat with the OpenAI-compatible provider', () => {
   });
 
   it('answers 504 when the provider times out', async () => {
-    fake.enqueue({ kind: 'hang' }, { kind: 'hang' });
-    const res = await request(t.app).post('/api/chat').send({ message: 'kubernetes' });
-    expect(res.status).toBe(504);
-    expect(res.body.error).toBe('upstream_timeout');
+    // An app of its own with a short timeout: the hang is waited for twice (the attempt and its retry).
+    const short = await buildTestApp({
+      service: { environment: 'testing' },
+      ai: { provider: 'openai', baseUrl: fake.url, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 200, maxRetries: 1 },
+    });
+    try {
+      await seedSite(short.app);
+      fake.enqueue({ kind: 'hang' }, { kind: 'hang' });
+      const res = await request(short.app).post('/api/chat').send({ message: 'kubernetes' });
+      expect(res.status).toBe(504);
+      expect(res.body.error).toBe('upstream_timeout');
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      await short.close();
+    }
   });
 
   it('answers 502 before streaming when the provider fails up front, and an error event mid-stream', async () => {
