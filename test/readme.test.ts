@@ -45,3 +45,18 @@ describe(SETTINGS_DOC, () => {
     for (const v of VARIABLES) expect(doc).toContain(`\`${v.name}\``);
   });
 });
+
+describe('BENCHMARKS.md', () => {
+  const lines = read('BENCHMARKS.md').split('\n');
+
+  // Issue 38: today's figures fit on two screens at the top; the dated runs follow the History heading.
+  it('opens with the current figures, on two screens, before the history', () => {
+    const history = lines.findIndex((l) => l.startsWith('## History'));
+    expect(history).toBeGreaterThan(0);
+    expect(history).toBeLessThanOrEqual(110);
+  });
+
+  it('links to files that exist', () => {
+    expect(relativeLinks('BENCHMARKS.md').filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
+  });
+});
