@@ -90,7 +90,7 @@ test-alert: install
 up: install system-deps
 	npx ts-node -T scripts/up.ts
 
-# Regenerates the settings table in README.md from configs/ and the API reference in docs/api.md
+# Regenerates the settings table in docs/settings.md from configs/ and the API reference in docs/api.md
 # from the OpenAPI document.
 readme: install
 	npx ts-node -T scripts/settings-table.ts
