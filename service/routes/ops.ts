@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import { openApiDocument } from '../http/contract/openapi';
 import { requestClientId } from '../ratelimit/client-key';
 import { rateLimitWarnings } from '../ratelimit/starvation';
-import { SERVICE_VERSION } from '../version';
+import { SERVICE_VERSION } from '../lib/version';
 import { PATHS, SERVICE_NAME } from '../../contract';
 
 /** The health record of `/health` and `/api/health`. */
