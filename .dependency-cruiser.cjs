@@ -83,6 +83,43 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    // issue 38: layers of service
+    // service/ is layered: the composition root (service/*.ts: main, app, deps, core-deps, features,
+    // server, lifecycle, process-guard) wires everything → the HTTP endpoints (routes/, web/) → the
+    // features and their parts (content, search, chat, eval, demo, ratelimit, metrics, kvstore; the
+    // HTTP plumbing http/ serves the endpoints) → the leaves (lib/). Each layer imports only layers
+    // below it; http/contract/ (the API's zod schemas and the types derived from them) may be read
+    // by any layer. test/import-rules-service.test.ts proves each rule bites.
+    {
+      name: 'service-lib-imports-no-service',
+      comment: 'service/lib/ holds the leaves (clock, framed files, whole writes, the one yield to the loop): they import nothing else of service/.',
+      severity: 'error',
+      from: { path: '^service/lib/' },
+      to: { path: '^service/', pathNot: '^service/lib/' },
+    },
+    {
+      name: 'service-rooms-import-no-composition-root',
+      comment:
+        'Only the composition root (service/*.ts) wires: no room imports it, but for core-deps.ts, the types of the injected dependencies (declared apart from the wiring for this).',
+      severity: 'error',
+      from: { path: '^service/[^/]+/' },
+      to: { path: '^service/[^/]+$', pathNot: '^service/core-deps\\.ts$' },
+    },
+    {
+      name: 'service-only-the-root-imports-routes',
+      comment: 'Routers (routes/, web/) are mounted by the composition root; no feature or leaf imports them.',
+      severity: 'error',
+      from: { path: '^service/[^/]+/', pathNot: '^service/(routes|web)/' },
+      to: { path: '^service/(routes|web)/' },
+    },
+    {
+      name: 'service-features-import-no-http-plumbing',
+      comment:
+        'The features and the leaves know nothing of HTTP requests and answers (http/: errors, bodies, streaming); they may read the contract (http/contract/), the shapes of the API.',
+      severity: 'error',
+      from: { path: '^service/(content|search|chat|eval|demo|ratelimit|metrics|kvstore|lib)/' },
+      to: { path: '^service/http/', pathNot: '^service/http/contract/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

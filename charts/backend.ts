@@ -78,9 +78,6 @@ export interface BackendProps {
  */
 export const DEFAULT_BACKEND_RESOURCES: ComputeResources = { requests: { cpu: '100m', memory: '2Gi' }, limits: { cpu: '1', memory: '3Gi' } };
 
-/** Name of the backend's ConfigMap (without a `NAME_PREFIX`). */
-export const BACKEND_CONFIG_MAP = 'backend-config';
-
 /**
  * The service: ConfigMap of settings, Deployment (probes, restricted security context, secrets by
  * reference), Service `backend:8080`, PodDisruptionBudget and, when enabled, an autoscaler.

@@ -15,4 +15,3 @@ export * from './ingress';
 export * from './dashboard';
 export * from './operator';
 export * from './stack';
-export * from './manifests';

@@ -47,9 +47,6 @@ export interface KvstoreProps {
   readonly storageClass?: string;
 }
 
-/** Name of the kvstore's ConfigMap. */
-export const KVSTORE_CONFIG_MAP = 'kvstore-config';
-
 const CONFIG_DIR = '/etc/redis';
 
 /**

@@ -12,7 +12,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadStackSettings, parseManifests, readDist } from '../charts';
+import { loadStackSettings } from '../charts';
+import { parseManifests, readDist } from '../tools/read-manifests';
 import { validateStack, type CheckResult } from '../tools/validate';
 import { SettingsError } from '../configs';
 import { synth } from '../app/main';

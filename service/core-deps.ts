@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../configs';
-import type { Clock } from './clock';
+import type { Clock } from './lib/clock';
 import type { KvstoreConnection } from './kvstore/connection';
 import type { Lifecycle } from './lifecycle';
 import type { RequestStats } from './metrics/request-stats';

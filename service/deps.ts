@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import type { Settings } from '../configs';
-import { systemClock } from './clock';
+import { systemClock } from './lib/clock';
 import { KvstoreConnection } from './kvstore/connection';
 import { Lifecycle } from './lifecycle';
-import { silentLogger } from './logger';
+import { silentLogger } from './lib/logger';
 import { registerKvstoreEvictionMetric, registerKvstoreStateMetric } from './metrics/kvstore-metrics';
 import { METRICS } from '../contract';
 import { RequestStats } from './metrics/request-stats';

@@ -9,6 +9,7 @@ import { FileContentStore } from './content/file-content-store';
 import { RedisContentStore } from './content/redis-content-store';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
+import type { CompactionHealth, ContentHealth, WritesHealth } from './http/contract/ops';
 import { loadDemoContent } from './demo/demo-content';
 import { registerContentMetrics, registerContentWriteMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
@@ -44,47 +45,6 @@ export interface Features {
    * (`segmentPersistWindowMs`, from `Lifecycle.drainingSince`; from now when not draining).
    */
   close(): Promise<void>;
-}
-
-/**
- * The content part of the health record: the store, the items served, and the losses of a
- * shared store this replica found and wrote back (an emptied Redis is a warning, not silence).
- */
-export interface ContentHealth {
-  readonly store: ContentStore['kind'];
-  readonly items: number;
-  readonly store_losses: { readonly events: number; readonly items: number };
-  /** The file store's background compaction; absent for stores that do not compact. */
-  readonly compaction?: CompactionHealth;
-  /** Whether the file store takes writes (a full disk refuses them); absent for other stores. */
-  readonly writes?: WritesHealth;
-}
-
-/**
- * `content.writes` of the health record: `status` is `ok`, `disk_full` (the last write found no
- * space; ok again with the next success or once the refused write would fit), `failing` (another
- * error; ok with the next success) or `read_only` (a failed write could not be undone: refused
- * until a restart). Refused writes answer 503 and store nothing.
- */
-export interface WritesHealth {
-  readonly status: WriteStatus['state'];
-  /** Refused writes since the process started. */
-  readonly failures: number;
-  readonly last_failure_at: string | null;
-  /** Error code of the last refused write (`ENOSPC`, `EIO`, …). */
-  readonly last_error: string | null;
-}
-
-/** `content.compaction` of the health record: a failed compaction is retried, writes go on. */
-export interface CompactionHealth {
-  readonly status: 'ok' | 'failing';
-  /** Failed compactions since the process started. */
-  readonly failures: number;
-  readonly last_failure_at: string | null;
-  /** Error code of the last failure (`ENOSPC`, `EACCES`, …). */
-  readonly last_error: string | null;
-  /** When the next attempt runs, while failing. */
-  readonly next_retry_at: string | null;
 }
 
 function compactionHealth(s: CompactionStatus): CompactionHealth {

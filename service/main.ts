@@ -2,7 +2,7 @@ import { loadSettings, redactSettings, SettingsError } from '../configs';
 import { createApp } from './app';
 import { loadTokenizer } from './chat/tokens';
 import { createDeps, startDeps } from './deps';
-import { createLogger } from './logger';
+import { createLogger } from './lib/logger';
 import { installProcessGuard } from './process-guard';
 import { listen } from './server';
 

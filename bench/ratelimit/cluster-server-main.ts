@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { parseSettings, type KvstoreMode } from '../../configs';
 import { createApp } from '../../service/app';
 import { closeDeps, createDeps, startDeps } from '../../service/deps';
-import { silentLogger } from '../../service/logger';
+import { silentLogger } from '../../service/lib/logger';
 import { BENCH_PATH, HIGH } from './servers';
 
 async function main(): Promise<void> {

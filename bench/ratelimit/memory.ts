@@ -3,7 +3,7 @@
  * client keys (one request each, IP + Global), with the default key cap. Prints one JSON line.
  */
 import { DEFAULT_RATE_LIMIT, parseSettings } from '../../configs';
-import { systemClock } from '../../service/clock';
+import { systemClock } from '../../service/lib/clock';
 import { MemoryDecisionStore } from '../../service/ratelimit/memory-decision-store';
 import { TierResolver } from '../../service/ratelimit/tiers';
 

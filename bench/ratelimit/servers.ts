@@ -6,7 +6,7 @@ import { RedisStore as ErlRedisStore, type RedisReply } from 'rate-limit-redis';
 import { parseSettings } from '../../configs';
 import { createApp } from '../../service/app';
 import { createDeps, startDeps, closeDeps } from '../../service/deps';
-import { silentLogger } from '../../service/logger';
+import { silentLogger } from '../../service/lib/logger';
 
 /** The contestants of the floors (this service on both stores, the libraries, the floor, bare Express), then two for context. */
 export type ServerKind =

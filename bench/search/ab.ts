@@ -14,7 +14,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
-import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
+import { evaluateQuery, meanMetrics } from '../../service/eval/relevance-measures';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import type { IndexPage, IndexQuery } from '../../service/search/search-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';

@@ -9,7 +9,7 @@
  *   npx ts-node -T bench/search/proximity.ts [--debian] [--grid] [--depths]
  */
 import type { Item } from '../../service/content/item';
-import type { RankedDoc } from '../../service/eval/metrics';
+import type { RankedDoc } from '../../service/eval/relevance-measures';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import type { ProximityOptions } from '../../service/search/proximity';

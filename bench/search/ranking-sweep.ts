@@ -25,7 +25,7 @@
  */
 import type { Item } from '../../service/content/item';
 import { plainText } from '../../service/content/plain-text';
-import { evaluateQuery, type RankedDoc } from '../../service/eval/metrics';
+import { evaluateQuery, type RankedDoc } from '../../service/eval/relevance-measures';
 import { Analyzer } from '../../service/search/analyzer';
 import { rm3Weights } from '../../service/search/expansion';
 import { EmbeddedIndex } from '../../service/search/embedded-index';

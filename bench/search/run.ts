@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
-import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/metrics';
+import { evaluateQuery, meanMetrics, type MeanMetrics, type RankedDoc } from '../../service/eval/relevance-measures';
 import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { restart } from './restart';
@@ -230,7 +230,7 @@ export async function run(): Promise<string> {
     const report = [
       '## Search quality (Vaswani NPL)',
       '',
-      `${v.items.length.toLocaleString('en')} abstracts ingested through \`POST /api/ingest-batch\`; the ${v.queries.length} queries run through \`GET /api/search?limit=100\`; every judged query counted, trec_eval conventions (\`service/eval/metrics.ts\`).`,
+      `${v.items.length.toLocaleString('en')} abstracts ingested through \`POST /api/ingest-batch\`; the ${v.queries.length} queries run through \`GET /api/search?limit=100\`; every judged query counted, trec_eval conventions (\`service/eval/relevance-measures.ts\`).`,
       '',
       '| Through the HTTP API (service defaults) | nDCG@10 | MAP@100 | recall@100 |',
       '|---|---|---|---|',

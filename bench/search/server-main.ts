@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type * as Configs from '../../configs';
 import type * as App from '../../service/app';
 import type * as Deps from '../../service/deps';
-import type * as Logger from '../../service/logger';
+import type * as Logger from '../../service/lib/logger';
 import type * as Server from '../../service/server';
 
 /** Starts the service of the checkout at `root` (its own modules) and prints `LISTENING …` once it is ready. */

@@ -7,7 +7,7 @@
  * Vaswani judgments (grown copies are unjudged, so they count as non-relevant).
  */
 import type { Item } from '../../service/content/item';
-import { evaluateQuery, meanMetrics } from '../../service/eval/metrics';
+import { evaluateQuery, meanMetrics } from '../../service/eval/relevance-measures';
 import { ExhaustiveIndex } from '../../tools/oracles/exhaustive-index';
 import { growCorpus, twoWordQueries, type CorpusItem } from '../../tools/corpus/grow-corpus';
 import { flexSearchEngine, miniSearchEngine, winkEngine, type SearchEngine } from './peers';

@@ -23,11 +23,6 @@ export function scopedSelector(scope: string, metric: string, extraMatchers = ''
   return `${metric}{${scope}${extraMatchers ? `, ${extraMatchers}` : ''}}`;
 }
 
-/** `metric{job="svc-ai-search-backend", ...}`: a selector of the standalone scope. */
-export function jobSelector(metric: string, extraMatchers = ''): string {
-  return scopedSelector(`job="${SCRAPE_JOB}"`, metric, extraMatchers);
-}
-
 /** `<metric>_count` of the request histogram: every request, labelled by `status_class`. */
 const REQUEST_COUNT = `${METRICS.httpRequestDuration}_count`;
 

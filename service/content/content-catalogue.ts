@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { crcInSteps, decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
+import { crcInSteps, decodeHead, encodeHead, pad8, pushPadded } from '../lib/framed-file';
 import { itemFingerprint } from './item-fingerprint';
 import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys } from './item';
 import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from './lazy-item';

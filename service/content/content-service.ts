@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
 import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './sorted-listing';

@@ -9,7 +9,7 @@ import { contentKeys } from './redis-keys';
 import type { Item } from './item';
 import { fromRecord, toRecord, type ItemRecord } from './item-record';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './content-store';
-import { eventOrTimeout } from '../event-or-timeout';
+import { eventOrTimeout } from '../lib/event-or-timeout';
 import { stepper } from '../lib/yield-to-loop';
 
 /** Options of `RedisContentStore`. */

@@ -1,6 +1,6 @@
 import type { SearchIndex } from '../search/search-index';
 import { yieldToLoop } from '../lib/yield-to-loop';
-import { evaluateQuery, meanMetrics, type Judgments, type MeanMetrics, type QueryMetrics } from './metrics';
+import { evaluateQuery, meanMetrics, type Judgments, type MeanMetrics, type QueryMetrics } from './relevance-measures';
 
 /** One judged query of an evaluation. */
 export interface EvalQuery {

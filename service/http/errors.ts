@@ -21,8 +21,6 @@ export class HttpError extends Error {
 /** 400 with the field named. */
 export const badRequest = (message: string, details?: Record<string, unknown>) =>
   new HttpError(400, 'bad_request', message, details);
-/** 404. */
-export const notFound = (message: string) => new HttpError(404, 'not_found', message);
 
 /** Unknown paths: 404 JSON. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

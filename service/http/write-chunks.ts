@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { eventOrTimeout } from '../event-or-timeout';
+import { eventOrTimeout } from '../lib/event-or-timeout';
 import { yieldToLoop } from '../lib/yield-to-loop';
 
 /** How a streamed answer ended. */

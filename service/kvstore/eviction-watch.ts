@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import type { EvictionStatus } from '../http/contract/ops';
 import type { RedisClient } from './client-factory';
 import { ACCEPT_EVICTION_VARIABLE, evictionProblem, KvstoreEvictionError, policyEffect, readEvictedKeys, readStorePolicy, type MemoryPolicy } from './eviction-policy';
 
@@ -11,19 +12,6 @@ import { ACCEPT_EVICTION_VARIABLE, evictionProblem, KvstoreEvictionError, policy
  * limiter's own store a warning), `unknown` (neither CONFIG GET nor INFO memory answered).
  */
 export type PolicyRisk = 'unchecked' | 'none' | 'accepted' | 'evicts' | 'unknown';
-
-/** The eviction part of the health record (`kvstore_eviction`). */
-export interface EvictionStatus {
-  /** `maxmemory-policy` as last read, null when unknown. */
-  readonly policy: string | null;
-  /** `maxmemory` in bytes as last read (0: no limit), null when unknown. */
-  readonly maxmemory_bytes: number | null;
-  readonly policy_risk: PolicyRisk;
-  /** Keys the server evicted while this process watched (the rise of INFO stats `evicted_keys`). */
-  readonly evicted_keys: number;
-  /** When the last rise was seen, ISO time, or null. */
-  readonly last_eviction_at: string | null;
-}
 
 /** Options of `EvictionWatch`. */
 export interface EvictionWatchOptions {

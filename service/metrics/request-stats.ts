@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { REQUEST_TYPES, type RequestType } from './request-types';
 
 /** Sum and count of one second of traffic. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import type { KvstoreState } from '../kvstore/connection';
 import type { Recover } from './decision-batch';
 import type { TierPlan } from './tiers';

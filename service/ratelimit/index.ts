@@ -4,7 +4,7 @@ import { ClusterDecisionStore } from './cluster-decision-store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../configs';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { FailoverDecisionStore, type RateLimitKvstore } from './failover-decision-store';
 import { MemoryDecisionStore } from './memory-decision-store';
 import { RateLimitMetrics } from './metrics';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { admits, debtAt, stampAt } from './gcra';
 import type { TierPlan } from './tiers';
 import type { Decision, LocalDecisionStore } from './types';

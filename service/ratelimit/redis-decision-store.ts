@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { parseBatchReply, type Recover } from './decision-batch';
 import { probeScript, type LuaScript } from './lua/script';
 import { ScriptRunner } from './script-runner';

@@ -1,5 +1,5 @@
 import { Command, type Cluster, type Redis } from 'ioredis';
-import type { Clock } from '../clock';
+import type { Clock } from '../lib/clock';
 import { DecisionBatch, type Recover } from './decision-batch';
 import { Deadlines } from './deadlines';
 import { decideScript, type LuaScript } from './lua/script';

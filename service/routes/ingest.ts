@@ -57,7 +57,8 @@ function refuseCollisions(valid: Array<{ index: number; input: ItemInput & { id:
   valid.splice(0, valid.length, ...kept);
 }
 
-const ITEM_EXAMPLE = '{"type": "article", "title": "Hello", "body": "# Hello\\n..."}';
+/** What a 415 or 400 on an ingest suggests sending (the OpenAPI example is http/contract/item.ts's `ITEM_EXAMPLE`). */
+const ITEM_BODY_HINT = '{"type": "article", "title": "Hello", "body": "# Hello\\n..."}';
 
 /**
  * `POST /api/ingest` (one item → 201 with the stored item) and `POST /api/ingest-batch`
@@ -71,13 +72,13 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
   const guard = requireWriteAccess(ctx.deps.settings);
   const body = jsonBody(ctx.deps.settings.service.maxBodyBytes);
   r.post('/api/ingest', guard, body, async (req, res) => {
-    const v = validateItem(jsonObject(req, ITEM_EXAMPLE));
+    const v = validateItem(jsonObject(req, ITEM_BODY_HINT));
     if (!v.ok) throw invalidItem(v.issues);
     const [item] = await storeWrite(() => ctx.content.ingest([v.item]));
     res.status(201).json(item);
   });
   r.post('/api/ingest-batch', guard, body, async (req, res) => {
-    const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_EXAMPLE}]}`));
+    const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_BODY_HINT}]}`));
     if (items.length > MAX_BATCH_ITEMS) {
       throw new HttpError(413, 'batch_too_large', `items holds ${items.length} items; at most ${MAX_BATCH_ITEMS} per batch`, { field: 'items' });
     }

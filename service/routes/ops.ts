@@ -1,14 +1,27 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
-import type { AppDeps } from '../deps';
+import type { CoreDeps } from '../core-deps';
+import type { ContentHealth, HealthRecord } from '../http/contract/ops';
 import { openApiDocument } from '../http/contract/openapi';
+import type { CacheStats } from '../metrics/service-metrics';
+import type { RateLimiter } from '../ratelimit/types';
 import { requestClientId } from '../ratelimit/client-key';
 import { rateLimitWarnings } from '../ratelimit/starvation';
-import { SERVICE_VERSION } from '../version';
+import { SERVICE_VERSION } from '../lib/version';
 import { PATHS, SERVICE_NAME } from '../../contract';
 
+/**
+ * What the operational endpoints read: the core dependencies, the rate limiter's state, the result
+ * cache and the content's health. The composition root's `AppDeps` is one; declared here, not
+ * imported from deps.ts, so routes never import the wiring that imports them.
+ */
+export interface OpsDeps extends CoreDeps {
+  readonly rateLimiter: Pick<RateLimiter, 'status' | 'backend'>;
+  readonly features: { readonly cache: CacheStats; contentHealth?(): ContentHealth };
+}
+
 /** The health record of `/health` and `/api/health`. */
-export function healthRecord(deps: AppDeps) {
+export function healthRecord(deps: OpsDeps): HealthRecord {
   const { score, grade } = deps.metrics.health();
   const kvstore = deps.kvstore.state;
   // A store that is connected but not answering (`unresponsive`) is as degraded as a lost one. A
@@ -50,7 +63,7 @@ export function healthRecord(deps: AppDeps) {
 
 
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
-export function rateLimitRecord(deps: AppDeps, req: Request) {
+export function rateLimitRecord(deps: OpsDeps, req: Request) {
   const eff = deps.settings.rateLimit.effective.tiers;
   const warnings = rateLimitWarnings(deps.settings.rateLimit.enabled, eff);
   const tier = (t: (typeof TIER_NAMES)[number]) => ({
@@ -76,7 +89,7 @@ export function rateLimitRecord(deps: AppDeps, req: Request) {
 }
 
 /** Operational endpoints of spec §4.1; never rate limited, not counted as traffic. */
-export function opsRouter(deps: AppDeps): Router {
+export function opsRouter(deps: OpsDeps): Router {
   const r = Router();
   r.get(PATHS.metrics, async (_req, res) => {
     const text = await deps.registry.metrics();

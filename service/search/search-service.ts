@@ -1,5 +1,6 @@
 import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
+import type { SearchResponse, SearchResult } from '../http/contract/search';
 import type { ResultCache } from './result-cache';
 import type { SearchIndex } from './search-index';
 
@@ -10,26 +11,6 @@ export interface SearchRequest {
   readonly tag?: string;
   readonly limit: number;
   readonly offset: number;
-}
-
-/** One result as the API returns it. */
-export interface SearchResult {
-  readonly id: string;
-  readonly type: ItemType;
-  readonly title: string;
-  /** HTML-safe text with matches in `<mark>`. */
-  readonly snippet: string;
-  readonly score: number;
-  readonly url: string | null;
-}
-
-/** The body of `GET /api/search`. */
-export interface SearchResponse {
-  readonly query: string;
-  readonly total: number;
-  readonly results: readonly SearchResult[];
-  readonly took_ms: number;
-  readonly cached: boolean;
 }
 
 /** What the result cache keeps of a response. */

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } fr
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { parseManifests, readDist } from '../../charts';
+import { parseManifests, readDist } from '../../tools/read-manifests';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { withBuiltPackage } from '../helpers/package-build';
 

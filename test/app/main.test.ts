@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { synth } from '../../app/main';
-import { monitoringDocuments, parseManifests, readDist } from '../../charts';
+import { monitoringDocuments, parseManifests, readDist } from '../../tools/read-manifests';
 import { SettingsError, type Env } from '../../configs';
 import { SECRET_ENV, SECRET_VALUES } from '../charts/fixtures/secrets';
 

@@ -1,7 +1,8 @@
 import { load, loadAll } from 'js-yaml';
 import { App, Chart, Duration, Size } from 'cdk8s';
 import { Cpu, Namespaces, NetworkPolicyPort, Pods, Probe, Protocol } from 'cdk8s-plus-27';
-import { loadStackSettings, SearchBackendStack, selectorLabels, type Manifest } from '../../charts';
+import { loadStackSettings, SearchBackendStack, selectorLabels } from '../../charts';
+import type { Manifest } from '../../tools/read-manifests';
 import { referenceProblems, schemaProblems } from '../../tools/validate';
 import { find, type Json } from './fixtures/stack';
 

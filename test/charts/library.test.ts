@@ -1,5 +1,6 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings, type Manifest } from '../../charts';
+import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings } from '../../charts';
+import type { Manifest } from '../../tools/read-manifests';
 import { referenceProblems, schemaProblems } from '../../tools/validate';
 import { memoryApp, find, synthStack, type Json } from './fixtures/stack';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Express } from 'express';
 import { parseSettings, type Settings, type SettingsInput } from '../../configs';
 import { createApp } from '../../service/app';
-import { ManualClock } from '../../service/clock';
+import { ManualClock } from './manual-clock';
 import { closeDeps, createDeps, startDeps, type AppDeps, type DepsOverrides } from '../../service/deps';
 
 /** An app built for a test, with its deps, settings and a manual clock. */

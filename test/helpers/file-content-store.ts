@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileContentStore } from '../../service/content/file-content-store';
 import type { Item } from '../../service/content/item';
-import { silentLogger } from '../../service/logger';
+import { silentLogger } from '../../service/lib/logger';
 
 /** A stored article titled by its id, dated 2026-01-01 (the content store suites' item). */
 export function testItem(id: string, body: string): Item {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../service/logger';
+import { createLogger } from '../../service/lib/logger';
 import { installProcessGuard, type ProcessEvents } from '../../service/process-guard';
 
 function capture() {

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { dump, load } from 'js-yaml';
-import { monitoringDocuments, parseManifests, readDist, type Manifest } from '../../charts/manifests';
+import { monitoringDocuments, parseManifests, readDist, type Manifest } from '../read-manifests';
 import { CONFIG_DOCUMENTS, SECRETS } from '../../charts/generators/names';
 import { REPO_ROOT } from './service-process';
 
-export type { Manifest } from '../../charts/manifests';
+export type { Manifest } from '../read-manifests';
 
 /**
  * Runs `npx cdk8s synth --output <outDir>` in the repository, exactly as a user does, with `env`

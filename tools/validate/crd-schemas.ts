@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { Manifest } from '../../charts/manifests';
+import type { Manifest } from '../read-manifests';
 
 /** API group of the prometheus-operator's custom resources. */
 export const OPERATOR_GROUP = 'monitoring.coreos.com';

@@ -6,7 +6,7 @@ import { SECRETS, stackNames, type StackNames } from '../../charts/generators/na
 import { RECEIVERS } from '../../charts/generators/routing';
 import type { RuleFile } from '../../charts/generators/rule-types';
 import { toYaml } from '../../charts/generators/yaml';
-import type { Manifest } from '../../charts/manifests';
+import type { Manifest } from '../read-manifests';
 import { ALERTMANAGER_FILE, checkAlertmanagerConfig } from './amtool';
 import { checkRules, testRules } from './promtool';
 import { routeCases, type RouteCase } from './route-cases';

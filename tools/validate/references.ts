@@ -1,5 +1,5 @@
 import { COMPONENTS, PORTS, stackNames, type StackNames } from '../../charts/generators/names';
-import type { Manifest } from '../../charts/manifests';
+import type { Manifest } from '../read-manifests';
 import { describe } from './schemas';
 import type { KvstoreDeploy } from '../../configs';
 

@@ -3,7 +3,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
-import type { Manifest } from '../../charts/manifests';
+import type { Manifest } from '../read-manifests';
 import { crdSchemaProblems, isOperatorResource } from './crd-schemas';
 
 type Model = new (data: never) => { validate(): void };

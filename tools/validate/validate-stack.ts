@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Env, Settings } from '../../configs';
 import { alertRules } from '../../charts/generators/alert-rules';
 import { stackNames } from '../../charts/generators/names';
-import { monitoringDocuments, type Manifest } from '../../charts/manifests';
+import { monitoringDocuments, type Manifest } from '../read-manifests';
 import { ALERTMANAGER_FILE, checkAlertmanagerConfig } from './amtool';
 import { validateOperator } from './operator-checks';
 import { routeCaseProblems } from './route-case-problems';

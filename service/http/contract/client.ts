@@ -5,7 +5,7 @@ import type { listQuery, listResponseSchema } from './content';
 import type { ErrorBody } from './errors';
 import type { batchRefusedSchema, batchResponseSchema } from './ingest';
 import type { itemInput, itemSchema } from './item';
-import type { searchParams, searchResponseSchema } from './search';
+import type { searchParams, SearchResponse } from './search';
 
 /**
  * A small typed client of the service's API, typed by the same zod schemas the routes validate
@@ -16,7 +16,7 @@ import type { searchParams, searchResponseSchema } from './search';
  */
 /** The parameters as the route reads them (the schema's output: its input side accepts the query's strings too). */
 export type SearchParams = Pick<z.output<typeof searchParams>, 'q'> & Partial<Omit<z.output<typeof searchParams>, 'q'>>;
-export type SearchResponse = z.output<typeof searchResponseSchema>;
+export type { SearchResponse } from './search';
 export type ItemInput = z.input<typeof itemInput>;
 export type Item = z.output<typeof itemSchema>;
 export type ListParams = Partial<z.output<typeof listQuery>>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SERVICE_VERSION } from '../../version';
+import { SERVICE_VERSION } from '../../lib/version';
 import { OPERATIONS, RATE_LIMITED, SERVER_REFUSALS, SSE_EVENTS, type ContractOperation, type ContractResponse } from './routes';
 import { SERVICE_NAME } from '../../../contract';
 

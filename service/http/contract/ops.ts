@@ -9,12 +9,19 @@ const tier = z.object({ limit: z.int(), window_seconds: z.int(), burst: z.int() 
 
 /** A store's memory policy and evictions (service/kvstore/eviction-watch.ts). */
 const eviction = z.looseObject({
+  /** `maxmemory-policy` as last read, null when unknown. */
   policy: z.string().nullable(),
+  /** `maxmemory` in bytes as last read (0: no limit), null when unknown. */
   maxmemory_bytes: z.int().min(0).nullable(),
   policy_risk: z.enum(['unchecked', 'none', 'accepted', 'evicts', 'unknown']),
+  /** Keys the server evicted while this process watched (the rise of INFO stats `evicted_keys`). */
   evicted_keys: z.int().min(0),
+  /** When the last rise was seen, ISO time, or null. */
   last_eviction_at: z.string().nullable(),
 });
+
+/** The eviction part of the health record (`kvstore_eviction`, `rate_limit_store_eviction`): the schema's output (service/kvstore/eviction-watch.ts builds it). */
+export type EvictionStatus = z.output<typeof eviction>;
 
 /** `GET /health` and `/api/health`. */
 export const healthSchema = z
@@ -31,25 +38,42 @@ export const healthSchema = z
     rate_limit_store: z.string().optional(),
     rate_limit_store_mode: z.string().optional(),
     rate_limit_store_eviction: eviction.optional(),
+    /**
+     * The content part: the store, the items served, and the losses of a shared store this
+     * replica found and wrote back (an emptied Redis is a warning, not silence).
+     */
     content: z
       .looseObject({
         store: z.string(),
         items: z.int().min(0),
         store_losses: z.object({ events: z.int(), items: z.int() }),
+        /** The file store's background compaction (a failed one is retried, writes go on); absent for stores that do not compact. */
         compaction: z
           .looseObject({
             status: z.enum(['ok', 'failing']),
+            /** Failed compactions since the process started. */
             failures: z.int(),
             last_failure_at: z.string().nullable(),
+            /** Error code of the last failure (`ENOSPC`, `EACCES`, …). */
             last_error: z.string().nullable(),
+            /** When the next attempt runs, while failing. */
             next_retry_at: z.string().nullable(),
           })
           .optional(),
+        /**
+         * Whether the file store takes writes; absent for other stores. `status` is `ok`,
+         * `disk_full` (the last write found no space; ok again with the next success or once the
+         * refused write would fit), `failing` (another error; ok with the next success) or
+         * `read_only` (a failed write could not be undone: refused until a restart). Refused
+         * writes answer 503 and store nothing.
+         */
         writes: z
           .looseObject({
             status: z.enum(['ok', 'disk_full', 'failing', 'read_only']),
+            /** Refused writes since the process started. */
             failures: z.int(),
             last_failure_at: z.string().nullable(),
+            /** Error code of the last refused write (`ENOSPC`, `EIO`, …). */
             last_error: z.string().nullable(),
           })
           .optional(),
@@ -61,6 +85,15 @@ export const healthSchema = z
     performance_grade: z.string(),
   })
   .meta({ id: 'Health' });
+
+/** The health record of `/health` and `/api/health`: the schema's output (service/routes/ops.ts builds it). */
+export type HealthRecord = z.output<typeof healthSchema>;
+/** `content` of the health record (service/features.ts builds it). */
+export type ContentHealth = NonNullable<HealthRecord['content']>;
+/** `content.compaction` of the health record. */
+export type CompactionHealth = NonNullable<ContentHealth['compaction']>;
+/** `content.writes` of the health record. */
+export type WritesHealth = NonNullable<ContentHealth['writes']>;
 
 /** `GET /health/live`. */
 export const liveSchema = z.object({ status: z.literal('alive') }).meta({ id: 'Live' });

@@ -49,6 +49,8 @@ export const searchResultSchema = z
     url: z.string().nullable(),
   })
   .meta({ id: 'SearchResult' });
+/** One result as the API returns it: the schema's output (service/search/search-service.ts builds it). */
+export type SearchResult = z.output<typeof searchResultSchema>;
 
 /** The body of a search answer. */
 export const searchResponseSchema = z
@@ -69,3 +71,5 @@ export const searchResponseSchema = z
       cached: false,
     },
   });
+/** The body of a search answer: the schema's output (service/search/search-service.ts builds it). */
+export type SearchResponse = z.output<typeof searchResponseSchema>;

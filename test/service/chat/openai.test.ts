@@ -1,6 +1,6 @@
 import { OpenAiProvider, type OpenAiOptions } from '../../../service/chat/openai';
 import { ProviderError, type CompletionChunk, type CompletionRequest } from '../../../service/chat/types';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { FakeOpenAi, type FakeUsage } from '../../../tools/harness/fake-openai';
 
 const req = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../service/content/content-catalogue';
 import { ContentService } from '../../../service/content/content-service';
 import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import pino from 'pino';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
 import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/content-store';

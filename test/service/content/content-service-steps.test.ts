@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { ContentStore } from '../../../service/content/content-store';
 import type { Item, ItemInput } from '../../../service/content/item';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../service/content/dir-lock';
 import { FileContentStore } from '../../../service/content/file-content-store';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { waitFor } from '../../../tools/harness/ports';
 
 /** A logger that keeps its lines, to assert on warnings. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { FileContentStore } from '../../../service/content/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { encodeRecord } from '../../../service/content/record-log';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { expectWholeBatches, testItem, withTempDir } from '../../helpers/file-content-store';
 
 const item = (id: string, body = `body of ${id}`): Item => testItem(id, body);

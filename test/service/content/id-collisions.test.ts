@@ -1,6 +1,6 @@
 import { ContentService } from '../../../service/content/content-service';
 import { describeItems, idCollisions } from '../../../service/content/id-collisions';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { withFileStore } from '../../helpers/file-content-store';
 
 describe('idCollisions', () => {

@@ -5,7 +5,7 @@ import { FileContentStore } from '../../../service/content/file-content-store';
 import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
 import { encodeRecord } from '../../../service/content/record-log';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { testItem, withFileStore, withTempDir } from '../../helpers/file-content-store';
 
 const item = testItem;

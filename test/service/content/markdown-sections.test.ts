@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { markdownSections } from '../../../service/content/markdown-sections';
-import { markdownSectionsBefore } from '../../../tools/oracles/text-before';
+import { markdownSectionsBefore } from '../../../tools/oracles/regex-text-passes';
 import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 import { cpuMs } from '../../helpers/cpu-time';

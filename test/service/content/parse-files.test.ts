@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import matter from 'gray-matter';
 import { frontMatter, leadingHeading, parseFile, parseFrontMatterYaml } from '../../../service/content/parse-files';
-import { HEADING_BEFORE } from '../../../tools/oracles/text-before';
+import { HEADING_BEFORE } from '../../../tools/oracles/regex-text-passes';
 import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 import { cpuMs } from '../../helpers/cpu-time';

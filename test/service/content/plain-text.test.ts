@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { keepPlainText, plainText, plainTextOf, plainTextOfInSteps } from '../../../service/content/plain-text';
 import type { Item } from '../../../service/content/item';
-import { plainTextBefore } from '../../../tools/oracles/text-before';
+import { plainTextBefore } from '../../../tools/oracles/regex-text-passes';
 import { hostileTexts } from '../../helpers/hostile-text';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 import { cpuMs } from '../../helpers/cpu-time';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
-import { createLogger } from '../../../service/logger';
+import { createLogger } from '../../../service/lib/logger';
 import { HttpError, errorHandler, notFoundHandler } from '../../../service/http/errors';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('JSON errors from the app', () => {

@@ -1,6 +1,6 @@
 import { parseSettings } from '../../../configs';
 import { KvstoreConnection, kvstoreOptions, withoutPassword } from '../../../service/kvstore/connection';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { RedisServer } from '../../../tools/harness/redis';
 import { waitFor } from '../../../tools/harness/ports';
 import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';

@@ -1,6 +1,6 @@
 import { parseSettings, type KvstoreDurability } from '../../../configs';
 import { durabilityProblem, KvstoreConnection } from '../../../service/kvstore/connection';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { valkeyServer } from '../../../tools/harness/binary';
 import { RedisServer } from '../../../tools/harness/redis';
 

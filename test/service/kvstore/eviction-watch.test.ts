@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { parseSettings } from '../../../configs';
 import { KvstoreConnection, type KvstoreConnectionOptions } from '../../../service/kvstore/connection';
 import { KvstoreEvictionError } from '../../../service/kvstore/eviction-policy';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { waitFor } from '../../../tools/harness/ports';
 import { RedisCluster } from '../../../tools/harness/redis-cluster';
 import { RedisServer } from '../../../tools/harness/redis';

@@ -1,6 +1,6 @@
 import { parseSettings, type StoreTopologySettings } from '../../../configs';
 import { KvstoreConnection } from '../../../service/kvstore/connection';
-import { silentLogger } from '../../../service/logger';
+import { silentLogger } from '../../../service/lib/logger';
 import { freePort } from '../../../tools/harness/ports';
 import { RedisCluster } from '../../../tools/harness/redis-cluster';
 import { RedisServer } from '../../../tools/harness/redis';

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { RequestStats } from '../../../service/metrics/request-stats';
 import { monitorEventLoop, type EventLoopDelay } from '../../../service/metrics/event-loop-delay';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';

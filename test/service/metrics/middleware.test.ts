@@ -2,7 +2,7 @@ import express from 'express';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { metricsMiddleware } from '../../../service/metrics/middleware';
 import { RequestStats } from '../../../service/metrics/request-stats';
 import { RouteTable } from '../../../service/metrics/request-types';

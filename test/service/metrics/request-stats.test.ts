@@ -1,4 +1,4 @@
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { RequestStats } from '../../../service/metrics/request-stats';
 
 describe('RequestStats', () => {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import type { KvstoreState } from '../../../service/kvstore/connection';
 import type { Recover } from '../../../service/ratelimit/decision-batch';
 import { FailoverDecisionStore, type SharedDecisionStore } from '../../../service/ratelimit/failover-decision-store';

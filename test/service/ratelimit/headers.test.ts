@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { exceededBody, writeRateLimitHeaders } from '../../../service/ratelimit/headers';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { verdictOf } from '../../../service/ratelimit/verdict';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { clientId } from '../../../service/ratelimit/client-key';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { verdictOf } from '../../../service/ratelimit/verdict';

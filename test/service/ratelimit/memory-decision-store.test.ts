@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { planFor, WIDE } from './helpers';
 

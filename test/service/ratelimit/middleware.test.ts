@@ -2,7 +2,7 @@ import express from 'express';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { parseSettings, type SettingsInput } from '../../../configs';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { rateLimitMiddleware } from '../../../service/ratelimit/middleware';
 import { TierResolver } from '../../../service/ratelimit/tiers';

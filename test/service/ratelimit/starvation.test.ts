@@ -1,5 +1,5 @@
 import { capIpTier, type TierLimits } from '../../../configs';
-import { ManualClock } from '../../../service/clock';
+import { ManualClock } from '../../helpers/manual-clock';
 import { MemoryDecisionStore } from '../../../service/ratelimit/memory-decision-store';
 import { oneClientStarvation, rateLimitWarnings } from '../../../service/ratelimit/starvation';
 import { TierResolver } from '../../../service/ratelimit/tiers';

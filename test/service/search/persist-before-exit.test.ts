@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Item } from '../../../service/content/item';
-import { createLogger } from '../../../service/logger';
+import { createLogger } from '../../../service/lib/logger';
 import { CompactIndex, type SealedIndex } from '../../../service/search/compact-index';
 import { EmbeddedIndex, SEGMENT_KEY } from '../../../service/search/embedded-index';
 import { SEGMENT_FILE, SegmentStore } from '../../../service/search/segment-store';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createLogger } from '../../../service/logger';
+import { createLogger } from '../../../service/lib/logger';
 import { SEGMENT_FILE } from '../../../service/search/segment-store';
 import { buildTestApp } from '../../helpers/app';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Analyzer } from '../../../service/search/analyzer';
 import { SNIPPET_SCAN, buildSnippet, leadSnippet } from '../../../service/search/snippet';
-import { buildSnippetBefore, leadSnippetBefore } from '../../../tools/oracles/text-before';
+import { buildSnippetBefore, leadSnippetBefore } from '../../../tools/oracles/regex-text-passes';
 import { repeatTo } from '../../helpers/hostile-text';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 

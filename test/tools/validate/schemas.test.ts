@@ -1,4 +1,4 @@
-import type { Manifest } from '../../../charts';
+import type { Manifest } from '../../../tools/read-manifests';
 import { schemaProblems } from '../../../tools/validate';
 import { synthStack, type Json } from '../../charts/fixtures/stack';
 

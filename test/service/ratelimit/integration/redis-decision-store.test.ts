@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { TierLimits } from '../../../../configs';
-import { ManualClock } from '../../../../service/clock';
+import { ManualClock } from '../../../helpers/manual-clock';
 import { clientId } from '../../../../service/ratelimit/client-key';
 import { decideSource, probeScript } from '../../../../service/ratelimit/lua/script';
 import { MemoryDecisionStore } from '../../../../service/ratelimit/memory-decision-store';

@@ -1,10 +1,15 @@
+/**
+ * The synthesized manifests read back: the YAML files of a `dist/` folder, their objects, and the
+ * config documents out of the ConfigMaps. For tests, `make validate` and the harness; not shipped
+ * (it was charts/manifests.ts, exported from the package root).
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll, load } from 'js-yaml';
-import type { AlertmanagerConfig } from './generators/alertmanager-config';
-import { CONFIG_DOCUMENTS, stackNames, type StackNames } from './generators/names';
-import type { PrometheusConfig } from './generators/prometheus-config';
-import type { RuleFile } from './generators/rule-types';
+import type { AlertmanagerConfig } from '../charts/generators/alertmanager-config';
+import { CONFIG_DOCUMENTS, stackNames, type StackNames } from '../charts/generators/names';
+import type { PrometheusConfig } from '../charts/generators/prometheus-config';
+import type { RuleFile } from '../charts/generators/rule-types';
 
 /** A Kubernetes object as synthesized (plain JSON). */
 export interface Manifest {

@@ -1,4 +1,4 @@
-import { evaluateQuery, meanMetrics, trecOrder } from '../../../service/eval/metrics';
+import { evaluateQuery, meanMetrics, trecOrder } from '../../../service/eval/relevance-measures';
 
 describe('trec_eval measures', () => {
   // Judged: a (grade 2), b and d (grade 1) relevant; c judged not relevant.

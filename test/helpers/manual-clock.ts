@@ -1,13 +1,6 @@
-/** Time source, injected so tests control it. */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-}
+import type { Clock } from '../../service/lib/clock';
 
-/** The real clock. */
-export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock tests move by hand. */
+/** A clock tests move by hand (the service's own is `systemClock`, service/lib/clock.ts). */
 export class ManualClock implements Clock {
   constructor(private ms = Date.UTC(2026, 0, 1)) {}
   now(): number {

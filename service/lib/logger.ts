@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
-import type { LogLevel } from '../configs';
-import { SERVICE_NAME } from '../contract';
+import type { LogLevel } from '../../configs';
+import { SERVICE_NAME } from '../../contract';
 
 export type { Logger } from 'pino';
 

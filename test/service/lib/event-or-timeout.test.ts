@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { eventOrTimeout } from '../../service/event-or-timeout';
+import { eventOrTimeout } from '../../../service/lib/event-or-timeout';
 
 describe('eventOrTimeout', () => {
   it('resolves true at a yes event, false at a no event or the timeout, and leaves no listener behind', async () => {

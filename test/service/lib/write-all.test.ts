@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ShortWriteError, writeAll, type WritableFile } from '../../service/write-all';
+import { ShortWriteError, writeAll, type WritableFile } from '../../../service/lib/write-all';
 
 /**
  * A fake file that takes at most the next of `counts` bytes per `write` (then whatever is asked),
