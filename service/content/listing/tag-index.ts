@@ -1,5 +1,5 @@
-import type { Item, ItemType } from './item';
-import { catalogueEntry, type ListingKeys } from './lazy-item';
+import type { Item, ItemType } from '../item';
+import { catalogueEntry, type ListingKeys } from '../lazy-item';
 import { SortedListing } from './sorted-listing';
 
 /** The distinct tags of `item`, case-folded (a tag filter matches case-insensitively). */

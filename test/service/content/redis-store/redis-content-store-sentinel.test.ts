@@ -1,10 +1,10 @@
 import request from 'supertest';
-import type { SettingsInput } from '../../../configs';
-import { buildTestApp, type TestApp } from '../../helpers/app';
-import { writeConfirmation } from '../../helpers/write-confirmation';
-import { waitFor } from '../../../tools/harness/ports';
-import { RedisSentinelSetup } from '../../../tools/harness/redis-sentinel';
-import { captureLogger } from '../ratelimit/helpers';
+import type { SettingsInput } from '../../../../configs';
+import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { writeConfirmation } from '../../../helpers/write-confirmation';
+import { waitFor } from '../../../../tools/harness/ports';
+import { RedisSentinelSetup } from '../../../../tools/harness/redis-sentinel';
+import { captureLogger } from '../../ratelimit/helpers';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
 

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import type { SettingsInput } from '../../../configs';
-import { contentKeys } from '../../../service/content/redis-keys';
-import { buildTestApp, type TestApp } from '../../helpers/app';
-import { waitFor } from '../../../tools/harness/ports';
-import { RedisCluster } from '../../../tools/harness/redis-cluster';
+import type { SettingsInput } from '../../../../configs';
+import { contentKeys } from '../../../../service/content/redis-store/redis-keys';
+import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { waitFor } from '../../../../tools/harness/ports';
+import { RedisCluster } from '../../../../tools/harness/redis-cluster';
 
 const item = (id: string, body: string) => ({ id, type: 'article', title: id, body });
 

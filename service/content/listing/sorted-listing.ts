@@ -1,4 +1,4 @@
-import type { Item } from './item';
+import type { Item } from '../item';
 
 /**
  * One scope's items in listing order, kept up to date by merging. A write marks its ids (with the

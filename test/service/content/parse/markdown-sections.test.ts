@@ -1,13 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { markdownSections } from '../../../service/content/markdown-sections';
-import { markdownSectionsBefore } from '../../../tools/oracles/text-before';
-import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
-import { cpuMs } from '../../helpers/cpu-time';
+import { markdownSections } from '../../../../service/content/parse/markdown-sections';
+import { markdownSectionsBefore } from '../../../../tools/oracles/text-before';
+import { hostileTexts, repeatTo } from '../../../helpers/hostile-text';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
+import { cpuMs } from '../../../helpers/cpu-time';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 
 describe('markdownSections', () => {
   it('splits documents as it did before issue 29: the repository’s docs and generated ones', () => {

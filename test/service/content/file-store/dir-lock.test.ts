@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../service/content/dir-lock';
-import { FileContentStore } from '../../../service/content/file-content-store';
-import { silentLogger } from '../../../service/logger';
-import { waitFor } from '../../../tools/harness/ports';
+import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../../service/content/file-store/dir-lock';
+import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import { silentLogger } from '../../../../service/logger';
+import { waitFor } from '../../../../tools/harness/ports';
 
 /** A logger that keeps its lines, to assert on warnings. */
 function capture(): { logger: pino.Logger; lines: Array<{ msg: string; level: number }> } {

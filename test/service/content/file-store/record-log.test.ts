@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { decodeRecords, encodeRecord, encodeRecordInSteps } from '../../../service/content/record-log';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { decodeRecords, encodeRecord, encodeRecordInSteps } from '../../../../service/content/file-store/record-log';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const recs = (...values: unknown[]) => values.map((v) => encodeRecord(v));
 

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadFolder } from '../../../service/content/folder-loader';
-import { demoDocuments, loadDemoContent, projectRoot } from '../../../service/demo/demo-content';
-import { parseArgs } from '../../../scripts/ingest';
+import { loadFolder } from '../../../../service/content/parse/folder-loader';
+import { demoDocuments, loadDemoContent, projectRoot } from '../../../../service/demo/demo-content';
+import { parseArgs } from '../../../../scripts/ingest';
 
 describe('loadFolder', () => {
   let dir: string;

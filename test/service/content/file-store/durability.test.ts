@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
-import { encodeRecord } from '../../../service/content/record-log';
+import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import type { Item } from '../../../../service/content/item';
+import { encodeRecord } from '../../../../service/content/file-store/record-log';
 
 /**
  * Durability against damage: N acknowledged items written through the real FileContentStore, the

@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
-import { StoreUnavailableError } from '../../../service/content/content-store';
-import { FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
-import { testItem, withTempDir } from '../../helpers/file-content-store';
+import { StoreUnavailableError } from '../../../../service/content/content-store';
+import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import type { Item } from '../../../../service/content/item';
+import { testItem, withTempDir } from '../../../helpers/file-content-store';
 
 /**
  * The file store on a disk that fills (issue 37, row 1), in process: the log's file handle gets a

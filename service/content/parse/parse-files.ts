@@ -1,7 +1,7 @@
 import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag } from 'js-yaml';
-import type { ItemType } from './item';
+import type { ItemType } from '../item';
 import { parseJsonArrayInSteps } from './json-array-steps';
-import { isLineEnd, isSpace } from './char-class';
+import { isLineEnd, isSpace } from '../char-class';
 
 /** File formats `/api/upload` accepts. */
 export type UploadFormat = 'md' | 'txt' | 'json' | 'ndjson';

@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
-import { encodeRecord } from '../../../service/content/record-log';
-import { expectWholeBatches, testItem } from '../../helpers/file-content-store';
+import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import type { Item } from '../../../../service/content/item';
+import { encodeRecord } from '../../../../service/content/file-store/record-log';
+import { expectWholeBatches, testItem } from '../../../helpers/file-content-store';
 
 /** The folder's files besides the content catalogue (derived data, written in the background). */
 const contentFiles = (dir: string) => readdirSync(dir).filter((f) => f !== CATALOGUE_FILE);
@@ -139,7 +139,7 @@ describe('FileContentStore when compaction fails', () => {
     // As the SIGKILL test of file-store.test.ts, with a fault in place once the store is open and
     // retries every few milliseconds, so kills land in failing attempts too.
     const script = `
-      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-content-store'))});
+      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../../service/content/file-store/file-content-store'))});
       const { mkdirSync } = require('node:fs');
       const { join } = require('node:path');
       const pino = require('pino');

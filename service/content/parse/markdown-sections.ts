@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { ItemInput } from './item';
+import type { ItemInput } from '../item';
 
 /** One section of a Markdown document as an item (validated like any other before it is stored). */
 export type SectionItem = ItemInput & { readonly id: string };

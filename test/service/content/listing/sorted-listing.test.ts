@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { compareNewestFirst, type Item, type ItemType } from '../../../service/content/item';
-import { SortedListing } from '../../../service/content/sorted-listing';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { compareNewestFirst, type Item, type ItemType } from '../../../../service/content/item';
+import { SortedListing } from '../../../../service/content/listing/sorted-listing';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { compareNewestFirst, type Item, type ItemType } from '../../../service/content/item';
-import { TagIndex } from '../../../service/content/tag-index';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { compareNewestFirst, type Item, type ItemType } from '../../../../service/content/item';
+import { TagIndex } from '../../../../service/content/listing/tag-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
 const TAGS = ['Red', 'red', 'RED', 'Blue', 'green', 'Ünïcode', 'ünïcode'];

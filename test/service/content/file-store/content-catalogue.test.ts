@@ -2,15 +2,15 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { ManualClock } from '../../../service/clock';
-import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../service/content/content-catalogue';
-import { ContentService } from '../../../service/content/content-service';
-import { CATALOGUE_FILE, FileContentStore } from '../../../service/content/file-content-store';
-import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../service/content/item';
-import { itemFingerprint } from '../../../service/content/item-fingerprint';
-import { unwrapItem, wasParsed } from '../../../service/content/lazy-item';
-import { plainTextOf } from '../../../service/content/plain-text';
-import { encodeRecord } from '../../../service/content/record-log';
+import { ManualClock } from '../../../../service/clock';
+import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../../service/content/file-store/content-catalogue';
+import { ContentService } from '../../../../service/content/content-service';
+import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../../service/content/item';
+import { itemFingerprint } from '../../../../service/content/item-fingerprint';
+import { unwrapItem, wasParsed } from '../../../../service/content/lazy-item';
+import { plainTextOf } from '../../../../service/content/plain-text';
+import { encodeRecord } from '../../../../service/content/file-store/record-log';
 
 const item = (id: string, n: number): Item => ({
   id,

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileContentStore } from '../../../service/content/file-content-store';
-import type { Item } from '../../../service/content/item';
-import { encodeRecord } from '../../../service/content/record-log';
-import { silentLogger } from '../../../service/logger';
-import { expectWholeBatches, testItem, withTempDir } from '../../helpers/file-content-store';
+import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import type { Item } from '../../../../service/content/item';
+import { encodeRecord } from '../../../../service/content/file-store/record-log';
+import { silentLogger } from '../../../../service/logger';
+import { expectWholeBatches, testItem, withTempDir } from '../../../helpers/file-content-store';
 
 const item = (id: string, body = `body of ${id}`): Item => testItem(id, body);
 
@@ -115,7 +115,7 @@ describe('FileContentStore', () => {
     // A child process writes batches of 20 items as fast as it can and prints each acknowledged
     // batch number; we kill it mid-stream and reopen the folder.
     const script = `
-      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../service/content/file-content-store'))});
+      const { FileContentStore } = require(${JSON.stringify(join(__dirname, '../../../../service/content/file-store/file-content-store'))});
       const pino = require('pino');
       (async () => {
         const s = new FileContentStore({ dir: process.argv[1], logger: pino({ level: 'silent' }), compactAfterBytes: 64 * 1024 });

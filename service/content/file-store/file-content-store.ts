@@ -2,20 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { DEFAULT_CONTENT } from '../../configs';
+import { DEFAULT_CONTENT } from '../../../configs';
 import { crc32 } from 'node:zlib';
-import { readWholeFile } from '../read-whole-file';
-import { systemClock, type Clock } from '../clock';
-import type { Item } from './item';
+import { readWholeFile } from '../../read-whole-file';
+import { systemClock, type Clock } from '../../clock';
+import type { Item } from '../item';
 import { CatalogueError, buildCatalogue, decodeCatalogue, encodeCatalogue, typeOf, type Catalogue, type CatalogueSource } from './content-catalogue';
 import { acquireDirLock, type DirLock } from './dir-lock';
-import { fromRecord, type ItemRecord } from './item-record';
-import { lazyItem, unwrapItem } from './lazy-item';
-import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from './plain-text';
+import { fromRecord, type ItemRecord } from '../item-record';
+import { lazyItem, unwrapItem } from '../lazy-item';
+import { PLAIN_TEXT_VERSION, keepPlainText, plainTextOf } from '../plain-text';
 import { decodeRecords, encodeRecord, encodeRecordInSteps, type ByteRange } from './record-log';
-import { stepper, yieldToLoop } from '../lib/yield-to-loop';
-import { writeAll } from '../write-all';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content-store';
+import { stepper, yieldToLoop } from '../../lib/yield-to-loop';
+import { writeAll } from '../../write-all';
+import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from '../content-store';
 
 /** Options of `FileContentStore`. */
 export interface FileContentStoreOptions {

@@ -1,10 +1,10 @@
 import { crc32 } from 'node:zlib';
-import { crcInSteps, decodeHead, encodeHead, pad8, pushPadded } from '../framed-file';
-import { itemFingerprint } from './item-fingerprint';
-import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys } from './item';
-import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from './lazy-item';
+import { crcInSteps, decodeHead, encodeHead, pad8, pushPadded } from '../../framed-file';
+import { itemFingerprint } from '../item-fingerprint';
+import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys } from '../item';
+import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from '../lazy-item';
 import { pausedSort } from './paused-sort';
-import { PLAIN_TEXT_VERSION } from './plain-text';
+import { PLAIN_TEXT_VERSION } from '../plain-text';
 
 /**
  * The file store's catalogue (`content.catalogue`): for every item of one generation, in the

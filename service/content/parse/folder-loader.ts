@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { slugify, type ItemType } from './item';
+import { slugify, type ItemType } from '../item';
 import { markdownSections } from './markdown-sections';
 import { formatOf, parseFile, type UploadFormat } from './parse-files';
 

@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { RedisServer } from '../../../tools/harness/redis';
-import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
-import type { RedisContentStore } from '../../../service/content/redis-content-store';
-import { buildTestApp, type TestApp } from '../../helpers/app';
-import { captureLogger } from '../ratelimit/helpers';
-import type { FeatureSet } from '../../../service/features';
+import { RedisServer } from '../../../../tools/harness/redis';
+import { pauseRedis, resumeRedis } from '../../../../tools/harness/redis-pause';
+import type { RedisContentStore } from '../../../../service/content/redis-store/redis-content-store';
+import { buildTestApp, type TestApp } from '../../../helpers/app';
+import { captureLogger } from '../../ratelimit/helpers';
+import type { FeatureSet } from '../../../../service/features';
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { pausedSort } from '../../../service/content/paused-sort';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { pausedSort } from '../../../../service/content/file-store/paused-sort';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('pausedSort', () => {
   it('orders as a stable Array.prototype.sort does, pausing along the way', async () => {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import matter from 'gray-matter';
-import { frontMatter, leadingHeading, parseFile, parseFrontMatterYaml } from '../../../service/content/parse-files';
-import { HEADING_BEFORE } from '../../../tools/oracles/text-before';
-import { hostileTexts, repeatTo } from '../../helpers/hostile-text';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
-import { cpuMs } from '../../helpers/cpu-time';
+import { frontMatter, leadingHeading, parseFile, parseFrontMatterYaml } from '../../../../service/content/parse/parse-files';
+import { HEADING_BEFORE } from '../../../../tools/oracles/text-before';
+import { hostileTexts, repeatTo } from '../../../helpers/hostile-text';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
+import { cpuMs } from '../../../helpers/cpu-time';
 
 const refuse = () => {
   throw new Error('only YAML or JSON front matter is accepted');

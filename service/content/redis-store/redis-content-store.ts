@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../../configs';
-import type { RedisClient } from '../kvstore/client-factory';
-import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../kvstore/connection';
-import { keySlot } from '../kvstore/key-slot';
+import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../../../configs';
+import type { RedisClient } from '../../kvstore/client-factory';
+import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../../kvstore/connection';
+import { keySlot } from '../../kvstore/key-slot';
 import { contentKeys } from './redis-keys';
-import type { Item } from './item';
-import { fromRecord, toRecord, type ItemRecord } from './item-record';
-import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from './content-store';
-import { eventOrTimeout } from '../event-or-timeout';
-import { stepper } from '../lib/yield-to-loop';
+import type { Item } from '../item';
+import { fromRecord, toRecord, type ItemRecord } from '../item-record';
+import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../content-store';
+import { eventOrTimeout } from '../../event-or-timeout';
+import { stepper } from '../../lib/yield-to-loop';
 
 /** Options of `RedisContentStore`. */
 export interface RedisContentStoreOptions {

@@ -1,4 +1,4 @@
-import type { KvstoreMode } from '../../configs';
+import type { KvstoreMode } from '../../../configs';
 
 /** The content store's keys in Redis. */
 export interface ContentKeys {
