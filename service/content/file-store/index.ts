@@ -1,2 +1,6 @@
 /** The embedded durable content store (`DATA_DIR`): what the rest of the service uses of it. */
-export { CATALOGUE_FILE, CATALOGUE_TAIL_BYTES, COMPACTION_RETRY, FileContentStore, SPACE_CHECK_MS, type FileContentStoreOptions } from './file-content-store';
+export { CATALOGUE_TAIL_BYTES } from './catalogue-writer';
+export { COMPACTION_RETRY } from './compaction-retries';
+export { FileContentStore, type FileContentStoreOptions } from './file-content-store';
+export { CATALOGUE_FILE } from './generation-files';
+export { SPACE_CHECK_MS } from './write-health';

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { ManualClock } from '../../../../service/clock';
 import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../../service/content/file-store/content-catalogue';
 import { ContentService } from '../../../../service/content/content-service';
-import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store';
 import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../../service/content/item';
 import { itemFingerprint } from '../../../../service/content/item-fingerprint';
 import { unwrapItem, wasParsed } from '../../../../service/content/lazy-item';

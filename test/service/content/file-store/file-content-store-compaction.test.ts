@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store/file-content-store';
+import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store';
 import type { Item } from '../../../../service/content/item';
 import { encodeRecord } from '../../../../service/content/file-store/record-log';
 import { expectWholeBatches, testItem } from '../../../helpers/file-content-store';

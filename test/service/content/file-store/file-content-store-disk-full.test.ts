@@ -19,7 +19,7 @@ const item = (id: string): Item => testItem(id, `body of ${id} `.repeat(50));
 /** Gives the store's current log a capacity in bytes (file size); `Infinity` frees the disk. */
 function limitLog(store: FileContentStore, code = 'ENOSPC'): { capacity: number } {
   const limit = { capacity: Infinity };
-  const log = (store as unknown as { log: FileHandle }).log;
+  const log = (store as unknown as { state: { log: FileHandle } }).state.log;
   const write = log.write.bind(log) as (b: Uint8Array, o: number, l: number, p?: number | null) => Promise<{ bytesWritten: number }>;
   (log as unknown as { write: (b: Uint8Array, o?: number, l?: number, p?: number | null) => Promise<{ bytesWritten: number }> }).write = async (
     buffer,

@@ -158,7 +158,7 @@ describe('FileContentStore write failures', () => {
       const store = new FileContentStore({ dir, logger });
       await store.load();
       // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
-      await (store as unknown as { log: { close(): Promise<void> } }).log.close();
+      await (store as unknown as { state: { log: { close(): Promise<void> } } }).state.log.close();
       const err = await store.putMany([item('x')]).catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
       const message = (err as Error).message;
