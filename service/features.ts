@@ -182,7 +182,7 @@ export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'anal
 }
 
 /**
- * Builds the functional API: store → catalog → index + result cache → chat, and one router per
+ * Builds the functional API: store → in-memory copy → index + result cache → chat, and one router per
  * endpoint group. Does no I/O until `start()`.
  */
 export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): FeatureSet {

@@ -43,8 +43,8 @@ export class SortedListing {
   }
 
   /**
-   * The listing: `every` gives every item of the catalog for a full sort, `current` an item by id
-   * (both as the catalog serves them).
+   * The listing: `every` gives every item of the in-memory copy for a full sort, `current` an item by id
+   * (both as the in-memory copy serves them).
    */
   items(every: () => Iterable<Item>, current: (id: string) => Item | undefined): readonly Item[] {
     if (!this.sorted) {

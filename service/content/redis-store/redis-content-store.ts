@@ -56,7 +56,7 @@ const MAX_UNCONFIRMED = 1000;
  * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed. Between
  * reads (at most every `blockMs`) it checks the epoch marker: a missing or different marker means
  * Redis lost its data without dropping the connection (FLUSHALL, a failover to an empty copy),
- * which is logged as a warning and also resyncs (the catalog then writes lost items back).
+ * which is logged as a warning and also resyncs (the content service then writes lost items back from memory).
  *
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
  * search go on from the replica's in-memory index. Writes go on a third duplicate connection, and
@@ -103,7 +103,7 @@ export class RedisContentStore implements ContentStore {
    */
   private readonly unconfirmed = new Map<string, readonly string[]>();
   /**
-   * Set when the server evicted keys: the reader reloads in full (and the catalog writes back
+   * Set when the server evicted keys: the reader reloads in full (and the content service writes back
    * what is missing, counted in `store_losses`) before it reads the stream again. Evictions drop
    * whole keys (the item hash, the change stream or the epoch marker), so only a reload can tell
    * what went; a flag rather than the cursor, so an eviction during a reload asks for another.
@@ -473,7 +473,7 @@ export class RedisContentStore implements ContentStore {
           for (const [id, kv] of entries) {
             this.cursor = id;
             const fields = pairs(kv);
-            // Own writes are in the catalog already, except those Redis ran without telling us.
+            // Own writes are in the in-memory copy already, except those Redis ran without telling us.
             if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
             let ids: string[];
             try {

@@ -74,7 +74,7 @@ describe('the plain text kept with an item', () => {
     });
   });
 
-  it('is kept by the catalog (computed once at ingest)', async () => {
+  it('is kept by the in-memory copy (computed once at ingest)', async () => {
     await withFileStore(async (store) => {
       const content = new ContentService(store, { now: () => 0 }, silentLogger());
       await content.start();

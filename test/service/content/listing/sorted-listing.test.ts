@@ -20,7 +20,7 @@ function item(id: string, type: ItemType, day: number, updated: number, dated: b
 }
 
 describe('SortedListing', () => {
-  it('after any sequence of writes and reads, lists exactly what a full sort of the catalog gives', () => {
+  it('after any sequence of writes and reads, lists exactly what a full sort of the in-memory copy gives', () => {
     const write = fc.record({
       id: fc.integer({ min: 0, max: 40 }),
       type: fc.constantFrom(...TYPES),
@@ -31,19 +31,19 @@ describe('SortedListing', () => {
     const step = fc.oneof(fc.array(write, { minLength: 1, maxLength: 6 }).map((w) => ({ write: w })), fc.constant({ read: true as const }), fc.constant({ reset: true as const }));
     fc.assert(
       fc.property(fc.constantFrom<ItemType | 'all'>('all', ...TYPES), fc.array(step, { maxLength: 30 }), (scope, steps) => {
-        const catalog = new Map<string, Item>();
+        const copy = new Map<string, Item>();
         const order = { article: 0, project: 1, experience: 2 };
         const compare = scope === 'all' ? (a: Item, b: Item) => order[a.type] - order[b.type] || compareNewestFirst(a, b) : compareNewestFirst;
         const listing = new SortedListing(compare, (i) => scope === 'all' || i.type === scope);
-        const read = () => listing.items(() => catalog.values(), (id) => catalog.get(id));
-        const expected = () => [...catalog.values()].filter((i) => scope === 'all' || i.type === scope).sort(compare);
+        const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
+        const expected = () => [...copy.values()].filter((i) => scope === 'all' || i.type === scope).sort(compare);
         let handedOut: { items: readonly Item[]; copy: Item[] } | undefined;
         for (const s of steps) {
           if ('write' in s) {
             for (const w of s.write) {
               const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.dated);
-              listing.mark(i.id, catalog.get(i.id));
-              catalog.set(i.id, i);
+              listing.mark(i.id, copy.get(i.id));
+              copy.set(i.id, i);
             }
           } else if ('reset' in s) listing.reset();
           else {
@@ -60,46 +60,46 @@ describe('SortedListing', () => {
     );
   }, PROPERTY_HANG_GUARD_MS);
 
-  it('a read after a write does not sort the catalog again: it compares the written items and merges them in', () => {
-    const catalog = new Map<string, Item>();
+  it('a read after a write does not sort the in-memory copy again: it compares the written items and merges them in', () => {
+    const copy = new Map<string, Item>();
     for (let n = 0; n < 10_000; n++) {
       const i = item(`item-${n}`, 'article', n % 28, n % 60, false);
-      catalog.set(i.id, i);
+      copy.set(i.id, i);
     }
     let comparisons = 0;
     const listing = new SortedListing((a, b) => {
       comparisons++;
       return compareNewestFirst(a, b);
     }, () => true);
-    const read = () => listing.items(() => catalog.values(), (id) => catalog.get(id));
+    const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
     read();
     const fullSort = comparisons;
     const changed = { ...item('item-5', 'article', 0, 0, false), created_at: '2026-03-01T00:00:00.000Z' };
-    listing.mark(changed.id, catalog.get(changed.id));
-    catalog.set(changed.id, changed);
+    listing.mark(changed.id, copy.get(changed.id));
+    copy.set(changed.id, changed);
     comparisons = 0;
     expect(read()[0].id).toBe('item-5');
     // Two binary searches (the replaced item's place, the new one's), not a sort (~N log N).
-    expect(comparisons).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(catalog.size + 1)) + 2);
-    expect(fullSort).toBeGreaterThan(10 * catalog.size);
+    expect(comparisons).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(copy.size + 1)) + 2);
+    expect(fullSort).toBeGreaterThan(10 * copy.size);
   });
 
   it('a replaced item not found where its sort key says (told the wrong previous item) is still taken out: one linear pass instead', () => {
-    const catalog = new Map<string, Item>();
+    const copy = new Map<string, Item>();
     for (let n = 0; n < 50; n++) {
       const i = item(`item-${n}`, 'article', n % 28, n % 60, false);
-      catalog.set(i.id, i);
+      copy.set(i.id, i);
     }
     const listing = new SortedListing(compareNewestFirst, () => true);
-    const read = () => listing.items(() => catalog.values(), (id) => catalog.get(id));
+    const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
     read();
-    const replaced = catalog.get('item-7')!;
+    const replaced = copy.get('item-7')!;
     listing.mark('item-7', { ...replaced, created_at: '1999-01-01T00:00:00.000Z' });
-    catalog.set('item-7', { ...replaced, created_at: '2026-03-01T00:00:00.000Z' });
+    copy.set('item-7', { ...replaced, created_at: '2026-03-01T00:00:00.000Z' });
     const ids = read().map((i) => i.id);
     expect(ids[0]).toBe('item-7');
     expect(ids.filter((id) => id === 'item-7')).toHaveLength(1);
-    expect(ids).toEqual([...catalog.values()].sort(compareNewestFirst).map((i) => i.id));
+    expect(ids).toEqual([...copy.values()].sort(compareNewestFirst).map((i) => i.id));
   });
 
   it('a first read places the items with a catalogue rank by it, without comparing them, and merges the rest in: the order of a full sort', () => {

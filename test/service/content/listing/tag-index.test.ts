@@ -19,8 +19,8 @@ function item(id: string, type: ItemType, day: number, updated: number, tags: re
 }
 
 /** The filter the index replaces: the type's items, newest first, with the tag (case-insensitive). */
-const naive = (catalog: ReadonlyMap<string, Item>, type: ItemType, tag: string) =>
-  [...catalog.values()]
+const naive = (copy: ReadonlyMap<string, Item>, type: ItemType, tag: string) =>
+  [...copy.values()]
     .filter((i) => i.type === type && i.tags.some((t) => t.toLowerCase() === tag.toLowerCase()))
     .sort(compareNewestFirst)
     .map((i) => i.id);
@@ -41,40 +41,40 @@ describe('TagIndex', () => {
     );
     fc.assert(
       fc.property(fc.constantFrom(...TYPES), fc.array(step, { maxLength: 30 }), (type, steps) => {
-        const catalog = new Map<string, Item>();
+        const copy = new Map<string, Item>();
         const index = new TagIndex(type, compareNewestFirst);
-        const listing = () => [...catalog.values()].filter((i) => i.type === type).sort(compareNewestFirst);
-        const read = (tag: string) => index.items(tag, listing, (id) => catalog.get(id)).map((i) => i.id);
+        const listing = () => [...copy.values()].filter((i) => i.type === type).sort(compareNewestFirst);
+        const read = (tag: string) => index.items(tag, listing, (id) => copy.get(id)).map((i) => i.id);
         for (const s of steps) {
           if ('write' in s) {
             for (const w of s.write) {
               const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.tags);
-              index.mark(i.id, catalog.get(i.id), i);
-              catalog.set(i.id, i);
+              index.mark(i.id, copy.get(i.id), i);
+              copy.set(i.id, i);
             }
           } else if ('reset' in s) index.reset();
-          else expect(read(s.read)).toEqual(naive(catalog, type, s.read));
+          else expect(read(s.read)).toEqual(naive(copy, type, s.read));
         }
-        for (const tag of TAGS) expect(read(tag)).toEqual(naive(catalog, type, tag));
+        for (const tag of TAGS) expect(read(tag)).toEqual(naive(copy, type, tag));
       }),
       { numRuns: 300 },
     );
   }, PROPERTY_HANG_GUARD_MS);
 
   it('a read after writes reads the type listing only to build: later reads do not walk it', () => {
-    const catalog = new Map<string, Item>();
-    for (let k = 0; k < 100; k++) catalog.set(`i-${k}`, item(`i-${k}`, 'article', k, 0, k % 10 === 0 ? ['Rare'] : ['common']));
+    const copy = new Map<string, Item>();
+    for (let k = 0; k < 100; k++) copy.set(`i-${k}`, item(`i-${k}`, 'article', k, 0, k % 10 === 0 ? ['Rare'] : ['common']));
     const index = new TagIndex('article', compareNewestFirst);
     let walks = 0;
     const listing = () => {
       walks++;
-      return [...catalog.values()].sort(compareNewestFirst);
+      return [...copy.values()].sort(compareNewestFirst);
     };
-    expect(index.items('rare', listing, (id) => catalog.get(id))).toHaveLength(10);
+    expect(index.items('rare', listing, (id) => copy.get(id))).toHaveLength(10);
     const i = item('i-5', 'article', 5, 1, ['rare']);
-    index.mark(i.id, catalog.get(i.id), i);
-    catalog.set(i.id, i);
-    expect(index.items('RARE', listing, (id) => catalog.get(id)).map((x) => x.id)).toEqual(naive(catalog, 'article', 'rare'));
+    index.mark(i.id, copy.get(i.id), i);
+    copy.set(i.id, i);
+    expect(index.items('RARE', listing, (id) => copy.get(id)).map((x) => x.id)).toEqual(naive(copy, 'article', 'rare'));
     expect(walks).toBe(1);
   });
 });

@@ -120,7 +120,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     await eventually(async () => (await request(b.app).get('/api/v1/articles')).body.total === 1);
   }, 40_000);
 
-  it('a Redis that restarts empty is a warning: replicas keep their catalog and write it back, a new replica loads it', async () => {
+  it('a Redis that restarts empty is a warning: replicas keep their in-memory copy and write it back, a new replica loads it', async () => {
     const log = captureLogger('warn');
     const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
     const c = await buildTestApp(input, { logger: log.logger });
