@@ -120,6 +120,42 @@ module.exports = {
       from: { path: '^service/(content|search|chat|eval|demo|ratelimit|metrics|kvstore|lib)/' },
       to: { path: '^service/http/', pathNot: '^service/http/contract/' },
     },
+    // issue 38: rooms of service/content
+    {
+      name: 'content-file-store-imports-no-redis-store',
+      comment: 'The two content stores stand apart: the file store (content/file-store/) imports nothing of the Redis store.',
+      severity: 'error',
+      from: { path: '^service/content/file-store/' },
+      to: { path: '^service/content/redis-store/' },
+    },
+    {
+      name: 'content-redis-store-imports-no-file-store',
+      comment: 'The two content stores stand apart: the Redis store (content/redis-store/) imports nothing of the file store.',
+      severity: 'error',
+      from: { path: '^service/content/redis-store/' },
+      to: { path: '^service/content/file-store/' },
+    },
+    {
+      name: 'content-stores-import-no-content-service',
+      comment: 'A store keeps items (the item model, the ContentStore interface); the content service, its listings and parsing sit above it.',
+      severity: 'error',
+      from: { path: '^service/content/(file|redis)-store/' },
+      to: { path: '^service/content/(content-service\\.ts$|listing/|parse/)' },
+    },
+    {
+      name: 'content-imports-no-store-room',
+      comment: 'The rest of content/ works on the ContentStore interface; only the composition root picks a store.',
+      severity: 'error',
+      from: { path: '^service/content/', pathNot: '^service/content/(file|redis)-store/' },
+      to: { path: '^service/content/(file|redis)-store/' },
+    },
+    {
+      name: 'service-enters-store-rooms-by-index',
+      comment: 'The service outside content/ (the composition root) uses a store room through its index.ts, its public surface, never its parts.',
+      severity: 'error',
+      from: { path: '^service/', pathNot: '^service/content/' },
+      to: { path: '^service/content/(file|redis)-store/', pathNot: '^service/content/(file|redis)-store/index\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,4 +1,4 @@
-import { loadFolder, type LoadedItem } from '../service/content/folder-loader';
+import { loadFolder, type LoadedItem } from '../service/content/parse/folder-loader';
 import { describeItems, idCollisions } from '../service/content/id-collisions';
 import { ApiError, createClient, type BatchOutcome, type ItemInput, type SearchClient } from '../service/http/contract/client';
 import { ITEM_TYPES, validateItem, type ItemType } from '../service/content/item';

@@ -5,8 +5,8 @@ import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
 import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
-import { FileContentStore } from './content/file-content-store';
-import { RedisContentStore } from './content/redis-content-store';
+import { FileContentStore } from './content/file-store';
+import { RedisContentStore } from './content/redis-store';
 import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
 import type { CompactionHealth, ContentHealth, WritesHealth } from './http/contract/ops';
@@ -142,7 +142,7 @@ export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'anal
 }
 
 /**
- * Builds the functional API: store → catalog → index + result cache → chat, and one router per
+ * Builds the functional API: store → in-memory copy → index + result cache → chat, and one router per
  * endpoint group. Does no I/O until `start()`.
  */
 export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): FeatureSet {

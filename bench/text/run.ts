@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { leadingHeading } from '../../service/content/parse-files';
+import { leadingHeading } from '../../service/content/parse/parse-files';
 import { plainText } from '../../service/content/plain-text';
 import { Analyzer } from '../../service/search/analyzer';
 import { buildSnippet } from '../../service/search/snippet';

@@ -2,13 +2,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
 import { catalogueRank, unwrapItem } from './lazy-item';
-import { SortedListing } from './sorted-listing';
-import { TagIndex } from './tag-index';
+import { SortedListing } from './listing/sorted-listing';
+import { TagIndex } from './listing/tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
 import { stepper } from '../lib/yield-to-loop';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
-/** What changed in the catalog: some items upserted, or a reload merged in (`reset`: `all` then holds the whole catalog). */
+/** What changed in the in-memory copy: some items upserted, or a reload merged in (`reset`: `all` then holds all of it). */
 export interface ContentChange {
   readonly upserted: readonly Item[];
   /** True after a reload from the store (merged in, never replacing); `all` then holds every item. */
@@ -40,7 +40,7 @@ export interface ListPage {
 }
 
 /**
- * The catalog of items in memory, kept equal to the store: loaded at start, updated by this
+ * The in-memory copy of the items, kept equal to the store: loaded at start, updated by this
  * process's writes and by other replicas' writes (shared store). Reads never touch the store,
  * so they keep working while a shared store is down.
  */
@@ -53,7 +53,7 @@ export class ContentService {
   private readonly tagIndexes = new Map<ItemType, TagIndex>();
   private loaded = false;
   private losses: StoreLosses = { events: 0, items: 0 };
-  /** One set per running resync: the ids applied since it began (their catalog value wins). */
+  /** One set per running resync: the ids applied since it began (their value in the in-memory copy wins). */
   private readonly touchedDuringResync = new Set<Set<string>>();
   /** This replica's store writes not settled yet (a reload waits for those sent before it began). */
   private readonly writesInFlight = new Set<Promise<void>>();
@@ -69,7 +69,7 @@ export class ContentService {
     this.listeners.push(listener);
   }
 
-  /** True once the catalog holds the store's content. */
+  /** True once the in-memory copy holds the store's content. */
   get ready(): boolean {
     return this.loaded;
   }
@@ -103,20 +103,20 @@ export class ContentService {
   }
 
   /**
-   * Reloads from the store and MERGES what it holds into the catalog; never replaces it.
+   * Reloads from the store and MERGES what it holds into the in-memory copy; never replaces it.
    *
-   * Items are never deleted, so the catalog never shrinks:
+   * Items are never deleted, so the in-memory copy never shrinks:
    *
    * 1. Load (the store notes its change-stream position first; changes after it are replayed).
    * 2. Wait for this replica's writes sent before the load ended to settle, so each is either
-   *    acknowledged (in the catalog) or failed.
-   * 3. Every id the catalog holds that the scan did not return is written back with the
-   *    catalog's value, each only where still absent (HSETNX: a newer write wins, and an item
+   *    acknowledged (in the in-memory copy) or failed.
+   * 3. Every id the in-memory copy holds that the scan did not return is written back with the
+   *    in-memory copy's value, each only where still absent (HSETNX: a newer write wins, and an item
    *    written after the scan began is left as it is). That covers items confirmed before the
    *    reload and lost by the store (a Redis that restarted without persistence, was flushed, or
    *    failed over to a copy without them) and writes the store lost while they were in flight.
    *    The replica serves them all the while.
-   * 4. Ids the catalog applied while 1–2 ran (this replica's own writes, whose change notices it
+   * 4. Ids the in-memory copy applied while 1–2 ran (this replica's own writes, whose change notices it
    *    skips) are read again: the scan may predate them, and they may predate the scan. Each
    *    takes the value read, unless applied again since the read was sent (a write sent after
    *    the load ended follows the stream position, so anything newer is replayed).
@@ -125,7 +125,7 @@ export class ContentService {
    * `store_losses` counts the items step 3 found absent and wrote: items confirmed stored (or
    * sent) and then lost by the store. One another replica wrote back first is counted there, so
    * summed over replicas each lost item counts once. A failed step throws (the reader resyncs and
-   * tries again) and leaves the catalog as it was.
+   * tries again) and leaves the in-memory copy as it was.
    */
   private async resync(): Promise<void> {
     const touched = new Set<string>();
@@ -179,7 +179,7 @@ export class ContentService {
   }
 
   /**
-   * Enters stored items in the catalog, its listings and tag indexes, an item at a time in steps
+   * Enters stored items in the in-memory copy, its listings and tag indexes, an item at a time in steps
    * of the event loop (time-steps.ts): for the 10,000 items of a full upload, with the listings
    * and tag indexes built, one step was ~10-25 ms (issue 37). Each item enters whole; a read
    * between two steps sees some of a write's items and not yet the others, as the search index
@@ -215,7 +215,7 @@ export class ContentService {
 
   /**
    * `ingest`, saying for each input whether it created, updated or left its item unchanged. An
-   * item whose content equals the catalog's is not written again (its `updated_at` stays), so
+   * item whose content equals the in-memory copy's is not written again (its `updated_at` stays), so
    * re-sending a folder costs no store write and no re-indexing.
    *
    * Two inputs with one id throw before anything is written: one would silently replace the
@@ -238,11 +238,11 @@ export class ContentService {
       plain.set(input.body, plainText(input.body));
       await step();
     }
-    // Each item compared with the catalog and stamped, also in steps (for 10,000 items of 50 tags
-    // this was ~40 ms in one step: issue 37). What it compares against must be the catalog of one
-    // moment, as if done in one step: after the last step, every item whose catalog entry changed
-    // meanwhile (another write applied between two steps) is compared and stamped again, in the
-    // same step as the check.
+    // Each item compared with the in-memory copy and stamped, also in steps (for 10,000 items of 50
+    // tags this was ~40 ms in one step: issue 37). What it compares against must be the in-memory copy
+    // of one moment, as if done in one step: after the last step, every item whose entry in the
+    // in-memory copy changed meanwhile (another write applied between two steps) is compared and
+    // stamped again, in the same step as the check.
     const now = this.clock.now();
     const byId = new Map<string, { item: Item; change: ItemChange; against: Item | undefined }>();
     const outcome = (input: ItemInput & { id: string }) => {
@@ -279,20 +279,20 @@ export class ContentService {
     });
   }
 
-  /** One item, or undefined. (A store may load items lazily: the catalog keeps the plain item once read.) */
+  /** One item, or undefined. (A store may load items lazily: the in-memory copy keeps the plain item once read.) */
   get(id: string): Item | undefined {
     const item = this.items.get(id);
     return item === undefined ? undefined : this.keepPlain(id, item);
   }
 
-  /** `item` as a plain item, kept in the catalog in place of a lazy one once read. */
+  /** `item` as a plain item, kept in the in-memory copy in place of a lazy one once read. */
   private keepPlain(id: string, item: Item): Item {
     const plain = unwrapItem(item);
     if (plain !== item) this.items.set(id, plain);
     return plain;
   }
 
-  /** Items in the catalog. */
+  /** Items in the in-memory copy. */
   get size(): number {
     return this.items.size;
   }
@@ -318,7 +318,7 @@ export class ContentService {
     );
   }
 
-  /** Every item of `scope` as the catalog holds it (a lazy item's type is read without parsing it). */
+  /** Every item of `scope` as the in-memory copy holds it (a lazy item's type is read without parsing it). */
   private *itemsOf(scope: ItemType | 'all'): Iterable<Item> {
     for (const item of this.items.values()) if (scope === 'all' || item.type === scope) yield item;
   }

@@ -66,7 +66,7 @@ export interface WriteStatus {
 export const WRITE_STATES: readonly WriteStatus['state'][] = ['ok', 'disk_full', 'failing', 'read_only'];
 
 /**
- * Durable home of the content. The in-memory catalog and search index are rebuilt from it at
+ * Durable home of the content. The in-memory copy and search index are rebuilt from it at
  * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
  * replicas' writes (shared stores only).
  */

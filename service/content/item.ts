@@ -267,7 +267,7 @@ export function validateItem(raw: unknown): ItemValidation {
   return { ok: true, item };
 }
 
-/** What ingesting an item did to the catalog. */
+/** What ingesting an item did to the in-memory copy. */
 export type ItemChange = 'created' | 'updated' | 'unchanged';
 
 /** True when validated `input` says exactly what `previous` says (timestamps aside). */

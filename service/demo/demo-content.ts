@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadFolder } from '../content/folder-loader';
+import { loadFolder } from '../content/parse/folder-loader';
 import { validateItem, type ItemInput } from '../content/item';
 
 /** One demo article: a section of the project's own documentation. */

@@ -30,8 +30,8 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
     const { name } = validate(exportParams, req.params, { code: 'invalid_export_name' });
     const spec = EXPORTS.get(name);
     if (!spec) throw new HttpError(404, 'not_found', `no export named "${name}"; available: ${NAMES}`);
-    // The catalog's sorted list as it is now: a write during the export does not change it (the
-    // catalog builds a new list), so the export is one consistent snapshot.
+    // The in-memory copy's sorted list as it is now: a write during the export does not change it (the
+    // in-memory copy builds a new list), so the export is one consistent snapshot.
     const items = ctx.content.all(spec.scope);
     res.set('Content-Type', spec.contentType);
     res.set('Content-Disposition', `attachment; filename="${spec.name}"`);

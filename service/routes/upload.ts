@@ -5,7 +5,7 @@ import { STEP_BUDGET_MS, stepper } from '../lib/yield-to-loop';
 import { chunked } from '../content/export';
 import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
-import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFileInSteps, type UploadFormat } from '../content/parse-files';
+import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFileInSteps, type UploadFormat } from '../content/parse/parse-files';
 import { uploadFields } from '../http/contract/upload';
 import { validate } from '../http/contract/validate';
 import { HttpError, badRequest } from '../http/errors';

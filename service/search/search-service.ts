@@ -17,7 +17,7 @@ export interface SearchRequest {
 export type CachedSearch = Omit<SearchResponse, 'took_ms' | 'cached'>;
 
 /**
- * Search over the catalog: the index ranks, the catalog supplies titles and URLs, and an LRU
+ * Search over the in-memory copy: the index ranks, the in-memory copy supplies titles and URLs, and an LRU
  * cache answers repeated queries until the next write. The index follows every content change
  * before the write that caused it is acknowledged.
  */

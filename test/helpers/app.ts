@@ -40,7 +40,7 @@ export async function buildTestApp(
   const dataDir = input.service?.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
   const settings = parseSettings({
     ...input,
-    // Demo content (on in development) would fill every test's catalog; a test opts in.
+    // Demo content (on in development) would fill every test's in-memory copy; a test opts in.
     service: { demoContent: false, ...input.service, dataDir },
     kvstore: { commandTimeoutMs: TEST_COMMAND_TIMEOUT_MS, ...input.kvstore },
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileContentStore } from '../../service/content/file-content-store';
+import { FileContentStore } from '../../service/content/file-store/file-content-store';
 import type { Item } from '../../service/content/item';
 import { silentLogger } from '../../service/lib/logger';
 

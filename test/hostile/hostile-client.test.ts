@@ -260,7 +260,7 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
         return (await svc.request('/health/ready')).status === 200 ? 'ready' : undefined;
       }, { timeoutMs: 30000 });
       if (outcome === 'ready') {
-        // Whatever it serves, it is what the log holds: the latest writes, never an empty catalog in silence.
+        // Whatever it serves, it is what the log holds: the latest writes, never an empty in-memory copy in silence.
         expect((await svc.request('/api/v1/projects/flip-six')).status).toBe(200);
         if (moved.length) expect(svc.process.logs()).toMatch(/snapshot/i);
       } else {
@@ -409,7 +409,7 @@ describe('hostile client: two replicas on one Redis content store', () => {
     }
   }, 90000);
 
-  test('12. a Redis that comes back empty is a warning on every replica, not a silent empty catalog', async () => {
+  test('12. a Redis that comes back empty is a warning on every replica, not a silent empty in-memory copy', async () => {
     const ok = await a.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id: 'before-flush', type: 'article', title: 'Before flush', body: 'x' } });
     expect(ok.status).toBe(201);
     await waitFor('b to see it', async () => (await b.request('/api/v1/articles/before-flush')).status === 200);

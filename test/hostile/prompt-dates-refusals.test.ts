@@ -169,7 +169,7 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     // The process's own measure, in the CPU time its event-loop thread spent in its longest stall
     // (so neither a core it waited for nor its GC helper threads count). Before issue 37: 1.07-1.44 s
     // of event-loop delay. Parsing, validation, the store's one atomic write (record encoding,
-    // catalog, search index) and the answer now all go in steps, one sliced job a turn
+    // in-memory copy, search index) and the answer now all go in steps, one sliced job a turn
     // (service/lib/yield-to-loop.ts). Two finds took the longest turn from 41-62 ms to 26-39 ms:
     // the answer's writer restarted its slice after every 'drain', which a loopback client emits
     // on the next tick, so the 7 MB answer went out in one turn; and the request path's steps

@@ -233,7 +233,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
         if (!(e instanceof StoreUnavailableError)) throw e;
       }
     }
-    // Whatever ran, every item a replica acknowledged stays in its catalog.
+    // Whatever ran, every item a replica acknowledged stays in its in-memory copy.
     for (const [n, r] of rs.entries()) {
       for (const id of r.acked) if (!r.content.get(id)) violations.push(`replica ${n} forgot ${id} after a ${c.kind}`);
     }
@@ -261,7 +261,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
       if (r.content.get(id)?.body !== item.body) violations.push(`replica ${n} serves ${id}=${r.content.get(id)?.body} but the store holds ${item.body}`);
     }
   }
-  // Every replica lists the same pages, tag filters included, as the naive filter of its catalog.
+  // Every replica lists the same pages, tag filters included, as the naive filter of its in-memory copy.
   for (const type of ['article', 'project'] as const) {
     for (const tag of ['RED', 'blue']) {
       const naive = rs[0].content
@@ -270,7 +270,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
         .map((i) => i.id);
       for (const [n, r] of rs.entries()) {
         const ids = r.content.list(type, { limit: 100, offset: 0, tag }).items.map((i) => i.id);
-        if (JSON.stringify(ids) !== JSON.stringify(naive)) violations.push(`replica ${n} lists ${type}s tagged ${tag} as ${ids.join()} but replica 0's catalog gives ${naive.join()}`);
+        if (JSON.stringify(ids) !== JSON.stringify(naive)) violations.push(`replica ${n} lists ${type}s tagged ${tag} as ${ids.join()} but replica 0's in-memory copy gives ${naive.join()}`);
       }
     }
   }
@@ -282,7 +282,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
 }
 
 describe('ContentService resync merges, never replaces (model of the shared store, every interleaving fast-check finds)', () => {
-  it('an item a replica acknowledged stays in its catalog, every replica converges, and store_losses counts only real losses', async () => {
+  it('an item a replica acknowledged stays in its in-memory copy, every replica converges, and store_losses counts only real losses', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), fc.array(command, { minLength: 1, maxLength: 14 }), async (s, commands) => {
         expect(await run(s, commands)).toEqual([]);

@@ -5,9 +5,9 @@ import type { ContentStore } from '../../../service/content/content-store';
 import type { Item, ItemInput } from '../../../service/content/item';
 
 /**
- * Issue 37, row 8: `ingestWithChanges` compares and stamps a write's items, and the catalog takes
+ * Issue 37, row 8: `ingestWithChanges` compares and stamps a write's items, and the in-memory copy takes
  * them, in steps of the event loop. Another write applied between two steps must not be
- * overwritten with a comparison made against the catalog before it: the outcome is as if the
+ * overwritten with a comparison made against the in-memory copy before it: the outcome is as if the
  * comparison ran in one step after that write.
  */
 
@@ -47,7 +47,7 @@ class WatchedClock extends ManualClock {
 }
 
 describe('ContentService writes in steps', () => {
-  it('an item another write stored while a large write was being stamped is compared again, against the catalog of the end', async () => {
+  it('an item another write stored while a large write was being stamped is compared again, against the in-memory copy of the end', async () => {
     const clock = new WatchedClock();
     const content = new ContentService(new MapStore(), clock, pino({ level: 'silent' }));
     await content.start();

@@ -1,10 +1,10 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContentService } from '../../../service/content/content-service';
-import { FileContentStore } from '../../../service/content/file-content-store';
+import { FileContentStore } from '../../../service/content/file-store/file-content-store';
 import { fromRecord, toRecord } from '../../../service/content/item-record';
 import { PLAIN_TEXT_VERSION, plainTextOf } from '../../../service/content/plain-text';
-import { encodeRecord } from '../../../service/content/record-log';
+import { encodeRecord } from '../../../service/content/file-store/record-log';
 import { silentLogger } from '../../../service/lib/logger';
 import { testItem, withFileStore, withTempDir } from '../../helpers/file-content-store';
 
@@ -74,7 +74,7 @@ describe('the plain text kept with an item', () => {
     });
   });
 
-  it('is kept by the catalog (computed once at ingest)', async () => {
+  it('is kept by the in-memory copy (computed once at ingest)', async () => {
     await withFileStore(async (store) => {
       const content = new ContentService(store, { now: () => 0 }, silentLogger());
       await content.start();

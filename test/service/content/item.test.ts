@@ -1,5 +1,5 @@
 import { BATCH_LIMITS, ITEM_LIMITS, batchVocabularyProblem, countDistinctWords, slugify, stamp, validateItem, compareNewestFirst } from '../../../service/content/item';
-import { formatOf, parseFile } from '../../../service/content/parse-files';
+import { formatOf, parseFile } from '../../../service/content/parse/parse-files';
 import { EXPORTS, renderExport } from '../../../service/content/export';
 import { plainText } from '../../../service/content/plain-text';
 

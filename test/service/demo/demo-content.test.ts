@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { loadSettings, SettingsError } from '../../../configs';
-import { headingAnchor, markdownSections } from '../../../service/content/markdown-sections';
+import { headingAnchor, markdownSections } from '../../../service/content/parse/markdown-sections';
 import { loadDemoContent } from '../../../service/demo/demo-content';
 import { buildTestApp } from '../../helpers/app';
 

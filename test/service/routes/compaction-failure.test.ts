@@ -23,7 +23,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 15_000): 
 /**
  * Issue 26, item 6, through the real app on a DATA_DIR: compaction made to fail by a directory
  * where it must create its new snapshot (EISDIR, a real filesystem fault). Before the fix, each of
- * these writes answered 500 although its record was in the log, and the catalog did not serve it.
+ * these writes answered 500 although its record was in the log, and the in-memory copy did not serve it.
  */
 describe('a failing DATA_DIR compaction', () => {
   let dataDir: string;

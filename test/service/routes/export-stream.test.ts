@@ -34,7 +34,7 @@ describe('exportChunks: byte for byte what the whole-string export gave', () => 
     item('exp', 'experience', { body: '   ', summary: 's' }),
   ];
 
-  it.each([...EXPORTS.keys()])('%s: the demo content and the edge cases, in order as the catalog gives them', (name) => {
+  it.each([...EXPORTS.keys()])('%s: the demo content and the edge cases, in order as the in-memory copy gives them', (name) => {
     const spec = EXPORTS.get(name)!;
     for (const corpus of [demo, edge, []]) {
       const items = corpus.filter((i) => spec.scope === 'all' || i.type === spec.scope).sort((a, b) => ITEM_TYPES.indexOf(a.type) - ITEM_TYPES.indexOf(b.type));
@@ -46,7 +46,7 @@ describe('exportChunks: byte for byte what the whole-string export gave', () => 
 });
 
 /**
- * An app with only the export routes, over a catalog stand-in that returns `items`; `queued`, when
+ * An app with only the export routes, over an in-memory copy stand-in that returns `items`; `queued`, when
  * given, hears the bytes the answer holds unsent (`res.writableLength`) after each of its writes.
  */
 function exportApp(items: () => readonly Item[], logs: string[], queued?: (bytes: number) => void): Promise<Server> {

@@ -1,0 +1,550 @@
+import { randomUUID } from 'node:crypto';
+import { Cluster } from 'ioredis';
+import type { Logger } from 'pino';
+import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../../../configs';
+import type { RedisClient } from '../../kvstore/client-factory';
+import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../../kvstore/connection';
+import { keySlot } from '../../kvstore/key-slot';
+import { contentKeys } from './redis-keys';
+import type { Item } from '../item';
+import { fromRecord, toRecord, type ItemRecord } from '../item-record';
+import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../content-store';
+import { eventOrTimeout } from '../../lib/event-or-timeout';
+import { stepper } from '../../lib/yield-to-loop';
+
+/** Options of `RedisContentStore`. */
+export interface RedisContentStoreOptions {
+  readonly connection: KvstoreConnection;
+  readonly logger: Logger;
+  /** Key prefix (`KVSTORE_KEY_PREFIX`). @default DEFAULT_KVSTORE.keyPrefix ('svc-ai-search:content') */
+  readonly prefix?: string;
+  /** Approximate length the change stream is trimmed to. @default 10000 */
+  readonly streamMaxLen?: number;
+  /** How long one XREAD blocks, milliseconds. @default 5000 */
+  readonly blockMs?: number;
+  /** Pause after a failed read before trying again, milliseconds. @default 500 */
+  readonly retryMs?: number;
+  /** When a write is acknowledged (`KVSTORE_DURABILITY`). @default defaultDurability(connection.mode) */
+  readonly durability?: KvstoreDurability;
+  /**
+   * How long a write waits for the write connection to finish connecting before it is refused
+   * with 503 (the shared connection being up). @default 2000
+   */
+  readonly writerReadyWaitMs?: number;
+  /**
+   * How long a write waits for its durability level (WAIT / WAITAOF <ms>); keep it below the
+   * command timeout. @default 200
+   */
+  readonly durabilityWaitMs?: number;
+}
+
+const SCAN_COUNT = 500;
+/** Unconfirmed writes remembered (oldest forgotten first): a write Redis never ran leaves no notice. */
+const MAX_UNCONFIRMED = 1000;
+
+/**
+ * Content in Redis, shared by every replica:
+ *
+ * - `<prefix>:items`: one hash, field = item id, value = the item's record (its JSON plus the
+ *   plain text of its body, item-record.ts).
+ * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
+ *   HSETs, so no replica sees the data without the notice or the notice without the data.
+ * - `<prefix>:epoch`: a random marker set (NX) by the first load; it vanishes with the data.
+ *
+ * Every replica reads the stream with XREAD BLOCK on its own duplicate connection and re-reads
+ * the changed ids (a stream, unlike pub/sub, keeps entries while a reader reconnects). After any
+ * read failure the replica resyncs in full (HSCAN), since entries may have been trimmed. Between
+ * reads (at most every `blockMs`) it checks the epoch marker: a missing or different marker means
+ * Redis lost its data without dropping the connection (FLUSHALL, a failover to an empty copy),
+ * which is logged as a warning and also resyncs (the content service then writes lost items back from memory).
+ *
+ * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
+ * search go on from the replica's in-memory index. Writes go on a third duplicate connection, and
+ * are acknowledged at the durability level (`KVSTORE_DURABILITY`: WAIT / WAITAOF after the MULTI,
+ * on that connection, so a wait never holds up the heartbeat PING, rate limiting or reads).
+ *
+ * A write whose MULTI was sent but not confirmed (a command timeout on a paused server, a
+ * connection lost mid-reply) may have run, or may still run once the server resumes. Its outcome
+ * is unknown, and the 503 says so ("may or may not have been stored; retrying is safe": ingest
+ * replaces by id). Each write's notice carries a token; the replica remembers the token from
+ * before sending until the write is acknowledged or certainly not stored, and when such a notice
+ * shows up in the stream (the write did run: data and notice are one MULTI) it re-reads those ids
+ * like another replica's change instead of skipping its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
+ */
+export class RedisContentStore implements ContentStore {
+  readonly kind = 'kvstore' as const;
+  private readonly itemsKey: string;
+  private readonly streamKey: string;
+  private readonly epochKey: string;
+  /** The epoch marker seen by the last load. */
+  private epoch: string | undefined;
+  private lastEpochCheck = 0;
+  /** Identifies this process's own entries in the stream, which it has applied already. */
+  private readonly origin = randomUUID();
+  private cursor: string | undefined;
+  private reader: RedisClient | undefined;
+  /**
+   * Writes (MULTI, then WAIT/WAITAOF) go on their own connection: WAIT blocks the connection it
+   * runs on, and on the shared one it would hold up the heartbeat PING, rate limiting and reads.
+   */
+  private writer: RedisClient | undefined;
+  private readonly durability: KvstoreDurability;
+  private probe: NodeJS.Timeout | undefined;
+  /** Writes sent per write connection, and the waits in flight on it with the last write each covers. */
+  private readonly sent = new WeakMap<RedisClient, number>();
+  private readonly waitsInFlight = new WeakMap<RedisClient, Array<{ covers: number; reply: Promise<number[]> }>>();
+  private readerLoop: Promise<void> | undefined;
+  private closed = false;
+  private handlers: RemoteChangeHandlers | undefined;
+  /**
+   * Tokens of this replica's writes that Redis has not confirmed (yet), with their ids (insertion
+   * order = age): added before a write is sent, removed once it is acknowledged or certainly not
+   * stored, or when the reader meets its notice (and then re-reads its ids).
+   */
+  private readonly unconfirmed = new Map<string, readonly string[]>();
+  /**
+   * Set when the server evicted keys: the reader reloads in full (and the content service writes back
+   * what is missing, counted in `store_losses`) before it reads the stream again. Evictions drop
+   * whole keys (the item hash, the change stream or the epoch marker), so only a reload can tell
+   * what went; a flag rather than the cursor, so an eviction during a reload asks for another.
+   */
+  private resyncWanted = false;
+  private readonly onEvicted = (_keys: number, contentAtRisk: boolean) => {
+    if (contentAtRisk) this.resyncWanted = true;
+  };
+
+  constructor(private readonly opts: RedisContentStoreOptions) {
+    const keys = contentKeys(opts.prefix ?? DEFAULT_KVSTORE.keyPrefix, opts.connection.mode);
+    this.itemsKey = keys.items;
+    this.streamKey = keys.changes;
+    this.epochKey = keys.epoch;
+    this.durability = opts.durability ?? defaultDurability(opts.connection.mode);
+    opts.connection.eviction.on('evicted', this.onEvicted);
+  }
+
+  private client(): RedisClient {
+    const conn = this.opts.connection;
+    if (!conn.client || !conn.available) {
+      const why = conn.state === 'unresponsive' ? 'is not answering in time' : 'is unreachable';
+      throw new StoreUnavailableError(`the key-value store (KVSTORE_URL) ${why}; nothing was stored, and content cannot be written until it returns`);
+    }
+    return conn.client;
+  }
+
+  /** Writes of this replica whose outcome is still unknown (for tests and diagnostics). */
+  get unconfirmedWrites(): number {
+    return this.unconfirmed.size;
+  }
+
+  /** Reads every item (HSCAN in pages, so no single command is slow) and remembers the stream position. */
+  async load(): Promise<Item[]> {
+    try {
+      const c = this.client();
+      // Marker first: data lost after it is seen by the next epoch check, never missed.
+      await c.set(this.epochKey, randomUUID(), 'NX');
+      const epoch = (await c.get(this.epochKey)) ?? undefined;
+      const last = await c.xrevrange(this.streamKey, '+', '-', 'COUNT', 1);
+      const cursorAtStart = last[0]?.[0] ?? '0-0';
+      const items: Item[] = [];
+      let scan = '0';
+      do {
+        const [next, flat] = await c.hscan(this.itemsKey, scan, 'COUNT', SCAN_COUNT);
+        for (let i = 1; i < flat.length; i += 2) items.push(fromRecord(JSON.parse(flat[i]) as ItemRecord));
+        scan = next;
+      } while (scan !== '0');
+      // Changes made between XREVRANGE and the scan are read again from the stream: harmless,
+      // since a change only says "re-read these ids".
+      this.cursor = cursorAtStart;
+      this.epoch = epoch;
+      return items;
+    } catch (e) {
+      if (e instanceof StoreUnavailableError) throw e;
+      this.opts.connection.commandFailed(e);
+      throw new StoreUnavailableError(`could not read content from the key-value store: ${(e as Error).message}`);
+    } finally {
+      // After the first attempt, successful or not: the reader retries a failed load itself.
+      this.startReader();
+      this.startWriter();
+    }
+  }
+
+  async putMany(items: readonly Item[]): Promise<void> {
+    if (!items.length) return;
+    // Each item's record in steps of the event loop (time-steps.ts): the 10,000 items of a full
+    // upload (~12 MB of JSON) were one loop (issue 37). Nothing is sent until all are made: still
+    // one MULTI of one HSET and one XADD, and the checks below see the state of the sending.
+    const fields: string[] = [];
+    const step = stepper();
+    for (const i of items) {
+      fields.push(i.id, JSON.stringify(toRecord(i)));
+      await step();
+    }
+    // A policy that may evict the content keys, found after the start and not accepted: a write
+    // acknowledged now could be dropped by Redis, so none is taken (the start refuses it outright).
+    const refusal = this.opts.connection.eviction.refusal;
+    if (refusal) throw new StoreUnavailableError(`content writes are refused: ${refusal}; nothing was stored`);
+    const conn = await this.writeConnection();
+    const idList = items.map((i) => i.id);
+    const token = randomUUID();
+    // Remembered before sending: the reader may see the notice before this call learns the outcome.
+    this.remember(token, idList);
+    let res: Array<[Error | null, unknown]> | null;
+    const seq = (this.sent.get(conn) ?? 0) + 1;
+    this.sent.set(conn, seq);
+    try {
+      res = await conn
+        .multi()
+        .hset(this.itemsKey, ...fields)
+        .xadd(
+          this.streamKey,
+          'MAXLEN',
+          '~',
+          String(this.opts.streamMaxLen ?? 10000),
+          '*',
+          'ids',
+          JSON.stringify(idList),
+          'origin',
+          this.origin,
+          'write',
+          token,
+        )
+        .exec();
+    } catch (e) {
+      this.reportFailure(e);
+      const message = (e as Error).message;
+      // Refused before sending (the connection dropped just now), or discarded by the server
+      // (EXECABORT: a queued command was refused, e.g. MOVED after a failover): certainly not stored.
+      if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable|EXECABORT|MOVED|CLUSTERDOWN/i.test(message)) {
+        this.unconfirmed.delete(token);
+        if (conn !== this.writer && this.writer instanceof Cluster) this.writer.refreshSlotsCache();
+        throw new StoreUnavailableError(`the key-value store refused the write (${message}); nothing was stored`);
+      }
+      throw this.unknownOutcome(idList, message);
+    }
+    const failed = res?.find(([err]) => err);
+    if (!res || failed) throw this.unknownOutcome(idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    await this.confirmDurable(conn, seq, idList);
+    this.unconfirmed.delete(token);
+  }
+
+  /**
+   * A failed write reported to the connection, except a timeout: the write connection queues
+   * behind WAITs by design, so its timeouts say nothing about the server; the heartbeat PING on
+   * the shared connection judges whether it answers.
+   */
+  private reportFailure(e: unknown): void {
+    if (!isCommandTimeout(e)) this.opts.connection.commandFailed(e);
+  }
+
+  /**
+   * The connection a write goes on: the writer (see `writer`); in cluster mode with a level that
+   * waits, the writer's connection to the master of the content keys' slot, since WAIT and
+   * WAITAOF count the writes of the connection they run on and name no key to be routed by.
+   */
+  private async writeConnection(): Promise<RedisClient> {
+    this.client();
+    this.startWriter();
+    const w = this.writer;
+    // Opened after the first load (and again after an `end`): a write that arrives while it is
+    // still connecting, with the shared connection up, waits for it a short while rather than
+    // being refused (a replica that just started, or a write right after a reconnect).
+    if (!w || !(await whenReady(w, this.opts.writerReadyWaitMs ?? 2000))) {
+      throw new StoreUnavailableError('the key-value store write connection is (re)connecting; nothing was stored, and content cannot be written until it is up');
+    }
+    if (!(w instanceof Cluster) || this.durability === 'primary') return w;
+    const owner = w.slots[keySlot(this.itemsKey)]?.[0];
+    const node = owner ? w.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner) : undefined;
+    if (!node || node.status !== 'ready') {
+      // ioredis opens a cluster node's connection lazily, at the first command routed to it; WAIT
+      // names no key, so nothing else may ever open this one: open it now, or it stays 'wait'.
+      if (node && node.status === 'wait') void node.connect().catch(() => undefined);
+      else w.refreshSlotsCache();
+      throw new StoreUnavailableError(`no reachable cluster master holds the content keys' slot (${owner ?? 'unknown'}); nothing was stored`);
+    }
+    return node;
+  }
+
+  /**
+   * Waits until the write just made on `c` meets the durability level. A write the primary took
+   * whose level was not met in time is answered like any unconfirmed write (503, "may or may not
+   * have been stored; retrying is safe"), and the connection reports why (no replica, not on disk)
+   * for `/health`: while a level cannot be met, content cannot be written, by design.
+   */
+  private async confirmDurable(c: RedisClient, seq: number, ids: readonly string[]): Promise<void> {
+    const level = this.durability;
+    if (level === 'primary') return;
+    const waitMs = this.opts.durabilityWaitMs ?? 200;
+    let local: number;
+    let replicas: number;
+    try {
+      [local, replicas] = await this.durableWait(c, seq, waitMs);
+    } catch (e) {
+      if (!aofDisabled(e)) {
+        this.reportFailure(e);
+        throw this.unknownOutcome(ids, `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`);
+      }
+      // The primary answers, without an append-only file (CONFIG SET appendonly no): not on disk.
+      [local, replicas] = [0, 0];
+    }
+    let problem: WriteConfirmation = 'ok';
+    let where = 'the primary';
+    if (local < 1) problem = 'not_on_disk';
+    else if ((level === 'replica' || level === 'replica-disk') && replicas < 1) {
+      // WAITAOF counts replicas that fsynced it: one that holds it in memory (no AOF, or one
+      // fsynced only every second) is a disk problem of the replica's, not a missing replica.
+      problem = level === 'replica-disk' && (await this.replicaHolds(c)) ? 'not_on_disk' : 'no_replica';
+      where = 'a replica';
+    }
+    this.opts.connection.writeConfirmation(problem, level);
+    if (problem !== 'ok') this.probeDurability(c);
+    if (problem === 'no_replica') throw this.unknownOutcome(ids, `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`);
+    if (problem === 'not_on_disk') throw this.unknownOutcome(ids, `${where} did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`);
+  }
+
+  /** True when a replica acknowledged the last write of `c` in memory (`WAIT 1` with a short timeout); false when unknown. */
+  private async replicaHolds(c: RedisClient): Promise<boolean> {
+    try {
+      return Number(await c.call('WAIT', 1, 20)) >= 1;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * While the level is not met, asks again every 500 ms without writing (a WAIT on the write
+   * connection counts the replicas that hold its last write), so `/health` says when writes can
+   * be confirmed again even if none is sent.
+   */
+  private probeDurability(c: RedisClient): void {
+    if (this.probe || this.closed) return;
+    this.probe = setInterval(() => {
+      if (this.opts.connection.writes === 'ok' || this.closed || c.status !== 'ready') {
+        if (this.opts.connection.writes === 'ok' || this.closed) {
+          clearInterval(this.probe);
+          this.probe = undefined;
+        }
+        return;
+      }
+      const waitMs = this.opts.durabilityWaitMs ?? 200;
+      this.durableWait(c, this.sent.get(c) ?? 0, waitMs).then(
+        ([local, replicas]) => {
+          const needsReplica = this.durability === 'replica' || this.durability === 'replica-disk';
+          if (local >= 1 && (!needsReplica || replicas >= 1)) this.opts.connection.writeConfirmation('ok', this.durability);
+        },
+        () => undefined,
+      );
+    }, 500);
+    this.probe.unref();
+  }
+
+  /**
+   * One WAIT (or WAITAOF) on `c` that covers write number `seq` of that connection: one sent
+   * after it is still waiting (it counts every earlier write of the connection, so concurrent
+   * writes share one wait and never queue one wait each), or a new one. Resolves with [copies
+   * on the primary's disk, replicas].
+   */
+  private durableWait(c: RedisClient, seq: number, waitMs: number): Promise<number[]> {
+    const inFlight = this.waitsInFlight.get(c) ?? [];
+    const shared = inFlight.find((w) => w.covers >= seq);
+    if (shared) return shared.reply;
+    const level = this.durability;
+    // Below the command timeout, so the wait answers (with counts) before the client gives up on it.
+    const reply: Promise<number[]> =
+      level === 'replica'
+        ? c.call('WAIT', 1, waitMs).then((n) => [1, Number(n)])
+        : c.call('WAITAOF', 1, level === 'replica-disk' ? 1 : 0, waitMs).then((r) => (r as unknown[]).map(Number));
+    const entry = { covers: this.sent.get(c) ?? seq, reply };
+    inFlight.push(entry);
+    this.waitsInFlight.set(c, inFlight);
+    const done = () => {
+      const i = inFlight.indexOf(entry);
+      if (i >= 0) inFlight.splice(i, 1);
+    };
+    reply.then(done, done);
+    return reply;
+  }
+
+  /** Remembers a write whose outcome is not known yet (oldest forgotten past `MAX_UNCONFIRMED`). */
+  private remember(token: string, ids: readonly string[]): void {
+    this.unconfirmed.set(token, ids);
+    if (this.unconfirmed.size > MAX_UNCONFIRMED) this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+  }
+
+  /** The error of an unconfirmed write (see the class comment); its token stays remembered. */
+  private unknownOutcome(ids: readonly string[], reason: string): StoreUnavailableError {
+    this.opts.logger.warn({ ids: ids.length, reason }, 'content write unconfirmed by the kvstore; will index it if it shows up in the change stream');
+    return new StoreUnavailableError(
+      `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
+        'retrying is safe (items are replaced by id)',
+    );
+  }
+
+  /**
+   * Writes back lost items with HSETNX (a write another replica made since wins), in MULTIs of
+   * `SCAN_COUNT` items, each with its change notice so the other replicas re-read them.
+   */
+  async restore(items: readonly Item[]): Promise<number> {
+    const c = this.client();
+    let written = 0;
+    for (let start = 0; start < items.length; start += SCAN_COUNT) {
+      const chunk = items.slice(start, start + SCAN_COUNT);
+      const tx = c.multi();
+      for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(toRecord(i)));
+      const ids = JSON.stringify(chunk.map((i) => i.id));
+      tx.xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin);
+      try {
+        const res = await tx.exec();
+        const failed = res?.find(([err]) => err);
+        if (!res || failed) throw failed?.[0] ?? new Error('transaction aborted');
+        for (let k = 0; k < chunk.length; k++) written += Number(res[k][1]);
+      } catch (e) {
+        this.opts.connection.commandFailed(e);
+        throw new StoreUnavailableError(`could not write lost content back to the key-value store: ${(e as Error).message}`);
+      }
+    }
+    return written;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Item[]> {
+    if (!ids.length) return [];
+    const c = this.client();
+    let values: Array<string | null>;
+    try {
+      values = await c.hmget(this.itemsKey, ...ids);
+    } catch (e) {
+      this.opts.connection.commandFailed(e);
+      throw e;
+    }
+    return values.filter((v): v is string => v !== null).map((v) => fromRecord(JSON.parse(v) as ItemRecord));
+  }
+
+  onRemoteChange(handlers: RemoteChangeHandlers): void {
+    this.handlers = handlers;
+  }
+
+  private startWriter(): void {
+    const main = this.opts.connection.client;
+    if (this.closed || !main) return;
+    if (!this.writer) {
+      this.writer = main instanceof Cluster ? main.duplicate(undefined, { lazyConnect: true }) : main.duplicate({ lazyConnect: true });
+      this.writer.on('error', () => undefined);
+    }
+    // Reconnects by itself once connected; only the first connect (or one after `end`) is ours.
+    if (this.writer.status === 'wait' || this.writer.status === 'end') this.writer.connect().catch(() => undefined);
+  }
+
+  private startReader(): void {
+    const main = this.opts.connection.client;
+    if (this.readerLoop || !main) return;
+    // Blocking reads need their own connection, without the short command timeout (a guard
+    // timer of BLOCK + grace replaces it).
+    this.reader =
+      main instanceof Cluster
+        ? main.duplicate(undefined, { redisOptions: { ...main.options.redisOptions, commandTimeout: undefined, blockingTimeout: 60_000 }, lazyConnect: true })
+        : main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
+    this.reader.on('error', () => undefined);
+    this.readerLoop = this.readLoop(this.reader);
+  }
+
+  private async readLoop(reader: RedisClient): Promise<void> {
+    const retryMs = this.opts.retryMs ?? 500;
+    while (!this.closed) {
+      try {
+        if (reader.status === 'wait' || reader.status === 'end') await reader.connect();
+        if (this.resyncWanted) {
+          this.resyncWanted = false;
+          this.cursor = undefined;
+        }
+        if (this.cursor === undefined) {
+          // Never loaded, or a read failed: reload everything (which sets the cursor).
+          if (this.handlers) await this.handlers.resync();
+          else await this.load();
+          continue;
+        }
+        const from = this.cursor;
+        const blockMs = this.opts.blockMs ?? 5000;
+        const res = await reader.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.streamKey, from);
+        if (this.closed || this.cursor !== from || this.resyncWanted) continue;
+        if (Date.now() - this.lastEpochCheck >= blockMs && (await this.epochChanged())) {
+          this.cursor = undefined;
+          continue;
+        }
+        for (const [, entries] of res ?? []) {
+          for (const [id, kv] of entries) {
+            this.cursor = id;
+            const fields = pairs(kv);
+            // Own writes are in the in-memory copy already, except those Redis ran without telling us.
+            if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
+            let ids: string[];
+            try {
+              ids = JSON.parse(fields.ids ?? '[]') as string[];
+            } catch {
+              this.opts.logger.warn({ entry: id }, 'ignoring a malformed content change notice');
+              continue;
+            }
+            await this.handlers?.change({ ids });
+          }
+        }
+      } catch (e) {
+        if (this.closed) break;
+        this.opts.logger.debug({ err: (e as Error).message }, 'content change reader failed; will resync');
+        this.cursor = undefined;
+        await sleep(retryMs);
+      }
+    }
+  }
+
+  /**
+   * True when the epoch marker is gone or differs from the one the last load saw: Redis lost its
+   * data while connected. An unanswered check proves nothing and is tried again later.
+   */
+  private async epochChanged(): Promise<boolean> {
+    this.lastEpochCheck = Date.now();
+    let now: string | null;
+    try {
+      now = await this.client().get(this.epochKey);
+    } catch {
+      return false;
+    }
+    if (this.epoch === undefined || now === this.epoch) return false;
+    this.opts.logger.warn(
+      { key: this.epochKey },
+      'the kvstore lost its content (epoch marker missing or replaced: FLUSHALL, or a restart or failover without the data); reloading',
+    );
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.opts.connection.eviction.off('evicted', this.onEvicted);
+    if (this.probe) clearInterval(this.probe);
+    this.reader?.disconnect();
+    this.writer?.disconnect();
+    await this.readerLoop?.catch(() => undefined);
+  }
+}
+
+/** WAITAOF's refusal on a primary without an append-only file (`numlocal is set but appendonly is disabled`). */
+function aofDisabled(e: unknown): boolean {
+  return e instanceof Error && /appendonly is disabled/i.test(e.message);
+}
+
+function pairs(kv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < kv.length; i += 2) out[kv[i]] = kv[i + 1];
+  return out;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * Resolves true once `c` is ready (at once when it is), false when it is not within `ms` or
+ * it ends first.
+ */
+function whenReady(c: RedisClient, ms: number): Promise<boolean> {
+  if (c.status === 'ready') return Promise.resolve(true);
+  if (c.status === 'end' || ms <= 0) return Promise.resolve(false);
+  return eventOrTimeout(c, ['ready'], ['end'], ms);
+}

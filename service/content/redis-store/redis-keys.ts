@@ -1,0 +1,23 @@
+import type { KvstoreMode } from '../../../configs';
+
+/** The content store's keys in Redis. */
+export interface ContentKeys {
+  /** Hash: item id → item JSON. */
+  readonly items: string;
+  /** Stream of change notices. */
+  readonly changes: string;
+  /** Marker that vanishes with the data. */
+  readonly epoch: string;
+}
+
+/**
+ * The content keys for `prefix` (`KVSTORE_KEY_PREFIX`). On a Redis Cluster every key carries one
+ * hash tag, so the MULTI that writes items and their change notice, and every other command,
+ * stays in one slot (no CROSSSLOT): `{svc-ai-search:content}:items`. A prefix that already holds a
+ * tag (`blog:{content}`) is used as it is. Standalone and Sentinel (one master holds every key)
+ * keep today's untagged names, so existing deployments read their data unchanged.
+ */
+export function contentKeys(prefix: string, mode: KvstoreMode): ContentKeys {
+  const base = mode === 'cluster' && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
+  return { items: `${base}:items`, changes: `${base}:changes`, epoch: `${base}:epoch` };
+}
