@@ -11,8 +11,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { leadingHeading } from '../../service/content/parse-files';
 import { plainText } from '../../service/content/plain-text';
-import { Analyzer } from '../../service/search/analyzer';
-import { buildSnippet } from '../../service/search/snippet';
+import { Analyzer } from '../../service/search/analysis/analyzer';
+import { buildSnippet } from '../../service/search/analysis/snippet';
 import { HEADING_BEFORE, buildSnippetBefore, plainTextBefore } from '../../tools/oracles/text-before';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,21 +1,21 @@
 import { crc32 } from 'node:zlib';
 import type { Item, ItemType } from '../content/item';
 import { plainText, plainTextOf, plainTextOfInSteps } from '../content/plain-text';
-import { Analyzer } from './analyzer';
-import { rm3Weights, type TermVector } from './expansion';
+import { Analyzer } from './analysis/analyzer';
+import { rm3Weights, type TermVector } from './query/expansion';
 import { DEFAULT_RANKING, type IndexedField, type RankingOptions } from './ranking';
-import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from './query-plan';
+import { QUERY_LIMITS, bestExpansions, distinctTerms, type WeightedTerm } from './query/query-plan';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
-import { buildSnippet, leadSnippet } from './snippet';
+import { buildSnippet, leadSnippet } from './analysis/snippet';
 import { itemFingerprint } from '../content/item-fingerprint';
 import { inSlices, TimeSlicer } from '../lib/yield-to-loop';
-import { accumulatedTopK, boundedTopK, maxScoreTopK } from './max-score';
+import { accumulatedTopK, boundedTopK, maxScoreTopK } from './scoring/max-score';
 import { QueryGate } from './query-gate';
-import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './windowed-top-k';
-import { CompactIndex, type SealedIndex } from './compact-index';
-import type { SegmentStore } from './segment-store';
-import type { DocHit } from './top-hits';
-import { proximityRerank } from './proximity';
+import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
+import { CompactIndex, type SealedIndex } from './index/compact-index';
+import type { SegmentStore } from './index/segment-store';
+import type { DocHit } from './scoring/top-hits';
+import { proximityRerank } from './scoring/proximity';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {

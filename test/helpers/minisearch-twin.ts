@@ -5,8 +5,8 @@
  * (test/service/search/compact-index.test.ts).
  */
 import MiniSearch from 'minisearch';
-import { CompactIndex, type Bm25Params } from '../../service/search/compact-index';
-import type { WeightedTerm } from '../../service/search/query-plan';
+import { CompactIndex, type Bm25Params } from '../../service/search/index/compact-index';
+import type { WeightedTerm } from '../../service/search/query/query-plan';
 import { scoreTerms } from '../../tools/oracles/exhaustive-scorer';
 
 export interface Doc {

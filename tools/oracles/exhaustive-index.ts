@@ -7,12 +7,12 @@
  */
 import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
 import { EmbeddedIndex, proximityUnit, type Keep } from '../../service/search/embedded-index';
-import { proximityRerank } from '../../service/search/proximity';
+import { proximityRerank } from '../../service/search/scoring/proximity';
 import { atOnce } from '../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from './exhaustive-proximity';
-import { rm3Weights } from '../../service/search/expansion';
-import type { WeightedTerm } from '../../service/search/query-plan';
-import { byRank, topHits, type Scored } from '../../service/search/top-hits';
+import { rm3Weights } from '../../service/search/query/expansion';
+import type { WeightedTerm } from '../../service/search/query/query-plan';
+import { byRank, topHits, type Scored } from '../../service/search/scoring/top-hits';
 import { scoreTerms } from './exhaustive-scorer';
 
 type RankQuery = Pick<IndexQuery, 'text' | 'type' | 'tag'>;

@@ -1,4 +1,4 @@
-import type { WindowCounts } from './positions';
+import type { WindowCounts } from '../index/positions';
 import { byRank, type Scored } from './top-hits';
 
 /**

@@ -1,4 +1,4 @@
-import { atOnce } from '../lib/yield-to-loop';
+import { atOnce } from '../../lib/yield-to-loop';
 
 /**
  * A vocabulary in sorted order, for the prefix look-ups of short queries without walking a

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import SearchableMap from 'minisearch/SearchableMap';
-import { SortedTerms } from '../../../service/search/sorted-terms';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { SortedTerms } from '../../../../service/search/vocabulary/sorted-terms';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 // Short words over few letters: many shared prefixes.
 const word = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'é'), { minLength: 1, maxLength: 9 }).map((l) => l.join(''));

@@ -2,7 +2,7 @@ import { BoundedDistance } from './edit-distance';
 import { FuzzyIndex } from './fuzzy-index';
 import { radixOrder } from './radix-order';
 import { SortedTerms } from './sorted-terms';
-import { inSlices, TimeSlicer, yieldToLoop } from '../lib/yield-to-loop';
+import { inSlices, TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 
 /** Slice of a background build started by a look-up, milliseconds. */
 const FILL_SLICE_MS = 5;

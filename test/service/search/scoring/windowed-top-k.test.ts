@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { CompactIndex } from '../../../service/search/compact-index';
-import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
-import { WINDOW_POSTINGS, WindowPace, windowedTopK } from '../../../service/search/windowed-top-k';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { CompactIndex } from '../../../../service/search/index/compact-index';
+import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../../service/search/scoring/max-score';
+import { WINDOW_POSTINGS, WindowPace, windowedTopK } from '../../../../service/search/scoring/windowed-top-k';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
 const BM25 = { k: 1.2, b: 0.7, d: 0 };

@@ -1,9 +1,9 @@
-import type { Item } from '../../../service/content/item';
-import { CompactIndex } from '../../../service/search/compact-index';
-import { EmbeddedIndex } from '../../../service/search/embedded-index';
-import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, type ProximitySource } from '../../../service/search/proximity';
-import { atOnce } from '../../../service/lib/yield-to-loop';
-import { DEFAULT_RANKING } from '../../../service/search/ranking';
+import type { Item } from '../../../../service/content/item';
+import { CompactIndex } from '../../../../service/search/index/compact-index';
+import { EmbeddedIndex } from '../../../../service/search/embedded-index';
+import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, type ProximitySource } from '../../../../service/search/scoring/proximity';
+import { atOnce } from '../../../../service/lib/yield-to-loop';
+import { DEFAULT_RANKING } from '../../../../service/search/ranking';
 
 const at = '2026-01-01T00:00:00.000Z';
 const item = (id: string, body: string): Item => ({ id, type: 'article', title: 'notes', body, tags: [], created_at: at, updated_at: at });

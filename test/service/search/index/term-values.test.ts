@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { BLOCK_SHIFT } from '../../../service/search/max-score';
-import { FieldLengths, termValues } from '../../../service/search/term-values';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { BLOCK_SHIFT } from '../../../../service/search/scoring/max-score';
+import { FieldLengths, termValues } from '../../../../service/search/index/term-values';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('termValues', () => {
   it('gives each posting the BM25 value per field and each block the largest boosted sum of its live postings, to the last bit', () => {

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
-import { twoWordQueries } from '../../../tools/corpus/grow-corpus';
-import { loadVaswani, vaswaniDir } from '../../../tools/corpus/vaswani';
-import type { Item } from '../../../service/content/item';
-import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
-import type { IndexHit, IndexQuery } from '../../../service/search/search-index';
-import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { twoWordQueries } from '../../../../tools/corpus/grow-corpus';
+import { loadVaswani, vaswaniDir } from '../../../../tools/corpus/vaswani';
+import type { Item } from '../../../../service/content/item';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../../service/search/embedded-index';
+import type { IndexHit, IndexQuery } from '../../../../service/search/search-index';
+import { ExhaustiveIndex } from '../../../../tools/oracles/exhaustive-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const at = '2026-01-01T00:00:00.000Z';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'photon', 'proton', 'neutron'];

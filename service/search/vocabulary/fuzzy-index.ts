@@ -1,5 +1,5 @@
 import { BoundedDistance } from './edit-distance';
-import { atOnce } from '../lib/yield-to-loop';
+import { atOnce } from '../../lib/yield-to-loop';
 
 /** Gram length: trigrams of the term padded with two units on each side. */
 const Q = 3;

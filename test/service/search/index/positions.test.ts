@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { PositionWriter, positionsOf, windowCounts } from '../../../service/search/positions';
-import { atOnce } from '../../../service/lib/yield-to-loop';
-import { gallop, liveWindows, windowsOf } from '../../../service/search/window-df';
-import { naiveWindows } from '../../../tools/oracles/exhaustive-proximity';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { PositionWriter, positionsOf, windowCounts } from '../../../../service/search/index/positions';
+import { atOnce } from '../../../../service/lib/yield-to-loop';
+import { gallop, liveWindows, windowsOf } from '../../../../service/search/index/window-df';
+import { naiveWindows } from '../../../../tools/oracles/exhaustive-proximity';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('positions', () => {
   it('round-trips a token sequence of entry indexes through the varint stream (one byte below 128, more above)', () => {

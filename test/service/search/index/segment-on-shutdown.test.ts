@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess } from '../../../tools/harness/service-process';
+import { ServiceProcess } from '../../../../tools/harness/service-process';
 
 /**
  * Issue 37, "a graceful stop leaves an intact segment": the real service process on a DATA_DIR

@@ -1,5 +1,5 @@
 import type { Analyzer, TokenSpan } from './analyzer';
-import { isSpace } from '../content/char-class';
+import { isSpace } from '../../content/char-class';
 
 /** Options of `buildSnippet`. */
 export interface SnippetOptions {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { Analyzer } from '../../../service/search/analyzer';
-import { SNIPPET_SCAN, buildSnippet, leadSnippet } from '../../../service/search/snippet';
-import { buildSnippetBefore, leadSnippetBefore } from '../../../tools/oracles/text-before';
-import { repeatTo } from '../../helpers/hostile-text';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { Analyzer } from '../../../../service/search/analysis/analyzer';
+import { SNIPPET_SCAN, buildSnippet, leadSnippet } from '../../../../service/search/analysis/snippet';
+import { buildSnippetBefore, leadSnippetBefore } from '../../../../tools/oracles/text-before';
+import { repeatTo } from '../../../helpers/hostile-text';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const WORDS = ['laser', 'beam', 'mirror', 'the', 'a', 'optics', "don't", 'café', 'Ünïcode', '𝐀𝐁𝐂', '42', 'x'];
 const GLUE = [' ', '. ', ', ', '\n', '  ', "'", '’', '-', '😀', '\u00a0', '<b>', '&'];

@@ -1,14 +1,14 @@
 import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
-import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from './max-score';
-import type { Expansion, WeightedTerm } from './query-plan';
-import type { QueryGate } from './query-gate';
+import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from '../scoring/max-score';
+import type { Expansion, WeightedTerm } from '../query/query-plan';
+import type { QueryGate } from '../query-gate';
 
-import { Vocabulary } from './vocabulary';
+import { Vocabulary } from '../vocabulary/vocabulary';
 import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './positions';
-import type { ProximitySource } from './proximity';
+import type { ProximitySource } from '../scoring/proximity';
 import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
-import { TimeSlicer, yieldToLoop } from '../lib/yield-to-loop';
+import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 
 // MiniSearch's default search weights of prefix and fuzzy matches (`SearchOptions.weights`).

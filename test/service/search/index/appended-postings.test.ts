@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { AppendedPostings } from '../../../service/search/appended-postings';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { AppendedPostings } from '../../../../service/search/index/appended-postings';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('AppendedPostings', () => {
   it('gives back every term’s postings in the order added, and shifts their documents', () => {

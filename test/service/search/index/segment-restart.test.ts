@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createLogger } from '../../../service/logger';
-import { SEGMENT_FILE } from '../../../service/search/segment-store';
-import { buildTestApp } from '../../helpers/app';
+import { createLogger } from '../../../../service/logger';
+import { SEGMENT_FILE } from '../../../../service/search/index/segment-store';
+import { buildTestApp } from '../../../helpers/app';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];

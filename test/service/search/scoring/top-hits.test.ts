@@ -1,4 +1,4 @@
-import { byRank, topHits, type Scored } from '../../../service/search/top-hits';
+import { byRank, topHits, type Scored } from '../../../../service/search/scoring/top-hits';
 
 describe('topHits', () => {
   // Deterministic pseudo-random scores with many ties, so the id tie-break is exercised.

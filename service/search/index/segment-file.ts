@@ -1,4 +1,4 @@
-import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../framed-file';
+import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../framed-file';
 import type { SealedIndex } from './compact-index';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { CompactIndex } from '../../../service/search/compact-index';
-import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../service/search/max-score';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { CompactIndex } from '../../../../service/search/index/compact-index';
+import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../../service/search/scoring/max-score';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
 const BM25 = { k: 0.6, b: 0.6, d: 1 };

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { CompactIndex } from '../../../service/search/compact-index';
-import type { WeightedTerm } from '../../../service/search/query-plan';
-import { atOnce } from '../../../service/lib/yield-to-loop';
-import { exhaustiveProximitySource } from '../../../tools/oracles/exhaustive-proximity';
-import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
-import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../helpers/minisearch-twin';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+import { CompactIndex } from '../../../../service/search/index/compact-index';
+import type { WeightedTerm } from '../../../../service/search/query/query-plan';
+import { atOnce } from '../../../../service/lib/yield-to-loop';
+import { exhaustiveProximitySource } from '../../../../tools/oracles/exhaustive-proximity';
+import { scoreTerms } from '../../../../tools/oracles/exhaustive-scorer';
+import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../../helpers/minisearch-twin';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('CompactIndex segments', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import SearchableMap from 'minisearch/SearchableMap';
-import { BoundedDistance } from '../../../service/search/edit-distance';
-import { FuzzyIndex } from '../../../service/search/fuzzy-index';
-import { radixOrder } from '../../../service/search/radix-order';
-import { SortedTerms } from '../../../service/search/sorted-terms';
-import { Vocabulary } from '../../../service/search/vocabulary';
-import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
-import { cpuMs } from '../../helpers/cpu-time';
+import { BoundedDistance } from '../../../../service/search/vocabulary/edit-distance';
+import { FuzzyIndex } from '../../../../service/search/vocabulary/fuzzy-index';
+import { radixOrder } from '../../../../service/search/vocabulary/radix-order';
+import { SortedTerms } from '../../../../service/search/vocabulary/sorted-terms';
+import { Vocabulary } from '../../../../service/search/vocabulary/vocabulary';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
+import { cpuMs } from '../../../helpers/cpu-time';
 
 // Words over few units (many shared prefixes and near spellings), some outside ASCII and the BMP.
 const unit = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'é', 'ß', '\u{1F600}', '字');

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { readWholeFile } from '../read-whole-file';
-import { writeAll } from '../write-all';
+import { readWholeFile } from '../../read-whole-file';
+import { writeAll } from '../../write-all';
 import type { SealedIndex } from './compact-index';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
-import { yieldToLoop } from '../lib/yield-to-loop';
+import { yieldToLoop } from '../../lib/yield-to-loop';
 
 /**
  * The folder of the persisted segment: `INDEX_DIR` when set (`off`: none), else
