@@ -9,7 +9,10 @@ import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-inde
 import { buildSnippet, leadSnippet } from './analysis/snippet';
 import { itemFingerprint } from '../content/item-fingerprint';
 import { inSlices, TimeSlicer } from '../lib/yield-to-loop';
-import { accumulatedTopK, boundedTopK, maxScoreTopK } from './scoring/max-score';
+import { accumulatedTopK } from './scoring/accumulated-top-k';
+import { boundedTopK } from './scoring/bounded-top-k';
+import { maxScoreTopK } from './scoring/max-score';
+import { TopKScratch } from './scoring/top-k-scratch';
 import { QueryGate } from './query-gate';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
 import { CompactIndex, type SealedIndex } from './index/compact-index';
@@ -192,8 +195,8 @@ export type Keep = (id: string, doc: number) => boolean;
  * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
  * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
  * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula, and
- * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), every query is scored by MaxScore over
- * them with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
+ * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), every query is scored by dynamic
+ * pruning over them (`accumulatedTopK`, `boundedTopK` or `maxScoreTopK`: see `runPruned`) with its work bounded by `QUERY_LIMITS` (see `plan`), and only the requested page is
  * given snippets. Holds everything in memory: fine to a few hundred thousand items on one node.
  */
 export class EmbeddedIndex implements SearchIndex {
@@ -219,6 +222,8 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly windowPostings: number;
   // The scorers' pace in their last window (`windowedTopK`), across queries.
   private readonly windowPace = new WindowPace();
+  // The accumulator scorers' arrays, reused by every query (a scorer runs to its end in one call).
+  private readonly scratch = new TopKScratch();
   private checkpointTimer: NodeJS.Timeout | undefined;
   // Set by `persistBeforeExit`: no idle checkpoint is armed any more.
   private stopping = false;
@@ -753,7 +758,7 @@ export class EmbeddedIndex implements SearchIndex {
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
     const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
+    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted, scratch: this.scratch }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
     return { total: counted ? counted.matched : total, hits };
   }
 

@@ -1,12 +1,11 @@
 import { AppendedPostings } from './appended-postings';
 import { grow } from './growable';
-import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor } from '../scoring/max-score';
-import type { Expansion, WeightedTerm } from '../query/query-plan';
+import { BLOCK_SHIFT, blockCount, type CursorScoring, type ProximitySource, type ScoreCursor, type WeightedTerm, type WindowCounts } from './cursor';
+import type { Expansion } from '../vocabulary/expansions';
 import type { QueryGate } from '../query-gate';
 
 import { Vocabulary } from '../vocabulary/vocabulary';
-import { PositionWriter, positionsOf, windowCounts, type WindowCounts } from './positions';
-import type { ProximitySource } from '../scoring/proximity';
+import { PositionWriter, positionsOf, windowCounts } from './positions';
 import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';

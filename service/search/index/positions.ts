@@ -1,3 +1,4 @@
+import type { WindowCounts } from './cursor';
 import { grow } from './growable';
 
 /**
@@ -77,11 +78,7 @@ export function positionsOf(
   return { pa, na, pb, nb };
 }
 
-/** Ordered (`#1`) and unordered (`#uwN`) window counts of a pair in one document. */
-export interface WindowCounts {
-  o: number;
-  u: number;
-}
+export type { WindowCounts };
 
 /**
  * The window counts of terms a and b (a ≠ b) at positions `pa[0 .. na)` and `pb[0 .. nb)`, both

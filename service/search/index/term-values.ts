@@ -1,5 +1,5 @@
 import { grow } from './growable';
-import { BLOCK_SHIFT, blockCount } from '../scoring/max-score';
+import { BLOCK_SHIFT, blockCount } from './cursor';
 
 /** What a term's BM25 values are computed from: the index's document lengths and live statistics. */
 export interface ValueStats {

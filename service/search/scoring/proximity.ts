@@ -1,4 +1,4 @@
-import type { WindowCounts } from '../index/positions';
+import type { ProximitySource, WindowCounts } from '../index/cursor';
 import { byRank, type Scored } from './top-hits';
 
 /**
@@ -24,21 +24,7 @@ export interface ProximityOptions {
   readonly depth: number;
 }
 
-/** What the stage reads of an index: the field with positions (`text`) and its statistics. */
-export interface ProximitySource {
-  /** The id of an index term, or undefined. */
-  termId(term: string): number | undefined;
-  /** Live documents (BM25's N). */
-  documents(): number;
-  /** Average length of the field with positions. */
-  averageLength(): number;
-  /** Length of a document's field with positions. */
-  length(doc: number): number;
-  /** The window counts of terms `a` and `b` in a document's field with positions. */
-  windows(doc: number, a: number, b: number, window: number, out: WindowCounts): WindowCounts;
-  /** Live documents with an ordered (`o`) and an unordered (`u`) window of `a` and `b`: a step at a time. */
-  windowDf(a: number, b: number, window: number): Generator<void, WindowCounts>;
-}
+export type { ProximitySource };
 
 // SDM's standard weights: terms 0.85, ordered windows 0.1, unordered 0.05.
 const ORDERED = 0.1 / 0.85;

@@ -5,9 +5,9 @@ export interface Scored {
 }
 
 /**
- * A hit of the pruned scorers (max-score.ts): its short document id beside its external id, so
- * that what the query does with its hits next (RM3's feedback, proximity, snippets) reads the
- * index by it instead of looking the id up.
+ * A hit of the pruned scorers (`maxScoreTopK`, `accumulatedTopK`, `boundedTopK`): its short
+ * document id beside its external id, so that what the query does with its hits next (RM3's
+ * feedback, proximity, snippets) reads the index by it instead of looking the id up.
  */
 export interface DocHit extends Scored {
   readonly doc: number;

@@ -1,4 +1,5 @@
-import { BLOCK_SHIFT, knownFloor, type ScoreCursor, type TopKOptions } from './max-score';
+import { BLOCK_SHIFT, type ScoreCursor } from '../index/cursor';
+import { knownFloor, type TopKOptions } from './top-k';
 import { byRank, type DocHit } from './top-hits';
 
 /**

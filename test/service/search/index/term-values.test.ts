@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BLOCK_SHIFT } from '../../../../service/search/scoring/max-score';
+import { BLOCK_SHIFT } from '../../../../service/search/index/cursor';
 import { FieldLengths, termValues } from '../../../../service/search/index/term-values';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
-import { accumulatedTopK, boundedTopK, maxScoreTopK, type TopKOptions } from '../../../../service/search/scoring/max-score';
+import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-top-k';
+import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
+import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
+import type { TopKOptions } from '../../../../service/search/scoring/top-k';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from '../../../../service/search/scoring/windowed-top-k';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
