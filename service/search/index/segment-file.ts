@@ -1,5 +1,5 @@
 import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../framed-file';
-import type { SealedIndex } from './compact-index';
+import type { SealedIndex } from './merge';
 
 /**
  * The on-disk form of a `SealedIndex` (a merged base segment), read back without analysing

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { readWholeFile } from '../../read-whole-file';
 import { writeAll } from '../../write-all';
-import type { SealedIndex } from './compact-index';
+import type { SealedIndex } from './merge';
 import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from './segment-file';
 import { yieldToLoop } from '../../lib/yield-to-loop';
 
