@@ -4,6 +4,7 @@ import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-
 import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
 import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
 import type { TopKOptions } from '../../../../service/search/scoring/top-k';
+import { TopKScratch } from '../../../../service/search/scoring/top-k-scratch';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
@@ -27,7 +28,8 @@ describe('boundedTopK', () => {
           const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
           docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
           const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
-          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d), keep };
+          // One scratch for every call, as an index keeps one for its queries.
+          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d), keep, scratch: new TopKScratch() };
           // One query after another, then the first again: the scratch (accumulators, bitmap) is left clear.
           for (const terms of [...queries, queries[0]]) {
             const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
@@ -60,9 +62,10 @@ describe('accumulatedTopK', () => {
           const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
           docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
           const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+          const scratch = new TopKScratch();
           const opts: TopKOptions = coordinated
-            ? { k, idOf: (d) => index.externalId(d), keep, coordination: (d, matched) => matched / (1 + (d % 3)), maxCoordination: 30 }
-            : { k, idOf: (d) => index.externalId(d), keep };
+            ? { k, idOf: (d) => index.externalId(d), keep, coordination: (d, matched) => matched / (1 + (d % 3)), maxCoordination: 30, scratch }
+            : { k, idOf: (d) => index.externalId(d), keep, scratch };
           // One query after another, then the first again: the scratch is left clear between them.
           for (const terms of [...queries, queries[0]]) {
             const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
