@@ -189,7 +189,7 @@ export class PostingsIndex extends SegmentedIndex {
   }
 
   /**
-   * Cursors over `terms` for `maxScoreTopK` (terms absent from the index left out), with the
+   * Cursors over `terms` for the top-k scorers (terms absent from the index left out), with the
    * fields, weights and BM25 the exhaustive oracle scores with, and, when `count`, the number of
    * documents they match together (of those `keep` keeps; else 0).
    */
