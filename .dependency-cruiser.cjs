@@ -156,6 +156,46 @@ module.exports = {
       from: { path: '^service/', pathNot: '^service/content/' },
       to: { path: '^service/content/(file|redis)-store/', pathNot: '^service/content/(file|redis)-store/index\\.ts$' },
     },
+    // issue 38: rooms of service/search
+    // The search wing's rooms (docs/architecture.md): index/ (storage), vocabulary/, scoring/,
+    // query/, analysis/, and the glue directly in service/search/ (the embedded index, its
+    // lifecycle, the service), which may import every room. test/import-rules-search.test.ts
+    // proves each rule bites.
+    {
+      name: 'search-index-imports-no-scoring-query',
+      comment: 'Storage (service/search/index/) imports only itself and the vocabulary: never the scorers, the query plan, analysis or the glue (the scorers read it through index/cursor.ts).',
+      severity: 'error',
+      from: { path: '^service/search/index/' },
+      to: { path: '^service/search/', pathNot: '^service/search/(index|vocabulary)/' },
+    },
+    {
+      name: 'search-vocabulary-imports-no-other-room',
+      comment: "The vocabulary's look-ups (service/search/vocabulary/) stand alone in the search wing.",
+      severity: 'error',
+      from: { path: '^service/search/vocabulary/' },
+      to: { path: '^service/search/', pathNot: '^service/search/vocabulary/' },
+    },
+    {
+      name: 'search-scoring-reads-index-through-cursor',
+      comment: 'The scorers (service/search/scoring/) read the index only through its cursor interface (index/cursor.ts), and import no other room.',
+      severity: 'error',
+      from: { path: '^service/search/scoring/' },
+      to: { path: '^service/search/', pathNot: '^service/search/(scoring/|index/cursor\\.ts$)' },
+    },
+    {
+      name: 'search-query-reads-index-through-cursor',
+      comment: 'The query plan (service/search/query/) uses the vocabulary and reads the index only through index/cursor.ts; it imports no scorer.',
+      severity: 'error',
+      from: { path: '^service/search/query/' },
+      to: { path: '^service/search/', pathNot: '^service/search/(query/|vocabulary/|index/cursor\\.ts$)' },
+    },
+    {
+      name: 'search-analysis-imports-no-other-room',
+      comment: 'Text analysis and snippets (service/search/analysis/) import nothing else of the search wing.',
+      severity: 'error',
+      from: { path: '^service/search/analysis/' },
+      to: { path: '^service/search/', pathNot: '^service/search/analysis/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

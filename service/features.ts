@@ -27,7 +27,7 @@ import { rankingOptions } from './search/ranking';
 import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
-import { segmentDir, SegmentStore } from './search/segment-store';
+import { segmentDir, SegmentStore } from './search/index/segment-store';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {

@@ -7,7 +7,7 @@
  */
 import { Index as FlexIndex } from 'flexsearch';
 import MiniSearch from 'minisearch';
-import { Analyzer } from '../../service/search/analyzer';
+import { Analyzer } from '../../service/search/analysis/analyzer';
 import type { CorpusItem } from '../../tools/corpus/grow-corpus';
 
 /** One engine under test: built once over a corpus, then asked for the top k ids of a query. */

@@ -13,9 +13,9 @@
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
-import { queryPairs, type ProximitySource } from '../../service/search/proximity';
+import { queryPairs, type ProximitySource } from '../../service/search/scoring/proximity';
 import { atOnce } from '../../service/lib/yield-to-loop';
-import { WindowDfCache } from '../../service/search/window-df';
+import { WindowDfCache } from '../../service/search/index/window-df';
 import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 

@@ -12,7 +12,7 @@ import type { Item } from '../../service/content/item';
 import type { RankedDoc } from '../../service/eval/relevance-measures';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
-import type { ProximityOptions } from '../../service/search/proximity';
+import type { ProximityOptions } from '../../service/search/scoring/proximity';
 import { loadDebianKnownItem } from '../../tools/corpus/debian-lists';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 import { Collection, SERVICE, perQuery } from './ranking-sweep';

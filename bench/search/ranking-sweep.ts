@@ -26,8 +26,8 @@
 import type { Item } from '../../service/content/item';
 import { plainText } from '../../service/content/plain-text';
 import { evaluateQuery, type RankedDoc } from '../../service/eval/relevance-measures';
-import { Analyzer } from '../../service/search/analyzer';
-import { rm3Weights } from '../../service/search/expansion';
+import { Analyzer } from '../../service/search/analysis/analyzer';
+import { rm3Weights } from '../../service/search/query/expansion';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
 import { repeatedCrossValidation, type ConfigScores } from './cross-validate';

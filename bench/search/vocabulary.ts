@@ -13,11 +13,11 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
-import { FuzzyIndex } from '../../service/search/fuzzy-index';
-import { QUERY_LIMITS } from '../../service/search/query-plan';
+import { FuzzyIndex } from '../../service/search/vocabulary/fuzzy-index';
+import { QUERY_LIMITS } from '../../service/search/query/query-plan';
 import { DEFAULT_RANKING } from '../../service/search/ranking';
-import { SortedTerms } from '../../service/search/sorted-terms';
-import { Vocabulary } from '../../service/search/vocabulary';
+import { SortedTerms } from '../../service/search/vocabulary/sorted-terms';
+import { Vocabulary } from '../../service/search/vocabulary/vocabulary';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 

@@ -1,6 +1,6 @@
 /**
  * Text passes side by side (issue 29): the Markdown clean-up, the upload heading match and the
- * search snippet before (tools/oracles/regex-text-passes.ts, verbatim) and after, in one process on the same
+ * search snippet before (tools/oracles/text-before.ts, verbatim) and after, in one process on the same
  * inputs. Reported as ratios: before against after, and the growth from 1 KB (and 100 KB) to
  * 1 MB for each. The old
  * passes are quadratic or worse on hostile text, so they are timed there at sizes they finish.
@@ -11,8 +11,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { leadingHeading } from '../../service/content/parse/parse-files';
 import { plainText } from '../../service/content/plain-text';
-import { Analyzer } from '../../service/search/analyzer';
-import { buildSnippet } from '../../service/search/snippet';
+import { Analyzer } from '../../service/search/analysis/analyzer';
+import { buildSnippet } from '../../service/search/analysis/snippet';
 import { HEADING_BEFORE, buildSnippetBefore, plainTextBefore } from '../../tools/oracles/regex-text-passes';
 
 const ROOT = join(__dirname, '..', '..');
@@ -120,7 +120,7 @@ export function report(b: TextBench): string {
   const lines = [
     '## Text passes before and after issue 29',
     '',
-    'Median of repeated calls in one process (`bench/text/run.ts`); before = the code as it was (`tools/oracles/regex-text-passes.ts`).',
+    'Median of repeated calls in one process (`bench/text/run.ts`); before = the code as it was (`tools/oracles/text-before.ts`).',
     '',
     '| Pass | before | after | before / after |',
     '|---|---|---|---|',

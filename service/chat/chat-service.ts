@@ -1,6 +1,6 @@
 import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
-import type { Analyzer } from '../search/analyzer';
+import type { Analyzer } from '../search/analysis/analyzer';
 import type { SearchIndex } from '../search/search-index';
 import { passageFor } from './passages';
 import { buildMessages } from './prompt';

@@ -1,4 +1,4 @@
-import { Analyzer } from '../search/analyzer';
+import { Analyzer } from '../search/analysis/analyzer';
 import { countedUsage } from './tokens';
 import type { ChatProvider, Completion, CompletionChunk, CompletionRequest, Passage } from './types';
 

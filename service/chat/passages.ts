@@ -1,7 +1,7 @@
 import type { Item } from '../content/item';
 import { plainTextOf } from '../content/plain-text';
-import type { Analyzer } from '../search/analyzer';
-import { distinctTerms } from '../search/query-plan';
+import type { Analyzer } from '../search/analysis/analyzer';
+import { distinctTerms } from '../search/query/query-plan';
 import type { Passage } from './types';
 
 /** Longest passage per source, characters. */

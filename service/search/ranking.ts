@@ -1,6 +1,6 @@
 import { DEFAULT_SEARCH, type SearchSettings } from '../../configs';
-import type { ExpansionOptions } from './expansion';
-import type { ProximityOptions } from './proximity';
+import type { ExpansionOptions } from './query/expansion';
+import type { ProximityOptions } from './scoring/proximity';
 
 /**
  * Indexed fields: `text` is everything (title, summary, tags and body) and carries plain BM25;

@@ -1,5 +1,5 @@
 import type { Item, ItemType } from '../content/item';
-import type { Analyzer } from './analyzer';
+import type { Analyzer } from './analysis/analyzer';
 
 /** One search as the index sees it (already validated). */
 export interface IndexQuery {

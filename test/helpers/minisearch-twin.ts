@@ -2,11 +2,11 @@
  * A `CompactIndex` and MiniSearch over the same documents, kept in step, and the scores each
  * gives: MiniSearch's own search is the reference of the exhaustive scorer's BM25
  * (test/tools/oracles/exhaustive-scorer.test.ts) and of the expansions' weights
- * (test/service/search/compact-index.test.ts).
+ * (test/service/search/index/compact-index.test.ts).
  */
 import MiniSearch from 'minisearch';
-import { CompactIndex, type Bm25Params } from '../../service/search/compact-index';
-import type { WeightedTerm } from '../../service/search/query-plan';
+import { CompactIndex, type Bm25Params } from '../../service/search/index/compact-index';
+import type { WeightedTerm } from '../../service/search/query/query-plan';
 import { scoreTerms } from '../../tools/oracles/exhaustive-scorer';
 
 export interface Doc {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Analyzer } from '../../service/search/analyzer';
+import { Analyzer } from '../../service/search/analysis/analyzer';
 import type { Vaswani, VaswaniItem } from './vaswani';
 
 /**

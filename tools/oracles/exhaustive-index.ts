@@ -1,23 +1,79 @@
-/**
- * The exhaustive search, kept as the reference that the service's pruned search is compared
- * with: `EmbeddedIndex` with every matching document scored (exhaustive-scorer.ts: no MaxScore,
- * no windows, no slices), the same plan, filters, RM3 and snippets. Property tests prove
- * "pruned == exhaustive" against it (test/service/search/max-score.test.ts, incremental.test.ts)
- * and the side-by-side benchmark times it as the "before". Never used by the service.
- */
-import type { IndexHit, IndexPage, IndexQuery } from '../../service/search/search-index';
-import { EmbeddedIndex, proximityUnit, type Keep } from '../../service/search/embedded-index';
-import { proximityRerank } from '../../service/search/proximity';
+import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from '../../service/search/search-index';
+import type { Item } from '../../service/content/item';
+import { EmbeddedIndex, proximityUnit, type EmbeddedIndexOptions, type IndexSeams, type Keep, type QueryPlan } from '../../service/search/embedded-index';
+import type { Analyzer } from '../../service/search/analysis/analyzer';
+import type { RankingOptions } from '../../service/search/ranking';
+import { proximityRerank } from '../../service/search/scoring/proximity';
 import { atOnce } from '../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from './exhaustive-proximity';
-import { rm3Weights } from '../../service/search/expansion';
-import type { WeightedTerm } from '../../service/search/query-plan';
-import { byRank, topHits, type Scored } from '../../service/search/top-hits';
+import { rm3Weights } from '../../service/search/query/expansion';
+import type { WeightedTerm } from '../../service/search/query/query-plan';
+import { byRank, topHits, type Scored } from '../../service/search/scoring/top-hits';
 import { scoreTerms } from './exhaustive-scorer';
 
 type RankQuery = Pick<IndexQuery, 'text' | 'type' | 'tag'>;
 
-export class ExhaustiveIndex extends EmbeddedIndex {
+/**
+ * The exhaustive search, kept as the reference that the service's pruned search is compared
+ * with: an `EmbeddedIndex` (`pruned`) with every matching document scored (exhaustive-scorer.ts:
+ * no pruning, no windows, no slices), the same plan, filters, RM3 and snippets. It reads the
+ * index through its seams (`EmbeddedIndex.seams`: the plan, filters, feedback vectors and
+ * snippets) and the postings only through `postingsView()`. Writes and `search` go to the
+ * pruned index, so one object answers both ways. Property tests prove "pruned == exhaustive"
+ * against it (test/service/search/scoring/max-score.test.ts, incremental.test.ts) and the
+ * side-by-side benchmark times it as the "before". Never used by the service.
+ */
+export class ExhaustiveIndex implements SearchIndex {
+  /** The index whose contents, plan and snippets the exhaustive search reads; `search` is its pruned one. */
+  readonly pruned: EmbeddedIndex;
+  private readonly seams: IndexSeams;
+
+  constructor(opts: EmbeddedIndexOptions = {}) {
+    this.pruned = new EmbeddedIndex(opts);
+    this.seams = this.pruned.seams();
+  }
+
+  get engine(): string {
+    return this.pruned.engine;
+  }
+
+  get analyzer(): Analyzer {
+    return this.pruned.analyzer;
+  }
+
+  get ranking(): RankingOptions {
+    return this.pruned.ranking;
+  }
+
+  upsert(items: readonly Item[]): Promise<void> {
+    return this.pruned.upsert(items);
+  }
+
+  remove(ids: readonly string[]): Promise<void> {
+    return this.pruned.remove(ids);
+  }
+
+  replaceAll(items: readonly Item[]): Promise<void> {
+    return this.pruned.replaceAll(items);
+  }
+
+  /** The pruned search's page (`EmbeddedIndex.search`). */
+  search(query: IndexQuery): Promise<IndexPage> {
+    return this.pruned.search(query);
+  }
+
+  size(): number {
+    return this.pruned.size();
+  }
+
+  plan(text: string): QueryPlan {
+    return this.seams.plan(text);
+  }
+
+  queryTerms(text: string): string[] {
+    return this.pruned.queryTerms(text);
+  }
+
   /** `search`'s page, every match scored: the oracle of the pruned search (same ids, scores, total, snippets). */
   exhaustive(query: IndexQuery): IndexPage {
     const { highlight, hits } = this.match(query);
@@ -25,7 +81,7 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     const wanted = query.snippets === false ? undefined : highlight;
     return {
       total: hits.length,
-      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.snippet({ ...h, doc: this.compact.shortId(h.id)! }, wanted) : '' })),
+      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.seams.snippet({ ...h, doc: this.shortId(h.id) }, wanted) : '' })),
     };
   }
 
@@ -47,21 +103,21 @@ export class ExhaustiveIndex extends EmbeddedIndex {
     // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
     const highlight = new Set(plan.scored.map(([t]) => t));
     if (!terms.length) return { terms, highlight, hits: [] };
-    const keep = this.filterFor(query.type, query.tag);
+    const keep = this.seams.filter(query.type, query.tag);
     // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
     if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups).sort(byRank) };
     let hits = this.runExact(plan.scored, keep);
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
     if (expand && hits.length > 0) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(this.compact.shortId(h.id)!) }));
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.seams.vector(this.shortId(h.id)) }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
     hits.sort(byRank);
     const p = this.ranking.proximity;
-    const source = p.weight > 0 ? exhaustiveProximitySource(this.compact.postingsView()) : undefined;
+    const source = p.weight > 0 ? exhaustiveProximitySource(this.seams.postingsView()) : undefined;
     if (source) {
-      const docs = hits.slice(0, p.depth).map((h) => this.compact.shortId(h.id)!);
+      const docs = hits.slice(0, p.depth).map((h) => this.shortId(h.id));
       hits = atOnce(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
     }
     return { terms, highlight, hits };
@@ -75,13 +131,18 @@ export class ExhaustiveIndex extends EmbeddedIndex {
    */
   private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
     const r = this.ranking;
-    const { ids, scores, matched } = scoreTerms(this.compact.postingsView(), terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const { ids, scores, matched } = scoreTerms(this.seams.postingsView(), terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
     const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
-      if (keep && !keep(ids[i], this.compact.shortId(ids[i])!)) continue;
-      const factor = !r.coordination ? 1 : groups ? this.groupsMatched(this.compact.shortId(ids[i])!, groups) : matched[i];
+      if (keep && !keep(ids[i], this.shortId(ids[i]))) continue;
+      const factor = !r.coordination ? 1 : groups ? this.seams.groupsMatched(this.shortId(ids[i]), groups) : matched[i];
       out.push({ id: ids[i], score: scores[i] * factor });
     }
     return out;
+  }
+
+  /** The short id of an indexed document (`PostingsView.shortId`). */
+  private shortId(id: string): number {
+    return this.seams.postingsView().shortId(id)!;
   }
 }

@@ -1,14 +1,14 @@
 /**
- * The reference of the proximity stage's counting (service/search/proximity.ts): window counts
+ * The reference of the proximity stage's counting (service/search/scoring/proximity.ts): window counts
  * by the sweep's own plain rule (bench/search/ranking-sweep.ts `windows`: for each a in order,
  * the first unused b of the document within the span) over positions read one term at a time,
  * and a pair's window document frequency by visiting every live posting of its first term (no
  * cache, no galloping intersection, no appended/base split). Read through `PostingsView` only.
  * Never used by the service.
  */
-import type { PostingsView } from '../../service/search/compact-index';
-import type { WindowCounts } from '../../service/search/positions';
-import type { ProximitySource } from '../../service/search/proximity';
+import type { PostingsView } from '../../service/search/index/postings-view';
+import type { WindowCounts } from '../../service/search/index/positions';
+import type { ProximitySource } from '../../service/search/scoring/proximity';
 
 /** Window counts as the sweep counts them. */
 export function naiveWindows(pa: readonly number[], pb: readonly number[], window: number): WindowCounts {

@@ -6,8 +6,8 @@
  */
 import { basename } from 'node:path';
 import type { ItemInput } from '../../service/content/item';
-import type { Analyzer, TokenSpan } from '../../service/search/analyzer';
-import { escapeHtml } from '../../service/search/snippet';
+import type { Analyzer, TokenSpan } from '../../service/search/analysis/analyzer';
+import { escapeHtml } from '../../service/search/analysis/snippet';
 
 /** `plainText` before issue 29: a chain of regular expressions, some quadratic (`^\s*` with /gm, `[^\]]*`, `[^>]*`). */
 export function plainTextBefore(markdown: string): string {

@@ -1,7 +1,7 @@
 import type { Item } from '../../../service/content/item';
 import { PASSAGE_CHARS, PASSAGE_SCAN, passageFor } from '../../../service/chat/passages';
 import { keepPlainText, plainTextOf } from '../../../service/content/plain-text';
-import { Analyzer } from '../../../service/search/analyzer';
+import { Analyzer } from '../../../service/search/analysis/analyzer';
 
 const at = '2026-01-01T00:00:00.000Z';
 const item = (body: string, summary?: string): Item => ({

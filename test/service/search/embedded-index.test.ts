@@ -1,12 +1,12 @@
 import type { Item } from '../../../service/content/item';
-import { Analyzer } from '../../../service/search/analyzer';
-import { rm3Weights } from '../../../service/search/expansion';
+import { Analyzer } from '../../../service/search/analysis/analyzer';
+import { rm3Weights } from '../../../service/search/query/expansion';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
 import { DEFAULT_RANKING } from '../../../service/search/ranking';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
-import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query-plan';
+import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
-import { buildSnippet } from '../../../service/search/snippet';
+import { buildSnippet } from '../../../service/search/analysis/snippet';
 
 const at = '2026-01-01T00:00:00.000Z';
 const doc = (id: string, title: string, body: string, extra: Partial<Item> = {}): Item => ({

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Item } from '../../../service/content/item';
 import { createLogger } from '../../../service/lib/logger';
-import { CompactIndex, type SealedIndex } from '../../../service/search/compact-index';
+import { CompactIndex, type SealedIndex } from '../../../service/search/index/compact-index';
 import { EmbeddedIndex, SEGMENT_KEY } from '../../../service/search/embedded-index';
-import { SEGMENT_FILE, SegmentStore } from '../../../service/search/segment-store';
+import { SEGMENT_FILE, SegmentStore } from '../../../service/search/index/segment-store';
 
 /**
  * `EmbeddedIndex.persistBeforeExit` (issue 37: a graceful stop leaves an intact segment): what

@@ -1,0 +1,550 @@
+import { crc32 } from 'node:zlib';
+import type { Item, ItemType } from '../content/item';
+import { itemFingerprint } from '../content/item-fingerprint';
+import { plainTextOf, plainTextOfInSteps } from '../content/plain-text';
+import { TimeSlicer } from '../lib/yield-to-loop';
+import { Analyzer } from './analysis/analyzer';
+import { CompactIndex } from './index/compact-index';
+import type { SealedIndex } from './index/merge';
+import type { SegmentStore } from './index/segment-store';
+import type { QueryGate } from './query-gate';
+import type { IndexedField } from './ranking';
+
+/*
+ * The life of the embedded index's data, apart from its queries (embedded-index.ts): the
+ * `CompactIndex` served and its documents' metadata, writes in order, the build and swap of a new
+ * index, the restore from a persisted segment with the metadata entered lazily, the idle
+ * checkpoint and the persist before exit.
+ */
+
+// The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
+const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
+const NO_TAGS: readonly string[] = [];
+// The field whose token positions are kept, for proximity (`proximity.ts`): `text` holds every term.
+const POSITIONS_FIELD: IndexedField = 'text';
+
+/** What a hit's filter and snippet read of a document. */
+export interface DocMeta {
+  readonly type: ItemType;
+  /** Lower-cased. */
+  readonly tags: readonly string[];
+  /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
+  body: string;
+  plain: boolean;
+  readonly summary: string;
+}
+
+const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+
+/**
+ * The metadata of a document taken from a persisted segment: read from its item when first
+ * needed, so that a start does not read every item (a store may parse items lazily).
+ */
+class RestoredMeta implements DocMeta {
+  plain = false;
+  private lowered: readonly string[] | undefined;
+  private text: string | undefined;
+  constructor(
+    readonly type: ItemType,
+    private readonly item: Item,
+  ) {}
+  get tags(): readonly string[] {
+    return (this.lowered ??= lowerTags(this.item.tags));
+  }
+  get body(): string {
+    return this.text ?? this.item.body;
+  }
+  set body(text: string) {
+    this.text = text;
+  }
+  get summary(): string {
+    return this.item.summary ?? '';
+  }
+}
+
+/** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
+interface Analysed {
+  readonly fields: string[][];
+  readonly meta: DocMeta;
+  readonly fingerprint: number;
+}
+
+// Bodies at least this long are made plain and analysed in slices (yielding to the event loop between them).
+const LARGE_TEXT = 32_768;
+
+
+/**
+ * What a persisted segment's terms were made with: the fields, and the analyser's output on a
+ * probe text (stopwords, folding, stemming, numbers); a segment made otherwise is not loaded.
+ */
+export const SEGMENT_KEY = (() => {
+  const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
+  const terms = new Analyzer().analyze(probe).join(' ');
+  // `search-segment/3`: issue 28's sixth slice added positions, so every older segment is refused
+  // (and rebuilt) once anyway; the key took the name of what it is then (it was `minisearch-index/2`).
+  return `search-segment/3;fields=${FIELDS.join(',')};positions=${POSITIONS_FIELD};analyzer=${crc32(terms).toString(16)}`;
+})();
+
+/** More changed items than this share of a persisted segment's documents: rebuild instead of re-indexing them. */
+const REPLAY_LIMIT = 0.5;
+
+/** Where the index served from the start came from (its first `replaceAll`), for the start's log line. */
+export interface IndexOrigin {
+  /** `segment`: restored from the persisted segment; `content`: built by analysing every item. */
+  readonly from: 'segment' | 'content';
+  /** Documents indexed. */
+  readonly documents: number;
+  /** Items analysed at the start: changed or new since the segment, or every item when built from the content. */
+  readonly reindexed: number;
+}
+
+/**
+ * What `persistBeforeExit` did: `persisted` (what was appended, or a segment already asked for,
+ * is on disk now), `current` (the file already covered the index), `timed-out` (the budget ran
+ * out: the file holds an older segment, whole), `failed` (the write failed: logged by the
+ * segment store), `off` (no segments).
+ */
+export interface ExitPersist {
+  readonly outcome: 'persisted' | 'current' | 'timed-out' | 'failed' | 'off';
+  /** Documents in the index at the stop. */
+  readonly documents: number;
+  /**
+   * Documents appended or deleted since the last merge when the stop began (`CompactIndex.unmergedDocs`,
+   * a merge under way included): what the stop had to persist, and what a timed-out stop left out.
+   */
+  readonly appended: number;
+  readonly ms: number;
+}
+
+
+/** Keeps a document (its id, its short id) or not (type and tag filters). */
+export type Keep = (id: string, doc: number) => boolean;
+
+
+/** Options of `IndexLifecycle`: `EmbeddedIndexOptions`' own, and what the embedded index shares with it. */
+export interface LifecycleOptions {
+  readonly analyzer: Analyzer;
+  /** The embedded index's queries: writes and merges wait for the one under way. */
+  readonly gate: QueryGate;
+  readonly segments?: SegmentStore;
+  /** @default 30000 */
+  readonly checkpointIdleMs?: number;
+  readonly minMergeDocs?: number;
+  /** @default 10 */
+  readonly indexSliceMs?: number;
+}
+
+/**
+ * The `CompactIndex` an `EmbeddedIndex` serves and everything that changes it: writes (one at a
+ * time, in slices, waiting for the query under way), builds swapped in whole, the restore from a
+ * persisted segment (`SegmentStore`) with the restored documents' metadata entered after the
+ * start, merges persisted after writes pause, and the persist on a graceful stop.
+ */
+export class IndexLifecycle {
+  private readonly analyzer: Analyzer;
+  private served: CompactIndex;
+  private docs = new Map<string, DocMeta>();
+  /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
+  private pendingMeta: Item[] | undefined;
+  /** The same items by their short id at the restore, while `pendingMeta` is pending (`meta`). */
+  private pendingByDoc: Array<Item | undefined> | undefined;
+  private pendingAt = 0;
+  /** `fillMeta` under way, started by a write (`enterRestored`). */
+  private filling: Promise<void> | undefined;
+  private readonly indexSliceMs: number;
+  private readonly segments: SegmentStore | undefined;
+  private readonly checkpointIdleMs: number;
+  private readonly minMergeDocs: number | undefined;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  // Set by `persistBeforeExit`: no idle checkpoint is armed any more.
+  private stopping = false;
+  private origin: IndexOrigin | undefined;
+  // Only the first full build (the start) may come from a persisted segment.
+  private segmentTried = false;
+  // New bases of indexes not yet swapped in (a build in progress), persisted once they are.
+  private readonly sealedAside = new WeakMap<CompactIndex, SealedIndex>();
+  // Writes run one at a time, in order: a sliced `replaceAll` must not lose an upsert made
+  // into the index it is about to replace.
+  private writing: Promise<void> = Promise.resolve();
+  // Queries run in slices, one at a time; writes wait for the one under way.
+  private readonly gate: QueryGate;
+
+  constructor(opts: LifecycleOptions) {
+    this.analyzer = opts.analyzer;
+    this.gate = opts.gate;
+    this.minMergeDocs = opts.minMergeDocs;
+    this.segments = opts.segments;
+    this.checkpointIdleMs = opts.checkpointIdleMs ?? 30_000;
+    this.indexSliceMs = opts.indexSliceMs ?? 10;
+    this.served = this.create();
+  }
+
+  /** The index served now (a `replaceAll` swaps in another). */
+  get compact(): CompactIndex {
+    return this.served;
+  }
+
+  private create(): CompactIndex {
+    const compact: CompactIndex = new CompactIndex(FIELDS, { positions: POSITIONS_FIELD, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    return compact;
+  }
+
+  /** Persists a new base of the index `compact()` once it is the one served. */
+  private sealedHandler(compact: () => CompactIndex | undefined): (sealed: SealedIndex) => void {
+    return (sealed) => {
+      const m = compact();
+      if (!m) return;
+      if (m === this.served) this.segments?.save(sealed, SEGMENT_KEY);
+      else this.sealedAside.set(m, sealed);
+    };
+  }
+
+  /** Swaps in a built index, and persists its base. */
+  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[], pendingByDoc?: Array<Item | undefined>): void {
+    this.served = compact;
+    this.docs = docs;
+    this.pendingMeta = pending;
+    this.pendingByDoc = pendingByDoc;
+    this.pendingAt = 0;
+    const sealed = this.sealedAside.get(compact);
+    this.sealedAside.delete(compact);
+    if (sealed) this.segments?.save(sealed, SEGMENT_KEY);
+  }
+
+  /** Settles once background merges are done and the segments they made are written (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await this.writing;
+    await this.filling;
+    await this.served.merged();
+    await this.segments?.flush();
+  }
+
+  /** Where the index served since the start came from; undefined before the first `replaceAll` ends. */
+  get startedFrom(): IndexOrigin | undefined {
+    return this.origin;
+  }
+
+  /**
+   * On a graceful stop, after the server stopped taking requests: waits for the writes under
+   * way, merges what was appended or deleted since the last merge (the idle checkpoint's merge,
+   * in the same slices) and writes the segment, within `budgetMs`. Out of time, the segment store
+   * is abandoned (`SegmentStore.abandon`): the file keeps the last segment written whole, which
+   * the next start checks and brings up to date from the content as at every start. A budget of
+   * 0 or less starts nothing. Arms no idle checkpoint afterwards.
+   */
+  async persistBeforeExit(budgetMs: number): Promise<ExitPersist> {
+    const started = performance.now();
+    const segments = this.segments;
+    this.stopping = true;
+    clearTimeout(this.checkpointTimer);
+    const appended = this.served.unmergedDocs;
+    const result = (outcome: ExitPersist['outcome']): ExitPersist => ({ outcome, documents: this.served.documentCount, appended, ms: Math.round(performance.now() - started) });
+    if (!segments) return result('off');
+    if (budgetMs <= 0) {
+      segments.abandon();
+      return result('timed-out');
+    }
+    const writesBefore = segments.writeCount;
+    const work = (async () => {
+      for (;;) {
+        const writing = this.writing;
+        await writing;
+        await this.served.merged();
+        // A write that came meanwhile (a request past the drain) goes in first.
+        if (this.writing !== writing) continue;
+        if (!this.served.unmerged) break;
+        await this.gate.quiet();
+        this.served.checkpoint();
+      }
+      await segments.flush();
+      return 'done' as const;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<'timed-out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed-out'), budgetMs);
+    });
+    try {
+      if ((await Promise.race([work, outOfTime])) === 'timed-out') {
+        segments.abandon();
+        return result('timed-out');
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!segments.current) return result('failed');
+    return result(segments.writeCount > writesBefore ? 'persisted' : 'current');
+  }
+
+  /**
+   * The index of `items` from the persisted segment, if there is a usable one: its documents
+   * whose fingerprint still matches are taken as they are, the others re-indexed from `items`,
+   * documents no longer in `items` deleted. Undefined (logged) when there is none, it is
+   * unusable, or too much changed since it was written.
+   */
+  private async restore(
+    items: readonly Item[],
+    slicer: TimeSlicer,
+  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined>; replayed: boolean; reindexed: number } | undefined> {
+    const store = this.segments!;
+    const started = performance.now();
+    const loaded = await store.read(SEGMENT_KEY);
+    if (!loaded) return undefined;
+    const ref: { compact?: CompactIndex } = {};
+    let compact: CompactIndex;
+    try {
+      compact = await CompactIndex.restore(loaded.sealed, { positions: POSITIONS_FIELD, sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
+    } catch (e) {
+      store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
+      return undefined;
+    }
+    ref.compact = compact;
+    const n = loaded.sealed.ids.length;
+    const seen = new Uint8Array(n);
+    const docs = new Map<string, DocMeta>();
+    const changed: Item[] = [];
+    // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
+    const unchanged: Item[] = [];
+    const byDoc = new Array<Item | undefined>(n);
+    const sealedIds = loaded.sealed.ids;
+    for (let i = 0, next = 0; i < items.length; i++) {
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+      const item = items[i];
+      // The store mostly lists items in the order they were indexed: try the next id first.
+      const d = next < n && sealedIds[next] === item.id ? next : compact.shortId(item.id);
+      if (d !== undefined) next = d + 1;
+      if (d !== undefined && !seen[d] && compact.fingerprint(d) === itemFingerprint(item)) {
+        unchanged.push(item);
+        byDoc[d] = item;
+      } else changed.push(item);
+      if (d !== undefined) seen[d] = 1;
+    }
+    const removed: string[] = [];
+    for (let d = 0; d < n; d++) if (!seen[d]) removed.push(loaded.sealed.ids[d]);
+    const info = { file: store.file, bytes: loaded.bytes, documents: n, changed: changed.length, removed: removed.length };
+    if (changed.length + removed.length > REPLAY_LIMIT * Math.max(n, items.length)) {
+      store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
+      return undefined;
+    }
+    for (const id of removed) compact.discard(id);
+    for (const item of changed) {
+      await slicer.maybeYield();
+      const a = await this.analyse(item, slicer);
+      compact.discard(item.id);
+      docs.set(item.id, a.meta);
+      compact.add(item.id, a.fields, a.fingerprint);
+    }
+    store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
+    // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
+    const replayed = changed.length + removed.length > 0;
+    if (replayed) compact.checkpoint();
+    return { compact, docs, unchanged, byDoc, replayed, reindexed: changed.length };
+  }
+
+  /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
+  private metaDocs(): Map<string, DocMeta> {
+    const pending = this.pendingMeta;
+    if (pending) {
+      for (let i = this.pendingAt; i < pending.length; i++) this.enterMeta(pending[i]);
+      this.pendingMeta = undefined;
+      this.pendingByDoc = undefined;
+    }
+    return this.docs;
+  }
+
+  /**
+   * Enters a restored item's metadata in `docs`, unless a write since the restore replaced it
+   * (its metadata is in `docs`) or removed it (no longer indexed).
+   */
+  private enterMeta(item: Item): void {
+    if (!this.docs.has(item.id) && this.served.has(item.id)) this.docs.set(item.id, new RestoredMeta(item.type, item));
+  }
+
+  /**
+   * The metadata of `id`, short id `doc`. While the restored documents' metadata is still being
+   * entered (`fillMeta`), a restored one is made from its item, found by its short id, instead of
+   * entering all the rest first (at 1M documents that was a 2 s step in the first query after a
+   * start). A write sets its own documents' metadata in `docs`, so an item under its short id is
+   * the document's unless a merge renumbered them since, hence the check of the id.
+   */
+  meta(id: string, doc: number): DocMeta | undefined {
+    const known = this.docs.get(id);
+    if (known || !this.pendingMeta) return known;
+    const item = this.pendingByDoc?.[doc];
+    if (item?.id === id) return new RestoredMeta(item.type, item);
+    return this.metaDocs().get(id);
+  }
+
+  /**
+   * At the first write after a restore (a write looks documents up by id): enters the rest of a
+   * restored base's ids into the index's id map (`CompactIndex.fillIds`), in slices, and starts
+   * entering its documents' metadata into `docs` (`fillMeta`) in the background. Writes set and delete
+   * their own documents' metadata meanwhile (`enterMeta` leaves those alone); the merges that
+   * follow writes renumber documents, after which `meta` no longer finds a restored item by its
+   * short id (it finds it in `docs` once entered).
+   */
+  private async enterRestored(): Promise<void> {
+    if (this.served.idsPending > 0) await this.served.fillIds(this.indexSliceMs);
+    if (this.pendingMeta && !this.filling) {
+      const filling = (this.filling = this.fillMeta(this.indexSliceMs).finally(() => {
+        if (this.filling === filling) this.filling = undefined;
+      }));
+    }
+  }
+
+  /** Whether the restored documents' metadata is not all entered in `docs` yet (tests). */
+  get metadataPending(): boolean {
+    return this.pendingMeta !== undefined;
+  }
+
+  /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
+  private async fillMeta(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    const pending = this.pendingMeta;
+    while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
+      const i = this.pendingAt++;
+      this.enterMeta(pending[i]);
+      if ((i & 1023) === 1023) await slicer.maybeYield();
+    }
+    if (pending && this.pendingMeta === pending) {
+      this.pendingMeta = undefined;
+      this.pendingByDoc = undefined;
+    }
+  }
+
+  /**
+   * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
+   * each text is analysed once) and its metadata. A very large body is made plain (unless its
+   * plain text is kept on the item) and analysed in slices through `slicer`, so indexing it never
+   * holds the event loop for long.
+   */
+  private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
+    // A large body's plain text (unless the ingest kept it on the item) a pass at a time too.
+    const body = item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
+    const summary = item.summary ?? '';
+    const a = this.analyzer;
+    const title = a.analyze(item.title);
+    const tags = a.analyze(item.tags.join(' '));
+    const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
+    const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
+    return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
+  }
+
+  private serial(write: () => Promise<void>): Promise<void> {
+    const done = this.writing.then(write);
+    this.writing = done.catch(() => undefined);
+    void done.then(
+      () => this.armCheckpoint(),
+      () => undefined,
+    );
+    return done;
+  }
+
+  /** (Re)starts the idle timer after which what was written since the last merge is merged and persisted. */
+  private armCheckpoint(): void {
+    if (!this.segments || this.checkpointIdleMs <= 0 || this.stopping) return;
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.served.checkpoint()), this.checkpointIdleMs);
+    this.checkpointTimer.unref();
+  }
+
+  /**
+   * Adds or replaces items, one at a time, yielding to the event loop between slices (and within
+   * a very large item); an item's old version is served until its new one is indexed whole.
+   */
+  upsert(items: readonly Item[]): Promise<void> {
+    return this.serial(async () => {
+      const slicer = new TimeSlicer(this.indexSliceMs);
+      // Not in the turn the write was called or the previous one ended in.
+      await slicer.begin();
+      await this.enterRestored();
+      for (const item of items) {
+        await slicer.maybeYield();
+        const a = await this.analyse(item, slicer);
+        if (await this.gate.quiet()) slicer.restart();
+        this.served.discard(item.id);
+        this.docs.set(item.id, a.meta);
+        this.served.add(item.id, a.fields, a.fingerprint);
+      }
+    });
+  }
+
+  /**
+   * Removes items by id (unknown ids are ignored), without a rebuild: their postings become
+   * tombstones, dropped at the index's next segment merge.
+   */
+  remove(ids: readonly string[]): Promise<void> {
+    return this.serial(async () => {
+      await this.enterRestored();
+      await this.gate.quiet();
+      for (const id of ids) {
+        if (this.served.discard(id)) this.docs.delete(id);
+      }
+    });
+  }
+
+  /**
+   * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
+   * items are analysed into the forward index, then the postings are filled in one pass, also
+   * in slices.
+   */
+  replaceAll(items: readonly Item[]): Promise<void> {
+    return this.serial(async () => {
+      const slicer = new TimeSlicer(this.indexSliceMs);
+      if (this.segments && !this.segmentTried) {
+        this.segmentTried = true;
+        const restored = await this.restore(items, slicer);
+        if (restored) {
+          const { compact } = restored;
+          // The vocabulary's look-up structures before ready, in slices (~50–100 ms of CPU at
+          // 200,000 documents, 49k terms): built after ready, a prefix or fuzzy look-up in the
+          // first few hundred ms scanned every term (a few ms a term).
+          await compact.fillVocabulary(this.indexSliceMs);
+          await this.gate.quiet();
+          this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
+          this.origin = { from: 'segment', documents: compact.documentCount, reindexed: restored.reindexed };
+          // The id map is filled in the background (writes need it; queries look nothing up by
+          // id). Queries find a restored document's metadata by its short id (`meta`,
+          // `filterFor`): it is entered from the first write on (`enterRestored`), not after
+          // ready, where entering it (a million objects at 1M) took ~7% of the first 10 s of
+          // queries' CPU. Unless the restore re-indexed items: its merge (`checkpoint`)
+          // renumbers the documents, so it is entered now, as before.
+          const ids = compact.fillIds(this.indexSliceMs);
+          if (restored.replayed) void ids.then(() => this.enterRestored());
+          return;
+        }
+      }
+      const docs = new Map<string, DocMeta>();
+      const compact = this.create();
+      for (const item of items) {
+        await slicer.maybeYield();
+        const a = await this.analyse(item, slicer);
+        docs.set(item.id, a.meta);
+        compact.load(item.id, a.fields, a.fingerprint);
+      }
+      await compact.sealInSlices(this.indexSliceMs);
+      await this.gate.quiet();
+      this.swapIn(compact, docs);
+      this.origin ??= { from: 'content', documents: compact.documentCount, reindexed: items.length };
+      void compact.fillVocabulary(this.indexSliceMs);
+    });
+  }
+
+  /**
+   * The type and tag filter. A restored document whose metadata is not entered yet is judged
+   * from its item, found by its short id (as `meta` finds it; a lazy item answers its type and
+   * tags without being parsed), so a filtered query does not enter every restored document first.
+   */
+  filterFor(type?: ItemType, tag?: string): Keep | undefined {
+    if (!type && !tag) return undefined;
+    const t = tag?.toLowerCase();
+    return (id, doc) => {
+      const d = this.docs.get(id);
+      if (d) return (!type || d.type === type) && (!t || d.tags.includes(t));
+      const item = this.pendingMeta && this.pendingByDoc?.[doc];
+      if (item && item.id === id) return (!type || item.type === type) && (!t || item.tags.some((x) => x.toLowerCase() === t));
+      const m = this.pendingMeta && this.metaDocs().get(id);
+      return !!m && (!type || m.type === type) && (!t || m.tags.includes(t));
+    };
+  }
+}

@@ -1,0 +1,335 @@
+import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import { SegmentedIndex } from './segmented-index';
+import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
+import { wholeScorer } from './whole-score';
+
+/** BM25 parameters in MiniSearch's names: saturation `k` (k1), length normalisation `b`, BM25+ floor `d`. */
+export interface Bm25Params {
+  readonly k: number;
+  readonly b: number;
+  readonly d: number;
+}
+
+/**
+ * Postings per 32-document word a part of a term's postings must hold for `unionSize` to keep it
+ * as a bitmap (OR-ed in a word at a time instead of one step per posting): at 2 the bitmap takes
+ * at most half the bytes of the part's document ids.
+ */
+export const UNION_BITMAP_DENSITY = 2;
+
+/** Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` … `lo·32 + 31`; returns `words`. */
+function setBits(docs: Int32Array, words: Int32Array, lo: number): Int32Array {
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    words[(d >>> 5) - lo] |= 1 << (d & 31);
+  }
+  return words;
+}
+
+/** A term's live postings in document order with their tfs per searched field, and what scores them. */
+interface TermPostings {
+  /**
+   * The live postings in parts, each in document order: the base segment's (shared with
+   * `baseRun` unless documents were deleted), then the appended segments'. A document is in one
+   * part only.
+   */
+  readonly parts: Array<{
+    readonly docs: Int32Array;
+    /** Per searched field, parallel to `docs` (0 = not in that field); null when the part's documents lack the term there. */
+    readonly tfs: Array<Uint16Array | null>;
+    /** At least the largest Σ over fields of field boost × BM25 value in this part. */
+    readonly maxImpact: number;
+    /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
+    readonly blockMax: Float64Array;
+    /**
+     * Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds), when
+     * the term was to be read twice at its first use at this index version, else filled in at its
+     * second use (queries between writes read them instead of computing each value again).
+     */
+    vals?: Array<Float64Array | null>;
+    /** Counted by `unionSize` before, by scattering its documents (its bitmap is made at the next count). */
+    counted?: boolean;
+    /** Its documents as a bitmap of the 32-document words `lo` .. (`unionSize`), once counted twice and dense enough. */
+    bits?: { readonly lo: number; readonly words: Int32Array };
+  }>;
+  /** Per searched field (0 where no live document's field holds the term). */
+  readonly idf: number[];
+}
+
+/**
+ * A term's postings assembled for queries over the segments of `SegmentedIndex`: per searched
+ * field, with BM25 values and block bounds, cached for the index version; the cursors the scorers
+ * walk (`cursor.ts`), and the number of documents they match together.
+ */
+export class PostingsIndex extends SegmentedIndex {
+  private postingCache = new Map<string, TermPostings>();
+  // Bytes each cached entry holds beyond the base runs it shares (`scoredBytes`).
+  private postingCacheSizes = new Map<string, number>();
+  private postingCacheKey = '';
+  private postingCacheSize = 0;
+  // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
+  private fieldLengths = new FieldLengths();
+  // Scratch bitmap of `unionSize`, all zero between calls.
+  private unionBits = new Int32Array(0);
+
+  /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
+  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params, keepValues: boolean): TermPostings | undefined {
+    const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
+    if (key !== this.postingCacheKey) {
+      this.postingCache.clear();
+      this.postingCacheSizes.clear();
+      this.postingCacheKey = key;
+      this.postingCacheSize = 0;
+    }
+    const cached = this.postingCache.get(term);
+    if (cached) {
+      this.postingCache.delete(term);
+      this.postingCache.set(term, cached);
+      if (!cached.parts[0].vals) this.fillValues(term, cached, fields, boost, bm25);
+      return cached;
+    }
+    const t = this.termIds.get(term);
+    if (t === undefined || fields.every((f) => this.df[f][t] === 0)) return undefined;
+    // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
+    // a bound from its largest tf and shortest length: no pass over it per write. Only the
+    // appended segments' part is gathered, sorted and bounded exactly here.
+    const run = this.runs.get(this.base, this.nf, t);
+    const { ids } = this;
+    const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    const parts: TermPostings['parts'] = [];
+    if (run) {
+      // The values and the exact bounds, per block and in all: one pass over the run (cached
+      // with the postings for the index version, so repeated queries between writes do not pay it again).
+      const dead = this.deadBase > 0;
+      const runTfs = fields.map((f) => run.tfs[f] ?? null);
+      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined, keepValues);
+      const maxImpact = largest(blockMax);
+      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals: keepValues ? vals : undefined });
+      else {
+        const keep: number[] = [];
+        for (let i = 0; i < run.docs.length; i++) if (ids[run.docs[i]] !== undefined) keep.push(i);
+        if (keep.length) {
+          const docs = Int32Array.from(keep, (i) => run.docs[i]);
+          const tfs = runTfs.map((from) => (from ? Uint16Array.from(keep, (i) => from[i]) : null));
+          // A block of the kept postings takes the largest bound of the run blocks they come from.
+          const kept = keepValues ? vals.map((v) => v && Float64Array.from(keep, (i) => v[i])) : undefined;
+          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: kept });
+        }
+      }
+    }
+    this.ensureScratch();
+    const stamp = this.nextStamp();
+    const { termStamp } = this;
+    const appended: number[] = [];
+    for (const f of fields) {
+      this.eachAppendedPosting(f, t, (doc) => {
+        if (termStamp[doc] === stamp) return;
+        termStamp[doc] = stamp;
+        appended.push(doc);
+      });
+    }
+    if (appended.length) {
+      appended.sort((x, y) => x - y);
+      const at = this.acc;
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = i;
+      const tfs = fields.map((f) => {
+        let out: Uint16Array | null = null;
+        this.eachAppendedPosting(f, t, (doc, tf) => {
+          out ??= new Uint16Array(appended.length);
+          out[at[doc]] = tf;
+        });
+        return out as Uint16Array | null;
+      });
+      for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
+      const docs = Int32Array.from(appended);
+      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+    }
+    if (!parts.length) return undefined;
+    const entry: TermPostings = { parts, idf };
+    this.postingCache.set(term, entry);
+    const size = scoredBytes(parts, run?.docs);
+    this.postingCacheSizes.set(term, size);
+    this.postingCacheSize += size;
+    const budget = scoredCacheBudget(this.basePostingBytes());
+    for (const [old] of this.postingCache) {
+      if (this.postingCacheSize <= budget || old === term) break;
+      this.postingCache.delete(old);
+      this.postingCacheSize -= this.postingCacheSizes.get(old) ?? 0;
+      this.postingCacheSizes.delete(old);
+    }
+    return entry;
+  }
+
+  /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
+  private fillValues(term: string, p: TermPostings, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): void {
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    let added = 0;
+    for (const part of p.parts) {
+      part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
+      for (const v of part.vals) added += v?.byteLength ?? 0;
+    }
+    this.countCached(term, added);
+  }
+
+  /** Counts `bytes` more in a cached term's entry (values or a bitmap added to it after it was cached). */
+  private countCached(term: string, bytes: number): void {
+    this.postingCacheSizes.set(term, (this.postingCacheSizes.get(term) ?? 0) + bytes);
+    this.postingCacheSize += bytes;
+  }
+
+  /** Bytes of the base segment's postings (document ids and tfs, every field). */
+  private basePostingBytes(): number {
+    let n = 0;
+    for (let f = 0; f < this.nf; f++) n += this.base.docs[f].byteLength + this.base.tfs[f].byteLength;
+    return n;
+  }
+
+  /**
+   * Cursors over `terms` for the top-k scorers (terms absent from the index left out), with the
+   * fields, weights and BM25 the exhaustive oracle scores with, and, when `count`, the number of
+   * documents they match together (of those `keep` keeps; else 0).
+   */
+  cursors(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep?: (docId: number) => boolean,
+  ): { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number } {
+    const job = this.cursorJob(terms, boost, bm25, count, keep, true);
+    for (;;) {
+      const r = job.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * `cursors` a step at a time (a term's postings, or a cursor's share of the count, per step),
+   * for a query that yields to the event loop between steps. The index must not change until
+   * the job is done. `keepValues`: keep the values of terms used for the first time at this
+   * index version (the query reads them again); else only their bounds are kept, and their
+   * values are filled in at their next use.
+   */
+  *cursorJob(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep?: (docId: number) => boolean,
+    keepValues = true,
+  ): Generator<void, { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number }> {
+    const fields = this.searched(boost);
+    const boosts = fields.map((f) => boost[this.fields[f]]);
+    const cursors: ScoreCursor[] = [];
+    const termOf: number[] = [];
+    // Each cursor's part of its term's cached postings, and the term (`unionSize`).
+    const partOf: Array<TermPostings['parts'][number]> = [];
+    const termNames: string[] = [];
+    const seen = new Set<string>();
+    const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
+    for (const [term, weight] of terms) {
+      if (!(weight > 0)) continue;
+      const p = this.postings(term, fields, boosts, bm25, keepValues);
+      if (!p) continue;
+      // A term's parts hold disjoint documents: each document meets the term in one cursor,
+      // in the term's place in the query, so sums and distinct-term counts are unchanged.
+      const distinct = !seen.has(term);
+      seen.add(term);
+      const factors = boosts.map((b) => weight * b);
+      for (const part of p.parts) {
+        const scale = weight * (1 + 1e-9);
+        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: scaled(part.blockMax, scale), distinct });
+        termOf.push(this.termIds.get(term)!);
+        partOf.push(part);
+        termNames.push(term);
+      }
+      yield;
+    }
+    const { nf, fwdStart, fwdTerm, fwdTf, lengths } = this;
+    const whole = wholeScorer({ nf, fwdStart, fwdTerm, fwdTf, lengths }, cursors, termOf, scoring);
+    if (!count) return { cursors, total: 0, whole };
+    return { cursors, total: yield* this.unionSize(cursors, partOf, termNames, keep), whole };
+  }
+
+  /**
+   * Documents in at least one cursor (of those `keep` keeps): set in a bitmap, then counted a
+   * 32-document word at a time over the words the cursors span (each word cleared as it is
+   * counted). A part is set one branch-free step per posting, or, once it has been counted
+   * before at this index version and holds at least `UNION_BITMAP_DENSITY` postings per word it
+   * spans, by OR-ing its own bitmap in a word at a time (made then, kept with its cached postings
+   * and counted in the cache's bytes: at most half its documents' bytes). An RM3 query's ~45
+   * terms hold ~1.3M postings at 1M documents, mostly in the long lists of common terms, where a
+   * word of the bitmap stands for several postings.
+   */
+  private *unionSize(cursors: readonly ScoreCursor[], parts: ReadonlyArray<TermPostings['parts'][number]>, terms: readonly string[], keep?: (docId: number) => boolean): Generator<void, number> {
+    const words = (this.next + 31) >>> 5;
+    if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
+    const bits = this.unionBits;
+    let lo = words;
+    let hi = 0;
+    for (let c = 0; c < cursors.length; c++) {
+      const { docs } = cursors[c];
+      const n = docs.length;
+      if (n === 0) continue;
+      const first = docs[0] >>> 5;
+      const last = docs[n - 1] >>> 5;
+      lo = Math.min(lo, first);
+      hi = Math.max(hi, last + 1);
+      const part = parts[c];
+      if (!part.bits && part.counted && n >= (last - first + 1) * UNION_BITMAP_DENSITY && this.postingCache.get(terms[c])?.parts.includes(part)) {
+        part.bits = { lo: first, words: setBits(docs, new Int32Array(last - first + 1), first) };
+        this.countCached(terms[c], part.bits.words.byteLength);
+      }
+      if (part.bits) {
+        const { lo: at, words: own } = part.bits;
+        for (let w = 0; w < own.length; w++) bits[at + w] |= own[w];
+      } else {
+        setBits(docs, bits, 0);
+        part.counted = true;
+      }
+      yield;
+    }
+    let total = 0;
+    for (let w = lo; w < hi; w++) {
+      let x = bits[w];
+      if (x === 0) continue;
+      bits[w] = 0;
+      if (keep) {
+        for (; x !== 0; x &= x - 1) if (keep((w << 5) + 31 - Math.clz32(x & -x))) total += 1;
+        continue;
+      }
+      x -= (x >>> 1) & 0x55555555;
+      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+      total += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+    }
+    return total;
+  }
+}
+
+/** The largest of `xs` (0 when empty). */
+function largest(xs: Float64Array): number {
+  let most = 0;
+  for (const x of xs) if (x > most) most = x;
+  return most;
+}
+
+/**
+ * Block bounds of the postings kept from a run (their indices `keep`, increasing): kept block c
+ * holds kept postings c·BLOCK_SIZE .. (c + 1)·BLOCK_SIZE − 1, which sit in the run's blocks from
+ * that of its first to that of its last; their largest bound is the kept block's.
+ */
+function keptBlockMax(runMax: Float64Array, keep: readonly number[]): Float64Array {
+  const out = new Float64Array(blockCount(keep.length));
+  for (let c = 0; c < out.length; c++) {
+    const from = keep[c << BLOCK_SHIFT] >> BLOCK_SHIFT;
+    const to = keep[Math.min(keep.length, (c + 1) << BLOCK_SHIFT) - 1] >> BLOCK_SHIFT;
+    let most = 0;
+    for (let b = from; b <= to; b++) if (runMax[b] > most) most = runMax[b];
+    out[c] = most;
+  }
+  return out;
+}

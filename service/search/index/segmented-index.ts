@@ -1,0 +1,584 @@
+import { AppendedPostings } from './appended-postings';
+import { BaseRunCache, type BaseSegment } from './base-runs';
+import { grow } from './growable';
+import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
+import { PositionWriter } from './positions';
+import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
+
+// Term frequencies are stored in 16 bits; a term repeated more often in one field counts this much.
+const MAX_TF = 0xffff;
+
+/** What a background merge waits on before each slice: queries under way (`QueryGate.quiet`). */
+export interface MergeGate {
+  /** Settles once no query runs; true when it had to wait. */
+  quiet(): Promise<boolean>;
+}
+
+/** Options of `CompactIndex`. */
+export interface CompactIndexOptions {
+  /**
+   * The appended segment is merged into the base once it holds this many documents and an
+   * eighth of the live ones (or once this many and a quarter of the base's documents are
+   * deleted): merges then cost amortised O(1) per write, and the appended segment stays small
+   * next to the base. @default 1024
+   */
+  readonly minMergeDocs?: number;
+  /**
+   * Run merges off the write that triggers them: the new base is built in slices of about
+   * `mergeSliceMs`, yielding to the event loop between them, while searches and writes go on
+   * against the old base (writes land in a fresh appended segment); the new base is swapped in
+   * at the end. Off: a merge runs to its end inside the write (tests). @default true
+   */
+  readonly background?: boolean;
+  /** Longest slice of a background merge, milliseconds. @default 8 */
+  readonly mergeSliceMs?: number;
+  /**
+   * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
+   * image of the documents live when the merge began, for persisting (`segment-file.ts`).
+   */
+  readonly onSealed?: (sealed: SealedIndex) => void;
+  /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
+  readonly gate?: MergeGate;
+  /**
+   * The field whose token sequence is kept (`positions.ts`: per document, each token as the index
+   * of its term among that field's forward entries), for proximity (`windowCounts`, `windowDf`).
+   * @default none: no positions kept
+   */
+  readonly positions?: string;
+}
+
+/**
+ * The storage of `CompactIndex` (see there): documents' short ids, the forward index, positions,
+ * document frequencies and the two segments of postings (the base in CSR form, the appended one),
+ * appends, tombstones, and merges into a new base in the background. What reads postings for
+ * queries is built on it (`PostingsIndex`, then `CompactIndex`).
+ */
+export class SegmentedIndex {
+  protected readonly nf: number;
+  private readonly minMergeDocs: number;
+  protected readonly fieldIds: Readonly<Record<string, number>>;
+  protected ids: Array<string | undefined> = [];
+  private shortIds = new Map<string, number>();
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  protected mapAt = 0;
+  protected mapEnd = 0;
+  protected next = 0;
+  protected live = 0;
+  protected readonly avg: Float64Array;
+  protected lengths: Int32Array = new Int32Array(0);
+  protected fps: Uint32Array = new Uint32Array(0);
+  protected fwdStart: Int32Array = new Int32Array(1);
+  protected fwdTerm: Int32Array = new Int32Array(0);
+  protected fwdTf: Uint16Array = new Uint16Array(0);
+  // Positions of field `posField` (−1: none kept), see `SealedIndex.posStart`.
+  protected readonly posField: number;
+  protected posStart: Int32Array = new Int32Array(1);
+  protected posBytes: Uint8Array = new Uint8Array(0);
+  protected terms: string[] = [];
+  protected termIds = new Map<string, number>();
+  protected df: Int32Array[];
+  protected base: BaseSegment;
+  private tail: AppendedPostings[];
+  // The appended segment a running merge is folding into the new base; still searched until then.
+  private frozenTail: AppendedPostings[] | undefined;
+  private merging: Merging | undefined;
+  private readonly background: boolean;
+  private readonly mergeSliceMs: number;
+  private readonly onSealed: ((sealed: SealedIndex) => void) | undefined;
+  private readonly gate: MergeGate | undefined;
+  private tailDocs = 0;
+  protected deadBase = 0;
+  // Any write moves the version; caches derived from the postings hold for one version.
+  protected version = 0;
+  protected acc = new Float64Array(0);
+  protected termStamp = new Int32Array(0);
+  private stamp = 0;
+  protected slot = new Int32Array(0);
+  protected slotStamp = new Int32Array(0);
+  private slotStampN = 0;
+  // The base segment's runs of the terms searched lately, kept until the next merge.
+  protected readonly runs = new BaseRunCache();
+
+  /** An empty index over `fields`, in the order their scores are summed. */
+  constructor(
+    readonly fields: readonly string[],
+    opts: CompactIndexOptions = {},
+  ) {
+    this.nf = fields.length;
+    this.minMergeDocs = opts.minMergeDocs ?? 1024;
+    this.background = opts.background ?? true;
+    this.mergeSliceMs = opts.mergeSliceMs ?? 8;
+    this.onSealed = opts.onSealed;
+    this.gate = opts.gate;
+    this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
+    this.posField = opts.positions === undefined ? -1 : (this.fieldIds[opts.positions] ?? -1);
+    if (opts.positions !== undefined && this.posField < 0) throw new Error(`CompactIndex: positions of ${opts.positions}, not a field`);
+    this.avg = new Float64Array(this.nf);
+    this.df = fields.map(() => new Int32Array(0));
+    this.tail = fields.map(() => new AppendedPostings());
+    this.base = { end: 0, start: fields.map(() => new Int32Array(1)), docs: fields.map(() => new Int32Array(0)), tfs: fields.map(() => new Uint16Array(0)) };
+  }
+
+  /** Live documents. */
+  get documentCount(): number {
+    return this.live;
+  }
+
+  /** Whether `id` is indexed. */
+  has(id: string): boolean {
+    return this.idMap().has(id);
+  }
+
+  /** The short id of `id`, if indexed. */
+  shortId(id: string): number | undefined {
+    return this.idMap().get(id);
+  }
+
+  /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
+  private idMap(): Map<string, number> {
+    if (this.mapAt < this.mapEnd) {
+      const { ids, shortIds } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) {
+        const id = ids[d];
+        if (id !== undefined) shortIds.set(id, d);
+      }
+      this.mapAt = this.mapEnd;
+    }
+    return this.shortIds;
+  }
+
+  /**
+   * Enters a restored base's ids into the id map in slices of about `sliceMs` (after the start,
+   * like `fillVocabulary`); a look-up before it is done enters the rest first.
+   */
+  async fillIds(sliceMs: number): Promise<void> {
+    const slicer = new TimeSlicer(sliceMs);
+    await yieldToLoop();
+    while (this.mapAt < this.mapEnd) {
+      const d = this.mapAt++;
+      const id = this.ids[d];
+      if (id !== undefined) this.shortIds.set(id, d);
+      if ((d & 1023) === 1023) await slicer.maybeYield();
+    }
+  }
+
+  /** Documents of a restored base not in the id map yet (`fillIds`). */
+  get idsPending(): number {
+    return this.mapEnd - this.mapAt;
+  }
+
+  /** The external id of a short document id. */
+  externalId(docId: number): string {
+    return this.ids[docId] as string;
+  }
+
+  /**
+   * Adds a document (an id not indexed yet) by its analyzed terms per field, searchable at once.
+   * `fingerprint` is kept with it (and persisted) to tell later whether the content changed.
+   */
+  add(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
+    this.append(id, fieldTerms, true, fingerprint);
+    this.tailDocs += 1;
+    this.maybeMerge();
+  }
+
+  /**
+   * Adds a document to the forward index only: it is searchable after `seal()`. Building a whole
+   * index this way fills the postings once, in two passes, instead of growing them per document.
+   */
+  load(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
+    this.append(id, fieldTerms, false, fingerprint);
+  }
+
+  /** Makes every loaded document searchable (merges all postings into the base), in one step. */
+  seal(): void {
+    this.finishMerge();
+    this.startMerge();
+    this.finishMerge();
+  }
+
+  /** `seal`, yielding to the event loop about every `sliceMs` (searches see the old state until the end). */
+  async sealInSlices(sliceMs: number): Promise<void> {
+    this.finishMerge();
+    const m = this.startMerge();
+    const slicer = new TimeSlicer(sliceMs);
+    while (this.merging === m && !this.step(m)) await slicer.maybeYield();
+  }
+
+  /**
+   * Starts a merge (in the background unless `background` is off) if anything was appended or
+   * deleted since the last one: the next `onSealed` then covers every document. For persisting
+   * once writes pause, so a restart has little to re-index.
+   */
+  checkpoint(): void {
+    if (this.merging || !this.unmerged) return;
+    const m = this.startMerge();
+    if (!this.background) this.finishMerge();
+    else void this.drive(m);
+  }
+
+  /** Whether documents were appended or deleted since the base was sealed: a `checkpoint` would merge them. */
+  get unmerged(): boolean {
+    return this.tailDocs > 0 || this.deadBase > 0 || this.base.end !== this.next;
+  }
+
+  /** Documents appended (a replaced one counts again) and base documents deleted since the base was sealed. */
+  get unmergedDocs(): number {
+    return this.next - this.base.end + this.deadBase;
+  }
+
+  /** Settles once no merge is running (tests and benchmarks). */
+  async merged(): Promise<void> {
+    while (this.merging) await this.merging.done;
+  }
+
+  /** The fingerprint a document was added with. */
+  fingerprint(docId: number): number {
+    return this.fps[docId];
+  }
+
+  private termId(term: string): number {
+    let t = this.termIds.get(term);
+    if (t === undefined) {
+      t = this.terms.length;
+      this.terms.push(term);
+      this.termIds.set(term, t);
+      for (let f = 0; f < this.nf; f++) this.df[f] = grow(this.df[f], t + 1);
+      this.slot = grow(this.slot, t + 1);
+      this.slotStamp = grow(this.slotStamp, t + 1);
+    }
+    return t;
+  }
+
+  private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean, fingerprint: number): void {
+    if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
+    const { nf } = this;
+    const d = this.next++;
+    this.ids[d] = id;
+    this.shortIds.set(id, d);
+    this.fps = grow(this.fps, d + 1);
+    this.fps[d] = fingerprint >>> 0;
+    this.lengths = grow(this.lengths, (d + 1) * nf);
+    this.fwdStart = grow(this.fwdStart, (d + 1) * nf + 1);
+    let end = this.fwdStart[d * nf];
+    let posEnd = this.posStart[d];
+    for (let f = 0; f < nf; f++) {
+      const tokens = fieldTerms[f] ?? [];
+      // MiniSearch's running average (`addFieldLength`), so scores match it bit for bit.
+      this.avg[f] = (this.avg[f] * this.live + tokens.length) / (this.live + 1);
+      this.lengths[d * nf + f] = tokens.length;
+      // Distinct terms in order of first occurrence, counted in place: `fwdTerm` from `first` on,
+      // with `slot` (stamped per field of a document) pointing a term id at its entry.
+      const first = end;
+      const stamp = this.nextSlotStamp();
+      const positions = f === this.posField ? new PositionWriter(this.posBytes, this.posStart[d], tokens.length) : undefined;
+      for (const term of tokens) {
+        const t = this.termId(term);
+        if (this.slotStamp[t] === stamp) {
+          positions?.push(this.slot[t] - first);
+          // Saturates at MAX_TF (a Uint16Array would wrap).
+          if (this.fwdTf[this.slot[t]] < MAX_TF) this.fwdTf[this.slot[t]] += 1;
+          continue;
+        }
+        positions?.push(end - first);
+        this.slotStamp[t] = stamp;
+        this.slot[t] = end;
+        this.fwdTerm = grow(this.fwdTerm, end + 1);
+        this.fwdTf = grow(this.fwdTf, end + 1);
+        this.fwdTerm[end] = t;
+        this.fwdTf[end] = 1;
+        end += 1;
+      }
+      const df = this.df[f];
+      for (let i = first; i < end; i++) {
+        const t = this.fwdTerm[i];
+        df[t] += 1;
+        if (index) this.tail[f].add(t, d, this.fwdTf[i]);
+      }
+      this.fwdStart[d * nf + f + 1] = end;
+      if (positions) {
+        this.posBytes = positions.bytes;
+        posEnd = positions.end;
+      }
+    }
+    this.posStart = grow(this.posStart, d + 2);
+    this.posStart[d + 1] = posEnd;
+    this.live += 1;
+    this.version += 1;
+  }
+
+  /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
+  discard(id: string): boolean {
+    const d = this.idMap().get(id);
+    if (d === undefined) return false;
+    const { nf } = this;
+    for (let f = 0; f < nf; f++) {
+      // MiniSearch's `removeFieldLength`.
+      this.avg[f] = this.live === 1 ? 0 : (this.avg[f] * this.live - this.lengths[d * nf + f]) / (this.live - 1);
+      const df = this.df[f];
+      for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
+    }
+    this.ids[d] = undefined;
+    this.shortIds.delete(id);
+    this.live -= 1;
+    this.version += 1;
+    if (d < this.base.end) this.deadBase += 1;
+    if (this.merging && d < this.merging.end) this.merging.deleted.push(d);
+    this.maybeMerge();
+    return true;
+  }
+
+  private maybeMerge(): void {
+    if (this.merging) return;
+    const tailFull = this.tailDocs >= this.minMergeDocs && this.tailDocs * 8 >= this.live;
+    const baseDirty = this.deadBase >= this.minMergeDocs && this.deadBase * 4 >= this.base.end;
+    if (!tailFull && !baseDirty) return;
+    const m = this.startMerge();
+    if (!this.background) this.finishMerge();
+    else void this.drive(m);
+  }
+
+  /**
+   * Begins a merge of every document indexed so far: the appended segment is frozen (still
+   * searched) and new documents go to a fresh one. Runs the job's first step.
+   */
+  private startMerge(): Merging {
+    let settle!: () => void;
+    const done = new Promise<void>((r) => (settle = r));
+    const end = this.next;
+    this.frozenTail = this.tail;
+    this.tail = this.fields.map(() => new AppendedPostings());
+    this.tailDocs = 0;
+    const m: Merging = { job: mergeJob(this.mergeSource(), end), end, deleted: [], done, settle };
+    this.merging = m;
+    this.step(m);
+    return m;
+  }
+
+  /** What a merge job reads of the index, as it is now (`mergeJob`). */
+  private mergeSource(): MergeSource {
+    const { fields, nf, minMergeDocs, posField, terms, ids, avg, df, lengths, fps, fwdStart, fwdTerm, fwdTf, posStart, posBytes } = this;
+    return { fields, nf, minMergeDocs, posField, terms, ids, avg, df, lengths, fps, fwdStart, fwdTerm, fwdTf, posStart, posBytes, recentTerms: () => this.runs.terms() };
+  }
+
+  /** Advances a merge by one step; installs the new base and returns true once it is done. */
+  private step(m: Merging): boolean {
+    const r = m.job.next();
+    if (!r.done) return false;
+    this.install(m, r.value);
+    return true;
+  }
+
+  /** Runs a merge to its end in slices, yielding to the event loop between them. */
+  private async drive(m: Merging): Promise<void> {
+    const slicer = new TimeSlicer(this.mergeSliceMs);
+    // The merge's first step ran in the write that started it; the next ones in turns of their own.
+    await slicer.begin();
+    do {
+      await slicer.maybeYield();
+      if (await this.gate?.quiet()) slicer.restart();
+    } while (this.merging === m && !this.step(m));
+  }
+
+  /** Runs the merge under way (if any) to its end now. */
+  private finishMerge(): void {
+    const m = this.merging;
+    if (m) while (!this.step(m));
+  }
+
+  /**
+   * Swaps a finished merge's base in, in one step: documents added while it ran are renumbered
+   * after it (their forward entries copied, their appended postings shifted), documents deleted
+   * while it ran become tombstones of the new base.
+   */
+  private install(m: Merging, r: MergeResult): void {
+    const { nf } = this;
+    const { sealed, newOf, shortIds } = r;
+    const n = sealed.ids.length;
+    const extra = this.next - m.end;
+    const next = n + extra;
+    const ids: Array<string | undefined> = sealed.ids.slice();
+    let dead = 0;
+    for (const d of m.deleted) {
+      const nd = newOf[d];
+      if (nd < 0 || ids[nd] === undefined) continue;
+      shortIds.delete(ids[nd] as string);
+      ids[nd] = undefined;
+      dead += 1;
+    }
+    for (let d = m.end; d < this.next; d++) {
+      const id = this.ids[d];
+      ids[n + d - m.end] = id;
+      if (id !== undefined) shortIds.set(id, n + d - m.end);
+    }
+    const from = this.fwdStart[m.end * nf];
+    const to = this.fwdStart[this.next * nf];
+    const e = sealed.fwdTerm.length;
+    const fw = r.forward;
+    const posFrom = this.posStart[m.end];
+    const posTo = this.posStart[this.next];
+    const pe = sealed.posBytes.length;
+    if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from && fw.posBytes.length >= pe + posTo - posFrom) {
+      // The documents appended meanwhile fit in the room after the new base: copy theirs only.
+      if (extra > 0) {
+        fw.lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
+        fw.fps.set(this.fps.subarray(m.end, this.next), n);
+        for (let i = 1; i <= extra * nf; i++) fw.fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
+        fw.fwdTerm.set(this.fwdTerm.subarray(from, to), e);
+        fw.fwdTf.set(this.fwdTf.subarray(from, to), e);
+        for (let i = 1; i <= extra; i++) fw.posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
+        fw.posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
+      }
+      this.lengths = fw.lengths;
+      this.fps = fw.fps;
+      this.fwdStart = fw.fwdStart;
+      this.fwdTerm = fw.fwdTerm;
+      this.fwdTf = fw.fwdTf;
+      this.posStart = fw.posStart;
+      this.posBytes = fw.posBytes;
+    } else {
+      const lengths = new Int32Array(next * nf);
+      lengths.set(sealed.lengths);
+      lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
+      const fps = new Uint32Array(next);
+      fps.set(sealed.fingerprints);
+      fps.set(this.fps.subarray(m.end, this.next), n);
+      const fwdStart = new Int32Array(next * nf + 1);
+      fwdStart.set(sealed.fwdStart);
+      for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
+      const fwdTerm = new Int32Array(e + to - from);
+      fwdTerm.set(sealed.fwdTerm);
+      fwdTerm.set(this.fwdTerm.subarray(from, to), e);
+      const fwdTf = new Uint16Array(e + to - from);
+      fwdTf.set(sealed.fwdTf);
+      fwdTf.set(this.fwdTf.subarray(from, to), e);
+      const posStart = new Int32Array(next + 1);
+      posStart.set(sealed.posStart);
+      for (let i = 1; i <= extra; i++) posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
+      const posBytes = new Uint8Array(pe + posTo - posFrom);
+      posBytes.set(sealed.posBytes);
+      posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
+      this.posStart = posStart;
+      this.posBytes = posBytes;
+      this.lengths = lengths;
+      this.fps = fps;
+      this.fwdStart = fwdStart;
+      this.fwdTerm = fwdTerm;
+      this.fwdTf = fwdTf;
+    }
+    const shift = n - m.end;
+    if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
+    this.ids = ids;
+    this.shortIds = shortIds;
+    this.mapAt = this.mapEnd = 0;
+    this.next = next;
+    this.base = r.base;
+    this.runs.reset(r.base, r.runs);
+    this.frozenTail = undefined;
+    this.deadBase = dead;
+    this.version += 1;
+    this.merging = undefined;
+    m.settle();
+    this.onSealed?.(sealed);
+    this.maybeMerge();
+  }
+
+  /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
+  protected eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
+    const { base, ids } = this;
+    const start = base.start[f];
+    if (t + 1 < start.length) {
+      const docs = base.docs[f];
+      const tfs = base.tfs[f];
+      for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
+    }
+    this.eachAppendedPosting(f, t, fn);
+  }
+
+  /** Largest document frequency of `t` over the fields. */
+  protected maxDf(t: number): number {
+    let most = 0;
+    for (let f = 0; f < this.nf; f++) most = Math.max(most, this.df[f][t]);
+    return most;
+  }
+
+  /** The analyzed terms of a document's field with their frequencies, in order of first occurrence. */
+  fieldTerms(docId: number, field: string): Map<string, number> {
+    const f = this.fieldIds[field];
+    const out = new Map<string, number>();
+    const base = docId * this.nf + f;
+    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++) out.set(this.terms[this.fwdTerm[i]], this.fwdTf[i]);
+    return out;
+  }
+
+  /** Terms in a document's field, repeats counted (its BM25 length). */
+  fieldLength(docId: number, field: string): number {
+    return this.lengths[docId * this.nf + this.fieldIds[field]];
+  }
+
+  /** Whether a document's field holds `term`. */
+  hasTerm(docId: number, field: string, term: string): boolean {
+    const t = this.termIds.get(term);
+    if (t === undefined) return false;
+    const base = docId * this.nf + this.fieldIds[field];
+    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++) if (this.fwdTerm[i] === t) return true;
+    return false;
+  }
+
+  /** Those of `terms` a document's field holds, in one pass over its terms (a snippet's matches). */
+  heldTerms(docId: number, field: string, terms: ReadonlySet<string>): Set<string> {
+    const out = new Set<string>();
+    const base = docId * this.nf + this.fieldIds[field];
+    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++) {
+      const t = this.terms[this.fwdTerm[i]];
+      if (terms.has(t)) out.add(t);
+    }
+    return out;
+  }
+
+  protected idf(f: number, t: number): number {
+    const df = this.df[f][t];
+    return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+  }
+
+  private nextSlotStamp(): number {
+    if (++this.slotStampN === 0x7fffffff) {
+      this.slotStamp.fill(0);
+      this.slotStampN = 1;
+    }
+    return this.slotStampN;
+  }
+
+  protected ensureScratch(): void {
+    const n = this.next;
+    if (this.acc.length >= n) return;
+    const size = Math.max(n, this.acc.length * 2, 1024);
+    this.acc = new Float64Array(size);
+    this.termStamp = new Int32Array(size);
+    this.stamp = 0;
+  }
+
+  protected nextStamp(): number {
+    if (++this.stamp === 0x7fffffff) {
+      this.termStamp.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  protected searched(boost: Readonly<Record<string, number>>): number[] {
+    return Object.keys(boost)
+      .filter((f) => boost[f] > 0 && this.fieldIds[f] !== undefined)
+      .map((f) => this.fieldIds[f]);
+  }
+
+  /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
+  protected eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
+    const { ids } = this;
+    const live = (doc: number, tf: number) => {
+      if (ids[doc] !== undefined) fn(doc, tf);
+    };
+    this.frozenTail?.[f].forEach(t, live);
+    this.tail[f].forEach(t, live);
+  }
+}

@@ -1,0 +1,170 @@
+import { grow } from './growable';
+import { BLOCK_SHIFT, blockCount } from './cursor';
+
+/** What a term's BM25 values are computed from: the index's document lengths and live statistics. */
+export interface ValueStats {
+  /** Per document, its length in each of the index's `nf` fields (`doc * nf + field`). */
+  readonly lengths: Int32Array;
+  /** The same per field in 16 bits (`FieldLengths`). */
+  readonly short: readonly Uint16Array[];
+  readonly nf: number;
+  /** Average length per field of the index. */
+  readonly avg: Float64Array;
+  readonly k: number;
+  readonly b: number;
+  readonly d: number;
+}
+
+/** A run of postings scored: the BM25 value per searched field and the bound per block. */
+export interface TermValues {
+  /** Per searched field, the value at each posting (0 where the field lacks the term), or null when no posting's field holds it (all null when not kept). */
+  readonly vals: Array<Float64Array | null>;
+  /** Per block of `1 << BLOCK_SHIFT` postings, the largest Σ over fields of boost × value (deleted documents left out). */
+  readonly blockMax: Float64Array;
+}
+
+/**
+ * The BM25 values of a term's postings `docs` (with their tfs per searched field `fields`, idf
+ * per field `idf`) and the bound of each block, in one pass per field and one over the blocks.
+ * Computing both at once is what a term's first use at an index version costs; before, the
+ * bounds were computed at the first use and every value again at the second (the RM3 pass of
+ * the same query), two passes over postings that at 1M documents run to hundreds of thousands
+ * per common term. The expression and the order of the sums are the exhaustive scorer's, so
+ * the values and bounds agree with it to the last bit. Documents whose `ids` entry is undefined
+ * (deleted) are left out of the bounds when `ids` is given. With `keep` off the values are
+ * computed for the bounds only, not kept: a term the query reads once (an RM3 expansion term, a
+ * short query's expansion) would otherwise allocate 8 bytes per posting and field for nothing
+ * until its next use, and while writes come in (each moves the index version) that allocation
+ * showed in the event-loop stalls of an ingest with queries beside it.
+ */
+export function termValues(
+  docs: Int32Array,
+  tfs: ReadonlyArray<Uint16Array | null>,
+  fields: readonly number[],
+  boost: readonly number[],
+  idf: readonly number[],
+  s: ValueStats,
+  ids?: ReadonlyArray<string | undefined>,
+  keep = true,
+): TermValues {
+  const n = docs.length;
+  const { lengths, short, nf, k, b, d } = s;
+  const k1 = k + 1;
+  // Each posting's Σ over fields of boost × value, summed field after field (the scorer's order).
+  const sum = scratch(n);
+  const vals = fields.map((f, j) => {
+    const t = tfs[j];
+    if (!t) return null;
+    const v = keep ? new Float64Array(n) : undefined;
+    const w = idf[j];
+    const avg = s.avg[f];
+    const bj = boost[j];
+    const len = short[f];
+    for (let i = 0; i < n; i++) {
+      const tf = t[i];
+      if (tf > 0) {
+        const doc = docs[i];
+        let l = len[doc];
+        if (l === LONG) l = lengths[doc * nf + f];
+        const x = w * (d + (tf * k1) / (tf + k * (1 - b + (b * l) / avg)));
+        if (v) v[i] = x;
+        sum[i] += bj * x;
+      }
+    }
+    return v ?? null;
+  });
+  const blockMax = new Float64Array(blockCount(n));
+  for (let i = 0; i < n; i++) {
+    if (ids && ids[docs[i]] === undefined) continue;
+    if (sum[i] > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum[i];
+  }
+  return { vals, blockMax };
+}
+
+let sums = new Float64Array(0);
+
+/** A zeroed scratch array of `n` sums (one for the process: `termValues` runs to its end in one step). */
+function scratch(n: number): Float64Array {
+  if (sums.length < n) sums = new Float64Array(Math.max(n, sums.length * 2));
+  else sums.fill(0, 0, n);
+  return sums;
+}
+
+/**
+ * The least the cache of scored postings (`CompactIndex`'s terms' values and bounds of one
+ * index version) may hold, bytes: what a small index's queries use.
+ */
+export const SCORED_CACHE_MIN_BYTES = 64 << 20;
+
+/**
+ * The most the cache of scored postings may hold, bytes: twice what the base segment's postings
+ * take (`postingBytes`: 6 bytes per posting and field), at least `SCORED_CACHE_MIN_BYTES`. Values
+ * take 8 bytes per posting and field, so every term of the base fits with room for the appended
+ * segment's: the cache grows with the index instead of holding a fixed count (4M postings held
+ * the common terms of 200k documents, not of 1M, where one stream of the 93 Vaswani queries
+ * uses ~14M postings, ~230 MB of values, and the base's postings take 177 MB: a budget of 1×
+ * made that stream evict what it would use again, 2× its CPU per query), and it is bounded
+ * where it used to count only postings not shared with the base.
+ */
+export function scoredCacheBudget(postingBytes: number): number {
+  return Math.max(SCORED_CACHE_MIN_BYTES, 2 * postingBytes);
+}
+
+/** Bytes a term's scored parts hold beyond the arrays they share with `shared` (its base run's documents). */
+export function scoredBytes(parts: ReadonlyArray<{ docs: Int32Array; tfs: ReadonlyArray<Uint16Array | null>; vals?: ReadonlyArray<Float64Array | null>; blockMax: Float64Array }>, shared?: Int32Array): number {
+  let n = 0;
+  for (const p of parts) {
+    n += p.blockMax.byteLength;
+    for (const v of p.vals ?? []) n += v?.byteLength ?? 0;
+    if (p.docs === shared) continue;
+    n += p.docs.byteLength;
+    for (const t of p.tfs) n += t?.byteLength ?? 0;
+  }
+  return n;
+}
+
+/** A length of `FieldLengths` that does not fit in 16 bits: read it from the full table. */
+const LONG = 0xffff;
+
+/**
+ * The documents' field lengths per field in 16 bits, beside the index's table of 32 bits per
+ * document and field (interleaved): a term's pass reads one length per posting, and at 1M
+ * documents the full table is 12 MB, so nearly every posting of a long run missed the cache
+ * there (the single largest cost of a term's first use in the profile). Per field and in 16
+ * bits the text field's lengths take 2 MB. Kept per base segment (a merge renumbers the
+ * documents) and extended to documents appended since; a length of 0xffff or more is read from
+ * the full table.
+ */
+export class FieldLengths {
+  private of: object | undefined;
+  private end = 0;
+  private per: Uint16Array[] = [];
+
+  /** The table for documents `0 … next - 1` of base `base` (any object that changes with the document numbering), from `lengths`. */
+  get(base: object, lengths: Int32Array, nf: number, next: number): readonly Uint16Array[] {
+    if (base !== this.of) {
+      this.of = base;
+      this.end = 0;
+      this.per = [];
+    }
+    if (this.end < next) {
+      for (let f = 0; f < nf; f++) {
+        const out = (this.per[f] = grow(this.per[f] ?? new Uint16Array(0), next));
+        for (let doc = this.end; doc < next; doc++) out[doc] = Math.min(lengths[doc * nf + f], LONG);
+      }
+      this.end = next;
+    }
+    return this.per;
+  }
+}
+
+/**
+ * `xs` times `by`, each (a query's block bounds: a term's cached bounds times its weight). A
+ * plain loop: `Float64Array.prototype.map` calls back per element, and at 1M documents that
+ * call was ~8% of a warm full query's CPU (an RM3 query scales ~20,000 block bounds).
+ */
+export function scaled(xs: Float64Array, by: number): Float64Array {
+  const out = new Float64Array(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = xs[i] * by;
+  return out;
+}

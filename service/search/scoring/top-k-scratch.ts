@@ -1,0 +1,100 @@
+import type { ScoreCursor } from '../index/cursor';
+
+/** The k best values offered with their documents, in a min-heap by value (a scratch reused). */
+export class TopPairs {
+  size = 0;
+  private k = 0;
+  vals = new Float64Array(0);
+  docs = new Int32Array(0);
+
+  reset(k: number): this {
+    if (this.vals.length < k) {
+      this.vals = new Float64Array(k);
+      this.docs = new Int32Array(k);
+    }
+    this.k = k;
+    this.size = 0;
+    return this;
+  }
+
+  /** Offers `v` at `doc`; returns the least value kept once k are (below it, offers change nothing), else −∞. */
+  add(v: number, doc: number): number {
+    const { vals: h, docs: d, k } = this;
+    if (this.size < k) {
+      let at = this.size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (h[parent] <= v) break;
+        h[at] = h[parent];
+        d[at] = d[parent];
+        at = parent;
+      }
+      h[at] = v;
+      d[at] = doc;
+    } else if (v > h[0]) {
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && h[r] < h[l] ? r : l;
+        if (h[c] >= v) break;
+        h[at] = h[c];
+        d[at] = d[c];
+        at = c;
+      }
+      h[at] = v;
+      d[at] = doc;
+    }
+    return this.size < k ? -Infinity : h[0];
+  }
+
+  /** The k-th best value (−∞ with fewer), lowered by a relative 1e-9 (see `knownFloor`). */
+  kth(): number {
+    return this.size < this.k ? -Infinity : this.vals[0] * (1 - 1e-9);
+  }
+}
+
+/**
+ * The accumulator scorers' reusable arrays (`accumulatedTopK`, `boundedTopK`), grown as needed
+ * and all zero between calls: owned by whoever runs queries (an `EmbeddedIndex` keeps one), not
+ * by the scorers' modules. One query uses it at a time.
+ */
+export class TopKScratch {
+  /** Per document, its summed score so far. */
+  score = new Float64Array(0);
+  /** Per document, the distinct terms it met (coordination). */
+  distinct = new Uint16Array(0);
+  /** Per document, met already (`accumulatedTopK`) or its candidate state (`boundedTopK`). */
+  seen = new Uint8Array(0);
+  /** Documents met (`accumulatedTopK`) or the candidates (`boundedTopK`). */
+  docs = new Int32Array(0);
+  /** `boundedTopK`'s best partial sums. */
+  readonly top = new TopPairs();
+  private aliveWords = new Int32Array(0);
+
+  /** Grows the accumulators to the cursors' documents and postings. */
+  grow(cursors: readonly ScoreCursor[]): void {
+    let size = 0;
+    let postings = 0;
+    for (const { docs } of cursors) {
+      if (docs.length > 0) size = Math.max(size, docs[docs.length - 1] + 1);
+      postings += docs.length;
+    }
+    if (this.score.length < size) {
+      this.score = new Float64Array(size);
+      this.distinct = new Uint16Array(size);
+      this.seen = new Uint8Array(size);
+    }
+    if (this.docs.length < postings) {
+      this.docs = new Int32Array(Math.max(postings, this.docs.length * 2));
+    }
+  }
+
+  /** The candidates' bitmap of `boundedTopK`, all zero, for documents up to `hi`. */
+  aliveBits(hi: number): Int32Array {
+    const words = (hi >>> 5) + 1;
+    if (this.aliveWords.length < words) this.aliveWords = new Int32Array(Math.max(words, this.aliveWords.length * 2));
+    return this.aliveWords;
+  }
+}

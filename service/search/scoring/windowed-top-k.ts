@@ -1,0 +1,165 @@
+import { BLOCK_SHIFT, type ScoreCursor } from '../index/cursor';
+import { knownFloor, type TopKOptions } from './top-k';
+import { byRank, type DocHit } from './top-hits';
+
+/**
+ * Postings of a window of `windowedTopK` at least, and of the first one while the scorer's pace
+ * is not known yet: a query over fewer postings is scored in one step. 2^16: during an ingest at
+ * 200k documents (term values rebuilt after every write) a window of `boundedTopK` takes up to
+ * ~10 ms; fixed windows of 2^18 took up to 37 ms there, the longest unit of a query's slices
+ * (issue 28, seventh slice: BENCHMARKS.md).
+ */
+export const WINDOW_POSTINGS = 1 << 16;
+
+/** Scoring time a window is sized for, milliseconds, by default (`EmbeddedIndex` passes its `querySliceMs`). */
+export const WINDOW_MS = 5;
+
+/** How `windowedTopK` cuts a query's postings into windows. */
+export interface WindowSizing {
+  /** Postings of a window at least (and of the first, while no pace is known). @default WINDOW_POSTINGS */
+  readonly postings?: number;
+  /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
+  readonly ms?: number;
+  /** Each scorer's pace at its last window, kept across queries (an index's), apart for passes from known documents: sizes a query's first window too. */
+  readonly pace?: WindowPace;
+  /** The clock windows are timed with. @default performance.now */
+  readonly now?: () => number;
+}
+
+/**
+ * Postings a scorer got through per millisecond in its last window, per scorer and per kind of
+ * pass: one that starts from known documents (`TopKOptions.known`: RM3's expanded pass, ~40
+ * terms from its feedback documents' floor) keeps a pace apart from one that does not (at 200k
+ * both RM3 passes use `boundedTopK`; with one pace, the first pass's faster pace let a whole
+ * expanded pass run as one window, up to 23 ms during a 200k ingest, 15 ms apart). Warm queries
+ * (values kept) score fast and are then scored in one window, as without windows (fixed windows
+ * of 2^16 made full queries at 200k 1.37x slower at the median: each window prunes from its own
+ * best, a lower floor than the whole range's); after writes queries score several times slower
+ * and get windows of about `ms` each.
+ */
+export class WindowPace {
+  private readonly rates = new Map<TopK, number>();
+  private readonly fromKnown = new Map<TopK, number>();
+
+  of(topK: TopK, known = false): number | undefined {
+    return (known ? this.fromKnown : this.rates).get(topK);
+  }
+
+  set(topK: TopK, postingsPerMs: number, known = false): void {
+    (known ? this.fromKnown : this.rates).set(topK, postingsPerMs);
+  }
+}
+
+/**
+ * The pace to size the next window by after one scored at `observed` postings per ms: a slower
+ * pace at once, a faster one at most twice the last (one query's pass can be several times faster
+ * than the next one's: the RM3 pass starts from its feedback documents' floor).
+ */
+export function nextPace(last: number | undefined, observed: number): number {
+  return last === undefined ? observed : Math.min(observed, last * 2);
+}
+
+/** A top-k scorer over cursors (`maxScoreTopK`, `boundedTopK`, `accumulatedTopK`). */
+export type TopK = (cursors: readonly ScoreCursor[], opts: TopKOptions) => DocHit[];
+
+/** First index ≥ `from` of `docs` (increasing) whose document is ≥ `target`. */
+function lowerBound(docs: Int32Array, from: number, target: number): number {
+  let lo = from;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Cursor `c`'s postings `from` .. `to` as a cursor of their own: the same arrays' views, bounded
+ * by the largest block bound among the blocks they sit in (at most `c.bound`), without block
+ * bounds of their own (the window does not start on a block boundary).
+ */
+function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
+  let bound = c.bound;
+  if (c.blockMax) {
+    bound = 0;
+    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++) if (c.blockMax[b] > bound) bound = c.blockMax[b];
+  }
+  return {
+    docs: c.docs.subarray(from, to),
+    tfs: c.tfs.map((t) => t && t.subarray(from, to)),
+    vals: c.vals?.map((v) => v && v.subarray(from, to)),
+    idf: c.idf,
+    scoring: c.scoring,
+    factors: c.factors,
+    bound,
+    distinct: c.distinct,
+  };
+}
+
+/**
+ * `topK(cursors, opts)` computed a window of documents at a time, `pause()` awaited between
+ * windows, so that one query never holds the event loop for long. Windows are ranges of
+ * document ids holding about as many postings as the scorer gets through in `sizing.ms` at its
+ * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings`. Each
+ * window's best `opts.k` are exact (every document's score is summed from the same cursors in
+ * the same order, so to the same bits), and the best `opts.k` of their union, by score then id,
+ * are the whole query's, however the ids are cut. Once k hits are found, a window starts from
+ * their k-th score (`TopKOptions.floor`), so it prunes as the one pass would. A query over
+ * fewer postings than its first window is `topK` as is.
+ */
+export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], opts: TopKOptions, pause: () => Promise<void>, sizing: WindowSizing = {}): Promise<DocHit[]> {
+  const least = sizing.postings ?? WINDOW_POSTINGS;
+  const ms = sizing.ms ?? WINDOW_MS;
+  const now = sizing.now ?? (() => performance.now());
+  const { pace } = sizing;
+  const sized = (rate: number | undefined) => Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms));
+  let postings = 0;
+  let end = 0;
+  for (const { docs } of cursors) {
+    postings += docs.length;
+    if (docs.length > 0) end = Math.max(end, docs[docs.length - 1] + 1);
+  }
+  const fromKnown = opts.known !== undefined;
+  let rate = pace?.of(topK, fromKnown);
+  let target = sized(rate);
+  const timed = (run: () => DocHit[], held: number): DocHit[] => {
+    const started = now();
+    const found = run();
+    const took = now() - started;
+    // A window smaller than `least` (or too fast to time) says little of the pace.
+    if (took > 0 && held >= least) {
+      rate = nextPace(rate, held / took);
+      pace?.set(topK, rate, fromKnown);
+      target = sized(rate);
+    }
+    return found;
+  };
+  if (postings <= target) return timed(() => topK(cursors, opts), postings);
+  // Known documents (`TopKOptions.known`) are scored once over the whole cursors: their floor
+  // holds for every window, where only the window's own known documents would be seen.
+  const base: TopKOptions = opts.known ? { ...opts, known: undefined, floor: knownFloor(cursors, opts) } : opts;
+  const at = new Int32Array(cursors.length);
+  let best: DocHit[] = [];
+  let left = postings;
+  for (let lo = 0; lo < end; ) {
+    // About `target` postings: that share of the ids left (postings spread about evenly over them).
+    const hi = left <= target ? end : Math.min(end, lo + Math.max(1, Math.ceil(((end - lo) * target) / left)));
+    const part: ScoreCursor[] = [];
+    let held = 0;
+    for (let i = 0; i < cursors.length; i++) {
+      const c = cursors[i];
+      const to = lowerBound(c.docs, at[i], hi);
+      if (to > at[i]) part.push(windowOf(c, at[i], to));
+      held += to - at[i];
+      at[i] = to;
+    }
+    // The k-th best score so far: documents of this window below it cannot make the page.
+    const found = timed(() => topK(part, best.length < opts.k ? base : { ...base, floor: Math.max(base.floor ?? -Infinity, best[opts.k - 1].score) }), held);
+    if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
+    left -= held;
+    lo = hi;
+    if (lo < end) await pause();
+  }
+  return best;
+}

@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { CompactIndex } from '../../../../service/search/index/compact-index';
+import type { WeightedTerm } from '../../../../service/search/query/query-plan';
+import { atOnce } from '../../../../service/lib/yield-to-loop';
+import { exhaustiveProximitySource } from '../../../../tools/oracles/exhaustive-proximity';
+import { scoreTerms } from '../../../../tools/oracles/exhaustive-scorer';
+import { bm25, boost, build, expectSameScores, viaScorer, type Doc } from '../../../helpers/minisearch-twin';
+import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
+
+describe('CompactIndex segments', () => {
+  const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
+  const doc = fc.record({ id: fc.integer({ min: 0, max: 12 }), title: fc.array(fc.constantFrom(...WORDS), { maxLength: 3 }), text: fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }) });
+  const op = fc.oneof(
+    doc.map((d) => ({ add: d })),
+    fc.integer({ min: 0, max: 12 }).map((id) => ({ remove: id })),
+    fc.integer({ min: 1, max: 3 }).map((n) => ({ tick: n })),
+  );
+  type Op = { add: { id: number; title: string[]; text: string[] } } | { remove: number } | { tick: number };
+  const terms: WeightedTerm[] = WORDS.map((w, i) => [w, 1 / (i + 1)]);
+
+  /**
+   * Scores, expansions, forward index, positions, window frequencies and fingerprints of `c` are
+   * those of an index built from `final`.
+   */
+  function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, { title: string[]; text: string[]; fp: number }>): void {
+    const rebuilt = new CompactIndex(['title', 'text'], { positions: 'text' });
+    for (const [id, d] of final) rebuilt.load(id, [d.title, d.text]);
+    rebuilt.seal();
+    expect(c.documentCount).toBe(final.size);
+    const score = (x: CompactIndex) => {
+      const { ids, scores } = scoreTerms(x.postingsView(), terms, boost, bm25);
+      return new Map(ids.map((id, i) => [id, scores[i]]));
+    };
+    const got = score(c);
+    const want = score(rebuilt);
+    expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [id, s] of want) expect(got.get(id)).toBeCloseTo(s, 9);
+    const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
+    const terms1 = (x: CompactIndex) => x.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    expect(terms1(c)).toEqual(terms1(rebuilt));
+    for (const [id, d] of final) {
+      const a = c.shortId(id)!;
+      const b = rebuilt.shortId(id)!;
+      expect(c.externalId(a)).toBe(id);
+      expect(c.fieldTerms(a, 'text')).toEqual(rebuilt.fieldTerms(b, 'text'));
+      expect(c.fieldLength(a, 'title')).toBe(d.title.length);
+      expect(c.fingerprint(a)).toBe(d.fp);
+      for (const w of new Set(d.text)) expect(c.positions(a, c.postingsView().termId(w)!)).toEqual(d.text.flatMap((x, i) => (x === w ? [i] : [])));
+    }
+    // Window document frequencies (base cached per merge, tombstones, appended segments) against a plain count.
+    const source = c.proximitySource()!;
+    const plain = exhaustiveProximitySource(c.postingsView())!;
+    for (const [x, y] of [['laser', 'beam'], ['beam', 'laser'], ['water', 'light'], ['light', 'bread']]) {
+      const [a, b] = [source.termId(x), source.termId(y)];
+      if (a === undefined || b === undefined) continue;
+      for (const window of [2, 4]) expect(atOnce(source.windowDf(a, b, window))).toEqual(atOnce(plain.windowDf(a, b, window)));
+    }
+  }
+
+  it.each([
+    ['inside the write that triggers them', false],
+    ['in the background, while writes and searches go on', true],
+  ])('after adds, replacements and deletes across many merges (%s), scores and expands as an index built from the final documents', async (_name, background) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops: Op[]) => {
+        const c = new CompactIndex(['title', 'text'], { positions: 'text', minMergeDocs: 2, background, mergeSliceMs: 0 });
+        const final = new Map<string, { title: string[]; text: string[]; fp: number }>();
+        let fp = 0;
+        for (const o of ops) {
+          if ('add' in o) {
+            const id = `d${o.add.id}`;
+            c.discard(id);
+            c.add(id, [o.add.title, o.add.text], ++fp);
+            final.set(id, { ...o.add, fp });
+          } else if ('remove' in o) {
+            c.discard(`d${o.remove}`);
+            final.delete(`d${o.remove}`);
+          } else {
+            for (let i = 0; i < o.tick; i++) await new Promise((r) => setImmediate(r));
+            // Mid-merge too: the old base, the frozen and the fresh appended segment together.
+            expectBuiltFrom(c, final);
+          }
+        }
+        expectBuiltFrom(c, final);
+        await c.merged();
+        expectBuiltFrom(c, final);
+      }),
+      { numRuns: 150 },
+    );
+  }, PROPERTY_HANG_GUARD_MS);
+
+  it('hands every new base to onSealed: the documents live when its merge began', async () => {
+    const seen: string[][] = [];
+    const c = new CompactIndex(['title', 'text'], {
+      minMergeDocs: 2,
+      mergeSliceMs: 0,
+      onSealed: (s) => {
+        seen.push([...s.ids]);
+        // Exactly its documents' part of the arrays, which have room after it for appends.
+        const n = s.ids.length;
+        expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([n, n * 2, n * 2 + 1, s.fwdTerm.length]);
+        expect(s.fwdTerm.length).toBe(s.fwdStart[n * 2]);
+      },
+    });
+    c.add('a', [['laser'], ['laser beam']]);
+    c.add('b', [['water'], ['water']]);
+    // The merge began with a and b; c arrives and a goes while it runs.
+    c.add('c', [['bread'], ['bread']]);
+    c.discard('a');
+    await c.merged();
+    expect(seen[0]).toEqual(['a', 'b']);
+    expect(c.documentCount).toBe(2);
+    expect(scoreTerms(c.postingsView(), [['laser', 1]], boost, bm25).ids).toEqual([]);
+    expect(scoreTerms(c.postingsView(), [['bread', 1]], boost, bm25).ids).toEqual(['c']);
+  });
+});
+
+describe('CompactIndex forward index', () => {
+  it('keeps terms in order of first occurrence with their counts, saturating tf at 65535, and exact lengths', () => {
+    const c = new CompactIndex(['text']);
+    c.add('x', [['b', 'a', 'b', ...Array.from({ length: 70_000 }, () => 'c')]]);
+    const d = c.shortId('x')!;
+    expect([...c.fieldTerms(d, 'text')]).toEqual([['b', 2], ['a', 1], ['c', 65_535]]);
+    expect(c.fieldLength(d, 'text')).toBe(70_003);
+    expect(c.hasTerm(d, 'text', 'a')).toBe(true);
+    expect(c.hasTerm(d, 'text', 'z')).toBe(false);
+  });
+});
+
+describe('CompactIndex.expansions', () => {
+  const vocab: Doc[] = [
+    { id: 'p', title: 'lasers', text: 'lasing laserlike lasers' },
+    { id: 'q', title: 'water', text: 'watery waters wafer' },
+    { id: 'r', title: 'other', text: 'laser plain words' },
+  ];
+
+  it('scored by the exhaustive scorer, gives the scores of MiniSearch prefix and fuzzy search', () => {
+    const m = build(vocab);
+    for (const term of ['laser', 'water']) {
+      const found = m.c.expansions(term, { prefix: true, fuzzy: 1, scanLimit: 100 });
+      expect(found.map((e) => e.term)).not.toContain(term);
+      const got = viaScorer(m, [[term, 1], ...found.map((e): WeightedTerm => [e.term, e.weight])]);
+      const res = m.m.search(term, { fields: Object.keys(boost), boost, bm25, prefix: true, fuzzy: 1 });
+      expectSameScores(got, new Map(res.map((r) => [r.id as string, r.score])));
+    }
+  });
+
+  it('looks at no more than scanLimit prefix matches', () => {
+    const m = build([{ id: 'x', title: 'x', text: Array.from({ length: 500 }, (_, i) => `term${i}`).join(' ') }]);
+    expect(m.c.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 40 })).toHaveLength(40);
+    expect(m.c.expansions('term', { prefix: true, fuzzy: 0, scanLimit: 1000 })).toHaveLength(500);
+  });
+
+  it('kept between writes, still follows every add and delete', () => {
+    const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, background: false });
+    const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
+    const found = () => c.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    c.add('a', [['lasers'], ['water']]);
+    expect(found()).toEqual(['lasers:1']);
+    found().push('changed by a caller');
+    expect(found()).toEqual(['lasers:1']);
+    c.add('b', [['lasers', 'lase'], ['lasing']]);
+    expect(found()).toEqual(['lase:1', 'lasers:2']);
+    c.discard('a');
+    c.discard('b');
+    expect(found()).toEqual([]);
+    c.add('c', [['laserlike'], []]);
+    expect(found()).toEqual(['laserlike:1']);
+  });
+});
