@@ -2,9 +2,8 @@ import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-clien
 import { monitorEventLoop, type EventLoopDelay, type EventLoopDelayStats } from './event-loop-delay';
 import { LeanHistogram } from './lean-histogram';
 import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
-import { REQUEST_TYPES, type RequestType } from './request-types';
 import type { RequestStats, StatsSnapshot } from './request-stats';
-import { METRIC_FAMILIES as F, METRIC_PREFIX } from '../../contract';
+import { METRIC_FAMILIES as F, METRIC_PREFIX, REQUEST_TYPES, type RequestType } from '../../contract';
 
 /** Occupancy of the search result cache, read at scrape time. */
 export interface CacheStats {
