@@ -3,4 +3,5 @@
  * and types only; imports nothing of ours (docs/architecture.md).
  */
 export * from './metrics';
+export * from './routes';
 export * from './service';

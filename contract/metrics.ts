@@ -107,3 +107,12 @@ export const METRIC_LABELS = {
   /** `state` of the content write-state gauge when the file store takes writes. */
   contentWritesOk: 'ok',
 } as const;
+
+/** A letter grade of the service's performance, best first. */
+export type PerformanceGrade = 'A' | 'B' | 'C' | 'D' | 'F';
+
+/**
+ * How a grade is encoded as the value of `svc_ai_search_performance_grade` (GPA scale): the
+ * service sets the gauge from it, the dashboard maps the values back to letters with it.
+ */
+export const GRADE_VALUES: Readonly<Record<PerformanceGrade, number>> = { A: 4, B: 3, C: 2, D: 1, F: 0 };

@@ -6,6 +6,7 @@ import { metricsMiddleware } from './metrics/middleware';
 import { isOperationalPath } from './metrics/request-types';
 import { opsRouter } from './routes/ops';
 import { searchPageRouter } from './web/search-page';
+import { HTTP_ROUTES } from '../contract';
 
 /** Express's `trust proxy` value for the `TRUST_PROXY` setting (0 = trust nothing). */
 function trustProxyValue(v: number | readonly string[]): number | string[] | false {
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', trustProxyValue(deps.settings.service.trustProxy));
   app.set('etag', false);
   // Where this app's HTTP contract is served (tests find the apps whose answers they prove by it).
-  app.set('openapi', '/api/openapi.json');
+  app.set('openapi', HTTP_ROUTES.openapi.path);
   // One layer for both: operational endpoints go to their router (never counted, never limited),
   // everything else is counted and goes on, so the functional path walks one layer, not two.
   const metrics = metricsMiddleware(deps.stats, deps.metrics);

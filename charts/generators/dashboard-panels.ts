@@ -2,7 +2,7 @@ import type { Settings } from '../../configs';
 import { promNumber } from './format';
 import { settingsQueries } from './promql';
 import { BURN_RATE_ALERTS, errorBudget } from './slo-rules';
-import { METRICS, METRIC_LABELS } from '../../contract';
+import { GRADE_VALUES, METRICS, METRIC_LABELS } from '../../contract';
 
 /** Grafana's rate window macro: at least four scrape intervals, whatever the zoom. */
 export const RATE_INTERVAL = '$__rate_interval';
@@ -48,8 +48,8 @@ export interface DashboardRow {
   readonly panels: readonly PanelSpec[];
 }
 
-/** How `svc_ai_search_performance_grade` encodes letters (the service's GRADE_VALUES). */
-export const GRADE_TEXT: Readonly<Record<string, string>> = { '4': 'A', '3': 'B', '2': 'C', '1': 'D', '0': 'F' };
+/** The letter of each value of `svc_ai_search_performance_grade`: `GRADE_VALUES` read backwards. */
+export const GRADE_TEXT: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(GRADE_VALUES).map(([letter, value]) => [String(value), letter]));
 
 /**
  * The dashboard's panels from settings: every query scoped like the rules (the job, plus the

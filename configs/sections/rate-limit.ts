@@ -1,3 +1,4 @@
+import { HTTP_ROUTES, type HttpRoute, type TierMappingName } from '../../contract';
 import { bool, httpMethod, int, list, num, pathPrefix, url } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 import { DEFAULT_STORE_TOPOLOGY, type StoreTopologySettings } from './kvstore-topology';
@@ -79,6 +80,17 @@ export interface EffectiveRateLimit {
   readonly storeUrl?: string;
 }
 
+/**
+ * The default path prefixes of a tier mapping (spec §4.2), read from the route table: each route
+ * of the mapping contributes its path up to its first parameter (`/api/v1/articles/:id` is under
+ * `/api/v1/articles`), once, in the table's order.
+ */
+function defaultTierPaths(tier: TierMappingName): readonly string[] {
+  const routes: readonly HttpRoute[] = Object.values(HTTP_ROUTES);
+  const prefixes = routes.filter((r) => r.tier === tier).map((r) => r.path.replace(/\/[:*].*$/, ''));
+  return [...new Set(prefixes)];
+}
+
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = {
   enabled: true,
   storageUrl: undefined,
@@ -93,13 +105,10 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = {
   devMultiplier: 5.0,
   prodMultiplier: 1.0,
   mapping: {
-    chat: { paths: ['/api/chat', '/api/v1/chat'], methods: ['POST'] },
-    search: {
-      paths: ['/api/search', '/api/eval', '/api/v1/articles', '/api/v1/projects', '/api/v1/experiences'],
-      methods: ['GET', 'POST'],
-    },
-    upload: { paths: ['/api/ingest', '/api/ingest-batch', '/api/upload'], methods: ['POST', 'PUT', 'PATCH'] },
-    export: { paths: ['/api/export'], methods: ['GET'] },
+    chat: { paths: defaultTierPaths('chat'), methods: ['POST'] },
+    search: { paths: defaultTierPaths('search'), methods: ['GET', 'POST'] },
+    upload: { paths: defaultTierPaths('upload'), methods: ['POST', 'PUT', 'PATCH'] },
+    export: { paths: defaultTierPaths('export'), methods: ['GET'] },
   },
   logExceeded: true,
   logWarnings: false,

@@ -1,8 +1,4 @@
-/** Letter grades, best first. */
-export type PerformanceGrade = 'A' | 'B' | 'C' | 'D' | 'F';
-
-/** How a grade is encoded as the value of `svc_ai_search_performance_grade` (GPA scale). */
-export const GRADE_VALUES: Readonly<Record<PerformanceGrade, number>> = { A: 4, B: 3, C: 2, D: 1, F: 0 };
+import type { PerformanceGrade } from '../../contract';
 
 /** Inputs of the health score. */
 export interface HealthInputs {

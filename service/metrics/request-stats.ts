@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock';
-import { REQUEST_TYPES, type RequestType } from './request-types';
+import { REQUEST_TYPES, type RequestType } from '../../contract';
 
 /** Sum and count of one second of traffic. */
 interface Bucket {

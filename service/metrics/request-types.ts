@@ -1,21 +1,9 @@
-import { PATHS } from '../../contract';
+import { API_PREFIX, HTTP_ROUTES, type HttpRoute, type RequestType } from '../../contract';
 
-/** Request types of `svc_ai_search_requests_by_type_*{type}`. */
-export type RequestType = 'search' | 'chat' | 'ingest' | 'upload' | 'export' | 'eval' | 'content' | 'other';
-/** Every request type, in exposition order. */
-export const REQUEST_TYPES: readonly RequestType[] = ['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other'];
+const ROUTES: readonly HttpRoute[] = Object.values(HTTP_ROUTES);
 
 /** Operational endpoints (spec §4.1): not counted as traffic, never rate limited. */
-export const OPERATIONAL_PATHS: readonly string[] = [
-  PATHS.metrics,
-  PATHS.apiHealth,
-  PATHS.health,
-  PATHS.ready,
-  PATHS.live,
-  '/metrics',
-  '/api/rate-limit',
-  '/api/openapi.json',
-];
+export const OPERATIONAL_PATHS: readonly string[] = ROUTES.filter((r) => r.operational).map((r) => r.path);
 
 const OPERATIONAL = new Set(OPERATIONAL_PATHS);
 
@@ -33,7 +21,7 @@ export function underPrefix(path: string, prefix: string): boolean {
   return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* / */);
 }
 
-/** One route of the functional API, as the routers in service/routes/ declare it. */
+/** One route of the functional API, as the routers in service/routes/ mount it. */
 export interface ApiRoute {
   /** `GET` routes answer `HEAD` too, as Express does. */
   readonly method: 'GET' | 'POST';
@@ -43,30 +31,12 @@ export interface ApiRoute {
 }
 
 /**
- * The functional API's routes: the one classification of a request that both the rate limiter
- * (which tier plan it gets; a request matching none is charged to the ip tier only) and the
- * by-type request metrics use. A test checks it against the routers Express really runs.
+ * The functional API's routes (the route table's rows with a request type): the one
+ * classification of a request that both the rate limiter (which tier plan it gets; a request
+ * matching none is charged to the ip tier only) and the by-type request metrics use. A test
+ * checks it against the routers Express really runs.
  */
-export const API_ROUTES: readonly ApiRoute[] = [
-  { method: 'GET', path: '/api/search', type: 'search' },
-  { method: 'POST', path: '/api/search', type: 'search' },
-  { method: 'POST', path: '/api/chat', type: 'chat' },
-  { method: 'POST', path: '/api/v1/chat', type: 'chat' },
-  { method: 'POST', path: '/api/ingest', type: 'ingest' },
-  { method: 'POST', path: '/api/ingest-batch', type: 'ingest' },
-  { method: 'POST', path: '/api/upload', type: 'upload' },
-  { method: 'GET', path: '/api/export', type: 'export' },
-  { method: 'GET', path: '/api/export/:name', type: 'export' },
-  { method: 'GET', path: '/api/export/*rest', type: 'export' },
-  { method: 'GET', path: '/api/eval', type: 'eval' },
-  { method: 'POST', path: '/api/eval', type: 'eval' },
-  { method: 'GET', path: '/api/v1/articles', type: 'content' },
-  { method: 'GET', path: '/api/v1/articles/:id', type: 'content' },
-  { method: 'GET', path: '/api/v1/projects', type: 'content' },
-  { method: 'GET', path: '/api/v1/projects/:id', type: 'content' },
-  { method: 'GET', path: '/api/v1/experiences', type: 'content' },
-  { method: 'GET', path: '/api/v1/experiences/:id', type: 'content' },
-];
+export const API_ROUTES: readonly ApiRoute[] = ROUTES.flatMap((r) => (r.type ? [{ method: r.method, path: r.path, type: r.type }] : []));
 
 interface CompiledRoute {
   readonly route: ApiRoute;
@@ -90,9 +60,10 @@ function routeRegExp(path: string): RegExp {
 
 /** The first segment after `/api/`, lower-cased: the bucket a path's candidate routes are in. */
 function bucketOf(path: string): string | undefined {
-  if (path.length < 5 || path.charCodeAt(0) !== 47 /* / */ || path.slice(0, 5).toLowerCase() !== '/api/') return undefined;
-  const end = path.indexOf('/', 5);
-  return (end < 0 ? path.slice(5) : path.slice(5, end)).toLowerCase();
+  const n = API_PREFIX.length;
+  if (path.length < n || path.charCodeAt(0) !== 47 /* / */ || path.slice(0, n).toLowerCase() !== API_PREFIX) return undefined;
+  const end = path.indexOf('/', n);
+  return (end < 0 ? path.slice(n) : path.slice(n, end)).toLowerCase();
 }
 
 /**
@@ -107,7 +78,7 @@ export class RouteTable {
   constructor(readonly routes: readonly ApiRoute[]) {
     for (const route of routes) {
       const bucket = bucketOf(route.path);
-      if (bucket === undefined) throw new Error(`route ${route.method} ${route.path} is not under /api/`);
+      if (bucket === undefined) throw new Error(`route ${route.method} ${route.path} is not under ${API_PREFIX}`);
       const list = this.buckets.get(bucket) ?? [];
       list.push({ route, regexp: routeRegExp(route.path) });
       this.buckets.set(bucket, list);

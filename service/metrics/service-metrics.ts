@@ -1,10 +1,9 @@
 import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
 import { monitorEventLoop, type EventLoopDelay, type EventLoopDelayStats } from './event-loop-delay';
 import { LeanHistogram } from './lean-histogram';
-import { GRADE_VALUES, healthScore, performanceGrade, type PerformanceGrade } from './health-score';
-import { REQUEST_TYPES, type RequestType } from './request-types';
+import { healthScore, performanceGrade } from './health-score';
 import type { RequestStats, StatsSnapshot } from './request-stats';
-import { METRIC_FAMILIES as F, METRIC_PREFIX } from '../../contract';
+import { GRADE_VALUES, METRIC_FAMILIES as F, METRIC_PREFIX, REQUEST_TYPES, type PerformanceGrade, type RequestType } from '../../contract';
 
 /** Occupancy of the search result cache, read at scrape time. */
 export interface CacheStats {
@@ -94,7 +93,8 @@ export class ServiceMetrics {
       'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
       () => view().score,
     );
-    derived(F.performanceGrade.name, 'Performance grade, letters A to F, encoded A=4 B=3 C=2 D=1 F=0', () => GRADE_VALUES[view().grade]);
+    const encoding = Object.entries(GRADE_VALUES).map(([letter, value]) => `${letter}=${value}`).join(' ');
+    derived(F.performanceGrade.name, `Performance grade, letters A to F, encoded ${encoding}`, () => GRADE_VALUES[view().grade]);
     const cacheSize = () => sources.cache?.size() ?? 0;
     const cacheMax = () => sources.cache?.maxSize() ?? 0;
     derived(F.cacheSize.name, 'Current cache size (entries in the search result cache)', cacheSize);

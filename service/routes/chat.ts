@@ -9,6 +9,7 @@ import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
 import { countAs } from '../metrics/middleware';
 import type { FeatureContext } from './context';
+import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_HISTORY, MAX_MESSAGE_CHARS } from '../http/contract/chat';
 /**
@@ -124,6 +125,6 @@ export function chatRouter(ctx: FeatureContext, r: Router = Router()): Router {
       res.once('close', () => clearTimeout(grace));
     }
   };
-  r.post(['/api/chat', '/api/v1/chat'], jsonBody(Math.min(CHAT_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), handle);
+  r.post([HTTP_ROUTES.chat.path, HTTP_ROUTES.chatV1.path], jsonBody(Math.min(CHAT_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), handle);
   return r;
 }

@@ -6,6 +6,7 @@ import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { jsonObject } from '../http/json-object';
 import type { FeatureContext } from './context';
+import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_EVAL_K, MAX_EVAL_QUERIES } from '../http/contract/eval';
 /** Largest `POST /api/eval` body, bytes (capped by `MAX_BODY_SIZE`): `MAX_EVAL_QUERIES` queries with their judgments. */
@@ -20,7 +21,7 @@ export const EVAL_BODY_BYTES = 2 * 1024 * 1024;
  */
 export function evalRouter(ctx: FeatureContext, r: Router = Router()): Router {
   let last: EvalReport | undefined;
-  r.post('/api/eval', jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
+  r.post(HTTP_ROUTES.evaluate.path, jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const { queries, k = 10 } = validate(evalRequest, jsonObject(req, '{"queries": [{"query": "words", "relevant": ["some-id"]}], "k": 10}'));
     const judged = queries.map((q) => ({
       query: q.query,
@@ -37,8 +38,8 @@ export function evalRouter(ctx: FeatureContext, r: Router = Router()): Router {
     }
     res.json(last);
   });
-  r.get('/api/eval', (_req, res) => {
-    if (!last) throw new HttpError(404, 'not_found', 'no evaluation has run yet on this replica: POST /api/eval first');
+  r.get(HTTP_ROUTES.lastEvaluation.path, (_req, res) => {
+    if (!last) throw new HttpError(404, 'not_found', `no evaluation has run yet on this replica: ${HTTP_ROUTES.evaluate.method} ${HTTP_ROUTES.evaluate.path} first`);
     res.json(last);
   });
   return r;

@@ -5,6 +5,7 @@ import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { writeChunks } from '../http/write-chunks';
 import type { FeatureContext } from './context';
+import { HTTP_ROUTES } from '../../contract';
 
 const NAMES = [...EXPORTS.keys()].join(', ');
 
@@ -26,7 +27,7 @@ export const EXPORT_STALL_MS = 60_000;
  */
 export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const logger = ctx.deps.logger.child({ component: 'export' });
-  r.get('/api/export/:name', async (req, res) => {
+  r.get(HTTP_ROUTES.export.path, async (req, res) => {
     const { name } = validate(exportParams, req.params, { code: 'invalid_export_name' });
     const spec = EXPORTS.get(name);
     if (!spec) throw new HttpError(404, 'not_found', `no export named "${name}"; available: ${NAMES}`);
@@ -63,11 +64,11 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
     }
   });
   // Several segments (an absolute or relative path after /api/export/): never a file.
-  r.get('/api/export/*rest', () => {
+  r.get(HTTP_ROUTES.exportPath.path, () => {
     throw new HttpError(400, 'invalid_export_name', `an export is named, not a path; available: ${NAMES}`, { field: 'name' });
   });
-  r.get('/api/export', () => {
-    throw new HttpError(404, 'not_found', `name an export: /api/export/<name>, one of ${NAMES}`);
+  r.get(HTTP_ROUTES.exportIndex.path, () => {
+    throw new HttpError(404, 'not_found', `name an export: ${HTTP_ROUTES.exportIndex.path}/<name>, one of ${NAMES}`);
   });
   return r;
 }

@@ -10,6 +10,7 @@ import { stepper } from '../lib/yield-to-loop';
 import { requireWriteAccess } from './auth';
 import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
+import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_BATCH_ITEMS } from '../http/contract/ingest';
 
@@ -71,13 +72,13 @@ const ITEM_BODY_HINT = '{"type": "article", "title": "Hello", "body": "# Hello\\
 export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const guard = requireWriteAccess(ctx.deps.settings);
   const body = jsonBody(ctx.deps.settings.service.maxBodyBytes);
-  r.post('/api/ingest', guard, body, async (req, res) => {
+  r.post(HTTP_ROUTES.ingest.path, guard, body, async (req, res) => {
     const v = validateItem(jsonObject(req, ITEM_BODY_HINT));
     if (!v.ok) throw invalidItem(v.issues);
     const [item] = await storeWrite(() => ctx.content.ingest([v.item]));
     res.status(201).json(item);
   });
-  r.post('/api/ingest-batch', guard, body, async (req, res) => {
+  r.post(HTTP_ROUTES.ingestBatch.path, guard, body, async (req, res) => {
     const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_BODY_HINT}]}`));
     if (items.length > MAX_BATCH_ITEMS) {
       throw new HttpError(413, 'batch_too_large', `items holds ${items.length} items; at most ${MAX_BATCH_ITEMS} per batch`, { field: 'items' });

@@ -8,7 +8,7 @@ import type { RateLimiter } from '../ratelimit/types';
 import { requestClientId } from '../ratelimit/client-key';
 import { rateLimitWarnings } from '../ratelimit/starvation';
 import { SERVICE_VERSION } from '../lib/version';
-import { PATHS, SERVICE_NAME } from '../../contract';
+import { HTTP_ROUTES, SERVICE_NAME } from '../../contract';
 
 /**
  * What the operational endpoints read: the core dependencies, the rate limiter's state, the result
@@ -91,20 +91,20 @@ export function rateLimitRecord(deps: OpsDeps, req: Request) {
 /** Operational endpoints of spec §4.1; never rate limited, not counted as traffic. */
 export function opsRouter(deps: OpsDeps): Router {
   const r = Router();
-  r.get(PATHS.metrics, async (_req, res) => {
+  r.get(HTTP_ROUTES.prometheusMetrics.path, async (_req, res) => {
     const text = await deps.registry.metrics();
     res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').send(text);
   });
-  r.get([PATHS.health, PATHS.apiHealth], (_req, res) => {
+  r.get([HTTP_ROUTES.health.path, HTTP_ROUTES.apiHealth.path], (_req, res) => {
     res.json(healthRecord(deps));
   });
-  r.get(PATHS.live, (_req, res) => {
+  r.get(HTTP_ROUTES.live.path, (_req, res) => {
     res.json({ status: 'alive' });
   });
   // Readiness follows the lifecycle only: a kvstore outage or pause hits every replica at once,
   // and taking them all out of the Service would turn a degraded service (reads, search and
   // memory rate limits still work) into no service. `/health` reports the outage instead.
-  r.get(PATHS.ready, (_req, res) => {
+  r.get(HTTP_ROUTES.ready.path, (_req, res) => {
     const state = deps.lifecycle.state;
     res.status(state === 'ready' ? 200 : 503).json({
       status: state === 'ready' ? 'ready' : 'not_ready',
@@ -113,7 +113,7 @@ export function opsRouter(deps: OpsDeps): Router {
       kvstore_mode: deps.kvstore.mode,
     });
   });
-  r.get('/metrics', (_req, res) => {
+  r.get(HTTP_ROUTES.metrics.path, (_req, res) => {
     const { score, grade, snapshot: s } = deps.metrics.health();
     const cache = deps.features.cache;
     const max = cache.maxSize();
@@ -137,12 +137,12 @@ export function opsRouter(deps: OpsDeps): Router {
       uptime_seconds: Math.round((deps.clock.now() - deps.lifecycle.startedAt) / 1000),
     });
   });
-  r.get('/api/rate-limit', (req, res) => {
+  r.get(HTTP_ROUTES.rateLimit.path, (req, res) => {
     res.json(rateLimitRecord(deps, req));
   });
   // Generated from the route schemas once, on the first request (it does not change at run time).
   let openapi: string | undefined;
-  r.get('/api/openapi.json', (_req, res) => {
+  r.get(HTTP_ROUTES.openapi.path, (_req, res) => {
     openapi ??= JSON.stringify(openApiDocument());
     res.type('application/json').send(openapi);
   });

@@ -5,6 +5,7 @@ import { validate } from '../http/contract/validate';
 import { jsonBody } from '../http/json-body';
 import type { SearchRequest } from '../search/search-service';
 import type { FeatureContext } from './context';
+import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_QUERY_CHARS } from '../http/contract/search';
 /** Largest `POST /api/search` body, bytes (capped by `MAX_BODY_SIZE`): a query and a few parameters. */
@@ -47,10 +48,10 @@ export function parsedQueries(): (url: string, parse: () => SearchRequest) => Se
  */
 export function searchRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const parsed = parsedQueries();
-  r.get('/api/search', async (req, res) => {
+  r.get(HTTP_ROUTES.searchGet.path, async (req, res) => {
     res.json(await ctx.search.search(parsed(req.url, () => parseSearch(req.query))));
   });
-  r.post('/api/search', jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
+  r.post(HTTP_ROUTES.searchPost.path, jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
     const body: unknown = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw badRequest('send a JSON object such as {"q": "words", "limit": 10} with Content-Type: application/json', { field: 'body' });

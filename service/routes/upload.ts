@@ -15,6 +15,7 @@ import type { FeatureContext } from './context';
 import { invalidItem, storeWrite } from './write-errors';
 
 import { MAX_UPLOAD_FILES } from '../http/contract/upload';
+import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_UPLOAD_FILES };
 /** Most items in one upload (all files together). */
@@ -230,7 +231,7 @@ function* answerParts(stored: readonly Item[]): Generator<string> {
  */
 export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const maxBytes = ctx.deps.settings.service.maxBodyBytes;
-  r.post('/api/upload', requireWriteAccess(ctx.deps.settings), async (req: Request, res: Response) => {
+  r.post(HTTP_ROUTES.upload.path, requireWriteAccess(ctx.deps.settings), async (req: Request, res: Response) => {
     if (!req.is('multipart/form-data')) {
       throw new HttpError(415, 'unsupported_media_type', 'send multipart/form-data with the files in the field "file"');
     }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CONTENT_COLLECTIONS, HTTP_ROUTES, type ContentCollection } from '../../../contract/routes';
 import { parseSse } from '../../chat/sse';
 import type { chatAnswerSchema, chatEvents, chatRequest } from './chat';
 import type { listQuery, listResponseSchema } from './content';
@@ -28,7 +29,7 @@ export type BatchOutcome = BatchResponse | BatchRefused;
 export type ChatRequest = z.input<typeof chatRequest>;
 export type ChatAnswer = z.output<typeof chatAnswerSchema>;
 export type ItemType = Item['type'];
-export type Collection = 'articles' | 'projects' | 'experiences';
+export type Collection = ContentCollection;
 /** One server-sent event of a streamed chat answer: its name and its JSON data. */
 export type ChatEvent = { [K in keyof typeof chatEvents]: { readonly event: K; readonly data: z.output<(typeof chatEvents)[K]> } }[keyof typeof chatEvents];
 
@@ -63,6 +64,11 @@ export interface SearchClient {
   chat(request: ChatRequest): Promise<ChatAnswer>;
   /** The answer as it streams (`Accept: text/event-stream`): `sources`, `delta`…, `usage`, then `done` or `error`. */
   chatStream(request: ChatRequest): AsyncGenerator<ChatEvent>;
+}
+
+/** A route table path with its `:name` parameters filled in (percent-encoded). */
+function fill(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/:([A-Za-z_$][\w$]*)/g, (_, name: string) => encodeURIComponent(params[name]));
 }
 
 function query(params: object): string {
@@ -106,15 +112,22 @@ export function createClient(opts: ClientOptions): SearchClient {
     if (!res.ok && !ok.includes(res.status)) throw await apiError(res);
     return (await res.json()) as T;
   }
+  const R = HTTP_ROUTES;
   return {
-    search: (params) => call('GET', `/api/search${query(params)}`),
-    list: (collection, params = {}) => call('GET', `/api/v1/${collection}${query(params)}`),
-    item: (collection, id) => call('GET', `/api/v1/${collection}/${encodeURIComponent(id)}`),
-    ingest: (item) => call('POST', '/api/ingest', item, true),
-    ingestBatch: (items) => call('POST', '/api/ingest-batch', { items }, true, [422]),
-    chat: (request) => call('POST', '/api/chat', request),
+    search: (params) => call(R.searchGet.method, `${R.searchGet.path}${query(params)}`),
+    list: (collection, params = {}) => {
+      const route = R[CONTENT_COLLECTIONS[collection].list];
+      return call(route.method, `${route.path}${query(params)}`);
+    },
+    item: (collection, id) => {
+      const route = R[CONTENT_COLLECTIONS[collection].item];
+      return call(route.method, fill(route.path, { id }));
+    },
+    ingest: (item) => call(R.ingest.method, R.ingest.path, item, true),
+    ingestBatch: (items) => call(R.ingestBatch.method, R.ingestBatch.path, { items }, true, [422]),
+    chat: (request) => call(R.chat.method, R.chat.path, request),
     async *chatStream(request) {
-      const res = await send('POST', '/api/chat', request, false, 'text/event-stream');
+      const res = await send(R.chat.method, R.chat.path, request, false, 'text/event-stream');
       if (!res.ok || !res.body) throw await apiError(res);
       for await (const { event, data } of parseSse(chunks(res.body))) yield { event, data: JSON.parse(data) } as ChatEvent;
     },

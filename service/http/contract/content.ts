@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import type { ContentCollection } from '../../../contract';
+import type { ItemType } from '../../content/item';
 import { listedItemSchema } from './item';
 import { intParam, onceParam } from './params';
+
+/** The item type each content collection of the route table holds. */
+export const COLLECTION_ITEM_TYPES: Readonly<Record<ContentCollection, ItemType>> = { articles: 'article', projects: 'project', experiences: 'experience' };
 
 /** `GET /api/v1/{collection}?limit=&offset=&tag=`. */
 export const listQuery = z.object({

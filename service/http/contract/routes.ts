@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { PATHS } from '../../../contract';
+import { CONTENT_COLLECTIONS, HTTP_ROUTES, type ContentCollection, type HttpRoute, type RouteId } from '../../../contract';
 import { EXPORTS } from '../../content/export';
 import { chatAnswerSchema, chatEvents, chatRequest } from './chat';
-import { itemIdParams, listQuery, listResponseSchema } from './content';
+import { COLLECTION_ITEM_TYPES, itemIdParams, listQuery, listResponseSchema } from './content';
 import { errorSchema, invalidItemSchema, rateLimitedSchema } from './errors';
 import { evalReportSchema, evalRequest } from './eval';
 import { exportNameDoc } from './export';
@@ -52,11 +52,16 @@ const WRITE_REFUSALS: Record<number, ContractResponse> = {
   503: error('The content store cannot take writes now (`store_unavailable`); nothing was stored.'),
 };
 
-const COLLECTION_PATHS = [
-  ['articles', 'article'],
-  ['projects', 'project'],
-  ['experiences', 'experience'],
-] as const;
+/** A route table path in OpenAPI's syntax: `:name` is `{name}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z_$][\w$]*)/g, '{$1}');
+}
+
+/** What an operation takes from the route table: its method, path, operationId and whether it is operational. */
+function route(id: RouteId): Pick<ContractOperation, 'method' | 'path' | 'operationId' | 'operational'> {
+  const r: HttpRoute = HTTP_ROUTES[id];
+  return { method: r.method === 'GET' ? 'get' : 'post', path: openApiPath(r.path), operationId: id, ...(r.operational ? { operational: true } : {}) };
+}
 
 const exportTypes = [...new Set([...EXPORTS.values()].map((e) => e.contentType.split(';')[0].trim()))];
 
@@ -67,9 +72,7 @@ const exportTypes = [...new Set([...EXPORTS.values()].map((e) => e.contentType.s
  */
 export const OPERATIONS: readonly ContractOperation[] = [
   {
-    method: 'get',
-    path: '/api/search',
-    operationId: 'searchGet',
+    ...route('searchGet'),
     summary: 'Search the content',
     tag: 'search',
     description: 'Ranked results with snippets; repeated queries are answered from the result cache until the next write.',
@@ -77,42 +80,37 @@ export const OPERATIONS: readonly ContractOperation[] = [
     responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST },
   },
   {
-    method: 'post',
-    path: '/api/search',
-    operationId: 'searchPost',
+    ...route('searchPost'),
     summary: 'Search the content (parameters as a JSON body)',
     tag: 'search',
     body: { contentType: 'application/json', schema: searchParams },
     responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
   },
-  ...COLLECTION_PATHS.flatMap(([path, type]): ContractOperation[] => [
-    {
-      method: 'get',
-      path: `/api/v1/${path}`,
-      operationId: `list${path[0].toUpperCase()}${path.slice(1)}`,
-      summary: `List the ${path}, newest first, without bodies`,
-      tag: 'content',
-      query: listQuery,
-      responses: { 200: { description: `A page of ${path}.`, content: json(listResponseSchema) }, 400: BAD_REQUEST },
-    },
-    {
-      method: 'get',
-      path: `/api/v1/${path}/{id}`,
-      operationId: `get${type[0].toUpperCase()}${type.slice(1)}`,
-      summary: `One ${type}, with its body`,
-      tag: 'content',
-      pathParams: itemIdParams,
-      responses: {
-        200: { description: `The ${type}.`, content: json(itemSchema) },
-        400: error('The path holds malformed percent-encoding.'),
-        404: error(`No ${type} with this id.`),
+  ...(Object.keys(CONTENT_COLLECTIONS) as ContentCollection[]).flatMap((collection): ContractOperation[] => {
+    const type = COLLECTION_ITEM_TYPES[collection];
+    return [
+      {
+        ...route(CONTENT_COLLECTIONS[collection].list),
+        summary: `List the ${collection}, newest first, without bodies`,
+        tag: 'content',
+        query: listQuery,
+        responses: { 200: { description: `A page of ${collection}.`, content: json(listResponseSchema) }, 400: BAD_REQUEST },
       },
-    },
-  ]),
+      {
+        ...route(CONTENT_COLLECTIONS[collection].item),
+        summary: `One ${type}, with its body`,
+        tag: 'content',
+        pathParams: itemIdParams,
+        responses: {
+          200: { description: `The ${type}.`, content: json(itemSchema) },
+          400: error('The path holds malformed percent-encoding.'),
+          404: error(`No ${type} with this id.`),
+        },
+      },
+    ];
+  }),
   {
-    method: 'post',
-    path: '/api/ingest',
-    operationId: 'ingest',
+    ...route('ingest'),
     summary: 'Store one item',
     tag: 'ingest',
     bearer: true,
@@ -127,9 +125,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
     },
   },
   {
-    method: 'post',
-    path: '/api/ingest-batch',
-    operationId: 'ingestBatch',
+    ...route('ingestBatch'),
     summary: 'Store up to 1,000 items in one atomic write',
     tag: 'ingest',
     bearer: true,
@@ -145,9 +141,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
     },
   },
   {
-    method: 'post',
-    path: '/api/upload',
-    operationId: 'upload',
+    ...route('upload'),
     summary: 'Upload files of items (all or nothing)',
     tag: 'ingest',
     bearer: true,
@@ -162,17 +156,13 @@ export const OPERATIONS: readonly ContractOperation[] = [
     },
   },
   {
-    method: 'get',
-    path: '/api/export',
-    operationId: 'exportIndex',
+    ...route('exportIndex'),
     summary: 'Names the exports (always 404: name one)',
     tag: 'export',
-    responses: { 404: error('Name an export: /api/export/{name}.') },
+    responses: { 404: error(`Name an export: ${openApiPath(HTTP_ROUTES.export.path)}.`) },
   },
   {
-    method: 'get',
-    path: '/api/export/{name}',
-    operationId: 'export',
+    ...route('export'),
     summary: 'Download the content as one file',
     tag: 'export',
     description: 'Streamed as an attachment. A path-like name (separators, dot-segments, several segments) is a 400 `invalid_export_name`; no file is ever read.',
@@ -184,27 +174,21 @@ export const OPERATIONS: readonly ContractOperation[] = [
     },
   },
   {
-    method: 'get',
-    path: '/api/eval',
-    operationId: 'lastEvaluation',
+    ...route('lastEvaluation'),
     summary: "This replica's last evaluation report",
     tag: 'eval',
     responses: { 200: { description: 'The last report.', content: json(evalReportSchema) }, 404: error('No evaluation has run yet on this replica.') },
   },
   {
-    method: 'post',
-    path: '/api/eval',
-    operationId: 'evaluate',
+    ...route('evaluate'),
     summary: "Score the live index with trec_eval's measures",
     tag: 'eval',
     body: { contentType: 'application/json', schema: evalRequest },
     responses: { 200: { description: 'The report.', content: json(evalReportSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
   },
-  ...(['/api/chat', '/api/v1/chat'] as const).map(
-    (path): ContractOperation => ({
-      method: 'post',
-      path,
-      operationId: path === '/api/chat' ? 'chat' : 'chatV1',
+  ...(['chat', 'chatV1'] as const).map(
+    (id): ContractOperation => ({
+      ...route(id),
       summary: 'Answer a question from the content, with sources',
       tag: 'chat',
       description:
@@ -223,69 +207,48 @@ export const OPERATIONS: readonly ContractOperation[] = [
       },
     }),
   ),
-  ...([PATHS.health, PATHS.apiHealth] as const).map(
-    (path): ContractOperation => ({
-      method: 'get',
-      path,
-      operationId: path === PATHS.health ? 'health' : 'apiHealth',
+  ...(['health', 'apiHealth'] as const).map(
+    (id): ContractOperation => ({
+      ...route(id),
       summary: 'The health record',
       tag: 'operations',
-      operational: true,
       responses: { 200: { description: 'Status, stores, rate limiting, health score.', content: json(healthSchema) } },
     }),
   ),
   {
-    method: 'get',
-    path: PATHS.live,
-    operationId: 'live',
+    ...route('live'),
     summary: 'Liveness',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'The process answers.', content: json(liveSchema) } },
   },
   {
-    method: 'get',
-    path: PATHS.ready,
-    operationId: 'ready',
+    ...route('ready'),
     summary: 'Readiness (follows the lifecycle only)',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'Ready.', content: json(readySchema) }, 503: { description: 'Starting or draining.', content: json(readySchema) } },
   },
   {
-    method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
+    ...route('metrics'),
     summary: 'Request metrics as JSON',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'Requests, tokens, cache, by type.', content: json(metricsSchema) } },
   },
   {
-    method: 'get',
-    path: PATHS.metrics,
-    operationId: 'prometheusMetrics',
+    ...route('prometheusMetrics'),
     summary: 'Metrics in the Prometheus text format',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'Prometheus exposition (text format 0.0.4).', content: { 'text/plain': undefined } } },
   },
   {
-    method: 'get',
-    path: '/api/rate-limit',
-    operationId: 'rateLimit',
+    ...route('rateLimit'),
     summary: 'The rate-limit configuration and the key this request is charged to',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'The record of spec §2.2.', content: json(rateLimitRecordSchema) } },
   },
   {
-    method: 'get',
-    path: '/api/openapi.json',
-    operationId: 'openapi',
+    ...route('openapi'),
     summary: 'This document',
     tag: 'operations',
-    operational: true,
     responses: { 200: { description: 'The OpenAPI 3.1 document of the service.', content: { 'application/json': undefined } } },
   },
 ];

@@ -5,6 +5,56 @@
   var __defNormalProp = (obj, key, value2) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value: value2 }) : obj[key] = value2;
   var __publicField = (obj, key, value2) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value2);
 
+  // contract/service.ts
+  var PATHS = {
+    /** The text exposition (spec §1.6: not `/metrics`). */
+    metrics: "/api/metrics/prometheus",
+    /** Health record with `rate_limit`. */
+    health: "/health",
+    /** Health record. */
+    apiHealth: "/api/health",
+    /** Readiness record: the readiness probe. */
+    ready: "/health/ready",
+    /** Liveness record: the startup and liveness probes. */
+    live: "/health/live"
+  };
+
+  // contract/routes.ts
+  var HTTP_ROUTES = {
+    searchGet: { method: "GET", path: "/api/search", type: "search", tier: "search" },
+    searchPost: { method: "POST", path: "/api/search", type: "search", tier: "search" },
+    chat: { method: "POST", path: "/api/chat", type: "chat", tier: "chat" },
+    chatV1: { method: "POST", path: "/api/v1/chat", type: "chat", tier: "chat" },
+    ingest: { method: "POST", path: "/api/ingest", type: "ingest", tier: "upload" },
+    ingestBatch: { method: "POST", path: "/api/ingest-batch", type: "ingest", tier: "upload" },
+    upload: { method: "POST", path: "/api/upload", type: "upload", tier: "upload" },
+    exportIndex: { method: "GET", path: "/api/export", type: "export", tier: "export" },
+    export: { method: "GET", path: "/api/export/:name", type: "export", tier: "export" },
+    /** Several segments after `/api/export/`: the 400 of `export` (a path, not a name). */
+    exportPath: { method: "GET", path: "/api/export/*rest", type: "export", tier: "export", documented: false },
+    lastEvaluation: { method: "GET", path: "/api/eval", type: "eval", tier: "search" },
+    evaluate: { method: "POST", path: "/api/eval", type: "eval", tier: "search" },
+    listArticles: { method: "GET", path: "/api/v1/articles", type: "content", tier: "search" },
+    getArticle: { method: "GET", path: "/api/v1/articles/:id", type: "content", tier: "search" },
+    listProjects: { method: "GET", path: "/api/v1/projects", type: "content", tier: "search" },
+    getProject: { method: "GET", path: "/api/v1/projects/:id", type: "content", tier: "search" },
+    listExperiences: { method: "GET", path: "/api/v1/experiences", type: "content", tier: "search" },
+    getExperience: { method: "GET", path: "/api/v1/experiences/:id", type: "content", tier: "search" },
+    health: { method: "GET", path: PATHS.health, operational: true },
+    apiHealth: { method: "GET", path: PATHS.apiHealth, operational: true },
+    live: { method: "GET", path: PATHS.live, operational: true },
+    ready: { method: "GET", path: PATHS.ready, operational: true },
+    metrics: { method: "GET", path: "/metrics", operational: true },
+    prometheusMetrics: { method: "GET", path: PATHS.metrics, operational: true },
+    rateLimit: { method: "GET", path: "/api/rate-limit", operational: true },
+    openapi: { method: "GET", path: "/api/openapi.json", operational: true }
+  };
+  var CONTENT_COLLECTIONS = {
+    articles: { list: "listArticles", item: "getArticle" },
+    projects: { list: "listProjects", item: "getProject" },
+    experiences: { list: "listExperiences", item: "getExperience" }
+  };
+
   // service/chat/sse.ts
   var SseEventTooLarge = class extends Error {
     constructor(maxEventBytes) {
@@ -109,6 +159,9 @@
       this.name = "ApiError";
     }
   };
+  function fill(path, params) {
+    return path.replace(/:([A-Za-z_$][\w$]*)/g, (_, name) => encodeURIComponent(params[name]));
+  }
   function query(params) {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== void 0 && v !== null) q.set(k, String(v));
@@ -144,15 +197,22 @@
       if (!res.ok && !ok.includes(res.status)) throw await apiError(res);
       return await res.json();
     }
+    const R = HTTP_ROUTES;
     return {
-      search: (params) => call("GET", `/api/search${query(params)}`),
-      list: (collection, params = {}) => call("GET", `/api/v1/${collection}${query(params)}`),
-      item: (collection, id) => call("GET", `/api/v1/${collection}/${encodeURIComponent(id)}`),
-      ingest: (item) => call("POST", "/api/ingest", item, true),
-      ingestBatch: (items) => call("POST", "/api/ingest-batch", { items }, true, [422]),
-      chat: (request) => call("POST", "/api/chat", request),
+      search: (params) => call(R.searchGet.method, `${R.searchGet.path}${query(params)}`),
+      list: (collection, params = {}) => {
+        const route = R[CONTENT_COLLECTIONS[collection].list];
+        return call(route.method, `${route.path}${query(params)}`);
+      },
+      item: (collection, id) => {
+        const route = R[CONTENT_COLLECTIONS[collection].item];
+        return call(route.method, fill(route.path, { id }));
+      },
+      ingest: (item) => call(R.ingest.method, R.ingest.path, item, true),
+      ingestBatch: (items) => call(R.ingestBatch.method, R.ingestBatch.path, { items }, true, [422]),
+      chat: (request) => call(R.chat.method, R.chat.path, request),
       async *chatStream(request) {
-        const res = await send("POST", "/api/chat", request, false, "text/event-stream");
+        const res = await send(R.chat.method, R.chat.path, request, false, "text/event-stream");
         if (!res.ok || !res.body) throw await apiError(res);
         for await (const { event, data } of parseSse(chunks(res.body))) yield { event, data: JSON.parse(data) };
       }

@@ -1,5 +1,6 @@
 import { BURN_RATE_ALERTS, concreteQuery, dashboardPanels, dashboardQueries, DATASOURCE_VARIABLE, grafanaDashboard, toYaml } from '../../../charts';
 import { loadStackSettings } from '../../../charts/stack-settings';
+import { GRADE_VALUES } from '../../../contract';
 import { checkRules, workspace } from '../../../tools/validate';
 import { promTools, requirePromTools } from '../../../tools/harness/prom-tools';
 import { SPEC_FAMILIES } from '../../helpers/spec-families';
@@ -61,6 +62,12 @@ describe('grafanaDashboard', () => {
     expect(byTitle('Latency percentiles').fieldConfig.defaults.thresholds.steps).toEqual([{ value: null, color: 'green' }, { value: 2, color: 'red' }]);
     expect(byTitle('Health score').fieldConfig.defaults.thresholds.steps).toEqual([{ value: null, color: 'red' }, { value: 70, color: 'green' }]);
     expect(byTitle('Performance grade').fieldConfig.defaults.mappings[0].options).toMatchObject({ '4': { text: 'A' }, '0': { text: 'F' } });
+  });
+
+  it('shows every grade the service sets as its own letter: one encoding, GRADE_VALUES of contract/metrics.ts', () => {
+    const options = byTitle('Performance grade').fieldConfig.defaults.mappings[0].options as Json;
+    expect(Object.keys(options).sort()).toEqual(Object.values(GRADE_VALUES).map(String).sort());
+    for (const [letter, value] of Object.entries(GRADE_VALUES)) expect(options[String(value)].text).toBe(letter);
   });
 
   it('scopes every query like the rules: the job, plus the namespace in operator mode', () => {

@@ -1,4 +1,5 @@
-import { GRADE_VALUES, MIN_VOLUME, healthScore, performanceGrade } from '../../../service/metrics/health-score';
+import { GRADE_VALUES } from '../../../contract';
+import { MIN_VOLUME, healthScore, performanceGrade } from '../../../service/metrics/health-score';
 
 describe('health score', () => {
   it('is 100 for a quiet healthy service', () => {
