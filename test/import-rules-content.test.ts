@@ -1,7 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { violationsIn } from './helpers/import-rules';
 
 /**
  * The rules between the rooms of service/content (issue 38) bite: `depcruise` with the
@@ -10,7 +7,6 @@ import { dirname, join, resolve } from 'node:path';
  * is reported under its rule, type-only ones included, and the allowed ones are not. One run
  * (~1 s of CPU).
  */
-const ROOT = resolve(__dirname, '..');
 
 const TREE: Record<string, string> = {
   // allowed: the item model and the store interface at the top; each store room on them, its
@@ -44,28 +40,8 @@ const TREE: Record<string, string> = {
   'service/routes/bad-parts.ts': "import type { RedisContentStore } from '../content/redis-store/redis-content-store';\nexport type X = RedisContentStore;\n",
 };
 
-interface Cruise {
-  summary: { violations: { rule: { name: string }; from: string; to: string }[] };
-}
-
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'import-rules-content-'));
-  for (const [file, text] of Object.entries(TREE)) {
-    mkdirSync(join(dir, dirname(file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test('every forbidden import between the rooms of service/content fails lint under its rule, type-only ones included; the allowed ones pass', () => {
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', '.'],
-    { cwd: dir, encoding: 'utf8', timeout: 60_000 },
-  );
-  expect(run.stderr).toBe('');
-  const found = (JSON.parse(run.stdout) as Cruise).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+  const found = violationsIn(TREE);
   expect(found).toEqual([
     'content-file-store-imports-no-redis-store: service/content/file-store/bad-redis.ts → service/content/redis-store/redis-content-store.ts',
     'content-imports-no-store-room: service/content/bad-store.ts → service/content/file-store/index.ts',

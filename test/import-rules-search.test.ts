@@ -1,7 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { violationsIn } from './helpers/import-rules';
 
 /**
  * The rules between the rooms of service/search/ (issue 38) bite: `depcruise` with the
@@ -10,7 +7,6 @@ import { dirname, join, resolve } from 'node:path';
  * is reported under its rule, type-only ones included, and the allowed ones are not. One run
  * (~1 s of CPU).
  */
-const ROOT = resolve(__dirname, '..');
 const S = 'service/search';
 
 const TREE: Record<string, string> = {
@@ -38,28 +34,8 @@ const TREE: Record<string, string> = {
   [`${S}/analysis/bad-vocabulary.ts`]: "import { TERMS } from '../vocabulary/terms';\nexport const x = TERMS;\n",
 };
 
-interface Cruise {
-  summary: { violations: { rule: { name: string }; from: string; to: string }[] };
-}
-
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'import-rules-search-'));
-  for (const [file, text] of Object.entries(TREE)) {
-    mkdirSync(join(dir, dirname(file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test('every forbidden import between the rooms of service/search fails lint under its rule, type-only ones included; the allowed ones pass', () => {
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', '.'],
-    { cwd: dir, encoding: 'utf8', timeout: 60_000 },
-  );
-  expect(run.stderr).toBe('');
-  const found = (JSON.parse(run.stdout) as Cruise).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+  const found = violationsIn(TREE);
   expect(found).toEqual([
     `search-analysis-imports-no-other-room: ${S}/analysis/bad-vocabulary.ts → ${S}/vocabulary/terms.ts`,
     `search-index-imports-no-scoring-query: ${S}/index/bad-glue.ts → ${S}/embedded.ts`,

@@ -1,7 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { violationsIn } from './helpers/import-rules';
 
 /**
  * The import rules of docs/architecture.md bite: `depcruise` with the repository's own
@@ -9,7 +6,6 @@ import { dirname, join, resolve } from 'node:path';
  * to a temporary folder. Every forbidden import is reported under its rule, type-only ones
  * included, and the allowed ones are not. One run (~1 s of CPU).
  */
-const ROOT = resolve(__dirname, '..');
 
 const TREE: Record<string, string> = {
   // allowed: contract/ uses Node only; configs/ the contract; service/ and charts/ both of those;
@@ -43,28 +39,8 @@ const TREE: Record<string, string> = {
   'service/search/query/query-plan.ts': "import type { Index } from '../index/compact-index';\nexport type Plan = { index?: Index };\n",
 };
 
-interface Cruise {
-  summary: { violations: { rule: { name: string }; from: string; to: string }[] };
-}
-
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'import-rules-'));
-  for (const [file, text] of Object.entries(TREE)) {
-    mkdirSync(join(dir, dirname(file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test('every forbidden import fails lint under its rule, type-only ones and type-only cycles included; the allowed ones pass', () => {
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', '.'],
-    { cwd: dir, encoding: 'utf8', timeout: 60_000 },
-  );
-  expect(run.stderr).toBe('');
-  const found = (JSON.parse(run.stdout) as Cruise).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+  const found = violationsIn(TREE);
   expect(found).toEqual([
     'app-imports-only-the-stack: app/bad-service.ts → service/app.ts',
     'app-imports-only-the-stack: app/bad-test.ts → test/app.test.ts',
