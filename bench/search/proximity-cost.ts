@@ -10,10 +10,11 @@
  *
  *   node --expose-gc -r ts-node/register/transpile-only bench/search/proximity-cost.ts 200000 [reps] [--base <dir>] [--memory-only]
  */
+import type { ProximitySource } from '../../service/search/index/cursor';
 import { join, resolve } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
-import { queryPairs, type ProximitySource } from '../../service/search/scoring/proximity';
+import { queryPairs } from '../../service/search/scoring/proximity';
 import { atOnce } from '../../service/lib/yield-to-loop';
 import { WindowDfCache } from '../../service/search/index/window-df';
 import { growCorpus } from '../../tools/corpus/grow-corpus';

@@ -1,13 +1,15 @@
+import type { WeightedTerm } from './index/cursor';
 import type { Item, ItemType } from '../content/item';
 import { plainText } from '../content/plain-text';
 import { inSlices, TimeSlicer } from '../lib/yield-to-loop';
 import { Analyzer } from './analysis/analyzer';
 import { buildSnippet, leadSnippet } from './analysis/snippet';
-import type { CompactIndex, PostingsView } from './index/compact-index';
+import type { CompactIndex } from './index/compact-index';
+import type { PostingsView } from './index/postings-view';
 import type { SegmentStore } from './index/segment-store';
 import { IndexLifecycle, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
 import { rm3Weights, type TermVector } from './query/expansion';
-import { planQuery, type QueryPlan, type WeightedTerm } from './query/query-plan';
+import { planQuery, type QueryPlan } from './query/query-plan';
 import { QueryGate } from './query-gate';
 import { DEFAULT_RANKING, type RankingOptions } from './ranking';
 import { accumulatedTopK } from './scoring/accumulated-top-k';
@@ -18,9 +20,6 @@ import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
-
-export { SEGMENT_KEY, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
-export type { QueryPlan } from './query/query-plan';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {

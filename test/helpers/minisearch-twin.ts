@@ -4,9 +4,11 @@
  * (test/tools/oracles/exhaustive-scorer.test.ts) and of the expansions' weights
  * (test/service/search/index/compact-index.test.ts).
  */
+import type { WeightedTerm } from '../../service/search/index/cursor';
 import MiniSearch from 'minisearch';
-import { CompactIndex, type Bm25Params } from '../../service/search/index/compact-index';
-import type { WeightedTerm } from '../../service/search/query/query-plan';
+import { CompactIndex } from '../../service/search/index/compact-index';
+import type { Bm25Params } from '../../service/search/index/postings-index';
+
 import { scoreTerms } from '../../tools/oracles/exhaustive-scorer';
 
 export interface Doc {

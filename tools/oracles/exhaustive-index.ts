@@ -1,13 +1,16 @@
+import type { WeightedTerm } from '../../service/search/index/cursor';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from '../../service/search/search-index';
 import type { Item } from '../../service/content/item';
-import { EmbeddedIndex, proximityUnit, type EmbeddedIndexOptions, type IndexSeams, type Keep, type QueryPlan } from '../../service/search/embedded-index';
+import { EmbeddedIndex, proximityUnit, type EmbeddedIndexOptions, type IndexSeams } from '../../service/search/embedded-index';
+import type { Keep } from '../../service/search/index-lifecycle';
+import type { QueryPlan } from '../../service/search/query/query-plan';
 import type { Analyzer } from '../../service/search/analysis/analyzer';
 import type { RankingOptions } from '../../service/search/ranking';
 import { proximityRerank } from '../../service/search/scoring/proximity';
 import { atOnce } from '../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from './exhaustive-proximity';
 import { rm3Weights } from '../../service/search/query/expansion';
-import type { WeightedTerm } from '../../service/search/query/query-plan';
+
 import { byRank, topHits, type Scored } from '../../service/search/scoring/top-hits';
 import { scoreTerms } from './exhaustive-scorer';
 

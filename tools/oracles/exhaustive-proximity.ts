@@ -6,9 +6,9 @@
  * cache, no galloping intersection, no appended/base split). Read through `PostingsView` only.
  * Never used by the service.
  */
+import type { ProximitySource, WindowCounts } from '../../service/search/index/cursor';
 import type { PostingsView } from '../../service/search/index/postings-view';
-import type { WindowCounts } from '../../service/search/index/positions';
-import type { ProximitySource } from '../../service/search/scoring/proximity';
+
 
 /** Window counts as the sweep counts them. */
 export function naiveWindows(pa: readonly number[], pb: readonly number[], window: number): WindowCounts {

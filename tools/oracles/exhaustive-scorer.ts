@@ -8,9 +8,9 @@
  * (test/tools/oracles/exhaustive-scorer.test.ts); the pruned path's copies of it are held to it
  * bit for bit by the property tests. Never used by the service.
  */
+import type { WeightedTerm } from '../../service/search/index/cursor';
 import type { Bm25Params } from '../../service/search/index/postings-index';
 import type { PostingsView } from '../../service/search/index/postings-view';
-import type { WeightedTerm } from '../../service/search/query/query-plan';
 
 /** The documents some terms matched, unsorted; parallel arrays. */
 export interface TermScores {

@@ -9,11 +9,6 @@ import { ExpansionCache, type Expansion, type ExpansionLookup } from '../vocabul
 import { Vocabulary } from '../vocabulary/vocabulary';
 import { TimeSlicer } from '../../lib/yield-to-loop';
 
-export type { Bm25Params } from './postings-index';
-export type { CompactIndexOptions } from './segmented-index';
-export type { ExpansionLookup } from '../vocabulary/expansions';
-export type { PostingsView } from './postings-view';
-export type { SealedIndex } from './merge';
 
 /**
  * The inverted index of the search: BM25 over a few fields, held in typed arrays. Documents get

@@ -78,7 +78,6 @@ export function positionsOf(
   return { pa, na, pb, nb };
 }
 
-export type { WindowCounts };
 
 /**
  * The window counts of terms a and b (a ≠ b) at positions `pa[0 .. na)` and `pb[0 .. nb)`, both

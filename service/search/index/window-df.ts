@@ -1,4 +1,3 @@
-import type { WindowCounts } from './positions';
 
 /**
  * The window document frequencies of query pairs over a base segment (`CompactIndex.windowDf`):
@@ -140,4 +139,5 @@ export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out
     if (k % STEP_DOCS === STEP_DOCS - 1) yield;
   }
   return { docs: Int32Array.from(found), ordered: Uint8Array.from(flags), o };
-}
+}import type { WindowCounts } from './cursor';
+

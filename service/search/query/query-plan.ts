@@ -1,7 +1,6 @@
 import type { WeightedTerm } from '../index/cursor';
 import type { Expansion, ExpansionLookup } from '../vocabulary/expansions';
 
-export type { Expansion, WeightedTerm };
 
 /**
  * Bounds on the work of one query, whatever its text: the cost of a search grows with the

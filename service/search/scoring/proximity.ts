@@ -24,7 +24,6 @@ export interface ProximityOptions {
   readonly depth: number;
 }
 
-export type { ProximitySource };
 
 // SDM's standard weights: terms 0.85, ordered windows 0.1, unordered 0.05.
 const ORDERED = 0.1 / 0.85;

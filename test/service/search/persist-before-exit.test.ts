@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Item } from '../../../service/content/item';
 import { createLogger } from '../../../service/lib/logger';
-import { CompactIndex, type SealedIndex } from '../../../service/search/index/compact-index';
-import { EmbeddedIndex, SEGMENT_KEY } from '../../../service/search/embedded-index';
+import { CompactIndex } from '../../../service/search/index/compact-index';
+import type { SealedIndex } from '../../../service/search/index/merge';
+import { EmbeddedIndex } from '../../../service/search/embedded-index';
+import { SEGMENT_KEY } from '../../../service/search/index-lifecycle';
 import { SEGMENT_FILE, SegmentStore } from '../../../service/search/index/segment-store';
 
 /**

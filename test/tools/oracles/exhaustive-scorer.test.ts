@@ -1,4 +1,4 @@
-import type { WeightedTerm } from '../../../service/search/query/query-plan';
+import type { WeightedTerm } from '../../../service/search/index/cursor';
 import { scoreTerms } from '../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost, build, expectSameScores, viaScorer, viaSearch, type Doc } from '../../helpers/minisearch-twin';
 

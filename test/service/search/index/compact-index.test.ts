@@ -1,6 +1,7 @@
+import type { WeightedTerm } from '../../../../service/search/index/cursor';
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
-import type { WeightedTerm } from '../../../../service/search/query/query-plan';
+
 import { atOnce } from '../../../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from '../../../../tools/oracles/exhaustive-proximity';
 import { scoreTerms } from '../../../../tools/oracles/exhaustive-scorer';

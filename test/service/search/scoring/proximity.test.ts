@@ -1,7 +1,8 @@
+import type { ProximitySource } from '../../../../service/search/index/cursor';
 import type { Item } from '../../../../service/content/item';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
 import { EmbeddedIndex } from '../../../../service/search/embedded-index';
-import { MAX_QUERY_PAIRS, proximityRerank, queryPairs, type ProximitySource } from '../../../../service/search/scoring/proximity';
+import { MAX_QUERY_PAIRS, proximityRerank, queryPairs } from '../../../../service/search/scoring/proximity';
 import { atOnce } from '../../../../service/lib/yield-to-loop';
 import { DEFAULT_RANKING } from '../../../../service/search/ranking';
 
