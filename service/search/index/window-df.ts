@@ -1,3 +1,4 @@
+import type { WindowCounts } from './cursor';
 
 /**
  * The window document frequencies of query pairs over a base segment (`CompactIndex.windowDf`):
@@ -139,5 +140,5 @@ export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out
     if (k % STEP_DOCS === STEP_DOCS - 1) yield;
   }
   return { docs: Int32Array.from(found), ordered: Uint8Array.from(flags), o };
-}import type { WindowCounts } from './cursor';
+}
 
