@@ -1,18 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../service/lib/logger';
+import { capture } from '../helpers/log-capture';
 import { installProcessGuard, type ProcessEvents } from '../../service/process-guard';
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger('info', sink), lines };
-}
 
 describe('installProcessGuard', () => {
   it('logs an escaped exception and a stray rejection at error level, with the stack, and counts them', () => {

@@ -1,9 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { capture } from '../../helpers/log-capture';
 import type { Item } from '../../../service/content/item';
-import { createLogger } from '../../../service/lib/logger';
 import { CompactIndex } from '../../../service/search/index/compact-index';
 import type { SealedIndex } from '../../../service/search/index/merge';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
@@ -30,17 +29,6 @@ const item = (id: number, version = 0): Item => ({
   updated_at: at(version),
 });
 const corpus = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => item(from + i));
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger('info', sink), lines };
-}
 
 let dir: string;
 const open: Array<{ index: EmbeddedIndex; segments: SegmentStore }> = [];

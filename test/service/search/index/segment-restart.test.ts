@@ -1,22 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { capture } from '../../../helpers/log-capture';
 import request from 'supertest';
-import { createLogger } from '../../../../service/lib/logger';
 import { SEGMENT_FILE } from '../../../../service/search/index/segment-store';
 import { buildTestApp } from '../../../helpers/app';
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger('info', sink), lines };
-}
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));

@@ -1,11 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { capture } from '../../../helpers/log-capture';
 import fc from 'fast-check';
 import type { Item } from '../../../../service/content/item';
 import { decodeHead, encodeHead } from '../../../../service/lib/framed-file';
-import { createLogger } from '../../../../service/lib/logger';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
 import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../../service/search/embedded-index';
 import { SEGMENT_KEY } from '../../../../service/search/index-lifecycle';
@@ -37,17 +36,6 @@ const QUERIES: IndexQuery[] = [
   { text: 'beta epsilon proton', limit: 10, offset: 0, tag: 'tagged' },
 ];
 const RANKING: EmbeddedIndexOptions = { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } };
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger('info', sink), lines };
-}
 
 let dir: string;
 beforeEach(() => {

@@ -1,0 +1,15 @@
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { createLogger } from '../../service/lib/logger';
+
+/** A service logger at `info` whose lines are kept, parsed, in `lines`. */
+export function capture(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger('info', sink), lines };
+}
