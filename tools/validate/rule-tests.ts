@@ -1,6 +1,5 @@
 import { durationMs, type Settings } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
-import { promNumber } from '../../charts/generators/format';
 import { PIPELINE_JOBS } from '../../charts/generators/names';
 import { scopeLabels } from '../../charts/generators/promql';
 import { alertingRules, type AlertingRule, type RuleFile } from '../../charts/generators/rule-types';
@@ -10,6 +9,19 @@ import { RULES_FILE } from './promtool';
 import { storyTests } from './rule-stories';
 import type { AlertRuleTest, ExpectedAlert, InputSeries, PromtoolTest, PromtoolTestFile } from './promtool-tests';
 import { METRICS, METRIC_LABELS } from '../../contract';
+import {
+  INTERVAL_MINUTES,
+  type Labels,
+  podNames,
+  PODS,
+  seriesIn,
+  pipelineSeries,
+  counter,
+  gauge,
+  busyVolume,
+  requestCounts,
+  latencyBuckets,
+} from './rule-test-series';
 
 /** Series that make an alert fire. */
 interface Firing {
@@ -36,71 +48,6 @@ interface Scenario {
   readonly silent?: (samples: number) => InputSeries[];
 }
 
-const INTERVAL_MINUTES = 1;
-
-/** A label set. */
-type Labels = Readonly<Record<string, string>>;
-
-/** `instance` labels of backend pods in the tests. */
-function podNames(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `10.0.0.${i + 1}:8080`);
-}
-
-/** Two pods: the smallest set where "one down, others serve" exists. */
-const PODS = podNames(2);
-
-/** A series of the backend's job, inside the rules' scope (`scope`: job, and the namespace in operator mode). */
-function seriesIn(scope: Labels, metric: string, labels: Labels = {}): string {
-  const all = { ...scope, ...labels };
-  return `${metric}{${Object.entries(all)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(', ')}}`;
-}
-
-/** A series of one of the pipeline's own jobs. */
-function pipelineSeries(job: string, metric: string, labels: Readonly<Record<string, string>> = {}): string {
-  const all = { job, ...labels };
-  return `${metric}{${Object.entries(all)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(', ')}}`;
-}
-
-/** A counter growing by `step` each minute. */
-function counter(step: number, samples: number): string {
-  return `0+${promNumber(step)}x${samples}`;
-}
-
-/** A gauge holding `value`. */
-function gauge(value: number, samples: number): string {
-  return `${promNumber(value)}+0x${samples}`;
-}
-
-/** Requests a minute in the firing scenarios: enough for every window's volume guard from its first minute on (3d = 72h). */
-function busyVolume(settings: Settings): number {
-  return Math.max(1000, 100 * settings.alertRules.minRequestsPerHour);
-}
-
-function requestCounts(scope: Labels, errorRatio: number, n: number, perMinute = 1000): InputSeries[] {
-  const count = `${METRICS.httpRequestDuration}_count`;
-  const route = { route: 'search', method: 'GET' };
-  return [
-    { series: seriesIn(scope, count, { ...route, status_class: '2xx' }), values: counter((1 - errorRatio) * perMinute, n) },
-    { series: seriesIn(scope, count, { ...route, status_class: METRIC_LABELS.serverErrorClass }), values: counter(errorRatio * perMinute, n) },
-  ];
-}
-
-function latencyBuckets(scope: Labels, threshold: number, inBucket: 'below' | 'above', n: number): InputSeries[] {
-  const labels = { route: 'search', method: 'GET', status_class: '2xx' };
-  const bucket = `${METRICS.httpRequestDuration}_bucket`;
-  const bounds: Array<[string, boolean]> = [
-    [promNumber(threshold / 2), inBucket === 'below'],
-    [promNumber(threshold), inBucket === 'below'],
-    [promNumber(threshold * 2), true],
-    ['+Inf', true],
-  ];
-  return bounds.map(([le, holds]) => ({ series: seriesIn(scope, bucket, { ...labels, le }), values: counter(holds ? 100 : 0, n) }));
-}
-
 /** Scenarios for every alert the generators can produce, from the settings' thresholds. */
 function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const r = settings.alertRules;
@@ -111,7 +58,18 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
   const errorRatio = r.errorRateThreshold < 0.5 ? 0.5 : 1;
   const fastRatio = 10 * budget < 1 ? 10 * budget : 6 * budget < 1 ? (6 * budget + 1) / 2 : undefined;
   const slowRatio = 2 * budget < 1 ? 2 * budget : (budget + 1) / 2;
-  const { requestsFailed, requestsTotal, healthScore, totalTokensUsed, cacheUsagePercent, rateLimitBackend, contentCompactionFailuresTotal, contentWriteState, kvstoreWriteConfirmation, kvstoreEvictedKeysTotal } = METRICS;
+  const {
+    requestsFailed,
+    requestsTotal,
+    healthScore,
+    totalTokensUsed,
+    cacheUsagePercent,
+    rateLimitBackend,
+    contentCompactionFailuresTotal,
+    contentWriteState,
+    kvstoreWriteConfirmation,
+    kvstoreEvictedKeysTotal,
+  } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
   const { prometheus: prom, alertmanager: am } = PIPELINE_JOBS;
@@ -124,11 +82,13 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         activeFrom: 0,
         exact: true,
       },
-      silent: (n) => PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
+      silent: (n) =>
+        PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
     },
     [ALERTS.backendPodDown]: {
       firing: {
-        series: (n) => PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
+        series: (n) =>
+          PODS.map((instance, i) => ({ series: series('up', { instance }), values: gauge(i === 0 ? 0 : 1, n) })),
         labels: { ...job, instance: PODS[0] },
         value: 0,
         activeFrom: 0,
@@ -141,7 +101,8 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       firing:
         replicas > 1
           ? {
-              series: (n) => podNames(replicas - 1).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
+              series: (n) =>
+                podNames(replicas - 1).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
               labels: job,
               value: replicas - 1,
               activeFrom: 0,
@@ -149,7 +110,8 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
             }
           : undefined,
       skipped: 'BACKEND_REPLICAS=1: no count of targets is below it',
-      silent: (n) => podNames(replicas).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
+      silent: (n) =>
+        podNames(replicas).map((instance) => ({ series: series('up', { instance }), values: gauge(1, n) })),
     },
     [ALERTS.highErrorRate]: {
       firing:
@@ -166,7 +128,14 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       silent: (n) => [
         ...requestCounts(scope, r.errorRateThreshold / 2, n, busy),
         // Client errors are not server errors: a scan of 404s beside the traffic.
-        { series: series(`${METRICS.httpRequestDuration}_count`, { route: 'other', method: 'GET', status_class: '4xx' }), values: counter(busy, n) },
+        {
+          series: series(`${METRICS.httpRequestDuration}_count`, {
+            route: 'other',
+            method: 'GET',
+            status_class: '4xx',
+          }),
+          values: counter(busy, n),
+        },
         { series: series(requestsFailed), values: counter(busy, n) },
       ],
     },
@@ -234,7 +203,8 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         exact: false,
       },
       // Failures long ago (the counter stands still): nothing now.
-      silent: (n) => PODS.map((instance) => ({ series: series(contentCompactionFailuresTotal, { instance }), values: gauge(3, n) })),
+      silent: (n) =>
+        PODS.map((instance) => ({ series: series(contentCompactionFailuresTotal, { instance }), values: gauge(3, n) })),
     },
     [ALERTS.contentWritesRefused]: {
       firing: {
@@ -294,8 +264,14 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
       firing: {
         // Redis evicts a key a minute; both pods watch it and count the same evictions.
         series: (n) => [
-          ...PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }), values: counter(1, n) })),
-          ...PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'ratelimit' }), values: gauge(0, n) })),
+          ...PODS.map((instance) => ({
+            series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }),
+            values: counter(1, n),
+          })),
+          ...PODS.map((instance) => ({
+            series: series(kvstoreEvictedKeysTotal, { instance, store: 'ratelimit' }),
+            values: gauge(0, n),
+          })),
         ],
         labels: { ...job, store: 'kvstore' },
         // The max over pods, not their sum: 15 keys in 15m, not 30.
@@ -305,7 +281,11 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         exact: false,
       },
       // Evictions long ago (the counters stand still): nothing now.
-      silent: (n) => PODS.map((instance) => ({ series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }), values: gauge(7, n) })),
+      silent: (n) =>
+        PODS.map((instance) => ({
+          series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }),
+          values: gauge(7, n),
+        })),
     },
     [ALERTS.kvstoreFallback]: {
       firing: {
@@ -326,8 +306,14 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     [ALERTS.rateLimitsNotShared]: {
       firing: {
         series: (n) => [
-          { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }), values: gauge(1, n) },
-          { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }), values: gauge(1, n) },
+          {
+            series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }),
+            values: gauge(1, n),
+          },
+          {
+            series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }),
+            values: gauge(1, n),
+          },
         ],
         labels: job,
         value: 2,
@@ -335,8 +321,14 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
         exact: true,
       },
       silent: (n) => [
-        { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }), values: gauge(1, n) },
-        { series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }), values: gauge(0, n) },
+        {
+          series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.1:8080' }),
+          values: gauge(1, n),
+        },
+        {
+          series: series(rateLimitBackend, { backend: METRIC_LABELS.memoryBackend, instance: '10.0.1.2:8080' }),
+          values: gauge(0, n),
+        },
       ],
     },
     [ALERTS.noTraffic]: {
@@ -352,7 +344,13 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     [ALERTS.errorBudgetFastBurn]: {
       firing:
         fastRatio !== undefined
-          ? { series: (n) => requestCounts(scope, fastRatio, n, busy), labels: job, value: 0, activeFrom: 1, exact: true }
+          ? {
+              series: (n) => requestCounts(scope, fastRatio, n, busy),
+              labels: job,
+              value: 0,
+              activeFrom: 1,
+              exact: true,
+            }
           : undefined,
       skipped: 'SLO_AVAILABILITY so low that a 6x burn needs more than 100% errors',
       silent: (n) => requestCounts(scope, budget / 2, n, busy),
@@ -373,21 +371,51 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     },
     [ALERTS.alertmanagerFailedToSend]: {
       firing: {
-        series: (n) => [{ series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }), values: counter(1, n) }],
+        series: (n) => [
+          {
+            series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }),
+            values: counter(1, n),
+          },
+        ],
         labels: { job: am, integration: 'email' },
         value: 5,
         activeFrom: 1,
         exact: true,
       },
-      silent: (n) => [{ series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }), values: gauge(3, n) }],
+      silent: (n) => [
+        {
+          series: pipelineSeries(am, 'alertmanager_notifications_failed_total', { integration: 'email' }),
+          values: gauge(3, n),
+        },
+      ],
     },
     [ALERTS.alertmanagerConfigReloadFailed]: {
-      firing: { series: (n) => [{ series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(0, n) }], labels: { job: am }, value: 0, activeFrom: 0, exact: true },
-      silent: (n) => [{ series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(1, n) }],
+      firing: {
+        series: (n) => [
+          { series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(0, n) },
+        ],
+        labels: { job: am },
+        value: 0,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: pipelineSeries(am, 'alertmanager_config_last_reload_successful'), values: gauge(1, n) },
+      ],
     },
     [ALERTS.prometheusNotConnectedToAlertmanager]: {
-      firing: { series: (n) => [{ series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(0, n) }], labels: { job: prom }, value: 0, activeFrom: 0, exact: true },
-      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(1, n) }],
+      firing: {
+        series: (n) => [
+          { series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(0, n) },
+        ],
+        labels: { job: prom },
+        value: 0,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: pipelineSeries(prom, 'prometheus_notifications_alertmanagers_discovered'), values: gauge(1, n) },
+      ],
     },
     [ALERTS.prometheusErrorSendingAlerts]: {
       firing: {
@@ -407,17 +435,37 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     },
     [ALERTS.prometheusRuleFailures]: {
       firing: {
-        series: (n) => [{ series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }), values: counter(1, n) }],
+        series: (n) => [
+          {
+            series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }),
+            values: counter(1, n),
+          },
+        ],
         labels: { job: prom, rule_group: 'g' },
         value: 5,
         activeFrom: 1,
         exact: true,
       },
-      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }), values: gauge(0, n) }],
+      silent: (n) => [
+        {
+          series: pipelineSeries(prom, 'prometheus_rule_evaluation_failures_total', { rule_group: 'g' }),
+          values: gauge(0, n),
+        },
+      ],
     },
     [ALERTS.prometheusConfigReloadFailed]: {
-      firing: { series: (n) => [{ series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(0, n) }], labels: { job: prom }, value: 0, activeFrom: 0, exact: true },
-      silent: (n) => [{ series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(1, n) }],
+      firing: {
+        series: (n) => [
+          { series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(0, n) },
+        ],
+        labels: { job: prom },
+        value: 0,
+        activeFrom: 0,
+        exact: true,
+      },
+      silent: (n) => [
+        { series: pipelineSeries(prom, 'prometheus_config_last_reload_successful'), values: gauge(1, n) },
+      ],
     },
   };
 }
@@ -456,7 +504,8 @@ export function ruleUnitTests(settings: Settings, rules: RuleFile): RuleUnitTest
   const skipped: string[] = [];
   for (const rule of alertingRules(rules)) {
     const scenario = all[rule.alert];
-    if (!scenario) throw new Error(`no unit-test scenario for alert ${rule.alert}: add one to charts/validate/rule-tests.ts`);
+    if (!scenario)
+      throw new Error(`no unit-test scenario for alert ${rule.alert}: add one to charts/validate/rule-tests.ts`);
     const forMinutes = minutes(rule.for);
     const firesAt = (scenario.firing?.activeFrom ?? 1) + forMinutes;
     const late = firesAt + 1;
@@ -465,10 +514,16 @@ export function ruleUnitTests(settings: Settings, rules: RuleFile): RuleUnitTest
     if (scenario.firing) {
       const f = scenario.firing;
       const checks: AlertRuleTest[] = [];
-      if (f.exact && forMinutes > 0) checks.push({ eval_time: `${firesAt - 1}m`, alertname: rule.alert, exp_alerts: [] });
+      if (f.exact && forMinutes > 0)
+        checks.push({ eval_time: `${firesAt - 1}m`, alertname: rule.alert, exp_alerts: [] });
       checks.push({ eval_time: `${late}m`, alertname: rule.alert, exp_alerts: [expected(rule, f)] });
       for (const other of f.quiet ?? []) checks.push({ eval_time: `${late}m`, alertname: other, exp_alerts: [] });
-      tests.push({ name: `${rule.alert} fires once its condition has held for ${rule.for}`, interval, input_series: f.series(samples), alert_rule_test: checks });
+      tests.push({
+        name: `${rule.alert} fires once its condition has held for ${rule.for}`,
+        interval,
+        input_series: f.series(samples),
+        alert_rule_test: checks,
+      });
     } else {
       skipped.push(`${rule.alert}: ${scenario.skipped ?? 'cannot fire'}`);
     }

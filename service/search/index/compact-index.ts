@@ -3,12 +3,11 @@ import { MERGE_STEP_DOCS, type SealedIndex } from './merge';
 import { positionsOf, windowCounts } from './positions';
 import type { PostingsView } from './postings-view';
 import { PostingsIndex } from './postings-index';
-import type { CompactIndexOptions } from './segmented-index';
+import type { CompactIndexOptions } from './index-options';
 import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df';
 import { ExpansionCache, type Expansion, type ExpansionLookup } from '../vocabulary/expansions';
 import { Vocabulary } from '../vocabulary/vocabulary';
 import { TimeSlicer } from '../../lib/yield-to-loop';
-
 
 /**
  * The inverted index of the search: BM25 over a few fields, held in typed arrays. Documents get
@@ -50,7 +49,10 @@ export class CompactIndex extends PostingsIndex {
   private pb: Int32Array = new Int32Array(64);
 
   /** The index a persisted base restores: every document of `sealed`, nothing appended. */
-  static async restore(sealed: SealedIndex, opts: CompactIndexOptions & { sliceMs?: number } = {}): Promise<CompactIndex> {
+  static async restore(
+    sealed: SealedIndex,
+    opts: CompactIndexOptions & { sliceMs?: number } = {},
+  ): Promise<CompactIndex> {
     const c = new CompactIndex(sealed.fields, opts);
     const slicer = new TimeSlicer(opts.sliceMs ?? 8);
     const { nf } = c;
@@ -69,7 +71,8 @@ export class CompactIndex extends PostingsIndex {
     c.fwdStart = sealed.fwdStart;
     c.fwdTerm = sealed.fwdTerm;
     c.fwdTf = sealed.fwdTf;
-    if (sealed.posField !== c.posField) throw new Error(`positions of field ${sealed.posField}, the index keeps ${c.posField}`);
+    if (sealed.posField !== c.posField)
+      throw new Error(`positions of field ${sealed.posField}, the index keeps ${c.posField}`);
     c.posStart = sealed.posStart;
     c.posBytes = sealed.posBytes;
     c.terms = sealed.terms.slice();
@@ -118,7 +121,11 @@ export class CompactIndex extends PostingsIndex {
    * document holds.
    */
   expansions(term: string, lookup: ExpansionLookup): Expansion[] {
-    return this.expansionCache.expansions(term, lookup, this.version, () => ({ vocabulary: this.vocabulary(), terms: this.terms, maxDf: (t) => this.maxDf(t) }));
+    return this.expansionCache.expansions(term, lookup, this.version, () => ({
+      vocabulary: this.vocabulary(),
+      terms: this.terms,
+      maxDf: (t) => this.maxDf(t),
+    }));
   }
 
   /** Whether positions are kept (`CompactIndexOptions.positions`). */
@@ -130,7 +137,15 @@ export class CompactIndex extends PostingsIndex {
   positions(doc: number, t: number): number[] {
     const e = this.entryOf(doc, t);
     if (e < 0) return [];
-    const r = positionsOf(this.posBytes, this.posStart[doc], this.posStart[doc + 1], e, -1, new Int32Array(8), new Int32Array(0));
+    const r = positionsOf(
+      this.posBytes,
+      this.posStart[doc],
+      this.posStart[doc + 1],
+      e,
+      -1,
+      new Int32Array(8),
+      new Int32Array(0),
+    );
     return [...r.pa.subarray(0, r.na)];
   }
 
@@ -186,7 +201,10 @@ export class CompactIndex extends PostingsIndex {
       if (termStamp[doc] === stamp) both.push(doc);
     });
     if (both.length) {
-      const tail = liveWindows(yield* windowsOf(Int32Array.from(both), both.length, (doc, out) => this.windows(doc, a, b, window, out)), undefined);
+      const tail = liveWindows(
+        yield* windowsOf(Int32Array.from(both), both.length, (doc, out) => this.windows(doc, a, b, window, out)),
+        undefined,
+      );
       df.o += tail.o;
       df.u += tail.u;
     }

@@ -4,48 +4,10 @@ import { grow } from './growable';
 import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
+import type { CompactIndexOptions, MergeGate } from './index-options';
 
 // Term frequencies are stored in 16 bits; a term repeated more often in one field counts this much.
 const MAX_TF = 0xffff;
-
-/** What a background merge waits on before each slice: queries under way (`QueryGate.quiet`). */
-export interface MergeGate {
-  /** Settles once no query runs; true when it had to wait. */
-  quiet(): Promise<boolean>;
-}
-
-/** Options of `CompactIndex`. */
-export interface CompactIndexOptions {
-  /**
-   * The appended segment is merged into the base once it holds this many documents and an
-   * eighth of the live ones (or once this many and a quarter of the base's documents are
-   * deleted): merges then cost amortised O(1) per write, and the appended segment stays small
-   * next to the base. @default 1024
-   */
-  readonly minMergeDocs?: number;
-  /**
-   * Run merges off the write that triggers them: the new base is built in slices of about
-   * `mergeSliceMs`, yielding to the event loop between them, while searches and writes go on
-   * against the old base (writes land in a fresh appended segment); the new base is swapped in
-   * at the end. Off: a merge runs to its end inside the write (tests). @default true
-   */
-  readonly background?: boolean;
-  /** Longest slice of a background merge, milliseconds. @default 8 */
-  readonly mergeSliceMs?: number;
-  /**
-   * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
-   * image of the documents live when the merge began, for persisting (`segment-file.ts`).
-   */
-  readonly onSealed?: (sealed: SealedIndex) => void;
-  /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
-  readonly gate?: MergeGate;
-  /**
-   * The field whose token sequence is kept (`positions.ts`: per document, each token as the index
-   * of its term among that field's forward entries), for proximity (`windowCounts`, `windowDf`).
-   * @default none: no positions kept
-   */
-  readonly positions?: string;
-}
 
 /**
  * The storage of `CompactIndex` (see there): documents' short ids, the forward index, positions,
@@ -112,11 +74,17 @@ export class SegmentedIndex {
     this.gate = opts.gate;
     this.fieldIds = Object.fromEntries(fields.map((f, i) => [f, i]));
     this.posField = opts.positions === undefined ? -1 : (this.fieldIds[opts.positions] ?? -1);
-    if (opts.positions !== undefined && this.posField < 0) throw new Error(`CompactIndex: positions of ${opts.positions}, not a field`);
+    if (opts.positions !== undefined && this.posField < 0)
+      throw new Error(`CompactIndex: positions of ${opts.positions}, not a field`);
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
     this.tail = fields.map(() => new AppendedPostings());
-    this.base = { end: 0, start: fields.map(() => new Int32Array(1)), docs: fields.map(() => new Int32Array(0)), tfs: fields.map(() => new Uint16Array(0)) };
+    this.base = {
+      end: 0,
+      start: fields.map(() => new Int32Array(1)),
+      docs: fields.map(() => new Int32Array(0)),
+      tfs: fields.map(() => new Uint16Array(0)),
+    };
   }
 
   /** Live documents. */
@@ -271,7 +239,8 @@ export class SegmentedIndex {
       // with `slot` (stamped per field of a document) pointing a term id at its entry.
       const first = end;
       const stamp = this.nextSlotStamp();
-      const positions = f === this.posField ? new PositionWriter(this.posBytes, this.posStart[d], tokens.length) : undefined;
+      const positions =
+        f === this.posField ? new PositionWriter(this.posBytes, this.posStart[d], tokens.length) : undefined;
       for (const term of tokens) {
         const t = this.termId(term);
         if (this.slotStamp[t] === stamp) {
@@ -357,8 +326,41 @@ export class SegmentedIndex {
 
   /** What a merge job reads of the index, as it is now (`mergeJob`). */
   private mergeSource(): MergeSource {
-    const { fields, nf, minMergeDocs, posField, terms, ids, avg, df, lengths, fps, fwdStart, fwdTerm, fwdTf, posStart, posBytes } = this;
-    return { fields, nf, minMergeDocs, posField, terms, ids, avg, df, lengths, fps, fwdStart, fwdTerm, fwdTf, posStart, posBytes, recentTerms: () => this.runs.terms() };
+    const {
+      fields,
+      nf,
+      minMergeDocs,
+      posField,
+      terms,
+      ids,
+      avg,
+      df,
+      lengths,
+      fps,
+      fwdStart,
+      fwdTerm,
+      fwdTf,
+      posStart,
+      posBytes,
+    } = this;
+    return {
+      fields,
+      nf,
+      minMergeDocs,
+      posField,
+      terms,
+      ids,
+      avg,
+      df,
+      lengths,
+      fps,
+      fwdStart,
+      fwdTerm,
+      fwdTf,
+      posStart,
+      posBytes,
+      recentTerms: () => this.runs.terms(),
+    };
   }
 
   /** Advances a merge by one step; installs the new base and returns true once it is done. */
@@ -507,7 +509,8 @@ export class SegmentedIndex {
     const f = this.fieldIds[field];
     const out = new Map<string, number>();
     const base = docId * this.nf + f;
-    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++) out.set(this.terms[this.fwdTerm[i]], this.fwdTf[i]);
+    for (let i = this.fwdStart[base]; i < this.fwdStart[base + 1]; i++)
+      out.set(this.terms[this.fwdTerm[i]], this.fwdTf[i]);
     return out;
   }
 
