@@ -92,7 +92,8 @@ module.exports = {
     // by any layer. test/import-rules-service.test.ts proves each rule bites.
     {
       name: 'service-lib-imports-no-service',
-      comment: 'service/lib/ holds the leaves (clock, framed files, whole writes, the one yield to the loop): they import nothing else of service/.',
+      comment:
+        'service/lib/ holds the leaves (clock, framed files, whole writes, the one yield to the loop): they import nothing else of service/.',
       severity: 'error',
       from: { path: '^service/lib/' },
       to: { path: '^service/', pathNot: '^service/lib/' },
@@ -123,21 +124,24 @@ module.exports = {
     // issue 38: rooms of service/content
     {
       name: 'content-file-store-imports-no-redis-store',
-      comment: 'The two content stores stand apart: the file store (content/file-store/) imports nothing of the Redis store.',
+      comment:
+        'The two content stores stand apart: the file store (content/file-store/) imports nothing of the Redis store.',
       severity: 'error',
       from: { path: '^service/content/file-store/' },
       to: { path: '^service/content/redis-store/' },
     },
     {
       name: 'content-redis-store-imports-no-file-store',
-      comment: 'The two content stores stand apart: the Redis store (content/redis-store/) imports nothing of the file store.',
+      comment:
+        'The two content stores stand apart: the Redis store (content/redis-store/) imports nothing of the file store.',
       severity: 'error',
       from: { path: '^service/content/redis-store/' },
       to: { path: '^service/content/file-store/' },
     },
     {
       name: 'content-stores-import-no-content-service',
-      comment: 'A store keeps items (the item model, the ContentStore interface); the content service, its listings and parsing sit above it.',
+      comment:
+        'A store keeps items (the item model, the ContentStore interface); the content service, its listings and parsing sit above it.',
       severity: 'error',
       from: { path: '^service/content/(file|redis)-store/' },
       to: { path: '^service/content/(content-service\\.ts$|listing/|parse/)' },
@@ -151,7 +155,8 @@ module.exports = {
     },
     {
       name: 'service-enters-store-rooms-by-index',
-      comment: 'The service outside content/ (the composition root) uses a store room through its index.ts, its public surface, never its parts.',
+      comment:
+        'The service outside content/ (the composition root) uses a store room through its index.ts, its public surface, never its parts.',
       severity: 'error',
       from: { path: '^service/', pathNot: '^service/content/' },
       to: { path: '^service/content/(file|redis)-store/', pathNot: '^service/content/(file|redis)-store/index\\.ts$' },
@@ -163,7 +168,8 @@ module.exports = {
     // proves each rule bites.
     {
       name: 'search-index-imports-no-scoring-query',
-      comment: 'Storage (service/search/index/) imports only itself and the vocabulary: never the scorers, the query plan, analysis or the glue (the scorers read it through index/cursor.ts).',
+      comment:
+        'Storage (service/search/index/) imports only itself and the vocabulary: never the scorers, the query plan, analysis or the glue (the scorers read it through index/cursor.ts).',
       severity: 'error',
       from: { path: '^service/search/index/' },
       to: { path: '^service/search/', pathNot: '^service/search/(index|vocabulary)/' },
@@ -177,14 +183,16 @@ module.exports = {
     },
     {
       name: 'search-scoring-reads-index-through-cursor',
-      comment: 'The scorers (service/search/scoring/) read the index only through its cursor interface (index/cursor.ts), and import no other room.',
+      comment:
+        'The scorers (service/search/scoring/) read the index only through its cursor interface (index/cursor.ts), and import no other room.',
       severity: 'error',
       from: { path: '^service/search/scoring/' },
       to: { path: '^service/search/', pathNot: '^service/search/(scoring/|index/cursor\\.ts$)' },
     },
     {
       name: 'search-query-reads-index-through-cursor',
-      comment: 'The query plan (service/search/query/) uses the vocabulary and reads the index only through index/cursor.ts; it imports no scorer.',
+      comment:
+        'The query plan (service/search/query/) uses the vocabulary and reads the index only through index/cursor.ts; it imports no scorer.',
       severity: 'error',
       from: { path: '^service/search/query/' },
       to: { path: '^service/search/', pathNot: '^service/search/(query/|vocabulary/|index/cursor\\.ts$)' },

@@ -20,7 +20,9 @@ async function main(): Promise<void> {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());
   }
-  process.stdout.write(`${parts.join('\n\n')}\n\n_All benchmarks took ${Math.round((Date.now() - started) / 1000)} s._\n`);
+  process.stdout.write(
+    `${parts.join('\n\n')}\n\n_All benchmarks took ${Math.round((Date.now() - started) / 1000)} s._\n`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -3,7 +3,15 @@ import { ConfigMap, Deployment, Protocol, Secret, Volume, type Service } from 'c
 import { Construct } from 'constructs';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import type { AlertmanagerConfig } from './generators/alertmanager-config';
-import { ALERTMANAGER_PATHS, COMPONENTS, CONFIG_DOCUMENTS, PORTS, SECRETS, stackNames, type StackNames } from './generators/names';
+import {
+  ALERTMANAGER_PATHS,
+  COMPONENTS,
+  CONFIG_DOCUMENTS,
+  PORTS,
+  SECRETS,
+  stackNames,
+  type StackNames,
+} from './generators/names';
 import { toYaml } from './generators/yaml';
 import { addImagePullSecrets, imagePullPolicy } from './images';
 import { imageVersion, objectLabels, selectorLabels } from './labels';
@@ -50,7 +58,10 @@ export class Alertmanager extends Construct {
     const configText = toYaml(props.config);
     const cfg = CONFIG_DOCUMENTS.alertmanagerConfig;
 
-    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.alertmanagerConfig, labels }, data: { [cfg.key]: configText } });
+    this.configMap = new ConfigMap(this, 'config', {
+      metadata: { name: names.alertmanagerConfig, labels },
+      data: { [cfg.key]: configText },
+    });
 
     this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
@@ -75,19 +86,36 @@ export class Alertmanager extends Construct {
       ports: [{ name: 'web', number: PORTS.alertmanager, protocol: Protocol.TCP }],
       readiness: httpProbe('/-/ready', { period: Duration.seconds(5) }),
       liveness: httpProbe('/-/healthy', { period: Duration.seconds(15) }),
-      resources: containerResources(props.resources ?? { requests: { cpu: '20m', memory: '64Mi' }, limits: { cpu: '200m', memory: '256Mi' } }),
+      resources: containerResources(
+        props.resources ?? { requests: { cpu: '20m', memory: '64Mi' }, limits: { cpu: '200m', memory: '256Mi' } },
+      ),
       securityContext: RESTRICTED_CONTAINER,
     });
-    container.mount(ALERTMANAGER_PATHS.configDir, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    container.mount(
+      ALERTMANAGER_PATHS.configDir,
+      Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }),
+      { readOnly: true },
+    );
     // Optional: Alertmanager starts without it; a destination whose file is missing fails at send time.
     const secret = Secret.fromSecretName(this, 'secret', names.alertmanagerSecret);
-    const secrets = Volume.fromSecret(this, 'secrets-volume', secret, { name: 'secrets', optional: true, defaultMode: 0o440 });
+    const secrets = Volume.fromSecret(this, 'secrets-volume', secret, {
+      name: 'secrets',
+      optional: true,
+      defaultMode: 0o440,
+    });
     container.mount(SECRETS.alertmanager.mountPath, secrets, { readOnly: true });
     container.mount(ALERTMANAGER_PATHS.data, Volume.fromEmptyDir(this, 'data-volume', 'data'));
-    probesOnNamedPort(this.deployment, container, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'web', [
+      ['readinessProbe', 'httpGet'],
+      ['livenessProbe', 'httpGet'],
+    ]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
     runtimeDefaultSeccomp(this.deployment, [container]);
 
-    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.alertmanager }] });
+    this.service = exactService(this, 'service', {
+      metadata: { name, labels },
+      selector,
+      ports: [{ name: 'web', port: PORTS.alertmanager }],
+    });
   }
 }

@@ -41,7 +41,11 @@ export function backendSecretEnvironment(options: BackendSecretsOptions = {}): S
   if ((options.kvstoreDeploy ?? 'in-cluster') === 'in-cluster') {
     return [...refs, { variable: 'KVSTORE_PASSWORD', key: k.kvstorePassword, optional: false }];
   }
-  refs.push({ variable: 'KVSTORE_URL', key: k.kvstoreUrl, optional: false }, { variable: 'KVSTORE_PASSWORD', key: k.kvstorePassword, optional: true });
-  if (options.kvstoreMode === 'sentinel') refs.push({ variable: 'KVSTORE_SENTINEL_PASSWORD', key: k.kvstoreSentinelPassword, optional: true });
+  refs.push(
+    { variable: 'KVSTORE_URL', key: k.kvstoreUrl, optional: false },
+    { variable: 'KVSTORE_PASSWORD', key: k.kvstorePassword, optional: true },
+  );
+  if (options.kvstoreMode === 'sentinel')
+    refs.push({ variable: 'KVSTORE_SENTINEL_PASSWORD', key: k.kvstoreSentinelPassword, optional: true });
   return refs;
 }

@@ -76,7 +76,10 @@ export interface BackendProps {
  * Requests 100m CPU / 2Gi, limits 1 CPU / 3Gi: room for a replica of 1,000,000 documents (README.md,
  * "Memory per replica"), the `BACKEND_MEMORY_*` settings' defaults.
  */
-export const DEFAULT_BACKEND_RESOURCES: ComputeResources = { requests: { cpu: '100m', memory: '2Gi' }, limits: { cpu: '1', memory: '3Gi' } };
+export const DEFAULT_BACKEND_RESOURCES: ComputeResources = {
+  requests: { cpu: '100m', memory: '2Gi' },
+  limits: { cpu: '1', memory: '3Gi' },
+};
 
 /**
  * The service: ConfigMap of settings, Deployment (probes, restricted security context, secrets by
@@ -114,22 +117,35 @@ export class Backend extends Construct {
       validate: () => {
         const errors: string[] = [];
         for (const { variable } of secretEnv) {
-          if (variable in props.environment) errors.push(`${variable} is a secret and must not be in the ${names.backendConfig} ConfigMap`);
+          if (variable in props.environment)
+            errors.push(`${variable} is a secret and must not be in the ${names.backendConfig} ConfigMap`);
         }
         for (const { variable } of secretEnv) {
-          if (!variableSpec(variable).secret) errors.push(`${variable} is not a secret setting: it belongs in the ${names.backendConfig} ConfigMap`);
+          if (!variableSpec(variable).secret)
+            errors.push(`${variable} is not a secret setting: it belongs in the ${names.backendConfig} ConfigMap`);
         }
-        const memory = backendMemoryProblem(resources.requests.memory, resources.limits.memory, { request: 'resources.requests.memory', limit: 'resources.limits.memory' });
+        const memory = backendMemoryProblem(resources.requests.memory, resources.limits.memory, {
+          request: 'resources.requests.memory',
+          limit: 'resources.limits.memory',
+        });
         if (memory) errors.push(memory.message);
-        if ('NODE_OPTIONS' in props.environment) errors.push(`NODE_OPTIONS is set from resources.limits.memory (the heap limit) and must not be in the ${names.backendConfig} ConfigMap`);
+        if ('NODE_OPTIONS' in props.environment)
+          errors.push(
+            `NODE_OPTIONS is set from resources.limits.memory (the heap limit) and must not be in the ${names.backendConfig} ConfigMap`,
+          );
         if (props.autoscaling && props.autoscaling.maxReplicas < props.replicas) {
-          errors.push(`autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`);
+          errors.push(
+            `autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`,
+          );
         }
         return errors;
       },
     });
 
-    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.backendConfig, labels }, data: environment });
+    this.configMap = new ConfigMap(this, 'config', {
+      metadata: { name: names.backendConfig, labels },
+      data: environment,
+    });
 
     this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
@@ -137,7 +153,10 @@ export class Backend extends Construct {
       // With an autoscaler the replica count is its business: `kubectl apply` must not reset it
       // (cdk8s-plus leaves `replicas` out of a Deployment an autoscaler targets).
       replicas: props.autoscaling ? undefined : props.replicas,
-      strategy: DeploymentStrategy.rollingUpdate({ maxUnavailable: PercentOrAbsolute.absolute(0), maxSurge: PercentOrAbsolute.absolute(1) }),
+      strategy: DeploymentStrategy.rollingUpdate({
+        maxUnavailable: PercentOrAbsolute.absolute(0),
+        maxSurge: PercentOrAbsolute.absolute(1),
+      }),
       podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
       automountServiceAccountToken: false,
       securityContext: restrictedPodSecurity(runAs),
@@ -155,9 +174,16 @@ export class Backend extends Construct {
       ports: [{ name: 'http', number: containerPort, protocol: Protocol.TCP }],
       envFrom: [Env.fromConfigMap(this.configMap)],
       envVariables: {
-        ...Object.fromEntries(secretEnv.map(({ variable, key, optional }) => [variable, EnvValue.fromSecretValue({ secret, key }, { optional })])),
+        ...Object.fromEntries(
+          secretEnv.map(({ variable, key, optional }) => [
+            variable,
+            EnvValue.fromSecretValue({ secret, key }, { optional }),
+          ]),
+        ),
         // The heap limit from the container's (Node would size it from the node's memory).
-        ...(limitMiB === undefined ? {} : { NODE_OPTIONS: EnvValue.fromValue(`--max-old-space-size=${heapMiBFor(limitMiB)}`) }),
+        ...(limitMiB === undefined
+          ? {}
+          : { NODE_OPTIONS: EnvValue.fromValue(`--max-old-space-size=${heapMiBFor(limitMiB)}`) }),
       },
       startup: probe(PATHS.live, 2, 30),
       liveness: probe(PATHS.live, 10, 3),
@@ -167,13 +193,22 @@ export class Backend extends Construct {
     });
     container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
-    probesOnNamedPort(this.deployment, container, 'http', [['startupProbe', 'httpGet'], ['livenessProbe', 'httpGet'], ['readinessProbe', 'httpGet']]);
+    probesOnNamedPort(this.deployment, container, 'http', [
+      ['startupProbe', 'httpGet'],
+      ['livenessProbe', 'httpGet'],
+      ['readinessProbe', 'httpGet'],
+    ]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
     runtimeDefaultSeccomp(this.deployment, [container]);
     // cdk8s-plus's `spread` writes pod anti-affinity; a skew constraint still schedules when nodes run out.
     ApiObject.of(this.deployment).addJsonPatch(
       JsonPatch.add('/spec/template/spec/topologySpreadConstraints', [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } },
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: selector },
+        },
       ]),
     );
 
@@ -182,7 +217,12 @@ export class Backend extends Construct {
 
     // Per-pod scraping: the ClusterIP Service would spread scrapes over pods and interleave their counters.
     if (props.replicas > 1 || props.autoscaling) {
-      this.podsService = exactService(this, 'pods-service', { metadata: { name: names.backendPods, labels }, selector, ports, clusterIP: 'None' });
+      this.podsService = exactService(this, 'pods-service', {
+        metadata: { name: names.backendPods, labels },
+        selector,
+        ports,
+        clusterIP: 'None',
+      });
     }
 
     // One pod at a time may be evicted: with 2+ replicas one keeps serving, with 1 drains still work.
@@ -207,7 +247,10 @@ export class Backend extends Construct {
             { replicas: Replicas.percent(100), duration: Duration.seconds(15) },
           ],
         },
-        scaleDown: { stabilizationWindow: Duration.minutes(5), policies: [{ replicas: Replicas.percent(100), duration: Duration.seconds(15) }] },
+        scaleDown: {
+          stabilizationWindow: Duration.minutes(5),
+          policies: [{ replicas: Replicas.percent(100), duration: Duration.seconds(15) }],
+        },
       });
     }
   }

@@ -8,7 +8,11 @@ import type { Container, Workload } from 'cdk8s-plus-27';
  * op on the container's name goes first, so synth fails rather than patch another container if
  * the order ever changes. `patches` receives the container's JSON pointer.
  */
-export function patchContainer(workload: Workload, container: Container, patches: (pointer: string) => readonly JsonPatch[]): void {
+export function patchContainer(
+  workload: Workload,
+  container: Container,
+  patches: (pointer: string) => readonly JsonPatch[],
+): void {
   const index = workload.containers.findIndex((c) => c.name === container.name);
   if (index < 0) throw new Error(`${workload.node.path} has no container named ${container.name}`);
   const pointer = `/spec/template/spec/containers/${index}`;

@@ -19,7 +19,12 @@ export function imagePullPolicy(image: string): ImagePullPolicy {
  */
 export function addImagePullSecrets(workload: Workload, names: readonly string[] | undefined): void {
   if (!names || names.length === 0) return;
-  ApiObject.of(workload).addJsonPatch(JsonPatch.add('/spec/template/spec/imagePullSecrets', names.map((name) => ({ name }))));
+  ApiObject.of(workload).addJsonPatch(
+    JsonPatch.add(
+      '/spec/template/spec/imagePullSecrets',
+      names.map((name) => ({ name })),
+    ),
+  );
 }
 
 /** What synth should say out loud about settings that will not work in a cluster. */

@@ -33,7 +33,9 @@ export class BackendIngress extends Construct {
     this.ingress = new Ingress(this, 'ingress', {
       metadata: { name: names.backend, labels: objectLabels(COMPONENTS.backend, names.instance, props.version) },
       className: props.ingressClass,
-      tls: props.tlsSecret ? [{ hosts: [props.host], secret: Secret.fromSecretName(this, 'tls', props.tlsSecret) }] : undefined,
+      tls: props.tlsSecret
+        ? [{ hosts: [props.host], secret: Secret.fromSecretName(this, 'tls', props.tlsSecret) }]
+        : undefined,
       rules: [
         {
           host: props.host,

@@ -92,7 +92,11 @@ export class Kvstore extends Construct {
       data: { 'redis.conf': props.config },
     });
 
-    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'redis', port: PORTS.kvstore }] });
+    this.service = exactService(this, 'service', {
+      metadata: { name, labels },
+      selector,
+      ports: [{ name: 'redis', port: PORTS.kvstore }],
+    });
 
     this.statefulSet = new StatefulSet(this, 'statefulset', {
       metadata: { name, labels },
@@ -117,21 +121,32 @@ export class Kvstore extends Construct {
       envVariables: {
         KVSTORE_PASSWORD: EnvValue.fromSecretValue({ secret, key: SECRETS.app.keys.kvstorePassword }),
       },
-      readiness: Probe.fromCommand(['sh', '-c', KVSTORE_READY_SCRIPT], { periodSeconds: Duration.seconds(5), timeoutSeconds: Duration.seconds(2) }),
-      liveness: Probe.fromTcpSocket({ port: PORTS.kvstore, periodSeconds: Duration.seconds(10), timeoutSeconds: Duration.seconds(2) }),
+      readiness: Probe.fromCommand(['sh', '-c', KVSTORE_READY_SCRIPT], {
+        periodSeconds: Duration.seconds(5),
+        timeoutSeconds: Duration.seconds(2),
+      }),
+      liveness: Probe.fromTcpSocket({
+        port: PORTS.kvstore,
+        periodSeconds: Duration.seconds(10),
+        timeoutSeconds: Duration.seconds(2),
+      }),
       resources: containerResources(
         props.resources ?? { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
       ),
       securityContext: RESTRICTED_CONTAINER,
     });
-    container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
+    container.mount(CONFIG_DIR, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), {
+      readOnly: true,
+    });
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
     addImagePullSecrets(this.statefulSet, props.imagePullSecrets);
     runtimeDefaultSeccomp(this.statefulSet, [container]);
     probesOnNamedPort(this.statefulSet, container, 'redis', [['livenessProbe', 'tcpSocket']]);
 
     // cdk8s-plus StatefulSets have no volumeClaimTemplates: the data volume is written as the API has it.
-    patchContainer(this.statefulSet, container, (c) => [JsonPatch.add(`${c}/volumeMounts/0`, { name: 'data', mountPath: KVSTORE_DATA_DIR })]);
+    patchContainer(this.statefulSet, container, (c) => [
+      JsonPatch.add(`${c}/volumeMounts/0`, { name: 'data', mountPath: KVSTORE_DATA_DIR }),
+    ]);
     ApiObject.of(this.statefulSet).addJsonPatch(
       JsonPatch.add('/spec/volumeClaimTemplates', [
         {
@@ -150,7 +165,12 @@ export class Kvstore extends Construct {
       // By the stable labels: cdk8s-plus would select the StatefulSet by its construct address.
       selector: Pods.select(this, 'pods', { labels: selector }),
       ingress: {
-        rules: [{ peer: Pods.select(this, 'clients', { labels: { ...props.clientSelector } }), ports: [NetworkPolicyPort.tcp(PORTS.kvstore)] }],
+        rules: [
+          {
+            peer: Pods.select(this, 'clients', { labels: { ...props.clientSelector } }),
+            ports: [NetworkPolicyPort.tcp(PORTS.kvstore)],
+          },
+        ],
       },
     });
   }

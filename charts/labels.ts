@@ -9,14 +9,22 @@ export const PART_OF = SERVICE_NAME;
  * `instance` (the stack's `StackNames.instance`) keeps two stacks in one namespace apart.
  */
 export function selectorLabels(component: ComponentName, instance: string = PART_OF): Record<string, string> {
-  return { 'app.kubernetes.io/name': component, 'app.kubernetes.io/instance': instance, 'app.kubernetes.io/part-of': PART_OF };
+  return {
+    'app.kubernetes.io/name': component,
+    'app.kubernetes.io/instance': instance,
+    'app.kubernetes.io/part-of': PART_OF,
+  };
 }
 
 /**
  * Labels on every object of a component. `version` (from `imageVersion`) is on the objects only,
  * never in selectors or pod templates, so a new release neither orphans pods nor rolls them twice.
  */
-export function objectLabels(component: ComponentName, instance: string = PART_OF, version?: string): Record<string, string> {
+export function objectLabels(
+  component: ComponentName,
+  instance: string = PART_OF,
+  version?: string,
+): Record<string, string> {
   return {
     ...selectorLabels(component, instance),
     'app.kubernetes.io/component': component,
@@ -34,5 +42,10 @@ export function imageVersion(image: string): string {
   if (digest) return `sha256-${digest[1]}`;
   const last = image.split('/').pop() ?? image;
   const tag = last.includes(':') ? last.slice(last.indexOf(':') + 1) : 'latest';
-  return tag.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'latest';
+  return (
+    tag
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 63)
+      .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'latest'
+  );
 }

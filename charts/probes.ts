@@ -28,7 +28,16 @@ export type ProbeField = readonly ['readinessProbe' | 'livenessProbe' | 'startup
  * Points probes of the workload's `container` (found by name) at its port named `port`. cdk8s-plus
  * writes port numbers; a named port follows the container when its number changes (`PORT`).
  */
-export function probesOnNamedPort(workload: Workload, container: Container, port: string, probes: readonly ProbeField[]): void {
+export function probesOnNamedPort(
+  workload: Workload,
+  container: Container,
+  port: string,
+  probes: readonly ProbeField[],
+): void {
   // Patches pass through the L1 serializer, which drops a bare string where it expects IntOrString.
-  patchContainer(workload, container, (c) => probes.map(([field, action]) => JsonPatch.replace(`${c}/${field}/${action}/port`, k8s.IntOrString.fromString(port))));
+  patchContainer(workload, container, (c) =>
+    probes.map(([field, action]) =>
+      JsonPatch.replace(`${c}/${field}/${action}/port`, k8s.IntOrString.fromString(port)),
+    ),
+  );
 }

@@ -95,15 +95,26 @@ export class Prometheus extends Construct {
       validate: () => {
         const need = longestRuleRangeMs(props.rules);
         return durationMs(props.retention) < need
-          ? [`retention ${props.retention} (PROMETHEUS_RETENTION) is shorter than the longest rule range (${need / 3600000}h): the burn-rate alerts would read missing data`]
+          ? [
+              `retention ${props.retention} (PROMETHEUS_RETENTION) is shorter than the longest rule range (${need / 3600000}h): the burn-rate alerts would read missing data`,
+            ]
           : [];
       },
     });
 
-    this.configMap = new ConfigMap(this, 'config', { metadata: { name: names.prometheusConfig, labels }, data: { [cfg.key]: configText } });
-    this.rulesConfigMap = new ConfigMap(this, 'rules', { metadata: { name: names.prometheusRules, labels }, data: { [rules.key]: rulesText } });
+    this.configMap = new ConfigMap(this, 'config', {
+      metadata: { name: names.prometheusConfig, labels },
+      data: { [cfg.key]: configText },
+    });
+    this.rulesConfigMap = new ConfigMap(this, 'rules', {
+      metadata: { name: names.prometheusRules, labels },
+      data: { [rules.key]: rulesText },
+    });
 
-    this.serviceAccount = new ServiceAccount(this, 'service-account', { metadata: { name, labels }, automountToken: false });
+    this.serviceAccount = new ServiceAccount(this, 'service-account', {
+      metadata: { name, labels },
+      automountToken: false,
+    });
 
     this.dataClaim = new PersistentVolumeClaim(this, 'data', {
       metadata: { name: names.prometheusData, labels },
@@ -111,7 +122,9 @@ export class Prometheus extends Construct {
       storageClassName: props.storageClass,
     });
     // cdk8s-plus writes sizes in whole Gi; the size stays as the user wrote it (`PROMETHEUS_STORAGE`).
-    ApiObject.of(this.dataClaim).addJsonPatch(JsonPatch.add('/spec/resources', { requests: { storage: k8s.Quantity.fromString(props.storage) } }));
+    ApiObject.of(this.dataClaim).addJsonPatch(
+      JsonPatch.add('/spec/resources', { requests: { storage: k8s.Quantity.fromString(props.storage) } }),
+    );
 
     this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
@@ -139,16 +152,36 @@ export class Prometheus extends Construct {
       ports: [{ name: 'web', number: PORTS.prometheus, protocol: Protocol.TCP }],
       readiness: httpProbe('/-/ready', { period: Duration.seconds(5) }),
       liveness: httpProbe('/-/healthy', { period: Duration.seconds(15) }),
-      resources: containerResources(props.resources ?? { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '2Gi' } }),
+      resources: containerResources(
+        props.resources ?? { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '2Gi' } },
+      ),
       securityContext: RESTRICTED_CONTAINER,
     });
-    container.mount(PROMETHEUS_PATHS.configDir, Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }), { readOnly: true });
-    container.mount(PROMETHEUS_PATHS.rulesDir, Volume.fromConfigMap(this, 'rules-volume', this.rulesConfigMap, { name: 'rules' }), { readOnly: true });
-    container.mount(PROMETHEUS_PATHS.data, Volume.fromPersistentVolumeClaim(this, 'data-volume', this.dataClaim, { name: 'data' }));
-    probesOnNamedPort(this.deployment, container, 'web', [['readinessProbe', 'httpGet'], ['livenessProbe', 'httpGet']]);
+    container.mount(
+      PROMETHEUS_PATHS.configDir,
+      Volume.fromConfigMap(this, 'config-volume', this.configMap, { name: 'config' }),
+      { readOnly: true },
+    );
+    container.mount(
+      PROMETHEUS_PATHS.rulesDir,
+      Volume.fromConfigMap(this, 'rules-volume', this.rulesConfigMap, { name: 'rules' }),
+      { readOnly: true },
+    );
+    container.mount(
+      PROMETHEUS_PATHS.data,
+      Volume.fromPersistentVolumeClaim(this, 'data-volume', this.dataClaim, { name: 'data' }),
+    );
+    probesOnNamedPort(this.deployment, container, 'web', [
+      ['readinessProbe', 'httpGet'],
+      ['livenessProbe', 'httpGet'],
+    ]);
     addImagePullSecrets(this.deployment, props.imagePullSecrets);
     runtimeDefaultSeccomp(this.deployment, [container]);
 
-    this.service = exactService(this, 'service', { metadata: { name, labels }, selector, ports: [{ name: 'web', port: PORTS.prometheus }] });
+    this.service = exactService(this, 'service', {
+      metadata: { name, labels },
+      selector,
+      ports: [{ name: 'web', port: PORTS.prometheus }],
+    });
   }
 }

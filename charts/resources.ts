@@ -37,6 +37,7 @@ const MEMORY_UNITS: Readonly<Record<string, (n: number) => Size>> = {
 
 function memory(q: CpuMemory): Size {
   const m = /^(\d+)(Ki|Mi|Gi|Ti)$/.exec(q.memory);
-  if (!m) throw new Error(`memory quantity ${JSON.stringify(q.memory)} is not supported: use Ki, Mi, Gi or Ti ("256Mi")`);
+  if (!m)
+    throw new Error(`memory quantity ${JSON.stringify(q.memory)} is not supported: use Ki, Mi, Gi or Ti ("256Mi")`);
   return MEMORY_UNITS[m[2]](Number(m[1]));
 }

@@ -1,5 +1,11 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
-import type { Capability, Container, ContainerSecurityContextProps, PodSecurityContextProps, Workload } from 'cdk8s-plus-27';
+import type {
+  Capability,
+  Container,
+  ContainerSecurityContextProps,
+  PodSecurityContextProps,
+  Workload,
+} from 'cdk8s-plus-27';
 import { patchContainer } from './container-patch';
 
 /** A non-root identity for a pod. */
@@ -35,5 +41,6 @@ export const RESTRICTED_CONTAINER: ContainerSecurityContextProps = {
 export function runtimeDefaultSeccomp(workload: Workload, containers: readonly Container[]): void {
   const profile = { type: 'RuntimeDefault' };
   ApiObject.of(workload).addJsonPatch(JsonPatch.add('/spec/template/spec/securityContext/seccompProfile', profile));
-  for (const container of containers) patchContainer(workload, container, (c) => [JsonPatch.add(`${c}/securityContext/seccompProfile`, profile)]);
+  for (const container of containers)
+    patchContainer(workload, container, (c) => [JsonPatch.add(`${c}/securityContext/seccompProfile`, profile)]);
 }

@@ -46,7 +46,9 @@ export function exactService(scope: Construct, id: string, props: ExactServicePr
   for (const [key, value] of Object.entries(props.selector)) service.selectLabel(key, value);
   const api = ApiObject.of(service);
   // Patches pass through the L1 serializer, which drops a bare string where it expects IntOrString.
-  props.ports.forEach((p, i) => api.addJsonPatch(JsonPatch.add(`/spec/ports/${i}/targetPort`, k8s.IntOrString.fromString(p.name))));
+  props.ports.forEach((p, i) =>
+    api.addJsonPatch(JsonPatch.add(`/spec/ports/${i}/targetPort`, k8s.IntOrString.fromString(p.name))),
+  );
   return service;
 }
 
@@ -56,5 +58,7 @@ export function exactService(scope: Construct, id: string, props: ExactServicePr
  * rolling update would take them out of the Service before their replacements are ready.
  */
 export function dropAddressSelector(service: Service): void {
-  ApiObject.of(service).addJsonPatch(JsonPatch.remove(`/spec/selector/${Pod.ADDRESS_LABEL.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+  ApiObject.of(service).addJsonPatch(
+    JsonPatch.remove(`/spec/selector/${Pod.ADDRESS_LABEL.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+  );
 }

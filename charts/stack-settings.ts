@@ -1,4 +1,13 @@
-import { parseSettings, SettingsError, settingsInputFromEnv, VARIABLES, type Env, type Settings, type SettingsInput, type SettingsIssue } from '../configs';
+import {
+  parseSettings,
+  SettingsError,
+  settingsInputFromEnv,
+  VARIABLES,
+  type Env,
+  type Settings,
+  type SettingsInput,
+  type SettingsIssue,
+} from '../configs';
 import { stackNames } from './generators/names';
 
 /** `DATA_DIR` in the cluster: a writable emptyDir, since the root filesystem is read-only. */
@@ -50,12 +59,20 @@ export function stackSettingsInput(env: Env): SettingsInput {
   const input = settingsInputFromEnv(kept);
   return {
     ...input,
-    service: { environment: 'production', ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}), dataDir: STACK_DATA_DIR, ...input.service },
+    service: {
+      environment: 'production',
+      ...(input.deploy?.ingressHost ? { trustProxy: 1 } : {}),
+      dataDir: STACK_DATA_DIR,
+      ...input.service,
+    },
     search: { indexDir: STACK_INDEX_DIR, ...input.search },
     kvstore: {
       ...(input.deploy?.kvstoreDeploy === 'external' ? {} : { durability: 'primary-disk' as const }),
       ...input.kvstore,
-      url: input.deploy?.kvstoreDeploy === 'external' ? EXTERNAL_KVSTORE_URL : stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl,
+      url:
+        input.deploy?.kvstoreDeploy === 'external'
+          ? EXTERNAL_KVSTORE_URL
+          : stackNames(input.deploy?.namePrefix ?? '').kvstoreUrl,
     },
   };
 }

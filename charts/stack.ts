@@ -25,7 +25,10 @@ import { Prometheus } from './prometheus';
  * a password; this one does not (the password arrives as `KVSTORE_PASSWORD` from the Secret). An
  * external kvstore's URL comes from the Secret only (`backendSecretEnvironment`).
  */
-export function backendEnvironment(settings: Settings, names: StackNames = stackNames(settings.deploy.namePrefix)): Record<string, string> {
+export function backendEnvironment(
+  settings: Settings,
+  names: StackNames = stackNames(settings.deploy.namePrefix),
+): Record<string, string> {
   const env = serviceEnvironment(settings);
   if (settings.deploy.kvstoreDeploy === 'external') return env;
   return { ...env, [variableSpec('KVSTORE_URL').name]: names.kvstoreUrl };
@@ -85,7 +88,10 @@ export class SearchBackendStack extends Construct {
     const app = scope.node.scope === undefined ? scope : undefined;
     // In a user's Chart its namespace wins: the generated configs (per-pod DNS names) must agree with it.
     const namespace = (app ? undefined : Chart.of(scope).namespace) ?? props.settings.deploy.namespace;
-    const settings: Settings = { ...props.settings, deploy: { ...props.settings.deploy, namePrefix: prefix, namespace } };
+    const settings: Settings = {
+      ...props.settings,
+      deploy: { ...props.settings.deploy, namePrefix: prefix, namespace },
+    };
     const names = stackNames(prefix);
     const d = settings.deploy;
     this.names = names;
@@ -134,7 +140,10 @@ export class SearchBackendStack extends Construct {
     this.backend = new Backend(home(COMPONENTS.backend), `${prefix}backend`, {
       image: d.backendImage,
       replicas: d.backendReplicas,
-      resources: { requests: { cpu: DEFAULT_BACKEND_RESOURCES.requests.cpu, memory: d.backendMemoryRequest }, limits: { cpu: DEFAULT_BACKEND_RESOURCES.limits.cpu, memory: d.backendMemoryLimit } },
+      resources: {
+        requests: { cpu: DEFAULT_BACKEND_RESOURCES.requests.cpu, memory: d.backendMemoryRequest },
+        limits: { cpu: DEFAULT_BACKEND_RESOURCES.limits.cpu, memory: d.backendMemoryLimit },
+      },
       environment: backendEnvironment(settings, names),
       containerPort: settings.service.port,
       dataDir: settings.service.dataDir,
@@ -142,14 +151,28 @@ export class SearchBackendStack extends Construct {
       autoscaling: d.hpaEnabled ? { maxReplicas: d.hpaMaxReplicas, cpuPercent: d.hpaCpuPercent } : undefined,
       names,
       imagePullSecrets: d.imagePullSecrets,
-      secretEnvironment: backendSecretEnvironment({ kvstoreDeploy: d.kvstoreDeploy, kvstoreMode: settings.kvstore.topology.mode }),
+      secretEnvironment: backendSecretEnvironment({
+        kvstoreDeploy: d.kvstoreDeploy,
+        kvstoreMode: settings.kvstore.topology.mode,
+      }),
     });
     if (d.ingressHost) {
-      this.ingress = new BackendIngress(this.backend, 'ingress', { service: this.backend.service, host: d.ingressHost, tlsSecret: d.ingressTlsSecret, ingressClass: d.ingressClass, names, version: imageVersion(d.backendImage) });
+      this.ingress = new BackendIngress(this.backend, 'ingress', {
+        service: this.backend.service,
+        host: d.ingressHost,
+        tlsSecret: d.ingressTlsSecret,
+        ingressClass: d.ingressClass,
+        names,
+        version: imageVersion(d.backendImage),
+      });
     }
 
     if (d.monitoringMode === 'operator') {
-      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, { settings, names, version: imageVersion(d.backendImage) });
+      this.operator = new OperatorMonitoring(home('monitoring'), `${prefix}monitoring`, {
+        settings,
+        names,
+        version: imageVersion(d.backendImage),
+      });
     } else {
       this.alertmanager = new Alertmanager(home(COMPONENTS.alertmanager), `${prefix}alertmanager`, {
         image: d.alertmanagerImage,

@@ -52,7 +52,8 @@ export function loadSettings(env: Env = process.env): Settings {
 export function formatValue(value: unknown): string {
   if (Array.isArray(value)) return value.map(formatValue).join(',');
   // A label pair (`PROMETHEUS_RULE_LABELS`) is written as its variable spells it: key=value.
-  if (typeof value === 'object' && value !== null && 'name' in value && 'value' in value) return `${String(value.name)}=${String(value.value)}`;
+  if (typeof value === 'object' && value !== null && 'name' in value && 'value' in value)
+    return `${String(value.name)}=${String(value.value)}`;
   return String(value);
 }
 
@@ -84,6 +85,7 @@ export function redactSettings(settings: Settings): Settings {
     if (spec.secret && getPath(copy, spec.path) !== undefined) setPath(copy, spec.path, '<hidden>');
   }
   // Derived copies of secret values.
-  if (getPath(copy, 'rateLimit.effective.storeUrl') !== undefined) setPath(copy, 'rateLimit.effective.storeUrl', '<hidden>');
+  if (getPath(copy, 'rateLimit.effective.storeUrl') !== undefined)
+    setPath(copy, 'rateLimit.effective.storeUrl', '<hidden>');
   return copy as unknown as Settings;
 }

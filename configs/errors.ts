@@ -1,10 +1,7 @@
 /**
  * Stable error codes for configuration faults. Tests assert on `code`, people read `message`.
  */
-export type SettingsErrorCode =
-  | 'ERR_SETTINGS_INVALID_VALUE'
-  | 'ERR_SETTINGS_CONFLICT'
-  | 'ERR_SETTINGS_UNKNOWN_KEY';
+export type SettingsErrorCode = 'ERR_SETTINGS_INVALID_VALUE' | 'ERR_SETTINGS_CONFLICT' | 'ERR_SETTINGS_UNKNOWN_KEY';
 
 /** One problem with one setting. */
 export interface SettingsIssue {

@@ -100,7 +100,8 @@ export function str(opts: { pattern?: RegExp; accepted?: string } = {}): Parser<
 
 /** One of a fixed set of words (case-insensitive on input). */
 export function oneOf<T extends string>(values: readonly T[]): Parser<T> {
-  const check = (v: unknown): T => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : fail());
+  const check = (v: unknown): T =>
+    typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : fail();
   return { accepted: `one of ${values.join(', ')}`, check, parse: (raw) => check(raw.trim().toLowerCase()) };
 }
 
@@ -147,7 +148,10 @@ export function list<T>(item: Parser<T>, opts: { minItems?: number } = {}): Pars
 
 /** A URL path prefix: starts with `/`, no query, no trailing slash (except `/` itself). */
 export function pathPrefix(): Parser<string> {
-  return str({ pattern: /^\/(?:[A-Za-z0-9._~!$&'()*+,;=:@%-]+(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*)?$/, accepted: 'a path starting with / and without a trailing slash' });
+  return str({
+    pattern: /^\/(?:[A-Za-z0-9._~!$&'()*+,;=:@%-]+(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*)?$/,
+    accepted: 'a path starting with / and without a trailing slash',
+  });
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -156,7 +160,11 @@ const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function httpMethod(): Parser<string> {
   const check = (v: unknown): string =>
     typeof v === 'string' && (HTTP_METHODS as readonly string[]).includes(v) ? v : fail();
-  return { accepted: `an HTTP method (${HTTP_METHODS.join(', ')})`, check, parse: (raw) => check(raw.trim().toUpperCase()) };
+  return {
+    accepted: `an HTTP method (${HTTP_METHODS.join(', ')})`,
+    check,
+    parse: (raw) => check(raw.trim().toUpperCase()),
+  };
 }
 
 const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
@@ -168,7 +176,15 @@ export function duration(): Parser<string> {
 
 /** Milliseconds in a Prometheus-style duration string. */
 export function durationMs(d: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000, w: 604800000, y: 31536000000 };
+  const units: Record<string, number> = {
+    ms: 1,
+    s: 1000,
+    m: 60000,
+    h: 3600000,
+    d: 86400000,
+    w: 604800000,
+    y: 31536000000,
+  };
   let total = 0;
   for (const m of d.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(m[1]) * units[m[2]];
   return total;

@@ -187,9 +187,16 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
   issues.push(...aiIssues(s.ai));
   issues.push(...topologyIssues('KVSTORE', s.kvstore.url, s.kvstore.topology));
   issues.push(...topologyIssues('RATELIMIT_STORAGE', s.rateLimit.storageUrl, s.rateLimit.storageTopology));
-  const memory = backendMemoryProblem(s.deploy.backendMemoryRequest, s.deploy.backendMemoryLimit, { request: 'BACKEND_MEMORY_REQUEST', limit: 'BACKEND_MEMORY_LIMIT' });
+  const memory = backendMemoryProblem(s.deploy.backendMemoryRequest, s.deploy.backendMemoryLimit, {
+    request: 'BACKEND_MEMORY_REQUEST',
+    limit: 'BACKEND_MEMORY_LIMIT',
+  });
   // A value the parser refused is reported there already.
-  if (memory && memoryMiB(s.deploy.backendMemoryLimit) !== undefined && memoryMiB(s.deploy.backendMemoryRequest) !== undefined) {
+  if (
+    memory &&
+    memoryMiB(s.deploy.backendMemoryLimit) !== undefined &&
+    memoryMiB(s.deploy.backendMemoryRequest) !== undefined
+  ) {
     const limit = memory.which === 'limit';
     issues.push({
       code: 'ERR_SETTINGS_CONFLICT',
@@ -231,14 +238,19 @@ export function parseSettings(input: SettingsInput = {}): Settings {
   if (issues.length) throw new SettingsError(issues);
 
   const multiplier = multiplierFor(merged.service.environment, merged.rateLimit);
-  const tiers = Object.fromEntries(
-    TIER_NAMES.map((t) => [t, scale(merged.rateLimit.tiers[t], multiplier)]),
-  ) as Record<TierName, TierLimits>;
+  const tiers = Object.fromEntries(TIER_NAMES.map((t) => [t, scale(merged.rateLimit.tiers[t], multiplier)])) as Record<
+    TierName,
+    TierLimits
+  >;
   let ipBeforeShareCap: TierLimits | undefined;
   const share = merged.rateLimit.ipGlobalShare;
   if (share !== undefined) {
     const capped = capIpTier(tiers.ip, tiers.global, share);
-    if (capped.limit !== tiers.ip.limit || capped.windowSeconds !== tiers.ip.windowSeconds || capped.burst !== tiers.ip.burst) {
+    if (
+      capped.limit !== tiers.ip.limit ||
+      capped.windowSeconds !== tiers.ip.windowSeconds ||
+      capped.burst !== tiers.ip.burst
+    ) {
       ipBeforeShareCap = tiers.ip;
       tiers.ip = capped;
     }
@@ -247,7 +259,12 @@ export function parseSettings(input: SettingsInput = {}): Settings {
     ...merged,
     rateLimit: {
       ...merged.rateLimit,
-      effective: { multiplier, tiers, storeUrl: merged.rateLimit.storageUrl ?? merged.kvstore.url, ...(ipBeforeShareCap ? { ipBeforeShareCap } : {}) },
+      effective: {
+        multiplier,
+        tiers,
+        storeUrl: merged.rateLimit.storageUrl ?? merged.kvstore.url,
+        ...(ipBeforeShareCap ? { ipBeforeShareCap } : {}),
+      },
     },
   };
   const conflicts = crossFieldIssues(settings);

@@ -59,7 +59,11 @@ export const METRIC_FAMILIES = {
   /** gauge{type}. */
   requestsByTypeAvgTimeMs: { name: 'svc_ai_search_requests_by_type_avg_time_ms', type: 'gauge', labels: ['type'] },
   /** histogram{route,method,status_class}: base name; `_bucket`, `_count`, `_sum` follow. */
-  httpRequestDuration: { name: 'svc_ai_search_http_request_duration_seconds', type: 'histogram', labels: ['route', 'method', 'status_class'] },
+  httpRequestDuration: {
+    name: 'svc_ai_search_http_request_duration_seconds',
+    type: 'histogram',
+    labels: ['route', 'method', 'status_class'],
+  },
   /** gauge: longest event-loop delay since the previous scrape, seconds. */
   eventLoopDelayMax: { name: 'svc_ai_search_event_loop_delay_max_seconds', type: 'gauge', labels: [] },
   /** gauge: 99th percentile of event-loop delay since the previous scrape, seconds. */
@@ -67,7 +71,11 @@ export const METRIC_FAMILIES = {
   /** gauge: longest event-loop delay since the previous scrape in CPU time the event-loop thread spent in it, seconds. */
   eventLoopBusyMax: { name: 'svc_ai_search_event_loop_busy_max_seconds', type: 'gauge', labels: [] },
   /** counter{tier,result}: result is `allowed` or `refused`. */
-  rateLimitRequestsTotal: { name: 'svc_ai_search_rate_limit_requests_total', type: 'counter', labels: ['tier', 'result'] },
+  rateLimitRequestsTotal: {
+    name: 'svc_ai_search_rate_limit_requests_total',
+    type: 'counter',
+    labels: ['tier', 'result'],
+  },
   /** counter{tier}: admitted requests that left the tier near its limit. */
   rateLimitNearLimitTotal: { name: 'svc_ai_search_rate_limit_near_limit_total', type: 'counter', labels: ['tier'] },
   /** counter: failed kvstore commands of the rate limiter. */
@@ -81,7 +89,11 @@ export const METRIC_FAMILIES = {
   /** counter{store}: keys the store's server evicted (maxmemory reached) while this process watched (INFO stats `evicted_keys`). */
   kvstoreEvictedKeysTotal: { name: 'svc_ai_search_kvstore_evicted_keys_total', type: 'counter', labels: ['store'] },
   /** counter: failed compactions of the DATA_DIR content store (only where the store compacts). */
-  contentCompactionFailuresTotal: { name: 'svc_ai_search_content_compaction_failures_total', type: 'counter', labels: [] },
+  contentCompactionFailuresTotal: {
+    name: 'svc_ai_search_content_compaction_failures_total',
+    type: 'counter',
+    labels: [],
+  },
   /** gauge{state}: 1 for whether the DATA_DIR content store takes writes (`ok`, `disk_full`, `failing`, `read_only`), 0 for the others; only with the file store. */
   contentWriteState: { name: 'svc_ai_search_content_write_state', type: 'gauge', labels: ['state'] },
   /** gauge{state}: 1 for the current write confirmation (`ok`, `no_replica`, `not_on_disk`); only with content in the kvstore. */

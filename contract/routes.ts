@@ -14,7 +14,16 @@ export const API_PREFIX = '/api/';
 /** Request types of `svc_ai_search_requests_by_type_*{type}`. */
 export type RequestType = 'search' | 'chat' | 'ingest' | 'upload' | 'export' | 'eval' | 'content' | 'other';
 /** Every request type, in exposition order. */
-export const REQUEST_TYPES: readonly RequestType[] = ['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other'];
+export const REQUEST_TYPES: readonly RequestType[] = [
+  'search',
+  'chat',
+  'ingest',
+  'upload',
+  'export',
+  'eval',
+  'content',
+  'other',
+];
 
 /**
  * The tier mappings of the settings (`RATE_LIMIT_{CHAT,SEARCH,UPLOAD,EXPORT}_PATHS`): `export`

@@ -25,4 +25,3 @@ export const PATHS = {
   /** Liveness record: the startup and liveness probes. */
   live: '/health/live',
 } as const;
-

@@ -40,7 +40,16 @@ function constraint(s: Json): string {
 function bodyOf(op: Op): string {
   if (!op.requestBody) return '';
   return Object.entries(op.requestBody.content)
-    .map(([type, { schema }]) => `${type}${schema.$ref ? ` \`${String(schema.$ref).split('/').pop()}\`` : ` (${Object.keys((schema.properties as Json) ?? {}).map((k) => `\`${k}\``).join(', ')})`}`)
+    .map(
+      ([type, { schema }]) =>
+        `${type}${
+          schema.$ref
+            ? ` \`${String(schema.$ref).split('/').pop()}\``
+            : ` (${Object.keys((schema.properties as Json) ?? {})
+                .map((k) => `\`${k}\``)
+                .join(', ')})`
+        }`,
+    )
     .join('; ');
 }
 
@@ -50,12 +59,23 @@ export function apiReference(): string {
   const rows: string[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      const params = (op.parameters ?? []).map((p) => `\`${p.name}\` (${p.in}${p.required ? ', required' : ''}${constraint(p.schema) ? `, ${constraint(p.schema)}` : ''})`).join('; ');
+      const params = (op.parameters ?? [])
+        .map(
+          (p) =>
+            `\`${p.name}\` (${p.in}${p.required ? ', required' : ''}${constraint(p.schema) ? `, ${constraint(p.schema)}` : ''})`,
+        )
+        .join('; ');
       const access = op.security?.length ? 'bearer' : op.responses['429'] ? 'limited' : 'operational';
-      rows.push(`| ${method.toUpperCase()} | \`${path}\` | ${op.summary} | ${params} | ${bodyOf(op)} | ${Object.keys(op.responses).join(', ')} | ${access} |`);
+      rows.push(
+        `| ${method.toUpperCase()} | \`${path}\` | ${op.summary} | ${params} | ${bodyOf(op)} | ${Object.keys(op.responses).join(', ')} | ${access} |`,
+      );
     }
   }
-  return ['| Method | Path | What | Parameters | Body | Answers | Access |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| Method | Path | What | Parameters | Body | Answers | Access |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** docs/api.md with the reference between its markers replaced. */

@@ -1,6 +1,12 @@
 import { loadFolder, type LoadedItem } from '../service/content/parse/folder-loader';
 import { describeItems, idCollisions } from '../service/content/id-collisions';
-import { ApiError, createClient, type BatchOutcome, type ItemInput, type SearchClient } from '../service/http/contract/client';
+import {
+  ApiError,
+  createClient,
+  type BatchOutcome,
+  type ItemInput,
+  type SearchClient,
+} from '../service/http/contract/client';
 import { ITEM_TYPES, validateItem, type ItemType } from '../service/content/item';
 
 /** Options of one folder ingest (`npm run ingest -- DIR ...`). */
@@ -65,7 +71,9 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
     if (out.isTTY) {
       const width = 30;
       const fill = pending.length ? Math.round((done / pending.length) * width) : width;
-      out.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${pending.length} ${rate.toFixed(0)} items/s ETA ${eta}s`);
+      out.write(
+        `\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${pending.length} ${rate.toFixed(0)} items/s ETA ${eta}s`,
+      );
     } else {
       out.write(`ingest: ${done}/${pending.length} items (${rate.toFixed(0)} items/s, ETA ${eta}s)\n`);
     }
@@ -73,7 +81,15 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
   if (!opts.dryRun) {
     for (let i = 0; i < pending.length; i += batchSize) {
       const batch = pending.slice(i, i + batchSize);
-      const body = await send(api, `${base}/api/ingest-batch`, token, batch.map((p) => p.item as ItemInput), retries, sleep, out);
+      const body = await send(
+        api,
+        `${base}/api/ingest-batch`,
+        token,
+        batch.map((p) => p.item as ItemInput),
+        retries,
+        sleep,
+        out,
+      );
       for (const r of body.results) {
         if (r.status === 'stored') {
           stored++;
@@ -98,7 +114,10 @@ export async function ingestFolder(opts: IngestOptions): Promise<IngestSummary> 
  * batch refused by the service, across batches silently. Items that do not validate are sent as
  * they are: the service says what is wrong with them.
  */
-export function withoutCollisions(items: readonly LoadedItem[]): { send: LoadedItem[]; refused: Array<{ file: string; reason: string }> } {
+export function withoutCollisions(items: readonly LoadedItem[]): {
+  send: LoadedItem[];
+  refused: Array<{ file: string; reason: string }>;
+} {
   const perFile = new Map<string, number>();
   const named = items.map((p, position) => {
     const index = perFile.get(p.file) ?? 0;
@@ -133,13 +152,15 @@ async function send(
   sleep: (ms: number) => Promise<void>,
   out: NodeJS.WritableStream,
 ): Promise<BatchOutcome> {
-  for (let attempt = 0; ; ) {
+  for (let attempt = 0; ;) {
     try {
       return await api.ingestBatch(items);
     } catch (e) {
       if (!(e instanceof ApiError)) {
         if (attempt++ >= retries) {
-          throw new IngestError(`cannot reach ${url} after ${retries + 1} tries (${e instanceof Error ? e.message : String(e)}); is the service running (make run)?`);
+          throw new IngestError(
+            `cannot reach ${url} after ${retries + 1} tries (${e instanceof Error ? e.message : String(e)}); is the service running (make run)?`,
+          );
         }
         await sleep(500 * 2 ** attempt);
         continue;
@@ -159,7 +180,9 @@ async function send(
         await sleep(500 * 2 ** attempt);
         continue;
       }
-      throw new IngestError(`${e.status} from ${url}: ${e.body.message ?? (e.status >= 500 ? 'server error' : 'refused')}`);
+      throw new IngestError(
+        `${e.status} from ${url}: ${e.body.message ?? (e.status >= 500 ? 'server error' : 'refused')}`,
+      );
     }
   }
 }
@@ -181,7 +204,10 @@ export function parseArgs(argv: readonly string[]): IngestOptions {
     else if (!a.startsWith('--') && !dir) dir = a;
     else throw new IngestError(`unknown argument ${a}`);
   }
-  if (!dir) throw new IngestError('usage: npm run ingest -- DIR [--url URL] [--token TOKEN] [--type article|project|experience] [--sections] [--dry-run]');
+  if (!dir)
+    throw new IngestError(
+      'usage: npm run ingest -- DIR [--url URL] [--token TOKEN] [--type article|project|experience] [--sections] [--dry-run]',
+    );
   return { dir, ...o };
 }
 

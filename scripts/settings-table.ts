@@ -14,11 +14,7 @@ export function settingsTable(): string {
     const accepted = v.parser.accepted.replace(/\|/g, '\\|');
     return `| \`${v.name}\` | ${shown} | ${flags || 'service'} | ${v.description}. Accepts ${accepted}. |`;
   });
-  return [
-    '| Variable | Default | Used by | Meaning |',
-    '|---|---|---|---|',
-    ...rows,
-  ].join('\n');
+  return ['| Variable | Default | Used by | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 /** Where the table lives, relative to the repository root (the README links to it). */

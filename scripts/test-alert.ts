@@ -22,7 +22,11 @@ export interface PostResult {
  * POSTs `alerts` to the Alertmanager at `baseUrl`: v1 first (spec §6.3), v2 when v1 is gone.
  * Throws with the server's answer on any other failure.
  */
-export async function postAlerts(baseUrl: string, alerts: readonly PostableAlert[], fetchImpl: typeof fetch = fetch): Promise<PostResult> {
+export async function postAlerts(
+  baseUrl: string,
+  alerts: readonly PostableAlert[],
+  fetchImpl: typeof fetch = fetch,
+): Promise<PostResult> {
   const base = baseUrl.replace(/\/+$/, '');
   let last: { endpoint: string; status: number; body: string } | undefined;
   for (const version of ['v1', 'v2']) {
@@ -62,7 +66,9 @@ export function testAlertRequest(env: NodeJS.ProcessEnv): { url: string; alerts:
 async function main(): Promise<void> {
   const { url, alerts } = testAlertRequest(process.env);
   const r = await postAlerts(url, alerts);
-  process.stdout.write(`posted ${alerts[0].labels.alertname} (severity ${alerts[0].labels.severity}) to ${r.endpoint}: ${r.status}\n`);
+  process.stdout.write(
+    `posted ${alerts[0].labels.alertname} (severity ${alerts[0].labels.severity}) to ${r.endpoint}: ${r.status}\n`,
+  );
 }
 
 if (require.main === module) {

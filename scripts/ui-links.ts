@@ -31,6 +31,9 @@ export async function detectUiLinks(prometheusUrl: string, alertmanagerUrl: stri
   return {
     prometheus: pages.map((p) => `${prefix}/${p}`),
     alertmanagerUi: hasUi ? `${alertmanagerUrl}/#/alerts` : undefined,
-    amtool: [`amtool --alertmanager.url=${alertmanagerUrl} alert query`, `amtool --alertmanager.url=${alertmanagerUrl} silence query`],
+    amtool: [
+      `amtool --alertmanager.url=${alertmanagerUrl} alert query`,
+      `amtool --alertmanager.url=${alertmanagerUrl} silence query`,
+    ],
   };
 }

@@ -10,13 +10,21 @@
  * port when taken. Settings come from the environment as for `make run` and `make synth`.
  * Ctrl-C (or SIGTERM) stops everything and removes the temporary files.
  */
-import { INTERACTIVE_PORTS, LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '../tools/harness/local-stack';
+import {
+  INTERACTIVE_PORTS,
+  LocalStack,
+  RECEIVER_PATHS,
+  summarizeDelivery,
+  TEST_INTERVALS,
+} from '../tools/harness/local-stack';
 import { detectUiLinks } from './ui-links';
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
   if (args.has('--help') || args.has('-h')) {
-    process.stdout.write('usage: npx ts-node -T scripts/up.ts [--fast] [--keep]\n  --fast  test intervals (alerts fire in seconds)\n  --keep  keep the generated files after Ctrl-C\n');
+    process.stdout.write(
+      'usage: npx ts-node -T scripts/up.ts [--fast] [--keep]\n  --fast  test intervals (alerts fire in seconds)\n  --keep  keep the generated files after Ctrl-C\n',
+    );
     return;
   }
   const fast = args.has('--fast');
@@ -28,18 +36,26 @@ async function main(): Promise<void> {
     keepFiles: args.has('--keep'),
     log: (line) => say(`  ${line}`),
   });
-  stack.receiver.onDelivery((d) => say(`[notification ${new Date(d.receivedAt).toISOString()}] ${d.path} ${summarizeDelivery(d.body)}`));
+  stack.receiver.onDelivery((d) =>
+    say(`[notification ${new Date(d.receivedAt).toISOString()}] ${d.path} ${summarizeDelivery(d.body)}`),
+  );
 
   const am = stack.alertmanager.url;
   say('');
-  say(`The stack is up${fast ? ' (fast test intervals)' : ' (generated intervals: scrape 15s, alerts after their `for`)'}:`);
+  say(
+    `The stack is up${fast ? ' (fast test intervals)' : ' (generated intervals: scrape 15s, alerts after their `for`)'}:`,
+  );
   say(`  service        ${stack.service.url}   /health  /api/rate-limit  /api/metrics/prometheus  /metrics`);
   const links = await detectUiLinks(stack.prometheus.url, am);
   say(`  Prometheus     ${links.prometheus.join('  ')}  (job svc-ai-search-backend)`);
-  say(`  Alertmanager   ${am}${links.alertmanagerUi ? `   ${links.alertmanagerUi}` : '   (no web UI in this build; use amtool:)'}`);
+  say(
+    `  Alertmanager   ${am}${links.alertmanagerUi ? `   ${links.alertmanagerUi}` : '   (no web UI in this build; use amtool:)'}`,
+  );
   for (const c of links.amtool) say(`                 ${c}`);
   say(`  Redis          ${stack.redis.url}`);
-  say(`  notifications  ${stack.receiver.url(RECEIVER_PATHS.chat)} (chat) and ${stack.receiver.url(RECEIVER_PATHS.webhook)} (webhook) are printed below`);
+  say(
+    `  notifications  ${stack.receiver.url(RECEIVER_PATHS.chat)} (chat) and ${stack.receiver.url(RECEIVER_PATHS.webhook)} (webhook) are printed below`,
+  );
   say(`  files          ${stack.workDir} (prometheus/, alertmanager/, dist/)`);
   say('');
   say('Changed from the synthesized manifests to run here:');

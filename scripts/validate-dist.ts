@@ -64,9 +64,13 @@ function main(): void {
   try {
     requirePromTools();
     const results = validateDist(dir);
-    process.stdout.write(`${dir} (MONITORING_MODE=${loadStackSettings(process.env).deploy.monitoringMode}):\n${formatResults(results)}\n`);
+    process.stdout.write(
+      `${dir} (MONITORING_MODE=${loadStackSettings(process.env).deploy.monitoringMode}):\n${formatResults(results)}\n`,
+    );
     const other = validateOtherMode();
-    process.stdout.write(`\nMONITORING_MODE=${other.mode}, synthesized into a temp folder:\n${formatResults(other.results)}\n`);
+    process.stdout.write(
+      `\nMONITORING_MODE=${other.mode}, synthesized into a temp folder:\n${formatResults(other.results)}\n`,
+    );
     const all = [...results, ...other.results];
     const failed = all.filter((r) => !r.ok).length;
     process.stdout.write(failed ? `\n${failed} check(s) failed\n` : `\nall ${all.length} checks passed\n`);

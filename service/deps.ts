@@ -38,10 +38,16 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const rateLimitKvstore =
     overrides.rateLimitKvstore ??
     (settings.rateLimit.storageUrl && settings.rateLimit.storageUrl !== settings.kvstore.url
-      ? new KvstoreConnection(settings.rateLimit.storageUrl, settings, logger.child({ store: 'ratelimit' }), undefined, {
-          topology: settings.rateLimit.storageTopology,
-          variablePrefix: 'RATELIMIT_STORAGE',
-        })
+      ? new KvstoreConnection(
+          settings.rateLimit.storageUrl,
+          settings,
+          logger.child({ store: 'ratelimit' }),
+          undefined,
+          {
+            topology: settings.rateLimit.storageTopology,
+            variablePrefix: 'RATELIMIT_STORAGE',
+          },
+        )
       : kvstore);
   const stats = overrides.stats ?? new RequestStats(clock);
   const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
@@ -56,7 +62,8 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
     );
   // Once per registry: a test may build two sets of deps on one registry.
   if (!registry.getSingleMetric(METRICS.kvstoreState)) {
-    const stores: Record<string, KvstoreConnection> = rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore };
+    const stores: Record<string, KvstoreConnection> =
+      rateLimitKvstore === kvstore ? { kvstore } : { kvstore, ratelimit: rateLimitKvstore };
     registerKvstoreStateMetric(registry, stores);
     registerKvstoreEvictionMetric(registry, stores);
   }

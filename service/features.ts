@@ -1,5 +1,10 @@
 import { Router } from 'express';
-import { demoContentEnabled, segmentPersistWindowMs, SHUTDOWN_CLOSE_RESERVE_SECONDS, SHUTDOWN_GRACE_EXTRA_SECONDS } from '../configs';
+import {
+  demoContentEnabled,
+  segmentPersistWindowMs,
+  SHUTDOWN_CLOSE_RESERVE_SECONDS,
+  SHUTDOWN_GRACE_EXTRA_SECONDS,
+} from '../configs';
 import { ChatService } from './chat/chat-service';
 import { ExtractiveProvider } from './chat/extractive';
 import { OpenAiProvider } from './chat/openai';
@@ -7,11 +12,20 @@ import type { ChatProvider } from './chat/types';
 import { ContentService } from './content/content-service';
 import { FileContentStore } from './content/file-store';
 import { RedisContentStore } from './content/redis-store';
-import { StoreUnavailableError, type CompactionStatus, type ContentStore, type WriteStatus } from './content/content-store';
+import {
+  StoreUnavailableError,
+  type CompactionStatus,
+  type ContentStore,
+  type WriteStatus,
+} from './content/content-store';
 import type { FeatureDeps } from './core-deps';
 import type { CompactionHealth, ContentHealth, WritesHealth } from './http/contract/ops';
 import { loadDemoContent } from './demo/demo-content';
-import { registerContentMetrics, registerContentWriteMetrics, registerKvstoreWriteMetrics } from './metrics/content-metrics';
+import {
+  registerContentMetrics,
+  registerContentWriteMetrics,
+  registerKvstoreWriteMetrics,
+} from './metrics/content-metrics';
 import type { CacheStats } from './metrics/service-metrics';
 import { writeAccess } from './routes/auth';
 import { chatRouter } from './routes/chat';
@@ -73,22 +87,32 @@ function writesHealth(s: WriteStatus): WritesHealth {
  */
 async function persistSegment(index: EmbeddedIndex, deps: FeatureDeps, logger: FeatureDeps['logger']): Promise<void> {
   const now = deps.clock.now();
-  const budgetMs = Math.max(0, (deps.lifecycle.drainingSince ?? now) + segmentPersistWindowMs(deps.settings.service.shutdownTimeoutSeconds) - now);
+  const budgetMs = Math.max(
+    0,
+    (deps.lifecycle.drainingSince ?? now) + segmentPersistWindowMs(deps.settings.service.shutdownTimeoutSeconds) - now,
+  );
   try {
     const r = await index.persistBeforeExit(budgetMs);
     const info = { documents: r.documents, appended: r.appended, ms: r.ms, budgetMs };
     if (r.outcome === 'persisted') logger.info(info, 'search segment persisted before exit');
-    else if (r.outcome === 'current') logger.info(info, 'search segment already covers the index: nothing to persist before exit');
+    else if (r.outcome === 'current')
+      logger.info(info, 'search segment already covers the index: nothing to persist before exit');
     else if (r.outcome === 'timed-out') {
       logger.warn(
         info,
         `search segment not persisted before exit: the shutdown budget ran out (the termination grace, SHUTDOWN_TIMEOUT_SECONDS + ${SHUTDOWN_GRACE_EXTRA_SECONDS} s, less ${SHUTDOWN_CLOSE_RESERVE_SECONDS} s); the segment on disk is the last one written whole, and the next start re-indexes what it lacks (or rebuilds the index when more than half changed); a longer SHUTDOWN_TIMEOUT_SECONDS gives the stop more time`,
       );
     } else if (r.outcome === 'failed') {
-      logger.warn(info, 'search segment not persisted before exit: the write failed (see the warning above); the next start re-indexes what the segment on disk lacks');
+      logger.warn(
+        info,
+        'search segment not persisted before exit: the write failed (see the warning above); the next start re-indexes what the segment on disk lacks',
+      );
     }
   } catch (e) {
-    logger.error({ err: (e as Error).message }, 'search segment not persisted before exit: the persist failed; the next start re-indexes what the segment on disk lacks');
+    logger.error(
+      { err: (e as Error).message },
+      'search segment not persisted before exit: the persist failed; the next start re-indexes what the segment on disk lacks',
+    );
   }
 }
 
@@ -120,7 +144,12 @@ export function createContentStore(deps: FeatureDeps): ContentStore {
       durabilityWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
     });
   }
-  return new FileContentStore({ dir: settings.service.dataDir, logger, compactAfterBytes: settings.content.compactionBytes, clock: deps.clock });
+  return new FileContentStore({
+    dir: settings.service.dataDir,
+    logger,
+    compactAfterBytes: settings.content.compactionBytes,
+    clock: deps.clock,
+  });
 }
 
 /** The chat provider the settings ask for. */
@@ -180,7 +209,15 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   const context: FeatureContext = { deps, content, search, chat };
   // Every group's routes on one router: a request walks one route list, not a router per group.
   const router = Router();
-  for (const addRoutes of [searchRouter, contentRouter, ingestRouter, uploadRouter, exportRouter, evalRouter, chatRouter]) {
+  for (const addRoutes of [
+    searchRouter,
+    contentRouter,
+    ingestRouter,
+    uploadRouter,
+    exportRouter,
+    evalRouter,
+    chatRouter,
+  ]) {
     addRoutes(context, router);
   }
   return {
@@ -200,12 +237,19 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     async start() {
       const access = writeAccess(settings);
       if (access === 'open') {
-        logger.warn(`API_TOKEN is not set: ingest and upload are open to anyone (allowed in ${settings.service.environment} only); set API_TOKEN to require a bearer token`);
+        logger.warn(
+          `API_TOKEN is not set: ingest and upload are open to anyone (allowed in ${settings.service.environment} only); set API_TOKEN to require a bearer token`,
+        );
       } else if (access === 'refused') {
-        logger.warn(`API_TOKEN is not set: ingest and upload are refused in ${settings.service.environment}; set API_TOKEN to enable them`);
+        logger.warn(
+          `API_TOKEN is not set: ingest and upload are refused in ${settings.service.environment}; set API_TOKEN to enable them`,
+        );
       }
       if (settings.ai.provider === 'openai' && !settings.ai.apiKey) {
-        logger.info({ baseUrl: settings.ai.baseUrl }, 'AI_API_KEY is not set: calling the AI provider without an Authorization header');
+        logger.info(
+          { baseUrl: settings.ai.baseUrl },
+          'AI_API_KEY is not set: calling the AI provider without an Authorization header',
+        );
       }
       // The persisted search segment is read while the content loads (the index wants both).
       segments?.prefetch();
@@ -217,7 +261,10 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       if (demoContentEnabled(settings.service) && content.size === 0) {
         try {
           const demo = await content.ingest(loadDemoContent());
-          logger.info({ items: demo.length }, 'demo content loaded (README.md and docs/*.md); set DEMO_CONTENT=false to start empty');
+          logger.info(
+            { items: demo.length },
+            'demo content loaded (README.md and docs/*.md); set DEMO_CONTENT=false to start empty',
+          );
         } catch (e) {
           if (!(e instanceof StoreUnavailableError)) throw e;
           logger.warn(
@@ -226,7 +273,16 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
           );
         }
       }
-      logger.info({ store: store.kind, items: content.size, engine: index.engine, provider: chat.providerName, index: index.startedFrom }, 'content loaded and indexed');
+      logger.info(
+        {
+          store: store.kind,
+          items: content.size,
+          engine: index.engine,
+          provider: chat.providerName,
+          index: index.startedFrom,
+        },
+        'content loaded and indexed',
+      );
     },
     async close() {
       if (segments) await persistSegment(index, deps, segments.logger);

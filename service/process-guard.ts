@@ -32,7 +32,10 @@ export function installProcessGuard(logger: Logger, proc: ProcessEvents = proces
   };
   const onRejection = (reason: unknown) => {
     escaped += 1;
-    logger.error({ err: reason, origin: 'unhandledRejection', escaped }, 'a promise rejection was not handled; the process keeps serving');
+    logger.error(
+      { err: reason, origin: 'unhandledRejection', escaped },
+      'a promise rejection was not handled; the process keeps serving',
+    );
   };
   proc.on('uncaughtException', onException);
   proc.on('unhandledRejection', onRejection);

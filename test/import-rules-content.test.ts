@@ -13,8 +13,10 @@ const TREE: Record<string, string> = {
   // index the way in; the service and its rooms on the interface; the composition root on the
   // stores' indexes; tests on anything
   'service/content/item.ts': 'export type Item = { id: string };\n',
-  'service/content/content-store.ts': "import type { Item } from './item';\nexport interface ContentStore { load(): Promise<Item[]> }\n",
-  'service/content/listing/sorted-listing.ts': "import type { Item } from '../item';\nexport const listing: Item[] = [];\n",
+  'service/content/content-store.ts':
+    "import type { Item } from './item';\nexport interface ContentStore { load(): Promise<Item[]> }\n",
+  'service/content/listing/sorted-listing.ts':
+    "import type { Item } from '../item';\nexport const listing: Item[] = [];\n",
   'service/content/parse/parse-files.ts': "import type { Item } from '../item';\nexport const parsed: Item[] = [];\n",
   'service/content/content-service.ts':
     "import type { ContentStore } from './content-store';\nimport { listing } from './listing/sorted-listing';\nexport const service = (s: ContentStore) => [s, listing];\n",
@@ -27,17 +29,26 @@ const TREE: Record<string, string> = {
   'service/content/redis-store/index.ts': "export { RedisContentStore } from './redis-content-store';\n",
   'service/features.ts':
     "import { service } from './content/content-service';\nimport { FileContentStore } from './content/file-store';\nimport { RedisContentStore } from './content/redis-store/index';\nexport const features = [service, FileContentStore, RedisContentStore];\n",
-  'test/file-store.test.ts': "import { encode } from '../service/content/file-store/record-log';\nexport const t = encode;\n",
+  'test/file-store.test.ts':
+    "import { encode } from '../service/content/file-store/record-log';\nexport const t = encode;\n",
   // forbidden
-  'service/content/file-store/bad-redis.ts': "import { RedisContentStore } from '../redis-store/redis-content-store';\nexport const x = RedisContentStore;\n",
-  'service/content/redis-store/bad-file.ts': "import type { FileContentStore } from '../file-store';\nexport type X = FileContentStore;\n",
-  'service/content/file-store/bad-service.ts': "import type { service } from '../content-service';\nexport type X = typeof service;\n",
-  'service/content/redis-store/bad-listing.ts': "import { listing } from '../listing/sorted-listing';\nexport const x = listing;\n",
-  'service/content/redis-store/bad-parse.ts': "import { parsed } from '../parse/parse-files';\nexport const x = parsed;\n",
-  'service/content/bad-store.ts': "import { FileContentStore } from './file-store';\nexport const x = FileContentStore;\n",
-  'service/content/listing/bad-store.ts': "import type { RedisContentStore } from '../redis-store/redis-content-store';\nexport type X = RedisContentStore;\n",
+  'service/content/file-store/bad-redis.ts':
+    "import { RedisContentStore } from '../redis-store/redis-content-store';\nexport const x = RedisContentStore;\n",
+  'service/content/redis-store/bad-file.ts':
+    "import type { FileContentStore } from '../file-store';\nexport type X = FileContentStore;\n",
+  'service/content/file-store/bad-service.ts':
+    "import type { service } from '../content-service';\nexport type X = typeof service;\n",
+  'service/content/redis-store/bad-listing.ts':
+    "import { listing } from '../listing/sorted-listing';\nexport const x = listing;\n",
+  'service/content/redis-store/bad-parse.ts':
+    "import { parsed } from '../parse/parse-files';\nexport const x = parsed;\n",
+  'service/content/bad-store.ts':
+    "import { FileContentStore } from './file-store';\nexport const x = FileContentStore;\n",
+  'service/content/listing/bad-store.ts':
+    "import type { RedisContentStore } from '../redis-store/redis-content-store';\nexport type X = RedisContentStore;\n",
   'service/bad-parts.ts': "import { encode } from './content/file-store/record-log';\nexport const x = encode;\n",
-  'service/routes/bad-parts.ts': "import type { RedisContentStore } from '../content/redis-store/redis-content-store';\nexport type X = RedisContentStore;\n",
+  'service/routes/bad-parts.ts':
+    "import type { RedisContentStore } from '../content/redis-store/redis-content-store';\nexport type X = RedisContentStore;\n",
 };
 
 test('every forbidden import between the rooms of service/content fails lint under its rule, type-only ones included; the allowed ones pass', () => {

@@ -13,11 +13,14 @@ const TREE: Record<string, string> = {
   // allowed: index/ uses itself and the vocabulary; scoring/ and query/ read index/ through
   // cursor.ts only (query/ uses the vocabulary too); the glue in service/search/ uses every room
   [`${S}/index/cursor.ts`]: 'export interface Cursor { readonly docs: Int32Array }\n',
-  [`${S}/index/store.ts`]: "import type { Cursor } from './cursor';\nimport { TERMS } from '../vocabulary/terms';\nexport const cursors = (): Cursor[] => TERMS.map(() => ({ docs: new Int32Array(0) }));\n",
+  [`${S}/index/store.ts`]:
+    "import type { Cursor } from './cursor';\nimport { TERMS } from '../vocabulary/terms';\nexport const cursors = (): Cursor[] => TERMS.map(() => ({ docs: new Int32Array(0) }));\n",
   [`${S}/vocabulary/terms.ts`]: "export const TERMS = ['a'];\n",
-  [`${S}/scoring/top-k.ts`]: "import type { Cursor } from '../index/cursor';\nexport const topK = (c: Cursor[]) => c.length;\n",
+  [`${S}/scoring/top-k.ts`]:
+    "import type { Cursor } from '../index/cursor';\nexport const topK = (c: Cursor[]) => c.length;\n",
   [`${S}/scoring/rank.ts`]: "import { topK } from './top-k';\nexport const rank = topK;\n",
-  [`${S}/query/plan.ts`]: "import type { Cursor } from '../index/cursor';\nimport { TERMS } from '../vocabulary/terms';\nexport const plan = (c?: Cursor) => [c, TERMS];\n",
+  [`${S}/query/plan.ts`]:
+    "import type { Cursor } from '../index/cursor';\nimport { TERMS } from '../vocabulary/terms';\nexport const plan = (c?: Cursor) => [c, TERMS];\n",
   [`${S}/analysis/analyzer.ts`]: "export const analyze = (s: string) => s.split(' ');\n",
   [`${S}/analysis/snippet.ts`]: "import { analyze } from './analyzer';\nexport const snippet = analyze;\n",
   [`${S}/embedded.ts`]:

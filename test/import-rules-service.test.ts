@@ -14,15 +14,18 @@ const TREE: Record<string, string> = {
   'service/lib/clock.ts': "import { hrtime } from 'node:process';\nexport const now = (): bigint => hrtime.bigint();\n",
   'service/core-deps.ts': "import type { now } from './lib/clock';\nexport interface CoreDeps { clock: typeof now }\n",
   'service/content/store.ts': "import { now } from '../lib/clock';\nexport const store = { at: now };\n",
-  'service/http/contract/search.ts': "import type { store } from '../../content/store';\nexport type SearchResponse = { items: Array<typeof store> };\n",
+  'service/http/contract/search.ts':
+    "import type { store } from '../../content/store';\nexport type SearchResponse = { items: Array<typeof store> };\n",
   'service/search/service.ts':
     "import { store } from '../content/store';\nimport type { SearchResponse } from '../http/contract/search';\nexport const search = (): SearchResponse => ({ items: [store] });\n",
   'service/http/errors.ts': 'export class HttpError extends Error {}\n',
   'service/routes/search.ts':
     "import type { CoreDeps } from '../core-deps';\nimport { search } from '../search/service';\nimport { HttpError } from '../http/errors';\nexport const route = (d: CoreDeps) => [d, search, HttpError];\n",
   'service/web/page.ts': "import { HttpError } from '../http/errors';\nexport const page = HttpError;\n",
-  'service/features.ts': "import { route } from './routes/search';\nimport { search } from './search/service';\nexport const features = [route, search];\n",
-  'service/app.ts': "import { features } from './features';\nimport { page } from './web/page';\nexport const app = [features, page];\n",
+  'service/features.ts':
+    "import { route } from './routes/search';\nimport { search } from './search/service';\nexport const features = [route, search];\n",
+  'service/app.ts':
+    "import { features } from './features';\nimport { page } from './web/page';\nexport const app = [features, page];\n",
   // forbidden
   'service/lib/bad-up.ts': "import type { store } from '../content/store';\nexport type X = typeof store;\n",
   'service/content/bad-root.ts': "import { features } from '../features';\nexport const x = features;\n",

@@ -13,12 +13,15 @@ const TREE: Record<string, string> = {
   'contract/names.ts': "import { sep } from 'node:path';\nexport const NAME = `svc${sep}`;\n",
   'configs/settings.ts': "import { NAME } from '../contract/names';\nexport const settings = { name: NAME };\n",
   'service/app.ts': "import { settings } from '../configs/settings';\nexport const app = settings;\n",
-  'charts/stack.ts': "import { NAME } from '../contract/names';\nimport { settings } from '../configs/settings';\nexport const stack = [NAME, settings];\n",
+  'charts/stack.ts':
+    "import { NAME } from '../contract/names';\nimport { settings } from '../configs/settings';\nexport const stack = [NAME, settings];\n",
   'app/main.ts': "import { stack } from '../charts/stack';\nexport const main = stack;\n",
   'tools/harness.ts': "import { app } from '../service/app';\nexport const harness = app;\n",
   'scripts/up.ts': "import { harness } from '../tools/harness';\nexport const up = harness;\n",
-  'bench/run.ts': "import { harness } from '../tools/harness';\nimport { app } from '../service/app';\nexport const run = [harness, app];\n",
-  'test/app.test.ts': "import { harness } from '../tools/harness';\nimport { up } from '../scripts/up';\nimport { run } from '../bench/run';\nexport const t = [harness, up, run];\n",
+  'bench/run.ts':
+    "import { harness } from '../tools/harness';\nimport { app } from '../service/app';\nexport const run = [harness, app];\n",
+  'test/app.test.ts':
+    "import { harness } from '../tools/harness';\nimport { up } from '../scripts/up';\nimport { run } from '../bench/run';\nexport const t = [harness, up, run];\n",
   // forbidden
   'service/bad-charts.ts': "import { stack } from '../charts/stack';\nexport const x = stack;\n",
   'charts/bad-service.ts': "import type { app } from '../service/app';\nexport type X = typeof app;\n",
@@ -35,8 +38,10 @@ const TREE: Record<string, string> = {
   // the cycle that was once a named exception (issue 27 untangled it): no longer allowed, and
   // since issue 38 both imports cross the rooms of service/search the wrong way too
   // (test/import-rules-search.test.ts)
-  'service/search/index/compact-index.ts': "import type { Plan } from '../query/query-plan';\nexport type Index = { plan?: Plan };\n",
-  'service/search/query/query-plan.ts': "import type { Index } from '../index/compact-index';\nexport type Plan = { index?: Index };\n",
+  'service/search/index/compact-index.ts':
+    "import type { Plan } from '../query/query-plan';\nexport type Index = { plan?: Plan };\n",
+  'service/search/query/query-plan.ts':
+    "import type { Index } from '../index/compact-index';\nexport type Plan = { index?: Index };\n",
 };
 
 test('every forbidden import fails lint under its rule, type-only ones and type-only cycles included; the allowed ones pass', () => {
@@ -48,7 +53,9 @@ test('every forbidden import fails lint under its rule, type-only ones and type-
     'charts-import-no-service: charts/bad-service.ts → service/app.ts',
     'configs-import-only-contract: configs/bad.ts → service/app.ts',
     'contract-imports-nothing-of-ours: contract/bad.ts → configs/settings.ts',
-    expect.stringMatching(/^no-circular: service\/search\/(index\/compact-index|query\/query-plan)\.ts → service\/search\/(index\/compact-index|query\/query-plan)\.ts$/),
+    expect.stringMatching(
+      /^no-circular: service\/search\/(index\/compact-index|query\/query-plan)\.ts → service\/search\/(index\/compact-index|query\/query-plan)\.ts$/,
+    ),
     expect.stringMatching(/^no-circular: tools\/[ab]\.ts → tools\/[ab]\.ts$/),
     'product-imports-no-tooling: app/bad-test.ts → test/app.test.ts',
     'product-imports-no-tooling: service/bad-tools.ts → tools/harness.ts',

@@ -7,7 +7,13 @@ import { withBuiltPackage } from './helpers/package-build';
 const ROOT = resolve(__dirname, '..');
 
 /** Runs `script` in a fresh node with ts-node, in an empty folder; returns what it printed and left behind. */
-function inCleanProcess(script: string): { status: number | null; signal: string | null; stdout: string; stderr: string; left: string[] } {
+function inCleanProcess(script: string): {
+  status: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  left: string[];
+} {
   const cwd = mkdtempSync(join(tmpdir(), 'svc-ai-search-import-'));
   try {
     const r = spawnSync(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script], {
@@ -30,11 +36,25 @@ describe('the library entry (index.ts)', () => {
       `const lib = require(${entry});` +
         `process.stdout.write(JSON.stringify({ resources: process.getActiveResourcesInfo(), exports: Object.keys(lib) }));`,
     );
-    expect({ status: r.status, signal: r.signal, stderr: r.stderr, left: r.left }).toEqual({ status: 0, signal: null, stderr: '', left: [] });
+    expect({ status: r.status, signal: r.signal, stderr: r.stderr, left: r.left }).toEqual({
+      status: 0,
+      signal: null,
+      stderr: '',
+      left: [],
+    });
     const out = JSON.parse(r.stdout) as { resources: string[]; exports: string[] };
     // Only the process's own stdio handles may be open: no server socket, no timer.
     expect(out.resources.filter((k) => k !== 'TTYWrap' && k !== 'PipeWrap')).toEqual([]);
-    expect(out.exports).toEqual(expect.arrayContaining(['SearchBackendStack', 'loadStackSettings', 'loadSettings', 'prometheusConfig', 'alertmanagerConfig', 'alertRules']));
+    expect(out.exports).toEqual(
+      expect.arrayContaining([
+        'SearchBackendStack',
+        'loadStackSettings',
+        'loadSettings',
+        'prometheusConfig',
+        'alertmanagerConfig',
+        'alertRules',
+      ]),
+    );
   });
 });
 
@@ -42,7 +62,13 @@ describe('npm pack', () => {
   let files: string[] = [];
   beforeAll(() => {
     // --ignore-scripts: prepack would build again and print into the JSON on stdout.
-    const out = withBuiltPackage(() => execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const out = withBuiltPackage(() =>
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    );
     const [pack] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
     files = pack.files.map((f) => f.path);
   }, 120_000);
@@ -68,20 +94,37 @@ describe('npm pack', () => {
   });
 
   it('ships no tests, benches, sources or scripts', () => {
-    const stray = files.filter((f) => (/^(test|bench|examples|scripts|service|charts|configs|app)\//.test(f) && !f.startsWith('service/web/assets/')) || f.startsWith('build/test/') || f.startsWith('build/bench/') || f.startsWith('build/scripts/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
+    const stray = files.filter(
+      (f) =>
+        (/^(test|bench|examples|scripts|service|charts|configs|app)\//.test(f) &&
+          !f.startsWith('service/web/assets/')) ||
+        f.startsWith('build/test/') ||
+        f.startsWith('build/bench/') ||
+        f.startsWith('build/scripts/') ||
+        (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    );
     expect(stray).toEqual([]);
   });
 
   it('points main, types and exports at files it ships', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string; types: string; exports: Record<string, { types: string; default: string }> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      main: string;
+      types: string;
+      exports: Record<string, { types: string; default: string }>;
+    };
     expect(files).toEqual(expect.arrayContaining([pkg.main, pkg.types]));
     for (const entry of ['.', './service', './client', './contract']) {
-      expect(files).toEqual(expect.arrayContaining([pkg.exports[entry].types.slice(2), pkg.exports[entry].default.slice(2)]));
+      expect(files).toEqual(
+        expect.arrayContaining([pkg.exports[entry].types.slice(2), pkg.exports[entry].default.slice(2)]),
+      );
     }
   });
 
   it('takes cdk8s, constructs and cdk8s-plus-27 from the consumer: its public constructs are theirs', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['cdk8s', 'cdk8s-plus-27', 'constructs']);
     expect(Object.keys(pkg.dependencies).filter((d) => d in pkg.peerDependencies)).toEqual([]);
   });

@@ -31,7 +31,12 @@ test('suites that start binaries, the service process or a browser are in the pr
       'test/e2e/stack.e2e.test.ts',
     ]),
   );
-  expect(tiers.chains['test/tools/harness/redis.test.ts']).toEqual(['test/tools/harness/redis.test.ts', 'tools/harness/redis.ts', 'tools/harness/binary.ts', 'node:child_process']);
+  expect(tiers.chains['test/tools/harness/redis.test.ts']).toEqual([
+    'test/tools/harness/redis.test.ts',
+    'tools/harness/redis.ts',
+    'tools/harness/binary.ts',
+    'node:child_process',
+  ]);
   expect(tiers.fast).toEqual(
     expect.arrayContaining([
       'test/configs/settings.test.ts',
@@ -44,7 +49,8 @@ test('suites that start binaries, the service process or a browser are in the pr
 });
 
 test('the jest projects are the two tiers, and every suite is in exactly one', () => {
-  const match = (name: string) => config.projects.find((p) => p.displayName === name)?.testMatch.map((m) => m.replace('<rootDir>/', ''));
+  const match = (name: string) =>
+    config.projects.find((p) => p.displayName === name)?.testMatch.map((m) => m.replace('<rootDir>/', ''));
   expect(match('fast')).toEqual(tiers.fast);
   expect(match('process')).toEqual(tiers.process);
   expect(tiers.fast.filter((f) => tiers.process.includes(f))).toEqual([]);
@@ -53,6 +59,8 @@ test('the jest projects are the two tiers, and every suite is in exactly one', (
 
 test('a suite of the fast tier cannot start a process', () => {
   const childProcess = process.getBuiltinModule('child_process');
-  expect(() => childProcess.spawnSync(process.execPath, ['-e', ''])).toThrow(/child_process\.spawnSync in a suite of the fast tier/);
+  expect(() => childProcess.spawnSync(process.execPath, ['-e', ''])).toThrow(
+    /child_process\.spawnSync in a suite of the fast tier/,
+  );
   expect(() => childProcess.execFile(process.execPath, ['-e', ''])).toThrow(/fast tier/);
 });

@@ -44,9 +44,17 @@ export function parseSecretsFile(text: string): Record<string, string> {
  * must be present) and, when any destination secret is set, the Alertmanager Secret. Throws
  * `Error` naming the missing variables.
  */
-export function secretManifests(values: Env, names: StackNames, namespace: string, refs: readonly SecretEnvReference[] = backendSecretEnvironment()): SecretManifest[] {
+export function secretManifests(
+  values: Env,
+  names: StackNames,
+  namespace: string,
+  refs: readonly SecretEnvReference[] = backendSecretEnvironment(),
+): SecretManifest[] {
   const missing = refs.filter((r) => !r.optional && !values[r.variable]).map((r) => r.variable);
-  if (missing.length) throw new Error(`missing ${missing.join(', ')}: set them in the environment or the secrets file (SECRETS_FILE); the backend does not start without them`);
+  if (missing.length)
+    throw new Error(
+      `missing ${missing.join(', ')}: set them in the environment or the secrets file (SECRETS_FILE); the backend does not start without them`,
+    );
   const pick = (keys: Readonly<Record<string, string>>) =>
     Object.fromEntries(Object.entries(keys).flatMap(([v, key]) => (values[v] ? [[key, values[v] as string]] : [])));
   const labels = { 'app.kubernetes.io/instance': names.instance, 'app.kubernetes.io/managed-by': 'make-secrets' };
@@ -76,13 +84,20 @@ export function checkExternalKvstore(env: Env, values: Env): Settings {
 /** Workloads that read each Secret: restarted when `kubectl apply` reports it changed. */
 export function readersOf(names: StackNames, kvstoreDeploy: KvstoreDeploy = 'in-cluster'): Record<string, string[]> {
   return {
-    [names.appSecret]: [`deployment/${names.backend}`, ...(kvstoreDeploy === 'in-cluster' ? [`statefulset/${names.kvstore}`] : [])],
+    [names.appSecret]: [
+      `deployment/${names.backend}`,
+      ...(kvstoreDeploy === 'in-cluster' ? [`statefulset/${names.kvstore}`] : []),
+    ],
     [names.alertmanagerSecret]: [`deployment/${names.alertmanager}`],
   };
 }
 
 function kubectl(args: string[], input?: string): string {
-  const r = spawnSync('kubectl', args, { input, encoding: 'utf8', stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'] });
+  const r = spawnSync('kubectl', args, {
+    input,
+    encoding: 'utf8',
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'],
+  });
   if (r.error) throw new Error(`kubectl: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`kubectl ${args[0]} failed (exit ${r.status})`);
   return r.stdout;

@@ -58,7 +58,10 @@ function configMapEntry(manifests: readonly Manifest[], configMap: string, key: 
  * end-to-end test runs with the real binaries (after `retarget`ing the addresses to loopback).
  * `names`: the stack's, when it has a `NAME_PREFIX`.
  */
-export function monitoringDocuments(manifests: readonly Manifest[], names: StackNames = stackNames()): MonitoringDocuments {
+export function monitoringDocuments(
+  manifests: readonly Manifest[],
+  names: StackNames = stackNames(),
+): MonitoringDocuments {
   const d = CONFIG_DOCUMENTS;
   const text = {
     prometheusConfig: configMapEntry(manifests, names.prometheusConfig, d.prometheusConfig.key),

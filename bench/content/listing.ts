@@ -27,7 +27,11 @@ const ROOT = join(__dirname, '..', '..');
 const TYPES = ['article', 'article', 'project', 'experience'];
 
 /** The bench's items: types and tags by number. */
-const shape = (item: object, n: number) => ({ ...item, type: TYPES[n % 4], tags: [`Topic-${n % 50}`, ...(n % 100 === 0 ? ['Rare'] : [])] });
+const shape = (item: object, n: number) => ({
+  ...item,
+  type: TYPES[n % 4],
+  tags: [`Topic-${n % 50}`, ...(n % 100 === 0 ? ['Rare'] : [])],
+});
 
 interface Replica {
   readonly port: number;
@@ -39,11 +43,30 @@ interface Replica {
 
 /** The service of `root` on `dataDir` (replica-main.ts), once ready. */
 function start(root: string, dataDir: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=16000', '-r', 'ts-node/register/transpile-only', join(ROOT, 'bench', 'content', 'replica-main.ts'), root], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1', TS_NODE_TRANSPILE_ONLY: 'true' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--max-old-space-size=16000',
+      '-r',
+      'ts-node/register/transpile-only',
+      join(ROOT, 'bench', 'content', 'replica-main.ts'),
+      root,
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        ENVIRONMENT: 'testing',
+        RATELIMIT_ENABLED: 'false',
+        LOG_LEVEL: 'silent',
+        SEARCH_CACHE_SIZE: '1',
+        TS_NODE_TRANSPILE_ONLY: 'true',
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: child.stdout });
   const waiting: Array<(line: string) => void> = [];
   lines.on('line', (l) => waiting.shift()?.(l));
@@ -87,7 +110,12 @@ const SETTLE_MS = 3000;
 const MB = (b: unknown) => Math.round(Number(b) / 1048576);
 const memOf = (r: Record<string, unknown>) => {
   const m = r.mem as Record<string, number>;
-  return { heapUsedMb: MB(m.heapUsed), externalMb: MB(m.external), arrayBuffersMb: MB(m.arrayBuffers), rssMb: MB(m.rss) };
+  return {
+    heapUsedMb: MB(m.heapUsed),
+    externalMb: MB(m.external),
+    arrayBuffersMb: MB(m.arrayBuffers),
+    rssMb: MB(m.rss),
+  };
 };
 
 /** One start of `root` on `dir`: ready, the CPU ms of each request in order, memory at ready and after. */
@@ -109,7 +137,8 @@ async function measure(root: string, dir: string) {
       const before = (await r.ask('cpu')).cpu as number;
       const res = await fetch(`http://127.0.0.1:${r.port}/api/v1/articles?${query}`);
       const body = (await res.json()) as { total: number; items: unknown[] };
-      if (res.status !== 200 || body.items.length === 0) throw new Error(`${query}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      if (res.status !== 200 || body.items.length === 0)
+        throw new Error(`${query}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
       cpuMs[name] = Math.round(((await r.ask('cpu')).cpu as number) - before) / 1000;
     }
     return { load, readyMs: r.readyMs, readyCpuMs: r.readyCpuMs, cpuMs, atReady, after: memOf(await r.ask('mem')) };
@@ -133,7 +162,13 @@ async function main(): Promise<void> {
   const source = join(data, 'source');
   try {
     if (!existsSync(source)) {
-      const env = { DATA_DIR: source, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+      const env = {
+        DATA_DIR: source,
+        ENVIRONMENT: 'testing',
+        RATELIMIT_ENABLED: 'false',
+        LOG_LEVEL: 'silent',
+        SEARCH_CACHE_SIZE: '1',
+      };
       const seconds = await ingestGrown(ROOT, env, loadVaswani(), size, shape);
       process.stderr.write(`ingested ${size} in ${Math.round(seconds)} s\n`);
     }

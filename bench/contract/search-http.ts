@@ -91,7 +91,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${c} connections (${ROUNDS} rounds of ${SECONDS} s, GET ${PATH})\n`);
     for (const [name] of roots) {
       const key = `${name}@${c}`;
-      process.stdout.write(`  ${name}: ${median(cpu.get(key)!).toFixed(0)} CPU µs / request, ${median(rps.get(key)!).toFixed(0)} req/s\n`);
+      process.stdout.write(
+        `  ${name}: ${median(cpu.get(key)!).toFixed(0)} CPU µs / request, ${median(rps.get(key)!).toFixed(0)} req/s\n`,
+      );
     }
     if (roots.length === 2) {
       const [a, b] = roots.map(([n]) => `${n}@${c}`);

@@ -31,9 +31,13 @@ function main(): void {
   if (process.env.BENCH_BASE) {
     const base = resolve(process.env.BENCH_BASE);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const old = require(`${base}/service/routes/search`) as { parseSearch: (get: (name: string) => unknown) => unknown };
+    const old = require(`${base}/service/routes/search`) as {
+      parseSearch: (get: (name: string) => unknown) => unknown;
+    };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { queryString } = require(`${base}/service/http/query`) as { queryString: (req: unknown, name: string) => unknown };
+    const { queryString } = require(`${base}/service/http/query`) as {
+      queryString: (req: unknown, name: string) => unknown;
+    };
     contestants.push(['baseline (BENCH_BASE)', (q) => old.parseSearch((name) => queryString({ query: q }, name))]);
   }
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -43,11 +47,16 @@ function main(): void {
   for (let r = 0; r < rounds; r++) {
     for (const [name, p] of r % 2 ? [...contestants].reverse() : contestants) ns.get(name)!.push(time(p, n));
   }
-  for (const [name] of contestants) process.stdout.write(`${name}: ${median(ns.get(name)!).toFixed(0)} ns / call (median of ${rounds} rounds of ${n})\n`);
+  for (const [name] of contestants)
+    process.stdout.write(
+      `${name}: ${median(ns.get(name)!).toFixed(0)} ns / call (median of ${rounds} rounds of ${n})\n`,
+    );
   if (contestants.length === 2) {
     const ratio = median(ns.get(contestants[0][0])!) / median(ns.get(contestants[1][0])!);
     const delta = median(ns.get(contestants[0][0])!) - median(ns.get(contestants[1][0])!);
-    process.stdout.write(`ratio this / baseline: ${ratio.toFixed(2)}; difference ${(delta / 1000).toFixed(2)} µs per request\n`);
+    process.stdout.write(
+      `ratio this / baseline: ${ratio.toFixed(2)}; difference ${(delta / 1000).toFixed(2)} µs per request\n`,
+    );
   }
 }
 

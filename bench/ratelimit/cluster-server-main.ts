@@ -13,7 +13,8 @@ import { BENCH_PATH, HIGH } from './servers';
 
 async function main(): Promise<void> {
   const [mode, url, nodes] = process.argv.slice(2);
-  if ((mode !== 'standalone' && mode !== 'cluster') || !url) throw new Error('usage: cluster-server-main.ts <standalone|cluster> <redisUrl> [nodes]');
+  if ((mode !== 'standalone' && mode !== 'cluster') || !url)
+    throw new Error('usage: cluster-server-main.ts <standalone|cluster> <redisUrl> [nodes]');
   const tier = { limit: HIGH.requests, windowSeconds: HIGH.windowSeconds, burst: HIGH.requests };
   const settings = parseSettings({
     service: { environment: 'production', logLevel: 'silent' },
@@ -26,7 +27,12 @@ async function main(): Promise<void> {
   });
   const deps = createDeps(settings, {
     logger: silentLogger(),
-    features: { router, cache: { size: () => 0, maxSize: () => 0 }, start: async () => undefined, close: async () => undefined },
+    features: {
+      router,
+      cache: { size: () => 0, maxSize: () => 0 },
+      start: async () => undefined,
+      close: async () => undefined,
+    },
   });
   await startDeps(deps);
   if (deps.rateLimiter.backend() !== 'kvstore') throw new Error(`${mode}: the limiter is not on the kvstore`);

@@ -40,7 +40,12 @@ function log(msg: string): void {
 }
 
 async function start(mode: Mode, args: string[], redisPids: readonly (number | undefined)[]): Promise<Contestant> {
-  const { child, port } = await spawnListening(process.execPath, [...benchScript(ROOT, 'cluster-server-main.ts'), mode, ...args], ROOT, mode);
+  const { child, port } = await spawnListening(
+    process.execPath,
+    [...benchScript(ROOT, 'cluster-server-main.ts'), mode, ...args],
+    ROOT,
+    mode,
+  );
   return { mode, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child, redisPids };
 }
 
@@ -70,7 +75,13 @@ export async function run(): Promise<string> {
   const contestants: Contestant[] = [];
   try {
     contestants.push(await start('standalone', [redis.url], [redis.process.pid]));
-    contestants.push(await start('cluster', [cluster.url(0), cluster.seeds.slice(1).join(',')], cluster.nodes.map((n) => n.process.pid)));
+    contestants.push(
+      await start(
+        'cluster',
+        [cluster.url(0), cluster.seeds.slice(1).join(',')],
+        cluster.nodes.map((n) => n.process.pid),
+      ),
+    );
     for (const c of contestants) await load(c.url, { connections: 64, seconds: 1.5 });
     const rows: string[] = [];
     for (const connections of CONNECTION_LEVELS) {
@@ -84,12 +95,15 @@ export async function run(): Promise<string> {
           if (r.bad) throw new Error(`${c.mode}: ${r.bad} non-2xx/errors/timeouts`);
           const cpuUs = before === undefined || after === undefined ? undefined : (after - before) / r.total;
           runs.get(c.mode)!.push({ rps: r.rps, cpuUs });
-          log(`${connections} conn, round ${round + 1}/${ROUNDS} ${c.mode}: ${fmt(r.rps)} req/s, ${cpuUs?.toFixed(0) ?? '?'} µs CPU/request`);
+          log(
+            `${connections} conn, round ${round + 1}/${ROUNDS} ${c.mode}: ${fmt(r.rps)} req/s, ${cpuUs?.toFixed(0) ?? '?'} µs CPU/request`,
+          );
         }
       }
       const s = runs.get('standalone')!;
       const k = runs.get('cluster')!;
-      const cpu = (xs: Run[]) => (xs.every((x) => x.cpuUs !== undefined) ? median(xs.map((x) => x.cpuUs as number)) : undefined);
+      const cpu = (xs: Run[]) =>
+        xs.every((x) => x.cpuUs !== undefined) ? median(xs.map((x) => x.cpuUs as number)) : undefined;
       const ratio = median(k.map((r, i) => r.rps / s[i].rps));
       const cs = cpu(s);
       const ck = cpu(k);
@@ -114,7 +128,10 @@ export async function run(): Promise<string> {
       '',
     ].join('\n');
     mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results', 'ratelimit-cluster.md'), `## Rate limiting: Redis Cluster vs standalone\n\n${md}`);
+    writeFileSync(
+      join(ROOT, 'bench', 'results', 'ratelimit-cluster.md'),
+      `## Rate limiting: Redis Cluster vs standalone\n\n${md}`,
+    );
     return md;
   } finally {
     await Promise.all(contestants.map(stop));

@@ -31,12 +31,20 @@ export interface LoadResult {
 }
 
 /** Drives `url` with `connections` keep-alive connections for `seconds`, or for `amount` requests. */
-export async function load(url: string, opts: { connections: number; seconds?: number; amount?: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { connections: number; seconds?: number; amount?: number },
+): Promise<LoadResult> {
   const r = await autocannon({
     url,
     connections: opts.connections,
     pipelining: 1,
     ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.seconds ?? 5 }),
   });
-  return { rps: r.requests.total / r.duration, p99: r.latency.p99, total: r.requests.total, bad: r.non2xx + r.errors + r.timeouts };
+  return {
+    rps: r.requests.total / r.duration,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    bad: r.non2xx + r.errors + r.timeouts,
+  };
 }

@@ -26,6 +26,7 @@ export function pinning(redisPid: number): Pinning {
   if (!pinPid(process.pid, 0) || !pinPid(redisPid, 0)) return off;
   return {
     server: (cmd, args) => ['taskset', ['-c', '1', cmd, ...args]],
-    description: 'pinned with taskset: each contestant server on CPU 1, the load generator (autocannon, in the runner) and redis-server on CPU 0',
+    description:
+      'pinned with taskset: each contestant server on CPU 1, the load generator (autocannon, in the runner) and redis-server on CPU 0',
   };
 }

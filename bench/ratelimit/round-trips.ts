@@ -37,7 +37,12 @@ function fetchOk(url: string, agent: Agent): Promise<void> {
  * its concurrent requests from cold client code, one by one, and shared round trips 3-5 times less
  * than the same server counted later.
  */
-export async function countCommands(redisUrl: string, url: string, loops: number, perLoop: number): Promise<CommandCount> {
+export async function countCommands(
+  redisUrl: string,
+  url: string,
+  loops: number,
+  perLoop: number,
+): Promise<CommandCount> {
   const agent = new Agent({ keepAlive: true, maxSockets: loops });
   const send = async () => {
     await Promise.all(

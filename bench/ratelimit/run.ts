@@ -82,7 +82,9 @@ function scriptArgs(file: string, extra: string[] = [], root = ROOT): string[] {
 
 async function startContestant(kind: ServerKind, redisUrl: string, pin: Pinning, root = ROOT): Promise<Contestant> {
   const name = root === ROOT ? kind : `${kind}@base`;
-  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
+  const prof = CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`]
+    : [];
   const [cmd, args] = pin.server(process.execPath, [...scriptArgs('server-main.ts', prof, root), kind, redisUrl]);
   const { child, port } = await spawnListening(cmd, args, root, kind);
   return { kind, name, url: `http://127.0.0.1:${port}${BENCH_PATH}?q=bench`, child };
@@ -99,10 +101,15 @@ async function stopContestant(c: Contestant): Promise<void> {
 
 function memoryProbe(): Promise<MemoryResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, scriptArgs('memory.ts', ['--expose-gc']), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, scriptArgs('memory.ts', ['--expose-gc']), {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as MemoryResult) : reject(new Error(`memory probe exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as MemoryResult) : reject(new Error(`memory probe exited with ${code}`)),
+    );
   });
 }
 
@@ -122,7 +129,13 @@ type Run = LoadResult & { readonly nodeUs: number; readonly redisUs: number };
 type Rounds = Map<string, Run[]>;
 
 /** `rounds` interleaved rounds over `contestants`, the order rotated each round. */
-async function measure(contestants: readonly Contestant[], redisPid: number, connections: number, rounds: number, seconds: number): Promise<Rounds> {
+async function measure(
+  contestants: readonly Contestant[],
+  redisPid: number,
+  connections: number,
+  rounds: number,
+  seconds: number,
+): Promise<Rounds> {
   const runs: Rounds = new Map(contestants.map((c) => [c.name, []]));
   for (let round = 0; round < rounds; round++) {
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length]);
@@ -161,9 +174,12 @@ const rpsOf = (r: Run) => r.rps;
 function passTable(connections: number, runs: Rounds, names: readonly string[]): string[] {
   const has = (k: string) => runs.has(k);
   const med = (k: string, f: (r: Run) => number) => median(runs.get(k)!.map(f));
-  const label = (k: string) => (k.endsWith('@base') ? `${LABELS[k.slice(0, -5) as ServerKind]} — **A/B baseline**` : LABELS[k as ServerKind]);
+  const label = (k: string) =>
+    k.endsWith('@base') ? `${LABELS[k.slice(0, -5) as ServerKind]} — **A/B baseline**` : LABELS[k as ServerKind];
   const rows = names.filter(has).map((k) => {
-    const vsBare = has('bare') ? `${ratio(runs, k, 'bare', cpuOf).toFixed(2)} | ${ratio(runs, k, 'bare', rpsOf).toFixed(2)}` : '– | –';
+    const vsBare = has('bare')
+      ? `${ratio(runs, k, 'bare', cpuOf).toFixed(2)} | ${ratio(runs, k, 'bare', rpsOf).toFixed(2)}`
+      : '– | –';
     return (
       `| ${label(k)} | **${fmt(med(k, cpuOf))}** (${fmt(med(k, nodeOf))} + ${fmt(med(k, (r) => r.redisUs))}) | ${vsBare} | ` +
       `${fmt(med(k, rpsOf))} | ${med(k, (r) => r.p99)} |`
@@ -200,7 +216,9 @@ function floorRows(passes: ReadonlyMap<number, Rounds>, oursTrips: number | unde
     const r = at(c);
     if (!both(r, 'service', 'bare')) continue;
     const x = ratio(r, 'service', 'bare', cpuOf);
-    rows.push(`| ${c} connections: CPU / request ≤ ${max.toFixed(2)} × bare Express | ${x.toFixed(2)} × | ${mark(x <= max)} |`);
+    rows.push(
+      `| ${c} connections: CPU / request ≤ ${max.toFixed(2)} × bare Express | ${x.toFixed(2)} × | ${mark(x <= max)} |`,
+    );
   }
   const memory: string[] = [];
   let memoryOk = true;
@@ -220,9 +238,15 @@ function floorRows(passes: ReadonlyMap<number, Rounds>, oursTrips: number | unde
       p99Ok &&= ours <= best;
     }
   }
-  if (memory.length) rows.push(`| memory store: Node CPU / request ≤ the kvstore path's (× by connections) | ${memory.join('; ')} | ${mark(memoryOk)} |`);
+  if (memory.length)
+    rows.push(
+      `| memory store: Node CPU / request ≤ the kvstore path's (× by connections) | ${memory.join('; ')} | ${mark(memoryOk)} |`,
+    );
   if (p99.length) rows.push(`| p99 ≤ the best library's (ms, by connections) | ${p99.join('; ')} | ${mark(p99Ok)} |`);
-  if (oursTrips !== undefined) rows.push(`| 1.00 Redis round trip per request, one at a time | ${oursTrips.toFixed(2)} | ${mark(oursTrips === 1)} |`);
+  if (oursTrips !== undefined)
+    rows.push(
+      `| 1.00 Redis round trip per request, one at a time | ${oursTrips.toFixed(2)} | ${mark(oursTrips === 1)} |`,
+    );
   return ['| Floor (this service) | measured | |', '|---|---:|---|', ...rows];
 }
 
@@ -251,12 +275,17 @@ export async function run(): Promise<string> {
       }
     }
     const passes = new Map<number, Rounds>();
-    for (const connections of CONNECTIONS) passes.set(connections, await measure(contestants, redisPid, connections, ROUNDS, SECONDS));
-    const mem = process.env.BENCH_MEMORY === '0' ? undefined : (log('memory store: 1,000,000 distinct clients'), await memoryProbe());
+    for (const connections of CONNECTIONS)
+      passes.set(connections, await measure(contestants, redisPid, connections, ROUNDS, SECONDS));
+    const mem =
+      process.env.BENCH_MEMORY === '0'
+        ? undefined
+        : (log('memory store: 1,000,000 distinct clients'), await memoryProbe());
     const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1] ?? '?';
 
     const tripRows = KINDS.filter((k) => trips.has(k)).map(
-      (k) => `| ${LABELS[k]} | ${trips.get(k)!.perRequest.toFixed(2)} | ${tripsAtOnce.get(k)!.perRequest.toFixed(3)} | ${trips.get(k)!.commands} |`,
+      (k) =>
+        `| ${LABELS[k]} | ${trips.get(k)!.perRequest.toFixed(2)} | ${tripsAtOnce.get(k)!.perRequest.toFixed(3)} | ${trips.get(k)!.commands} |`,
     );
     const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
     const md = [

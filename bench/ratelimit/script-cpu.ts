@@ -11,7 +11,8 @@ import { RedisServer } from '../../tools/harness/redis';
 
 const CALLS = Number(process.env.SCRIPT_CALLS ?? 4000);
 const ROUNDS = Number(process.env.SCRIPT_ROUNDS ?? 5);
-const FLOOR = "local hits = redis.call('INCR', KEYS[1]) if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return hits";
+const FLOOR =
+  "local hits = redis.call('INCR', KEYS[1]) if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return hits";
 
 type SourceOf = (limits: { limit: number; windowMs: number; burst: number; capacity: number }[]) => string;
 
@@ -24,7 +25,8 @@ async function cpuSeconds(admin: Redis): Promise<number> {
 async function main(): Promise<void> {
   const base = resolve(process.argv[2] ?? '.');
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const ours = (require(join(__dirname, '../../service/ratelimit/lua/script')) as { decideSource: SourceOf }).decideSource;
+  const ours = (require(join(__dirname, '../../service/ratelimit/lua/script')) as { decideSource: SourceOf })
+    .decideSource;
   const theirs = (require(join(base, 'service/ratelimit/lua/script')) as { decideSource: SourceOf }).decideSource;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const tier = { limit: 100_000_000, windowMs: 60_000, burst: 100_000_000, capacity: 100_000_000 * 60_000 };
@@ -34,8 +36,34 @@ async function main(): Promise<void> {
   const admin = new Redis(server.url);
   try {
     const scripts: [string, string, (i: number) => (string | number)[]][] = [
-      ['this tree', ours(limits), (i) => [3, 'ratelimit:global', `ratelimit:ip:10.0.0.${i % 100}`, `ratelimit:search:10.0.0.${i % 100}`, '', 1, 2, 3]],
-      ['baseline', theirs(limits), (i) => [3, 'ratelimit:global', `ratelimit:ip:10.0.0.${i % 100}`, `ratelimit:search:10.0.0.${i % 100}`, '', 1, 2, 3]],
+      [
+        'this tree',
+        ours(limits),
+        (i) => [
+          3,
+          'ratelimit:global',
+          `ratelimit:ip:10.0.0.${i % 100}`,
+          `ratelimit:search:10.0.0.${i % 100}`,
+          '',
+          1,
+          2,
+          3,
+        ],
+      ],
+      [
+        'baseline',
+        theirs(limits),
+        (i) => [
+          3,
+          'ratelimit:global',
+          `ratelimit:ip:10.0.0.${i % 100}`,
+          `ratelimit:search:10.0.0.${i % 100}`,
+          '',
+          1,
+          2,
+          3,
+        ],
+      ],
       ['floor', FLOOR, (i) => [1, `floor:10.0.0.${i % 100}`, 60_000]],
     ];
     const shas = await Promise.all(scripts.map(([, src]) => client.script('LOAD', src) as Promise<string>));
@@ -51,7 +79,10 @@ async function main(): Promise<void> {
       }
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    for (const [name, xs] of per) process.stdout.write(`${name}: ${med(xs).toFixed(1)} µs Redis CPU per call (rounds: ${xs.map((x) => x.toFixed(1)).join(', ')})\n`);
+    for (const [name, xs] of per)
+      process.stdout.write(
+        `${name}: ${med(xs).toFixed(1)} µs Redis CPU per call (rounds: ${xs.map((x) => x.toFixed(1)).join(', ')})\n`,
+      );
   } finally {
     client.disconnect();
     admin.disconnect();

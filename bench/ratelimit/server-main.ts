@@ -7,7 +7,8 @@ import { buildServer, SERVER_KINDS, type ServerKind } from './servers';
 
 async function main(): Promise<void> {
   const [kind, redisUrl] = process.argv.slice(2);
-  if (!SERVER_KINDS.includes(kind as ServerKind) || !redisUrl) throw new Error(`usage: server-main.ts <${SERVER_KINDS.join('|')}> <redisUrl>`);
+  if (!SERVER_KINDS.includes(kind as ServerKind) || !redisUrl)
+    throw new Error(`usage: server-main.ts <${SERVER_KINDS.join('|')}> <redisUrl>`);
   const built = await buildServer(kind as ServerKind, redisUrl);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = built.app.listen(0, '127.0.0.1');

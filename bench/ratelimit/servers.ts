@@ -69,7 +69,12 @@ async function serviceDeps(redisUrl: string | undefined, enabled: boolean) {
   router.get(BENCH_PATH, handler);
   const deps = createDeps(settings, {
     logger: silentLogger(),
-    features: { router, cache: { size: () => 0, maxSize: () => 0 }, start: async () => undefined, close: async () => undefined },
+    features: {
+      router,
+      cache: { size: () => 0, maxSize: () => 0 },
+      start: async () => undefined,
+      close: async () => undefined,
+    },
   });
   await startDeps(deps);
   const expected = redisUrl === undefined ? 'memory' : 'kvstore';
@@ -96,14 +101,22 @@ async function limiterOnly(redisUrl: string): Promise<BenchServer> {
 async function expressRateLimit(redisUrl: string): Promise<BenchServer> {
   const client = new Redis(redisUrl);
   const store = (prefix: string) =>
-    new ErlRedisStore({ prefix, sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply> });
+    new ErlRedisStore({
+      prefix,
+      sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>,
+    });
   const windowMs = HIGH.windowSeconds * 1000;
   const app = baseApp();
   app.use(rateLimit({ windowMs, limit: HIGH.requests, store: store('erl:global:'), keyGenerator: () => 'global' }));
   app.use(rateLimit({ windowMs, limit: HIGH.requests, store: store('erl:ip:') }));
   app.use(
     BENCH_PATH,
-    rateLimit({ windowMs, limit: HIGH.requests, store: store('erl:search:'), keyGenerator: (req) => ipKeyGenerator(req.ip ?? '') }),
+    rateLimit({
+      windowMs,
+      limit: HIGH.requests,
+      store: store('erl:search:'),
+      keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    }),
   );
   app.get(BENCH_PATH, handler);
   return { app, close: async () => void (await client.quit()) };

@@ -5,7 +5,12 @@ import { join } from 'node:path';
  * Starts a bench server process (`cmd args` in `cwd`, NODE_ENV=production) and resolves with it
  * and the port it prints as `LISTENING <port>`; rejects with its stderr if it exits first.
  */
-export async function spawnListening(cmd: string, args: readonly string[], cwd: string, label: string): Promise<{ child: ChildProcess; port: number }> {
+export async function spawnListening(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+  label: string,
+): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(cmd, args, {
     cwd,
     env: { ...process.env, NODE_ENV: 'production' },
@@ -35,15 +40,20 @@ const compiled = new Map<string, string>();
  * sources under ts-node instead (no compile step; slower contestants).
  */
 export function benchScript(root: string, file: string): string[] {
-  if (process.env.BENCH_TS === '1') return ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'ratelimit', file)];
+  if (process.env.BENCH_TS === '1')
+    return ['-r', 'ts-node/register/transpile-only', join(root, 'bench', 'ratelimit', file)];
   let out = compiled.get(root);
   if (out === undefined) {
     out = join(root, 'build', 'bench-js');
     const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
-    const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json'), '--outDir', out, '--sourceMap', 'false', '--incremental', 'false'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [tsc, '-p', join(root, 'tsconfig.json'), '--outDir', out, '--sourceMap', 'false', '--incremental', 'false'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`compiling ${root} for the benchmark failed:\n${r.stdout}${r.stderr}`);
     compiled.set(root, out);
   }

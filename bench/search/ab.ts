@@ -36,7 +36,8 @@ export interface AbRun {
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p99 = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
+const p99 = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
 
 /** The parts of an index's `CompactIndex` the runner reaches (private to the service; either checkout). */
 interface Inside {
@@ -49,9 +50,21 @@ function forgetExpansions(index: Searchable): void {
 }
 
 /** Times `base` and `ours` over one corpus size; `cold`: expansions looked up afresh for every query. */
-export async function abSize(v: Vaswani, size: number, reps: number, makeBase: () => Searchable, cold = false): Promise<AbRun[]> {
+export async function abSize(
+  v: Vaswani,
+  size: number,
+  reps: number,
+  makeBase: () => Searchable,
+  cold = false,
+): Promise<AbRun[]> {
   const now = new Date(0).toISOString();
-  const items = growCorpus(v.items, size).map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }));
+  const items = growCorpus(v.items, size).map((i): Item => ({
+    ...i,
+    type: 'article',
+    tags: [],
+    created_at: now,
+    updated_at: now,
+  }));
   const base = makeBase();
   await base.replaceAll(items);
   const ours = new EmbeddedIndex({ indexSliceMs: 1000 });
@@ -59,7 +72,10 @@ export async function abSize(v: Vaswani, size: number, reps: number, makeBase: (
   for (const index of [base, ours]) await (index as unknown as Inside).compact?.fillVocabulary?.(1000);
   const texts = v.queries.map((q) => q.text);
   const out: AbRun[] = [];
-  for (const [kind, qs] of [['full', texts], ['2-word', twoWordQueries(texts)]] as const) {
+  for (const [kind, qs] of [
+    ['full', texts],
+    ['2-word', twoWordQueries(texts)],
+  ] as const) {
     const tb: number[][] = qs.map(() => []);
     const to: number[][] = qs.map(() => []);
     const pages: Array<[string[], string[]]> = [];
@@ -81,10 +97,26 @@ export async function abSize(v: Vaswani, size: number, reps: number, makeBase: (
       }
     }
     const ndcg = (side: 0 | 1) =>
-      kind === 'full' ? meanMetrics(v.queries.map((q, i) => evaluateQuery(pages[i][side].map((id, rank) => ({ id, score: -rank })), v.qrels.get(q.qid) ?? new Map(), 10))).ndcg : NaN;
+      kind === 'full'
+        ? meanMetrics(
+            v.queries.map((q, i) =>
+              evaluateQuery(
+                pages[i][side].map((id, rank) => ({ id, score: -rank })),
+                v.qrels.get(q.qid) ?? new Map(),
+                10,
+              ),
+            ),
+          ).ndcg
+        : NaN;
     const mb = tb.map(median);
     const mo = to.map(median);
-    out.push({ docs: size, kind, base: { p50: median(mb), p99: p99(mb), ndcg10: ndcg(0) }, ours: { p50: median(mo), p99: p99(mo), ndcg10: ndcg(1) }, differing });
+    out.push({
+      docs: size,
+      kind,
+      base: { p50: median(mb), p99: p99(mb), ndcg10: ndcg(0) },
+      ours: { p50: median(mo), p99: p99(mo), ndcg10: ndcg(1) },
+      differing,
+    });
   }
   return out;
 }
@@ -92,10 +124,15 @@ export async function abSize(v: Vaswani, size: number, reps: number, makeBase: (
 /** The Markdown table of `runs`. */
 export function abTable(runs: readonly AbRun[]): string[] {
   const f = (x: number) => x.toFixed(2);
-  const lines = ['| docs | queries | base p50 / p99 | this p50 / p99 | p50 ratio | p99 ratio | nDCG@10 base / this | pages differing |', '|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| docs | queries | base p50 / p99 | this p50 / p99 | p50 ratio | p99 ratio | nDCG@10 base / this | pages differing |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   for (const r of runs) {
     const nd = Number.isNaN(r.base.ndcg10) ? '–' : `${r.base.ndcg10.toFixed(4)} / ${r.ours.ndcg10.toFixed(4)}`;
-    lines.push(`| ${r.docs.toLocaleString('en')} | ${r.kind} | ${f(r.base.p50)} / ${f(r.base.p99)} ms | ${f(r.ours.p50)} / ${f(r.ours.p99)} ms | ${f(r.ours.p50 / r.base.p50)}× | ${f(r.ours.p99 / r.base.p99)}× | ${nd} | ${r.differing} |`);
+    lines.push(
+      `| ${r.docs.toLocaleString('en')} | ${r.kind} | ${f(r.base.p50)} / ${f(r.base.p99)} ms | ${f(r.ours.p50)} / ${f(r.ours.p99)} ms | ${f(r.ours.p50 / r.base.p50)}× | ${f(r.ours.p99 / r.base.p99)}× | ${nd} | ${r.differing} |`,
+    );
   }
   return lines;
 }
@@ -104,16 +141,25 @@ export function abTable(runs: readonly AbRun[]): string[] {
 function baseIndexClass(dir: string): new (o: object) => Searchable {
   /* eslint-disable @typescript-eslint/no-require-imports */
   try {
-    return (require(join(dir, 'service/search/embedded-index')) as { EmbeddedIndex: new (o: object) => Searchable }).EmbeddedIndex;
+    return (require(join(dir, 'service/search/embedded-index')) as { EmbeddedIndex: new (o: object) => Searchable })
+      .EmbeddedIndex;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-    return (require(join(dir, 'service/search/minisearch-index')) as { MiniSearchIndex: new (o: object) => Searchable }).MiniSearchIndex;
+    return (require(join(dir, 'service/search/minisearch-index')) as { MiniSearchIndex: new (o: object) => Searchable })
+      .MiniSearchIndex;
   }
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 /** `abSize` at every size against the index of the checkout at `baseDir`; the Markdown table. */
-export async function abAgainst(baseDir: string, v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined, cold = false): Promise<string[]> {
+export async function abAgainst(
+  baseDir: string,
+  v: Vaswani,
+  sizes: readonly number[],
+  reps: number,
+  log: (line: string) => void = () => undefined,
+  cold = false,
+): Promise<string[]> {
   const Base = baseIndexClass(resolve(baseDir));
   const runs: AbRun[] = [];
   for (const size of sizes) {
@@ -129,7 +175,14 @@ if (require.main === module) {
     process.stderr.write('usage: ab.ts <base checkout> [sizes] [reps]\n');
     process.exit(2);
   }
-  abAgainst(baseDir, loadVaswani(), (sizesArg ?? '11429,200000').split(',').map(Number), Number(repsArg ?? 5), (l) => process.stderr.write(`${l}\n`), process.env.AB_COLD === '1').then(
+  abAgainst(
+    baseDir,
+    loadVaswani(),
+    (sizesArg ?? '11429,200000').split(',').map(Number),
+    Number(repsArg ?? 5),
+    (l) => process.stderr.write(`${l}\n`),
+    process.env.AB_COLD === '1',
+  ).then(
     (table) => process.stdout.write(`${table.join('\n')}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

@@ -33,7 +33,8 @@ function lcg(seed: number): () => number {
 export function crossValidate(configs: readonly ConfigScores[], k: number, seed: number): CrossValidation {
   const n = configs[0]?.scores.length ?? 0;
   if (!n || k < 2 || k > n) throw new Error(`crossValidate: need 2 ≤ k ≤ queries (k ${k}, queries ${n})`);
-  if (configs.some((c) => c.scores.length !== n)) throw new Error('crossValidate: every configuration must score the same queries');
+  if (configs.some((c) => c.scores.length !== n))
+    throw new Error('crossValidate: every configuration must score the same queries');
   const next = lcg(seed);
   const order = [...Array(n).keys()].map((i) => ({ i, r: next() })).sort((a, b) => a.r - b.r);
   const fold = new Array<number>(n);
@@ -65,8 +66,17 @@ export function crossValidate(configs: readonly ConfigScores[], k: number, seed:
 }
 
 /** `crossValidate` over `repeats` shuffles (seeds 1 … repeats): the mean, lowest and highest held-out means and the mean training one. */
-export function repeatedCrossValidation(configs: readonly ConfigScores[], k: number, repeats: number): { heldOut: number; min: number; max: number; training: number } {
+export function repeatedCrossValidation(
+  configs: readonly ConfigScores[],
+  k: number,
+  repeats: number,
+): { heldOut: number; min: number; max: number; training: number } {
   const runs = Array.from({ length: repeats }, (_, s) => crossValidate(configs, k, s + 1));
   const held = runs.map((r) => r.heldOut);
-  return { heldOut: mean(held), min: Math.min(...held), max: Math.max(...held), training: mean(runs.map((r) => r.training)) };
+  return {
+    heldOut: mean(held),
+    min: Math.min(...held),
+    max: Math.max(...held),
+    training: mean(runs.map((r) => r.training)),
+  };
 }

@@ -82,7 +82,13 @@ export async function httpGrown(v: Vaswani, size: number, opts: HttpGrownOptions
   const seconds = opts.seconds ?? 10;
   const reuse = opts.keep !== undefined && existsSync(join(opts.keep, 'search-index', 'search-segment.bin'));
   const dataDir = opts.keep ?? mkdtempSync(join(tmpdir(), 'search-http-grown-'));
-  const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+  const env = {
+    DATA_DIR: dataDir,
+    ENVIRONMENT: 'testing',
+    RATELIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    SEARCH_CACHE_SIZE: '1',
+  };
   const baseEnv = { ...env, INDEX_DIR: join(dataDir, 'search-index-base') };
   let ingestSeconds = 0;
   const runs: HttpLoads[] = [];
@@ -113,7 +119,10 @@ export async function httpGrown(v: Vaswani, size: number, opts: HttpGrownOptions
       return { ...(await load(port, paths, seconds, connections)), load: at };
     };
     const one = async (checkout: 'this' | 'base', phase: 'ready' | 'settled') => {
-      const s = checkout === 'this' ? await startAt(root, env, opts.nodeArgs) : await startAt(opts.base!, baseEnv, opts.nodeArgs);
+      const s =
+        checkout === 'this'
+          ? await startAt(root, env, opts.nodeArgs)
+          : await startAt(opts.base!, baseEnv, opts.nodeArgs);
       const t0 = performance.now();
       if (phase === 'settled') await idle(s.pid);
       const settleMs = phase === 'settled' ? Math.round(performance.now() - t0) : 0;
@@ -129,7 +138,11 @@ export async function httpGrown(v: Vaswani, size: number, opts: HttpGrownOptions
     const phases = opts.phases ?? ['ready', 'settled'];
     for (let round = 0; round < (opts.rounds ?? 1); round++) {
       // Alternating which checkout goes first.
-      const order: Array<'this' | 'base'> = !opts.base ? ['this'] : round % 2 === 0 ? ['base', 'this'] : ['this', 'base'];
+      const order: Array<'this' | 'base'> = !opts.base
+        ? ['this']
+        : round % 2 === 0
+          ? ['base', 'this']
+          : ['this', 'base'];
       for (const phase of phases) for (const c of order) await one(c, phase);
     }
     return { docs: size, ingestSeconds, runs };
@@ -142,7 +155,8 @@ const ms = (x: number) => `${Math.round(x)} ms`;
 
 /** Markdown rows of `r`: one per start, p50 / p99 and req/s of each load. */
 export function httpGrownTable(r: HttpGrown): string[] {
-  const cell = (s: Speed & { load: number }) => `${ms(s.p50)} / ${ms(s.p99)}, ${s.rps.toFixed(1)}/s${s.errors ? `, ${s.errors} errors` : ''}`;
+  const cell = (s: Speed & { load: number }) =>
+    `${ms(s.p50)} / ${ms(s.p99)}, ${s.rps.toFixed(1)}/s${s.errors ? `, ${s.errors} errors` : ''}`;
   return [
     '| checkout | phase | ready | full, 1 conn p50 / p99, req/s | full, 8 conn | 2-word, 1 conn | 2-word, 8 conn | load avg |',
     '|---|---|---|---|---|---|---|---|',

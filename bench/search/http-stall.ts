@@ -34,13 +34,20 @@ export interface HttpStall {
   readonly maxIngest: number;
 }
 
-const gauge = (text: string, name: string): number => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0) * 1000;
+const gauge = (text: string, name: string): number =>
+  Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0) * 1000;
 
 export async function httpStall(root: string, size: number, nodeArgs: readonly string[] = []): Promise<HttpStall> {
   const v = loadVaswani();
   const load = Math.round(loadavg()[0] * 10) / 10;
   const dataDir = mkdtempSync(join(tmpdir(), 'search-http-stall-'));
-  const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+  const env = {
+    DATA_DIR: dataDir,
+    ENVIRONMENT: 'testing',
+    RATELIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    SEARCH_CACHE_SIZE: '1',
+  };
   const s = await startAt(root, env, nodeArgs);
   const base = `http://127.0.0.1:${s.port}`;
   try {
@@ -89,7 +96,16 @@ export async function httpStall(root: string, size: number, nodeArgs: readonly s
     done = true;
     await Promise.all([scraping, searching]);
     const r1 = (x: number) => Math.round(x * 10) / 10;
-    return { checkout: root, load, ingestSeconds, searches, maxStall: r1(maxStall), worstP99: r1(worstP99), maxSearch: r1(maxSearch), maxIngest: r1(maxIngest) };
+    return {
+      checkout: root,
+      load,
+      ingestSeconds,
+      searches,
+      maxStall: r1(maxStall),
+      worstP99: r1(worstP99),
+      maxSearch: r1(maxSearch),
+      maxIngest: r1(maxIngest),
+    };
   } finally {
     await s.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -28,8 +28,16 @@ interface WinkBm25 {
   search(text: string, limit: number): Array<[string, number]>;
 }
 interface WinkNlpUtils {
-  string: { lowerCase: (s: unknown) => unknown; removeExtraSpaces: (s: unknown) => unknown; tokenize0: (s: unknown) => unknown };
-  tokens: { removeWords: (t: unknown) => unknown; stem: (t: unknown) => unknown; propagateNegations: (t: unknown) => unknown };
+  string: {
+    lowerCase: (s: unknown) => unknown;
+    removeExtraSpaces: (s: unknown) => unknown;
+    tokenize0: (s: unknown) => unknown;
+  };
+  tokens: {
+    removeWords: (t: unknown) => unknown;
+    stem: (t: unknown) => unknown;
+    propagateNegations: (t: unknown) => unknown;
+  };
 }
 
 /** MiniSearch over title and body with Porter2 stemming and stopwords; prefix and fuzzy for short queries. */
@@ -65,7 +73,14 @@ export function winkEngine(): SearchEngine {
     async build(items) {
       engine = bm25();
       engine.defineConfig({ fldWeights: { title: 1, body: 1 } });
-      engine.definePrepTasks([nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.propagateNegations, nlp.tokens.removeWords, nlp.tokens.stem]);
+      engine.definePrepTasks([
+        nlp.string.lowerCase,
+        nlp.string.removeExtraSpaces,
+        nlp.string.tokenize0,
+        nlp.tokens.propagateNegations,
+        nlp.tokens.removeWords,
+        nlp.tokens.stem,
+      ]);
       for (const item of items) engine.addDoc({ title: item.title, body: item.body }, item.id);
       engine.consolidate();
     },

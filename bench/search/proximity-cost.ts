@@ -21,12 +21,18 @@ import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p99 = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
+const p99 = (xs: readonly number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 interface Inside {
   ranking: EmbeddedIndex['ranking'];
-  compact: { proximitySource(): ProximitySource | undefined; windowDfs: WindowDfCache; posBytes?: Uint8Array; posStart?: Int32Array };
+  compact: {
+    proximitySource(): ProximitySource | undefined;
+    windowDfs: WindowDfCache;
+    posBytes?: Uint8Array;
+    posStart?: Int32Array;
+  };
 }
 
 async function main(): Promise<void> {
@@ -36,9 +42,22 @@ async function main(): Promise<void> {
   const baseAt = args.indexOf('--base');
   const v = loadVaswani();
   const now = new Date(0).toISOString();
-  const items = growCorpus(v.items, size).map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }));
+  const items = growCorpus(v.items, size).map((i): Item => ({
+    ...i,
+    type: 'article',
+    tags: [],
+    created_at: now,
+    updated_at: now,
+  }));
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const Index = baseAt >= 0 ? (require(join(resolve(args[baseAt + 1]), 'service/search/embedded-index')) as { EmbeddedIndex: typeof EmbeddedIndex }).EmbeddedIndex : EmbeddedIndex;
+  const Index =
+    baseAt >= 0
+      ? (
+          require(join(resolve(args[baseAt + 1]), 'service/search/embedded-index')) as {
+            EmbeddedIndex: typeof EmbeddedIndex;
+          }
+        ).EmbeddedIndex
+      : EmbeddedIndex;
   /* eslint-enable @typescript-eslint/no-require-imports */
   gc();
   const m0 = process.memoryUsage();
@@ -49,8 +68,10 @@ async function main(): Promise<void> {
   const m1 = process.memoryUsage();
   const inside = index as unknown as Inside;
   const pos = inside.compact.posBytes ? inside.compact.posBytes.length + (inside.compact.posStart?.byteLength ?? 0) : 0;
-  const per = (x: number) => `${((x / size) / 1024).toFixed(3)} KB`;
-  console.log(`${size} documents (${baseAt >= 0 ? args[baseAt + 1] : 'this checkout'}): heapUsed ${per(m1.heapUsed - m0.heapUsed)}/doc, arrayBuffers ${per(m1.arrayBuffers - m0.arrayBuffers)}/doc, external ${per(m1.external - m0.external)}/doc, rss ${Math.round(m1.rss / 2 ** 20)} MB; positions ${per(pos)}/doc (${Math.round(pos / 2 ** 20)} MB)`);
+  const per = (x: number) => `${(x / size / 1024).toFixed(3)} KB`;
+  console.log(
+    `${size} documents (${baseAt >= 0 ? args[baseAt + 1] : 'this checkout'}): heapUsed ${per(m1.heapUsed - m0.heapUsed)}/doc, arrayBuffers ${per(m1.arrayBuffers - m0.arrayBuffers)}/doc, external ${per(m1.external - m0.external)}/doc, rss ${Math.round(m1.rss / 2 ** 20)} MB; positions ${per(pos)}/doc (${Math.round(pos / 2 ** 20)} MB)`,
+  );
   if (baseAt >= 0 || args.includes('--memory-only')) return;
   const source = inside.compact.proximitySource()!;
   const { window } = index.ranking.proximity;
@@ -74,10 +95,16 @@ async function main(): Promise<void> {
     costs.push(ms);
   }
   const cpu = process.cpuUsage(cpu0);
-  console.log(`window df, cold, ${pairs} pairs of ${v.queries.length} queries: total ${Math.round(costs.reduce((x, y) => x + y, 0))} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), per query p50 ${median(costs).toFixed(2)} ms, p99 ${p99(costs).toFixed(2)} ms, largest ${Math.max(...costs).toFixed(1)} ms`);
+  console.log(
+    `window df, cold, ${pairs} pairs of ${v.queries.length} queries: total ${Math.round(costs.reduce((x, y) => x + y, 0))} ms (CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms), per query p50 ${median(costs).toFixed(2)} ms, p99 ${p99(costs).toFixed(2)} ms, largest ${Math.max(...costs).toFixed(1)} ms`,
+  );
   const on = index.ranking;
   const off = { ...on, proximity: { ...on.proximity, weight: 0 } };
-  const runs: Array<[string, number, typeof on]> = [['off, limit 10', 10, off], ['off, limit 100', 100, off], ['on, limit 10', 10, on]];
+  const runs: Array<[string, number, typeof on]> = [
+    ['off, limit 10', 10, off],
+    ['off, limit 100', 100, off],
+    ['on, limit 10', 10, on],
+  ];
   const times = runs.map(() => v.queries.map((): number[] => []));
   for (let r = 0; r <= reps; r++) {
     for (const [i, q] of v.queries.entries()) {

@@ -38,7 +38,10 @@ export function signFlip(a: readonly number[], b: readonly number[], flips = 10_
   return (atLeast + 1) / (flips + 1);
 }
 
-async function serviceRuns(v: Vaswani, proximity: ProximityOptions): Promise<{ runs: Map<string, RankedDoc[]>; buildMs: number; queryMs: number }> {
+async function serviceRuns(
+  v: Vaswani,
+  proximity: ProximityOptions,
+): Promise<{ runs: Map<string, RankedDoc[]>; buildMs: number; queryMs: number }> {
   const index = new EmbeddedIndex({ proximity });
   const now = new Date(0).toISOString();
   let t = performance.now();
@@ -46,7 +49,8 @@ async function serviceRuns(v: Vaswani, proximity: ProximityOptions): Promise<{ r
   const buildMs = performance.now() - t;
   t = performance.now();
   const runs = new Map<string, RankedDoc[]>();
-  for (const q of v.queries) runs.set(q.qid, [...(await index.search({ text: q.text, limit: 100, offset: 0, snippets: false })).hits]);
+  for (const q of v.queries)
+    runs.set(q.qid, [...(await index.search({ text: q.text, limit: 100, offset: 0, snippets: false })).hits]);
   return { runs, buildMs, queryMs: performance.now() - t };
 }
 
@@ -54,15 +58,23 @@ async function main(): Promise<void> {
   const debian = process.argv.includes('--debian');
   const v = debian ? loadDebianKnownItem() : loadVaswani();
   const off: ProximityOptions = { ...DEFAULT_RANKING.proximity, weight: 0 };
-  const on: ProximityOptions = DEFAULT_RANKING.proximity.weight > 0 ? DEFAULT_RANKING.proximity : { ...DEFAULT_RANKING.proximity, weight: 4, window: 4 };
+  const on: ProximityOptions =
+    DEFAULT_RANKING.proximity.weight > 0
+      ? DEFAULT_RANKING.proximity
+      : { ...DEFAULT_RANKING.proximity, weight: 4, window: 4 };
   const configs: ProximityOptions[] = [on];
-  if (process.argv.includes('--grid')) for (const weight of [1, 2, 4, 8]) for (const window of [2, 4, 8]) if (weight !== on.weight || window !== on.window) configs.push({ ...on, weight, window });
+  if (process.argv.includes('--grid'))
+    for (const weight of [1, 2, 4, 8])
+      for (const window of [2, 4, 8])
+        if (weight !== on.weight || window !== on.window) configs.push({ ...on, weight, window });
   if (process.argv.includes('--depths')) for (const depth of [10, 20, 30, 50]) configs.push({ ...on, depth });
   const base = await serviceRuns(v, off);
   const b = perQuery(v, base.runs);
   const name = debian ? 'Debian known-item' : 'Vaswani';
   const second = debian ? 'MRR@100' : 'MAP@100';
-  console.log(`${name}: ${v.items.length} documents, ${v.queries.length} queries; C2 (proximity off): nDCG@10 ${f4(mean(b.ndcg10))}, ${second} ${f4(mean(b.map100))} (queries ${Math.round(base.queryMs)} ms)`);
+  console.log(
+    `${name}: ${v.items.length} documents, ${v.queries.length} queries; C2 (proximity off): nDCG@10 ${f4(mean(b.ndcg10))}, ${second} ${f4(mean(b.map100))} (queries ${Math.round(base.queryMs)} ms)`,
+  );
   console.log(`| configuration | nDCG@10 | Δ | better/worse | p | ${second} | Δ | p | queries ms |`);
   console.log('|---|---|---|---|---|---|---|---|---|');
   const c = new Collection(v);
@@ -77,7 +89,8 @@ async function main(): Promise<void> {
     // The sweep's own proximity on the same configuration: the service must give the same per-query figures.
     const sweep = perQuery(v, c.run({ ...SERVICE, proximity: { scale: p.weight, window: p.window, depth: p.depth } }));
     const differ = sweep.ndcg10.filter((x, i) => Math.abs(x - m.ndcg10[i]) > 1e-9).length;
-    if (differ) console.log(`  (the sweep's proximity() differs on ${differ} queries: sweep nDCG@10 ${f4(mean(sweep.ndcg10))})`);
+    if (differ)
+      console.log(`  (the sweep's proximity() differs on ${differ} queries: sweep nDCG@10 ${f4(mean(sweep.ndcg10))})`);
   }
 }
 

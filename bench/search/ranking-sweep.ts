@@ -83,8 +83,20 @@ export const BEFORE: Config = {
 
 /** The service's defaults, read from `DEFAULT_RANKING` (candidate C2 since issue 28's fifth slice). */
 export const SERVICE: Config = {
-  model: { kind: 'bm25', k1: DEFAULT_RANKING.bm25.k1, b: DEFAULT_RANKING.bm25.b, delta: DEFAULT_RANKING.bm25.delta, c: 1, titleBoost: DEFAULT_RANKING.boost.title },
-  expansion: { kind: 'rm3', docs: DEFAULT_RANKING.expansion.fbDocs, terms: DEFAULT_RANKING.expansion.fbTerms, weight: DEFAULT_RANKING.expansion.originalWeight },
+  model: {
+    kind: 'bm25',
+    k1: DEFAULT_RANKING.bm25.k1,
+    b: DEFAULT_RANKING.bm25.b,
+    delta: DEFAULT_RANKING.bm25.delta,
+    c: 1,
+    titleBoost: DEFAULT_RANKING.boost.title,
+  },
+  expansion: {
+    kind: 'rm3',
+    docs: DEFAULT_RANKING.expansion.fbDocs,
+    terms: DEFAULT_RANKING.expansion.fbTerms,
+    weight: DEFAULT_RANKING.expansion.originalWeight,
+  },
 };
 
 interface Field {
@@ -131,7 +143,11 @@ export class Collection {
       terms.forEach((t, i) => (m.get(t) ?? m.set(t, []).get(t)!).push(i));
       return m;
     });
-    for (const [t, p] of this.text.postings) this.cf.set(t, p.tfs.reduce((x, y) => x + y, 0));
+    for (const [t, p] of this.text.postings)
+      this.cf.set(
+        t,
+        p.tfs.reduce((x, y) => x + y, 0),
+      );
     this.tokens = texts.reduce((n, t) => n + t.length, 0);
     this.acc = new Float64Array(this.ids.length);
     this.seen = new Uint8Array(this.ids.length);
@@ -151,7 +167,10 @@ export class Collection {
     switch (m.kind) {
       case 'dph': {
         const p = tf / len;
-        return (((1 - p) * (1 - p)) / (tf + 1)) * (tf * log2(((tf * avg) / len) * (N / F)) + 0.5 * log2(2 * Math.PI * tf * (1 - p)));
+        return (
+          (((1 - p) * (1 - p)) / (tf + 1)) *
+          (tf * log2(((tf * avg) / len) * (N / F)) + 0.5 * log2(2 * Math.PI * tf * (1 - p)))
+        );
       }
       case 'dlh13': {
         const p = tf / len;
@@ -160,7 +179,10 @@ export class Collection {
       case 'pl2': {
         const tfn = tf * log2(1 + (m.c * avg) / len);
         const lambda = F / N;
-        return Math.max(0, (1 / (tfn + 1)) * (tfn * log2(tfn / lambda) + (lambda - tfn) * log2(Math.E) + 0.5 * log2(2 * Math.PI * tfn)));
+        return Math.max(
+          0,
+          (1 / (tfn + 1)) * (tfn * log2(tfn / lambda) + (lambda - tfn) * log2(Math.E) + 0.5 * log2(2 * Math.PI * tfn)),
+        );
       }
       case 'inexpc2': {
         const tfn = tf * Math.log(1 + (m.c * avg) / len);
@@ -213,7 +235,10 @@ export class Collection {
     if (x.kind === 'none' || !first.length) return q;
     const top = first.slice(0, x.docs).map((h) => ({ score: h.score, d: this.docOf.get(h.id)! }));
     if (x.kind === 'rm3') {
-      const feedback = top.map(({ score, d }) => ({ score, vector: { tf: this.tfs[d], length: this.text.lengths[d] } }));
+      const feedback = top.map(({ score, d }) => ({
+        score,
+        vector: { tf: this.tfs[d], length: this.text.lengths[d] },
+      }));
       return [...rm3Weights(terms, feedback, { fbTerms: x.terms, originalWeight: x.weight })];
     }
     // Terrier's Bo1 / KL: the top documents as one bag; query terms weighted qtf / max qtf, plus β × w / max w.
@@ -271,10 +296,15 @@ export class Collection {
   /** SDM-style proximity over the top `depth` (BM25 values of the window counts, one original term's weight `unit`). */
   proximity(p: Proximity, terms: readonly string[], hits: RankedDoc[], unit: number): RankedDoc[] {
     const pairs: Array<[string, string]> = [];
-    for (let i = 0; i + 1 < terms.length; i++) if (terms[i] !== terms[i + 1] && !pairs.some(([x, y]) => x === terms[i] && y === terms[i + 1])) pairs.push([terms[i], terms[i + 1]]);
+    for (let i = 0; i + 1 < terms.length; i++)
+      if (terms[i] !== terms[i + 1] && !pairs.some(([x, y]) => x === terms[i] && y === terms[i + 1]))
+        pairs.push([terms[i], terms[i + 1]]);
     if (!pairs.length) return hits;
     const N = this.ids.length;
-    const bm25 = (tf: number, len: number, df: number) => (tf && df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * len) / this.text.avg))) : 0);
+    const bm25 = (tf: number, len: number, df: number) =>
+      tf && df
+        ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) * ((tf * 1.9) / (tf + 0.9 * (0.6 + (0.4 * len) / this.text.avg)))
+        : 0;
     const top = hits.slice(0, p.depth).map((h) => {
       const d = this.docOf.get(h.id)!;
       let s = 0;
@@ -282,7 +312,8 @@ export class Collection {
         const w = this.windows(d, a, b, p.window);
         if (!w.o && !w.u) continue;
         const df = this.windowDf(a, b, p.window);
-        s += (0.1 / 0.85) * bm25(w.o, this.text.lengths[d], df.o) + (0.05 / 0.85) * bm25(w.u, this.text.lengths[d], df.u);
+        s +=
+          (0.1 / 0.85) * bm25(w.o, this.text.lengths[d], df.o) + (0.05 / 0.85) * bm25(w.u, this.text.lengths[d], df.u);
       }
       return { id: h.id, score: h.score + p.scale * unit * s };
     });
@@ -299,7 +330,13 @@ export class Collection {
       this.first.set(key, r);
       if (c.expansion.kind !== 'none' && r.length) r = this.score(c.model, this.expand(c.expansion, q.terms, r));
       r = r.slice(0, 1000);
-      if (c.proximity) r = this.proximity(c.proximity, q.terms, r, (c.expansion.kind === 'rm3' ? c.expansion.weight : 1) / q.terms.length);
+      if (c.proximity)
+        r = this.proximity(
+          c.proximity,
+          q.terms,
+          r,
+          (c.expansion.kind === 'rm3' ? c.expansion.weight : 1) / q.terms.length,
+        );
       out.set(q.qid, r);
     }
     return out;
@@ -311,8 +348,15 @@ export class Collection {
     const out = new Map<string, RankedDoc[]>();
     for (const q of this.queries) {
       const sum = new Map<string, number>();
-      for (const run of runs) (run.get(q.qid) ?? []).forEach((h, i) => sum.set(h.id, (sum.get(h.id) ?? 0) + 1 / (RRF_K + i + 1)));
-      out.set(q.qid, [...sum].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1)).slice(0, 1000));
+      for (const run of runs)
+        (run.get(q.qid) ?? []).forEach((h, i) => sum.set(h.id, (sum.get(h.id) ?? 0) + 1 / (RRF_K + i + 1)));
+      out.set(
+        q.qid,
+        [...sum]
+          .map(([id, score]) => ({ id, score }))
+          .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
+          .slice(0, 1000),
+      );
     }
     return out;
   }
@@ -337,7 +381,10 @@ function counts(terms: readonly string[]): Array<[string, number]> {
 }
 
 /** Per-query nDCG@10, MAP@100 and recall@100 of rankings. */
-export function perQuery(v: Vaswani, runs: ReadonlyMap<string, readonly RankedDoc[]>): { ndcg10: number[]; map100: number[]; recall100: number[] } {
+export function perQuery(
+  v: Vaswani,
+  runs: ReadonlyMap<string, readonly RankedDoc[]>,
+): { ndcg10: number[]; map100: number[]; recall100: number[] } {
   const out = { ndcg10: [] as number[], map100: [] as number[], recall100: [] as number[] };
   for (const q of v.queries) {
     const run = runs.get(q.qid) ?? [];
@@ -363,12 +410,19 @@ function grid<T>(...axes: T[][]): T[][] {
   return axes.reduce<T[][]>((acc, axis) => acc.flatMap((xs) => axis.map((x) => [...xs, x])), [[]]);
 }
 
-const rm3Grid = (): Expansion[] => grid<number>([5, 10, 20], [10, 20, 40], [0.5, 0.7]).map(([docs, terms, weight]) => ({ kind: 'rm3', docs, terms, weight }));
+const rm3Grid = (): Expansion[] =>
+  grid<number>([5, 10, 20], [10, 20, 40], [0.5, 0.7]).map(([docs, terms, weight]) => ({
+    kind: 'rm3',
+    docs,
+    terms,
+    weight,
+  }));
 const label = (c: Config): string =>
-  c.fuse ? `RRF(${c.fuse.map(label).join(' | ')})` :
-  `${c.model.kind}${c.model.kind === 'bm25' ? ` k1 ${c.model.k1} b ${c.model.b}${c.model.delta ? ` δ ${c.model.delta}` : ''} title ×${c.model.titleBoost}` : c.model.kind === 'dph' || c.model.kind === 'dlh13' ? '' : ` c ${c.model.c}`}` +
-  ` + ${c.expansion.kind}${c.expansion.kind === 'none' ? '' : ` ${c.expansion.docs}/${c.expansion.terms}/${c.expansion.weight}`}` +
-  (c.proximity ? ` + SDM ×${c.proximity.scale} #uw${c.proximity.window}` : '');
+  c.fuse
+    ? `RRF(${c.fuse.map(label).join(' | ')})`
+    : `${c.model.kind}${c.model.kind === 'bm25' ? ` k1 ${c.model.k1} b ${c.model.b}${c.model.delta ? ` δ ${c.model.delta}` : ''} title ×${c.model.titleBoost}` : c.model.kind === 'dph' || c.model.kind === 'dlh13' ? '' : ` c ${c.model.c}`}` +
+      ` + ${c.expansion.kind}${c.expansion.kind === 'none' ? '' : ` ${c.expansion.docs}/${c.expansion.terms}/${c.expansion.weight}`}` +
+      (c.proximity ? ` + SDM ×${c.proximity.scale} #uw${c.proximity.window}` : '');
 
 /** The families of the report. */
 export function families(): Family[] {
@@ -381,30 +435,100 @@ export function families(): Family[] {
   return [
     one('Before issue 28 (BM25 k1 0.9 b 0.4, title ×0.2, RM3 10/20/0.5)', S),
     one('Before issue 28, without expansion', { ...S, expansion: noX }),
-    many('BM25: k1 {0.6, 0.9, 1.2} × b {0.4, 0.6} × title {×0.1, ×0.2}, RM3 as before', grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).map(([k1, b, t]) => ({ ...S, model: { ...S.model, k1, b, titleBoost: t } }))),
-    many('RM3: documents {5, 10, 20} × terms {10, 20, 40} × λ {0.5, 0.7}, BM25 as before', rm3Grid().map((expansion) => ({ ...S, expansion }))),
-    many('BM25 grid × RM3 grid (216 configurations)', grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) => rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, titleBoost: t }, expansion })))),
+    many(
+      'BM25: k1 {0.6, 0.9, 1.2} × b {0.4, 0.6} × title {×0.1, ×0.2}, RM3 as before',
+      grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).map(([k1, b, t]) => ({
+        ...S,
+        model: { ...S.model, k1, b, titleBoost: t },
+      })),
+    ),
+    many(
+      'RM3: documents {5, 10, 20} × terms {10, 20, 40} × λ {0.5, 0.7}, BM25 as before',
+      rm3Grid().map((expansion) => ({ ...S, expansion })),
+    ),
+    many(
+      'BM25 grid × RM3 grid (216 configurations)',
+      grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) =>
+        rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, titleBoost: t }, expansion })),
+      ),
+    ),
     one('DPH (parameter-free) + RM3', { ...S, model: dfr('dph') }),
     one('DPH + Bo1 (3 documents, 10 terms; Terrier’s defaults)', { model: dfr('dph'), expansion: bo1 }),
     one('DLH13 (parameter-free) + RM3', { ...S, model: dfr('dlh13') }),
-    many('PL2 c {1, 4, 10} + RM3', [1, 4, 10].map((c) => ({ ...S, model: dfr('pl2', c) }))),
-    many('In_expC2 c {1, 2, 3, 4, 6, 10} + RM3', [1, 2, 3, 4, 6, 10].map((c) => ({ ...S, model: dfr('inexpc2', c) }))),
-    many('In_expC2 c {3, 4, 6} × RM3 grid (54)', [3, 4, 6].flatMap((c) => rm3Grid().map((expansion) => ({ model: dfr('inexpc2', c), expansion })))),
-    many('LM Dirichlet μ {300, 1000, 2000} + RM3', [300, 1000, 2000].map((c) => ({ ...S, model: dfr('lmdir', c) }))),
-    many('BM25 + Bo1 / KL (3 documents, 10 terms, β 1) instead of RM3', (['bo1', 'kl'] as const).map((kind) => ({ ...S, expansion: { ...bo1, kind } }))),
-    many('BM25+ δ {0.25, 0.5, 1}, RM3 as before', [0.25, 0.5, 1].map((delta) => ({ ...S, model: { ...S.model, delta } }))),
+    many(
+      'PL2 c {1, 4, 10} + RM3',
+      [1, 4, 10].map((c) => ({ ...S, model: dfr('pl2', c) })),
+    ),
+    many(
+      'In_expC2 c {1, 2, 3, 4, 6, 10} + RM3',
+      [1, 2, 3, 4, 6, 10].map((c) => ({ ...S, model: dfr('inexpc2', c) })),
+    ),
+    many(
+      'In_expC2 c {3, 4, 6} × RM3 grid (54)',
+      [3, 4, 6].flatMap((c) => rm3Grid().map((expansion) => ({ model: dfr('inexpc2', c), expansion }))),
+    ),
+    many(
+      'LM Dirichlet μ {300, 1000, 2000} + RM3',
+      [300, 1000, 2000].map((c) => ({ ...S, model: dfr('lmdir', c) })),
+    ),
+    many(
+      'BM25 + Bo1 / KL (3 documents, 10 terms, β 1) instead of RM3',
+      (['bo1', 'kl'] as const).map((kind) => ({ ...S, expansion: { ...bo1, kind } })),
+    ),
+    many(
+      'BM25+ δ {0.25, 0.5, 1}, RM3 as before',
+      [0.25, 0.5, 1].map((delta) => ({ ...S, model: { ...S.model, delta } })),
+    ),
     one('BM25+ δ 1 (Lv & Zhai’s value; SEARCH_BM25_DELTA=1), RM3 as before', { ...S, model: { ...S.model, delta: 1 } }),
     one('BM25+ δ 1 without expansion', { model: { ...S.model, delta: 1 }, expansion: noX }),
-    many('BM25+ δ 1 × BM25 grid × RM3 grid (216)', grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) => rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, delta: 1, titleBoost: t }, expansion })))),
-    one('BM25+ δ 1 + SDM proximity (standard weights, #uw8)', { ...S, model: { ...S.model, delta: 1 }, proximity: { scale: 1, window: 8, depth: 100 } }),
-    one('SDM proximity, standard weights (0.85 / 0.1 / 0.05, #1 and #uw8), on the service default’s top 100', { ...S, proximity: { scale: 1, window: 8, depth: 100 } }),
+    many(
+      'BM25+ δ 1 × BM25 grid × RM3 grid (216)',
+      grid<number>([0.6, 0.9, 1.2], [0.4, 0.6], [0.1, 0.2]).flatMap(([k1, b, t]) =>
+        rm3Grid().map((expansion) => ({ model: { ...S.model, k1, b, delta: 1, titleBoost: t }, expansion })),
+      ),
+    ),
+    one('BM25+ δ 1 + SDM proximity (standard weights, #uw8)', {
+      ...S,
+      model: { ...S.model, delta: 1 },
+      proximity: { scale: 1, window: 8, depth: 100 },
+    }),
+    one('SDM proximity, standard weights (0.85 / 0.1 / 0.05, #1 and #uw8), on the service default’s top 100', {
+      ...S,
+      proximity: { scale: 1, window: 8, depth: 100 },
+    }),
     ...candidates().map(([name, c]) => one(name, c)),
     ...proximityGrid().map(([name, c]) => one(name, c)),
-    ...grid<number>([5, 10], [20, 40]).map(([docs, terms]): Family => one(`R BM25+ δ 1, k1 0.6 b 0.6, RM3 ${docs}/${terms}/0.5`, { model: { ...S.model, k1: 0.6, b: 0.6, delta: 1 }, expansion: { kind: 'rm3', docs, terms, weight: 0.5 } })),
-    many('C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C2')).map(([, c]) => c)),
-    many('C3 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)', proximityGrid().filter(([n]) => n.startsWith('P C3')).map(([, c]) => c)),
-    many('RRF of C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} and C3', proximityGrid().filter(([n]) => n.startsWith('P RRF')).map(([, c]) => c)),
-    many('SDM proximity × {0.5, 1, 2, 4}, window {4, 8, 12}', grid<number>([0.5, 1, 2, 4], [4, 8, 12]).map(([scale, window]) => ({ ...S, proximity: { scale, window, depth: 100 } }))),
+    ...grid<number>([5, 10], [20, 40]).map(([docs, terms]): Family =>
+      one(`R BM25+ δ 1, k1 0.6 b 0.6, RM3 ${docs}/${terms}/0.5`, {
+        model: { ...S.model, k1: 0.6, b: 0.6, delta: 1 },
+        expansion: { kind: 'rm3', docs, terms, weight: 0.5 },
+      }),
+    ),
+    many(
+      'C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)',
+      proximityGrid()
+        .filter(([n]) => n.startsWith('P C2'))
+        .map(([, c]) => c),
+    ),
+    many(
+      'C3 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} (24)',
+      proximityGrid()
+        .filter(([n]) => n.startsWith('P C3'))
+        .map(([, c]) => c),
+    ),
+    many(
+      'RRF of C2 + SDM × {0.5, 1, 2, 4}, window {4, 8, 12} and C3',
+      proximityGrid()
+        .filter(([n]) => n.startsWith('P RRF'))
+        .map(([, c]) => c),
+    ),
+    many(
+      'SDM proximity × {0.5, 1, 2, 4}, window {4, 8, 12}',
+      grid<number>([0.5, 1, 2, 4], [4, 8, 12]).map(([scale, window]) => ({
+        ...S,
+        proximity: { scale, window, depth: 100 },
+      })),
+    ),
   ];
 }
 
@@ -414,8 +538,14 @@ export function families(): Family[] {
  */
 export function candidates(): Array<[string, Config]> {
   const S = BEFORE;
-  const plus = (k1: number, b: number, docs: number, terms: number): Config => ({ model: { ...S.model, k1, b, delta: 1 }, expansion: { kind: 'rm3', docs, terms, weight: 0.5 } });
-  const inexp: Config = { model: { ...S.model, kind: 'inexpc2', c: 4, titleBoost: 0 }, expansion: { kind: 'rm3', docs: 5, terms: 20, weight: 0.5 } };
+  const plus = (k1: number, b: number, docs: number, terms: number): Config => ({
+    model: { ...S.model, k1, b, delta: 1 },
+    expansion: { kind: 'rm3', docs, terms, weight: 0.5 },
+  });
+  const inexp: Config = {
+    model: { ...S.model, kind: 'inexpc2', c: 4, titleBoost: 0 },
+    expansion: { kind: 'rm3', docs: 5, terms: 20, weight: 0.5 },
+  };
   const sdm: Proximity = { scale: 1, window: 8, depth: 100 };
   const deltaOne: Config = { ...S, model: { ...S.model, delta: 1 } };
   const plusTuned = plus(0.6, 0.6, 5, 40);
@@ -428,7 +558,16 @@ export function candidates(): Array<[string, Config]> {
     ['C6 C3 + SDM (standard weights, #uw8)', { ...inexp, proximity: sdm }],
     ['C7 RRF (k 60) of C1 and C3', { ...S, fuse: [deltaOne, inexp] }],
     ['C8 RRF (k 60) of C2 and C3', { ...S, fuse: [plusTuned, inexp] }],
-    ['C9 RRF (k 60) of C5 and C6', { ...S, fuse: [{ ...plusTuned, proximity: sdm }, { ...inexp, proximity: sdm }] }],
+    [
+      'C9 RRF (k 60) of C5 and C6',
+      {
+        ...S,
+        fuse: [
+          { ...plusTuned, proximity: sdm },
+          { ...inexp, proximity: sdm },
+        ],
+      },
+    ],
   ];
 }
 
@@ -451,23 +590,42 @@ async function serviceRuns(v: Vaswani): Promise<Map<string, RankedDoc[]>> {
   const now = new Date(0).toISOString();
   await index.replaceAll(v.items.map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
   const runs = new Map<string, RankedDoc[]>();
-  for (const q of v.queries) runs.set(q.qid, [...(await index.search({ text: q.text, limit: 100, offset: 0, snippets: false })).hits]);
+  for (const q of v.queries)
+    runs.set(q.qid, [...(await index.search({ text: q.text, limit: 100, offset: 0, snippets: false })).hits]);
   return runs;
 }
 
 /** Runs every family (or those whose name `only` matches); returns the Markdown table. */
-export async function sweep(v: Vaswani = loadVaswani(), progress: (line: string) => void = () => undefined, only?: RegExp): Promise<string> {
+export async function sweep(
+  v: Vaswani = loadVaswani(),
+  progress: (line: string) => void = () => undefined,
+  only?: RegExp,
+): Promise<string> {
   const c = new Collection(v);
   const service = perQuery(v, await serviceRuns(v));
   const mine = perQuery(v, c.run(SERVICE));
   // The default is checked against the service's own index: every row is on the footing of the HTTP harness's figure.
   const same = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]) < 1e-12);
-  if (process.env.SWEEP_DIFF) service.ndcg10.forEach((x, i) => Math.abs(x - mine.ndcg10[i]) > 1e-12 && progress(`${v.queries[i].qid} ${v.queries[i].text}: service ${x} sweep ${mine.ndcg10[i]}`));
-  if (!same(service.ndcg10, mine.ndcg10) || !same(service.map100, mine.map100) || !same(service.recall100, mine.recall100)) {
-    throw new Error(`ranking sweep: the sweep's service default (${f4(mean(mine.ndcg10))}) differs from the service index's (${f4(mean(service.ndcg10))})`);
+  if (process.env.SWEEP_DIFF)
+    service.ndcg10.forEach(
+      (x, i) =>
+        Math.abs(x - mine.ndcg10[i]) > 1e-12 &&
+        progress(`${v.queries[i].qid} ${v.queries[i].text}: service ${x} sweep ${mine.ndcg10[i]}`),
+    );
+  if (
+    !same(service.ndcg10, mine.ndcg10) ||
+    !same(service.map100, mine.map100) ||
+    !same(service.recall100, mine.recall100)
+  ) {
+    throw new Error(
+      `ranking sweep: the sweep's service default (${f4(mean(mine.ndcg10))}) differs from the service index's (${f4(mean(service.ndcg10))})`,
+    );
   }
   const cache = new Map<string, ReturnType<typeof perQuery>>();
-  const rows = ['| Family (configurations) | best configuration | nDCG@10 | MAP@100 | recall@100 | CV nDCG@10, 2-fold | CV nDCG@10, 5-fold |', '|---|---|---|---|---|---|---|'];
+  const rows = [
+    '| Family (configurations) | best configuration | nDCG@10 | MAP@100 | recall@100 | CV nDCG@10, 2-fold | CV nDCG@10, 5-fold |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const fam of families().filter((f) => !only || only.test(f.name))) {
     const scored = fam.configs.map(([name, config]) => {
       const pq = cache.get(name) ?? perQuery(v, c.run(config));

@@ -48,7 +48,13 @@ export interface AfterIngestRound {
 /** One round of the checkout at `root` on a fresh DATA_DIR. */
 async function round(root: string, checkout: 'this' | 'base', v: Vaswani, size: number): Promise<AfterIngestRound> {
   const dataDir = mkdtempSync(join(tmpdir(), 'restart-after-ingest-'));
-  const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+  const env = {
+    DATA_DIR: dataDir,
+    ENVIRONMENT: 'testing',
+    RATELIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    SEARCH_CACHE_SIZE: '1',
+  };
   const segment = join(dataDir, 'search-index', 'search-segment.bin');
   const load = Math.round(loadavg()[0] * 10) / 10;
   try {
@@ -57,7 +63,11 @@ async function round(root: string, checkout: 'this' | 'base', v: Vaswani, size: 
     const items = growCorpus(v.items, size).map((i) => ({ ...i, id: i.id.replace('~', '-c') }));
     const t0 = performance.now();
     for (let i = 0; i < items.length; i += BATCH) {
-      const res = await fetch(`http://127.0.0.1:${a.port}/api/ingest-batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: items.slice(i, i + BATCH) }) });
+      const res = await fetch(`http://127.0.0.1:${a.port}/api/ingest-batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ items: items.slice(i, i + BATCH) }),
+      });
       await res.arrayBuffer();
       if (res.status !== 201) throw new Error(`ingest-batch answered ${res.status}`);
     }
@@ -90,7 +100,12 @@ async function round(root: string, checkout: 'this' | 'base', v: Vaswani, size: 
 }
 
 /** `rounds` rounds at `size` of this checkout and, with `base`, of that one, alternating which goes first. */
-export async function restartAfterIngest(size: number, rounds: number, base?: string, log: (line: string) => void = () => undefined): Promise<AfterIngestRound[]> {
+export async function restartAfterIngest(
+  size: number,
+  rounds: number,
+  base?: string,
+  log: (line: string) => void = () => undefined,
+): Promise<AfterIngestRound[]> {
   const root = join(__dirname, '..', '..');
   const v = loadVaswani();
   const out: AfterIngestRound[] = [];
@@ -119,7 +134,8 @@ const median = (xs: readonly number[]) => {
  */
 export function afterIngestTable(rounds: readonly AfterIngestRound[]): string[] {
   const s = (ms: number) => (ms / 1000).toFixed(2);
-  const cell = (xs: readonly number[]) => `${s(median(xs))} s${xs.length > 1 ? ` (${s(Math.min(...xs))}–${s(Math.max(...xs))})` : ''}`;
+  const cell = (xs: readonly number[]) =>
+    `${s(median(xs))} s${xs.length > 1 ? ` (${s(Math.min(...xs))}–${s(Math.max(...xs))})` : ''}`;
   const rows = [
     '| checkout | after ingest, wall | after quiet, wall | ratio, wall | after ingest, CPU | after quiet, CPU | ratio, CPU | SIGTERM to exit after the ingest | rounds, load |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -138,7 +154,11 @@ export function afterIngestTable(rounds: readonly AfterIngestRound[]): string[] 
       `| ${which} | ${cell(wi)} | ${cell(wq)} | ${(median(wi) / median(wq)).toFixed(2)}× | ${cell(ci)} | ${cell(cq)} | ${(median(ci) / median(cq)).toFixed(2)}× | ${cell(rs.map((r) => r.stopMs))} | ${rs.length}, ${Math.min(...loads)}–${Math.max(...loads)} |`,
     );
   }
-  if (mid.this && mid.base) rows.push('', `Restart after ingest, this / base: wall ${(mid.this.wall / mid.base.wall).toFixed(2)}×, CPU ${(mid.this.cpu / mid.base.cpu).toFixed(2)}×.`);
+  if (mid.this && mid.base)
+    rows.push(
+      '',
+      `Restart after ingest, this / base: wall ${(mid.this.wall / mid.base.wall).toFixed(2)}×, CPU ${(mid.this.cpu / mid.base.cpu).toFixed(2)}×.`,
+    );
   return rows;
 }
 
@@ -149,7 +169,9 @@ if (require.main === module) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const size = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
-  restartAfterIngest(size, Number(flag('--rounds') ?? 2), flag('--base'), (line) => process.stderr.write(`${line}\n`)).then(
+  restartAfterIngest(size, Number(flag('--rounds') ?? 2), flag('--base'), (line) =>
+    process.stderr.write(`${line}\n`),
+  ).then(
     (r) => process.stdout.write(`${afterIngestTable(r).join('\n')}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

@@ -28,7 +28,11 @@ import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 async function post(url: string, body: unknown): Promise<{ status: number }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return { status: res.status };
 }
@@ -46,13 +50,21 @@ export interface Started {
 }
 
 /** The service of checkout `root` in a child process (with `nodeArgs` before its script, e.g. `--cpu-prof`); resolves once it is ready. */
-export function startAt(root: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Started & { readonly pid: number }> {
+export function startAt(
+  root: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Started & { readonly pid: number }> {
   const load = Math.round(loadavg()[0] * 10) / 10;
-  const child = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')], {
-    cwd: root,
-    env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(root, 'bench', 'search', 'server-main.ts')],
+    {
+      cwd: root,
+      env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('server did not start in 300 s')), 300_000);
@@ -92,7 +104,13 @@ export function startAt(root: string, env: Record<string, string>, nodeArgs: rea
  * /api/ingest-batch` (1,000 a request), each item as `shape` makes it (its number given), stops
  * it; the ingest's seconds.
  */
-export async function ingestGrown(root: string, env: Record<string, string>, v: Vaswani, size: number, shape: (item: object, n: number) => object = (i) => i): Promise<number> {
+export async function ingestGrown(
+  root: string,
+  env: Record<string, string>,
+  v: Vaswani,
+  size: number,
+  shape: (item: object, n: number) => object = (i) => i,
+): Promise<number> {
   const a = await startAt(root, env);
   // Item ids are slugs: copy c of doc-n becomes doc-n-cc.
   const items = growCorpus(v.items, size).map((i, n) => shape({ ...i, id: i.id.replace('~', '-c') }, n));
@@ -128,11 +146,25 @@ export async function restart(size: number, rounds: number, base?: string, keep?
   const v = loadVaswani();
   const reuse = keep !== undefined && existsSync(join(keep, 'search-index', 'search-segment.bin'));
   const dataDir = keep ?? mkdtempSync(join(tmpdir(), 'search-restart-'));
-  const env = { DATA_DIR: dataDir, ENVIRONMENT: 'testing', RATELIMIT_ENABLED: 'false', LOG_LEVEL: 'silent', SEARCH_CACHE_SIZE: '1' };
+  const env = {
+    DATA_DIR: dataDir,
+    ENVIRONMENT: 'testing',
+    RATELIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    SEARCH_CACHE_SIZE: '1',
+  };
   const segment = join(dataDir, 'search-index', 'search-segment.bin');
   const out: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
-  const cpu: Record<string, Array<number | undefined>> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
-  const rss: Record<string, Array<number | undefined>> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
+  const cpu: Record<string, Array<number | undefined>> = {
+    rebuild: [],
+    segment: [],
+    ...(base ? { baseSegment: [] } : {}),
+  };
+  const rss: Record<string, Array<number | undefined>> = {
+    rebuild: [],
+    segment: [],
+    ...(base ? { baseSegment: [] } : {}),
+  };
   const load: Record<string, number[]> = { rebuild: [], segment: [], ...(base ? { baseSegment: [] } : {}) };
   const note = (what: string, s: Started) => {
     out[what].push(s.readyMs);
@@ -188,7 +220,16 @@ export async function restart(size: number, rounds: number, base?: string, keep?
         }
       }
     }
-    return { docs: size, ingestSeconds: Math.round(ingestSeconds * 10) / 10, firstStartMs, segmentBytes: statSync(segment).size, readyMs: out, cpuMs: cpu, rssMb: rss, load1: load };
+    return {
+      docs: size,
+      ingestSeconds: Math.round(ingestSeconds * 10) / 10,
+      firstStartMs,
+      segmentBytes: statSync(segment).size,
+      readyMs: out,
+      cpuMs: cpu,
+      rssMb: rss,
+      load1: load,
+    };
   } finally {
     if (keep === undefined) rmSync(dataDir, { recursive: true, force: true });
   }

@@ -34,7 +34,12 @@ interface AutocannonResult {
   non2xx: number;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (opts: { url: string; connections: number; duration: number; requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
+const autocannon = require('autocannon') as (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: AutocannonRequest[];
+}) => Promise<AutocannonResult>;
 
 const ROOT = join(__dirname, '..', '..');
 /** Terrier's BM25 MAP on Vaswani at depth 1,000 (doc/quickstart_experiments.md). */
@@ -50,11 +55,15 @@ export interface Child {
 
 /** Starts the service (`server-main.ts`) in a child process with `env`; resolves once it listens with its content indexed. */
 export function startServer(env: Record<string, string>): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'server-main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'server-main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('search bench server did not start in 120 s')), 120_000);
@@ -80,7 +89,11 @@ export function startServer(env: Record<string, string>): Promise<Child> {
 
 /** POSTs `body` as JSON. */
 export async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -90,13 +103,23 @@ function score(v: Vaswani, runs: Map<string, RankedDoc[]>, k: number): MeanMetri
 }
 
 /** Quality of one index configuration through the index API at depth 1,000. */
-async function indexQuality(v: Vaswani, opts: EmbeddedIndexOptions): Promise<{ ndcg10: number; mrr10: number; map100: number; recall100: number; map1000: number }> {
+async function indexQuality(
+  v: Vaswani,
+  opts: EmbeddedIndexOptions,
+): Promise<{ ndcg10: number; mrr10: number; map100: number; recall100: number; map1000: number }> {
   const index = new EmbeddedIndex(opts);
   const now = new Date(0).toISOString();
   await index.replaceAll(v.items.map((i): Item => ({ ...i, tags: [], created_at: now, updated_at: now })));
   const runs = new Map<string, RankedDoc[]>();
-  for (const q of v.queries) runs.set(q.qid, [...(await index.search({ text: q.text, limit: 1000, offset: 0, snippets: false })).hits]);
-  return { ndcg10: score(v, runs, 10).ndcg, mrr10: score(v, runs, 10).mrr, map100: score(v, runs, 100).map, recall100: score(v, runs, 100).recall, map1000: score(v, runs, 1000).map };
+  for (const q of v.queries)
+    runs.set(q.qid, [...(await index.search({ text: q.text, limit: 1000, offset: 0, snippets: false })).hits]);
+  return {
+    ndcg10: score(v, runs, 10).ndcg,
+    mrr10: score(v, runs, 10).mrr,
+    map100: score(v, runs, 100).map,
+    recall100: score(v, runs, 100).recall,
+    map1000: score(v, runs, 1000).map,
+  };
 }
 
 /** What autocannon reports of one load. */
@@ -143,7 +166,8 @@ export async function run(): Promise<string> {
     const t0 = performance.now();
     for (let i = 0; i < v.items.length; i += BATCH) {
       const r = await post(`${base}/api/ingest-batch`, { items: v.items.slice(i, i + BATCH) });
-      if (r.status !== 201) throw new Error(`ingest-batch answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
+      if (r.status !== 201)
+        throw new Error(`ingest-batch answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
     }
     const ingestSeconds = (performance.now() - t0) / 1000;
 
@@ -152,7 +176,10 @@ export async function run(): Promise<string> {
     for (const q of v.queries) {
       const res = await fetch(`${base}/api/search?q=${encodeURIComponent(q.text)}&limit=100`);
       const body = (await res.json()) as { results: RankedDoc[] };
-      runs.set(q.qid, body.results.map((r) => ({ id: r.id, score: r.score })));
+      runs.set(
+        q.qid,
+        body.results.map((r) => ({ id: r.id, score: r.score })),
+      );
     }
     const http10 = score(v, runs, 10);
     const http100 = score(v, runs, 100);
@@ -164,9 +191,13 @@ export async function run(): Promise<string> {
 
     // 4. Restart on the same DATA_DIR with a one-entry cache: load time, then uncached speed.
     const b = await startServer({ ...env, SEARCH_CACHE_SIZE: '1' });
-    const count = (await (await fetch(`http://127.0.0.1:${b.port}/api/v1/articles?limit=1`)).json()) as { total: number };
+    const count = (await (await fetch(`http://127.0.0.1:${b.port}/api/v1/articles?limit=1`)).json()) as {
+      total: number;
+    };
     const uncached = await load(b.port, searchPaths, 8);
-    const shortPaths = ['kube', 'laser', 'circuit', 'plasma waves', 'electron', 'antenna design'].map((q) => `/api/search?q=${encodeURIComponent(q)}`);
+    const shortPaths = ['kube', 'laser', 'circuit', 'plasma waves', 'electron', 'antenna design'].map(
+      (q) => `/api/search?q=${encodeURIComponent(q)}`,
+    );
     const uncachedShort = await load(b.port, shortPaths, 4);
     await b.stop();
 
@@ -179,9 +210,33 @@ export async function run(): Promise<string> {
     const rm3Before = { ...DEFAULT_RANKING.expansion, fbDocs: 10, fbTerms: 20 };
     const before: EmbeddedIndexOptions = { bm25: plainBm25, expansion: rm3Before, proximity: noProximity };
     const variants: Array<[string, Vaswani, EmbeddedIndexOptions]> = [
-      ['Plain BM25 baseline (one field, k1 1.2, b 0.75, no expansion)', plain, { bm25: { k1: 1.2, b: 0.75, delta: 0 }, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0, proximity: noProximity }],
-      ['+ BM25 k1 0.9, b 0.4', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: noExpansion, shortQueryTerms: 0, proximity: noProximity }],
-      ['+ RM3 expansion (10 docs, 20 terms, λ 0.5)', plain, { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: rm3Before, shortQueryTerms: 0 }],
+      [
+        'Plain BM25 baseline (one field, k1 1.2, b 0.75, no expansion)',
+        plain,
+        {
+          bm25: { k1: 1.2, b: 0.75, delta: 0 },
+          boost: { title: 0, tags: 0, text: 1 },
+          expansion: noExpansion,
+          shortQueryTerms: 0,
+          proximity: noProximity,
+        },
+      ],
+      [
+        '+ BM25 k1 0.9, b 0.4',
+        plain,
+        {
+          bm25: plainBm25,
+          boost: { title: 0, tags: 0, text: 1 },
+          expansion: noExpansion,
+          shortQueryTerms: 0,
+          proximity: noProximity,
+        },
+      ],
+      [
+        '+ RM3 expansion (10 docs, 20 terms, λ 0.5)',
+        plain,
+        { bm25: plainBm25, boost: { title: 0, tags: 0, text: 1 }, expansion: rm3Before, shortQueryTerms: 0 },
+      ],
       ['+ title field ×0.2 (titles split off the abstracts): the ranking before issue 28', v, before],
       ['+ BM25+ δ 1 (Lv & Zhai 2011)', v, { ...before, bm25: { ...plainBm25, delta: 1 } }],
       ['+ k1 0.6, b 0.6, RM3 5 documents / 40 terms (tuned on Vaswani, issue 28; C2)', v, { proximity: noProximity }],

@@ -30,7 +30,9 @@ export async function serve(root = join(__dirname, '..', '..')): Promise<{ shutd
   const running = await listen(createApp(deps), deps, 0, '127.0.0.1');
   await startDeps(deps);
   const used = process.cpuUsage(cpu);
-  process.stdout.write(`LISTENING ${running.port} ${Math.round(performance.now() - started)} ${Math.round((used.user + used.system) / 1000)}\n`);
+  process.stdout.write(
+    `LISTENING ${running.port} ${Math.round(performance.now() - started)} ${Math.round((used.user + used.system) / 1000)}\n`,
+  );
   return running;
 }
 

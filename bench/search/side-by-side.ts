@@ -21,7 +21,8 @@ export function benchSizes(env: NodeJS.ProcessEnv = process.env): number[] {
   const raw = env.SEARCH_BENCH_SIZES ?? '11429,50000,200000';
   return raw.split(',').map((s) => {
     const n = Number(s.trim());
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`SEARCH_BENCH_SIZES: '${s}' is not a positive integer (e.g. 11429,50000,200000)`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new Error(`SEARCH_BENCH_SIZES: '${s}' is not a positive integer (e.g. 11429,50000,200000)`);
     return n;
   });
 }
@@ -34,7 +35,9 @@ export function serviceEngine(pruning: boolean): SearchEngine {
     name: pruning ? 'service index, MaxScore (after)' : 'service index, exhaustive (before)',
     async build(items) {
       index = new ExhaustiveIndex({ indexSliceMs: 1000 });
-      await index.replaceAll(items.map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now })));
+      await index.replaceAll(
+        items.map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now })),
+      );
     },
     async search(text, k) {
       const query = { text, limit: k, offset: 0, snippets: false };
@@ -67,7 +70,8 @@ export interface EngineRun {
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p99 = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
+const p99 = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
 // Twice: one full collection can leave what the previous engine's finalizers released.
 const gc = (): void => {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -75,7 +79,12 @@ const gc = (): void => {
   collect?.();
 };
 
-async function time(engine: SearchEngine, texts: readonly string[], short: boolean, reps: number): Promise<{ latency: Latency; runs: string[][] }> {
+async function time(
+  engine: SearchEngine,
+  texts: readonly string[],
+  short: boolean,
+  reps: number,
+): Promise<{ latency: Latency; runs: string[][] }> {
   const perQuery: number[][] = texts.map(() => []);
   const runs: string[][] = texts.map(() => []);
   // Repetitions interleaved across queries, so a noisy moment spreads over all of them.
@@ -91,7 +100,12 @@ async function time(engine: SearchEngine, texts: readonly string[], short: boole
 }
 
 /** Builds and times one engine over `items`. */
-export async function measure(make: () => SearchEngine, v: Vaswani, items: readonly CorpusItem[], reps: number): Promise<EngineRun> {
+export async function measure(
+  make: () => SearchEngine,
+  v: Vaswani,
+  items: readonly CorpusItem[],
+  reps: number,
+): Promise<EngineRun> {
   gc();
   const heap0 = process.memoryUsage().heapUsed;
   const engine = make();
@@ -104,19 +118,40 @@ export async function measure(make: () => SearchEngine, v: Vaswani, items: reado
   gc();
   const heapPerDoc = (process.memoryUsage().heapUsed - heap0) / items.length;
   const ndcg10 = meanMetrics(
-    v.queries.map((q, i) => evaluateQuery(full.runs[i].map((id, rank) => ({ id, score: -rank })), v.qrels.get(q.qid) ?? new Map(), 10)),
+    v.queries.map((q, i) =>
+      evaluateQuery(
+        full.runs[i].map((id, rank) => ({ id, score: -rank })),
+        v.qrels.get(q.qid) ?? new Map(),
+        10,
+      ),
+    ),
   ).ndcg;
-  return { engine: engine.name, docs: items.length, buildSeconds, heapPerDoc, full: full.latency, short: short.latency, ndcg10 };
+  return {
+    engine: engine.name,
+    docs: items.length,
+    buildSeconds,
+    heapPerDoc,
+    full: full.latency,
+    short: short.latency,
+    ndcg10,
+  };
 }
 
 /** Every engine at every size, one engine in memory at a time. */
-export async function sideBySide(v: Vaswani, sizes: readonly number[], reps: number, log: (line: string) => void = () => undefined): Promise<EngineRun[]> {
+export async function sideBySide(
+  v: Vaswani,
+  sizes: readonly number[],
+  reps: number,
+  log: (line: string) => void = () => undefined,
+): Promise<EngineRun[]> {
   const out: EngineRun[] = [];
   for (const size of sizes) {
     const items = growCorpus(v.items, size);
     for (const make of engines()) {
       const run = await measure(make, v, items, reps);
-      log(`${run.docs} ${run.engine}: full ${run.full.p50.toFixed(2)} ms, 2-word ${run.short.p50.toFixed(2)} ms, ${(run.heapPerDoc / 1024).toFixed(2)} KB/doc, nDCG@10 ${run.ndcg10.toFixed(4)}`);
+      log(
+        `${run.docs} ${run.engine}: full ${run.full.p50.toFixed(2)} ms, 2-word ${run.short.p50.toFixed(2)} ms, ${(run.heapPerDoc / 1024).toFixed(2)} KB/doc, nDCG@10 ${run.ndcg10.toFixed(4)}`,
+      );
       out.push(run);
     }
   }

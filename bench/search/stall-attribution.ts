@@ -97,21 +97,31 @@ export function attribute(
       if (now - this.started >= LONG_SLICE) {
         where = frames(new Error().stack);
         // The last unit: from the previous call in this slice (or the slice's start) to here.
-        if (before && before.at > this.started) where = `unit ${round(now - before.at)} ms from ${frames(before.stack.stack)} to ${where}`;
+        if (before && before.at > this.started)
+          where = `unit ${round(now - before.at)} ms from ${frames(before.stack.stack)} to ${where}`;
       }
       slices.push({ start: this.started, end: now, what: name, ...(where ? { where } : {}) });
     }
     if (units) {
       // Every unit of `UNIT_MS` or more (from the previous call, or the slice's start, to here), by where it began and ended.
       const from = before && before.at > this.started ? before : undefined;
-      if (now - (from?.at ?? this.started) >= UNIT_MS) unitSpans.push({ start: from?.at ?? this.started, end: now, what: `${from ? frames(from.stack.stack) : 'slice start'} → ${frames(new Error().stack)}` });
+      if (now - (from?.at ?? this.started) >= UNIT_MS)
+        unitSpans.push({
+          start: from?.at ?? this.started,
+          end: now,
+          what: `${from ? frames(from.stack.stack) : 'slice start'} → ${frames(new Error().stack)}`,
+        });
       previous.set(this, { at: now, stack: new Error() });
     }
     return original.call(this);
   };
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries() as Array<PerformanceEntry & { detail?: { kind?: number } }>) {
-      gcs.push({ start: e.startTime, end: e.startTime + e.duration, what: GC_KIND[e.detail?.kind ?? 0] ?? String(e.detail?.kind) });
+      gcs.push({
+        start: e.startTime,
+        end: e.startTime + e.duration,
+        what: GC_KIND[e.detail?.kind ?? 0] ?? String(e.detail?.kind),
+      });
     }
   });
   observer.observe({ entryTypes: ['gc'] });
@@ -171,7 +181,9 @@ export function attribute(
           start: round(start),
           ms: round(end - start),
           gc,
-          slices: inside.map((s) => `${s.what} ${round(s.end - Math.max(start, s.start))}${s.where ? ` (${s.where})` : ''}`),
+          slices: inside.map(
+            (s) => `${s.what} ${round(s.end - Math.max(start, s.start))}${s.where ? ` (${s.where})` : ''}`,
+          ),
           // GC pauses happen inside slices: what neither covers is the rest.
           other: round(Math.max(0, end - start - Math.max(sliced, gcMs))),
         };

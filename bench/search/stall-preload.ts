@@ -12,6 +12,9 @@ const recording = attribute();
 process.on('exit', () => {
   const stalls = recording.stop();
   const originUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
-  const lines = [...stalls.map((s) => JSON.stringify(s)), JSON.stringify({ summary: summarize(stalls), slicesPerGap: recording.slicesPerGap(), originUs })];
+  const lines = [
+    ...stalls.map((s) => JSON.stringify(s)),
+    JSON.stringify({ summary: summarize(stalls), slicesPerGap: recording.slicesPerGap(), originUs }),
+  ];
   writeFileSync(process.env.STALL_REPORT ?? 'stall-report.jsonl', `${lines.join('\n')}\n`);
 });

@@ -53,7 +53,13 @@ function p99(xs: number[]): number {
 }
 
 /** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
-async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries: boolean, work: () => Promise<void>, attributing?: number) {
+async function watch(
+  index: EmbeddedIndex,
+  texts: readonly string[],
+  withQueries: boolean,
+  work: () => Promise<void>,
+  attributing?: number,
+) {
   const attribution = attributing ? attribute(attributing, process.argv.includes('--units')) : undefined;
   const h = monitorEventLoopDelay({ resolution: 1 });
   const times: number[] = [];
@@ -76,7 +82,9 @@ async function watch(index: EmbeddedIndex, texts: readonly string[], withQueries
   }, 1);
   let maxGc = 0;
   const gc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_WEAKCB) maxGc = Math.max(maxGc, e.duration);
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_WEAKCB)
+        maxGc = Math.max(maxGc, e.duration);
   });
   gc.observe({ entryTypes: ['gc'] });
   h.enable();
@@ -115,23 +123,48 @@ export async function stall(size: number, withQueries: boolean, attributing?: nu
   // Items as the API hands them to the index (JSON-parsed: one shape shared by all), not spread
   // copies: V8 gives each object made by a spread at a megamorphic site its own hidden class (a
   // map and a descriptor array per item, ~0.6M more objects at 200k that the service never has).
-  const items: Item[] = growCorpus(v.items, size).map((i) => ({ id: i.id, type: i.type, title: i.title, body: i.body, tags: [], created_at: now, updated_at: now }));
+  const items: Item[] = growCorpus(v.items, size).map((i) => ({
+    id: i.id,
+    type: i.type,
+    title: i.title,
+    body: i.body,
+    tags: [],
+    created_at: now,
+    updated_at: now,
+  }));
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];
   const index = new EmbeddedIndex();
   // A first batch so that queries have something to rank from the start.
   await index.upsert(items.slice(0, 1000));
-  const ingest = await watch(index, all, withQueries, async () => {
-    for (let at = 1000; at < items.length; at += 1000) await index.upsert(items.slice(at, at + 1000));
-  }, attributing);
+  const ingest = await watch(
+    index,
+    all,
+    withQueries,
+    async () => {
+      for (let at = 1000; at < items.length; at += 1000) await index.upsert(items.slice(at, at + 1000));
+    },
+    attributing,
+  );
   for (const s of ingest.stalls ?? []) process.stderr.write(`${describe(s)}\n`);
-  for (const u of ingest.longUnits ?? []) process.stderr.write(`unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
+  for (const u of ingest.longUnits ?? [])
+    process.stderr.write(`unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   const words = v.items.flatMap((i) => i.body.split(/\s+/));
   let body = '';
   for (let k = 0; body.length < 1_000_000; k++) body += `${words[k % words.length]}${k % 13 === 0 ? '\n' : ' '}`;
-  const big = await watch(index, all, withQueries, () => index.upsert([{ id: 'big-item', type: 'article', title: 'one megabyte', body, tags: [], created_at: now, updated_at: now }]), attributing);
+  const big = await watch(
+    index,
+    all,
+    withQueries,
+    () =>
+      index.upsert([
+        { id: 'big-item', type: 'article', title: 'one megabyte', body, tags: [], created_at: now, updated_at: now },
+      ]),
+    attributing,
+  );
   for (const s of big.stalls ?? []) process.stderr.write(`1 MB item: ${describe(s)}\n`);
-  for (const u of big.longUnits ?? []) process.stderr.write(`1 MB item: unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
+  for (const u of big.longUnits ?? [])
+    process.stderr.write(`1 MB item: unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   return {
     docs: index.size(),
     ingestSeconds: Math.round(ingest.took / 100) / 10,
@@ -151,14 +184,20 @@ export async function stall(size: number, withQueries: boolean, attributing?: nu
 }
 
 function describe(s: AttributedStall): string {
-  const gc = Object.entries(s.gc).map(([k, v]) => `${k} ${v}`).join(', ');
+  const gc = Object.entries(s.gc)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   return `stall ${s.ms} ms at ${s.start}: gc [${gc}] slices [${s.slices.join(', ')}] other ${s.other}`;
 }
 
 if (require.main === module) {
   const size = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 200_000);
   const attributing = process.argv.find((a) => a.startsWith('--attribute'));
-  stall(size, !process.argv.includes('--no-queries'), attributing ? Number(attributing.split('=')[1] ?? 30) : undefined).then(
+  stall(
+    size,
+    !process.argv.includes('--no-queries'),
+    attributing ? Number(attributing.split('=')[1] ?? 30) : undefined,
+  ).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

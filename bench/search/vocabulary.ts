@@ -70,10 +70,18 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv[3] ?? 5);
   const v = loadVaswani();
   const now = new Date(0).toISOString();
-  const items = growCorpus(v.items, size).map((i): Item => ({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }));
+  const items = growCorpus(v.items, size).map((i): Item => ({
+    ...i,
+    type: 'article',
+    tags: [],
+    created_at: now,
+    updated_at: now,
+  }));
   const index = new EmbeddedIndex({ indexSliceMs: 1000 });
   await index.replaceAll(items);
-  const { compact } = index as unknown as { compact: { terms: string[]; fillVocabulary(sliceMs: number): Promise<void> } };
+  const { compact } = index as unknown as {
+    compact: { terms: string[]; fillVocabulary(sliceMs: number): Promise<void> };
+  };
   await compact.fillVocabulary(1000);
   const terms = compact.terms.slice();
   const chars = terms.reduce((s, t) => s + t.length, 0);
@@ -84,7 +92,15 @@ async function main(): Promise<void> {
   const L = QUERY_LIMITS;
   const r = DEFAULT_RANKING;
   const qs = [...new Set(twoWordQueries(v.queries.map((q) => q.text)).flatMap((q) => index.queryTerms(q)))]
-    .map((t) => [t, t.length >= r.fuzzyMinLength && t.length <= L.maxFuzzyLength ? Math.min(L.maxFuzzyDistance, Math.round(t.length * 0.2)) : 0] as const)
+    .map(
+      (t) =>
+        [
+          t,
+          t.length >= r.fuzzyMinLength && t.length <= L.maxFuzzyLength
+            ? Math.min(L.maxFuzzyDistance, Math.round(t.length * 0.2))
+            : 0,
+        ] as const,
+    )
     .filter(([, k]) => k > 0);
 
   const h0 = heapAfterGc();
@@ -93,7 +109,9 @@ async function main(): Promise<void> {
   terms.forEach((term, i) => tree.set(term, i));
   const treeBuild = performance.now() - t;
   const treeHeap = heapAfterGc() - h0;
-  out(`radix tree: heap and buffers ${(treeHeap / 2 ** 20).toFixed(1)} MB, built in one step ${treeBuild.toFixed(1)} ms`);
+  out(
+    `radix tree: heap and buffers ${(treeHeap / 2 ** 20).toFixed(1)} MB, built in one step ${treeBuild.toFixed(1)} ms`,
+  );
 
   const sorted = stepTimes(5, () => SortedTerms.build(terms, terms.length));
   const fuzzy = stepTimes(5, () => FuzzyIndex.build(terms, terms.length));
@@ -118,7 +136,9 @@ async function main(): Promise<void> {
   await vocab.fill(5);
   const fillMs = performance.now() - t;
   running = false;
-  out(`background build (5 ms slices): ready to built ${fillMs.toFixed(1)} ms, longest gap a 0 ms timer saw ${gap.toFixed(1)} ms`);
+  out(
+    `background build (5 ms slices): ready to built ${fillMs.toFixed(1)} ms, longest gap a 0 ms timer saw ${gap.toFixed(1)} ms`,
+  );
 
   // Same answers, then CPU per cold fuzzy look-up, interleaved by round.
   for (const [q, k] of qs) {
@@ -135,10 +155,14 @@ async function main(): Promise<void> {
     oursUs.push(cpu(() => qs.forEach(([q, k]) => vocab.near(q, k, () => sink++))));
   }
   const med = (xs: number[], n: number) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] / n;
-  out(`cold fuzzy look-up, CPU per term (${qs.length} terms of 5+ letters, median of ${rounds} rounds): tree ${med(treeUs, qs.length).toFixed(1)} µs, ours ${med(oursUs, qs.length).toFixed(1)} µs (${(med(oursUs, qs.length) / med(treeUs, qs.length)).toFixed(2)}×)`);
+  out(
+    `cold fuzzy look-up, CPU per term (${qs.length} terms of 5+ letters, median of ${rounds} rounds): tree ${med(treeUs, qs.length).toFixed(1)} µs, ours ${med(oursUs, qs.length).toFixed(1)} µs (${(med(oursUs, qs.length) / med(treeUs, qs.length)).toFixed(2)}×)`,
+  );
 
   // Prefix look-ups (the 2,000 first of the tree, as the plan scans them), same comparison.
-  const ps = [...new Set(twoWordQueries(v.queries.map((q) => q.text)).flatMap((q) => index.queryTerms(q)))].filter((p) => p.length >= r.prefixMinLength);
+  const ps = [...new Set(twoWordQueries(v.queries.map((q) => q.text)).flatMap((q) => index.queryTerms(q)))].filter(
+    (p) => p.length >= r.prefixMinLength,
+  );
   const count = (p: string, most: number) => {
     const keys = tree.atPrefix(p).keys();
     let n = 0;
@@ -153,7 +177,9 @@ async function main(): Promise<void> {
     treeUs.push(cpu(() => ps.forEach(treePrefix)));
     oursUs.push(cpu(() => ps.forEach((p) => vocab.prefixed(p, L.maxPrefixScan, () => (sink++, true)))));
   }
-  out(`prefix look-up, CPU per term (${ps.length} terms, ${big} with more than ${L.maxPrefixScan}): tree ${med(treeUs, ps.length).toFixed(1)} µs, ours ${med(oursUs, ps.length).toFixed(1)} µs [${sink > 0 ? 'ok' : ''}]`);
+  out(
+    `prefix look-up, CPU per term (${ps.length} terms, ${big} with more than ${L.maxPrefixScan}): tree ${med(treeUs, ps.length).toFixed(1)} µs, ours ${med(oursUs, ps.length).toFixed(1)} µs [${sink > 0 ? 'ok' : ''}]`,
+  );
 }
 
 main().catch((err: unknown) => {

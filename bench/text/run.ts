@@ -55,7 +55,8 @@ function sized(text: string, chars: number): string {
   return text.repeat(Math.ceil(chars / text.length)).slice(0, chars);
 }
 
-const fmt = (ms: number): string => (ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`);
+const fmt = (ms: number): string =>
+  ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`;
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`;
 
 /** One row of a side-by-side table. */
@@ -102,12 +103,21 @@ export function measure(opts: TextBenchOptions = {}): TextBench {
     ['plainText, `x` + newlines + `x`', (n) => `x${'\n'.repeat(n)}x`, plainTextBefore, plainText],
     ['plainText, `[` repeated', (n) => '['.repeat(n), plainTextBefore, plainText],
     ['plainText, `<!--` repeated', (n) => sized('<!--', n), plainTextBefore, plainText],
-    ['upload heading, `# a` + spaces + `#a`', (n) => `# a${' '.repeat(n / 20)}#a`, (s) => HEADING_BEFORE.exec(s), leadingHeading],
+    [
+      'upload heading, `# a` + spaces + `#a`',
+      (n) => `# a${' '.repeat(n / 20)}#a`,
+      (s) => HEADING_BEFORE.exec(s),
+      leadingHeading,
+    ],
   ];
   for (const [what, make, before, after] of shapes) {
     for (const n of hostileSizes) {
       const text = make(n);
-      hostile.push({ what: `${what}, ${text.length.toLocaleString('en')} chars`, beforeMs: medianMs(() => before(text), Math.min(reps, 3)), afterMs: medianMs(() => after(text), reps) });
+      hostile.push({
+        what: `${what}, ${text.length.toLocaleString('en')} chars`,
+        beforeMs: medianMs(() => before(text), Math.min(reps, 3)),
+        afterMs: medianMs(() => after(text), reps),
+      });
     }
   }
   return { sizes, plainText: plainRows, snippet: snippetRows, hostile };
@@ -116,7 +126,8 @@ export function measure(opts: TextBenchOptions = {}): TextBench {
 /** The Markdown report of a run. */
 export function report(b: TextBench): string {
   const [small, medium, large] = b.sizes.map((n) => n.toLocaleString('en'));
-  const growth = (rows: readonly Row[], key: 'beforeMs' | 'afterMs', from: number, to: number) => ratio(rows[to][key], rows[from][key]);
+  const growth = (rows: readonly Row[], key: 'beforeMs' | 'afterMs', from: number, to: number) =>
+    ratio(rows[to][key], rows[from][key]);
   const lines = [
     '## Text passes before and after issue 29',
     '',
@@ -124,7 +135,9 @@ export function report(b: TextBench): string {
     '',
     '| Pass | before | after | before / after |',
     '|---|---|---|---|',
-    ...[...b.plainText, ...b.snippet].map((r) => `| ${r.what} | ${fmt(r.beforeMs)} | ${fmt(r.afterMs)} | ${ratio(r.beforeMs, r.afterMs)} |`),
+    ...[...b.plainText, ...b.snippet].map(
+      (r) => `| ${r.what} | ${fmt(r.beforeMs)} | ${fmt(r.afterMs)} | ${ratio(r.beforeMs, r.afterMs)} |`,
+    ),
     '',
     `| Growth of the time with the size | before, ${small} → ${large} | after, ${small} → ${large} | before, ${medium} → ${large} | after, ${medium} → ${large} |`,
     '|---|---|---|---|---|',

@@ -12,7 +12,14 @@ import { METRICS, METRIC_LABELS, PATHS, SERVICE_NAME } from '../../contract';
  * Look-back windows of the service alerts. Fixed, because they define what a threshold means
  * ("5xx / total over 5m"); the thresholds and `for` durations are settings.
  */
-export const RULE_WINDOWS = { errorRate: '5m', latency: '5m', tokenSpend: '1h', noTraffic: '10m', compactionFailures: '15m', evictions: '15m' } as const;
+export const RULE_WINDOWS = {
+  errorRate: '5m',
+  latency: '5m',
+  tokenSpend: '1h',
+  noTraffic: '10m',
+  compactionFailures: '15m',
+  evictions: '15m',
+} as const;
 
 /** How long content writes must stay unconfirmed before KvstoreWritesUnconfirmed (a failover takes seconds). */
 export const KVSTORE_WRITES_UNCONFIRMED_FOR = '2m';

@@ -1,7 +1,14 @@
 import type { ChatChannels, EmailRecipients, Settings } from '../../configs';
 import { ALERTS } from './alert-names';
 import { alertmanagerSecretFile } from './names';
-import { HEARTBEAT_ALERT, RECEIVER_NAMES, RECEIVERS, ROUTING_TABLE, type ReceiverName, type RoutingRow } from './routing';
+import {
+  HEARTBEAT_ALERT,
+  RECEIVER_NAMES,
+  RECEIVERS,
+  ROUTING_TABLE,
+  type ReceiverName,
+  type RoutingRow,
+} from './routing';
 import { MONITORING_COMPONENT } from './rule-types';
 import { SERVICE_NAME } from '../../contract';
 
@@ -138,7 +145,9 @@ export function childRoutes(table: readonly RoutingRow[] = ROUTING_TABLE): Child
         .map((earlier) => {
           const entries = Object.entries(earlier.match);
           if (entries.length !== 1) {
-            throw new Error(`cannot negate the multi-label match ${JSON.stringify(earlier.match)} for receiver ${receiver}`);
+            throw new Error(
+              `cannot negate the multi-label match ${JSON.stringify(earlier.match)} for receiver ${receiver}`,
+            );
           }
           return notEqualMatcher(entries[0][0], entries[0][1]);
         });
@@ -170,7 +179,11 @@ export function inhibitRules(settings: Settings): InhibitRule[] {
   const equal = settings.alerting.inhibitEqual;
   return [
     { source_matchers: [equalMatcher('severity', 'critical')], target_matchers: ['severity=~"warning|info"'], equal },
-    { source_matchers: [equalMatcher('severity', 'warning')], target_matchers: [equalMatcher('severity', 'info')], equal },
+    {
+      source_matchers: [equalMatcher('severity', 'warning')],
+      target_matchers: [equalMatcher('severity', 'info')],
+      equal,
+    },
     {
       source_matchers: [equalMatcher('alertname', ALERTS.backendDown), equalMatcher('service', SERVICE_NAME)],
       target_matchers: [
@@ -211,7 +224,9 @@ export function enabledDestinations(settings: Settings): EnabledDestinations {
 /** The heartbeat receiver: a webhook to `HEARTBEAT_URL`, or no destination when it is unset. */
 export function heartbeatReceiver(settings: Settings): Receiver {
   const url = settings.alerting.heartbeatUrl;
-  return url ? { name: RECEIVERS.heartbeat, webhook_configs: [{ url, send_resolved: false }] } : { name: RECEIVERS.heartbeat };
+  return url
+    ? { name: RECEIVERS.heartbeat, webhook_configs: [{ url, send_resolved: false }] }
+    : { name: RECEIVERS.heartbeat };
 }
 
 function receiver(name: ReceiverName, settings: Settings, on: EnabledDestinations): Receiver {
@@ -237,13 +252,19 @@ function receiver(name: ReceiverName, settings: Settings, on: EnabledDestination
         url: on.webhookUrl,
         send_resolved: sendResolved,
         ...(on.webhookAuth
-          ? { http_config: { authorization: { type: 'Bearer', credentials_file: alertmanagerSecretFile('webhookBearerToken') } } }
+          ? {
+              http_config: {
+                authorization: { type: 'Bearer', credentials_file: alertmanagerSecretFile('webhookBearerToken') },
+              },
+            }
           : {}),
       },
     ];
   }
   if (d.incident && on.incident) {
-    out.pagerduty_configs = [{ routing_key_file: alertmanagerSecretFile('incidentServiceKey'), send_resolved: sendResolved }];
+    out.pagerduty_configs = [
+      { routing_key_file: alertmanagerSecretFile('incidentServiceKey'), send_resolved: sendResolved },
+    ];
   }
   return out;
 }
@@ -262,7 +283,9 @@ export function alertmanagerConfig(settings: Settings): AlertmanagerConfig {
       smtp_smarthost: `${a.smtpHost}:${a.smtpPort}`,
       smtp_from: a.smtpFrom,
       smtp_require_tls: true,
-      ...(on.smtpAuth ? { smtp_auth_username: a.smtpUser, smtp_auth_password_file: alertmanagerSecretFile('smtpPassword') } : {}),
+      ...(on.smtpAuth
+        ? { smtp_auth_username: a.smtpUser, smtp_auth_password_file: alertmanagerSecretFile('smtpPassword') }
+        : {}),
       ...(on.chat ? { slack_api_url_file: alertmanagerSecretFile('chatWebhookUrl') } : {}),
     },
     route: {

@@ -49,7 +49,9 @@ export interface DashboardRow {
 }
 
 /** The letter of each value of `svc_ai_search_performance_grade`: `GRADE_VALUES` read backwards. */
-export const GRADE_TEXT: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(GRADE_VALUES).map(([letter, value]) => [String(value), letter]));
+export const GRADE_TEXT: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(GRADE_VALUES).map(([letter, value]) => [String(value), letter]),
+);
 
 /**
  * The dashboard's panels from settings: every query scoped like the rules (the job, plus the
@@ -69,7 +71,9 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
   // 1 - good/all rather than bad/all: a service without a single 5xx shows 0, not "No data".
   const serverErrorRatio = (window: string) =>
     `1 - (${by('job', `rate(${q.select(count, `status_class!="${METRIC_LABELS.serverErrorClass}"`)}[${window}])`)} / ${by('job', `rate(${q.select(count)}[${window}])`)})`;
-  const burnFactors = [...new Set(BURN_RATE_ALERTS.flatMap((a) => a.windows.map((x) => x.factor)))].sort((a, b) => a - b);
+  const burnFactors = [...new Set(BURN_RATE_ALERTS.flatMap((a) => a.windows.map((x) => x.factor)))].sort(
+    (a, b) => a - b,
+  );
   const burnWindows = BURN_RATE_ALERTS.flatMap((a) => a.windows.map((x) => x.long));
 
   return [
@@ -78,7 +82,8 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
       panels: [
         {
           title: 'Requests per second',
-          description: 'All requests, successful (status < 400) and failed (status >= 400), from the spec counters, summed over pods.',
+          description:
+            'All requests, successful (status < 400) and failed (status >= 400), from the spec counters, summed over pods.',
           kind: 'timeseries',
           unit: 'reqps',
           queries: [
@@ -96,10 +101,16 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Errors per second by status class and route',
-          description: 'Client (4xx, rate-limit refusals included) and server (5xx) errors, from the request histogram.',
+          description:
+            'Client (4xx, rate-limit refusals included) and server (5xx) errors, from the request histogram.',
           kind: 'timeseries',
           unit: 'reqps',
-          queries: [{ expr: by('status_class, route', rate(count, 'status_class=~"4xx|5xx"')), legend: '{{status_class}} {{route}}' }],
+          queries: [
+            {
+              expr: by('status_class, route', rate(count, 'status_class=~"4xx|5xx"')),
+              legend: '{{status_class}} {{route}}',
+            },
+          ],
         },
         {
           title: 'Server error ratio (HighErrorRate)',
@@ -126,7 +137,10 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
           description: `p50, p90 and p99 from the request histogram, summed over pods; red from ${promNumber(r.latencyP99Seconds)}s (ALERT_LATENCY_P99_SECONDS, HighLatency's p99 threshold).`,
           kind: 'timeseries',
           unit: 's',
-          queries: [0.5, 0.9, 0.99].map((p) => ({ expr: `histogram_quantile(${p}, ${by('le', rate(bucket))})`, legend: `p${Math.round(p * 100)}` })),
+          queries: [0.5, 0.9, 0.99].map((p) => ({
+            expr: `histogram_quantile(${p}, ${by('le', rate(bucket))})`,
+            legend: `p${Math.round(p * 100)}`,
+          })),
           thresholds: { direction: 'above', values: [r.latencyP99Seconds], source: 'ALERT_LATENCY_P99_SECONDS' },
         },
         {
@@ -200,25 +214,31 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
       panels: [
         {
           title: 'Rate-limit decisions by tier',
-          description: 'Allowed and refused decisions per second, per tier (each tier that applies to a request decides once).',
+          description:
+            'Allowed and refused decisions per second, per tier (each tier that applies to a request decides once).',
           kind: 'timeseries',
           unit: 'reqps',
           queries: [{ expr: by('tier, result', rate(m.rateLimitRequestsTotal)), legend: '{{tier}} {{result}}' }],
         },
         {
           title: 'Near the limit, by tier',
-          description: 'Admitted requests that left their tier at or above RATE_LIMIT_ALERT_THRESHOLD usage, per second.',
+          description:
+            'Admitted requests that left their tier at or above RATE_LIMIT_ALERT_THRESHOLD usage, per second.',
           kind: 'timeseries',
           unit: 'reqps',
           queries: [{ expr: by('tier', rate(m.rateLimitNearLimitTotal)), legend: '{{tier}}' }],
         },
         {
           title: 'Rate-limit store (KvstoreFallbackActive)',
-          description: 'Which store decides per pod (1 = in use): memory means the kvstore is unreachable; and failed kvstore commands per second.',
+          description:
+            'Which store decides per pod (1 = in use): memory means the kvstore is unreachable; and failed kvstore commands per second.',
           kind: 'timeseries',
           unit: 'short',
           queries: [
-            { expr: `max by (instance, backend) (${q.select(m.rateLimitBackend)})`, legend: '{{backend}} {{instance}}' },
+            {
+              expr: `max by (instance, backend) (${q.select(m.rateLimitBackend)})`,
+              legend: '{{backend}} {{instance}}',
+            },
             { expr: by('job', rate(m.rateLimitStoreErrorsTotal)), legend: 'kvstore errors / s' },
           ],
         },
@@ -271,7 +291,10 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
             '(ErrorBudgetFastBurn pages at 14.4 over 1h or 6 over 6h, ErrorBudgetSlowBurn at 3 over 1d or 1 over 3d).',
           kind: 'timeseries',
           unit: 'short',
-          queries: burnWindows.map((win) => ({ expr: `(${serverErrorRatio(win)}) / ${promNumber(budget)}`, legend: win })),
+          queries: burnWindows.map((win) => ({
+            expr: `(${serverErrorRatio(win)}) / ${promNumber(budget)}`,
+            legend: win,
+          })),
           thresholds: { direction: 'above', values: burnFactors, source: 'SLO_AVAILABILITY and the burn-rate table' },
           span: 16,
         },

@@ -39,7 +39,7 @@ export function pipelineRuleGroup(settings: Settings): RuleGroup {
       for: '0m',
       summary: 'The alerting pipeline delivers (always firing)',
       description:
-        'This alert always fires. It goes to the heartbeat receiver only (HEARTBEAT_URL), where a dead man\'s switch ' +
+        "This alert always fires. It goes to the heartbeat receiver only (HEARTBEAT_URL), where a dead man's switch " +
         'service raises the alarm when it stops arriving: then Prometheus, Alertmanager or the path between them is broken.',
     },
     {
@@ -58,7 +58,8 @@ export function pipelineRuleGroup(settings: Settings): RuleGroup {
       expr: `max_over_time(${of(am, 'alertmanager_config_last_reload_successful')}[5m]) == 0`,
       for: '10m',
       summary: 'Alertmanager failed to load its configuration',
-      description: 'Alertmanager keeps running on its previous configuration: the new alertmanager.yml (or a secret file it reads) is invalid.',
+      description:
+        'Alertmanager keeps running on its previous configuration: the new alertmanager.yml (or a secret file it reads) is invalid.',
     },
     {
       name: ALERTS.prometheusNotConnectedToAlertmanager,
@@ -76,7 +77,8 @@ export function pipelineRuleGroup(settings: Settings): RuleGroup {
         `sum by (job) (rate(${of(prom, 'prometheus_notifications_sent_total')}[5m]))\n> 0.01`,
       for: '15m',
       summary: 'Prometheus fails to send alerts to Alertmanager',
-      description: '{{ $value | humanizePercentage }} of the alerts Prometheus sent to Alertmanager failed over the last 5m.',
+      description:
+        '{{ $value | humanizePercentage }} of the alerts Prometheus sent to Alertmanager failed over the last 5m.',
     },
     {
       name: ALERTS.prometheusRuleFailures,
@@ -84,7 +86,8 @@ export function pipelineRuleGroup(settings: Settings): RuleGroup {
       expr: `sum by (job, rule_group) (increase(${of(prom, 'prometheus_rule_evaluation_failures_total')}[5m])) > 0`,
       for: '15m',
       summary: 'Prometheus fails to evaluate rules of {{ $labels.rule_group }}',
-      description: '{{ $value | humanize }} rule evaluations of {{ $labels.rule_group }} failed in the last 5m: their alerts may be wrong or missing.',
+      description:
+        '{{ $value | humanize }} rule evaluations of {{ $labels.rule_group }} failed in the last 5m: their alerts may be wrong or missing.',
     },
     {
       name: ALERTS.prometheusConfigReloadFailed,
@@ -92,7 +95,8 @@ export function pipelineRuleGroup(settings: Settings): RuleGroup {
       expr: `max_over_time(${of(prom, 'prometheus_config_last_reload_successful')}[5m]) == 0`,
       for: '10m',
       summary: 'Prometheus failed to load its configuration',
-      description: 'Prometheus keeps running on its previous configuration: the new prometheus.yml or a rule file is invalid.',
+      description:
+        'Prometheus keeps running on its previous configuration: the new prometheus.yml or a rule file is invalid.',
     },
   ];
   const rules: AlertingRule[] = alerts.map((a) =>

@@ -60,13 +60,20 @@ export function backendPodsDnsName(settings: Settings): string {
 }
 
 /** How the backend job finds its targets: the Service with one pod, each pod otherwise. */
-function backendTargets(settings: Settings): Pick<ScrapeConfig, 'static_configs' | 'dns_sd_configs' | 'relabel_configs'> {
-  if (!scrapesPerPod(settings)) return { static_configs: [{ targets: [stackNames(settings.deploy.namePrefix).addresses.backend] }] };
+function backendTargets(
+  settings: Settings,
+): Pick<ScrapeConfig, 'static_configs' | 'dns_sd_configs' | 'relabel_configs'> {
+  if (!scrapesPerPod(settings))
+    return { static_configs: [{ targets: [stackNames(settings.deploy.namePrefix).addresses.backend] }] };
   return {
     // Pod IPs: the container port (`PORT`), which the Service maps to 8080 but a pod address does not.
-    dns_sd_configs: [{ names: [backendPodsDnsName(settings)], type: 'A', port: settings.service.port, refresh_interval: '30s' }],
+    dns_sd_configs: [
+      { names: [backendPodsDnsName(settings)], type: 'A', port: settings.service.port, refresh_interval: '30s' },
+    ],
     // `instance` already is `<pod IP>:8080`; `pod_ip` keeps the bare address for joins with other sources.
-    relabel_configs: [{ source_labels: ['__address__'], regex: '(.+):\\d+', target_label: 'pod_ip', replacement: '$1' }],
+    relabel_configs: [
+      { source_labels: ['__address__'], regex: '(.+):\\d+', target_label: 'pod_ip', replacement: '$1' },
+    ],
   };
 }
 
@@ -89,8 +96,18 @@ export function prometheusConfig(settings: Settings): PrometheusConfig {
     rule_files: [`${PROMETHEUS_PATHS.rulesDir}/${CONFIG_DOCUMENTS.prometheusRules.key}`],
     scrape_configs: [
       { job_name: SCRAPE_JOB, metrics_path: PATHS.metrics, scheme: 'http', ...backendTargets(settings) },
-      { job_name: PIPELINE_JOBS.prometheus, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [ADDRESSES.prometheus] }] },
-      { job_name: PIPELINE_JOBS.alertmanager, metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: [alertmanager] }] },
+      {
+        job_name: PIPELINE_JOBS.prometheus,
+        metrics_path: '/metrics',
+        scheme: 'http',
+        static_configs: [{ targets: [ADDRESSES.prometheus] }],
+      },
+      {
+        job_name: PIPELINE_JOBS.alertmanager,
+        metrics_path: '/metrics',
+        scheme: 'http',
+        static_configs: [{ targets: [alertmanager] }],
+      },
     ],
   };
 }
@@ -109,7 +126,12 @@ export interface RetargetOptions {
 
 function staticJob(job: ScrapeConfig, target: string | undefined): ScrapeConfig {
   if (!target) return job;
-  return { job_name: job.job_name, metrics_path: job.metrics_path, scheme: job.scheme, static_configs: [{ targets: [target] }] };
+  return {
+    job_name: job.job_name,
+    metrics_path: job.metrics_path,
+    scheme: job.scheme,
+    static_configs: [{ targets: [target] }],
+  };
 }
 
 /**
@@ -128,7 +150,12 @@ export function retarget(config: PrometheusConfig, options: RetargetOptions): Pr
     rule_files: options.ruleFiles ?? config.rule_files,
     scrape_configs: config.scrape_configs.map((job) => {
       if (job.job_name === SCRAPE_JOB && backends) {
-        return { job_name: job.job_name, metrics_path: job.metrics_path, scheme: job.scheme, static_configs: [{ targets: [...backends] }] };
+        return {
+          job_name: job.job_name,
+          metrics_path: job.metrics_path,
+          scheme: job.scheme,
+          static_configs: [{ targets: [...backends] }],
+        };
       }
       if (job.job_name === PIPELINE_JOBS.prometheus) return staticJob(job, options.prometheus);
       if (job.job_name === PIPELINE_JOBS.alertmanager) return staticJob(job, options.alertmanager);

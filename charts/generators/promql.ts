@@ -49,13 +49,16 @@ export interface RuleQueries {
 /** `RuleQueries` for a scope (default: the standalone one, the job alone). */
 export function ruleQueries(scope = `job="${SCRAPE_JOB}"`): RuleQueries {
   const select = (metric: string, extra = '') => scopedSelector(scope, metric, extra);
-  const requestRate = (window: string, extra = '') => `sum by (${AGGREGATION_LABELS}) (rate(${select(REQUEST_COUNT, extra)}[${window}]))`;
+  const requestRate = (window: string, extra = '') =>
+    `sum by (${AGGREGATION_LABELS}) (rate(${select(REQUEST_COUNT, extra)}[${window}]))`;
   return {
     scope,
     select,
     requestRate,
-    serverErrorRatio: (window) => `${requestRate(window, `status_class="${METRIC_LABELS.serverErrorClass}"`)}\n/\n${requestRate(window)}`,
-    volumeGuard: (window, perHour) => `and on (${AGGREGATION_LABELS})\n  ${requestRate(window)} * 3600 >= ${promNumber(perHour)}`,
+    serverErrorRatio: (window) =>
+      `${requestRate(window, `status_class="${METRIC_LABELS.serverErrorClass}"`)}\n/\n${requestRate(window)}`,
+    volumeGuard: (window, perHour) =>
+      `and on (${AGGREGATION_LABELS})\n  ${requestRate(window)} * 3600 >= ${promNumber(perHour)}`,
   };
 }
 
@@ -81,5 +84,7 @@ export function volumeGuard(window: string, perHour: number): string {
 
 /** `scopeMatchers` as labels, for series that must fall in the scope (rule tests, fixtures). */
 export function scopeLabels(settings: Settings): Readonly<Record<string, string>> {
-  return settings.deploy.monitoringMode === 'operator' ? { job: SCRAPE_JOB, namespace: settings.deploy.namespace } : { job: SCRAPE_JOB };
+  return settings.deploy.monitoringMode === 'operator'
+    ? { job: SCRAPE_JOB, namespace: settings.deploy.namespace }
+    : { job: SCRAPE_JOB };
 }

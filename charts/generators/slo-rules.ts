@@ -78,7 +78,10 @@ export function sloRuleGroup(settings: Settings): RuleGroup {
   const slo = settings.alertRules.sloAvailability;
   const budget = errorBudget(slo);
   const q = settingsQueries(settings);
-  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({ record: errorRatioRecord(w), expr: q.serverErrorRatio(w) }));
+  const records: RecordingRule[] = SLO_WINDOWS.map((w) => ({
+    record: errorRatioRecord(w),
+    expr: q.serverErrorRatio(w),
+  }));
   const alerts = BURN_RATE_ALERTS.map((a) => {
     const pairs = a.windows.map((p) => {
       const threshold = promNumber(p.factor * budget);
@@ -92,7 +95,10 @@ export function sloRuleGroup(settings: Settings): RuleGroup {
       ].join('\n');
     });
     const spend = a.windows
-      .map((p) => `${percent(p.budgetSpent)} of a 30-day budget in ${p.long} (${promNumber(p.factor)}x burn, confirmed over ${p.short})`)
+      .map(
+        (p) =>
+          `${percent(p.budgetSpent)} of a 30-day budget in ${p.long} (${promNumber(p.factor)}x burn, confirmed over ${p.short})`,
+      )
       .join(' or ');
     return serviceAlert({
       name: a.name,

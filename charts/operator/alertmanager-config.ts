@@ -26,7 +26,11 @@ export function secretKey(names: StackNames, key: AlertmanagerSecretKey): { name
 const MATCHER = /^([A-Za-z_][A-Za-z0-9_]*)(=~|!~|!=|=)("(?:[^"\\]|\\.)*")$/;
 
 /** One Alertmanager matcher (`name="value"`, `name!="value"`, `name=~"a|b"`) taken apart. */
-export function parseMatcher(matcher: string): { readonly name: string; readonly matchType: string; readonly value: string } {
+export function parseMatcher(matcher: string): {
+  readonly name: string;
+  readonly matchType: string;
+  readonly value: string;
+} {
   const m = MATCHER.exec(matcher);
   if (!m) throw new Error(`cannot translate the matcher ${matcher} to an AlertmanagerConfig matcher`);
   return { name: m[1], matchType: m[2], value: JSON.parse(m[3]) as string };
@@ -67,7 +71,14 @@ function crdReceiver(r: Receiver, doc: AlertmanagerConfig, names: StackNames): A
   return {
     name: r.name,
     ...(r.slack_configs
-      ? { slackConfigs: r.slack_configs.map((s) => ({ apiUrl: secretKey(names, 'chatWebhookUrl'), channel: s.channel, sendResolved: s.send_resolved, text: s.text })) }
+      ? {
+          slackConfigs: r.slack_configs.map((s) => ({
+            apiUrl: secretKey(names, 'chatWebhookUrl'),
+            channel: s.channel,
+            sendResolved: s.send_resolved,
+            text: s.text,
+          })),
+        }
       : {}),
     ...(r.email_configs
       ? {
@@ -77,7 +88,9 @@ function crdReceiver(r: Receiver, doc: AlertmanagerConfig, names: StackNames): A
             smarthost: g.smtp_smarthost,
             from: g.smtp_from,
             requireTls: g.smtp_require_tls,
-            ...(g.smtp_auth_password_file ? { authUsername: g.smtp_auth_username, authPassword: secretKey(names, 'smtpPassword') } : {}),
+            ...(g.smtp_auth_password_file
+              ? { authUsername: g.smtp_auth_username, authPassword: secretKey(names, 'smtpPassword') }
+              : {}),
           })),
         }
       : {}),
@@ -86,12 +99,23 @@ function crdReceiver(r: Receiver, doc: AlertmanagerConfig, names: StackNames): A
           webhookConfigs: r.webhook_configs.map((w) => ({
             url: w.url,
             sendResolved: w.send_resolved,
-            ...(w.http_config ? { httpConfig: { authorization: { type: 'Bearer', credentials: secretKey(names, 'webhookBearerToken') } } } : {}),
+            ...(w.http_config
+              ? {
+                  httpConfig: {
+                    authorization: { type: 'Bearer', credentials: secretKey(names, 'webhookBearerToken') },
+                  },
+                }
+              : {}),
           })),
         }
       : {}),
     ...(r.pagerduty_configs
-      ? { pagerdutyConfigs: r.pagerduty_configs.map((p) => ({ routingKey: secretKey(names, 'incidentServiceKey'), sendResolved: p.send_resolved })) }
+      ? {
+          pagerdutyConfigs: r.pagerduty_configs.map((p) => ({
+            routingKey: secretKey(names, 'incidentServiceKey'),
+            sendResolved: p.send_resolved,
+          })),
+        }
       : {}),
   };
 }
@@ -102,7 +126,10 @@ function crdReceiver(r: Receiver, doc: AlertmanagerConfig, names: StackNames): A
  * heartbeat's route and receiver stay out: in operator mode the cluster's own stack runs the
  * Watchdog. The operator adds a `namespace` matcher above this route, which the rules keep.
  */
-export function alertmanagerConfigSpec(doc: AlertmanagerConfig, names: StackNames = stackNames()): AlertmanagerConfigSpec {
+export function alertmanagerConfigSpec(
+  doc: AlertmanagerConfig,
+  names: StackNames = stackNames(),
+): AlertmanagerConfigSpec {
   const routes = doc.route.routes.filter((r) => r.receiver !== RECEIVERS.heartbeat);
   return {
     route: {

@@ -9,7 +9,11 @@ export const OPERATOR_COMPONENT = 'monitoring';
  * `PROMETHEUS_RULE_LABELS` a kube-prometheus-stack selects by, e.g. `release`), which win on a
  * clash; `version` is the backend's image version.
  */
-export function operatorLabels(names: StackNames, extra: Readonly<Record<string, string>> = {}, version?: string): Record<string, string> {
+export function operatorLabels(
+  names: StackNames,
+  extra: Readonly<Record<string, string>> = {},
+  version?: string,
+): Record<string, string> {
   return {
     'app.kubernetes.io/part-of': PART_OF,
     'app.kubernetes.io/instance': names.instance,

@@ -39,7 +39,17 @@ export class OperatorMonitoring extends Construct {
       names,
       version: props.version,
     });
-    this.prometheusRule = new BackendPrometheusRule(this, 'prometheus-rule', { rules: alertRules(s), labels, names, version: props.version });
-    this.alertmanagerConfig = new BackendAlertmanagerConfig(this, 'alertmanager-config', { config: alertmanagerConfig(s), labels, names, version: props.version });
+    this.prometheusRule = new BackendPrometheusRule(this, 'prometheus-rule', {
+      rules: alertRules(s),
+      labels,
+      names,
+      version: props.version,
+    });
+    this.alertmanagerConfig = new BackendAlertmanagerConfig(this, 'alertmanager-config', {
+      config: alertmanagerConfig(s),
+      labels,
+      names,
+      version: props.version,
+    });
   }
 }

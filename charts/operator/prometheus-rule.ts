@@ -27,7 +27,13 @@ export function prometheusRuleGroups(rules: RuleFile): PrometheusRuleSpecGroups[
     name: g.name,
     rules: g.rules.map((r) =>
       isAlertingRule(r)
-        ? { alert: r.alert, expr: PrometheusRuleSpecGroupsRulesExpr.fromString(r.expr), for: r.for, labels: { ...r.labels }, annotations: { ...r.annotations } }
+        ? {
+            alert: r.alert,
+            expr: PrometheusRuleSpecGroupsRulesExpr.fromString(r.expr),
+            for: r.for,
+            labels: { ...r.labels },
+            annotations: { ...r.annotations },
+          }
         : { record: r.record, expr: PrometheusRuleSpecGroupsRulesExpr.fromString(r.expr) },
     ),
   }));

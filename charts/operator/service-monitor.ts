@@ -59,7 +59,11 @@ export class BackendServiceMonitor extends Construct {
                 sourceLabels: ['__meta_kubernetes_service_name'],
                 regex: names.backend,
               },
-              { action: ServiceMonitorSpecEndpointsRelabelingsAction.REPLACE, targetLabel: 'job', replacement: SCRAPE_JOB },
+              {
+                action: ServiceMonitorSpecEndpointsRelabelingsAction.REPLACE,
+                targetLabel: 'job',
+                replacement: SCRAPE_JOB,
+              },
             ],
           },
         ],

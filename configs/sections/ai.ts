@@ -72,14 +72,39 @@ export const AI_VARIABLES: readonly VariableSpec[] = [
   variable('AI_API_KEY', 'ai.apiKey', str(), 'API key of the AI provider', { secret: true }),
   variable('AI_MODEL', 'ai.model', str(), 'Model name'),
   variable('AI_TIMEOUT_MS', 'ai.timeoutMs', int({ min: 100, max: 600000 }), 'Per-attempt provider timeout, ms'),
-  variable('AI_FIRST_BYTE_TIMEOUT_MS', 'ai.firstByteTimeoutMs', int({ min: 100, max: 600000 }), "Longest wait for a streamed answer's first event (retries included), ms; then 504"),
-  variable('AI_ANSWER_TIMEOUT_MS', 'ai.answerTimeoutMs', int({ min: 100, max: 3600000 }), 'Longest time of one answer, streamed or not, ms; then an error event or 504'),
-  variable('AI_ANSWER_MAX_CHARS', 'ai.answerMaxChars', int({ min: 1, max: 1000000000 }), 'Longest answer, characters; a provider ignoring max tokens is cut there'),
-  variable('AI_EVENT_MAX_BYTES', 'ai.eventMaxBytes', size({ min: 1024, max: 64 * 1024 * 1024 }), "Largest event of a provider's stream, or whole JSON answer"),
+  variable(
+    'AI_FIRST_BYTE_TIMEOUT_MS',
+    'ai.firstByteTimeoutMs',
+    int({ min: 100, max: 600000 }),
+    "Longest wait for a streamed answer's first event (retries included), ms; then 504",
+  ),
+  variable(
+    'AI_ANSWER_TIMEOUT_MS',
+    'ai.answerTimeoutMs',
+    int({ min: 100, max: 3600000 }),
+    'Longest time of one answer, streamed or not, ms; then an error event or 504',
+  ),
+  variable(
+    'AI_ANSWER_MAX_CHARS',
+    'ai.answerMaxChars',
+    int({ min: 1, max: 1000000000 }),
+    'Longest answer, characters; a provider ignoring max tokens is cut there',
+  ),
+  variable(
+    'AI_EVENT_MAX_BYTES',
+    'ai.eventMaxBytes',
+    size({ min: 1024, max: 64 * 1024 * 1024 }),
+    "Largest event of a provider's stream, or whole JSON answer",
+  ),
   variable('AI_MAX_RETRIES', 'ai.maxRetries', int({ min: 0, max: 10 }), 'Retries after a failed provider call'),
   variable('AI_MAX_TOKENS', 'ai.maxTokens', int({ min: 1, max: 100000 }), 'Most completion tokens per answer'),
   variable('AI_TEMPERATURE', 'ai.temperature', num({ min: 0, max: 2 }), 'Sampling temperature'),
-  variable('CHAT_CONTEXT_DOCUMENTS', 'ai.contextDocuments', int({ min: 1, max: 50 }), 'Passages retrieved per chat answer'),
+  variable(
+    'CHAT_CONTEXT_DOCUMENTS',
+    'ai.contextDocuments',
+    int({ min: 1, max: 50 }),
+    'Passages retrieved per chat answer',
+  ),
 ];
 
 /** Rules between the AI settings. */

@@ -108,14 +108,31 @@ const LABEL = str({ pattern: /^[a-zA-Z_][a-zA-Z0-9_]*$|^\.\.\.$/, accepted: 'a l
 const LABEL_NAME = str({ pattern: /^[a-zA-Z_][a-zA-Z0-9_]*$/, accepted: 'a label name' });
 
 export const ALERTING_VARIABLES: readonly VariableSpec[] = [
-  variable('CHAT_WEBHOOK_URL', 'alerting.chatWebhookUrl', url(['http', 'https']), 'Chat incoming-webhook URL (mounted from a Secret)', { secret: true }),
-  ...(['general', 'critical', 'warning', 'info', 'oncall', 'backend', 'errors'] as const).map((c) =>
-    variable(`CHAT_CHANNEL_${c.toUpperCase()}`, `alerting.chatChannels.${c}`, channel, `Chat channel: ${c}`, { synthOnly: true }),
+  variable(
+    'CHAT_WEBHOOK_URL',
+    'alerting.chatWebhookUrl',
+    url(['http', 'https']),
+    'Chat incoming-webhook URL (mounted from a Secret)',
+    { secret: true },
   ),
-  variable('SMTP_HOST', 'alerting.smtpHost', str({ pattern: /^[A-Za-z0-9.-]+$/, accepted: 'a host name' }), 'SMTP host', { synthOnly: true }),
+  ...(['general', 'critical', 'warning', 'info', 'oncall', 'backend', 'errors'] as const).map((c) =>
+    variable(`CHAT_CHANNEL_${c.toUpperCase()}`, `alerting.chatChannels.${c}`, channel, `Chat channel: ${c}`, {
+      synthOnly: true,
+    }),
+  ),
+  variable(
+    'SMTP_HOST',
+    'alerting.smtpHost',
+    str({ pattern: /^[A-Za-z0-9.-]+$/, accepted: 'a host name' }),
+    'SMTP host',
+    { synthOnly: true },
+  ),
   variable('SMTP_PORT', 'alerting.smtpPort', int({ min: 1, max: 65535 }), 'SMTP port', { synthOnly: true }),
   variable('SMTP_USER', 'alerting.smtpUser', str(), 'SMTP user', { synthOnly: true }),
-  variable('SMTP_PASSWORD', 'alerting.smtpPassword', str(), 'SMTP password (mounted from a Secret)', { secret: true, synthOnly: true }),
+  variable('SMTP_PASSWORD', 'alerting.smtpPassword', str(), 'SMTP password (mounted from a Secret)', {
+    secret: true,
+    synthOnly: true,
+  }),
   variable('SMTP_FROM', 'alerting.smtpFrom', email(), 'Sender address', { synthOnly: true }),
   ...(
     [
@@ -126,16 +143,62 @@ export const ALERTING_VARIABLES: readonly VariableSpec[] = [
       ['ONCALL', 'oncall'],
       ['BACKEND_TEAM', 'backendTeam'],
     ] as const
-  ).map(([v, k]) => variable(`EMAIL_${v}`, `alerting.emails.${k}`, email(), `E-mail recipient: ${k}`, { synthOnly: true })),
-  variable('WEBHOOK_URL', 'alerting.webhookUrl', url(['http', 'https']), 'Generic webhook receiver for critical alerts', { synthOnly: true }),
-  variable('WEBHOOK_BEARER_TOKEN', 'alerting.webhookBearerToken', str(), 'Bearer token of the generic webhook (mounted from a Secret)', { secret: true, synthOnly: true }),
-  variable('INCIDENT_SERVICE_KEY', 'alerting.incidentServiceKey', str(), 'Incident-service integration key (mounted from a Secret)', { secret: true, synthOnly: true }),
-  variable('ALERT_GROUP_BY', 'alerting.groupBy', list(LABEL, { minItems: 1 }), 'Alertmanager group_by labels', { synthOnly: true }),
+  ).map(([v, k]) =>
+    variable(`EMAIL_${v}`, `alerting.emails.${k}`, email(), `E-mail recipient: ${k}`, { synthOnly: true }),
+  ),
+  variable(
+    'WEBHOOK_URL',
+    'alerting.webhookUrl',
+    url(['http', 'https']),
+    'Generic webhook receiver for critical alerts',
+    { synthOnly: true },
+  ),
+  variable(
+    'WEBHOOK_BEARER_TOKEN',
+    'alerting.webhookBearerToken',
+    str(),
+    'Bearer token of the generic webhook (mounted from a Secret)',
+    { secret: true, synthOnly: true },
+  ),
+  variable(
+    'INCIDENT_SERVICE_KEY',
+    'alerting.incidentServiceKey',
+    str(),
+    'Incident-service integration key (mounted from a Secret)',
+    { secret: true, synthOnly: true },
+  ),
+  variable('ALERT_GROUP_BY', 'alerting.groupBy', list(LABEL, { minItems: 1 }), 'Alertmanager group_by labels', {
+    synthOnly: true,
+  }),
   variable('ALERT_GROUP_WAIT', 'alerting.groupWait', duration(), 'Alertmanager group_wait', { synthOnly: true }),
-  variable('ALERT_GROUP_INTERVAL', 'alerting.groupInterval', duration(), 'Alertmanager group_interval', { synthOnly: true }),
-  variable('ALERT_REPEAT_INTERVAL', 'alerting.repeatInterval', duration(), 'Alertmanager repeat_interval', { synthOnly: true }),
-  variable('RUNBOOK_BASE_URL', 'alerting.runbookBaseUrl', url(['http', 'https']), 'Runbook page every alert links to (runbook_url = this + #alertname)', { synthOnly: true }),
-  variable('HEARTBEAT_URL', 'alerting.heartbeatUrl', url(['http', 'https']), 'Webhook the always-firing heartbeat alert goes to (unset: no destination)', { synthOnly: true }),
-  variable('HEARTBEAT_INTERVAL', 'alerting.heartbeatInterval', duration(), 'How often the heartbeat is re-sent', { synthOnly: true }),
-  variable('ALERT_INHIBIT_EQUAL', 'alerting.inhibitEqual', list(LABEL_NAME, { minItems: 1 }), 'Labels a critical alert shares with the warning/info alerts it silences', { synthOnly: true }),
+  variable('ALERT_GROUP_INTERVAL', 'alerting.groupInterval', duration(), 'Alertmanager group_interval', {
+    synthOnly: true,
+  }),
+  variable('ALERT_REPEAT_INTERVAL', 'alerting.repeatInterval', duration(), 'Alertmanager repeat_interval', {
+    synthOnly: true,
+  }),
+  variable(
+    'RUNBOOK_BASE_URL',
+    'alerting.runbookBaseUrl',
+    url(['http', 'https']),
+    'Runbook page every alert links to (runbook_url = this + #alertname)',
+    { synthOnly: true },
+  ),
+  variable(
+    'HEARTBEAT_URL',
+    'alerting.heartbeatUrl',
+    url(['http', 'https']),
+    'Webhook the always-firing heartbeat alert goes to (unset: no destination)',
+    { synthOnly: true },
+  ),
+  variable('HEARTBEAT_INTERVAL', 'alerting.heartbeatInterval', duration(), 'How often the heartbeat is re-sent', {
+    synthOnly: true,
+  }),
+  variable(
+    'ALERT_INHIBIT_EQUAL',
+    'alerting.inhibitEqual',
+    list(LABEL_NAME, { minItems: 1 }),
+    'Labels a critical alert shares with the warning/info alerts it silences',
+    { synthOnly: true },
+  ),
 ];

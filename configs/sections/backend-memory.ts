@@ -32,16 +32,35 @@ export function heapMiBFor(limitMiB: number): number {
  * limit must be a binary quantity giving at least `MIN_HEAP_MIB` of heap, the request at most the
  * limit. Each message names the value.
  */
-export function backendMemoryProblem(request: string, limit: string, names: { request: string; limit: string }): { readonly which: 'request' | 'limit'; readonly message: string } | undefined {
+export function backendMemoryProblem(
+  request: string,
+  limit: string,
+  names: { request: string; limit: string },
+): { readonly which: 'request' | 'limit'; readonly message: string } | undefined {
   const l = memoryMiB(limit);
   const r = memoryMiB(request);
-  if (l === undefined) return { which: 'limit', message: `${names.limit}=${limit} is not a memory quantity in Ki, Mi, Gi or Ti (e.g. 3Gi)` };
-  if (r === undefined) return { which: 'request', message: `${names.request}=${request} is not a memory quantity in Ki, Mi, Gi or Ti (e.g. 2Gi)` };
+  if (l === undefined)
+    return {
+      which: 'limit',
+      message: `${names.limit}=${limit} is not a memory quantity in Ki, Mi, Gi or Ti (e.g. 3Gi)`,
+    };
+  if (r === undefined)
+    return {
+      which: 'request',
+      message: `${names.request}=${request} is not a memory quantity in Ki, Mi, Gi or Ti (e.g. 2Gi)`,
+    };
   const heap = heapMiBFor(l);
   if (heap < MIN_HEAP_MIB) {
     const least = Math.ceil(MIN_HEAP_MIB / HEAP_SHARE);
-    return { which: 'limit', message: `${names.limit}=${limit} is too small for the heap it sets: --max-old-space-size would be ${heap} MiB (${HEAP_SHARE * 100}% of the limit), below ${MIN_HEAP_MIB} MiB; give at least ${least}Mi` };
+    return {
+      which: 'limit',
+      message: `${names.limit}=${limit} is too small for the heap it sets: --max-old-space-size would be ${heap} MiB (${HEAP_SHARE * 100}% of the limit), below ${MIN_HEAP_MIB} MiB; give at least ${least}Mi`,
+    };
   }
-  if (r > l) return { which: 'request', message: `${names.request}=${request} is above ${names.limit}=${limit}; the request must not exceed the limit` };
+  if (r > l)
+    return {
+      which: 'request',
+      message: `${names.request}=${request} is above ${names.limit}=${limit}; the request must not exceed the limit`,
+    };
   return undefined;
 }

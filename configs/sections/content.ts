@@ -14,5 +14,10 @@ export interface ContentSettings {
 export const DEFAULT_CONTENT: ContentSettings = { compactionBytes: 8 * 1024 * 1024 };
 
 export const CONTENT_VARIABLES: readonly VariableSpec[] = [
-  variable('CONTENT_COMPACTION_BYTES', 'content.compactionBytes', size({ min: 1024 }), 'Log size after which the DATA_DIR store compacts into a snapshot'),
+  variable(
+    'CONTENT_COMPACTION_BYTES',
+    'content.compactionBytes',
+    size({ min: 1024 }),
+    'Log size after which the DATA_DIR store compacts into a snapshot',
+  ),
 ];

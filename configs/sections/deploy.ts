@@ -2,16 +2,28 @@ import { bool, duration, int, list, num, oneOf, str, type Parser } from '../pars
 import { LABEL_PAIR, type LabelPair } from './label-pair';
 import { variable, type VariableSpec } from '../variables';
 
-const DNS_LABEL = str({ pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, accepted: 'a DNS label (lower-case letters, digits, -)' });
+const DNS_LABEL = str({
+  pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+  accepted: 'a DNS label (lower-case letters, digits, -)',
+});
 /** `NAME_PREFIX`: empty (the default, today's names), or a DNS-label start ending in `-`. */
-const PREFIX_LABEL = str({ pattern: /^[a-z][-a-z0-9]{0,20}-$/, accepted: 'empty, or lower-case letters, digits and -, ending in - (e.g. team-a-)' });
+const PREFIX_LABEL = str({
+  pattern: /^[a-z][-a-z0-9]{0,20}-$/,
+  accepted: 'empty, or lower-case letters, digits and -, ending in - (e.g. team-a-)',
+});
 const NAME_PREFIX: Parser<string> = {
   accepted: PREFIX_LABEL.accepted,
   check: (v) => (v === '' ? '' : PREFIX_LABEL.check(v)),
   parse: (raw) => (raw.trim() === '' ? '' : PREFIX_LABEL.parse(raw)),
 };
-const DNS_SUBDOMAIN = str({ pattern: /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, accepted: 'a Kubernetes object name (lower-case letters, digits, - and .)' });
-const HOSTNAME = str({ pattern: /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/, accepted: 'a DNS host name such as search.example.com' });
+const DNS_SUBDOMAIN = str({
+  pattern: /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/,
+  accepted: 'a Kubernetes object name (lower-case letters, digits, - and .)',
+});
+const HOSTNAME = str({
+  pattern: /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/,
+  accepted: 'a DNS host name such as search.example.com',
+});
 const IMAGE = str({ pattern: /^[\w./:@-]+$/, accepted: 'a container image reference such as redis:7.2' });
 const MEMORY = str({ pattern: /^\d+(Ki|Mi|Gi|Ti)$/, accepted: 'a memory quantity in Ki, Mi, Gi or Ti such as 3Gi' });
 const QUANTITY = str({ pattern: /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/, accepted: 'a Kubernetes quantity such as 1Gi' });
@@ -208,47 +220,185 @@ export const DEFAULT_ALERT_RULES: AlertRuleSettings = {
 const s = { synthOnly: true };
 export const DEPLOY_VARIABLES: readonly VariableSpec[] = [
   variable('NAMESPACE', 'deploy.namespace', DNS_LABEL, 'Kubernetes namespace', s),
-  variable('CREATE_NAMESPACE', 'deploy.createNamespace', bool(), 'Write the Namespace object (false: the namespace exists and is left alone)', s),
-  variable('NAME_PREFIX', 'deploy.namePrefix', NAME_PREFIX, 'Prefix of every object name, so stacks can share a namespace', s),
+  variable(
+    'CREATE_NAMESPACE',
+    'deploy.createNamespace',
+    bool(),
+    'Write the Namespace object (false: the namespace exists and is left alone)',
+    s,
+  ),
+  variable(
+    'NAME_PREFIX',
+    'deploy.namePrefix',
+    NAME_PREFIX,
+    'Prefix of every object name, so stacks can share a namespace',
+    s,
+  ),
   variable('BACKEND_IMAGE', 'deploy.backendImage', IMAGE, 'Backend container image', s),
-  variable('STORAGE_CLASS', 'deploy.storageClass', DNS_SUBDOMAIN, 'StorageClass of the kvstore and Prometheus volumes (unset: the cluster default)', s),
-  variable('IMAGE_PULL_SECRETS', 'deploy.imagePullSecrets', list(DNS_SUBDOMAIN), 'Comma-separated docker-registry Secrets for pulling images', s),
-  variable('INGRESS_HOST', 'deploy.ingressHost', HOSTNAME, 'Host of an Ingress for the backend (unset: no Ingress, TRUST_PROXY defaults to 0)', s),
-  variable('INGRESS_TLS_SECRET', 'deploy.ingressTlsSecret', DNS_SUBDOMAIN, 'TLS Secret of the Ingress (unset: plain HTTP)', s),
-  variable('INGRESS_CLASS', 'deploy.ingressClass', DNS_SUBDOMAIN, 'ingressClassName of the Ingress (unset: the cluster default)', s),
+  variable(
+    'STORAGE_CLASS',
+    'deploy.storageClass',
+    DNS_SUBDOMAIN,
+    'StorageClass of the kvstore and Prometheus volumes (unset: the cluster default)',
+    s,
+  ),
+  variable(
+    'IMAGE_PULL_SECRETS',
+    'deploy.imagePullSecrets',
+    list(DNS_SUBDOMAIN),
+    'Comma-separated docker-registry Secrets for pulling images',
+    s,
+  ),
+  variable(
+    'INGRESS_HOST',
+    'deploy.ingressHost',
+    HOSTNAME,
+    'Host of an Ingress for the backend (unset: no Ingress, TRUST_PROXY defaults to 0)',
+    s,
+  ),
+  variable(
+    'INGRESS_TLS_SECRET',
+    'deploy.ingressTlsSecret',
+    DNS_SUBDOMAIN,
+    'TLS Secret of the Ingress (unset: plain HTTP)',
+    s,
+  ),
+  variable(
+    'INGRESS_CLASS',
+    'deploy.ingressClass',
+    DNS_SUBDOMAIN,
+    'ingressClassName of the Ingress (unset: the cluster default)',
+    s,
+  ),
   variable('BACKEND_REPLICAS', 'deploy.backendReplicas', int({ min: 1, max: 100 }), 'Backend replicas', s),
-  variable('BACKEND_MEMORY_LIMIT', 'deploy.backendMemoryLimit', MEMORY, 'Memory limit of a backend container; the Node heap limit (NODE_OPTIONS --max-old-space-size) is half of it', s),
-  variable('BACKEND_MEMORY_REQUEST', 'deploy.backendMemoryRequest', MEMORY, 'Memory request of a backend container (at most BACKEND_MEMORY_LIMIT)', s),
+  variable(
+    'BACKEND_MEMORY_LIMIT',
+    'deploy.backendMemoryLimit',
+    MEMORY,
+    'Memory limit of a backend container; the Node heap limit (NODE_OPTIONS --max-old-space-size) is half of it',
+    s,
+  ),
+  variable(
+    'BACKEND_MEMORY_REQUEST',
+    'deploy.backendMemoryRequest',
+    MEMORY,
+    'Memory request of a backend container (at most BACKEND_MEMORY_LIMIT)',
+    s,
+  ),
   variable('HPA_ENABLED', 'deploy.hpaEnabled', bool(), 'Create a HorizontalPodAutoscaler for the backend', s),
   variable('HPA_MAX_REPLICAS', 'deploy.hpaMaxReplicas', int({ min: 1, max: 1000 }), 'HPA maximum replicas', s),
-  variable('HPA_CPU_PERCENT', 'deploy.hpaCpuPercent', int({ min: 1, max: 100 }), 'HPA CPU utilisation target, percent', s),
-  variable('KVSTORE_DEPLOY', 'deploy.kvstoreDeploy', oneOf(KVSTORE_DEPLOYS), 'in-cluster: the stack deploys one standalone Redis; external: no Redis is deployed, the backend uses KVSTORE_MODE/KVSTORE_NODES and the kvstore-url Secret key', s),
+  variable(
+    'HPA_CPU_PERCENT',
+    'deploy.hpaCpuPercent',
+    int({ min: 1, max: 100 }),
+    'HPA CPU utilisation target, percent',
+    s,
+  ),
+  variable(
+    'KVSTORE_DEPLOY',
+    'deploy.kvstoreDeploy',
+    oneOf(KVSTORE_DEPLOYS),
+    'in-cluster: the stack deploys one standalone Redis; external: no Redis is deployed, the backend uses KVSTORE_MODE/KVSTORE_NODES and the kvstore-url Secret key',
+    s,
+  ),
   variable('KVSTORE_IMAGE', 'deploy.kvstoreImage', IMAGE, 'kvstore (Redis) image', s),
   variable('KVSTORE_STORAGE', 'deploy.kvstoreStorage', QUANTITY, 'kvstore volume size', s),
   variable('PROMETHEUS_IMAGE', 'deploy.prometheusImage', IMAGE, 'Prometheus image', s),
   variable('PROMETHEUS_STORAGE', 'deploy.prometheusStorage', QUANTITY, 'Prometheus volume size', s),
-  variable('PROMETHEUS_RETENTION', 'deploy.prometheusRetention', duration(), 'How long Prometheus keeps samples (at least 3d)', s),
+  variable(
+    'PROMETHEUS_RETENTION',
+    'deploy.prometheusRetention',
+    duration(),
+    'How long Prometheus keeps samples (at least 3d)',
+    s,
+  ),
   variable('PROMETHEUS_SCRAPE_INTERVAL', 'deploy.scrapeInterval', duration(), 'Prometheus scrape_interval', s),
-  variable('PROMETHEUS_EVALUATION_INTERVAL', 'deploy.evaluationInterval', duration(), 'Prometheus evaluation_interval', s),
+  variable(
+    'PROMETHEUS_EVALUATION_INTERVAL',
+    'deploy.evaluationInterval',
+    duration(),
+    'Prometheus evaluation_interval',
+    s,
+  ),
   variable('ALERTMANAGER_IMAGE', 'deploy.alertmanagerImage', IMAGE, 'Alertmanager image', s),
-  variable('MONITORING_MODE', 'deploy.monitoringMode', oneOf(MONITORING_MODES), 'standalone: own Prometheus and Alertmanager; operator: ServiceMonitor, PrometheusRule and AlertmanagerConfig for a prometheus-operator', s),
-  variable('PROMETHEUS_RULE_LABELS', 'deploy.prometheusRuleLabels', list(LABEL_PAIR), 'Operator mode: labels the cluster Prometheus selects the PrometheusRule, ServiceMonitor and AlertmanagerConfig by (e.g. release=kube-prometheus-stack)', s),
+  variable(
+    'MONITORING_MODE',
+    'deploy.monitoringMode',
+    oneOf(MONITORING_MODES),
+    'standalone: own Prometheus and Alertmanager; operator: ServiceMonitor, PrometheusRule and AlertmanagerConfig for a prometheus-operator',
+    s,
+  ),
+  variable(
+    'PROMETHEUS_RULE_LABELS',
+    'deploy.prometheusRuleLabels',
+    list(LABEL_PAIR),
+    'Operator mode: labels the cluster Prometheus selects the PrometheusRule, ServiceMonitor and AlertmanagerConfig by (e.g. release=kube-prometheus-stack)',
+    s,
+  ),
   variable('ALERT_BACKEND_DOWN_FOR', 'alertRules.backendDownFor', duration(), 'BackendDown: for', s),
   variable('ALERT_BACKEND_POD_DOWN_FOR', 'alertRules.backendPodDownFor', duration(), 'BackendPodDown: for', s),
-  variable('ALERT_MIN_REQUESTS_PER_HOUR', 'alertRules.minRequestsPerHour', int({ min: 0, max: 100000000 }), 'Ratio alerts need this many requests per hour over their window (volume guard)', s),
-  variable('ALERT_ERROR_RATE_THRESHOLD', 'alertRules.errorRateThreshold', num({ min: 0, exclusiveMin: true, max: 1 }), 'HighErrorRate: 5xx/total ratio', s),
+  variable(
+    'ALERT_MIN_REQUESTS_PER_HOUR',
+    'alertRules.minRequestsPerHour',
+    int({ min: 0, max: 100000000 }),
+    'Ratio alerts need this many requests per hour over their window (volume guard)',
+    s,
+  ),
+  variable(
+    'ALERT_ERROR_RATE_THRESHOLD',
+    'alertRules.errorRateThreshold',
+    num({ min: 0, exclusiveMin: true, max: 1 }),
+    'HighErrorRate: 5xx/total ratio',
+    s,
+  ),
   variable('ALERT_ERROR_RATE_FOR', 'alertRules.errorRateFor', duration(), 'HighErrorRate: for', s),
-  variable('ALERT_LATENCY_P99_SECONDS', 'alertRules.latencyP99Seconds', num({ min: 0, exclusiveMin: true }), 'HighLatency: p99 seconds', s),
+  variable(
+    'ALERT_LATENCY_P99_SECONDS',
+    'alertRules.latencyP99Seconds',
+    num({ min: 0, exclusiveMin: true }),
+    'HighLatency: p99 seconds',
+    s,
+  ),
   variable('ALERT_LATENCY_FOR', 'alertRules.latencyFor', duration(), 'HighLatency: for', s),
-  variable('ALERT_HEALTH_SCORE_MIN', 'alertRules.healthScoreMin', num({ min: 0, max: 100 }), 'LowHealthScore: threshold', s),
+  variable(
+    'ALERT_HEALTH_SCORE_MIN',
+    'alertRules.healthScoreMin',
+    num({ min: 0, max: 100 }),
+    'LowHealthScore: threshold',
+    s,
+  ),
   variable('ALERT_HEALTH_SCORE_FOR', 'alertRules.healthScoreFor', duration(), 'LowHealthScore: for', s),
-  variable('ALERT_TOKENS_PER_HOUR', 'alertRules.tokensPerHour', num({ min: 0, exclusiveMin: true }), 'HighTokenSpend: tokens per hour', s),
+  variable(
+    'ALERT_TOKENS_PER_HOUR',
+    'alertRules.tokensPerHour',
+    num({ min: 0, exclusiveMin: true }),
+    'HighTokenSpend: tokens per hour',
+    s,
+  ),
   variable('ALERT_TOKEN_SPEND_FOR', 'alertRules.tokenSpendFor', duration(), 'HighTokenSpend: for', s),
-  variable('ALERT_CACHE_USAGE_PERCENT', 'alertRules.cacheUsagePercent', num({ min: 0, exclusiveMin: true, max: 100 }), 'CacheNearFull: usage percent', s),
+  variable(
+    'ALERT_CACHE_USAGE_PERCENT',
+    'alertRules.cacheUsagePercent',
+    num({ min: 0, exclusiveMin: true, max: 100 }),
+    'CacheNearFull: usage percent',
+    s,
+  ),
   variable('ALERT_CACHE_FOR', 'alertRules.cacheFor', duration(), 'CacheNearFull: for', s),
   variable('ALERT_KVSTORE_FALLBACK_FOR', 'alertRules.kvstoreFallbackFor', duration(), 'KvstoreFallback: for', s),
   variable('ALERT_NO_TRAFFIC_ENABLED', 'alertRules.noTrafficEnabled', bool(), 'Generate the NoTraffic alert', s),
-  variable('ALERT_NO_TRAFFIC_MIN_REQUESTS', 'alertRules.noTrafficMinRequests', int({ min: 1, max: 100000000 }), 'NoTraffic: fewer requests than this in 10m', s),
+  variable(
+    'ALERT_NO_TRAFFIC_MIN_REQUESTS',
+    'alertRules.noTrafficMinRequests',
+    int({ min: 1, max: 100000000 }),
+    'NoTraffic: fewer requests than this in 10m',
+    s,
+  ),
   variable('ALERT_NO_TRAFFIC_FOR', 'alertRules.noTrafficFor', duration(), 'NoTraffic: for', s),
-  variable('SLO_AVAILABILITY', 'alertRules.sloAvailability', num({ min: 0.5, max: 0.99999 }), 'Availability SLO for burn-rate alerts', s),
+  variable(
+    'SLO_AVAILABILITY',
+    'alertRules.sloAvailability',
+    num({ min: 0.5, max: 0.99999 }),
+    'Availability SLO for burn-rate alerts',
+    s,
+  ),
 ];

@@ -17,7 +17,12 @@ import type { KvstoreMode } from './kvstore-topology';
 export type KvstoreDurability = 'primary' | 'primary-disk' | 'replica' | 'replica-disk';
 
 /** Every accepted `KVSTORE_DURABILITY`, weakest first. */
-export const KVSTORE_DURABILITIES: readonly KvstoreDurability[] = ['primary', 'primary-disk', 'replica', 'replica-disk'];
+export const KVSTORE_DURABILITIES: readonly KvstoreDurability[] = [
+  'primary',
+  'primary-disk',
+  'replica',
+  'replica-disk',
+];
 
 /**
  * The level when `KVSTORE_DURABILITY` is unset: `replica` in sentinel mode (a Sentinel setup has

@@ -41,7 +41,10 @@ const HOST_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Z
 
 /** `host:port` (a name, an IPv4 address or a bracketed IPv6 address; port 1 to 65535). */
 export function hostPort(): Parser<string> {
-  const base = str({ pattern: HOST_PORT, accepted: 'host:port (a host name, IPv4 or [IPv6] address and a port from 1 to 65535)' });
+  const base = str({
+    pattern: HOST_PORT,
+    accepted: 'host:port (a host name, IPv4 or [IPv6] address and a port from 1 to 65535)',
+  });
   const check = (v: unknown): string => {
     const s = base.check(v);
     const port = Number(HOST_PORT.exec(s)?.[1]);
@@ -59,15 +62,40 @@ export function sentinelMasterName(): Parser<string> {
 /** The four topology variables of one store, `prefix` being `KVSTORE` or `RATELIMIT_STORAGE`. */
 function topologyVariables(prefix: 'KVSTORE' | 'RATELIMIT_STORAGE', path: string, what: string): VariableSpec[] {
   return [
-    variable(`${prefix}_MODE`, `${path}.mode`, oneOf(KVSTORE_MODES), `How ${what} is reached: standalone (one server), cluster (Redis Cluster; the URL is a seed node) or sentinel (the URL and ${prefix}_NODES are sentinels)`),
-    variable(`${prefix}_NODES`, `${path}.nodes`, list(hostPort()), `More host:port addresses of ${what}: cluster seed nodes, or sentinels; not in standalone mode`),
-    variable(`${prefix}_SENTINEL_MASTER`, `${path}.sentinelMaster`, sentinelMasterName(), `Master name the sentinels of ${what} monitor (sentinel mode only, required there)`),
-    variable(`${prefix}_SENTINEL_PASSWORD`, `${path}.sentinelPassword`, str(), `Password of the sentinels of ${what} (the master's stays in the URL or password setting)`, { secret: true }),
+    variable(
+      `${prefix}_MODE`,
+      `${path}.mode`,
+      oneOf(KVSTORE_MODES),
+      `How ${what} is reached: standalone (one server), cluster (Redis Cluster; the URL is a seed node) or sentinel (the URL and ${prefix}_NODES are sentinels)`,
+    ),
+    variable(
+      `${prefix}_NODES`,
+      `${path}.nodes`,
+      list(hostPort()),
+      `More host:port addresses of ${what}: cluster seed nodes, or sentinels; not in standalone mode`,
+    ),
+    variable(
+      `${prefix}_SENTINEL_MASTER`,
+      `${path}.sentinelMaster`,
+      sentinelMasterName(),
+      `Master name the sentinels of ${what} monitor (sentinel mode only, required there)`,
+    ),
+    variable(
+      `${prefix}_SENTINEL_PASSWORD`,
+      `${path}.sentinelPassword`,
+      str(),
+      `Password of the sentinels of ${what} (the master's stays in the URL or password setting)`,
+      { secret: true },
+    ),
   ];
 }
 
 /** `KVSTORE_MODE`, `KVSTORE_NODES`, `KVSTORE_SENTINEL_MASTER`, `KVSTORE_SENTINEL_PASSWORD`. */
-export const KVSTORE_TOPOLOGY_VARIABLES: readonly VariableSpec[] = topologyVariables('KVSTORE', 'kvstore.topology', 'the key-value store (KVSTORE_URL)');
+export const KVSTORE_TOPOLOGY_VARIABLES: readonly VariableSpec[] = topologyVariables(
+  'KVSTORE',
+  'kvstore.topology',
+  'the key-value store (KVSTORE_URL)',
+);
 
 /** The same four for the rate limiter's own store (`RATELIMIT_STORAGE_URL`). */
 export const RATE_LIMIT_TOPOLOGY_VARIABLES: readonly VariableSpec[] = topologyVariables(
@@ -80,29 +108,53 @@ export const RATE_LIMIT_TOPOLOGY_VARIABLES: readonly VariableSpec[] = topologyVa
  * Rules of one store's topology: nodes and a master name only where the mode uses them, a master
  * name in sentinel mode, a URL in any mode other than the default, database 0 on a cluster.
  */
-export function topologyIssues(prefix: 'KVSTORE' | 'RATELIMIT_STORAGE', url: string | undefined, t: StoreTopologySettings): SettingsIssue[] {
+export function topologyIssues(
+  prefix: 'KVSTORE' | 'RATELIMIT_STORAGE',
+  url: string | undefined,
+  t: StoreTopologySettings,
+): SettingsIssue[] {
   const issues: SettingsIssue[] = [];
   const conflict = (variable: string, value: string, message: string) =>
     issues.push({ code: 'ERR_SETTINGS_CONFLICT', variable, value, message });
   const urlVar = `${prefix}_URL`;
   if (t.mode !== 'standalone' && !url) {
-    conflict(`${prefix}_MODE`, t.mode, `${prefix}_MODE=${t.mode} needs ${urlVar} (a seed node in cluster mode, a sentinel in sentinel mode); accepted: set ${urlVar}, or leave ${prefix}_MODE at standalone`);
+    conflict(
+      `${prefix}_MODE`,
+      t.mode,
+      `${prefix}_MODE=${t.mode} needs ${urlVar} (a seed node in cluster mode, a sentinel in sentinel mode); accepted: set ${urlVar}, or leave ${prefix}_MODE at standalone`,
+    );
   }
   if (t.mode === 'standalone' && t.nodes.length) {
-    conflict(`${prefix}_NODES`, JSON.stringify(t.nodes.join(',')), `${prefix}_NODES=${JSON.stringify(t.nodes.join(','))} is only used with ${prefix}_MODE=cluster (seed nodes) or sentinel (sentinels); accepted: set ${prefix}_MODE, or unset ${prefix}_NODES`);
+    conflict(
+      `${prefix}_NODES`,
+      JSON.stringify(t.nodes.join(',')),
+      `${prefix}_NODES=${JSON.stringify(t.nodes.join(','))} is only used with ${prefix}_MODE=cluster (seed nodes) or sentinel (sentinels); accepted: set ${prefix}_MODE, or unset ${prefix}_NODES`,
+    );
   }
   if (t.mode === 'sentinel' && !t.sentinelMaster) {
-    conflict(`${prefix}_SENTINEL_MASTER`, '', `${prefix}_MODE=sentinel needs ${prefix}_SENTINEL_MASTER, the name the sentinels monitor the master under (sentinel monitor <name> …); accepted: 1 to 64 letters, digits, . _ or -`);
+    conflict(
+      `${prefix}_SENTINEL_MASTER`,
+      '',
+      `${prefix}_MODE=sentinel needs ${prefix}_SENTINEL_MASTER, the name the sentinels monitor the master under (sentinel monitor <name> …); accepted: 1 to 64 letters, digits, . _ or -`,
+    );
   }
   if (t.mode !== 'sentinel' && (t.sentinelMaster || t.sentinelPassword)) {
     const v = t.sentinelMaster ? `${prefix}_SENTINEL_MASTER` : `${prefix}_SENTINEL_PASSWORD`;
     const shown = t.sentinelMaster ? JSON.stringify(t.sentinelMaster) : '<hidden>';
-    conflict(v, shown, `${v}=${shown} is only used with ${prefix}_MODE=sentinel (now ${t.mode}); accepted: set ${prefix}_MODE=sentinel, or unset ${v}`);
+    conflict(
+      v,
+      shown,
+      `${v}=${shown} is only used with ${prefix}_MODE=sentinel (now ${t.mode}); accepted: set ${prefix}_MODE=sentinel, or unset ${v}`,
+    );
   }
   if (t.mode === 'cluster' && url) {
     const db = safePath(url);
     if (db && db !== '0') {
-      conflict(urlVar, `database ${db}`, `${urlVar} selects database ${db}, but a Redis Cluster has database 0 only (${prefix}_MODE=cluster); accepted: a URL without a database path, or /0`);
+      conflict(
+        urlVar,
+        `database ${db}`,
+        `${urlVar} selects database ${db}, but a Redis Cluster has database 0 only (${prefix}_MODE=cluster); accepted: a URL without a database path, or /0`,
+      );
     }
   }
   return issues;

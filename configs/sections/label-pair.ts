@@ -12,14 +12,18 @@ const KEY = /^(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9](?:[-A-Za-
 const VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 function checked(name: unknown, value: unknown): LabelPair {
-  if (typeof name !== 'string' || typeof value !== 'string' || !KEY.test(name) || !VALUE.test(value)) throw new ParseFailure();
+  if (typeof name !== 'string' || typeof value !== 'string' || !KEY.test(name) || !VALUE.test(value))
+    throw new ParseFailure();
   return { name, value };
 }
 
 /** `key=value` with a valid Kubernetes label key and value (e.g. `release=kube-prometheus-stack`). */
 export const LABEL_PAIR: Parser<LabelPair> = {
   accepted: 'key=value with a Kubernetes label key and value (e.g. release=kube-prometheus-stack)',
-  check: (v) => (typeof v === 'object' && v !== null ? checked((v as { name?: unknown }).name, (v as { value?: unknown }).value) : checked(undefined, undefined)),
+  check: (v) =>
+    typeof v === 'object' && v !== null
+      ? checked((v as { name?: unknown }).name, (v as { value?: unknown }).value)
+      : checked(undefined, undefined),
   parse: (raw) => {
     const at = raw.indexOf('=');
     if (at < 0) throw new ParseFailure();

@@ -146,9 +146,24 @@ export function capIpTier(ip: TierLimits, global: TierLimits, share: number): Ti
 const tierVars = (tier: TierName): VariableSpec[] => {
   const T = tier.toUpperCase();
   return [
-    variable(`RATE_LIMIT_${T}_REQUESTS`, `rateLimit.tiers.${tier}.limit`, int({ min: 1, max: 100000000 }), `${tier} tier: requests per window`),
-    variable(`RATE_LIMIT_${T}_WINDOW`, `rateLimit.tiers.${tier}.windowSeconds`, int({ min: 1, max: 86400 * 7 }), `${tier} tier: window, seconds`),
-    variable(`RATE_LIMIT_${T}_BURST`, `rateLimit.tiers.${tier}.burst`, int({ min: 1, max: 100000000 }), `${tier} tier: requests admitted at once`),
+    variable(
+      `RATE_LIMIT_${T}_REQUESTS`,
+      `rateLimit.tiers.${tier}.limit`,
+      int({ min: 1, max: 100000000 }),
+      `${tier} tier: requests per window`,
+    ),
+    variable(
+      `RATE_LIMIT_${T}_WINDOW`,
+      `rateLimit.tiers.${tier}.windowSeconds`,
+      int({ min: 1, max: 86400 * 7 }),
+      `${tier} tier: window, seconds`,
+    ),
+    variable(
+      `RATE_LIMIT_${T}_BURST`,
+      `rateLimit.tiers.${tier}.burst`,
+      int({ min: 1, max: 100000000 }),
+      `${tier} tier: requests admitted at once`,
+    ),
   ];
 };
 
@@ -156,21 +171,47 @@ const mappingVars = (name: 'chat' | 'search' | 'upload' | 'export'): VariableSpe
   const N = name.toUpperCase();
   const into = name === 'export' ? 'upload tier (export paths)' : `${name} tier`;
   return [
-    variable(`RATE_LIMIT_${N}_PATHS`, `rateLimit.mapping.${name}.paths`, list(pathPrefix()), `Path prefixes of the ${into}`),
-    variable(`RATE_LIMIT_${N}_METHODS`, `rateLimit.mapping.${name}.methods`, list(httpMethod(), { minItems: 1 }), `Methods of the ${into}`),
+    variable(
+      `RATE_LIMIT_${N}_PATHS`,
+      `rateLimit.mapping.${name}.paths`,
+      list(pathPrefix()),
+      `Path prefixes of the ${into}`,
+    ),
+    variable(
+      `RATE_LIMIT_${N}_METHODS`,
+      `rateLimit.mapping.${name}.methods`,
+      list(httpMethod(), { minItems: 1 }),
+      `Methods of the ${into}`,
+    ),
   ];
 };
 
 export const RATE_LIMIT_VARIABLES: readonly VariableSpec[] = [
   variable('RATELIMIT_ENABLED', 'rateLimit.enabled', bool(), 'Enables rate limiting'),
-  variable('RATELIMIT_STORAGE_URL', 'rateLimit.storageUrl', url(['redis', 'rediss']), 'Store dedicated to rate limiting (else KVSTORE_URL)', { secret: true, secretIsPassword: true }),
+  variable(
+    'RATELIMIT_STORAGE_URL',
+    'rateLimit.storageUrl',
+    url(['redis', 'rediss']),
+    'Store dedicated to rate limiting (else KVSTORE_URL)',
+    { secret: true, secretIsPassword: true },
+  ),
   ...tierVars('global'),
   ...tierVars('ip'),
   ...tierVars('search'),
   ...tierVars('chat'),
   ...tierVars('upload'),
-  variable('RATE_LIMIT_DEV_MULTIPLIER', 'rateLimit.devMultiplier', num({ min: 0, exclusiveMin: true, max: 1000 }), 'Multiplier of limit and burst in development and testing'),
-  variable('RATE_LIMIT_PROD_MULTIPLIER', 'rateLimit.prodMultiplier', num({ min: 0, exclusiveMin: true, max: 1000 }), 'Multiplier of limit and burst in staging and production'),
+  variable(
+    'RATE_LIMIT_DEV_MULTIPLIER',
+    'rateLimit.devMultiplier',
+    num({ min: 0, exclusiveMin: true, max: 1000 }),
+    'Multiplier of limit and burst in development and testing',
+  ),
+  variable(
+    'RATE_LIMIT_PROD_MULTIPLIER',
+    'rateLimit.prodMultiplier',
+    num({ min: 0, exclusiveMin: true, max: 1000 }),
+    'Multiplier of limit and burst in staging and production',
+  ),
   ...mappingVars('chat'),
   ...mappingVars('search'),
   ...mappingVars('upload'),
@@ -178,14 +219,29 @@ export const RATE_LIMIT_VARIABLES: readonly VariableSpec[] = [
   variable('RATE_LIMIT_LOG_EXCEEDED', 'rateLimit.logExceeded', bool(), 'Log each refused request'),
   variable('RATE_LIMIT_LOG_WARNINGS', 'rateLimit.logWarnings', bool(), 'Warn when usage passes the alert threshold'),
   variable('RATE_LIMIT_LOG_ALL', 'rateLimit.logAll', bool(), 'Log every rate-limit decision'),
-  variable('RATE_LIMIT_ALERT_THRESHOLD', 'rateLimit.alertThreshold', num({ min: 0, max: 1 }), 'Usage ratio that triggers the warning'),
+  variable(
+    'RATE_LIMIT_ALERT_THRESHOLD',
+    'rateLimit.alertThreshold',
+    num({ min: 0, max: 1 }),
+    'Usage ratio that triggers the warning',
+  ),
   variable('RATE_LIMIT_ENABLE_METRICS', 'rateLimit.enableMetrics', bool(), 'Expose rate-limit metrics'),
-  variable('RATE_LIMIT_IPV6_PREFIX', 'rateLimit.ipv6PrefixLength', int({ min: 1, max: 128 }), 'IPv6 clients are keyed by this prefix length'),
+  variable(
+    'RATE_LIMIT_IPV6_PREFIX',
+    'rateLimit.ipv6PrefixLength',
+    int({ min: 1, max: 128 }),
+    'IPv6 clients are keyed by this prefix length',
+  ),
   variable(
     'RATE_LIMIT_IP_GLOBAL_SHARE',
     'rateLimit.ipGlobalShare',
     num({ min: 0, exclusiveMin: true, max: 1 }),
     "Opt-in: the most of the global tier one client may take (0-1]; lowers the effective ip tier's rate and burst to that share of the global tier's (unset: the ip tier as configured)",
   ),
-  variable('RATE_LIMIT_MEMORY_MAX_KEYS', 'rateLimit.memoryMaxKeys', int({ min: 100, max: 10000000 }), 'Most client keys the in-memory store keeps'),
+  variable(
+    'RATE_LIMIT_MEMORY_MAX_KEYS',
+    'rateLimit.memoryMaxKeys',
+    int({ min: 100, max: 10000000 }),
+    'Most client keys the in-memory store keeps',
+  ),
 ];

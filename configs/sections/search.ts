@@ -56,16 +56,56 @@ export const DEFAULT_SEARCH: SearchSettings = {
 };
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
-  variable('SEARCH_CACHE_SIZE', 'search.cacheMaxSize', int({ min: 1, max: 1000000 }), 'Most entries in the search result cache'),
-  variable('SEARCH_CACHE_TTL_SECONDS', 'search.cacheTtlSeconds', int({ min: 0, max: 86400 }), 'Lifetime of a cached search result, seconds (0 = until evicted)'),
-  variable('SEARCH_QUERY_EXPANSION', 'search.queryExpansion', bool(), 'Expand queries of three or more terms with RM3 pseudo-relevance feedback'),
-  variable('SEARCH_EXPANSION_DOCS', 'search.expansionDocs', int({ min: 1, max: 100 }), 'RM3: top documents of the first ranking taken as relevant'),
-  variable('SEARCH_EXPANSION_TERMS', 'search.expansionTerms', int({ min: 1, max: 200 }), 'RM3: feedback terms added to the query'),
+  variable(
+    'SEARCH_CACHE_SIZE',
+    'search.cacheMaxSize',
+    int({ min: 1, max: 1000000 }),
+    'Most entries in the search result cache',
+  ),
+  variable(
+    'SEARCH_CACHE_TTL_SECONDS',
+    'search.cacheTtlSeconds',
+    int({ min: 0, max: 86400 }),
+    'Lifetime of a cached search result, seconds (0 = until evicted)',
+  ),
+  variable(
+    'SEARCH_QUERY_EXPANSION',
+    'search.queryExpansion',
+    bool(),
+    'Expand queries of three or more terms with RM3 pseudo-relevance feedback',
+  ),
+  variable(
+    'SEARCH_EXPANSION_DOCS',
+    'search.expansionDocs',
+    int({ min: 1, max: 100 }),
+    'RM3: top documents of the first ranking taken as relevant',
+  ),
+  variable(
+    'SEARCH_EXPANSION_TERMS',
+    'search.expansionTerms',
+    int({ min: 1, max: 200 }),
+    'RM3: feedback terms added to the query',
+  ),
   variable('SEARCH_BM25_K1', 'search.bm25K1', num({ min: 0, max: 10 }), 'BM25 term-frequency saturation (k1)'),
   variable('SEARCH_BM25_B', 'search.bm25B', num({ min: 0, max: 1 }), 'BM25 length normalisation (b)'),
-  variable('SEARCH_BM25_DELTA', 'search.bm25Delta', num({ min: 0, max: 10 }), "BM25+'s delta: a floor added to every matching term's saturated tf (0 = plain BM25)"),
-  variable('SEARCH_PROXIMITY_WEIGHT', 'search.proximityWeight', num({ min: 0, max: 16 }), "Proximity: scale of the query pairs' window features added to the top 10 of a query of three or more terms (0 = off)"),
-  variable('SEARCH_PROXIMITY_WINDOW', 'search.proximityWindow', int({ min: 2, max: 64 }), "Proximity: span of the unordered window, tokens (a pair's terms within span - 1 of each other)"),
+  variable(
+    'SEARCH_BM25_DELTA',
+    'search.bm25Delta',
+    num({ min: 0, max: 10 }),
+    "BM25+'s delta: a floor added to every matching term's saturated tf (0 = plain BM25)",
+  ),
+  variable(
+    'SEARCH_PROXIMITY_WEIGHT',
+    'search.proximityWeight',
+    num({ min: 0, max: 16 }),
+    "Proximity: scale of the query pairs' window features added to the top 10 of a query of three or more terms (0 = off)",
+  ),
+  variable(
+    'SEARCH_PROXIMITY_WINDOW',
+    'search.proximityWindow',
+    int({ min: 2, max: 64 }),
+    "Proximity: span of the unordered window, tokens (a pair's terms within span - 1 of each other)",
+  ),
   variable(
     'INDEX_DIR',
     'search.indexDir',

@@ -129,7 +129,9 @@ export const RATE_LIMIT_KEY_NAMESPACE = 'ratelimit';
 /** `KVSTORE_KEY_PREFIX`: Redis key characters, no spaces, not starting or ending with `:`, not under `ratelimit:`. */
 export function keyPrefixParser(): Parser<string> {
   return str({
-    pattern: new RegExp(`^(?!${RATE_LIMIT_KEY_NAMESPACE}(?::|$))[A-Za-z0-9_.{}/-](?:[A-Za-z0-9_.:{}/-]{0,126}[A-Za-z0-9_.{}/-])?$`),
+    pattern: new RegExp(
+      `^(?!${RATE_LIMIT_KEY_NAMESPACE}(?::|$))[A-Za-z0-9_.{}/-](?:[A-Za-z0-9_.:{}/-]{0,126}[A-Za-z0-9_.{}/-])?$`,
+    ),
     accepted: `1 to 128 characters of letters, digits and _ . : { } / -, not starting or ending with : and outside the rate limiter's ${RATE_LIMIT_KEY_NAMESPACE}: keys`,
   });
 }
@@ -149,7 +151,8 @@ function isProxyEntry(s: string): boolean {
 export function trustProxyParser(): Parser<TrustProxy> {
   const check = (v: unknown): TrustProxy => {
     if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 10) return v;
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && isProxyEntry(x))) return v as string[];
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && isProxyEntry(x)))
+      return v as string[];
     throw new ParseFailure();
   };
   return {
@@ -160,42 +163,117 @@ export function trustProxyParser(): Parser<TrustProxy> {
       const s = raw.trim().toLowerCase();
       if (s === 'false' || s === 'no' || s === 'none') return 0;
       if (/^\d+$/.test(s)) return check(Number(s));
-      return check(s.split(',').map((x) => x.trim()).filter(Boolean));
+      return check(
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      );
     },
   };
 }
 
 export const SERVICE_VARIABLES: readonly VariableSpec[] = [
   variable('PORT', 'service.port', int({ min: 1, max: 65535 }), 'TCP port of the HTTP service'),
-  variable('ENVIRONMENT', 'service.environment', oneOf(ENVIRONMENTS), 'development, testing, staging or production; falls back to NODE_ENV (test → testing, prod → production)'),
-  variable('LOG_LEVEL', 'service.logLevel', oneOf<LogLevel>(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'Level of the JSON logs'),
-  variable('API_TOKEN', 'service.apiToken', str(), 'Bearer token for write endpoints (ingest, ingest-batch, upload)', { secret: true }),
+  variable(
+    'ENVIRONMENT',
+    'service.environment',
+    oneOf(ENVIRONMENTS),
+    'development, testing, staging or production; falls back to NODE_ENV (test → testing, prod → production)',
+  ),
+  variable(
+    'LOG_LEVEL',
+    'service.logLevel',
+    oneOf<LogLevel>(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    'Level of the JSON logs',
+  ),
+  variable('API_TOKEN', 'service.apiToken', str(), 'Bearer token for write endpoints (ingest, ingest-batch, upload)', {
+    secret: true,
+  }),
   variable('DATA_DIR', 'service.dataDir', str(), 'Folder of the embedded durable content store'),
   variable('TRUST_PROXY', 'service.trustProxy', trustProxyParser(), 'Proxies trusted for X-Forwarded-For'),
-  variable('MAX_BODY_SIZE', 'service.maxBodyBytes', size({ min: 1024 }), 'Largest request body (JSON and uploads); larger gets 413'),
-  variable('REQUEST_TIMEOUT_MS', 'service.requestTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'Longest time to receive a whole request (headers and body), ms; then 408 and the connection closes'),
-  variable('HEADERS_TIMEOUT_MS', 'service.headersTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'Longest time to receive the request headers, ms; at most REQUEST_TIMEOUT_MS'),
-  variable('KEEP_ALIVE_TIMEOUT_MS', 'service.keepAliveTimeoutMs', int({ min: 1000, max: 3_600_000 }), 'How long an idle keep-alive connection stays open, ms (above the load balancer idle timeout)'),
-  variable('SHUTDOWN_TIMEOUT_SECONDS', 'service.shutdownTimeoutSeconds', int({ min: 0, max: 300 }), 'On SIGTERM, how long in-flight requests may drain'),
-  variable('DEMO_CONTENT', 'service.demoContent', bool(), 'Load the demo corpus (README.md and docs/*.md as section articles) at start into an empty store; default on in development only, refused in production'),
-  variable('SEARCH_PAGE', 'service.searchPage', bool(), 'Serve the search page at / (search, filters, paging, streamed chat; reads only); default on in development only'),
-  variable('KVSTORE_URL', 'kvstore.url', url(['redis', 'rediss']), 'Key-value store (Redis) for rate limits and content; unset = memory/disk', { secret: true, secretIsPassword: true }),
-  variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', { secret: true }),
-  variable('KVSTORE_COMMAND_TIMEOUT_MS', 'kvstore.commandTimeoutMs', int({ min: 10, max: 60000 }), 'Per-command timeout for the key-value store, ms'),
-  variable('KVSTORE_CONNECT_TIMEOUT_MS', 'kvstore.connectTimeoutMs', int({ min: 10, max: 60000 }), 'Connect timeout for the key-value store, ms'),
+  variable(
+    'MAX_BODY_SIZE',
+    'service.maxBodyBytes',
+    size({ min: 1024 }),
+    'Largest request body (JSON and uploads); larger gets 413',
+  ),
+  variable(
+    'REQUEST_TIMEOUT_MS',
+    'service.requestTimeoutMs',
+    int({ min: 1000, max: 3_600_000 }),
+    'Longest time to receive a whole request (headers and body), ms; then 408 and the connection closes',
+  ),
+  variable(
+    'HEADERS_TIMEOUT_MS',
+    'service.headersTimeoutMs',
+    int({ min: 1000, max: 3_600_000 }),
+    'Longest time to receive the request headers, ms; at most REQUEST_TIMEOUT_MS',
+  ),
+  variable(
+    'KEEP_ALIVE_TIMEOUT_MS',
+    'service.keepAliveTimeoutMs',
+    int({ min: 1000, max: 3_600_000 }),
+    'How long an idle keep-alive connection stays open, ms (above the load balancer idle timeout)',
+  ),
+  variable(
+    'SHUTDOWN_TIMEOUT_SECONDS',
+    'service.shutdownTimeoutSeconds',
+    int({ min: 0, max: 300 }),
+    'On SIGTERM, how long in-flight requests may drain',
+  ),
+  variable(
+    'DEMO_CONTENT',
+    'service.demoContent',
+    bool(),
+    'Load the demo corpus (README.md and docs/*.md as section articles) at start into an empty store; default on in development only, refused in production',
+  ),
+  variable(
+    'SEARCH_PAGE',
+    'service.searchPage',
+    bool(),
+    'Serve the search page at / (search, filters, paging, streamed chat; reads only); default on in development only',
+  ),
+  variable(
+    'KVSTORE_URL',
+    'kvstore.url',
+    url(['redis', 'rediss']),
+    'Key-value store (Redis) for rate limits and content; unset = memory/disk',
+    { secret: true, secretIsPassword: true },
+  ),
+  variable('KVSTORE_PASSWORD', 'kvstore.password', str(), 'Key-value store password (overrides one in the URL)', {
+    secret: true,
+  }),
+  variable(
+    'KVSTORE_COMMAND_TIMEOUT_MS',
+    'kvstore.commandTimeoutMs',
+    int({ min: 10, max: 60000 }),
+    'Per-command timeout for the key-value store, ms',
+  ),
+  variable(
+    'KVSTORE_CONNECT_TIMEOUT_MS',
+    'kvstore.connectTimeoutMs',
+    int({ min: 10, max: 60000 }),
+    'Connect timeout for the key-value store, ms',
+  ),
   variable(
     'KVSTORE_DURABILITY',
     'kvstore.durability',
     oneOf(KVSTORE_DURABILITIES),
-    'When a content write is acknowledged: primary (the primary ran it), primary-disk (and fsynced its AOF: WAITAOF 1 0, Redis 7.2+, appendonly yes), replica (and one replica holds it: WAIT 1), replica-disk (on the primary\'s and a replica\'s disk: WAITAOF 1 1); unset = replica in sentinel mode, primary otherwise',
+    "When a content write is acknowledged: primary (the primary ran it), primary-disk (and fsynced its AOF: WAITAOF 1 0, Redis 7.2+, appendonly yes), replica (and one replica holds it: WAIT 1), replica-disk (on the primary's and a replica's disk: WAITAOF 1 1); unset = replica in sentinel mode, primary otherwise",
   ),
   variable(
     'KVSTORE_ACCEPT_EVICTION',
     'kvstore.acceptEviction',
     bool(),
-    'Start although the kvstore\'s maxmemory-policy may evict content keys (allkeys-*): otherwise a startup error; /health then says the risk is accepted',
+    "Start although the kvstore's maxmemory-policy may evict content keys (allkeys-*): otherwise a startup error; /health then says the risk is accepted",
   ),
-  variable('KVSTORE_KEY_PREFIX', 'kvstore.keyPrefix', keyPrefixParser(), 'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`'),
+  variable(
+    'KVSTORE_KEY_PREFIX',
+    'kvstore.keyPrefix',
+    keyPrefixParser(),
+    'Prefix of the content keys in the key-value store (`<prefix>:items`, `<prefix>:changes`); rate-limit keys stay under `ratelimit:`',
+  ),
 ];
 
 /** Whether the demo corpus loads: `DEMO_CONTENT` when set, else only in development. */
@@ -216,7 +294,8 @@ export function serviceIssues(s: ServiceSettings): SettingsIssue[] {
       code: 'ERR_SETTINGS_CONFLICT',
       variable: 'DEMO_CONTENT',
       value: 'true',
-      message: 'DEMO_CONTENT=true with ENVIRONMENT=production; accepted: demo content outside production only (unset DEMO_CONTENT)',
+      message:
+        'DEMO_CONTENT=true with ENVIRONMENT=production; accepted: demo content outside production only (unset DEMO_CONTENT)',
     });
   }
   if (s.headersTimeoutMs <= s.requestTimeoutMs) return issues;

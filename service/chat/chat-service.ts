@@ -5,7 +5,15 @@ import type { SearchIndex } from '../search/search-index';
 import { passageFor } from './passages';
 import { buildMessages } from './prompt';
 import { AnswerText, estimatedUsage } from './tokens';
-import { ProviderError, type ChatMessage, type ChatProvider, type CompletionChunk, type CompletionRequest, type Passage, type Usage } from './types';
+import {
+  ProviderError,
+  type ChatMessage,
+  type ChatProvider,
+  type CompletionChunk,
+  type CompletionRequest,
+  type Passage,
+  type Usage,
+} from './types';
 
 /** A cited source of an answer; `[n]` in the answer is `sources[n-1]`. */
 export interface ChatSource {
@@ -37,7 +45,9 @@ export interface ChatStream {
    * the provider fails or the answer goes past a limit. Take it to the end even when the client
    * has gone: that is how the tokens of the answer get counted. Returning early counts them too.
    */
-  readonly chunks: AsyncGenerator<Extract<CompletionChunk, { kind: 'delta' }> | { kind: 'done'; usage: Usage; model: string }>;
+  readonly chunks: AsyncGenerator<
+    Extract<CompletionChunk, { kind: 'delta' }> | { kind: 'done'; usage: Usage; model: string }
+  >;
   /**
    * Aborted when the answer's time is up (`AI_ANSWER_TIMEOUT_MS`): a caller waiting for its
    * client (backpressure) stops waiting, and the next chunk throws the timeout.
@@ -78,16 +88,25 @@ export interface ChatServiceOptions {
 function answerDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
   const ctrl = new AbortController();
   const timer = setTimeout(() => {
-    ctrl.abort(new ProviderError('timeout', `the answer took longer than ${ms} ms (AI_ANSWER_TIMEOUT_MS)`, undefined, { limit: 'AI_ANSWER_TIMEOUT_MS' }));
+    ctrl.abort(
+      new ProviderError('timeout', `the answer took longer than ${ms} ms (AI_ANSWER_TIMEOUT_MS)`, undefined, {
+        limit: 'AI_ANSWER_TIMEOUT_MS',
+      }),
+    );
   }, ms);
   return { signal: ctrl.signal, clear: () => clearTimeout(timer) };
 }
 
 /** The error of an answer longer than `max` characters. */
 function tooLong(max: number): ProviderError {
-  return new ProviderError('upstream', `the answer is longer than ${max} characters (AI_ANSWER_MAX_CHARS): the AI provider did not stop at max_tokens`, undefined, {
-    limit: 'AI_ANSWER_MAX_CHARS',
-  });
+  return new ProviderError(
+    'upstream',
+    `the answer is longer than ${max} characters (AI_ANSWER_MAX_CHARS): the AI provider did not stop at max_tokens`,
+    undefined,
+    {
+      limit: 'AI_ANSWER_MAX_CHARS',
+    },
+  );
 }
 
 /** `text` cut to at most `n` characters, never between the halves of a surrogate pair. */
@@ -113,8 +132,16 @@ export class ChatService {
     return this.opts.provider.name;
   }
 
-  private async prepare(input: ChatInput, signal?: AbortSignal): Promise<{ req: CompletionRequest; sources: ChatSource[] }> {
-    const page = await this.opts.index.search({ text: input.message, limit: this.opts.contextDocuments, offset: 0, snippets: false });
+  private async prepare(
+    input: ChatInput,
+    signal?: AbortSignal,
+  ): Promise<{ req: CompletionRequest; sources: ChatSource[] }> {
+    const page = await this.opts.index.search({
+      text: input.message,
+      limit: this.opts.contextDocuments,
+      offset: 0,
+      snippets: false,
+    });
     const sources: ChatSource[] = [];
     const passages: Passage[] = [];
     for (const h of page.hits) {

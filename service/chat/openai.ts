@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { parseSse, SseEventTooLarge, type SseEvent } from './sse';
 import { reportedUsage } from './tokens';
-import { ProviderError, type ChatProvider, type Completion, type CompletionChunk, type CompletionRequest, type Usage } from './types';
+import {
+  ProviderError,
+  type ChatProvider,
+  type Completion,
+  type CompletionChunk,
+  type CompletionRequest,
+  type Usage,
+} from './types';
 
 /** Options of `OpenAiProvider`. */
 export interface OpenAiOptions {
@@ -34,7 +41,11 @@ const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 
 interface ChatCompletionBody {
   model?: string;
-  choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null }>;
+  choices?: Array<{
+    message?: { content?: string | null };
+    delta?: { content?: string | null };
+    finish_reason?: string | null;
+  }>;
   usage?: unknown;
   error?: { message?: string } | string;
 }
@@ -120,7 +131,11 @@ export class OpenAiProvider implements ChatProvider {
   /** The provider's usage when it is a count; a record that is not is logged and left out. */
   private usageOf(raw: unknown): Usage | undefined {
     const { usage, problem } = reportedUsage(raw);
-    if (problem) this.opts.logger.warn({ problem }, 'the AI provider reported usage that is not a count; the service estimates the tokens instead');
+    if (problem)
+      this.opts.logger.warn(
+        { problem },
+        'the AI provider reported usage that is not a count; the service estimates the tokens instead',
+      );
     return usage;
   }
 
@@ -154,7 +169,10 @@ export class OpenAiProvider implements ChatProvider {
       if (n > 0) {
         const backoff = Math.min(max, base * 2 ** (n - 1)) * (0.8 + Math.random() * 0.4);
         const wait = Math.min(max, Math.max(backoff, last?.retryAfterMs ?? 0));
-        this.opts.logger.warn({ attempt: n + 1, waitMs: Math.round(wait), reason: last?.message }, 'AI provider call failed; retrying');
+        this.opts.logger.warn(
+          { attempt: n + 1, waitMs: Math.round(wait), reason: last?.message },
+          'AI provider call failed; retrying',
+        );
         const waitStops = [halt, req.signal].filter((s): s is AbortSignal => s !== undefined);
         try {
           await sleep(wait, waitStops.length ? AbortSignal.any(waitStops) : undefined);
@@ -194,7 +212,8 @@ export class OpenAiProvider implements ChatProvider {
       }
     }
     const attempts = `${this.opts.maxRetries + 1} attempt${this.opts.maxRetries ? 's' : ''}`;
-    if (last?.kind === 'timeout') throw new ProviderError('timeout', `the AI provider did not answer in time (${last.message}; ${attempts})`);
+    if (last?.kind === 'timeout')
+      throw new ProviderError('timeout', `the AI provider did not answer in time (${last.message}; ${attempts})`);
     throw new ProviderError(
       'upstream',
       `the AI provider failed: ${last?.message ?? 'unknown error'}${last?.retry ? ` (${attempts})` : ''}`,
@@ -228,10 +247,15 @@ export class OpenAiProvider implements ChatProvider {
   }
 
   private eventTooLarge(answerText?: string): ProviderError {
-    return new ProviderError('upstream', `the AI provider sent an event larger than ${this.maxEventBytes} bytes (AI_EVENT_MAX_BYTES)`, undefined, {
-      limit: 'AI_EVENT_MAX_BYTES',
-      ...(answerText === undefined ? {} : { answerText }),
-    });
+    return new ProviderError(
+      'upstream',
+      `the AI provider sent an event larger than ${this.maxEventBytes} bytes (AI_EVENT_MAX_BYTES)`,
+      undefined,
+      {
+        limit: 'AI_EVENT_MAX_BYTES',
+        ...(answerText === undefined ? {} : { answerText }),
+      },
+    );
   }
 
   /**
@@ -258,7 +282,10 @@ export class OpenAiProvider implements ChatProvider {
       if (e instanceof ProviderError) throw e;
       if (deadline?.aborted) {
         const r = deadline.reason as ProviderError;
-        throw new ProviderError(r.kind, r.message, undefined, { ...(r.limit ? { limit: r.limit } : {}), answerText: sofar() });
+        throw new ProviderError(r.kind, r.message, undefined, {
+          ...(r.limit ? { limit: r.limit } : {}),
+          answerText: sofar(),
+        });
       }
       throw e;
     }
@@ -274,11 +301,21 @@ export class OpenAiProvider implements ChatProvider {
       try {
         body = JSON.parse(text) as ChatCompletionBody;
       } catch {
-        throw new ProviderError('upstream', `the AI provider failed: the answer is not JSON: ${errorText(text)}`, undefined, { answerText: text });
+        throw new ProviderError(
+          'upstream',
+          `the AI provider failed: the answer is not JSON: ${errorText(text)}`,
+          undefined,
+          { answerText: text },
+        );
       }
       const content = body.choices?.[0]?.message?.content;
       if (typeof content !== 'string') {
-        throw new ProviderError('upstream', 'the AI provider failed: the answer has no choices[0].message.content', undefined, { answerText: text });
+        throw new ProviderError(
+          'upstream',
+          'the AI provider failed: the answer has no choices[0].message.content',
+          undefined,
+          { answerText: text },
+        );
       }
       return { text: content, usage: this.usageOf(body.usage), model: body.model ?? this.model };
     });
@@ -360,7 +397,8 @@ export class OpenAiProvider implements ChatProvider {
       if (e instanceof ProviderError) throw e;
       if (req.deadline?.aborted) throw req.deadline.reason as ProviderError;
       if (e instanceof SseEventTooLarge) throw this.eventTooLarge();
-      if (streamSignal?.aborted) throw new ProviderError('timeout', `the AI provider stopped sending for ${this.opts.timeoutMs} ms mid-answer`);
+      if (streamSignal?.aborted)
+        throw new ProviderError('timeout', `the AI provider stopped sending for ${this.opts.timeoutMs} ms mid-answer`);
       throw new ProviderError('upstream', `the AI provider stream broke off: ${(e as Error).message}`);
     } finally {
       doneFn();

@@ -55,7 +55,12 @@ export function fencedSources(passages: readonly Passage[], id: string): string 
  * one user message holding the fenced sources and the question. `id` is the fence's id, fresh
  * per request unless a test gives one.
  */
-export function buildMessages(question: string, history: readonly ChatMessage[], passages: readonly Passage[], id: string = fenceId()): ChatMessage[] {
+export function buildMessages(
+  question: string,
+  history: readonly ChatMessage[],
+  passages: readonly Passage[],
+  id: string = fenceId(),
+): ChatMessage[] {
   return [
     { role: 'system', content: SYSTEM_PROMPT },
     ...history.filter((m) => m.role !== 'system'),

@@ -34,7 +34,7 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
 export function textTokens(text: string): number {
   const countTokens = loadTokenizer();
   let tokens = 0;
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     let cut = Math.min(text.length, pos + PIECE_CHARS);
     if (cut < text.length) {
       let c = cut;
@@ -123,14 +123,18 @@ export function reportedUsage(raw: unknown): ReportedUsage {
   if (typeof raw !== 'object') return { problem: `usage is ${JSON.stringify(raw)}, not an object` };
   const u = raw as Record<string, unknown>;
   for (const field of ['prompt_tokens', 'completion_tokens'] as const) {
-    if (!isCount(u[field])) return { problem: `usage.${field} is ${JSON.stringify(u[field]) ?? 'absent'}, not a whole number from 0` };
+    if (!isCount(u[field]))
+      return { problem: `usage.${field} is ${JSON.stringify(u[field]) ?? 'absent'}, not a whole number from 0` };
   }
   const prompt = u.prompt_tokens as number;
   const completion = u.completion_tokens as number;
   const sum = prompt + completion;
-  if (u.total_tokens === undefined || u.total_tokens === null) return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: sum } };
+  if (u.total_tokens === undefined || u.total_tokens === null)
+    return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: sum } };
   if (!isCount(u.total_tokens) || u.total_tokens < sum) {
-    return { problem: `usage.total_tokens is ${JSON.stringify(u.total_tokens)}, not a whole number from prompt_tokens + completion_tokens (${sum})` };
+    return {
+      problem: `usage.total_tokens is ${JSON.stringify(u.total_tokens)}, not a whole number from prompt_tokens + completion_tokens (${sum})`,
+    };
   }
   return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u.total_tokens } };
 }

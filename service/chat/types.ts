@@ -66,7 +66,8 @@ export interface ChatProvider {
 }
 
 /** The settings whose limits can end an answer (issue 37), named as the variables are. */
-export type AnswerLimitName = 'AI_ANSWER_MAX_CHARS' | 'AI_ANSWER_TIMEOUT_MS' | 'AI_FIRST_BYTE_TIMEOUT_MS' | 'AI_EVENT_MAX_BYTES';
+export type AnswerLimitName =
+  'AI_ANSWER_MAX_CHARS' | 'AI_ANSWER_TIMEOUT_MS' | 'AI_FIRST_BYTE_TIMEOUT_MS' | 'AI_EVENT_MAX_BYTES';
 
 /** More about a `ProviderError`. */
 export interface ProviderErrorDetails {

@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
-import { compareNewestFirst, sameContent, stamp, type Item, type ItemChange, type ItemInput, type ItemType } from './item';
+import {
+  compareNewestFirst,
+  sameContent,
+  stamp,
+  type Item,
+  type ItemChange,
+  type ItemInput,
+  type ItemType,
+} from './item';
 import { catalogueRank, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
@@ -222,10 +230,13 @@ export class ContentService {
    * other while both were reported stored. Callers refuse colliding ids with the items named
    * (`id-collisions.ts`); this is the guard for one that does not.
    */
-  async ingestWithChanges(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<Array<{ item: Item; change: ItemChange }>> {
+  async ingestWithChanges(
+    inputs: ReadonlyArray<ItemInput & { id: string }>,
+  ): Promise<Array<{ item: Item; change: ItemChange }>> {
     const ids = new Set<string>();
     for (const input of inputs) {
-      if (ids.has(input.id)) throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
+      if (ids.has(input.id))
+        throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
       ids.add(input.id);
     }
     // The plain text of each new body, once, at write time (stored with the item, read by chat),
@@ -247,7 +258,8 @@ export class ContentService {
     const byId = new Map<string, { item: Item; change: ItemChange; against: Item | undefined }>();
     const outcome = (input: ItemInput & { id: string }) => {
       const previous = this.items.get(input.id);
-      if (previous && sameContent(input, previous)) return { item: previous, change: 'unchanged' as const, against: previous };
+      if (previous && sameContent(input, previous))
+        return { item: previous, change: 'unchanged' as const, against: previous };
       const item = stamp(input, now, previous);
       const text = plain.get(item.body);
       if (text === undefined) plainTextOf(item);
@@ -308,7 +320,11 @@ export class ContentService {
     if (!listing) {
       listing =
         scope === 'all'
-          ? new SortedListing((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || compareNewestFirst(a, b), () => true, catalogueRank)
+          ? new SortedListing(
+              (a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || compareNewestFirst(a, b),
+              () => true,
+              catalogueRank,
+            )
           : new SortedListing(compareNewestFirst, (i) => i.type === scope, catalogueRank);
       this.listings.set(scope, listing);
     }

@@ -28,7 +28,9 @@ const HEADINGS: Record<ItemType, string> = { article: 'Articles', project: 'Proj
  */
 export const EXPORTS: ReadonlyMap<string, ExportSpec> = new Map(
   [
-    ...ITEM_TYPES.flatMap((t) => (['json', 'ndjson'] as const).map((f) => ({ name: `${PLURAL[t]}.${f}`, scope: t as ExportScope, format: f }))),
+    ...ITEM_TYPES.flatMap((t) =>
+      (['json', 'ndjson'] as const).map((f) => ({ name: `${PLURAL[t]}.${f}`, scope: t as ExportScope, format: f })),
+    ),
     { name: 'all.json', scope: 'all' as ExportScope, format: 'json' as const },
     { name: 'all.ndjson', scope: 'all' as ExportScope, format: 'ndjson' as const },
     { name: 'all.md', scope: 'all' as ExportScope, format: 'md' as const },
@@ -44,7 +46,13 @@ function itemMarkdown(item: Item): string {
     `- updated: ${item.updated_at}`,
   ].filter((l): l is string => l !== undefined);
   const parts = [`## ${item.title.replace(/\n/g, ' ')}`, meta.join('\n')];
-  if (item.summary) parts.push(item.summary.split('\n').map((l) => `> ${l}`).join('\n'));
+  if (item.summary)
+    parts.push(
+      item.summary
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\n'),
+    );
   if (item.body.trim()) parts.push(item.body.trim());
   return parts.join('\n\n');
 }

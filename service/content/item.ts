@@ -125,7 +125,9 @@ function isRealDate(v: string): boolean {
   if (!DATE_PATTERN.test(v)) return false;
   const day = v.slice(0, 10);
   const d = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === day && !Number.isNaN(Date.parse(v.replace(' ', 'T')));
+  return (
+    !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === day && !Number.isNaN(Date.parse(v.replace(' ', 'T')))
+  );
 }
 
 const optionalText = (max: number, field: string) =>
@@ -142,7 +144,9 @@ export const itemInputSchema = z.object({
     .string({ error: 'id must be a string' })
     .trim()
     .max(ITEM_LIMITS.idLength, { error: `id is longer than ${ITEM_LIMITS.idLength} characters` })
-    .regex(SLUG_PATTERN, { error: 'id must be a slug: lower-case letters, digits and single hyphens (e.g. "my-first-post")' })
+    .regex(SLUG_PATTERN, {
+      error: 'id must be a slug: lower-case letters, digits and single hyphens (e.g. "my-first-post")',
+    })
     .optional(),
   type: z.enum(ITEM_TYPES as [ItemType, ...ItemType[]], { error: `type must be one of ${ITEM_TYPES.join(', ')}` }),
   title: z
@@ -226,14 +230,19 @@ function textsOf(item: ItemInput): string[] {
  * an item at a time, awaiting `step()` between items (time-steps.ts), so a batch of megabytes
  * is never one long step of the event loop.
  */
-export async function batchVocabularyProblem(items: readonly ItemInput[], step: () => Promise<void> | undefined): Promise<string | undefined> {
+export async function batchVocabularyProblem(
+  items: readonly ItemInput[],
+  step: () => Promise<void> | undefined,
+): Promise<string | undefined> {
   const max = BATCH_LIMITS.distinctWords;
   const seen = new Set<string>();
   for (const item of items) {
     if (textsOf(item).some((t) => addDistinctWords(seen, t, max))) break;
     await step();
   }
-  return seen.size > max ? `the items hold more than ${max} distinct words together; nothing was stored: send them in smaller batches` : undefined;
+  return seen.size > max
+    ? `the items hold more than ${max} distinct words together; nothing was stored: send them in smaller batches`
+    : undefined;
 }
 
 /** Validates a raw value as an item; on success the id is filled in (slug of the title when absent). */

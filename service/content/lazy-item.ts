@@ -129,7 +129,20 @@ export function lazyItem(
   listing?: ListingKeys,
   entry = -1,
 ): Item {
-  const state: State = { id, type, fingerprint, listing, entry, keys: undefined, src, start, end, plainStart, plainEnd, parsed: undefined };
+  const state: State = {
+    id,
+    type,
+    fingerprint,
+    listing,
+    entry,
+    keys: undefined,
+    src,
+    start,
+    end,
+    plainStart,
+    plainEnd,
+    parsed: undefined,
+  };
   return new Proxy(state, handler) as unknown as Item;
 }
 

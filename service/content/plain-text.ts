@@ -104,7 +104,7 @@ function removeComments(s: string): string {
 function removeFenceLines(s: string): string {
   let out = '';
   let copied = 0;
-  for (let p = 0; p <= s.length; ) {
+  for (let p = 0; p <= s.length;) {
     const q = spaceEnd(s, p);
     if (s.startsWith('```', q) || s.startsWith('~~~', q)) {
       const e = lineEnd(s, q + 3);
@@ -157,7 +157,7 @@ function removeReferenceDefinitions(s: string): string {
   let defEnd = -1;
   let out = '';
   let copied = 0;
-  for (let p = 0; p <= s.length; ) {
+  for (let p = 0; p <= s.length;) {
     const q = spaceEnd(s, p);
     if (s[q] === '[') {
       const j = nextBracket(q + 1);
@@ -252,7 +252,7 @@ function removeRules(s: string): string {
   let out = '';
   let copied = 0;
   const nextLineStart = (x: number): number => (x === 0 || isLineEnd(s.charCodeAt(x - 1)) ? x : lineEnd(s, x) + 1);
-  for (let p = 0; p <= s.length; ) {
+  for (let p = 0; p <= s.length;) {
     let x = spaceEnd(s, p);
     let marks = 0;
     let lastLineEnd = -1;
@@ -305,7 +305,7 @@ function cleanWhitespace(s: string): string {
       plain = end === i + 1 && c === 0x20;
       if (!plain) {
         parts.push(s.slice(copied, i));
-        for (let k = i; k < end; ) {
+        for (let k = i; k < end;) {
           if (isBlank(s.charCodeAt(k))) {
             parts.push(' ');
             while (k < end && isBlank(s.charCodeAt(k))) k++;

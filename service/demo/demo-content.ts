@@ -34,10 +34,12 @@ export function demoDocuments(root: string = projectRoot()): string[] {
  */
 export function loadDemoContent(root: string = projectRoot()): DemoItem[] {
   const load = loadFolder(root, { files: demoDocuments(root), sections: true });
-  if (load.failed.length) throw new Error(`demo content: ${load.failed.map((f) => `${f.file}: ${f.reason}`).join('; ')}`);
+  if (load.failed.length)
+    throw new Error(`demo content: ${load.failed.map((f) => `${f.file}: ${f.reason}`).join('; ')}`);
   return load.items.map(({ file, item }) => {
     const v = validateItem(item);
-    if (!v.ok) throw new Error(`demo content: ${file} (${String(item.id)}): ${v.issues[0]?.field}: ${v.issues[0]?.message}`);
+    if (!v.ok)
+      throw new Error(`demo content: ${file} (${String(item.id)}): ${v.issues[0]?.field}: ${v.issues[0]?.message}`);
     return v.item;
   });
 }

@@ -68,7 +68,10 @@ export function evaluateQuery(run: readonly RankedDoc[], judgments: Judgments, k
     }
     if (grade > 0) dcg += grade / Math.log2(i + 2);
   });
-  const ideal = grades.filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = grades
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   return {
     ndcg: idcg > 0 ? dcg / idcg : 0,

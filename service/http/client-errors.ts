@@ -30,7 +30,11 @@ export interface ClientErrorAnswer {
  * `{error, message, field}` every other refusal carries. `inBody`: the request's headers were
  * read (a route was running) when it timed out.
  */
-export function clientErrorAnswer(err: NodeJS.ErrnoException, limits: ClientErrorLimits, inBody: boolean): ClientErrorAnswer | undefined {
+export function clientErrorAnswer(
+  err: NodeJS.ErrnoException,
+  limits: ClientErrorLimits,
+  inBody: boolean,
+): ClientErrorAnswer | undefined {
   switch (err.code) {
     case 'ECONNRESET':
     case 'EPIPE':
@@ -70,7 +74,11 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException, limits: ClientErro
     default:
       return {
         status: 400,
-        body: { error: 'bad_request', message: `the request is not valid HTTP/1.1 (${err.code ?? err.message})`, field: 'request' },
+        body: {
+          error: 'bad_request',
+          message: `the request is not valid HTTP/1.1 (${err.code ?? err.message})`,
+          field: 'request',
+        },
       };
   }
 }

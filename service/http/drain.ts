@@ -23,12 +23,22 @@ export const DRAIN_DEFAULTS: Required<DrainOptions> = { maxBytes: 64 * 1024 * 10
  * closed cleanly. Discarding is bounded (`maxBytes`, `timeoutMs`, and no attempt at all when a
  * declared `Content-Length` exceeds `maxBytes`); past a bound the connection is closed as before.
  */
-export function answerThenDrain(req: Request, res: Response, status: number, body: unknown, opts: DrainOptions = {}): void {
+export function answerThenDrain(
+  req: Request,
+  res: Response,
+  status: number,
+  body: unknown,
+  opts: DrainOptions = {},
+): void {
   const maxBytes = opts.maxBytes ?? DRAIN_DEFAULTS.maxBytes;
   const timeoutMs = opts.timeoutMs ?? DRAIN_DEFAULTS.timeoutMs;
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
   res.status(status);
-  res.set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(payload.length), Connection: 'close' });
+  res.set({
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(payload.length),
+    Connection: 'close',
+  });
   const declared = Number(req.get('content-length'));
   if (req.complete || req.readableEnded || (Number.isFinite(declared) && declared > maxBytes)) {
     res.end(payload);

@@ -52,7 +52,11 @@ function drainedOrClosed(res: Response, stallMs: number): Promise<boolean> {
  *   which every HTTP client reports as an error), never a truncated body passed off as complete.
  *   The error is thrown too, after the destroy, for the caller to log.
  */
-export async function writeChunks(res: Response, chunks: Iterator<string>, opts: WriteChunksOptions = {}): Promise<StreamResult> {
+export async function writeChunks(
+  res: Response,
+  chunks: Iterator<string>,
+  opts: WriteChunksOptions = {},
+): Promise<StreamResult> {
   const sliceMs = opts.sliceMs ?? 10;
   const stallMs = opts.stallMs ?? 60_000;
   let gone = false;

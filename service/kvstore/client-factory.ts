@@ -93,7 +93,10 @@ export function createRedisClient(target: StoreTarget, base: RedisOptions): Redi
   }
   const u = new URL(target.url);
   if (target.password) u.password = '';
-  return new Redis(target.password ? u.toString() : target.url, { ...base, ...(target.password ? { password: target.password } : {}) });
+  return new Redis(target.password ? u.toString() : target.url, {
+    ...base,
+    ...(target.password ? { password: target.password } : {}),
+  });
 }
 
 /** What a server says it is (`INFO server` → `redis_mode`). */
@@ -105,7 +108,11 @@ export async function detectMode(target: StoreTarget, connectTimeoutMs: number):
     port: p.port,
     ...(p.tls ? { tls: {} } : {}),
     // A sentinel has its own password; a data node the URL's.
-    ...(sentinel ? (target.topology.sentinelPassword ? { password: target.topology.sentinelPassword } : {}) : { username: p.username, password: p.password }),
+    ...(sentinel
+      ? target.topology.sentinelPassword
+        ? { password: target.topology.sentinelPassword }
+        : {}
+      : { username: p.username, password: p.password }),
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     commandTimeout: connectTimeoutMs,
@@ -143,7 +150,11 @@ export function modeMismatch(target: StoreTarget, actual: KvstoreMode): KvstoreM
     if (u.password) u.password = '***';
     return u.toString();
   })();
-  const what = { standalone: 'a standalone Redis server', cluster: 'a Redis Cluster node', sentinel: 'a Redis Sentinel' }[actual];
+  const what = {
+    standalone: 'a standalone Redis server',
+    cluster: 'a Redis Cluster node',
+    sentinel: 'a Redis Sentinel',
+  }[actual];
   const fix =
     actual === 'sentinel'
       ? `set ${v}_MODE=sentinel and ${v}_SENTINEL_MASTER to the master's name`

@@ -1,7 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { DEFAULT_STORE_TOPOLOGY, defaultDurability, needsWaitaof, type KvstoreDurability, type KvstoreMode, type Settings, type StoreTopologySettings } from '../../configs';
+import {
+  DEFAULT_STORE_TOPOLOGY,
+  defaultDurability,
+  needsWaitaof,
+  type KvstoreDurability,
+  type KvstoreMode,
+  type Settings,
+  type StoreTopologySettings,
+} from '../../configs';
 import { createRedisClient, detectMode, modeMismatch, type RedisClient, type StoreTarget } from './client-factory';
 import { EvictionWatch } from './eviction-watch';
 
@@ -174,7 +182,10 @@ export class KvstoreConnection extends EventEmitter {
     this.degradedHoldMs = options.degradedHoldMs ?? 5000;
     this.verify = options.verifyMode ?? true;
     this.durability =
-      options.durability ?? ((options.variablePrefix ?? 'KVSTORE') === 'KVSTORE' ? (settings.kvstore.durability ?? defaultDurability(this.mode)) : undefined);
+      options.durability ??
+      ((options.variablePrefix ?? 'KVSTORE') === 'KVSTORE'
+        ? (settings.kvstore.durability ?? defaultDurability(this.mode))
+        : undefined);
     this.eviction = new EvictionWatch({
       logger,
       holdsContent: options.holdsContent ?? (options.variablePrefix ?? 'KVSTORE') === 'KVSTORE',
@@ -187,9 +198,15 @@ export class KvstoreConnection extends EventEmitter {
       return;
     }
     const variablePrefix = options.variablePrefix ?? 'KVSTORE';
-    this.target = { url: withoutPassword(url, settings.kvstore.password), password: settings.kvstore.password, topology, variablePrefix };
+    this.target = {
+      url: withoutPassword(url, settings.kvstore.password),
+      password: settings.kvstore.password,
+      topology,
+      variablePrefix,
+    };
     const target = this.target;
-    const make = factory ?? ((u: string, o: RedisOptions) => createRedisClient({ ...target, url: u, password: undefined }, o));
+    const make =
+      factory ?? ((u: string, o: RedisOptions) => createRedisClient({ ...target, url: u, password: undefined }, o));
     this.current = 'connecting';
     this.client = make(target.url, kvstoreOptions(settings));
     this.client.on('ready', () => {
@@ -228,14 +245,20 @@ export class KvstoreConnection extends EventEmitter {
     if (prev === now) return;
     this.confirmation = now;
     if (now === 'ok') {
-      this.logger.warn({ durability: level, was: prev }, 'kvstore confirms content writes again at the configured durability; writes resume');
+      this.logger.warn(
+        { durability: level, was: prev },
+        'kvstore confirms content writes again at the configured durability; writes resume',
+      );
     } else if (now === 'no_replica') {
       this.logger.warn(
         { durability: level, mode: this.mode },
         'no replica to confirm content writes (KVSTORE_DURABILITY needs one): writes are refused with 503 until a replica is connected again; the kvstore itself answers',
       );
     } else {
-      this.logger.warn({ durability: level, mode: this.mode }, 'the kvstore primary does not confirm content writes on disk in time (WAITAOF): writes are refused with 503 until it does');
+      this.logger.warn(
+        { durability: level, mode: this.mode },
+        'the kvstore primary does not confirm content writes on disk in time (WAITAOF): writes are refused with 503 until it does',
+      );
     }
   }
 
@@ -259,7 +282,12 @@ export class KvstoreConnection extends EventEmitter {
 
   /** True when a configured store is down, refusing commands, or cannot confirm writes (`/health` says `degraded`). */
   get degraded(): boolean {
-    return this.current === 'disconnected' || this.current === 'unresponsive' || this.current === 'degraded' || this.confirmation !== 'ok';
+    return (
+      this.current === 'disconnected' ||
+      this.current === 'unresponsive' ||
+      this.current === 'degraded' ||
+      this.confirmation !== 'ok'
+    );
   }
 
   /**
@@ -288,7 +316,12 @@ export class KvstoreConnection extends EventEmitter {
       this.current = 'connected';
       this.logger.warn({ mode: this.mode }, 'kvstore commands succeed again; health says connected');
     }
-    if (!c || this.pinging || (this.current !== 'connected' && this.current !== 'unresponsive' && this.current !== 'degraded')) return;
+    if (
+      !c ||
+      this.pinging ||
+      (this.current !== 'connected' && this.current !== 'unresponsive' && this.current !== 'degraded')
+    )
+      return;
     this.pinging = true;
     c.ping().then(
       () => {
@@ -321,7 +354,10 @@ export class KvstoreConnection extends EventEmitter {
       // Already down when it was unresponsive: one warning and one `down` per outage.
       if (prev === 'unresponsive') return;
       // The cause (refused, WRONGPASS, an unverified certificate) tells an outage from a misconfiguration.
-      this.logger.warn({ err: this.lastError }, 'kvstore unreachable; falling back to in-memory state until it returns');
+      this.logger.warn(
+        { err: this.lastError },
+        'kvstore unreachable; falling back to in-memory state until it returns',
+      );
       this.emit('down');
     }
   }
@@ -341,7 +377,10 @@ export class KvstoreConnection extends EventEmitter {
       try {
         actual = await detectMode(this.target, Math.max(this.commandTimeoutMs, 1000));
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message, mode: this.mode }, 'kvstore mode could not be checked (unreachable?); trusting the setting');
+        this.logger.warn(
+          { err: (err as Error).message, mode: this.mode },
+          'kvstore mode could not be checked (unreachable?); trusting the setting',
+        );
       }
       if (actual !== undefined && actual !== this.mode) throw modeMismatch(this.target, actual);
     }
@@ -376,10 +415,14 @@ export class KvstoreConnection extends EventEmitter {
       try {
         info = `${await p.info('server')}\n${await p.info('persistence')}`;
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message, durability: level }, 'kvstore durability level could not be checked (unreachable?); trusting the setting');
+        this.logger.warn(
+          { err: (err as Error).message, durability: level },
+          'kvstore durability level could not be checked (unreachable?); trusting the setting',
+        );
         return;
       }
-      const where = c instanceof Cluster ? `the cluster master ${p.options.host}:${p.options.port}` : 'the kvstore primary';
+      const where =
+        c instanceof Cluster ? `the cluster master ${p.options.host}:${p.options.port}` : 'the kvstore primary';
       const problem = durabilityProblem(level, info, where);
       if (problem) throw new KvstoreDurabilityError(problem);
     }

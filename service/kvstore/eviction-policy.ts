@@ -66,7 +66,8 @@ export async function readMemoryPolicy(c: RedisClient, where: string): Promise<M
     const values = new Map<string, string>();
     for (let i = 0; i + 1 < flat.length; i += 2) values.set(flat[i], flat[i + 1]);
     const policy = values.get('maxmemory-policy');
-    if (policy !== undefined) return { policy, maxmemory: Number(values.get('maxmemory') ?? 0), source: 'config', where };
+    if (policy !== undefined)
+      return { policy, maxmemory: Number(values.get('maxmemory') ?? 0), source: 'config', where };
     configError = 'CONFIG GET maxmemory* did not list maxmemory-policy';
   } catch (e) {
     configError = reason(e);
@@ -75,16 +76,22 @@ export async function readMemoryPolicy(c: RedisClient, where: string): Promise<M
   try {
     const info = await c.info('memory');
     const policy = infoField(info, 'maxmemory_policy');
-    if (policy !== undefined) return { policy, maxmemory: Number(infoField(info, 'maxmemory') ?? 0), source: 'info', where };
+    if (policy !== undefined)
+      return { policy, maxmemory: Number(infoField(info, 'maxmemory') ?? 0), source: 'info', where };
     return { error: `CONFIG GET: ${configError}; INFO memory has no maxmemory_policy`, refused: configRefused, where };
   } catch (e) {
-    return { error: `CONFIG GET: ${configError}; INFO memory: ${reason(e)}`, refused: configRefused && isReply(e), where };
+    return {
+      error: `CONFIG GET: ${configError}; INFO memory: ${reason(e)}`,
+      refused: configRefused && isReply(e),
+      where,
+    };
   }
 }
 
 /** The servers that hold keys: every master of a cluster, else the one server. */
 function primaries(c: RedisClient): Array<{ node: RedisClient; where: string }> {
-  if (c instanceof Cluster) return c.nodes('master').map((n) => ({ node: n, where: `the cluster master ${n.options.host}:${n.options.port}` }));
+  if (c instanceof Cluster)
+    return c.nodes('master').map((n) => ({ node: n, where: `the cluster master ${n.options.host}:${n.options.port}` }));
   return [{ node: c, where: 'the server' }];
 }
 
@@ -96,7 +103,9 @@ export async function readStorePolicy(c: RedisClient): Promise<MemoryPolicy> {
   const read = await Promise.all(primaries(c).map(({ node, where }) => readMemoryPolicy(node, where)));
   if (!read.length) return { error: 'no master to ask', where: 'the cluster' };
   return (
-    read.find((p) => p.policy !== undefined && policyEffect(p.policy) === 'evicts') ?? read.find((p) => p.policy === undefined) ?? read[0]
+    read.find((p) => p.policy !== undefined && policyEffect(p.policy) === 'evicts') ??
+    read.find((p) => p.policy === undefined) ??
+    read[0]
   );
 }
 

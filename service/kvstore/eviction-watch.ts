@@ -2,7 +2,15 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { EvictionStatus } from '../http/contract/ops';
 import type { RedisClient } from './client-factory';
-import { ACCEPT_EVICTION_VARIABLE, evictionProblem, KvstoreEvictionError, policyEffect, readEvictedKeys, readStorePolicy, type MemoryPolicy } from './eviction-policy';
+import {
+  ACCEPT_EVICTION_VARIABLE,
+  evictionProblem,
+  KvstoreEvictionError,
+  policyEffect,
+  readEvictedKeys,
+  readStorePolicy,
+  type MemoryPolicy,
+} from './eviction-policy';
 
 /**
  * What the store's `maxmemory-policy` means for this service: `unchecked` (not read yet: never
@@ -76,7 +84,9 @@ export class EvictionWatch extends EventEmitter {
    * `unknown`. Under `none` (noeviction, volatile-*) only keys with a TTL go, never the content's.
    */
   get contentAtRisk(): boolean {
-    return this.opts.holdsContent && (this.current === 'accepted' || this.current === 'evicts' || this.current === 'unknown');
+    return (
+      this.opts.holdsContent && (this.current === 'accepted' || this.current === 'evicts' || this.current === 'unknown')
+    );
   }
 
   /**
@@ -143,21 +153,40 @@ export class EvictionWatch extends EventEmitter {
     this.current = next;
     if (prev === next && !changedPolicy) return;
     const log = this.opts.logger;
-    const fields = { maxmemory_policy: p.policy ?? null, maxmemory: p.maxmemory ?? null, where: p.where, read_by: p.source ?? null };
+    const fields = {
+      maxmemory_policy: p.policy ?? null,
+      maxmemory: p.maxmemory ?? null,
+      where: p.where,
+      read_by: p.source ?? null,
+    };
     if (next === 'none') {
-      if (prev === 'unchecked') log.info(fields, 'kvstore maxmemory-policy keeps keys without a TTL (the content keys have none)');
-      else log.warn(fields, 'kvstore maxmemory-policy no longer evicts keys without a TTL; content writes are accepted again');
+      if (prev === 'unchecked')
+        log.info(fields, 'kvstore maxmemory-policy keeps keys without a TTL (the content keys have none)');
+      else
+        log.warn(
+          fields,
+          'kvstore maxmemory-policy no longer evicts keys without a TTL; content writes are accepted again',
+        );
     } else if (next === 'unknown') {
       log.warn(
         { ...fields, err: p.error },
         'kvstore maxmemory-policy could not be read (CONFIG and INFO refused): whether Redis may evict the content keys is unknown; make sure it is noeviction or volatile-* (evictions are still watched where INFO answers)',
       );
     } else if (next === 'accepted') {
-      log.warn(fields, `kvstore maxmemory-policy may evict the content keys; starting anyway because ${ACCEPT_EVICTION_VARIABLE}=true (the risk is shown in /health)`);
+      log.warn(
+        fields,
+        `kvstore maxmemory-policy may evict the content keys; starting anyway because ${ACCEPT_EVICTION_VARIABLE}=true (the risk is shown in /health)`,
+      );
     } else if (this.opts.holdsContent) {
-      log.error(fields, `${evictionProblem(p)}; found after the start (changed at run time, or another server after a reconnect, or unreachable at start): content writes are refused with 503 and /health says degraded until it is fixed`);
+      log.error(
+        fields,
+        `${evictionProblem(p)}; found after the start (changed at run time, or another server after a reconnect, or unreachable at start): content writes are refused with 503 and /health says degraded until it is fixed`,
+      );
     } else {
-      log.warn(fields, 'the rate limiter\'s kvstore maxmemory-policy may evict keys without a TTL: limits held there can be reset by evictions when it is full (use noeviction or volatile-* to keep them)');
+      log.warn(
+        fields,
+        "the rate limiter's kvstore maxmemory-policy may evict keys without a TTL: limits held there can be reset by evictions when it is full (use noeviction or volatile-* to keep them)",
+      );
     }
   }
 
@@ -190,7 +219,7 @@ export class EvictionWatch extends EventEmitter {
         { evicted_keys: delta, maxmemory_policy: this.read?.policy ?? null },
         this.opts.holdsContent
           ? 'the kvstore evicted keys with a TTL (maxmemory reached): some rate limits may have been reset; the content keys carry no TTL and are kept'
-          : 'the rate limiter\'s kvstore evicted keys (maxmemory reached): some limits may have been reset',
+          : "the rate limiter's kvstore evicted keys (maxmemory reached): some limits may have been reset",
       );
     }
     // The content store reloads only when content may be among them: under noeviction or

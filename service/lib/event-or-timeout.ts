@@ -4,7 +4,12 @@ import type { EventEmitter } from 'node:events';
  * Resolves true at the first of `yes` events on `emitter`, false at the first of `no` events or
  * after `ms` (an unref'd timer), whichever comes first; leaves no listener or timer behind.
  */
-export function eventOrTimeout(emitter: EventEmitter, yes: readonly string[], no: readonly string[], ms: number): Promise<boolean> {
+export function eventOrTimeout(
+  emitter: EventEmitter,
+  yes: readonly string[],
+  no: readonly string[],
+  ms: number,
+): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
       clearTimeout(timer);

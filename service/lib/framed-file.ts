@@ -31,10 +31,16 @@ export function pushPadded(parts: Buffer[], bytes: Buffer): number {
  * The header of a file in this layout and where its body starts, checked (magic, length, CRC-32,
  * JSON); a failure is thrown as `fail(reason)`. The caller checks the header's fields.
  */
-export function decodeHead(buf: Buffer, magic: Buffer, what: string, fail: (reason: string) => Error): { header: unknown; bodyStart: number } {
+export function decodeHead(
+  buf: Buffer,
+  magic: Buffer,
+  what: string,
+  fail: (reason: string) => Error,
+): { header: unknown; bodyStart: number } {
   if (buf.length < 16 || !buf.subarray(0, 8).equals(magic)) throw fail(`not a ${what} (bad magic bytes)`);
   const length = buf.readUInt32LE(8);
-  if (16 + length > buf.length) throw fail(`truncated: the header says ${length} bytes, the file has ${buf.length - 16}`);
+  if (16 + length > buf.length)
+    throw fail(`truncated: the header says ${length} bytes, the file has ${buf.length - 16}`);
   const json = buf.subarray(16, 16 + length);
   if (crc32(json) !== buf.readUInt32LE(12)) throw fail('damaged: header checksum mismatch');
   try {

@@ -2,7 +2,12 @@
  * What `writeAll` needs of an open file: `FileHandle.write` in its buffer form (a fake in tests).
  */
 export interface WritableFile {
-  write(buffer: Uint8Array, offset: number, length: number, position?: number | null): Promise<{ bytesWritten: number }>;
+  write(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position?: number | null,
+  ): Promise<{ bytesWritten: number }>;
 }
 
 /**
@@ -32,7 +37,12 @@ export class ShortWriteError extends Error {
 export async function writeAll(file: WritableFile, data: Uint8Array, position?: number): Promise<void> {
   let at = 0;
   while (at < data.length) {
-    const { bytesWritten } = await file.write(data, at, data.length - at, position === undefined ? null : position + at);
+    const { bytesWritten } = await file.write(
+      data,
+      at,
+      data.length - at,
+      position === undefined ? null : position + at,
+    );
     if (!(bytesWritten > 0)) throw new ShortWriteError(at, data.length);
     at += bytesWritten;
   }

@@ -4,7 +4,14 @@ import type { KvstoreState } from '../kvstore/connection';
 import { METRIC_FAMILIES as F } from '../../contract';
 
 /** Every state the gauge reports a series for (all present, one of them 1). */
-export const KVSTORE_STATES: readonly KvstoreState[] = ['not_configured', 'connecting', 'connected', 'degraded', 'unresponsive', 'disconnected'];
+export const KVSTORE_STATES: readonly KvstoreState[] = [
+  'not_configured',
+  'connecting',
+  'connected',
+  'degraded',
+  'unresponsive',
+  'disconnected',
+];
 
 /** What the gauge reads of one store connection (a KvstoreConnection). */
 export interface KvstoreStateSource {
@@ -17,7 +24,10 @@ export interface KvstoreStateSource {
  * others, read at scrape time. `store` is `kvstore` (content, and rate limits unless they have their
  * own) or `ratelimit` (`RATELIMIT_STORAGE_URL`); `mode` is `standalone`, `cluster` or `sentinel`.
  */
-export function registerKvstoreStateMetric(registry: Registry, stores: Readonly<Record<string, KvstoreStateSource>>): Gauge {
+export function registerKvstoreStateMetric(
+  registry: Registry,
+  stores: Readonly<Record<string, KvstoreStateSource>>,
+): Gauge {
   return new Gauge({
     name: F.kvstoreState.name,
     help: 'Key-value store state per store and mode: 1 for the current state (connected | degraded | unresponsive | disconnected | connecting | not_configured), 0 for the others',
@@ -38,7 +48,10 @@ export function registerKvstoreStateMetric(registry: Registry, stores: Readonly<
  * eviction-watch.ts), read at scrape time; 0 from the start for every store, configured or not.
  * Every replica watches the same server, so alert on `max`, never `sum`, over replicas.
  */
-export function registerKvstoreEvictionMetric(registry: Registry, stores: Readonly<Record<string, { readonly eviction: { readonly evictedKeys: number } }>>): Counter {
+export function registerKvstoreEvictionMetric(
+  registry: Registry,
+  stores: Readonly<Record<string, { readonly eviction: { readonly evictedKeys: number } }>>,
+): Counter {
   const seen = new Map<string, number>();
   return new Counter({
     name: F.kvstoreEvictedKeysTotal.name,

@@ -86,7 +86,8 @@ export class LeanHistogram<T extends string> {
   labels(labels: LabelValues<T>): HistogramChild {
     const given = labels as Record<string, string | number | undefined>;
     for (const k of Object.keys(given)) {
-      if (!(this.labelNames as readonly string[]).includes(k)) throw new Error(`Added label "${k}" is not included in initial labelset`);
+      if (!(this.labelNames as readonly string[]).includes(k))
+        throw new Error(`Added label "${k}" is not included in initial labelset`);
     }
     const key = this.labelNames.map((l) => String(given[l] ?? '')).join('\u0000');
     const own = { ...(given as Record<string, string | number>) };
@@ -143,7 +144,13 @@ export class LeanHistogram<T extends string> {
       let acc = 0;
       for (let i = 0; i < this.bounds.length; i++) {
         acc += s.counts[i];
-        values.push({ labels: { le: this.bounds[i] }, sharedLabels: s.labels, value: acc, metricName: bucket, exemplar: null });
+        values.push({
+          labels: { le: this.bounds[i] },
+          sharedLabels: s.labels,
+          value: acc,
+          metricName: bucket,
+          exemplar: null,
+        });
       }
       values.push(
         { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: bucket, exemplar: null },

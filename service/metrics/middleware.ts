@@ -31,7 +31,11 @@ export function countAs(res: Response, status: number): void {
  * away before that. A `finish` listener as well would cost about a quarter of a bare request's
  * CPU (measured with bench/ratelimit: the listener bookkeeping on the response, not the work).
  */
-export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics, routes: RouteTable = API_ROUTE_TABLE): RequestHandler {
+export function metricsMiddleware(
+  stats: RequestStats,
+  metrics: ServiceMetrics,
+  routes: RouteTable = API_ROUTE_TABLE,
+): RequestHandler {
   // Labelled children are looked up once per (type, method, status). Bounded, since methods and
   // statuses are few.
   const children = new Map<string, ReturnType<ServiceMetrics['requestDuration']['labels']>>();
@@ -45,7 +49,9 @@ export function metricsMiddleware(stats: RequestStats, metrics: ServiceMetrics, 
     res.on('close', () => {
       const ms = performance.now() - started;
       // A client that hung up before the response is counted as failed (499, nginx's convention).
-      const status = res.writableFinished ? ((res.locals[COUNTED_STATUS] as number | undefined) ?? res.statusCode) : 499;
+      const status = res.writableFinished
+        ? ((res.locals[COUNTED_STATUS] as number | undefined) ?? res.statusCode)
+        : 499;
       const type = requestTypeOf(req.method, path, routes);
       stats.record(type, status, ms);
       const key = `${type} ${req.method} ${status}`;

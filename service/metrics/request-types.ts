@@ -16,9 +16,12 @@ export function isOperationalPath(path: string): boolean {
   return OPERATIONAL.has(p) || OPERATIONAL.has(p.toLowerCase());
 }
 
+/** Char code of `/`. */
+const SLASH = 0x2f;
+
 /** True when `path` is `prefix` or lies below it on a segment boundary. */
 export function underPrefix(path: string, prefix: string): boolean {
-  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* / */);
+  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === SLASH);
 }
 
 /** One route of the functional API, as the routers in service/routes/ mount it. */
@@ -36,7 +39,9 @@ export interface ApiRoute {
  * matching none is charged to the ip tier only) and the by-type request metrics use. A test
  * checks it against the routers Express really runs.
  */
-export const API_ROUTES: readonly ApiRoute[] = ROUTES.flatMap((r) => (r.type ? [{ method: r.method, path: r.path, type: r.type }] : []));
+export const API_ROUTES: readonly ApiRoute[] = ROUTES.flatMap((r) =>
+  r.type ? [{ method: r.method, path: r.path, type: r.type }] : [],
+);
 
 interface CompiledRoute {
   readonly route: ApiRoute;
@@ -61,7 +66,8 @@ function routeRegExp(path: string): RegExp {
 /** The first segment after `/api/`, lower-cased: the bucket a path's candidate routes are in. */
 function bucketOf(path: string): string | undefined {
   const n = API_PREFIX.length;
-  if (path.length < n || path.charCodeAt(0) !== 47 /* / */ || path.slice(0, n).toLowerCase() !== API_PREFIX) return undefined;
+  if (path.length < n || path.charCodeAt(0) !== SLASH || path.slice(0, n).toLowerCase() !== API_PREFIX)
+    return undefined;
   const end = path.indexOf('/', n);
   return (end < 0 ? path.slice(n) : path.slice(n, end)).toLowerCase();
 }

@@ -3,7 +3,14 @@ import { monitorEventLoop, type EventLoopDelay, type EventLoopDelayStats } from 
 import { LeanHistogram } from './lean-histogram';
 import { healthScore, performanceGrade } from './health-score';
 import type { RequestStats, StatsSnapshot } from './request-stats';
-import { GRADE_VALUES, METRIC_FAMILIES as F, METRIC_PREFIX, REQUEST_TYPES, type PerformanceGrade, type RequestType } from '../../contract';
+import {
+  GRADE_VALUES,
+  METRIC_FAMILIES as F,
+  METRIC_PREFIX,
+  REQUEST_TYPES,
+  type PerformanceGrade,
+  type RequestType,
+} from '../../contract';
 
 /** Occupancy of the search result cache, read at scrape time. */
 export interface CacheStats {
@@ -79,8 +86,16 @@ export class ServiceMetrics {
           this.set(read());
         },
       });
-    derived(F.successRate.name, 'Success rate, percentage: 100 * successful / total (100 with no traffic)', () => snap().successRate);
-    derived(F.avgResponseTimeMs.name, 'Average response time over the last 5 minutes, milliseconds', () => snap().avgResponseTimeMs);
+    derived(
+      F.successRate.name,
+      'Success rate, percentage: 100 * successful / total (100 with no traffic)',
+      () => snap().successRate,
+    );
+    derived(
+      F.avgResponseTimeMs.name,
+      'Average response time over the last 5 minutes, milliseconds',
+      () => snap().avgResponseTimeMs,
+    );
     mirrored(F.totalTokensUsed.name, 'Total tokens used by the external AI model', (s) => s.tokensUsed);
     mirrored(
       F.tokensEstimatedTotal.name,
@@ -93,8 +108,14 @@ export class ServiceMetrics {
       'Health score, range 0 to 100 (60% success rate, 30% latency, 10% dependencies; see README)',
       () => view().score,
     );
-    const encoding = Object.entries(GRADE_VALUES).map(([letter, value]) => `${letter}=${value}`).join(' ');
-    derived(F.performanceGrade.name, `Performance grade, letters A to F, encoded ${encoding}`, () => GRADE_VALUES[view().grade]);
+    const encoding = Object.entries(GRADE_VALUES)
+      .map(([letter, value]) => `${letter}=${value}`)
+      .join(' ');
+    derived(
+      F.performanceGrade.name,
+      `Performance grade, letters A to F, encoded ${encoding}`,
+      () => GRADE_VALUES[view().grade],
+    );
     const cacheSize = () => sources.cache?.size() ?? 0;
     const cacheMax = () => sources.cache?.maxSize() ?? 0;
     derived(F.cacheSize.name, 'Current cache size (entries in the search result cache)', cacheSize);

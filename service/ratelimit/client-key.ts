@@ -108,6 +108,11 @@ export function clientId(ip: string | undefined, ipv6PrefixLength: number, socke
  * proxy`, falling back to the socket address. The one function both the limiter and
  * `/api/rate-limit`'s `client_ip` use, so the status shows the key the limiter charges.
  */
-export function requestClientId(ip: string | undefined, peer: string | undefined, socketOnly: boolean, ipv6PrefixLength: number): string {
+export function requestClientId(
+  ip: string | undefined,
+  peer: string | undefined,
+  socketOnly: boolean,
+  ipv6PrefixLength: number,
+): string {
   return clientId(socketOnly ? peer : ip, ipv6PrefixLength, peer);
 }

@@ -139,7 +139,14 @@ export class ClusterDecisionStore implements DecisionStore {
   }
 
   private enqueueGlobal(gcra: TierPlan['tiers'][number]['gcra']): Promise<Decision> {
-    this.globalPlan ??= { endpoint: undefined, tiers: [{ name: 'global', limits: { limit: gcra.limit, windowSeconds: gcra.windowMs / 1000, burst: gcra.burst }, gcra }], policy: '', keys: () => [CLUSTER_GLOBAL_KEY] };
+    this.globalPlan ??= {
+      endpoint: undefined,
+      tiers: [
+        { name: 'global', limits: { limit: gcra.limit, windowSeconds: gcra.windowMs / 1000, burst: gcra.burst }, gcra },
+      ],
+      policy: '',
+      keys: () => [CLUSTER_GLOBAL_KEY],
+    };
     return this.runner.decide(GLOBAL_BATCH, this.globalPlan, [CLUSTER_GLOBAL_KEY]);
   }
 

@@ -50,7 +50,12 @@ export class DecisionBatch {
   }
 
   /** Adds a request: `keys` are its keys, one per tier of the plan, in the plan's order. */
-  add(keys: readonly string[], resolve: (d: Decision) => void, reject: (err: unknown) => void, recover?: Recover): void {
+  add(
+    keys: readonly string[],
+    resolve: (d: Decision) => void,
+    reject: (err: unknown) => void,
+    recover?: Recover,
+  ): void {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       let at = this.index.get(key);

@@ -66,12 +66,14 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
         `RATE_LIMIT_IP_GLOBAL_SHARE=${rl.ipGlobalShare} lowered the ip tier from ${before.limit} per ${before.windowSeconds} s, burst ${before.burst} to ${ip.limit} per ${ip.windowSeconds} s, burst ${ip.burst}`,
       );
     }
-    for (const w of rateLimitWarnings(rl.enabled, rl.effective.tiers)) logger.warn({ code: w.code, exhausts_after_seconds: w.exhausts_after_seconds }, w.message);
+    for (const w of rateLimitWarnings(rl.enabled, rl.effective.tiers))
+      logger.warn({ code: w.code, exhausts_after_seconds: w.exhausts_after_seconds }, w.message);
   }
   const memory = new MemoryDecisionStore(deps.clock, rl.memoryMaxKeys);
   const c = connection.client;
   // On a Redis Cluster the global tier lives in its own slot: see cluster-decision-store.ts.
-  const redis = c === undefined ? undefined : c instanceof Cluster ? new ClusterDecisionStore(c) : new RedisDecisionStore(c);
+  const redis =
+    c === undefined ? undefined : c instanceof Cluster ? new ClusterDecisionStore(c) : new RedisDecisionStore(c);
   let metrics: RateLimitMetrics | undefined;
   const store = new FailoverDecisionStore(connection, redis, memory, logger, deps.clock, {
     probeIntervalMs: options.probeIntervalMs,

@@ -5,7 +5,9 @@ import { METRIC_FAMILIES as F } from '../../contract';
 import type { RateLimitBackend } from './types';
 
 /** Buckets of the decision histogram: 50 µs to 1 s (a kvstore decision is ~0.1-1 ms, a timeout 250 ms). */
-export const DECISION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+export const DECISION_BUCKETS = [
+  0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+];
 
 /**
  * The rate-limit metrics on an injected registry. The per-request counters count into a plain
@@ -76,7 +78,10 @@ export class RateLimitMetrics {
       buckets: DECISION_BUCKETS,
       registers: [registry],
     });
-    this.durations = { kvstore: decision.labels({ backend: 'kvstore' }), memory: decision.labels({ backend: 'memory' }) };
+    this.durations = {
+      kvstore: decision.labels({ backend: 'kvstore' }),
+      memory: decision.labels({ backend: 'memory' }),
+    };
   }
 
   /** Counts one tier's verdict. */

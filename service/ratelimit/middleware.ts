@@ -59,7 +59,14 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
     const shown = tiers[v.shown];
     if (!v.allowed && logExceeded) {
       logger.info(
-        { tier: shown.name, key: keys[v.shown], client, method: req.method, path: req.path, retry_after: v.retryAfterSeconds },
+        {
+          tier: shown.name,
+          key: keys[v.shown],
+          client,
+          method: req.method,
+          path: req.path,
+          retry_after: v.retryAfterSeconds,
+        },
         'rate limit exceeded',
       );
     } else if (logAll) {
@@ -80,7 +87,17 @@ export function rateLimitMiddleware(ctx: MiddlewareContext): RequestHandler {
   };
 
   /** Acts on a decision: metrics, headers, logs, then `next()` or a 429. */
-  const decided = (req: Request, res: Response, next: NextFunction, plan: TierPlan, keys: readonly string[], client: string, backend: RateLimitBackend, started: number, d: Decision) => {
+  const decided = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    plan: TierPlan,
+    keys: readonly string[],
+    client: string,
+    backend: RateLimitBackend,
+    started: number,
+    d: Decision,
+  ) => {
     try {
       metrics?.decided(backend, (performance.now() - started) / 1000);
       const v = verdictOf(plan, d);

@@ -80,7 +80,9 @@ export class TierResolver {
       upload: buildPlan(['global', 'ip', 'upload'], eff),
     };
     const m = rateLimit.mapping;
-    const sources: ReadonlyArray<readonly [EndpointTierName, { paths: readonly string[]; methods: readonly string[] }]> = [
+    const sources: ReadonlyArray<
+      readonly [EndpointTierName, { paths: readonly string[]; methods: readonly string[] }]
+    > = [
       ['chat', m.chat],
       ['search', m.search],
       ['upload', m.upload],

@@ -32,9 +32,14 @@ export const STREAM_END_GRACE_MS = 30_000;
 
 /** 502/504 for provider failures; `limit` names the setting when an answer went past one. */
 function providerHttpError(e: ProviderError): HttpError {
-  const details = { ...(e.upstreamStatus ? { upstream_status: e.upstreamStatus } : {}), ...(e.limit ? { limit: e.limit } : {}) };
+  const details = {
+    ...(e.upstreamStatus ? { upstream_status: e.upstreamStatus } : {}),
+    ...(e.limit ? { limit: e.limit } : {}),
+  };
   const more = Object.keys(details).length ? details : undefined;
-  return e.kind === 'timeout' ? new HttpError(504, 'upstream_timeout', e.message, more) : new HttpError(502, 'upstream_error', e.message, more);
+  return e.kind === 'timeout'
+    ? new HttpError(504, 'upstream_timeout', e.message, more)
+    : new HttpError(502, 'upstream_error', e.message, more);
 }
 
 /** Resolves on 'drain' or 'close' of `res`, or when `deadline` aborts, whichever is first; leaves no listener behind. */
@@ -95,7 +100,11 @@ export function chatRouter(ctx: FeatureContext, r: Router = Router()): Router {
       throw e instanceof ProviderError ? providerHttpError(e) : e;
     }
     res.status(200);
-    res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+    res.set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    });
     res.flushHeaders();
     const deadline = stream.deadline;
     const send = async (event: string) => {
@@ -110,7 +119,10 @@ export function chatRouter(ctx: FeatureContext, r: Router = Router()): Router {
       }
       if (!signal.aborted) res.write(formatSse('done', {}));
     } catch (e) {
-      const err = e instanceof ProviderError ? providerHttpError(e) : new HttpError(500, 'internal_error', 'the answer broke off');
+      const err =
+        e instanceof ProviderError
+          ? providerHttpError(e)
+          : new HttpError(500, 'internal_error', 'the answer broke off');
       if (!(e instanceof ProviderError)) ctx.deps.logger.error({ err: e }, 'chat stream failed');
       countAs(res, err.status);
       if (!signal.aborted) {
@@ -125,6 +137,10 @@ export function chatRouter(ctx: FeatureContext, r: Router = Router()): Router {
       res.once('close', () => clearTimeout(grace));
     }
   };
-  r.post([HTTP_ROUTES.chat.path, HTTP_ROUTES.chatV1.path], jsonBody(Math.min(CHAT_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), handle);
+  r.post(
+    [HTTP_ROUTES.chat.path, HTTP_ROUTES.chatV1.path],
+    jsonBody(Math.min(CHAT_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)),
+    handle,
+  );
   return r;
 }

@@ -21,25 +21,43 @@ export const EVAL_BODY_BYTES = 2 * 1024 * 1024;
  */
 export function evalRouter(ctx: FeatureContext, r: Router = Router()): Router {
   let last: EvalReport | undefined;
-  r.post(HTTP_ROUTES.evaluate.path, jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
-    const { queries, k = 10 } = validate(evalRequest, jsonObject(req, '{"queries": [{"query": "words", "relevant": ["some-id"]}], "k": 10}'));
-    const judged = queries.map((q) => ({
-      query: q.query,
-      relevant: new Map(Array.isArray(q.relevant) ? q.relevant.map((id) => [id, 1] as const) : Object.entries(q.relevant)),
-    }));
-    // A client that hangs up stops the run: its remaining queries would be work for nobody.
-    const hangUp = new AbortController();
-    res.on('close', () => res.writableFinished || hangUp.abort());
-    try {
-      last = await evaluate(judged, k, indexRanker(ctx.search.index), { documents: ctx.content.size, now: ctx.deps.clock.now(), signal: hangUp.signal });
-    } catch (e) {
-      if (hangUp.signal.aborted) return;
-      throw e;
-    }
-    res.json(last);
-  });
+  r.post(
+    HTTP_ROUTES.evaluate.path,
+    jsonBody(Math.min(EVAL_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)),
+    async (req, res) => {
+      const { queries, k = 10 } = validate(
+        evalRequest,
+        jsonObject(req, '{"queries": [{"query": "words", "relevant": ["some-id"]}], "k": 10}'),
+      );
+      const judged = queries.map((q) => ({
+        query: q.query,
+        relevant: new Map(
+          Array.isArray(q.relevant) ? q.relevant.map((id) => [id, 1] as const) : Object.entries(q.relevant),
+        ),
+      }));
+      // A client that hangs up stops the run: its remaining queries would be work for nobody.
+      const hangUp = new AbortController();
+      res.on('close', () => res.writableFinished || hangUp.abort());
+      try {
+        last = await evaluate(judged, k, indexRanker(ctx.search.index), {
+          documents: ctx.content.size,
+          now: ctx.deps.clock.now(),
+          signal: hangUp.signal,
+        });
+      } catch (e) {
+        if (hangUp.signal.aborted) return;
+        throw e;
+      }
+      res.json(last);
+    },
+  );
   r.get(HTTP_ROUTES.lastEvaluation.path, (_req, res) => {
-    if (!last) throw new HttpError(404, 'not_found', `no evaluation has run yet on this replica: ${HTTP_ROUTES.evaluate.method} ${HTTP_ROUTES.evaluate.path} first`);
+    if (!last)
+      throw new HttpError(
+        404,
+        'not_found',
+        `no evaluation has run yet on this replica: ${HTTP_ROUTES.evaluate.method} ${HTTP_ROUTES.evaluate.path} first`,
+      );
     res.json(last);
   });
   return r;

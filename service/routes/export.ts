@@ -45,7 +45,10 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
     try {
       const r = await writeChunks(res, exportChunks(spec, items), { stallMs: EXPORT_STALL_MS });
       if (r.outcome === 'client_gone') {
-        logger.info({ export: spec.name, items: items.length, chunks: r.chunks, chars: r.chars }, 'export stopped: the client closed the connection');
+        logger.info(
+          { export: spec.name, items: items.length, chunks: r.chunks, chars: r.chars },
+          'export stopped: the client closed the connection',
+        );
       } else if (r.outcome === 'stalled') {
         logger.warn(
           { export: spec.name, items: items.length, chunks: r.chunks, chars: r.chars, stall_ms: EXPORT_STALL_MS },
@@ -60,12 +63,17 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
         throw err;
       }
       // Part of the body is out: the connection was destroyed (the client sees an aborted transfer).
-      logger.error({ err, export: spec.name }, 'export failed mid-stream; connection closed so the client sees an incomplete download');
+      logger.error(
+        { err, export: spec.name },
+        'export failed mid-stream; connection closed so the client sees an incomplete download',
+      );
     }
   });
   // Several segments (an absolute or relative path after /api/export/): never a file.
   r.get(HTTP_ROUTES.exportPath.path, () => {
-    throw new HttpError(400, 'invalid_export_name', `an export is named, not a path; available: ${NAMES}`, { field: 'name' });
+    throw new HttpError(400, 'invalid_export_name', `an export is named, not a path; available: ${NAMES}`, {
+      field: 'name',
+    });
   });
   r.get(HTTP_ROUTES.exportIndex.path, () => {
     throw new HttpError(404, 'not_found', `name an export: ${HTTP_ROUTES.exportIndex.path}/<name>, one of ${NAMES}`);

@@ -35,7 +35,10 @@ export type BatchResult =
  * are refused, none chosen: stored together each would replace the one before while all were
  * reported stored, and which one the sender meant to keep is not ours to guess.
  */
-function refuseCollisions(valid: Array<{ index: number; input: ItemInput & { id: string } }>, results: BatchResult[]): void {
+function refuseCollisions(
+  valid: Array<{ index: number; input: ItemInput & { id: string } }>,
+  results: BatchResult[],
+): void {
   const collisions = idCollisions(valid.map((v) => ({ index: v.index, title: v.input.title, id: v.input.id })));
   if (!collisions.length) return;
   const refused = new Set<number>();
@@ -81,7 +84,12 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
   r.post(HTTP_ROUTES.ingestBatch.path, guard, body, async (req, res) => {
     const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_BODY_HINT}]}`));
     if (items.length > MAX_BATCH_ITEMS) {
-      throw new HttpError(413, 'batch_too_large', `items holds ${items.length} items; at most ${MAX_BATCH_ITEMS} per batch`, { field: 'items' });
+      throw new HttpError(
+        413,
+        'batch_too_large',
+        `items holds ${items.length} items; at most ${MAX_BATCH_ITEMS} per batch`,
+        { field: 'items' },
+      );
     }
     const results: BatchResult[] = [];
     const valid: Array<{ index: number; input: ItemInput & { id: string } }> = [];
@@ -91,15 +99,27 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
     for (let index = 0; index < items.length; index++) {
       const v = validateItem(items[index]);
       if (v.ok) valid.push({ index, input: v.item });
-      else results.push({ index, status: 'invalid', field: v.issues[0]?.field ?? '', message: v.issues[0]?.message ?? '', issues: v.issues });
+      else
+        results.push({
+          index,
+          status: 'invalid',
+          field: v.issues[0]?.field ?? '',
+          message: v.issues[0]?.message ?? '',
+          issues: v.issues,
+        });
       await step();
     }
     refuseCollisions(valid, results);
-    const vocabulary = await batchVocabularyProblem(valid.map((x) => x.input), step);
+    const vocabulary = await batchVocabularyProblem(
+      valid.map((x) => x.input),
+      step,
+    );
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
     if (valid.length) {
       const stored = await storeWrite(() => ctx.content.ingestWithChanges(valid.map((x) => x.input)));
-      stored.forEach(({ item, change }, i) => results.push({ index: valid[i].index, status: 'stored', id: item.id, updated_at: item.updated_at, change }));
+      stored.forEach(({ item, change }, i) =>
+        results.push({ index: valid[i].index, status: 'stored', id: item.id, updated_at: item.updated_at, change }),
+      );
     }
     results.sort((a, b) => a.index - b.index);
     const failed = items.length - valid.length;

@@ -45,7 +45,9 @@ export function healthRecord(deps: OpsDeps): HealthRecord {
     timestamp: new Date(deps.clock.now()).toISOString(),
     kvstore,
     kvstore_mode: deps.kvstore.mode,
-    ...(deps.kvstore.client ? { kvstore_writes: deps.kvstore.writes, kvstore_eviction: deps.kvstore.eviction.status } : {}),
+    ...(deps.kvstore.client
+      ? { kvstore_writes: deps.kvstore.writes, kvstore_eviction: deps.kvstore.eviction.status }
+      : {}),
     ...(deps.rateLimitKvstore !== deps.kvstore
       ? {
           rate_limit_store: deps.rateLimitKvstore.state,
@@ -60,7 +62,6 @@ export function healthRecord(deps: OpsDeps): HealthRecord {
     performance_grade: grade,
   };
 }
-
 
 /** The rate-limit status record of spec §2.2: configuration after the environment multiplier. */
 export function rateLimitRecord(deps: OpsDeps, req: Request) {
@@ -77,7 +78,12 @@ export function rateLimitRecord(deps: OpsDeps, req: Request) {
     // The key the limiter charges this request to, not the raw forwarded value: a forwarded
     // `unknown` or `300.1.1.1` is ignored by the limiter (the socket address is used), an IPv6
     // client is keyed by its RATE_LIMIT_IPV6_PREFIX network, `::ffff:a.b.c.d` is `a.b.c.d`.
-    client_ip: requestClientId(req.ip, req.socket.remoteAddress, deps.settings.service.trustProxy === 0, deps.settings.rateLimit.ipv6PrefixLength),
+    client_ip: requestClientId(
+      req.ip,
+      req.socket.remoteAddress,
+      deps.settings.service.trustProxy === 0,
+      deps.settings.rateLimit.ipv6PrefixLength,
+    ),
     environment: deps.settings.service.environment,
     alert_threshold: deps.settings.rateLimit.alertThreshold,
     log_warnings: deps.settings.rateLimit.logWarnings,

@@ -14,7 +14,13 @@ export const SEARCH_BODY_BYTES = 16 * 1024;
 /** Validates search parameters (a query string or a JSON body) with the route's schema. */
 export function parseSearch(input: unknown): SearchRequest {
   const p = validate(searchParams, input);
-  return { q: p.q, ...(p.type ? { type: p.type } : {}), ...(p.tag ? { tag: p.tag } : {}), limit: p.limit, offset: p.offset };
+  return {
+    q: p.q,
+    ...(p.type ? { type: p.type } : {}),
+    ...(p.tag ? { tag: p.tag } : {}),
+    limit: p.limit,
+    offset: p.offset,
+  };
 }
 
 /** Most query strings whose parsed parameters are kept, and the longest kept (characters). */
@@ -51,12 +57,18 @@ export function searchRouter(ctx: FeatureContext, r: Router = Router()): Router 
   r.get(HTTP_ROUTES.searchGet.path, async (req, res) => {
     res.json(await ctx.search.search(parsed(req.url, () => parseSearch(req.query))));
   });
-  r.post(HTTP_ROUTES.searchPost.path, jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)), async (req, res) => {
-    const body: unknown = req.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw badRequest('send a JSON object such as {"q": "words", "limit": 10} with Content-Type: application/json', { field: 'body' });
-    }
-    res.json(await ctx.search.search(parseSearch(body)));
-  });
+  r.post(
+    HTTP_ROUTES.searchPost.path,
+    jsonBody(Math.min(SEARCH_BODY_BYTES, ctx.deps.settings.service.maxBodyBytes)),
+    async (req, res) => {
+      const body: unknown = req.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw badRequest('send a JSON object such as {"q": "words", "limit": 10} with Content-Type: application/json', {
+          field: 'body',
+        });
+      }
+      res.json(await ctx.search.search(parseSearch(body)));
+    },
+  );
   return r;
 }

@@ -5,7 +5,13 @@ import { STEP_BUDGET_MS, stepper } from '../lib/yield-to-loop';
 import { chunked } from '../content/export';
 import { batchVocabularyProblem, validateItem, type Item, type ItemInput, type ItemType } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
-import { FileParseError, UPLOAD_EXTENSIONS, formatOf, parseFileInSteps, type UploadFormat } from '../content/parse/parse-files';
+import {
+  FileParseError,
+  UPLOAD_EXTENSIONS,
+  formatOf,
+  parseFileInSteps,
+  type UploadFormat,
+} from '../content/parse/parse-files';
 import { uploadFields } from '../http/contract/upload';
 import { validate } from '../http/contract/validate';
 import { HttpError, badRequest } from '../http/errors';
@@ -83,16 +89,22 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
       reject(err);
     };
     const tooLarge = () =>
-      new HttpError(413, 'payload_too_large', `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`);
+      new HttpError(
+        413,
+        'payload_too_large',
+        `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`,
+      );
     const count = (chunk: Buffer) => {
       total += chunk.length;
       if (total > maxBytes) fail(tooLarge());
     };
     // The client went away before busboy saw the end of the form: nothing is stored.
     const onClose = () => {
-      if (!req.complete) fail(badRequest('the upload ended before its last part; nothing was stored', { field: 'body' }));
+      if (!req.complete)
+        fail(badRequest('the upload ended before its last part; nothing was stored', { field: 'body' }));
     };
-    const malformed = (e: Error) => fail(badRequest(`the multipart body is malformed: ${e.message}; nothing was stored`, { field: 'body' }));
+    const malformed = (e: Error) =>
+      fail(badRequest(`the multipart body is malformed: ${e.message}; nothing was stored`, { field: 'body' }));
     req.on('data', count);
     req.on('close', onClose);
     bb.on('file', (field, stream, info) => {
@@ -106,7 +118,12 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
       const format = formatOf(name);
       if (!format) {
         stream.resume();
-        return fail(new HttpError(415, 'unsupported_file_type', `${name}: unsupported file type; accepted: ${accepted}`, { field: 'file', file: name }));
+        return fail(
+          new HttpError(415, 'unsupported_file_type', `${name}: unsupported file type; accepted: ${accepted}`, {
+            field: 'file',
+            file: name,
+          }),
+        );
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -117,7 +134,14 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
     });
     bb.on('field', (field, value, info) => {
       if (info.valueTruncated || info.nameTruncated) {
-        return fail(new HttpError(413, 'field_too_large', `field "${field}" is longer than ${MAX_FIELD_BYTES} bytes; nothing was stored`, { field }));
+        return fail(
+          new HttpError(
+            413,
+            'field_too_large',
+            `field "${field}" is longer than ${MAX_FIELD_BYTES} bytes; nothing was stored`,
+            { field },
+          ),
+        );
       }
       if (field !== 'type') return;
       try {
@@ -126,10 +150,32 @@ function receive(req: Request, maxBytes: number): Promise<Received> {
         fail(e as HttpError);
       }
     });
-    bb.on('filesLimit', () => fail(new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload; nothing was stored`, { field: 'file' })));
-    bb.on('fieldsLimit', () => fail(new HttpError(413, 'too_many_fields', `at most ${MAX_UPLOAD_FIELDS} non-file fields per upload; nothing was stored`, { field: 'body' })));
+    bb.on('filesLimit', () =>
+      fail(
+        new HttpError(413, 'too_many_files', `at most ${MAX_UPLOAD_FILES} files per upload; nothing was stored`, {
+          field: 'file',
+        }),
+      ),
+    );
+    bb.on('fieldsLimit', () =>
+      fail(
+        new HttpError(
+          413,
+          'too_many_fields',
+          `at most ${MAX_UPLOAD_FIELDS} non-file fields per upload; nothing was stored`,
+          { field: 'body' },
+        ),
+      ),
+    );
     bb.on('partsLimit', () =>
-      fail(new HttpError(413, 'too_many_parts', `at most ${MAX_UPLOAD_FILES + MAX_UPLOAD_FIELDS} parts per upload; nothing was stored`, { field: 'body' })),
+      fail(
+        new HttpError(
+          413,
+          'too_many_parts',
+          `at most ${MAX_UPLOAD_FILES + MAX_UPLOAD_FIELDS} parts per upload; nothing was stored`,
+          { field: 'body' },
+        ),
+      ),
     );
     bb.on('error', malformed);
     bb.on('close', () => {
@@ -147,7 +193,11 @@ export const DECODE_SLICE_BYTES = 1024 * 1024;
  * after each (a character cut by a slice's end is completed from the next): a 12 MB file was
  * one ~15 ms step (issue 37).
  */
-export async function utf8InSteps(data: Uint8Array, step: () => Promise<void> | undefined, sliceBytes = DECODE_SLICE_BYTES): Promise<string> {
+export async function utf8InSteps(
+  data: Uint8Array,
+  step: () => Promise<void> | undefined,
+  sliceBytes = DECODE_SLICE_BYTES,
+): Promise<string> {
   // StringDecoder, not TextDecoder: its text is Buffer's (one byte a character for ASCII, where
   // TextDecoder's was two, and splitting the lines of that took ~35 ms).
   const decoder = new StringDecoder('utf8');
@@ -165,7 +215,10 @@ export async function utf8InSteps(data: Uint8Array, step: () => Promise<void> | 
  * array element a file is parsed into and after each item is validated. 10,000 items of 50 tags
  * held the loop 1.07-1.44 s in one step (issue 37).
  */
-export async function uploadedItems(received: Received, step: () => Promise<void> | undefined): Promise<Array<ItemInput & { id: string }>> {
+export async function uploadedItems(
+  received: Received,
+  step: () => Promise<void> | undefined,
+): Promise<Array<ItemInput & { id: string }>> {
   const out: Array<ItemInput & { id: string }> = [];
   const origins: CollidingItem[] = [];
   // Ids seen, an item at a time: the collisions are named (one pass over all) only when there are any.
@@ -174,10 +227,21 @@ export async function uploadedItems(received: Received, step: () => Promise<void
   for (const f of received.files) {
     let raws: unknown[];
     try {
-      raws = await parseFileInSteps(f.name, f.format, await utf8InSteps(f.data, step), step, received.type ? { type: received.type } : {}, MAX_UPLOAD_ITEMS);
+      raws = await parseFileInSteps(
+        f.name,
+        f.format,
+        await utf8InSteps(f.data, step),
+        step,
+        received.type ? { type: received.type } : {},
+        MAX_UPLOAD_ITEMS,
+      );
     } catch (e) {
       if (e instanceof FileParseError) {
-        throw badRequest(`${f.name}: ${e.message}`, { field: 'file', file: f.name, ...(e.line ? { line: e.line } : {}) });
+        throw badRequest(`${f.name}: ${e.message}`, {
+          field: 'file',
+          file: f.name,
+          ...(e.line ? { line: e.line } : {}),
+        });
       }
       throw e;
     }
@@ -195,7 +259,8 @@ export async function uploadedItems(received: Received, step: () => Promise<void
       else ids.add(v.item.id);
       await step();
     }
-    if (out.length > MAX_UPLOAD_ITEMS) throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
+    if (out.length > MAX_UPLOAD_ITEMS)
+      throw new HttpError(413, 'too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload`, { field: 'file' });
   }
   const collision = collides ? idCollisions(out.map((item, i) => ({ ...origins[i], id: item.id })))[0] : undefined;
   if (collision) {
@@ -205,7 +270,14 @@ export async function uploadedItems(received: Received, step: () => Promise<void
       422,
       'duplicate_id',
       `${describeItems(collision.items)} would all be stored under the id "${collision.id}", each replacing the one before; nothing was stored: give each a distinct id or title`,
-      { field: 'id', id: collision.id, file: first.file, index: first.index, items: collision.items.slice(0, MAX_NAMED_COLLIDING), count: collision.items.length },
+      {
+        field: 'id',
+        id: collision.id,
+        file: first.file,
+        index: first.index,
+        items: collision.items.slice(0, MAX_NAMED_COLLIDING),
+        count: collision.items.length,
+      },
     );
   }
   return out;
@@ -239,7 +311,11 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
     let received: Received;
     try {
       if (declared > maxBytes) {
-        throw new HttpError(413, 'payload_too_large', `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`);
+        throw new HttpError(
+          413,
+          'payload_too_large',
+          `the upload exceeds the limit of ${maxBytes} bytes (MAX_BODY_SIZE); nothing was stored`,
+        );
       }
       received = await receive(req, maxBytes);
     } catch (e) {
@@ -248,7 +324,8 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
       if (!req.readableEnded) req.resume();
       throw e;
     }
-    if (!received.files.length) throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
+    if (!received.files.length)
+      throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
     const step = stepper();
     const items = await uploadedItems(received, step);
     const vocabulary = await batchVocabularyProblem(items, step);

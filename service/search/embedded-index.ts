@@ -141,12 +141,28 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly gate = new QueryGate();
 
   constructor(opts: EmbeddedIndexOptions = {}) {
-    const { snippetChars, indexSliceMs, segments, checkpointIdleMs, minMergeDocs, querySliceMs, windowPostings, ...ranking } = opts;
+    const {
+      snippetChars,
+      indexSliceMs,
+      segments,
+      checkpointIdleMs,
+      minMergeDocs,
+      querySliceMs,
+      windowPostings,
+      ...ranking
+    } = opts;
     this.querySliceMs = querySliceMs ?? 5;
     this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
     this.snippetChars = snippetChars ?? 200;
-    this.store = new IndexLifecycle({ analyzer: this.analyzer, gate: this.gate, segments, checkpointIdleMs, minMergeDocs, indexSliceMs });
+    this.store = new IndexLifecycle({
+      analyzer: this.analyzer,
+      gate: this.gate,
+      segments,
+      checkpointIdleMs,
+      minMergeDocs,
+      indexSliceMs,
+    });
   }
 
   /** The index served now. */
@@ -263,7 +279,14 @@ export class EmbeddedIndex implements SearchIndex {
       const source = r.proximity.weight > 0 ? this.compact.proximitySource() : undefined;
       const last = source ? Math.max(k, r.proximity.depth) : k;
       // With RM3 the expanded pass reads the original terms again: their values are kept.
-      page = await this.runPruned({ pause, terms: plan.scored, keep, k: expand ? x.fbDocs : last, count: !expand, reread: expand });
+      page = await this.runPruned({
+        pause,
+        terms: plan.scored,
+        keep,
+        k: expand ? x.fbDocs : last,
+        count: !expand,
+        reread: expand,
+      });
       if (expand && page.hits.length > 0) {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.doc) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
@@ -272,7 +295,10 @@ export class EmbeddedIndex implements SearchIndex {
       }
       if (source && page.hits.length > 0) {
         const docs = page.hits.map((h) => h.doc);
-        const hits = await inSlices(proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)), slicer);
+        const hits = await inSlices(
+          proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)),
+          slicer,
+        );
         page = { total: page.total, hits: hits.slice(0, k) };
       }
     }
@@ -298,7 +324,14 @@ export class EmbeddedIndex implements SearchIndex {
     const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId), docId));
     // A short query's scorer meets every matching document: it counts them (the total) as it goes.
     const counted = groups && count && k > 0 ? { matched: 0 } : undefined;
-    const job = compact.cursorJob(terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta }, count && !counted, keepDoc, reread);
+    const job = compact.cursorJob(
+      terms,
+      r.boost,
+      { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta },
+      count && !counted,
+      keepDoc,
+      reread,
+    );
     let step = job.next();
     while (!step.done) {
       await pause();
@@ -317,8 +350,28 @@ export class EmbeddedIndex implements SearchIndex {
     // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
     // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
     // too many accumulators there (1.21x).
-    const topK = groups ? accumulatedTopK : known || compact.documentCount <= BOUNDED_TOPK_DOCS ? boundedTopK : maxScoreTopK;
-    const hits = await windowedTopK(topK, cursors, { k, idOf: (docId) => compact.externalId(docId), keep: keepDoc, coordination, maxCoordination, known, whole, counted, scratch: this.scratch }, pause, { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace });
+    const topK = groups
+      ? accumulatedTopK
+      : known || compact.documentCount <= BOUNDED_TOPK_DOCS
+        ? boundedTopK
+        : maxScoreTopK;
+    const hits = await windowedTopK(
+      topK,
+      cursors,
+      {
+        k,
+        idOf: (docId) => compact.externalId(docId),
+        keep: keepDoc,
+        coordination,
+        maxCoordination,
+        known,
+        whole,
+        counted,
+        scratch: this.scratch,
+      },
+      pause,
+      { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace },
+    );
     return { total: counted ? counted.matched : total, hits };
   }
 

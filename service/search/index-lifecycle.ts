@@ -34,7 +34,8 @@ export interface DocMeta {
   readonly summary: string;
 }
 
-const lowerTags = (tags: readonly string[]): readonly string[] => (tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS);
+const lowerTags = (tags: readonly string[]): readonly string[] =>
+  tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS;
 
 /**
  * The metadata of a document taken from a persisted segment: read from its item when first
@@ -72,13 +73,13 @@ interface Analysed {
 // Bodies at least this long are made plain and analysed in slices (yielding to the event loop between them).
 const LARGE_TEXT = 32_768;
 
-
 /**
  * What a persisted segment's terms were made with: the fields, and the analyser's output on a
  * probe text (stopwords, folding, stemming, numbers); a segment made otherwise is not loaded.
  */
 export const SEGMENT_KEY = (() => {
-  const probe = "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
+  const probe =
+    "The measurements of lasers' beams: naïve cafés, 42 runners running, l'été, résumé; a x ions-99 COHERENTLY";
   const terms = new Analyzer().analyze(probe).join(' ');
   // `search-segment/3`: issue 28's sixth slice added positions, so every older segment is refused
   // (and rebuilt) once anyway; the key took the name of what it is then (it was `minisearch-index/2`).
@@ -116,10 +117,8 @@ export interface ExitPersist {
   readonly ms: number;
 }
 
-
 /** Keeps a document (its id, its short id) or not (type and tag filters). */
 export type Keep = (id: string, doc: number) => boolean;
-
 
 /** Options of `IndexLifecycle`: `EmbeddedIndexOptions`' own, and what the embedded index shares with it. */
 export interface LifecycleOptions {
@@ -185,7 +184,12 @@ export class IndexLifecycle {
   }
 
   private create(): CompactIndex {
-    const compact: CompactIndex = new CompactIndex(FIELDS, { positions: POSITIONS_FIELD, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => compact), gate: this.gate });
+    const compact: CompactIndex = new CompactIndex(FIELDS, {
+      positions: POSITIONS_FIELD,
+      minMergeDocs: this.minMergeDocs,
+      onSealed: this.sealedHandler(() => compact),
+      gate: this.gate,
+    });
     return compact;
   }
 
@@ -200,7 +204,12 @@ export class IndexLifecycle {
   }
 
   /** Swaps in a built index, and persists its base. */
-  private swapIn(compact: CompactIndex, docs: Map<string, DocMeta>, pending?: Item[], pendingByDoc?: Array<Item | undefined>): void {
+  private swapIn(
+    compact: CompactIndex,
+    docs: Map<string, DocMeta>,
+    pending?: Item[],
+    pendingByDoc?: Array<Item | undefined>,
+  ): void {
     this.served = compact;
     this.docs = docs;
     this.pendingMeta = pending;
@@ -238,7 +247,12 @@ export class IndexLifecycle {
     this.stopping = true;
     clearTimeout(this.checkpointTimer);
     const appended = this.served.unmergedDocs;
-    const result = (outcome: ExitPersist['outcome']): ExitPersist => ({ outcome, documents: this.served.documentCount, appended, ms: Math.round(performance.now() - started) });
+    const result = (outcome: ExitPersist['outcome']): ExitPersist => ({
+      outcome,
+      documents: this.served.documentCount,
+      appended,
+      ms: Math.round(performance.now() - started),
+    });
     if (!segments) return result('off');
     if (budgetMs <= 0) {
       segments.abandon();
@@ -284,7 +298,17 @@ export class IndexLifecycle {
   private async restore(
     items: readonly Item[],
     slicer: TimeSlicer,
-  ): Promise<{ compact: CompactIndex; docs: Map<string, DocMeta>; unchanged: Item[]; byDoc: Array<Item | undefined>; replayed: boolean; reindexed: number } | undefined> {
+  ): Promise<
+    | {
+        compact: CompactIndex;
+        docs: Map<string, DocMeta>;
+        unchanged: Item[];
+        byDoc: Array<Item | undefined>;
+        replayed: boolean;
+        reindexed: number;
+      }
+    | undefined
+  > {
     const store = this.segments!;
     const started = performance.now();
     const loaded = await store.read(SEGMENT_KEY);
@@ -292,9 +316,18 @@ export class IndexLifecycle {
     const ref: { compact?: CompactIndex } = {};
     let compact: CompactIndex;
     try {
-      compact = await CompactIndex.restore(loaded.sealed, { positions: POSITIONS_FIELD, sliceMs: this.indexSliceMs, minMergeDocs: this.minMergeDocs, onSealed: this.sealedHandler(() => ref.compact), gate: this.gate });
+      compact = await CompactIndex.restore(loaded.sealed, {
+        positions: POSITIONS_FIELD,
+        sliceMs: this.indexSliceMs,
+        minMergeDocs: this.minMergeDocs,
+        onSealed: this.sealedHandler(() => ref.compact),
+        gate: this.gate,
+      });
     } catch (e) {
-      store.logger.warn({ file: store.file, reason: (e as Error).message }, `persisted search segment not used (${(e as Error).message}): building the index from the content`);
+      store.logger.warn(
+        { file: store.file, reason: (e as Error).message },
+        `persisted search segment not used (${(e as Error).message}): building the index from the content`,
+      );
       return undefined;
     }
     ref.compact = compact;
@@ -320,7 +353,13 @@ export class IndexLifecycle {
     }
     const removed: string[] = [];
     for (let d = 0; d < n; d++) if (!seen[d]) removed.push(loaded.sealed.ids[d]);
-    const info = { file: store.file, bytes: loaded.bytes, documents: n, changed: changed.length, removed: removed.length };
+    const info = {
+      file: store.file,
+      bytes: loaded.bytes,
+      documents: n,
+      changed: changed.length,
+      removed: removed.length,
+    };
     if (changed.length + removed.length > REPLAY_LIMIT * Math.max(n, items.length)) {
       store.logger.info(info, 'persisted search segment is too far behind the content: rebuilding the index');
       return undefined;
@@ -333,7 +372,10 @@ export class IndexLifecycle {
       docs.set(item.id, a.meta);
       compact.add(item.id, a.fields, a.fingerprint);
     }
-    store.logger.info({ ...info, ms: Math.round(performance.now() - started) }, 'search index loaded from the persisted segment; changed items re-indexed');
+    store.logger.info(
+      { ...info, ms: Math.round(performance.now() - started) },
+      'search index loaded from the persisted segment; changed items re-indexed',
+    );
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     const replayed = changed.length + removed.length > 0;
     if (replayed) compact.checkpoint();
@@ -419,12 +461,14 @@ export class IndexLifecycle {
    */
   private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
     // A large body's plain text (unless the ingest kept it on the item) a pass at a time too.
-    const body = item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
+    const body =
+      item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
     const summary = item.summary ?? '';
     const a = this.analyzer;
     const title = a.analyze(item.title);
     const tags = a.analyze(item.tags.join(' '));
-    const bodyTerms = body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
+    const bodyTerms =
+      body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
     const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
@@ -444,7 +488,10 @@ export class IndexLifecycle {
   private armCheckpoint(): void {
     if (!this.segments || this.checkpointIdleMs <= 0 || this.stopping) return;
     clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = setTimeout(() => void this.gate.quiet().then(() => this.served.checkpoint()), this.checkpointIdleMs);
+    this.checkpointTimer = setTimeout(
+      () => void this.gate.quiet().then(() => this.served.checkpoint()),
+      this.checkpointIdleMs,
+    );
     this.checkpointTimer.unref();
   }
 
@@ -542,7 +589,8 @@ export class IndexLifecycle {
       const d = this.docs.get(id);
       if (d) return (!type || d.type === type) && (!t || d.tags.includes(t));
       const item = this.pendingMeta && this.pendingByDoc?.[doc];
-      if (item && item.id === id) return (!type || item.type === type) && (!t || item.tags.some((x) => x.toLowerCase() === t));
+      if (item && item.id === id)
+        return (!type || item.type === type) && (!t || item.tags.some((x) => x.toLowerCase() === t));
       const m = this.pendingMeta && this.metaDocs().get(id);
       return !!m && (!type || m.type === type) && (!t || m.tags.includes(t));
     };

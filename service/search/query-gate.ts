@@ -23,7 +23,8 @@ export class QueryGate {
 
   /** Runs `query` once the queries before it are done; writes wait until it settles. */
   async run<T>(query: () => Promise<T>): Promise<T> {
-    if (this.running || this.waking || this.queries.length > 0) await new Promise<void>((resolve) => this.queries.push(resolve));
+    if (this.running || this.waking || this.queries.length > 0)
+      await new Promise<void>((resolve) => this.queries.push(resolve));
     else {
       // Even with the gate free, the query's first slice waits for a turn of its own: started
       // where it arrives (an HTTP request's callback, a check phase), it ran in the same turn as

@@ -66,7 +66,12 @@ export function rankingOptions(search: SearchSettings): RankingOptions {
   return {
     ...rest,
     bm25: { k1: search.bm25K1, b: search.bm25B, delta: search.bm25Delta },
-    expansion: { enabled: search.queryExpansion, fbDocs: search.expansionDocs, fbTerms: search.expansionTerms, ...expansion },
+    expansion: {
+      enabled: search.queryExpansion,
+      fbDocs: search.expansionDocs,
+      fbTerms: search.expansionTerms,
+      ...expansion,
+    },
     proximity: { weight: search.proximityWeight, window: search.proximityWindow, ...proximity },
   };
 }

@@ -23,7 +23,9 @@ export class ResultCache<V extends object> implements CacheStats {
     const now = opts.now;
     this.lru = new LRUCache<string, V>({
       max: opts.maxSize,
-      ...(opts.ttlSeconds > 0 ? { ttl: opts.ttlSeconds * 1000, ttlResolution: 0, ttlAutopurge: false, updateAgeOnGet: false } : {}),
+      ...(opts.ttlSeconds > 0
+        ? { ttl: opts.ttlSeconds * 1000, ttlResolution: 0, ttlAutopurge: false, updateAgeOnGet: false }
+        : {}),
       ...(now ? { perf: { now } } : {}),
     });
   }

@@ -36,7 +36,13 @@ export class SearchService {
 
   /** Cache key: every parameter that changes the answer, normalized. */
   static key(req: SearchRequest): string {
-    return JSON.stringify([req.q.trim().toLowerCase().replace(/\s+/g, ' '), req.type ?? '', req.tag?.toLowerCase() ?? '', req.limit, req.offset]);
+    return JSON.stringify([
+      req.q.trim().toLowerCase().replace(/\s+/g, ' '),
+      req.type ?? '',
+      req.tag?.toLowerCase() ?? '',
+      req.limit,
+      req.offset,
+    ]);
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
@@ -44,12 +50,25 @@ export class SearchService {
     const key = SearchService.key(req);
     const hit = this.cache.get(key);
     if (hit) return { ...hit, took_ms: elapsed(started), cached: true };
-    const page = await this.index.search({ text: req.q, type: req.type, tag: req.tag, limit: req.limit, offset: req.offset });
+    const page = await this.index.search({
+      text: req.q,
+      type: req.type,
+      tag: req.tag,
+      limit: req.limit,
+      offset: req.offset,
+    });
     const results: SearchResult[] = [];
     for (const h of page.hits) {
       const item = this.content.get(h.id);
       if (!item) continue;
-      results.push({ id: item.id, type: item.type, title: item.title, snippet: h.snippet, score: h.score, url: item.url ?? null });
+      results.push({
+        id: item.id,
+        type: item.type,
+        title: item.title,
+        snippet: h.snippet,
+        score: h.score,
+        url: item.url ?? null,
+      });
     }
     const body: CachedSearch = { query: req.q, total: page.total, results };
     this.cache.set(key, body);

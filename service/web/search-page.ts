@@ -22,14 +22,22 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
  * service/web/assets (tsc does not copy them; found from the project root at run time) and are
  * read once here.
  */
-export function searchPageRouter(assetsDir: string = join(projectRoot(), 'service', 'web', 'assets'), root: string = projectRoot()): Router {
+export function searchPageRouter(
+  assetsDir: string = join(projectRoot(), 'service', 'web', 'assets'),
+  root: string = projectRoot(),
+): Router {
   const router = Router();
   // The demo articles link to their sections (`/docs/rate-limiting.md#…`): those documents are
   // served as plain text, so a source link in the results or the chat opens what it cites.
   for (const file of demoDocuments(root)) {
     const body = readFileSync(join(root, file));
     router.get(`/${file}`, (_req, res) => {
-      res.set({ 'Content-Type': 'text/plain; charset=utf-8', 'Content-Security-Policy': SEARCH_PAGE_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' });
+      res.set({
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Content-Security-Policy': SEARCH_PAGE_CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      });
       res.send(body);
     });
   }

@@ -40,7 +40,13 @@ describe('examples/consumer, built from npm pack', () => {
   beforeAll(() => {
     mkdirSync(join(ROOT, '.tmp'), { recursive: true });
     work = mkdtempSync(join(ROOT, '.tmp', 'example-'));
-    const out = withBuiltPackage(() => execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const out = withBuiltPackage(() =>
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    );
     const [{ filename }] = JSON.parse(out) as Array<{ filename: string }>;
     const app = join(work, 'consumer');
     cpSync(join(ROOT, 'examples/consumer'), app, { recursive: true });
@@ -48,7 +54,10 @@ describe('examples/consumer, built from npm pack', () => {
     mkdirSync(pkg, { recursive: true });
     execFileSync('tar', ['-xzf', join(work, filename), '-C', pkg, '--strip-components=1']);
     writeFileSync(join(app, 'checks.ts'), COMPILE_CHECKS);
-    writeFileSync(join(app, 'tsconfig.checks.json'), JSON.stringify({ extends: './tsconfig.json', files: ['main.ts', 'search.ts', 'checks.ts'] }));
+    writeFileSync(
+      join(app, 'tsconfig.checks.json'),
+      JSON.stringify({ extends: './tsconfig.json', files: ['main.ts', 'search.ts', 'checks.ts'] }),
+    );
     execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.checks.json'], { cwd: app, stdio: 'pipe' });
     execFileSync(process.execPath, ['build/main.js', join(work, 'dist')], { cwd: app, stdio: 'pipe' });
   }, 180_000);
@@ -60,9 +69,20 @@ describe('examples/consumer, built from npm pack', () => {
     const manifests = parseManifests(files.values());
     expect(manifests.some((m) => m.kind === 'Namespace')).toBe(false);
     expect(manifests.every((m) => m.metadata.namespace === 'search-platform')).toBe(true);
-    const deployments = manifests.filter((m) => m.kind === 'Deployment').map((m) => m.metadata.name).sort();
-    expect(deployments).toEqual(['blue-alertmanager', 'blue-backend', 'blue-prometheus', 'green-alertmanager', 'green-backend', 'green-prometheus']);
-    const blue = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'blue-backend') as { metadata: { annotations?: Record<string, string> } } | undefined;
+    const deployments = manifests
+      .filter((m) => m.kind === 'Deployment')
+      .map((m) => m.metadata.name)
+      .sort();
+    expect(deployments).toEqual([
+      'blue-alertmanager',
+      'blue-backend',
+      'blue-prometheus',
+      'green-alertmanager',
+      'green-backend',
+      'green-prometheus',
+    ]);
+    const blue = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'blue-backend') as
+      { metadata: { annotations?: Record<string, string> } } | undefined;
     expect(blue?.metadata.annotations).toEqual({ 'platform.example.com/owner': 'search-team' });
   });
 
@@ -81,10 +101,20 @@ describe('examples/consumer, built from npm pack', () => {
       await new Promise((r) => server.once('listening', r));
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       // Not execFileSync: the service answers from this process's event loop.
-      const { stdout } = await promisify(execFile)(process.execPath, ['build/search.js', url], { cwd: join(work, 'consumer'), env: { ...process.env, API_TOKEN: token } });
-      expect(JSON.parse(stdout)).toEqual({ stored: 'platform-notes', results: ['platform-notes'], sources: ['platform-notes'] });
+      const { stdout } = await promisify(execFile)(process.execPath, ['build/search.js', url], {
+        cwd: join(work, 'consumer'),
+        env: { ...process.env, API_TOKEN: token },
+      });
+      expect(JSON.parse(stdout)).toEqual({
+        stored: 'platform-notes',
+        results: ['platform-notes'],
+        sources: ['platform-notes'],
+      });
       // Without the token the write is refused, and the refusal is typed (status, code).
-      const refused = await promisify(execFile)(process.execPath, ['build/search.js', url], { cwd: join(work, 'consumer'), env: { ...process.env, API_TOKEN: '' } }).catch((e: { stderr: string }) => e);
+      const refused = await promisify(execFile)(process.execPath, ['build/search.js', url], {
+        cwd: join(work, 'consumer'),
+        env: { ...process.env, API_TOKEN: '' },
+      }).catch((e: { stderr: string }) => e);
       expect(refused.stderr).toMatch(/^401 unauthorized/);
     } finally {
       await new Promise((r) => server.close(r));

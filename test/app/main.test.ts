@@ -38,17 +38,32 @@ describe('app/main synth', () => {
     ]);
   });
 
-  it.each(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml', '0004-prometheus.k8s.yaml', '0005-dashboard.k8s.yaml'])(
-    'synthesizes %s as snapshotted',
-    (name) => {
-      expect(files.get(name)).toMatchSnapshot();
-    },
-  );
+  it.each([
+    '0000-namespace.k8s.yaml',
+    '0001-kvstore.k8s.yaml',
+    '0002-backend.k8s.yaml',
+    '0003-alertmanager.k8s.yaml',
+    '0004-prometheus.k8s.yaml',
+    '0005-dashboard.k8s.yaml',
+  ])('synthesizes %s as snapshotted', (name) => {
+    expect(files.get(name)).toMatchSnapshot();
+  });
 
   it('synthesizes operator mode (every destination on) as snapshotted: the custom resources in place of Prometheus and Alertmanager, no secret value', () => {
-    const env = { ...SECRET_ENV, MONITORING_MODE: 'operator', PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack', WEBHOOK_URL: 'https://hooks.example.com/alerts' };
+    const env = {
+      ...SECRET_ENV,
+      MONITORING_MODE: 'operator',
+      PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack',
+      WEBHOOK_URL: 'https://hooks.example.com/alerts',
+    };
     const op = run(env);
-    expect([...op.keys()]).toEqual(['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-monitoring.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    expect([...op.keys()]).toEqual([
+      '0000-namespace.k8s.yaml',
+      '0001-kvstore.k8s.yaml',
+      '0002-backend.k8s.yaml',
+      '0003-monitoring.k8s.yaml',
+      '0004-dashboard.k8s.yaml',
+    ]);
     const text = op.get('0003-monitoring.k8s.yaml') ?? '';
     for (const v of SECRET_VALUES) expect(text).not.toContain(v);
     expect(parseManifests([text]).map((m) => `${m.apiVersion} ${m.kind}`)).toEqual([
@@ -60,15 +75,27 @@ describe('app/main synth', () => {
   });
 
   it('synthesizes the Alertmanager file with every destination on as snapshotted, without a secret value', () => {
-    const text = run({ ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' }).get('0003-alertmanager.k8s.yaml') ?? '';
+    const text =
+      run({ ...SECRET_ENV, WEBHOOK_URL: 'https://hooks.example.com/alerts' }).get('0003-alertmanager.k8s.yaml') ?? '';
     for (const v of SECRET_VALUES) expect(text).not.toContain(v);
     expect(text).toMatchSnapshot();
   });
 
   it('synthesizes an external Redis Cluster (KVSTORE_DEPLOY=external) as snapshotted: no kvstore file, the URL by Secret reference, no secret value', () => {
-    const env = { ...SECRET_ENV, KVSTORE_DEPLOY: 'external', KVSTORE_MODE: 'cluster', KVSTORE_NODES: 'redis-1.example.com:6379,redis-2.example.com:6379' };
+    const env = {
+      ...SECRET_ENV,
+      KVSTORE_DEPLOY: 'external',
+      KVSTORE_MODE: 'cluster',
+      KVSTORE_NODES: 'redis-1.example.com:6379,redis-2.example.com:6379',
+    };
     const ext = run(env);
-    expect([...ext.keys()]).toEqual(['0000-namespace.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    expect([...ext.keys()]).toEqual([
+      '0000-namespace.k8s.yaml',
+      '0001-backend.k8s.yaml',
+      '0002-alertmanager.k8s.yaml',
+      '0003-prometheus.k8s.yaml',
+      '0004-dashboard.k8s.yaml',
+    ]);
     const all = [...ext.values()].join('\n');
     for (const v of SECRET_VALUES) expect(all).not.toContain(v);
     const text = ext.get('0001-backend.k8s.yaml') ?? '';
@@ -84,20 +111,26 @@ describe('app/main synth', () => {
 
   it('puts a service variable given at synth time into the backend’s config', () => {
     const manifests = parseManifests(run({ RATE_LIMIT_SEARCH_REQUESTS: '120' }).values());
-    const cm = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'backend-config') as unknown as { data: Record<string, string> };
+    const cm = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'backend-config') as unknown as {
+      data: Record<string, string>;
+    };
     expect(cm.data.RATE_LIMIT_SEARCH_REQUESTS).toBe('120');
   });
 
   it('changes the scrape interval with PROMETHEUS_SCRAPE_INTERVAL=30s', () => {
     const docs = monitoringDocuments(parseManifests(run({ PROMETHEUS_SCRAPE_INTERVAL: '30s' }).values()));
     expect(docs.prometheusConfig.global.scrape_interval).toBe('30s');
-    expect((load(docs.text.prometheusConfig) as { global: { scrape_interval: string } }).global.scrape_interval).toBe('30s');
+    expect((load(docs.text.prometheusConfig) as { global: { scrape_interval: string } }).global.scrape_interval).toBe(
+      '30s',
+    );
     expect(monitoringDocuments(parseManifests(files.values())).prometheusConfig.global.scrape_interval).toBe('15s');
   });
 
   it('fails on a bad setting, naming it', () => {
     expect(() => synth({ BACKEND_REPLICAS: 'many' }, join(tmpdir(), 'never-written'))).toThrow(SettingsError);
-    expect(() => synth({ BACKEND_REPLICAS: 'many' }, join(tmpdir(), 'never-written'))).toThrow('BACKEND_REPLICAS="many" is not valid');
+    expect(() => synth({ BACKEND_REPLICAS: 'many' }, join(tmpdir(), 'never-written'))).toThrow(
+      'BACKEND_REPLICAS="many" is not valid',
+    );
   });
 });
 
@@ -130,6 +163,8 @@ describe('npx cdk8s synth', () => {
       timeout: 60000,
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('cdk8s synth: Invalid settings: PROMETHEUS_SCRAPE_INTERVAL="often" is not valid: expected a duration such as 15s');
+    expect(r.stderr).toContain(
+      'cdk8s synth: Invalid settings: PROMETHEUS_SCRAPE_INTERVAL="often" is not valid: expected a duration such as 15s',
+    );
   });
 });

@@ -45,7 +45,10 @@ describe('make test-alert (scripts/test-alert.ts)', () => {
     it('posts the §6.3 body to /api/v1/alerts, and Alertmanager holds the alert', async () => {
       const r = await postAlerts(`${url}/`, testAlert());
       expect(r).toEqual({ endpoint: `${url}/api/v1/alerts`, status: 200 });
-      const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{ labels: Record<string, string>; receivers: Array<{ name: string }> }>;
+      const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{
+        labels: Record<string, string>;
+        receivers: Array<{ name: string }>;
+      }>;
       const mine = alerts.find((a) => a.labels.alertname === 'TestAlert');
       expect(mine?.labels).toEqual({ alertname: 'TestAlert', severity: 'warning', service: 'svc-ai-search-backend' });
       expect(mine?.receivers.map((x) => x.name).sort()).toEqual(['backend-team', 'warning']);
@@ -91,9 +94,19 @@ describe('make test-alert (scripts/test-alert.ts)', () => {
 
     it('sends a warning TestAlert by default, or what is asked', () => {
       expect(testAlertRequest({ ALERTMANAGER_URL: 'http://localhost:9093' }).alerts).toEqual(testAlert());
-      const r = testAlertRequest({ ALERTMANAGER_URL: 'http://localhost:9093', TEST_ALERT_SEVERITY: 'CRITICAL', TEST_ALERT_NAME: 'BackendDown' });
-      expect(r.alerts[0].labels).toEqual({ alertname: 'BackendDown', severity: 'critical', service: 'svc-ai-search-backend' });
-      expect(() => testAlertRequest({ ALERTMANAGER_URL: 'http://localhost:9093', TEST_ALERT_SEVERITY: 'page' })).toThrow('TEST_ALERT_SEVERITY');
+      const r = testAlertRequest({
+        ALERTMANAGER_URL: 'http://localhost:9093',
+        TEST_ALERT_SEVERITY: 'CRITICAL',
+        TEST_ALERT_NAME: 'BackendDown',
+      });
+      expect(r.alerts[0].labels).toEqual({
+        alertname: 'BackendDown',
+        severity: 'critical',
+        service: 'svc-ai-search-backend',
+      });
+      expect(() =>
+        testAlertRequest({ ALERTMANAGER_URL: 'http://localhost:9093', TEST_ALERT_SEVERITY: 'page' }),
+      ).toThrow('TEST_ALERT_SEVERITY');
     });
 
     it('carries labels alertname, severity, service and annotations summary, description (spec §6.3)', () => {

@@ -32,7 +32,8 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): 
   });
 }
 
-const validateCommand = (dir: string, env: NodeJS.ProcessEnv) => run('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', dir], env);
+const validateCommand = (dir: string, env: NodeJS.ProcessEnv) =>
+  run('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', dir], env);
 
 /** The external-kvstore variant's environment (secrets in it too, as `make secrets` would have them: the leak check searches for them). */
 const EXTERNAL_ENV = {
@@ -60,8 +61,11 @@ describe('make validate (scripts/validate-dist.ts)', () => {
     synth({}, dist);
     freshRun = validateCommand(dist, { PATH: process.env.PATH, HOME: process.env.HOME });
     external = mkdtempSync(join(tmpdir(), 'svc-ai-search-external-'));
-    externalRuns = run('npx', ['cdk8s', 'synth', '--check-upgrade=false', '-o', external], EXTERNAL_ENV).then(async (synthRun) =>
-      synthRun.status === 0 ? { synth: synthRun, validate: await validateCommand(external, EXTERNAL_ENV) } : { synth: synthRun },
+    externalRuns = run('npx', ['cdk8s', 'synth', '--check-upgrade=false', '-o', external], EXTERNAL_ENV).then(
+      async (synthRun) =>
+        synthRun.status === 0
+          ? { synth: synthRun, validate: await validateCommand(external, EXTERNAL_ENV) }
+          : { synth: synthRun },
     );
     // Awaited by their tests; a test that fails first must not leave an unhandled rejection.
     freshRun.catch(() => undefined);
@@ -89,22 +93,38 @@ describe('make validate (scripts/validate-dist.ts)', () => {
   it('fails a tampered dist/, saying what is wrong', () => {
     const copy = mkdtempSync(join(tmpdir(), 'svc-ai-search-dist-'));
     try {
-      for (const f of ['0000-namespace.k8s.yaml', '0001-kvstore.k8s.yaml', '0002-backend.k8s.yaml', '0003-alertmanager.k8s.yaml']) {
+      for (const f of [
+        '0000-namespace.k8s.yaml',
+        '0001-kvstore.k8s.yaml',
+        '0002-backend.k8s.yaml',
+        '0003-alertmanager.k8s.yaml',
+      ]) {
         writeFileSync(join(copy, f), readFileSync(join(dist, f)));
       }
-      const prometheus = readFileSync(join(dist, '0004-prometheus.k8s.yaml'), 'utf8').replace('targetPort: web', 'targetPort: http');
+      const prometheus = readFileSync(join(dist, '0004-prometheus.k8s.yaml'), 'utf8').replace(
+        'targetPort: web',
+        'targetPort: http',
+      );
       writeFileSync(join(copy, '0004-prometheus.k8s.yaml'), prometheus);
       const results = validateDist(copy, {});
       expect(results.filter((r) => !r.ok).map((r) => r.check)).toEqual(['kubernetes references']);
-      expect(formatResults(results)).toContain('FAIL kubernetes references\n     Service/prometheus: port 9090 targets http');
+      expect(formatResults(results)).toContain(
+        'FAIL kubernetes references\n     Service/prometheus: port 9090 targets http',
+      );
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
   });
 
   it('finds a secret value set in the environment in the files', () => {
-    const results = validateDist(dist, { SMTP_FROM: 'alertmanager@example.com', SMTP_PASSWORD: 'svc-ai-search-backend' });
-    expect(results.find((r) => r.check === 'no secret values in the output')).toMatchObject({ ok: false, detail: expect.stringContaining('SMTP_PASSWORD appears in') });
+    const results = validateDist(dist, {
+      SMTP_FROM: 'alertmanager@example.com',
+      SMTP_PASSWORD: 'svc-ai-search-backend',
+    });
+    expect(results.find((r) => r.check === 'no secret values in the output')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('SMTP_PASSWORD appears in'),
+    });
   });
 
   it('refuses an empty folder', () => {

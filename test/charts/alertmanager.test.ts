@@ -18,7 +18,11 @@ describe('Alertmanager', () => {
   const container = pod.containers[0];
 
   it('creates a ConfigMap, Deployment and Service alertmanager:9093', () => {
-    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['ConfigMap/alertmanager-config', 'Deployment/alertmanager', 'Service/alertmanager']);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'ConfigMap/alertmanager-config',
+      'Deployment/alertmanager',
+      'Service/alertmanager',
+    ]);
     expect(objects[2].spec.ports).toEqual([{ name: 'web', port: 9093, targetPort: 'web', protocol: 'TCP' }]);
   });
 
@@ -29,7 +33,10 @@ describe('Alertmanager', () => {
   });
 
   it('mounts the optional alertmanager-secrets Secret as files beside, not inside, the config', () => {
-    expect(pod.volumes).toContainEqual({ name: 'secrets', secret: { secretName: 'alertmanager-secrets', optional: true, defaultMode: 0o440 } });
+    expect(pod.volumes).toContainEqual({
+      name: 'secrets',
+      secret: { secretName: 'alertmanager-secrets', optional: true, defaultMode: 0o440 },
+    });
     expect(container.volumeMounts).toEqual([
       { name: 'config', mountPath: '/etc/alertmanager/config', readOnly: true },
       { name: 'secrets', mountPath: '/etc/alertmanager/secrets', readOnly: true },

@@ -47,7 +47,10 @@ describe('Backend', () => {
     });
     const names = (o: ReturnType<typeof synth>) => o.filter((x) => x.kind === 'Service').map((x) => x.metadata.name);
     expect(names(synth({ replicas: 1 }))).toEqual(['backend']);
-    expect(names(synth({ replicas: 1, autoscaling: { maxReplicas: 4, cpuPercent: 70 } }))).toEqual(['backend', 'backend-pods']);
+    expect(names(synth({ replicas: 1, autoscaling: { maxReplicas: 4, cpuPercent: 70 } }))).toEqual([
+      'backend',
+      'backend-pods',
+    ]);
   });
 
   it('puts the settings into the ConfigMap and loads it as environment', () => {
@@ -58,10 +61,15 @@ describe('Backend', () => {
   it('references the secrets, never their values', () => {
     expect(container.env.filter((e: Json) => e.name !== 'NODE_OPTIONS')).toEqual(
       // API_TOKEN and KVSTORE_PASSWORD are required: the pod does not start without what production needs.
-      ['API_TOKEN:api-token:false', 'AI_API_KEY:ai-api-key:true', 'KVSTORE_PASSWORD:kvstore-password:false'].map((triple) => {
-        const [name, key, optional] = triple.split(':');
-        return { name, valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key, optional: optional === 'true' } } };
-      }),
+      ['API_TOKEN:api-token:false', 'AI_API_KEY:ai-api-key:true', 'KVSTORE_PASSWORD:kvstore-password:false'].map(
+        (triple) => {
+          const [name, key, optional] = triple.split(':');
+          return {
+            name,
+            valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key, optional: optional === 'true' } },
+          };
+        },
+      ),
     );
   });
 
@@ -78,22 +86,40 @@ describe('Backend', () => {
   });
 
   it('sets resource requests and limits, and the heap limit from the memory limit (half of it)', () => {
-    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '2048Mi' }, limits: { cpu: '1', memory: '3072Mi' } });
+    expect(container.resources).toEqual({
+      requests: { cpu: '100m', memory: '2048Mi' },
+      limits: { cpu: '1', memory: '3072Mi' },
+    });
     expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=1536' });
-    const small = of(synth({ resources: { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } } }), 'Deployment');
-    expect(small.spec.template.spec.containers[0].env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=512' });
+    const small = of(
+      synth({ resources: { requests: { cpu: '100m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } } }),
+      'Deployment',
+    );
+    expect(small.spec.template.spec.containers[0].env).toContainEqual({
+      name: 'NODE_OPTIONS',
+      value: '--max-old-space-size=512',
+    });
   });
 
   it('refuses a memory limit too small for the heap it sets, a request above the limit, and NODE_OPTIONS in the ConfigMap, naming the value', () => {
-    const limits = (memory: string, request = '128Mi') => synth({ resources: { requests: { cpu: '100m', memory: request }, limits: { cpu: '1', memory } } });
-    expect(() => limits('384Mi')).toThrow('resources.limits.memory=384Mi is too small for the heap it sets: --max-old-space-size would be 192 MiB (50% of the limit), below 256 MiB; give at least 512Mi');
+    const limits = (memory: string, request = '128Mi') =>
+      synth({ resources: { requests: { cpu: '100m', memory: request }, limits: { cpu: '1', memory } } });
+    expect(() => limits('384Mi')).toThrow(
+      'resources.limits.memory=384Mi is too small for the heap it sets: --max-old-space-size would be 192 MiB (50% of the limit), below 256 MiB; give at least 512Mi',
+    );
     expect(() => limits('512Mi')).not.toThrow();
     expect(() => limits('1Gi', '2Gi')).toThrow('resources.requests.memory=2Gi is above resources.limits.memory=1Gi');
-    expect(() => synth({ environment: { ...PROPS.environment, NODE_OPTIONS: '--max-old-space-size=99999' } })).toThrow('NODE_OPTIONS is set from resources.limits.memory');
+    expect(() => synth({ environment: { ...PROPS.environment, NODE_OPTIONS: '--max-old-space-size=99999' } })).toThrow(
+      'NODE_OPTIONS is set from resources.limits.memory',
+    );
   });
 
   it('runs restricted: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp', () => {
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(container.securityContext).toEqual({
       runAsNonRoot: true,
       allowPrivilegeEscalation: false,
@@ -120,19 +146,26 @@ describe('Backend', () => {
 
   it('gives the pod its drain time plus 10 s to stop', () => {
     expect(pod.terminationGracePeriodSeconds).toBe(20);
-    expect(of(synth({ shutdownTimeout: Duration.seconds(45) }), 'Deployment').spec.template.spec.terminationGracePeriodSeconds).toBe(55);
+    expect(
+      of(synth({ shutdownTimeout: Duration.seconds(45) }), 'Deployment').spec.template.spec
+        .terminationGracePeriodSeconds,
+    ).toBe(55);
   });
 
   it('rolls the pods when the settings change', () => {
     const a = deployment.spec.template.metadata.annotations['checksum/config'];
-    const b = of(synth({ environment: { ...PROPS.environment, LOG_LEVEL: 'debug' } }), 'Deployment').spec.template.metadata.annotations['checksum/config'];
+    const b = of(synth({ environment: { ...PROPS.environment, LOG_LEVEL: 'debug' } }), 'Deployment').spec.template
+      .metadata.annotations['checksum/config'];
     expect(a).toMatch(/^[0-9a-f]{64}$/);
     expect(b).not.toBe(a);
     expect(of(synth(), 'Deployment').spec.template.metadata.annotations['checksum/config']).toBe(a);
   });
 
   it('lets one pod at a time be evicted', () => {
-    expect(of(objects, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: deployment.spec.selector.matchLabels } });
+    expect(of(objects, 'PodDisruptionBudget').spec).toEqual({
+      maxUnavailable: 1,
+      selector: { matchLabels: deployment.spec.selector.matchLabels },
+    });
   });
 
   it('adds an autoscaler when asked, and leaves the replica count to it', () => {
@@ -144,14 +177,20 @@ describe('Backend', () => {
         scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'backend' },
         minReplicas: 3,
         maxReplicas: 8,
-        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 65 } } }],
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 65 } } },
+        ],
       },
     });
     expect(of(objects, 'HorizontalPodAutoscaler')).toBeUndefined();
   });
 
   it('refuses a secret in the ConfigMap and an autoscaler below its minimum', () => {
-    expect(() => synth({ environment: { API_TOKEN: 'oops' } })).toThrow('API_TOKEN is a secret and must not be in the backend-config ConfigMap');
-    expect(() => synth({ autoscaling: { maxReplicas: 2, cpuPercent: 70 } })).toThrow('autoscaling.maxReplicas (2) is below replicas (3)');
+    expect(() => synth({ environment: { API_TOKEN: 'oops' } })).toThrow(
+      'API_TOKEN is a secret and must not be in the backend-config ConfigMap',
+    );
+    expect(() => synth({ autoscaling: { maxReplicas: 2, cpuPercent: 70 } })).toThrow(
+      'autoscaling.maxReplicas (2) is below replicas (3)',
+    );
   });
 });

@@ -24,10 +24,16 @@ function composedYaml(): { manifests: Manifest[]; yaml: string; stack: SearchBac
     ports: [{ name: 'metrics', number: 2020, protocol: Protocol.TCP }],
     // cdk8s-plus probes port 80 unless told (or given `portNumber`): make validate's reference check says so.
     liveness: Probe.fromHttpGet('/api/v1/health', { port: 2020, periodSeconds: Duration.seconds(30) }),
-    resources: { cpu: { request: Cpu.millis(10), limit: Cpu.millis(100) }, memory: { request: Size.mebibytes(16), limit: Size.mebibytes(64) } },
+    resources: {
+      cpu: { request: Cpu.millis(10), limit: Cpu.millis(100) },
+      memory: { request: Size.mebibytes(16), limit: Size.mebibytes(64) },
+    },
   });
 
-  const exporter = Pods.select(chart, 'redis-exporter', { labels: EXPORTER, namespaces: Namespaces.select(chart, 'monitoring', { names: ['monitoring'] }) });
+  const exporter = Pods.select(chart, 'redis-exporter', {
+    labels: EXPORTER,
+    namespaces: Namespaces.select(chart, 'monitoring', { names: ['monitoring'] }),
+  });
   stack.kvstore?.networkPolicy.addIngressRule(exporter, [NetworkPolicyPort.tcp(6379)]);
 
   const yaml = app.synthYaml();
@@ -47,9 +53,18 @@ describe('composing with the stack’s cdk8s-plus constructs', () => {
   it('puts the sidecar beside the backend container, which keeps its probes, secrets and restricted context', () => {
     const deploy: Json = find(manifests, 'Deployment', 'backend');
     const [backend, sidecar] = deploy.spec.template.spec.containers;
-    expect(sidecar).toMatchObject({ name: 'log-shipper', image: 'fluent/fluent-bit:3.0.7', ports: [{ name: 'metrics', containerPort: 2020 }] });
+    expect(sidecar).toMatchObject({
+      name: 'log-shipper',
+      image: 'fluent/fluent-bit:3.0.7',
+      ports: [{ name: 'metrics', containerPort: 2020 }],
+    });
     // cdk8s-plus's defaults make the sidecar restricted too.
-    expect(sidecar.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false });
+    expect(sidecar.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+    });
     expect(backend.name).toBe('backend');
     expect(backend.readinessProbe.httpGet.port).toBe('http');
     expect(backend.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
@@ -66,7 +81,12 @@ describe('composing with the stack’s cdk8s-plus constructs', () => {
     expect(np.spec.ingress).toEqual([
       { from: [{ podSelector: { matchLabels: selectorLabels('backend') } }], ports: [{ port: 6379, protocol: 'TCP' }] },
       {
-        from: [{ podSelector: { matchLabels: EXPORTER }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        from: [
+          {
+            podSelector: { matchLabels: EXPORTER },
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          },
+        ],
         ports: [{ port: 6379, protocol: 'TCP' }],
       },
     ]);

@@ -6,7 +6,11 @@ import { runtimeDefaultSeccomp } from '../../charts/security';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- manifests are read freely
 
-const sidecar = (name: string): ContainerProps => ({ name, image: 'busybox:1.36', liveness: Probe.fromTcpSocket({ port: 9000 }) });
+const sidecar = (name: string): ContainerProps => ({
+  name,
+  image: 'busybox:1.36',
+  liveness: Probe.fromTcpSocket({ port: 9000 }),
+});
 
 /** A Deployment whose `main` container gets the stack's patches, with consumer sidecars added before and after it. */
 function synth(before: boolean, after: boolean, extra?: (d: Deployment) => void): Json {
@@ -15,7 +19,12 @@ function synth(before: boolean, after: boolean, extra?: (d: Deployment) => void)
   const d = new Deployment(chart, 'd', { metadata: { name: 'd' } });
   if (before) d.addContainer(sidecar('before'));
   extra?.(d);
-  const main = d.addContainer({ name: 'main', image: 'main:1', ports: [{ name: 'http', number: 8080 }], readiness: httpProbe('/ready', { period: Duration.seconds(5) }) });
+  const main = d.addContainer({
+    name: 'main',
+    image: 'main:1',
+    ports: [{ name: 'http', number: 8080 }],
+    readiness: httpProbe('/ready', { period: Duration.seconds(5) }),
+  });
   probesOnNamedPort(d, main, 'http', [['readinessProbe', 'httpGet']]);
   runtimeDefaultSeccomp(d, [main]);
   patchContainer(d, main, (c) => [JsonPatch.add(`${c}/workingDir`, '/data')]);
@@ -32,17 +41,20 @@ describe('JSON patches of a container address it by name', () => {
     [true, false],
     [false, true],
     [true, true],
-  ])('patch the stack’s container, and only it, with a consumer’s container added before: %s, after: %s', (before, after) => {
-    const all = containers(before, after);
-    expect(all.main.readinessProbe.httpGet.port).toBe('http');
-    expect(all.main.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
-    expect(all.main.workingDir).toBe('/data');
-    for (const name of ['before', 'after'].filter((n) => n in all)) {
-      expect(all[name].livenessProbe.tcpSocket.port).toBe(9000);
-      expect(all[name].securityContext.seccompProfile).toBeUndefined();
-      expect(all[name].workingDir).toBeUndefined();
-    }
-  });
+  ])(
+    'patch the stack’s container, and only it, with a consumer’s container added before: %s, after: %s',
+    (before, after) => {
+      const all = containers(before, after);
+      expect(all.main.readinessProbe.httpGet.port).toBe('http');
+      expect(all.main.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+      expect(all.main.workingDir).toBe('/data');
+      for (const name of ['before', 'after'].filter((n) => n in all)) {
+        expect(all[name].livenessProbe.tcpSocket.port).toBe(9000);
+        expect(all[name].securityContext.seccompProfile).toBeUndefined();
+        expect(all[name].workingDir).toBeUndefined();
+      }
+    },
+  );
 
   it('fail synth rather than patch another container when the order changes under them', () => {
     // A consumer's own patch that drops the first container moves `main` from index 1 to 0.

@@ -6,13 +6,19 @@ import { grafanaDashboard } from '../../charts';
 import { find, synthStack, type Json } from './fixtures/stack';
 
 describe('GrafanaDashboard', () => {
-  it.each(['standalone', 'operator'])('ships the dashboard in a ConfigMap labelled grafana_dashboard: "1" in %s mode', (mode) => {
-    const stack = synthStack({ MONITORING_MODE: mode });
-    const cm: Json = find(stack.manifests, 'ConfigMap', 'grafana-dashboard');
-    expect(cm.metadata.labels).toMatchObject({ grafana_dashboard: '1', 'app.kubernetes.io/part-of': 'svc-ai-search-backend' });
-    expect(Object.keys(cm.data)).toEqual(['svc-ai-search-backend.json']);
-    expect(JSON.parse(cm.data['svc-ai-search-backend.json'])).toEqual(grafanaDashboard(stack.settings));
-  });
+  it.each(['standalone', 'operator'])(
+    'ships the dashboard in a ConfigMap labelled grafana_dashboard: "1" in %s mode',
+    (mode) => {
+      const stack = synthStack({ MONITORING_MODE: mode });
+      const cm: Json = find(stack.manifests, 'ConfigMap', 'grafana-dashboard');
+      expect(cm.metadata.labels).toMatchObject({
+        grafana_dashboard: '1',
+        'app.kubernetes.io/part-of': 'svc-ai-search-backend',
+      });
+      expect(Object.keys(cm.data)).toEqual(['svc-ai-search-backend.json']);
+      expect(JSON.parse(cm.data['svc-ai-search-backend.json'])).toEqual(grafanaDashboard(stack.settings));
+    },
+  );
 
   it('follows the name prefix', () => {
     const stack = synthStack({ NAME_PREFIX: 'team-a-' });

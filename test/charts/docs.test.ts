@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { VARIABLES } from '../../configs';
-import { alertingRules, alertRules, expectedReceivers, IGNORED_AT_SYNTH, loadStackSettings, RECEIVER_NAMES, SECRETS } from '../../charts';
+import {
+  alertingRules,
+  alertRules,
+  expectedReceivers,
+  IGNORED_AT_SYNTH,
+  loadStackSettings,
+  RECEIVER_NAMES,
+  SECRETS,
+} from '../../charts';
 
 const doc = readFileSync(resolve(__dirname, '../../docs/stack.md'), 'utf8');
 
@@ -41,14 +49,17 @@ describe('the alert table of docs/stack.md', () => {
       ]),
     );
 
-  it.each([['docs/stack.md', '../../docs/stack.md']])('%s: a row per alert with its severity and the receivers the routing gives it', (_name, path) => {
-    const table = rows(readFileSync(resolve(__dirname, path), 'utf8'));
-    for (const rule of rules) {
-      expect([rule.alert, table.get(rule.alert)]).toEqual([
-        rule.alert,
-        { severity: rule.labels.severity, receivers: expectedReceivers({ alertname: rule.alert, ...rule.labels }) },
-      ]);
-    }
-    expect(table.size).toBe(rules.length);
-  });
+  it.each([['docs/stack.md', '../../docs/stack.md']])(
+    '%s: a row per alert with its severity and the receivers the routing gives it',
+    (_name, path) => {
+      const table = rows(readFileSync(resolve(__dirname, path), 'utf8'));
+      for (const rule of rules) {
+        expect([rule.alert, table.get(rule.alert)]).toEqual([
+          rule.alert,
+          { severity: rule.labels.severity, receivers: expectedReceivers({ alertname: rule.alert, ...rule.labels }) },
+        ]);
+      }
+      expect(table.size).toBe(rules.length);
+    },
+  );
 });

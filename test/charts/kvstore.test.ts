@@ -34,7 +34,9 @@ describe('Kvstore', () => {
       'StatefulSet/kvstore',
       'NetworkPolicy/kvstore',
     ]);
-    expect(of(objects, 'Service').spec.ports).toEqual([{ name: 'redis', port: 6379, targetPort: 'redis', protocol: 'TCP' }]);
+    expect(of(objects, 'Service').spec.ports).toEqual([
+      { name: 'redis', port: 6379, targetPort: 'redis', protocol: 'TCP' },
+    ]);
   });
 
   it('keeps its data on a PersistentVolumeClaim with append-only persistence', () => {
@@ -61,7 +63,10 @@ describe('Kvstore', () => {
 
   it('takes its password from the Secret, required', () => {
     expect(container.env).toEqual([
-      { name: 'KVSTORE_PASSWORD', valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key: 'kvstore-password' } } },
+      {
+        name: 'KVSTORE_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'svc-ai-search-secrets', key: 'kvstore-password' } },
+      },
     ]);
     expect(container.command).toEqual(['sh', '-c', KVSTORE_START_SCRIPT]);
   });
@@ -72,7 +77,16 @@ describe('Kvstore', () => {
       policyTypes: ['Ingress'],
       ingress: [
         {
-          from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'backend', 'app.kubernetes.io/part-of': 'svc-ai-search-backend' } } }],
+          from: [
+            {
+              podSelector: {
+                matchLabels: {
+                  'app.kubernetes.io/name': 'backend',
+                  'app.kubernetes.io/part-of': 'svc-ai-search-backend',
+                },
+              },
+            },
+          ],
           ports: [{ port: 6379, protocol: 'TCP' }],
         },
       ],
@@ -102,7 +116,10 @@ describe('Kvstore', () => {
       dir = mkdtempSync(join(tmpdir(), 'kvstore-script-'));
       port = await freePort();
       // Only what the cluster provides differently: the mount paths and the port.
-      writeFileSync(join(dir, 'redis.conf'), kvstoreConfig().replace('dir /data', `dir ${dir}`).replace('port 6379', `port ${port}\nbind 127.0.0.1`));
+      writeFileSync(
+        join(dir, 'redis.conf'),
+        kvstoreConfig().replace('dir /data', `dir ${dir}`).replace('port 6379', `port ${port}\nbind 127.0.0.1`),
+      );
       script = KVSTORE_START_SCRIPT.replace('/etc/redis/', `${dir}/`);
     });
 
@@ -110,16 +127,24 @@ describe('Kvstore', () => {
 
     it('starts with the password from the environment, off the command line, with the AOF on', async () => {
       const password = 'fixture-kv-9c8b7a';
-      const child = spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, KVSTORE_PASSWORD: password }, stdio: 'ignore' });
+      const child = spawn('sh', ['-c', script], {
+        env: { PATH: process.env.PATH, KVSTORE_PASSWORD: password },
+        stdio: 'ignore',
+      });
       try {
         await waitForPort(port);
         const cli = (args: string[], auth?: string) =>
-          spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, ...(auth ? { REDISCLI_AUTH: auth } : {}) } }).stdout.trim();
+          spawnSync('redis-cli', ['-p', String(port), ...args], {
+            encoding: 'utf8',
+            env: { PATH: process.env.PATH, ...(auth ? { REDISCLI_AUTH: auth } : {}) },
+          }).stdout.trim();
         expect(cli(['ping'])).toContain('NOAUTH');
         expect(cli(['ping'], password)).toBe('PONG');
         expect(cli(['config', 'get', 'appendonly'], password)).toBe('appendonly\nyes');
         expect(cli(['config', 'get', 'maxmemory-policy'], password)).toBe('maxmemory-policy\nvolatile-lru');
-        const ready = spawnSync('sh', ['-c', KVSTORE_READY_SCRIPT.replace('redis-cli', `redis-cli -p ${port}`)], { env: { PATH: process.env.PATH, KVSTORE_PASSWORD: password } });
+        const ready = spawnSync('sh', ['-c', KVSTORE_READY_SCRIPT.replace('redis-cli', `redis-cli -p ${port}`)], {
+          env: { PATH: process.env.PATH, KVSTORE_PASSWORD: password },
+        });
         expect(ready.status).toBe(0);
         // exec: redis-server is the process itself, and its arguments hold no password.
         const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
@@ -132,7 +157,10 @@ describe('Kvstore', () => {
     });
 
     it('refuses to start without a password', () => {
-      const r = spawnSync('sh', ['-c', script], { env: { PATH: process.env.PATH, KVSTORE_PASSWORD: '' }, encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', script], {
+        env: { PATH: process.env.PATH, KVSTORE_PASSWORD: '' },
+        encoding: 'utf8',
+      });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('KVSTORE_PASSWORD is empty');
     });

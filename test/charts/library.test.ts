@@ -1,5 +1,13 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { imagePullPolicy, imageVersion, loadStackSettings, selectorLabels, SearchBackendStack, stackNames, stackWarnings } from '../../charts';
+import {
+  imagePullPolicy,
+  imageVersion,
+  loadStackSettings,
+  selectorLabels,
+  SearchBackendStack,
+  stackNames,
+  stackWarnings,
+} from '../../charts';
 import type { Manifest } from '../../tools/read-manifests';
 import { referenceProblems, schemaProblems } from '../../tools/validate';
 import { memoryApp, find, synthStack, type Json } from './fixtures/stack';
@@ -30,27 +38,42 @@ describe('SearchBackendStack inside a user Chart', () => {
   });
 
   it('wires each stack to its own backend, kvstore, alertmanager, ConfigMaps and Secrets', () => {
-    for (const [stack, p] of [[a, 'team-a-'], [b, 'team-b-']] as const) {
+    for (const [stack, p] of [
+      [a, 'team-a-'],
+      [b, 'team-b-'],
+    ] as const) {
       const prom: Json = find(manifests, 'ConfigMap', `${p}prometheus-config`);
       const text: string = prom.data['prometheus.yml'];
       expect(text).toContain(`${p}alertmanager:9093`);
-      expect(text).toContain(stack.settings.deploy.backendReplicas > 1 ? `${p}backend-pods.shared-ns.svc` : `${p}backend:8080`);
+      expect(text).toContain(
+        stack.settings.deploy.backendReplicas > 1 ? `${p}backend-pods.shared-ns.svc` : `${p}backend:8080`,
+      );
       const cm: Json = find(manifests, 'ConfigMap', `${p}backend-config`);
       expect(cm.data.KVSTORE_URL).toBe(`redis://${p}kvstore:6379`);
       const deploy: Json = find(manifests, 'Deployment', `${p}backend`);
       const container = deploy.spec.template.spec.containers[0];
       expect(container.envFrom).toEqual([{ configMapRef: { name: `${p}backend-config` } }]);
-      expect(container.env.filter((e: Json) => e.valueFrom).map((e: Json) => e.valueFrom.secretKeyRef.name)).toEqual([`${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`, `${p}svc-ai-search-secrets`]);
+      expect(container.env.filter((e: Json) => e.valueFrom).map((e: Json) => e.valueFrom.secretKeyRef.name)).toEqual([
+        `${p}svc-ai-search-secrets`,
+        `${p}svc-ai-search-secrets`,
+        `${p}svc-ai-search-secrets`,
+      ]);
       const svc: Json = find(manifests, 'Service', `${p}backend`);
       expect(svc.spec.selector).toEqual(selectorLabels('backend', stackNames(p).instance));
       const np: Json = find(manifests, 'NetworkPolicy', `${p}kvstore`);
-      expect(np.spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: selectorLabels('backend', `${p}svc-ai-search-backend`) } }]);
+      expect(np.spec.ingress[0].from).toEqual([
+        { podSelector: { matchLabels: selectorLabels('backend', `${p}svc-ai-search-backend`) } },
+      ]);
       expect(find(manifests, 'Deployment', `${p}alertmanager`).spec.template.spec.volumes).toEqual(
-        expect.arrayContaining([expect.objectContaining({ secret: expect.objectContaining({ secretName: `${p}alertmanager-secrets` }) })]),
+        expect.arrayContaining([
+          expect.objectContaining({ secret: expect.objectContaining({ secretName: `${p}alertmanager-secrets` }) }),
+        ]),
       );
     }
     // One stack's Service never selects the other's pods.
-    expect(find(manifests, 'Service', 'team-a-backend').spec.selector).not.toEqual(find(manifests, 'Service', 'team-b-backend').spec.selector);
+    expect(find(manifests, 'Service', 'team-a-backend').spec.selector).not.toEqual(
+      find(manifests, 'Service', 'team-b-backend').spec.selector,
+    );
   });
 
   it('exposes its components for composition', () => {
@@ -62,8 +85,10 @@ describe('SearchBackendStack inside a user Chart', () => {
     const s = synthStack({ INGRESS_HOST: 'search.example.com' });
     for (const m of [...manifests, ...s.manifests]) {
       const l = m.metadata.labels ?? {};
-      expect({ m: `${m.kind}/${m.metadata.name}`, has: ['instance', 'component', 'version'].filter((k) => l[`app.kubernetes.io/${k}`] !== undefined) })
-        .toEqual({ m: `${m.kind}/${m.metadata.name}`, has: ['instance', 'component', 'version'] });
+      expect({
+        m: `${m.kind}/${m.metadata.name}`,
+        has: ['instance', 'component', 'version'].filter((k) => l[`app.kubernetes.io/${k}`] !== undefined),
+      }).toEqual({ m: `${m.kind}/${m.metadata.name}`, has: ['instance', 'component', 'version'] });
     }
     expect(find(s.manifests, 'StatefulSet', 'kvstore').metadata.labels['app.kubernetes.io/version']).toBe('7.2-alpine');
     expect(imageVersion('r.example.com:5000/x@sha256:' + 'ab'.repeat(32))).toBe('sha256-abababababab');
@@ -74,7 +99,13 @@ describe('SearchBackendStack inside a user Chart', () => {
 describe('SearchBackendStack at App level', () => {
   it('leaves an existing namespace alone with CREATE_NAMESPACE=false', () => {
     const s = synthStack({ CREATE_NAMESPACE: 'false', NAMESPACE: 'shared' });
-    expect([...s.files.keys()]).toEqual(['0000-kvstore.k8s.yaml', '0001-backend.k8s.yaml', '0002-alertmanager.k8s.yaml', '0003-prometheus.k8s.yaml', '0004-dashboard.k8s.yaml']);
+    expect([...s.files.keys()]).toEqual([
+      '0000-kvstore.k8s.yaml',
+      '0001-backend.k8s.yaml',
+      '0002-alertmanager.k8s.yaml',
+      '0003-prometheus.k8s.yaml',
+      '0004-dashboard.k8s.yaml',
+    ]);
     expect(s.manifests.some((m) => m.kind === 'Namespace')).toBe(false);
     expect(s.manifests.every((m) => m.metadata.namespace === 'shared')).toBe(true);
     expect(schemaProblems(s.manifests)).toEqual([]);
@@ -93,7 +124,18 @@ describe('SearchBackendStack at App level', () => {
     const settings = loadStackSettings({ CREATE_NAMESPACE: 'false' });
     new SearchBackendStack(app, 'a', { settings, namePrefix: 'a-' });
     new SearchBackendStack(app, 'b', { settings, namePrefix: 'b-' });
-    expect(app.charts.map((c) => c.node.id)).toEqual(['a-kvstore', 'a-backend', 'a-alertmanager', 'a-prometheus', 'a-dashboard', 'b-kvstore', 'b-backend', 'b-alertmanager', 'b-prometheus', 'b-dashboard']);
+    expect(app.charts.map((c) => c.node.id)).toEqual([
+      'a-kvstore',
+      'a-backend',
+      'a-alertmanager',
+      'a-prometheus',
+      'a-dashboard',
+      'b-kvstore',
+      'b-backend',
+      'b-alertmanager',
+      'b-prometheus',
+      'b-dashboard',
+    ]);
   });
 
   it('rejects a NAME_PREFIX that cannot start a DNS label', () => {
@@ -107,12 +149,25 @@ describe('deploy settings', () => {
     expect(plain.manifests.some((m) => m.kind === 'Ingress')).toBe(false);
     expect(find(plain.manifests, 'ConfigMap', 'backend-config').data.TRUST_PROXY).toBe('0');
 
-    const s = synthStack({ INGRESS_HOST: 'search.example.com', INGRESS_TLS_SECRET: 'search-tls', INGRESS_CLASS: 'nginx' });
+    const s = synthStack({
+      INGRESS_HOST: 'search.example.com',
+      INGRESS_TLS_SECRET: 'search-tls',
+      INGRESS_CLASS: 'nginx',
+    });
     const ingress: Json = find(s.manifests, 'Ingress', 'backend');
     expect(ingress.spec).toEqual({
       ingressClassName: 'nginx',
       tls: [{ hosts: ['search.example.com'], secretName: 'search-tls' }],
-      rules: [{ host: 'search.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 8080 } } } }] } }],
+      rules: [
+        {
+          host: 'search.example.com',
+          http: {
+            paths: [
+              { path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 8080 } } } },
+            ],
+          },
+        },
+      ],
     });
     expect(find(s.manifests, 'ConfigMap', 'backend-config').data.TRUST_PROXY).toBe('1');
     expect(schemaProblems(s.manifests)).toEqual([]);
@@ -121,11 +176,14 @@ describe('deploy settings', () => {
 
   it('puts STORAGE_CLASS on both volumes and IMAGE_PULL_SECRETS on every pod', () => {
     const s = synthStack({ STORAGE_CLASS: 'fast-ssd', IMAGE_PULL_SECRETS: 'regcred,mirror' });
-    expect(find(s.manifests, 'StatefulSet', 'kvstore').spec.volumeClaimTemplates[0].spec.storageClassName).toBe('fast-ssd');
+    expect(find(s.manifests, 'StatefulSet', 'kvstore').spec.volumeClaimTemplates[0].spec.storageClassName).toBe(
+      'fast-ssd',
+    );
     expect(find(s.manifests, 'PersistentVolumeClaim', 'prometheus-data').spec.storageClassName).toBe('fast-ssd');
     const pods = s.manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet');
     expect(pods).toHaveLength(4);
-    for (const m of pods) expect((m as Json).spec.template.spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+    for (const m of pods)
+      expect((m as Json).spec.template.spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
     expect(schemaProblems(s.manifests)).toEqual([]);
   });
 

@@ -1,6 +1,13 @@
 import { load } from 'js-yaml';
 import { Testing } from 'cdk8s';
-import { alertRules, loadStackSettings, longestRuleRangeMs, Prometheus, prometheusConfig, type PrometheusProps } from '../../charts';
+import {
+  alertRules,
+  loadStackSettings,
+  longestRuleRangeMs,
+  Prometheus,
+  prometheusConfig,
+  type PrometheusProps,
+} from '../../charts';
 import { memoryChart, type Json } from './fixtures/stack';
 
 const settings = loadStackSettings({});
@@ -18,7 +25,8 @@ function synth(props: Partial<PrometheusProps> = {}): Json[] {
   return Testing.synth(chart);
 }
 
-const find = (objects: Json[], kind: string, name: string): Json => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const find = (objects: Json[], kind: string, name: string): Json =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
 
 describe('Prometheus', () => {
   const objects = synth();
@@ -35,12 +43,16 @@ describe('Prometheus', () => {
       'Deployment/prometheus',
       'Service/prometheus',
     ]);
-    expect(find(objects, 'Service', 'prometheus').spec.ports).toEqual([{ name: 'web', port: 9090, targetPort: 'web', protocol: 'TCP' }]);
+    expect(find(objects, 'Service', 'prometheus').spec.ports).toEqual([
+      { name: 'web', port: 9090, targetPort: 'web', protocol: 'TCP' },
+    ]);
   });
 
   it('carries the generated documents unchanged under clear keys', () => {
     expect(load(find(objects, 'ConfigMap', 'prometheus-config').data['prometheus.yml'])).toEqual(PROPS.config);
-    expect(load(find(objects, 'ConfigMap', 'prometheus-rules').data['svc-ai-search-backend.rules.yml'])).toEqual(PROPS.rules);
+    expect(load(find(objects, 'ConfigMap', 'prometheus-rules').data['svc-ai-search-backend.rules.yml'])).toEqual(
+      PROPS.rules,
+    );
   });
 
   it('mounts the config and the rules where the config says, side by side', () => {
@@ -74,7 +86,11 @@ describe('Prometheus', () => {
     expect(pod.serviceAccountName).toBe('prometheus');
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(find(objects, 'ServiceAccount', 'prometheus').automountServiceAccountToken).toBe(false);
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65534,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect(container.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'web', scheme: 'HTTP' });
     expect(container.livenessProbe.httpGet).toEqual({ path: '/-/healthy', port: 'web', scheme: 'HTTP' });
@@ -83,12 +99,16 @@ describe('Prometheus', () => {
   it('restarts on a config or rule change', () => {
     const before = deployment.spec.template.metadata.annotations['checksum/config'];
     const other = alertRules(loadStackSettings({ ALERT_ERROR_RATE_THRESHOLD: '0.2' }));
-    expect(find(synth({ rules: other }), 'Deployment', 'prometheus').spec.template.metadata.annotations['checksum/config']).not.toBe(before);
+    expect(
+      find(synth({ rules: other }), 'Deployment', 'prometheus').spec.template.metadata.annotations['checksum/config'],
+    ).not.toBe(before);
   });
 
   it('refuses a retention shorter than the longest rule range (the 3d burn-rate window)', () => {
     expect(longestRuleRangeMs(PROPS.rules)).toBe(3 * 86400000);
-    expect(() => synth({ retention: '2d' })).toThrow('retention 2d (PROMETHEUS_RETENTION) is shorter than the longest rule range (72h)');
+    expect(() => synth({ retention: '2d' })).toThrow(
+      'retention 2d (PROMETHEUS_RETENTION) is shorter than the longest rule range (72h)',
+    );
     expect(() => synth({ retention: '3d' })).not.toThrow();
   });
 });

@@ -6,7 +6,9 @@ const doc = readFileSync(resolve(__dirname, '../../docs/runbooks.md'), 'utf8');
 const headings = [...doc.matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
 
 /** Every alert the generators can produce: the settings that switch the optional ones on. */
-const everyAlert = alertingRules(alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', BACKEND_REPLICAS: '3' }))).map((r) => r.alert);
+const everyAlert = alertingRules(
+  alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', BACKEND_REPLICAS: '3' })),
+).map((r) => r.alert);
 
 function section(name: string): string {
   const start = doc.indexOf(`## ${name}\n`);
@@ -23,7 +25,8 @@ describe('docs/runbooks.md', () => {
   it('gives each alert what it means, the query to look at, likely causes and what to do', () => {
     for (const name of headings) {
       const s = section(name);
-      for (const part of ['**Means**', '**Query**', '**Likely causes**', '**Do**']) expect(`${name}: ${s.includes(part)}`).toBe(`${name}: true`);
+      for (const part of ['**Means**', '**Query**', '**Likely causes**', '**Do**'])
+        expect(`${name}: ${s.includes(part)}`).toBe(`${name}: true`);
     }
   });
 

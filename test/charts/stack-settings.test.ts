@@ -27,7 +27,12 @@ describe('loadStackSettings', () => {
   });
 
   it('lets any service variable override at synth time', () => {
-    const s = loadStackSettings({ RATE_LIMIT_SEARCH_REQUESTS: '120', ENVIRONMENT: 'staging', TRUST_PROXY: '2', LOG_LEVEL: 'debug' });
+    const s = loadStackSettings({
+      RATE_LIMIT_SEARCH_REQUESTS: '120',
+      ENVIRONMENT: 'staging',
+      TRUST_PROXY: '2',
+      LOG_LEVEL: 'debug',
+    });
     expect(s.rateLimit.tiers.search.limit).toBe(120);
     expect(s.service.environment).toBe('staging');
     expect(s.service.trustProxy).toBe(2);
@@ -60,13 +65,17 @@ describe('loadStackSettings', () => {
 
   it('fails on a bad setting with a message naming it', () => {
     expect(() => loadStackSettings({ PROMETHEUS_SCRAPE_INTERVAL: 'often' })).toThrow(SettingsError);
-    expect(() => loadStackSettings({ PROMETHEUS_SCRAPE_INTERVAL: 'often' })).toThrow('PROMETHEUS_SCRAPE_INTERVAL="often" is not valid');
+    expect(() => loadStackSettings({ PROMETHEUS_SCRAPE_INTERVAL: 'often' })).toThrow(
+      'PROMETHEUS_SCRAPE_INTERVAL="often" is not valid',
+    );
     try {
       loadStackSettings({ BACKEND_REPLICAS: '0', SMTP_FROM: 'nobody' });
     } catch (e) {
       expect((e as SettingsError).issues.map((i) => i.variable)).toEqual(['SMTP_FROM', 'BACKEND_REPLICAS']);
       expect((e as SettingsError).code).toBe('ERR_SETTINGS_INVALID_VALUE');
     }
-    expect(() => loadStackSettings({ HPA_ENABLED: 'true', BACKEND_REPLICAS: '5', HPA_MAX_REPLICAS: '3' })).toThrow('HPA_MAX_REPLICAS=3 is below BACKEND_REPLICAS=5');
+    expect(() => loadStackSettings({ HPA_ENABLED: 'true', BACKEND_REPLICAS: '5', HPA_MAX_REPLICAS: '3' })).toThrow(
+      'HPA_MAX_REPLICAS=3 is below BACKEND_REPLICAS=5',
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('the stack', () => {
   it('puts everything in the settings’ namespace, which enforces the restricted pod standard', () => {
     const other = synthStack({ NAMESPACE: 'search-prod' });
     for (const m of other.manifests.slice(1)) expect(m.metadata.namespace).toBe('search-prod');
-    expect(find(other.manifests, 'Namespace', 'search-prod').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    expect(
+      find(other.manifests, 'Namespace', 'search-prod').metadata.labels['pod-security.kubernetes.io/enforce'],
+    ).toBe('restricted');
   });
 
   it('is valid against the Kubernetes schemas, and every reference resolves', () => {
@@ -36,9 +38,21 @@ describe('the stack', () => {
   it('gives the backend every service setting as environment, with the deployed overrides', () => {
     const data = find(stack.manifests, 'ConfigMap', 'backend-config').data;
     expect(data).toEqual(backendEnvironment(stack.settings));
-    expect(data).toMatchObject({ ENVIRONMENT: 'production', TRUST_PROXY: '0', KVSTORE_URL: 'redis://kvstore:6379', PORT: '8080' });
+    expect(data).toMatchObject({
+      ENVIRONMENT: 'production',
+      TRUST_PROXY: '0',
+      KVSTORE_URL: 'redis://kvstore:6379',
+      PORT: '8080',
+    });
     expect(Object.keys(data)).not.toEqual(expect.arrayContaining(['API_TOKEN']));
-    for (const key of ['API_TOKEN', 'AI_API_KEY', 'KVSTORE_PASSWORD', 'SMTP_PASSWORD', 'CHAT_WEBHOOK_URL', 'PROMETHEUS_SCRAPE_INTERVAL']) {
+    for (const key of [
+      'API_TOKEN',
+      'AI_API_KEY',
+      'KVSTORE_PASSWORD',
+      'SMTP_PASSWORD',
+      'CHAT_WEBHOOK_URL',
+      'PROMETHEUS_SCRAPE_INTERVAL',
+    ]) {
       expect(data[key]).toBeUndefined();
     }
   });
@@ -54,14 +68,21 @@ describe('the stack', () => {
     const backend = find(s.manifests, 'Deployment', 'backend');
     expect(backend.spec.replicas).toBe(4);
     expect(backend.spec.template.spec.containers[0].image).toBe('registry.example.com/search:2.0.0');
-    expect(find(s.manifests, 'StatefulSet', 'kvstore').spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('5Gi');
+    expect(
+      find(s.manifests, 'StatefulSet', 'kvstore').spec.volumeClaimTemplates[0].spec.resources.requests.storage,
+    ).toBe('5Gi');
     expect(find(s.manifests, 'PersistentVolumeClaim', 'prometheus-data').spec.resources.requests.storage).toBe('50Gi');
-    expect(find(s.manifests, 'Deployment', 'prometheus').spec.template.spec.containers[0].args).toContain('--storage.tsdb.retention.time=30d');
+    expect(find(s.manifests, 'Deployment', 'prometheus').spec.template.spec.containers[0].args).toContain(
+      '--storage.tsdb.retention.time=30d',
+    );
   });
 
   it('adds the autoscaler when HPA_ENABLED', () => {
     const s = synthStack({ HPA_ENABLED: 'true', HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60' });
-    expect(find(s.manifests, 'HorizontalPodAutoscaler', 'backend').spec).toMatchObject({ minReplicas: 2, maxReplicas: 6 });
+    expect(find(s.manifests, 'HorizontalPodAutoscaler', 'backend').spec).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 6,
+    });
     expect(schemaProblems(s.manifests)).toEqual([]);
     expect(referenceProblems(s.manifests)).toEqual([]);
     expect(stack.manifests.some((m) => m.kind === 'HorizontalPodAutoscaler')).toBe(false);
@@ -71,7 +92,9 @@ describe('the stack', () => {
     const np = find(stack.manifests, 'NetworkPolicy', 'kvstore');
     expect(np.spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: selectorLabels('backend') } }]);
     // The backend's pods carry those labels (and cdk8s-plus's address label, which the policy does not use).
-    expect(find(stack.manifests, 'Deployment', 'backend').spec.template.metadata.labels).toMatchObject(selectorLabels('backend'));
+    expect(find(stack.manifests, 'Deployment', 'backend').spec.template.metadata.labels).toMatchObject(
+      selectorLabels('backend'),
+    );
   });
 
   it('writes no secret value anywhere, and no Secret object, with every secret set at synth time', () => {
@@ -103,7 +126,9 @@ describe('the stack in operator mode', () => {
       '0003-monitoring.k8s.yaml',
       '0004-dashboard.k8s.yaml',
     ]);
-    expect(stack.manifests.filter((m) => m.apiVersion.startsWith('monitoring.coreos.com/')).map((m) => m.kind)).toEqual(['ServiceMonitor', 'PrometheusRule', 'AlertmanagerConfig']);
+    expect(stack.manifests.filter((m) => m.apiVersion.startsWith('monitoring.coreos.com/')).map((m) => m.kind)).toEqual(
+      ['ServiceMonitor', 'PrometheusRule', 'AlertmanagerConfig'],
+    );
     const services = stack.manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name);
     expect(services.sort()).toEqual(['backend', 'backend-pods', 'kvstore']);
   });

@@ -75,8 +75,8 @@ describe('loadSettings: defaults', () => {
   it('RATELIMIT_STORAGE_URL wins over KVSTORE_URL for the limiter store', () => {
     expect(loadSettings({ KVSTORE_URL: 'redis://a:6379' }).rateLimit.effective.storeUrl).toBe('redis://a:6379');
     expect(
-      loadSettings({ KVSTORE_URL: 'redis://a:6379', RATELIMIT_STORAGE_URL: 'rediss://:pw@b:6380/2' }).rateLimit.effective
-        .storeUrl,
+      loadSettings({ KVSTORE_URL: 'redis://a:6379', RATELIMIT_STORAGE_URL: 'rediss://:pw@b:6380/2' }).rateLimit
+        .effective.storeUrl,
     ).toBe('rediss://:pw@b:6380/2');
   });
 
@@ -89,36 +89,117 @@ describe('loadSettings: defaults', () => {
 describe('loadSettings: every variable parses', () => {
   // One good raw value per variable, so a variable added without a test fails here.
   const GOOD: Record<string, string> = {
-    PORT: '9000', ENVIRONMENT: 'staging', LOG_LEVEL: 'debug', API_TOKEN: 't0k3n', DATA_DIR: '/var/lib/svc',
-    TRUST_PROXY: '10.0.0.0/8,loopback', MAX_BODY_SIZE: '5mb', SHUTDOWN_TIMEOUT_SECONDS: '3',
-    REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '61000', DEMO_CONTENT: 'false', SEARCH_PAGE: 'true',
-    KVSTORE_URL: 'redis://:pw@kv:6379/1', KVSTORE_PASSWORD: 'pw', KVSTORE_COMMAND_TIMEOUT_MS: '100',
-    KVSTORE_CONNECT_TIMEOUT_MS: '500', KVSTORE_MODE: 'sentinel', KVSTORE_NODES: 'kv-s2:26379,[::1]:26380',
-    KVSTORE_SENTINEL_MASTER: 'mymaster', KVSTORE_SENTINEL_PASSWORD: 'spw', RATELIMIT_STORAGE_MODE: 'Sentinel',
-    RATELIMIT_STORAGE_NODES: 'rl-s2:26379', RATELIMIT_STORAGE_SENTINEL_MASTER: 'rl.master', RATELIMIT_STORAGE_SENTINEL_PASSWORD: 'rspw',
-    RATELIMIT_ENABLED: 'no', RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
-    RATE_LIMIT_DEV_MULTIPLIER: '2', RATE_LIMIT_PROD_MULTIPLIER: '1.5', RATE_LIMIT_LOG_EXCEEDED: '0',
-    RATE_LIMIT_LOG_WARNINGS: 'yes', RATE_LIMIT_LOG_ALL: 'TRUE', RATE_LIMIT_ALERT_THRESHOLD: '0.5', RATE_LIMIT_IP_GLOBAL_SHARE: '1',
-    RATE_LIMIT_ENABLE_METRICS: 'false', RATE_LIMIT_IPV6_PREFIX: '56', RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
-    SEARCH_CACHE_SIZE: '50', SEARCH_CACHE_TTL_SECONDS: '0', SEARCH_QUERY_EXPANSION: 'off', SEARCH_EXPANSION_DOCS: '5',
-    SEARCH_EXPANSION_TERMS: '30', SEARCH_BM25_K1: '1.2', SEARCH_BM25_B: '0.75', SEARCH_BM25_DELTA: '0', SEARCH_PROXIMITY_WEIGHT: '1.5', SEARCH_PROXIMITY_WINDOW: '8', INDEX_DIR: '/var/lib/x/index', CONTENT_COMPACTION_BYTES: '1mb',
-    KVSTORE_KEY_PREFIX: 'blog:{content}', KVSTORE_DURABILITY: 'replica-disk', KVSTORE_ACCEPT_EVICTION: 'yes', AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:1234/v1',
-    AI_API_KEY: 'sk-x', AI_MODEL: 'm', AI_TIMEOUT_MS: '1000', AI_MAX_RETRIES: '0', AI_MAX_TOKENS: '64',
-    AI_FIRST_BYTE_TIMEOUT_MS: '5000', AI_ANSWER_TIMEOUT_MS: '60000', AI_ANSWER_MAX_CHARS: '4096', AI_EVENT_MAX_BYTES: '2mb',
-    AI_TEMPERATURE: '0', CHAT_CONTEXT_DOCUMENTS: '3', CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
-    SMTP_HOST: 'mail.example.com', SMTP_PORT: '25', SMTP_USER: 'u', SMTP_PASSWORD: 'p', SMTP_FROM: 'am@example.com',
-    WEBHOOK_URL: 'https://hooks.example.com/x', WEBHOOK_BEARER_TOKEN: 'b', INCIDENT_SERVICE_KEY: 'k',
-    ALERT_GROUP_BY: 'alertname,service', ALERT_GROUP_WAIT: '10s', ALERT_GROUP_INTERVAL: '1m', ALERT_REPEAT_INTERVAL: '2h',
-    NAMESPACE: 'search', CREATE_NAMESPACE: 'false', NAME_PREFIX: 'team-a-', STORAGE_CLASS: 'fast-ssd',
-    IMAGE_PULL_SECRETS: 'regcred,other', INGRESS_HOST: 'search.example.com', INGRESS_TLS_SECRET: 'search-tls', INGRESS_CLASS: 'nginx',
-    BACKEND_IMAGE: 'registry.local/svc:1.2.3', BACKEND_REPLICAS: '3', BACKEND_MEMORY_LIMIT: '4Gi', BACKEND_MEMORY_REQUEST: '3Gi', HPA_ENABLED: 'on',
-    HPA_MAX_REPLICAS: '6', HPA_CPU_PERCENT: '60', KVSTORE_DEPLOY: 'External', KVSTORE_IMAGE: 'redis:7', KVSTORE_STORAGE: '2Gi',
-    PROMETHEUS_IMAGE: 'prom/prometheus:v2', PROMETHEUS_STORAGE: '20Gi', PROMETHEUS_SCRAPE_INTERVAL: '30s',
-    PROMETHEUS_EVALUATION_INTERVAL: '30s', ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0', PROMETHEUS_RETENTION: '30d',
-    MONITORING_MODE: 'Operator', PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack, example.com/team=search',
-    ALERT_INHIBIT_EQUAL: 'alertname,service', RUNBOOK_BASE_URL: 'https://runbooks.example.com/search',
-    HEARTBEAT_URL: 'https://heartbeat.example.com/ping', HEARTBEAT_INTERVAL: '1m', ALERT_MIN_REQUESTS_PER_HOUR: '200',
-    ALERT_NO_TRAFFIC_ENABLED: 'on', ALERT_NO_TRAFFIC_MIN_REQUESTS: '5',
+    PORT: '9000',
+    ENVIRONMENT: 'staging',
+    LOG_LEVEL: 'debug',
+    API_TOKEN: 't0k3n',
+    DATA_DIR: '/var/lib/svc',
+    TRUST_PROXY: '10.0.0.0/8,loopback',
+    MAX_BODY_SIZE: '5mb',
+    SHUTDOWN_TIMEOUT_SECONDS: '3',
+    REQUEST_TIMEOUT_MS: '20000',
+    HEADERS_TIMEOUT_MS: '5000',
+    KEEP_ALIVE_TIMEOUT_MS: '61000',
+    DEMO_CONTENT: 'false',
+    SEARCH_PAGE: 'true',
+    KVSTORE_URL: 'redis://:pw@kv:6379/1',
+    KVSTORE_PASSWORD: 'pw',
+    KVSTORE_COMMAND_TIMEOUT_MS: '100',
+    KVSTORE_CONNECT_TIMEOUT_MS: '500',
+    KVSTORE_MODE: 'sentinel',
+    KVSTORE_NODES: 'kv-s2:26379,[::1]:26380',
+    KVSTORE_SENTINEL_MASTER: 'mymaster',
+    KVSTORE_SENTINEL_PASSWORD: 'spw',
+    RATELIMIT_STORAGE_MODE: 'Sentinel',
+    RATELIMIT_STORAGE_NODES: 'rl-s2:26379',
+    RATELIMIT_STORAGE_SENTINEL_MASTER: 'rl.master',
+    RATELIMIT_STORAGE_SENTINEL_PASSWORD: 'rspw',
+    RATELIMIT_ENABLED: 'no',
+    RATELIMIT_STORAGE_URL: 'rediss://rl:6380',
+    RATE_LIMIT_DEV_MULTIPLIER: '2',
+    RATE_LIMIT_PROD_MULTIPLIER: '1.5',
+    RATE_LIMIT_LOG_EXCEEDED: '0',
+    RATE_LIMIT_LOG_WARNINGS: 'yes',
+    RATE_LIMIT_LOG_ALL: 'TRUE',
+    RATE_LIMIT_ALERT_THRESHOLD: '0.5',
+    RATE_LIMIT_IP_GLOBAL_SHARE: '1',
+    RATE_LIMIT_ENABLE_METRICS: 'false',
+    RATE_LIMIT_IPV6_PREFIX: '56',
+    RATE_LIMIT_MEMORY_MAX_KEYS: '5000',
+    SEARCH_CACHE_SIZE: '50',
+    SEARCH_CACHE_TTL_SECONDS: '0',
+    SEARCH_QUERY_EXPANSION: 'off',
+    SEARCH_EXPANSION_DOCS: '5',
+    SEARCH_EXPANSION_TERMS: '30',
+    SEARCH_BM25_K1: '1.2',
+    SEARCH_BM25_B: '0.75',
+    SEARCH_BM25_DELTA: '0',
+    SEARCH_PROXIMITY_WEIGHT: '1.5',
+    SEARCH_PROXIMITY_WINDOW: '8',
+    INDEX_DIR: '/var/lib/x/index',
+    CONTENT_COMPACTION_BYTES: '1mb',
+    KVSTORE_KEY_PREFIX: 'blog:{content}',
+    KVSTORE_DURABILITY: 'replica-disk',
+    KVSTORE_ACCEPT_EVICTION: 'yes',
+    AI_PROVIDER: 'openai',
+    AI_BASE_URL: 'http://127.0.0.1:1234/v1',
+    AI_API_KEY: 'sk-x',
+    AI_MODEL: 'm',
+    AI_TIMEOUT_MS: '1000',
+    AI_MAX_RETRIES: '0',
+    AI_MAX_TOKENS: '64',
+    AI_FIRST_BYTE_TIMEOUT_MS: '5000',
+    AI_ANSWER_TIMEOUT_MS: '60000',
+    AI_ANSWER_MAX_CHARS: '4096',
+    AI_EVENT_MAX_BYTES: '2mb',
+    AI_TEMPERATURE: '0',
+    CHAT_CONTEXT_DOCUMENTS: '3',
+    CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
+    SMTP_HOST: 'mail.example.com',
+    SMTP_PORT: '25',
+    SMTP_USER: 'u',
+    SMTP_PASSWORD: 'p',
+    SMTP_FROM: 'am@example.com',
+    WEBHOOK_URL: 'https://hooks.example.com/x',
+    WEBHOOK_BEARER_TOKEN: 'b',
+    INCIDENT_SERVICE_KEY: 'k',
+    ALERT_GROUP_BY: 'alertname,service',
+    ALERT_GROUP_WAIT: '10s',
+    ALERT_GROUP_INTERVAL: '1m',
+    ALERT_REPEAT_INTERVAL: '2h',
+    NAMESPACE: 'search',
+    CREATE_NAMESPACE: 'false',
+    NAME_PREFIX: 'team-a-',
+    STORAGE_CLASS: 'fast-ssd',
+    IMAGE_PULL_SECRETS: 'regcred,other',
+    INGRESS_HOST: 'search.example.com',
+    INGRESS_TLS_SECRET: 'search-tls',
+    INGRESS_CLASS: 'nginx',
+    BACKEND_IMAGE: 'registry.local/svc:1.2.3',
+    BACKEND_REPLICAS: '3',
+    BACKEND_MEMORY_LIMIT: '4Gi',
+    BACKEND_MEMORY_REQUEST: '3Gi',
+    HPA_ENABLED: 'on',
+    HPA_MAX_REPLICAS: '6',
+    HPA_CPU_PERCENT: '60',
+    KVSTORE_DEPLOY: 'External',
+    KVSTORE_IMAGE: 'redis:7',
+    KVSTORE_STORAGE: '2Gi',
+    PROMETHEUS_IMAGE: 'prom/prometheus:v2',
+    PROMETHEUS_STORAGE: '20Gi',
+    PROMETHEUS_SCRAPE_INTERVAL: '30s',
+    PROMETHEUS_EVALUATION_INTERVAL: '30s',
+    ALERTMANAGER_IMAGE: 'prom/alertmanager:v0.25.0',
+    PROMETHEUS_RETENTION: '30d',
+    MONITORING_MODE: 'Operator',
+    PROMETHEUS_RULE_LABELS: 'release=kube-prometheus-stack, example.com/team=search',
+    ALERT_INHIBIT_EQUAL: 'alertname,service',
+    RUNBOOK_BASE_URL: 'https://runbooks.example.com/search',
+    HEARTBEAT_URL: 'https://heartbeat.example.com/ping',
+    HEARTBEAT_INTERVAL: '1m',
+    ALERT_MIN_REQUESTS_PER_HOUR: '200',
+    ALERT_NO_TRAFFIC_ENABLED: 'on',
+    ALERT_NO_TRAFFIC_MIN_REQUESTS: '5',
   };
   for (const v of VARIABLES) {
     if (GOOD[v.name] !== undefined) continue;
@@ -138,7 +219,12 @@ describe('loadSettings: every variable parses', () => {
 
   it('loads all of them together', () => {
     const s = loadSettings(GOOD);
-    expect(s.service).toMatchObject({ port: 9000, environment: 'staging', logLevel: 'debug', maxBodyBytes: 5 * 1024 * 1024 });
+    expect(s.service).toMatchObject({
+      port: 9000,
+      environment: 'staging',
+      logLevel: 'debug',
+      maxBodyBytes: 5 * 1024 * 1024,
+    });
     expect(s.service.trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
     expect(s.rateLimit.enabled).toBe(false);
     expect(s.rateLimit.logAll).toBe(true);
@@ -146,14 +232,40 @@ describe('loadSettings: every variable parses', () => {
     expect(s.rateLimit.effective.multiplier).toBe(1.5);
     expect(s.rateLimit.effective.tiers.ip).toEqual({ limit: 10, windowSeconds: 30, burst: 10 });
     expect(s.ai).toMatchObject({ provider: 'openai', maxRetries: 0, temperature: 0 });
-    expect(s.ai).toMatchObject({ firstByteTimeoutMs: 5000, answerTimeoutMs: 60000, answerMaxChars: 4096, eventMaxBytes: 2 * 1024 * 1024 });
+    expect(s.ai).toMatchObject({
+      firstByteTimeoutMs: 5000,
+      answerTimeoutMs: 60000,
+      answerMaxChars: 4096,
+      eventMaxBytes: 2 * 1024 * 1024,
+    });
     expect(s.alerting.groupBy).toEqual(['alertname', 'service']);
     expect(s.deploy).toMatchObject({ scrapeInterval: '30s', hpaEnabled: true, backendReplicas: 3 });
-    expect(s.search).toEqual({ cacheMaxSize: 50, cacheTtlSeconds: 0, queryExpansion: false, expansionDocs: 5, expansionTerms: 30, bm25K1: 1.2, bm25B: 0.75, bm25Delta: 0, proximityWeight: 1.5, proximityWindow: 8, indexDir: '/var/lib/x/index' });
+    expect(s.search).toEqual({
+      cacheMaxSize: 50,
+      cacheTtlSeconds: 0,
+      queryExpansion: false,
+      expansionDocs: 5,
+      expansionTerms: 30,
+      bm25K1: 1.2,
+      bm25B: 0.75,
+      bm25Delta: 0,
+      proximityWeight: 1.5,
+      proximityWindow: 8,
+      indexDir: '/var/lib/x/index',
+    });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
-    expect(s.kvstore.topology).toEqual({ mode: 'sentinel', nodes: ['kv-s2:26379', '[::1]:26380'], sentinelMaster: 'mymaster', sentinelPassword: 'spw' });
-    expect(s.rateLimit.storageTopology).toMatchObject({ mode: 'sentinel', nodes: ['rl-s2:26379'], sentinelMaster: 'rl.master' });
+    expect(s.kvstore.topology).toEqual({
+      mode: 'sentinel',
+      nodes: ['kv-s2:26379', '[::1]:26380'],
+      sentinelMaster: 'mymaster',
+      sentinelPassword: 'spw',
+    });
+    expect(s.rateLimit.storageTopology).toMatchObject({
+      mode: 'sentinel',
+      nodes: ['rl-s2:26379'],
+      sentinelMaster: 'rl.master',
+    });
   });
 
   it.each(VARIABLES.map((v) => [v.name, v.path]))('%s lands at %s', (name, path) => {
@@ -255,13 +367,25 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
   });
 
   it.each([
-    ['1', true], ['0', false], ['yes', true], ['no', false], ['true', true], ['FALSE', false], ['On', true], ['off', false],
+    ['1', true],
+    ['0', false],
+    ['yes', true],
+    ['no', false],
+    ['true', true],
+    ['FALSE', false],
+    ['On', true],
+    ['off', false],
   ])('boolean %s → %s', (raw, value) => {
     expect(loadSettings({ RATE_LIMIT_LOG_ALL: raw as string }).rateLimit.logAll).toBe(value);
   });
 
   it.each([
-    ['0', 0], ['false', 0], ['1', 1], ['2', 2], ['10.0.0.0/8', ['10.0.0.0/8']], ['::1, fd00::/8', ['::1', 'fd00::/8']],
+    ['0', 0],
+    ['false', 0],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    ['::1, fd00::/8', ['::1', 'fd00::/8']],
   ])('TRUST_PROXY=%s → %j', (raw, value) => {
     expect(loadSettings({ TRUST_PROXY: raw as string }).service.trustProxy).toEqual(value);
   });
@@ -272,7 +396,9 @@ describe('serviceEnvironment and redactSettings', () => {
     const s = loadSettings({ ENVIRONMENT: 'production', RATE_LIMIT_SEARCH_REQUESTS: '120', TRUST_PROXY: '1' });
     const env = serviceEnvironment(s);
     expect(env.RATE_LIMIT_SEARCH_REQUESTS).toBe('120');
-    expect(env.RATE_LIMIT_SEARCH_PATHS).toBe('/api/search,/api/eval,/api/v1/articles,/api/v1/projects,/api/v1/experiences');
+    expect(env.RATE_LIMIT_SEARCH_PATHS).toBe(
+      '/api/search,/api/eval,/api/v1/articles,/api/v1/projects,/api/v1/experiences',
+    );
     expect(loadSettings(env).rateLimit).toEqual(s.rateLimit);
     expect(loadSettings(env).service).toEqual(s.service);
   });
@@ -287,7 +413,12 @@ describe('serviceEnvironment and redactSettings', () => {
   });
 
   it('redacts every secret for logging', () => {
-    const s = loadSettings({ API_TOKEN: 'tok-123', AI_API_KEY: 'sk-456', SMTP_PASSWORD: 'smtp-789', KVSTORE_URL: 'redis://:kv-000@kv:6379' });
+    const s = loadSettings({
+      API_TOKEN: 'tok-123',
+      AI_API_KEY: 'sk-456',
+      SMTP_PASSWORD: 'smtp-789',
+      KVSTORE_URL: 'redis://:kv-000@kv:6379',
+    });
     const text = JSON.stringify(redactSettings(s));
     for (const secret of ['tok-123', 'sk-456', 'smtp-789', 'kv-000']) expect(text).not.toContain(secret);
     expect(redactSettings(s).service.apiToken).toBe('<hidden>');

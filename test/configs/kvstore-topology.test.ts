@@ -4,7 +4,8 @@ function issuesOf(env: Record<string, string>): Array<{ code: string; variable: 
   try {
     loadSettings(env);
   } catch (e) {
-    if (e instanceof SettingsError) return e.issues.map((i) => ({ code: i.code, variable: i.variable, message: i.message }));
+    if (e instanceof SettingsError)
+      return e.issues.map((i) => ({ code: i.code, variable: i.variable, message: i.message }));
     throw e;
   }
   return [];
@@ -18,21 +19,48 @@ describe('kvstore topology settings (KVSTORE_MODE, KVSTORE_NODES, KVSTORE_SENTIN
   });
 
   it('accepts a cluster seed plus more seeds, and sentinels with a master name', () => {
-    expect(loadSettings({ KVSTORE_URL: 'rediss://:pw@c1:6379', KVSTORE_MODE: 'cluster', KVSTORE_NODES: 'c2:6379, c3:6379' }).kvstore.topology).toEqual({
+    expect(
+      loadSettings({ KVSTORE_URL: 'rediss://:pw@c1:6379', KVSTORE_MODE: 'cluster', KVSTORE_NODES: 'c2:6379, c3:6379' })
+        .kvstore.topology,
+    ).toEqual({
       mode: 'cluster',
       nodes: ['c2:6379', 'c3:6379'],
     });
-    const s = loadSettings({ KVSTORE_URL: 'redis://:pw@s1:26379', KVSTORE_MODE: 'sentinel', KVSTORE_SENTINEL_MASTER: 'mymaster' });
+    const s = loadSettings({
+      KVSTORE_URL: 'redis://:pw@s1:26379',
+      KVSTORE_MODE: 'sentinel',
+      KVSTORE_SENTINEL_MASTER: 'mymaster',
+    });
     expect(s.kvstore.topology).toMatchObject({ mode: 'sentinel', sentinelMaster: 'mymaster' });
   });
 
   it.each([
     [{ KVSTORE_MODE: 'cluster' }, 'KVSTORE_MODE', /KVSTORE_MODE=cluster needs KVSTORE_URL/],
-    [{ KVSTORE_URL: 'redis://a:1', KVSTORE_NODES: 'b:2' }, 'KVSTORE_NODES', /KVSTORE_NODES="b:2" is only used with KVSTORE_MODE=cluster .* or sentinel/],
-    [{ KVSTORE_URL: 'redis://a:1', KVSTORE_MODE: 'sentinel' }, 'KVSTORE_SENTINEL_MASTER', /KVSTORE_MODE=sentinel needs KVSTORE_SENTINEL_MASTER/],
-    [{ KVSTORE_URL: 'redis://a:1', KVSTORE_SENTINEL_MASTER: 'm' }, 'KVSTORE_SENTINEL_MASTER', /KVSTORE_SENTINEL_MASTER="m" is only used with KVSTORE_MODE=sentinel \(now standalone\)/],
-    [{ KVSTORE_URL: 'redis://a:1/3', KVSTORE_MODE: 'cluster' }, 'KVSTORE_URL', /selects database 3, but a Redis Cluster has database 0 only/],
-    [{ RATELIMIT_STORAGE_MODE: 'sentinel', RATELIMIT_STORAGE_SENTINEL_MASTER: 'm' }, 'RATELIMIT_STORAGE_MODE', /RATELIMIT_STORAGE_MODE=sentinel needs RATELIMIT_STORAGE_URL/],
+    [
+      { KVSTORE_URL: 'redis://a:1', KVSTORE_NODES: 'b:2' },
+      'KVSTORE_NODES',
+      /KVSTORE_NODES="b:2" is only used with KVSTORE_MODE=cluster .* or sentinel/,
+    ],
+    [
+      { KVSTORE_URL: 'redis://a:1', KVSTORE_MODE: 'sentinel' },
+      'KVSTORE_SENTINEL_MASTER',
+      /KVSTORE_MODE=sentinel needs KVSTORE_SENTINEL_MASTER/,
+    ],
+    [
+      { KVSTORE_URL: 'redis://a:1', KVSTORE_SENTINEL_MASTER: 'm' },
+      'KVSTORE_SENTINEL_MASTER',
+      /KVSTORE_SENTINEL_MASTER="m" is only used with KVSTORE_MODE=sentinel \(now standalone\)/,
+    ],
+    [
+      { KVSTORE_URL: 'redis://a:1/3', KVSTORE_MODE: 'cluster' },
+      'KVSTORE_URL',
+      /selects database 3, but a Redis Cluster has database 0 only/,
+    ],
+    [
+      { RATELIMIT_STORAGE_MODE: 'sentinel', RATELIMIT_STORAGE_SENTINEL_MASTER: 'm' },
+      'RATELIMIT_STORAGE_MODE',
+      /RATELIMIT_STORAGE_MODE=sentinel needs RATELIMIT_STORAGE_URL/,
+    ],
   ])('refuses %j naming %s', (env, variable, message) => {
     const issues = issuesOf(env);
     expect(issues).toHaveLength(1);
@@ -55,7 +83,12 @@ describe('kvstore topology settings (KVSTORE_MODE, KVSTORE_NODES, KVSTORE_SENTIN
   });
 
   it('sentinel passwords are secrets: hidden in errors and in logged settings', () => {
-    const s = loadSettings({ KVSTORE_URL: 'redis://s1:26379', KVSTORE_MODE: 'sentinel', KVSTORE_SENTINEL_MASTER: 'm', KVSTORE_SENTINEL_PASSWORD: 'hunter2' });
+    const s = loadSettings({
+      KVSTORE_URL: 'redis://s1:26379',
+      KVSTORE_MODE: 'sentinel',
+      KVSTORE_SENTINEL_MASTER: 'm',
+      KVSTORE_SENTINEL_PASSWORD: 'hunter2',
+    });
     expect(JSON.stringify(redactSettings(s))).not.toContain('hunter2');
     const issues = issuesOf({ KVSTORE_URL: 'redis://s1:26379', KVSTORE_SENTINEL_PASSWORD: 'hunter2' });
     expect(issues[0].message).toContain('KVSTORE_SENTINEL_PASSWORD=<hidden>');

@@ -1,4 +1,11 @@
-import { DEFAULT_SETTINGS, RATE_LIMIT_KEY_NAMESPACE, SettingsError, VARIABLES, getPath, parseSettings } from '../../configs';
+import {
+  DEFAULT_SETTINGS,
+  RATE_LIMIT_KEY_NAMESPACE,
+  SettingsError,
+  VARIABLES,
+  getPath,
+  parseSettings,
+} from '../../configs';
 import { KEY_PREFIX } from '../../service/ratelimit';
 
 describe('parseSettings', () => {
@@ -10,7 +17,10 @@ describe('parseSettings', () => {
   });
 
   it('undefined never overrides a default', () => {
-    const s = parseSettings({ service: { port: undefined, environment: 'production' }, rateLimit: { tiers: { ip: { limit: undefined } } } });
+    const s = parseSettings({
+      service: { port: undefined, environment: 'production' },
+      rateLimit: { tiers: { ip: { limit: undefined } } },
+    });
     expect(s.service.port).toBe(8080);
     expect(s.rateLimit.tiers.ip.limit).toBe(100);
     expect(s.rateLimit.tiers.ip.burst).toBe(20);
@@ -22,7 +32,9 @@ describe('parseSettings', () => {
   });
 
   it('checks typed input with the same rules as the environment', () => {
-    expect(() => parseSettings({ rateLimit: { devMultiplier: 0 } })).toThrow(/RATE_LIMIT_DEV_MULTIPLIER=0 is not valid/);
+    expect(() => parseSettings({ rateLimit: { devMultiplier: 0 } })).toThrow(
+      /RATE_LIMIT_DEV_MULTIPLIER=0 is not valid/,
+    );
     expect(() => parseSettings({ service: { port: 1.5 } })).toThrow(/PORT=1.5/);
   });
 
@@ -38,11 +50,15 @@ describe('parseSettings', () => {
   });
 
   it('HPA maximum below the replica count is a conflict', () => {
-    expect(() => parseSettings({ deploy: { backendMemoryLimit: '768Mi' } })).toThrow(/BACKEND_MEMORY_REQUEST=2Gi is above BACKEND_MEMORY_LIMIT=768Mi/);
+    expect(() => parseSettings({ deploy: { backendMemoryLimit: '768Mi' } })).toThrow(
+      /BACKEND_MEMORY_REQUEST=2Gi is above BACKEND_MEMORY_LIMIT=768Mi/,
+    );
     expect(() => parseSettings({ deploy: { backendMemoryLimit: '500Mi', backendMemoryRequest: '256Mi' } })).toThrow(
       /BACKEND_MEMORY_LIMIT=500Mi is too small for the heap it sets: --max-old-space-size would be 250 MiB/,
     );
-    expect(parseSettings({ deploy: { backendMemoryLimit: '1Gi', backendMemoryRequest: '1Gi' } }).deploy.backendMemoryLimit).toBe('1Gi');
+    expect(
+      parseSettings({ deploy: { backendMemoryLimit: '1Gi', backendMemoryRequest: '1Gi' } }).deploy.backendMemoryLimit,
+    ).toBe('1Gi');
     expect(() => parseSettings({ deploy: { hpaEnabled: true, backendReplicas: 5, hpaMaxReplicas: 2 } })).toThrow(
       /HPA_MAX_REPLICAS=2 is below BACKEND_REPLICAS=5/,
     );
@@ -69,6 +85,8 @@ describe('parseSettings', () => {
   it("the content key prefix check guards the rate limiter's real key namespace", () => {
     expect(KEY_PREFIX).toBe(`${RATE_LIMIT_KEY_NAMESPACE}:`);
     expect(() => parseSettings({ kvstore: { keyPrefix: `${KEY_PREFIX}content` } })).toThrow(SettingsError);
-    expect(parseSettings({ kvstore: { keyPrefix: 'ratelimits-are-elsewhere' } }).kvstore.keyPrefix).toBe('ratelimits-are-elsewhere');
+    expect(parseSettings({ kvstore: { keyPrefix: 'ratelimits-are-elsewhere' } }).kvstore.keyPrefix).toBe(
+      'ratelimits-are-elsewhere',
+    );
   });
 });

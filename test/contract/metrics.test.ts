@@ -1,7 +1,23 @@
 import request from 'supertest';
-import { ALERTS, alertRules, dashboardQueries, concreteQuery, grafanaDashboard, isAlertingRule, type RuleFile } from '../../charts/generators';
+import {
+  ALERTS,
+  alertRules,
+  dashboardQueries,
+  concreteQuery,
+  grafanaDashboard,
+  isAlertingRule,
+  type RuleFile,
+} from '../../charts/generators';
 import { loadStackSettings } from '../../charts/stack-settings';
-import { METRIC_FAMILIES, METRIC_LABELS, METRIC_PREFIX, METRICS, PATHS, RUNTIME_METRIC_PREFIXES, type MetricFamily } from '../../contract';
+import {
+  METRIC_FAMILIES,
+  METRIC_LABELS,
+  METRIC_PREFIX,
+  METRICS,
+  PATHS,
+  RUNTIME_METRIC_PREFIXES,
+  type MetricFamily,
+} from '../../contract';
 import { registerKvstoreWriteMetrics } from '../../service/metrics/content-metrics';
 import { statusClass } from '../../service/metrics/middleware';
 import { buildTestApp } from '../helpers/app';
@@ -41,7 +57,8 @@ function expositionProblems(families: ReadonlyMap<string, ExposedFamily>): strin
     }
     if (f.type !== want.type) problems.push(`${name}: exposed as ${f.type}, the contract says ${want.type}`);
     const labels = [...f.labels].sort().join(',');
-    if (labels !== [...want.labels].sort().join(',')) problems.push(`${name}: labels {${labels}}, the contract says {${want.labels.join(',')}}`);
+    if (labels !== [...want.labels].sort().join(','))
+      problems.push(`${name}: labels {${labels}}, the contract says {${want.labels.join(',')}}`);
   }
   for (const f of CONTRACT) if (!families.has(f.name)) problems.push(`${f.name}: in the contract, not exposed`);
   return problems;
@@ -62,7 +79,11 @@ const PIPELINE_SERIES = /^(up|scrape_\w+|prometheus_\w+|alertmanager_\w+|ALERTS|
  * histogram's `_bucket`/`_count`/`_sum`), a recorded series or an exposed runtime family; a
  * matcher on a label the family does not have; a name outside both our prefix and the pipeline's.
  */
-function queryProblems(queries: ReadonlyArray<{ where: string; expr: string }>, recorded: ReadonlySet<string>, exposed: ReadonlySet<string>): string[] {
+function queryProblems(
+  queries: ReadonlyArray<{ where: string; expr: string }>,
+  recorded: ReadonlySet<string>,
+  exposed: ReadonlySet<string>,
+): string[] {
   const problems: string[] = [];
   for (const { where, expr } of queries) {
     for (const { metric, labels } of promqlSelectors(expr)) {
@@ -72,7 +93,9 @@ function queryProblems(queries: ReadonlyArray<{ where: string; expr: string }>, 
       if (family) {
         const own = new Set<string>(family.labels);
         if (metric.endsWith('_bucket')) own.add('le');
-        for (const l of labels) if (!own.has(l) && !TARGET_LABELS.has(l)) problems.push(`${where}: ${metric}{${l}}: no such label in the contract`);
+        for (const l of labels)
+          if (!own.has(l) && !TARGET_LABELS.has(l))
+            problems.push(`${where}: ${metric}{${l}}: no such label in the contract`);
       } else if (metric.startsWith(`${METRIC_PREFIX}_`)) {
         if (!(isRuntime(metric) && exposed.has(metric))) problems.push(`${where}: ${metric}: not in the contract`);
       } else if (!PIPELINE_SERIES.test(metric)) {
@@ -84,7 +107,11 @@ function queryProblems(queries: ReadonlyArray<{ where: string; expr: string }>, 
 }
 
 /** Every rule expression and dashboard query of a stack's settings. */
-function stackQueries(env: Record<string, string>): { queries: Array<{ where: string; expr: string }>; recorded: Set<string>; alerts: string[] } {
+function stackQueries(env: Record<string, string>): {
+  queries: Array<{ where: string; expr: string }>;
+  recorded: Set<string>;
+  alerts: string[];
+} {
   const settings = loadStackSettings(env);
   const rules: RuleFile = alertRules(settings);
   const queries: Array<{ where: string; expr: string }> = [];
@@ -97,7 +124,8 @@ function stackQueries(env: Record<string, string>): { queries: Array<{ where: st
       queries.push({ where: `${g.name}/${isAlertingRule(r) ? r.alert : r.record}`, expr: r.expr });
     }
   }
-  for (const q of dashboardQueries(grafanaDashboard(settings))) queries.push({ where: `dashboard "${q.panel}" ${q.refId}`, expr: concreteQuery(q.expr) });
+  for (const q of dashboardQueries(grafanaDashboard(settings)))
+    queries.push({ where: `dashboard "${q.panel}" ${q.refId}`, expr: concreteQuery(q.expr) });
   return { queries, recorded, alerts };
 }
 
@@ -118,7 +146,13 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
       registerKvstoreWriteMetrics(t.deps.registry, () => 'ok');
       const token = t.settings.service.apiToken;
       const auth = token ? { Authorization: `Bearer ${token}` } : {};
-      await request(t.app).post('/api/ingest').set(auth).send({ id: 'kingfisher', type: 'article', title: 'Kingfishers', body: 'Kingfishers dive for fish.', tags: [] });
+      await request(t.app).post('/api/ingest').set(auth).send({
+        id: 'kingfisher',
+        type: 'article',
+        title: 'Kingfishers',
+        body: 'Kingfishers dive for fish.',
+        tags: [],
+      });
       await request(t.app).get('/api/search').query({ q: 'kingfisher' });
       await request(t.app).get('/api/v1/articles/kingfisher');
       await request(t.app).get('/api/v1/articles/absent');
@@ -140,7 +174,9 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
     expect(exposition).toContain(`${METRICS.rateLimitBackend}{backend="${METRIC_LABELS.memoryBackend}"}`);
     expect(exposition).toContain(`${METRICS.kvstoreWriteConfirmation}{state="${METRIC_LABELS.writesConfirmed}"}`);
     expect(exposition).toContain(`${METRICS.contentWriteState}{state="${METRIC_LABELS.contentWritesOk}"} 1`);
-    expect(exposition).toMatch(new RegExp(`^${METRICS.httpRequestDuration}_count\\{[^}]*status_class="${statusClass(404)}"`, 'm'));
+    expect(exposition).toMatch(
+      new RegExp(`^${METRICS.httpRequestDuration}_count\\{[^}]*status_class="${statusClass(404)}"`, 'm'),
+    );
     expect(statusClass(503)).toBe(METRIC_LABELS.serverErrorClass);
   });
 
@@ -151,7 +187,8 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
     expect(Object.values(ALERTS).filter((a) => !all.some((s) => s.alerts.includes(a)))).toEqual([]);
     for (const s of all) expect(queryProblems(s.queries, s.recorded, exposed)).toEqual([]);
     // The check reads selectors: every query names at least one (the Watchdog's `vector(1)` aside).
-    for (const s of all) expect(s.queries.filter((q) => promqlSelectors(q.expr).length === 0 && q.expr !== 'vector(1)')).toEqual([]);
+    for (const s of all)
+      expect(s.queries.filter((q) => promqlSelectors(q.expr).length === 0 && q.expr !== 'vector(1)')).toEqual([]);
   });
 
   it('bites: a family renamed, retyped or relabelled on the service side, or a name or label changed in a query, fails', () => {
@@ -160,10 +197,20 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
       'svc_ai_search_cache_entries: exposed, not in contract/metrics.ts',
       'svc_ai_search_cache_size: in the contract, not exposed',
     ]);
-    const retype = exposition.replace('# TYPE svc_ai_search_health_score gauge', '# TYPE svc_ai_search_health_score counter');
-    expect(expositionProblems(exposedFamilies(retype))).toEqual(['svc_ai_search_health_score: exposed as counter, the contract says gauge']);
-    const relabel = exposition.replace(/svc_ai_search_requests_by_type_total\{type=/g, 'svc_ai_search_requests_by_type_total{kind=');
-    expect(expositionProblems(exposedFamilies(relabel))).toEqual(['svc_ai_search_requests_by_type_total: labels {kind}, the contract says {type}']);
+    const retype = exposition.replace(
+      '# TYPE svc_ai_search_health_score gauge',
+      '# TYPE svc_ai_search_health_score counter',
+    );
+    expect(expositionProblems(exposedFamilies(retype))).toEqual([
+      'svc_ai_search_health_score: exposed as counter, the contract says gauge',
+    ]);
+    const relabel = exposition.replace(
+      /svc_ai_search_requests_by_type_total\{type=/g,
+      'svc_ai_search_requests_by_type_total{kind=',
+    );
+    expect(expositionProblems(exposedFamilies(relabel))).toEqual([
+      'svc_ai_search_requests_by_type_total: labels {kind}, the contract says {type}',
+    ]);
 
     const exposed = new Set(exposedFamilies(exposition).keys());
     const broken = [

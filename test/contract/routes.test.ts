@@ -24,8 +24,14 @@ function apiPathLiterals(fileName: string, source: string): string[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
-      if (/\/api(\/|$)/i.test(node.text)) found.push(`${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.text}`);
+    if (
+      ts.isStringLiteralLike(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
+      if (/\/api(\/|$)/i.test(node.text))
+        found.push(`${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.text}`);
     }
     node.forEachChild(visit);
   };
@@ -48,22 +54,39 @@ describe('the route table is the one spelling of the API paths', () => {
 
   it('no product file outside contract/ spells an /api/ path', () => {
     const files = PRODUCT.flatMap(tsFiles);
-    expect(files).toEqual(expect.arrayContaining(['service/app.ts', 'service/routes/search.ts', 'configs/sections/rate-limit.ts', 'service/http/contract/client.ts']));
-    const spelled = files.flatMap((f) => apiPathLiterals(f, readFileSync(join(ROOT, f), 'utf8')).map((hit) => `${f}:${hit}`));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'service/app.ts',
+        'service/routes/search.ts',
+        'configs/sections/rate-limit.ts',
+        'service/http/contract/client.ts',
+      ]),
+    );
+    const spelled = files.flatMap((f) =>
+      apiPathLiterals(f, readFileSync(join(ROOT, f), 'utf8')).map((hit) => `${f}:${hit}`),
+    );
     expect(spelled).toEqual([]);
   });
 
   it('keeps the functional API under API_PREFIX and every route unique', () => {
     const routes: [string, HttpRoute][] = Object.entries(HTTP_ROUTES);
-    for (const [id, r] of routes) if (!r.operational) expect({ id, under: r.path.startsWith(API_PREFIX) }).toEqual({ id, under: true });
+    for (const [id, r] of routes)
+      if (!r.operational) expect({ id, under: r.path.startsWith(API_PREFIX) }).toEqual({ id, under: true });
     const keys = routes.map(([, r]) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
     // Every functional route is counted under a type and falls in a default tier mapping; operational ones in neither.
-    for (const [id, r] of routes) expect({ id, type: r.type !== undefined, tier: r.tier !== undefined }).toEqual({ id, type: !r.operational, tier: !r.operational });
+    for (const [id, r] of routes)
+      expect({ id, type: r.type !== undefined, tier: r.tier !== undefined }).toEqual({
+        id,
+        type: !r.operational,
+        tier: !r.operational,
+      });
   });
 
   it('has one operation of the OpenAPI document per documented route, keyed by its operationId', () => {
-    const documented = (Object.entries(HTTP_ROUTES) as [RouteId, HttpRoute][]).filter(([, r]) => r.documented !== false);
+    const documented = (Object.entries(HTTP_ROUTES) as [RouteId, HttpRoute][]).filter(
+      ([, r]) => r.documented !== false,
+    );
     expect(OPERATIONS.map((op) => op.operationId).sort()).toEqual(documented.map(([id]) => id).sort());
     for (const op of OPERATIONS) {
       const r: HttpRoute = HTTP_ROUTES[op.operationId as RouteId];

@@ -18,5 +18,8 @@ export function dashboardPanelQueries(manifests: readonly Manifest[], window = '
   if (!cm) throw new Error(`no ConfigMap ${name} among the synthesized manifests`);
   const data = (cm as { data?: Record<string, string> }).data ?? {};
   const [text] = Object.values(data);
-  return dashboardQueries(JSON.parse(text) as DashboardJson).map((q) => ({ ...q, concrete: concreteQuery(q.expr, window) }));
+  return dashboardQueries(JSON.parse(text) as DashboardJson).map((q) => ({
+    ...q,
+    concrete: concreteQuery(q.expr, window),
+  }));
 }

@@ -35,4 +35,3 @@ export function withoutSecretFiles(doc: unknown): { rest: unknown; fileKeys: str
   walk(rest, '');
   return { rest, fileKeys };
 }
-

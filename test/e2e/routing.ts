@@ -70,7 +70,11 @@ export function routesSoFar(stack: LocalStack, alertname: string): { channels: s
 }
 
 /** Waits until every expected channel (and the webhook if expected) got `alertname` firing. */
-export async function waitForRoutes(stack: LocalStack, alertname: string, expected: { channels: string[]; webhook: boolean }): Promise<void> {
+export async function waitForRoutes(
+  stack: LocalStack,
+  alertname: string,
+  expected: { channels: string[]; webhook: boolean },
+): Promise<void> {
   await waitFor(
     `${alertname} on ${expected.channels.join(', ')}${expected.webhook ? ' and the webhook' : ''}`,
     () => {
@@ -86,4 +90,3 @@ export async function waitForRoutes(stack: LocalStack, alertname: string, expect
 
 /** Every route's group flushes after the same group_wait: a wrong extra route shows within this. */
 export const settle = () => new Promise((r) => setTimeout(r, 2500));
-

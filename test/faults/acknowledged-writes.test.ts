@@ -33,7 +33,8 @@ function child(name: string, svc: ServiceProcess): ReplicaClient {
       return (await svc.request(`/api/v1/articles/${id}`)).status;
     },
     async storeLossItems() {
-      return (await svc.request('/health')).json<{ content: { store_losses: { items: number } } }>().content.store_losses.items;
+      return (await svc.request('/health')).json<{ content: { store_losses: { items: number } } }>().content
+        .store_losses.items;
     },
   };
 }
@@ -45,7 +46,11 @@ describe('acknowledged means served: standalone Redis faults (two in-process rep
   let replicas: ReplicaClient[];
   beforeAll(async () => {
     redis = await RedisServer.start();
-    const input: SettingsInput = { service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
+    const input: SettingsInput = {
+      service: { environment: 'testing' },
+      kvstore: { url: redis.url },
+      rateLimit: { enabled: false },
+    };
     a = await buildTestApp(input);
     b = await buildTestApp(input);
     replicas = [inProcess('a', a), inProcess('b', b)];
@@ -105,7 +110,10 @@ describe('acknowledged means served: standalone Redis faults (two in-process rep
         const inFlight = w.acks.filter((x) => x.doneAt >= killAt && x.sentAt < restartAt).length;
         const unknown = w.refusals.filter((x) => x.sentAt < restartAt && /may or may not/.test(x.message)).length;
         const more = inFlight + unknown;
-        return { ok: (n) => n >= lost && n <= lost + more, text: more ? `${lost} (+ up to ${more} in flight at the kill)` : String(lost) };
+        return {
+          ok: (n) => n >= lost && n <= lost + more,
+          text: more ? `${lost} (+ up to ${more} in flight at the kill)` : String(lost),
+        };
       },
     });
     expectPromiseHeld(r);
@@ -116,7 +124,12 @@ describe('acknowledged means served: standalone Redis faults (two in-process rep
     try {
       await admin.config('SET', 'appendfsync', 'always');
       await admin.config('SET', 'appendonly', 'yes');
-      await waitFor('the append-only file rewritten', async () => /aof_enabled:1[\s\S]*aof_rewrite_in_progress:0/.test(await admin.info('persistence')) && !/aof_rewrite_scheduled:1/.test(await admin.info('persistence')));
+      await waitFor(
+        'the append-only file rewritten',
+        async () =>
+          /aof_enabled:1[\s\S]*aof_rewrite_in_progress:0/.test(await admin.info('persistence')) &&
+          !/aof_rewrite_scheduled:1/.test(await admin.info('persistence')),
+      );
     } finally {
       admin.disconnect();
     }
@@ -186,60 +199,67 @@ describe('acknowledged means served: a service replica killed with kill -9 (two 
   }, 60_000);
 });
 
-describe.each([1, 2])('acknowledged means served: Sentinel master killed (%i replica(s), three sentinels)', (replicaCount) => {
-  let setup: RedisSentinelSetup;
-  let a: TestApp;
-  let b: TestApp;
-  beforeAll(async () => {
-    setup = await RedisSentinelSetup.start({ replicas: replicaCount });
-    const input: SettingsInput = {
-      service: { environment: 'testing' },
-      kvstore: setup.kvstoreSettings(),
-      rateLimit: { enabled: false },
-    };
-    a = await buildTestApp(input);
-    b = await buildTestApp(input);
-  }, 60_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await setup?.stop();
-  });
-
-  it('master kill -9, the old master restarted as a replica a second after the switch', async () => {
-    const r = await measure({
-      fault: `Sentinel (${replicaCount} replica${replicaCount > 1 ? 's' : ''}): master kill -9, old master back as a replica 1 s after the switch`,
-      durability: 'replica (sentinel default)',
-      replicas: [inProcess('a', a), inProcess('b', b)],
-      prefix: `sn${replicaCount}`,
-      inject: async () => {
-        const old = await setup.currentMaster();
-        await setup.failover();
-        const switchedAt = Date.now();
-        await sleep(1000);
-        // As the Bitnami chart's start script does: ask the sentinels, start as the new master's replica.
-        await setup.restartAsReplica(old);
-        // With one replica, the promoted master has none until the old one is in sync; with two,
-        // the other replica follows the new master at the switch.
-        return { from: switchedAt, fromWhat: 'the new master named', levelMetAt: replicaCount > 1 ? switchedAt : Date.now() };
-      },
-      stored: async () => {
-        const c = setup.client();
-        try {
-          await c.connect();
-          return new Set(await c.hkeys(ITEMS));
-        } finally {
-          c.disconnect();
-        }
-      },
-      truth: zero,
+describe.each([1, 2])(
+  'acknowledged means served: Sentinel master killed (%i replica(s), three sentinels)',
+  (replicaCount) => {
+    let setup: RedisSentinelSetup;
+    let a: TestApp;
+    let b: TestApp;
+    beforeAll(async () => {
+      setup = await RedisSentinelSetup.start({ replicas: replicaCount });
+      const input: SettingsInput = {
+        service: { environment: 'testing' },
+        kvstore: setup.kvstoreSettings(),
+        rateLimit: { enabled: false },
+      };
+      a = await buildTestApp(input);
+      b = await buildTestApp(input);
+    }, 60_000);
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      await setup?.stop();
     });
-    expectPromiseHeld(r);
-    // Writes resume once the level can be met: a generous bound for a loaded machine (measured
-    // figures in docs/failure-behaviour.md).
-    expect(r.firstGoodWriteAfterLevelMetMs).toBeLessThan(5000);
-  }, 60_000);
-});
+
+    it('master kill -9, the old master restarted as a replica a second after the switch', async () => {
+      const r = await measure({
+        fault: `Sentinel (${replicaCount} replica${replicaCount > 1 ? 's' : ''}): master kill -9, old master back as a replica 1 s after the switch`,
+        durability: 'replica (sentinel default)',
+        replicas: [inProcess('a', a), inProcess('b', b)],
+        prefix: `sn${replicaCount}`,
+        inject: async () => {
+          const old = await setup.currentMaster();
+          await setup.failover();
+          const switchedAt = Date.now();
+          await sleep(1000);
+          // As the Bitnami chart's start script does: ask the sentinels, start as the new master's replica.
+          await setup.restartAsReplica(old);
+          // With one replica, the promoted master has none until the old one is in sync; with two,
+          // the other replica follows the new master at the switch.
+          return {
+            from: switchedAt,
+            fromWhat: 'the new master named',
+            levelMetAt: replicaCount > 1 ? switchedAt : Date.now(),
+          };
+        },
+        stored: async () => {
+          const c = setup.client();
+          try {
+            await c.connect();
+            return new Set(await c.hkeys(ITEMS));
+          } finally {
+            c.disconnect();
+          }
+        },
+        truth: zero,
+      });
+      expectPromiseHeld(r);
+      // Writes resume once the level can be met: a generous bound for a loaded machine (measured
+      // figures in docs/failure-behaviour.md).
+      expect(r.firstGoodWriteAfterLevelMetMs).toBeLessThan(5000);
+    }, 60_000);
+  },
+);
 
 /**
  * At two replicas per master (what docs/failure-behaviour.md advises for `replica`; the charts
@@ -255,7 +275,11 @@ describe('acknowledged means served: Cluster master killed (three masters with t
     cluster = await RedisCluster.start({ masters: 3, replicas: 2 });
     const input: SettingsInput = {
       service: { environment: 'testing' },
-      kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) }, durability: 'replica' },
+      kvstore: {
+        url: cluster.url(0),
+        topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) },
+        durability: 'replica',
+      },
       rateLimit: { enabled: false },
     };
     a = await buildTestApp(input);
@@ -269,7 +293,8 @@ describe('acknowledged means served: Cluster master killed (three masters with t
 
   it("the content slot's master kill -9, a replica promoted, the other follows it, the old master back a second later", async () => {
     const r = await measure({
-      fault: "Cluster, 2 replicas per master: content slot's master kill -9, replica promoted, old master back 1 s later",
+      fault:
+        "Cluster, 2 replicas per master: content slot's master kill -9, replica promoted, old master back 1 s later",
       durability: 'replica',
       replicas: [inProcess('a', a), inProcess('b', b)],
       prefix: 'cl',
@@ -277,12 +302,19 @@ describe('acknowledged means served: Cluster master killed (three masters with t
         const old = await cluster.masterOf(key);
         const killedAt = Date.now();
         await cluster.kill(old);
-        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, { timeoutMs: 20_000, intervalMs: 100 });
+        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, {
+          timeoutMs: 20_000,
+          intervalMs: 100,
+        });
         const switchedAt = Date.now();
         await sleep(1000);
         await cluster.restart(old);
         // The level can be met from the promotion on: the other replica follows the new master.
-        return { from: switchedAt, fromWhat: `the replica promoted (${switchedAt - killedAt} ms after the kill)`, levelMetAt: switchedAt };
+        return {
+          from: switchedAt,
+          fromWhat: `the replica promoted (${switchedAt - killedAt} ms after the kill)`,
+          levelMetAt: switchedAt,
+        };
       },
       stored: async () => {
         const c = cluster.client();

@@ -60,7 +60,8 @@ interface Health {
 /** The `state` gauge of content writes, from the exposition. */
 function writeStates(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(new RegExp(`^${METRICS.contentWriteState}\\{state="(\\w+)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
+  for (const m of text.matchAll(new RegExp(`^${METRICS.contentWriteState}\\{state="(\\w+)"\\} (\\S+)$`, 'gm')))
+    out[m[1]] = Number(m[2]);
   return out;
 }
 
@@ -104,93 +105,121 @@ describe('a full DATA_DIR loses no acknowledged write (issue 37, row 1)', () => 
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   // A hang guard only (5 runs of a dozen ~1 MB writes and three starts each); nothing measures time.
-  test.each(Array.from({ length: RUNS }, (_, i) => i + 1))('run %i of 5: refused at the full disk, every 201 served after kill -9, writes back when space returns', async (run) => {
-    mountTmpfs(mount, TMPFS_MB);
-    mounted = true;
-    const dataDir = join(mount, 'data');
-    const filler = join(mount, 'filler');
-    fill(filler, FILLER_MB);
-    // Even runs compact often (every ~2 MiB of log), so compactions meet the full disk too; odd
-    // runs keep the default (8 MiB), where the log alone fills it.
-    const compaction = run % 2 === 0 ? { CONTENT_COMPACTION_BYTES: String(2 << 20) } : {};
-    svc = await ServiceProcess.start({
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'testing', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DEMO_CONTENT: 'false', RATELIMIT_ENABLED: 'false', ...compaction },
-    });
-    const s = svc;
-    const acked = new Map<string, string>();
-    let n = 0;
-    /** Writes items until one is refused; returns the refusal. */
-    const fillUntilRefused = async (): Promise<ServiceResponse> => {
-      for (let k = 0; k < MAX_ITEMS; k++) {
-        const tag = `r${run}i${n++}`;
-        const r = await s.request('/api/ingest', { method: 'POST', body: { type: 'article', title: `disk full ${tag}`, body: bodyOf(tag) } });
-        if (r.status === 201) acked.set(r.json<{ id: string }>().id, sha(bodyOf(tag)));
-        else if (r.status === 503) return r;
-        else throw new Error(`write ${tag}: unexpected ${r.status} ${r.text.slice(0, 300)}`);
-      }
-      throw new Error(`${MAX_ITEMS} writes of ${ITEM_BYTES} bytes and none refused: the disk never filled`);
-    };
-    /** How many acknowledged items the service serves, byte for byte. */
-    const served = async (): Promise<number> => {
-      let count = 0;
-      for (const [id, hash] of acked) {
-        const r = await s.request(`/api/v1/articles/${id}`);
-        if (r.status === 200 && sha(r.json<{ body: string }>().body) === hash) count++;
-      }
-      return count;
-    };
-    const health = async () => (await s.request('/health')).json<Health>();
-    const states = async () => writeStates((await s.request('/api/metrics/prometheus')).text);
+  test.each(Array.from({ length: RUNS }, (_, i) => i + 1))(
+    'run %i of 5: refused at the full disk, every 201 served after kill -9, writes back when space returns',
+    async (run) => {
+      mountTmpfs(mount, TMPFS_MB);
+      mounted = true;
+      const dataDir = join(mount, 'data');
+      const filler = join(mount, 'filler');
+      fill(filler, FILLER_MB);
+      // Even runs compact often (every ~2 MiB of log), so compactions meet the full disk too; odd
+      // runs keep the default (8 MiB), where the log alone fills it.
+      const compaction = run % 2 === 0 ? { CONTENT_COMPACTION_BYTES: String(2 << 20) } : {};
+      svc = await ServiceProcess.start({
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ENVIRONMENT: 'testing',
+          LOG_LEVEL: 'warn',
+          DATA_DIR: dataDir,
+          DEMO_CONTENT: 'false',
+          RATELIMIT_ENABLED: 'false',
+          ...compaction,
+        },
+      });
+      const s = svc;
+      const acked = new Map<string, string>();
+      let n = 0;
+      /** Writes items until one is refused; returns the refusal. */
+      const fillUntilRefused = async (): Promise<ServiceResponse> => {
+        for (let k = 0; k < MAX_ITEMS; k++) {
+          const tag = `r${run}i${n++}`;
+          const r = await s.request('/api/ingest', {
+            method: 'POST',
+            body: { type: 'article', title: `disk full ${tag}`, body: bodyOf(tag) },
+          });
+          if (r.status === 201) acked.set(r.json<{ id: string }>().id, sha(bodyOf(tag)));
+          else if (r.status === 503) return r;
+          else throw new Error(`write ${tag}: unexpected ${r.status} ${r.text.slice(0, 300)}`);
+        }
+        throw new Error(`${MAX_ITEMS} writes of ${ITEM_BYTES} bytes and none refused: the disk never filled`);
+      };
+      /** How many acknowledged items the service serves, byte for byte. */
+      const served = async (): Promise<number> => {
+        let count = 0;
+        for (const [id, hash] of acked) {
+          const r = await s.request(`/api/v1/articles/${id}`);
+          if (r.status === 200 && sha(r.json<{ body: string }>().body) === hash) count++;
+        }
+        return count;
+      };
+      const health = async () => (await s.request('/health')).json<Health>();
+      const states = async () => writeStates((await s.request('/api/metrics/prometheus')).text);
 
-    // Fill until the store refuses; look at the log and what the service says while full.
-    const refused = await fillUntilRefused();
-    expect(acked.size).toBeGreaterThan(3);
-    const shape = logShape(dataDir);
-    const fullHealth = await health();
-    const fullStates = await states();
+      // Fill until the store refuses; look at the log and what the service says while full.
+      const refused = await fillUntilRefused();
+      expect(acked.size).toBeGreaterThan(3);
+      const shape = logShape(dataDir);
+      const fullHealth = await health();
+      const fullStates = await states();
 
-    // kill -9 on the full disk, restart on it as it is: every 201 is served.
-    await s.process.stop('SIGKILL');
-    await s.restart();
-    expect({ acknowledged: acked.size, served: await served() }).toEqual({ acknowledged: acked.size, served: acked.size });
-    expect((await health()).content.items).toBe(acked.size);
+      // kill -9 on the full disk, restart on it as it is: every 201 is served.
+      await s.process.stop('SIGKILL');
+      await s.restart();
+      expect({ acknowledged: acked.size, served: await served() }).toEqual({
+        acknowledged: acked.size,
+        served: acked.size,
+      });
+      expect((await health()).content.items).toBe(acked.size);
 
-    // The refusal: 503 JSON, saying why and that nothing was stored.
-    expect(refused.headers['content-type']).toMatch(/^application\/json/);
-    const refusal = refused.json<{ error: string; message: string }>();
-    expect(refusal.error).toBe('store_unavailable');
-    expect(refusal.message).toMatch(/disk is full \(ENOSPC\); nothing was stored/);
-    // The refused write left the log on a whole record and without holes (a sparse tail would
-    // read back as damage once space returned).
-    expect(shape.endsOnRecord).toBe(true);
-    expect(shape.allocated).toBeGreaterThanOrEqual(shape.bytes);
-    // While full, health and the gauge said so.
-    expect(fullHealth.status).toBe('degraded');
-    expect(fullHealth.content.writes).toMatchObject({ status: 'disk_full', last_error: 'ENOSPC' });
-    expect(fullStates).toMatchObject({ ok: 0, disk_full: 1 });
+      // The refusal: 503 JSON, saying why and that nothing was stored.
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      const refusal = refused.json<{ error: string; message: string }>();
+      expect(refusal.error).toBe('store_unavailable');
+      expect(refusal.message).toMatch(/disk is full \(ENOSPC\); nothing was stored/);
+      // The refused write left the log on a whole record and without holes (a sparse tail would
+      // read back as damage once space returned).
+      expect(shape.endsOnRecord).toBe(true);
+      expect(shape.allocated).toBeGreaterThanOrEqual(shape.bytes);
+      // While full, health and the gauge said so.
+      expect(fullHealth.status).toBe('degraded');
+      expect(fullHealth.content.writes).toMatchObject({ status: 'disk_full', last_error: 'ENOSPC' });
+      expect(fullStates).toMatchObject({ ok: 0, disk_full: 1 });
 
-    // The restarted process on the still nearly full disk: writes until refused again (a
-    // background write of the first process may have held some space), and says so.
-    const refusedAgain = await fillUntilRefused();
-    expect(refusedAgain.json<{ message: string }>().message).toMatch(/disk is full/);
-    expect((await health()).content.writes?.status).toBe('disk_full');
-    expect(await states()).toMatchObject({ ok: 0, disk_full: 1 });
+      // The restarted process on the still nearly full disk: writes until refused again (a
+      // background write of the first process may have held some space), and says so.
+      const refusedAgain = await fillUntilRefused();
+      expect(refusedAgain.json<{ message: string }>().message).toMatch(/disk is full/);
+      expect((await health()).content.writes?.status).toBe('disk_full');
+      expect(await states()).toMatchObject({ ok: 0, disk_full: 1 });
 
-    // Space returns: writes succeed without a restart; health and the gauge go back to ok (once
-    // the compaction the write made due is through, with room for its snapshot now).
-    rmSync(filler);
-    const tag = `r${run}back`;
-    const back = await s.request('/api/ingest', { method: 'POST', body: { type: 'article', title: `disk full ${tag}`, body: bodyOf(tag) } });
-    expect(back.status).toBe(201);
-    acked.set(back.json<{ id: string }>().id, sha(bodyOf(tag)));
-    await waitFor('health ok after space returned', async () => (await health()).status === 'ok', { timeoutMs: 60_000, intervalMs: 200 });
-    expect((await health()).content.writes?.status).toBe('ok');
-    expect(await states()).toMatchObject({ ok: 1, disk_full: 0 });
-    expect(await served()).toBe(acked.size);
+      // Space returns: writes succeed without a restart; health and the gauge go back to ok (once
+      // the compaction the write made due is through, with room for its snapshot now).
+      rmSync(filler);
+      const tag = `r${run}back`;
+      const back = await s.request('/api/ingest', {
+        method: 'POST',
+        body: { type: 'article', title: `disk full ${tag}`, body: bodyOf(tag) },
+      });
+      expect(back.status).toBe(201);
+      acked.set(back.json<{ id: string }>().id, sha(bodyOf(tag)));
+      await waitFor('health ok after space returned', async () => (await health()).status === 'ok', {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+      expect((await health()).content.writes?.status).toBe('ok');
+      expect(await states()).toMatchObject({ ok: 1, disk_full: 0 });
+      expect(await served()).toBe(acked.size);
 
-    // And once more through a kill -9: everything answered 201 in this run is there.
-    await s.process.stop('SIGKILL');
-    await s.restart();
-    expect({ acknowledged: acked.size, served: await served() }).toEqual({ acknowledged: acked.size, served: acked.size });
-  }, 600_000);
+      // And once more through a kill -9: everything answered 201 in this run is there.
+      await s.process.stop('SIGKILL');
+      await s.restart();
+      expect({ acknowledged: acked.size, served: await served() }).toEqual({
+        acknowledged: acked.size,
+        served: acked.size,
+      });
+    },
+    600_000,
+  );
 });

@@ -92,7 +92,9 @@ export class Writers {
     while (this.acks.length < target && Date.now() < deadline) await sleep(20);
     if (this.acks.length < target) {
       const recent = refusalSummary(this.refusals.filter((r) => r.sentAt > Date.now() - timeoutMs));
-      throw new Error(`only ${this.acks.length} of ${target} writes acknowledged in ${timeoutMs} ms; refusals meanwhile: ${JSON.stringify(recent)}`);
+      throw new Error(
+        `only ${this.acks.length} of ${target} writes acknowledged in ${timeoutMs} ms; refusals meanwhile: ${JSON.stringify(recent)}`,
+      );
     }
   }
 
@@ -109,7 +111,11 @@ export class Writers {
 }
 
 /** Reads every acknowledged id through every replica until all are served (or `timeoutMs`); the ids some replica still misses. */
-export async function notServedAnywhere(replicas: readonly ReplicaClient[], ids: readonly string[], timeoutMs = 10_000): Promise<string[]> {
+export async function notServedAnywhere(
+  replicas: readonly ReplicaClient[],
+  ids: readonly string[],
+  timeoutMs = 10_000,
+): Promise<string[]> {
   let missing = [...ids];
   const deadline = Date.now() + timeoutMs;
   for (;;) {

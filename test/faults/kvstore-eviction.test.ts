@@ -53,7 +53,10 @@ function env(url: string, more: Record<string, string> = {}): Record<string, str
 async function runUntilExit(e: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   const port = String(await freePort());
   return new Promise((resolve, reject) => {
-    const child = spawn('node', ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], { cwd: REPO_ROOT, env: { ...e, PORT: port } });
+    const child = spawn('node', ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...e, PORT: port },
+    });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
@@ -83,7 +86,10 @@ async function withRedis<T>(args: readonly string[], body: (redis: RedisServer) 
 }
 
 /** Starts the service, runs `body`, stops it. */
-async function withService<T>(e: Record<string, string | undefined>, body: (svc: ServiceProcess) => Promise<T>): Promise<T> {
+async function withService<T>(
+  e: Record<string, string | undefined>,
+  body: (svc: ServiceProcess) => Promise<T>,
+): Promise<T> {
   const svc = await ServiceProcess.start({ env: e });
   try {
     return await body(svc);
@@ -92,7 +98,12 @@ async function withService<T>(e: Record<string, string | undefined>, body: (svc:
   }
 }
 
-const article = (id: string, bytes: number) => ({ id, type: 'article', title: `Note ${id}`, body: `${id} `.repeat(Math.ceil(bytes / (id.length + 1))) });
+const article = (id: string, bytes: number) => ({
+  id,
+  type: 'article',
+  title: `Note ${id}`,
+  body: `${id} `.repeat(Math.ceil(bytes / (id.length + 1))),
+});
 
 describe('a kvstore maxmemory-policy that may evict content (real redis-server and service process)', () => {
   it('allkeys-lru refuses the start, naming the setting, its value and the fixes', async () => {
@@ -100,7 +111,9 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
       const { code, output } = await runUntilExit(env(redis.url));
       expect(code).toBe(1);
       const fatal = output.split('\n').find((l) => l.startsWith('fatal:')) ?? output;
-      expect(fatal).toContain("the kvstore's maxmemory-policy is allkeys-lru (maxmemory 20mb, read from the server by CONFIG GET)");
+      expect(fatal).toContain(
+        "the kvstore's maxmemory-policy is allkeys-lru (maxmemory 20mb, read from the server by CONFIG GET)",
+      );
       expect(fatal).toContain('maxmemory-policy noeviction');
       expect(fatal).toContain('volatile-*');
       expect(fatal).toContain('KVSTORE_ACCEPT_EVICTION=true');
@@ -112,29 +125,40 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
       withService(env(redis.url, { KVSTORE_ACCEPT_EVICTION: 'true' }), async (svc) => {
         const h = await health(svc);
         expect(h.status).toBe('ok');
-        expect(h.kvstore_eviction).toEqual({ policy: 'allkeys-lru', maxmemory_bytes: 20 * 1024 * 1024, policy_risk: 'accepted', evicted_keys: 0, last_eviction_at: null });
+        expect(h.kvstore_eviction).toEqual({
+          policy: 'allkeys-lru',
+          maxmemory_bytes: 20 * 1024 * 1024,
+          policy_risk: 'accepted',
+          evicted_keys: 0,
+          last_eviction_at: null,
+        });
         expect(svc.process.logs()).toContain('starting anyway because KVSTORE_ACCEPT_EVICTION=true');
       }),
     );
   }, 120_000);
 
-  it.each(['noeviction', 'volatile-lru'])('%s starts clean', async (policy) => {
-    await withRedis([...MEMORY, '--maxmemory-policy', policy], (redis) =>
-      withService(env(redis.url), async (svc) => {
-        const h = await health(svc);
-        expect(h.status).toBe('ok');
-        expect(h.kvstore_eviction).toMatchObject({ policy, policy_risk: 'none', evicted_keys: 0 });
-        expect((await svc.request('/api/ingest', { method: 'POST', body: article('clean', 100) })).status).toBe(201);
-        // The content keys carry no TTL: a volatile-* policy never evicts them.
-        const c = new Redis(redis.url);
-        try {
-          for (const key of [ITEMS, 'svc-ai-search:content:changes', 'svc-ai-search:content:epoch']) expect(await c.pttl(key)).toBe(-1);
-        } finally {
-          c.disconnect();
-        }
-      }),
-    );
-  }, 120_000);
+  it.each(['noeviction', 'volatile-lru'])(
+    '%s starts clean',
+    async (policy) => {
+      await withRedis([...MEMORY, '--maxmemory-policy', policy], (redis) =>
+        withService(env(redis.url), async (svc) => {
+          const h = await health(svc);
+          expect(h.status).toBe('ok');
+          expect(h.kvstore_eviction).toMatchObject({ policy, policy_risk: 'none', evicted_keys: 0 });
+          expect((await svc.request('/api/ingest', { method: 'POST', body: article('clean', 100) })).status).toBe(201);
+          // The content keys carry no TTL: a volatile-* policy never evicts them.
+          const c = new Redis(redis.url);
+          try {
+            for (const key of [ITEMS, 'svc-ai-search:content:changes', 'svc-ai-search:content:epoch'])
+              expect(await c.pttl(key)).toBe(-1);
+          } finally {
+            c.disconnect();
+          }
+        }),
+      );
+    },
+    120_000,
+  );
 
   it('CONFIG renamed away: the policy is read from INFO memory, so allkeys-lru is still refused and noeviction starts', async () => {
     const noConfig = ['--rename-command', 'CONFIG', ''];
@@ -157,7 +181,13 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
         const h = await health(svc);
         expect(h.kvstore).toBe('connected');
         expect(h.status).toBe('ok');
-        expect(h.kvstore_eviction).toEqual({ policy: null, maxmemory_bytes: null, policy_risk: 'unknown', evicted_keys: 0, last_eviction_at: null });
+        expect(h.kvstore_eviction).toEqual({
+          policy: null,
+          maxmemory_bytes: null,
+          policy_risk: 'unknown',
+          evicted_keys: 0,
+          last_eviction_at: null,
+        });
         const line = svc.process
           .logs()
           .split('\n')
@@ -177,14 +207,21 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
           expect((await svc.request('/api/ingest', { method: 'POST', body: article('before', 100) })).status).toBe(201);
           await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
           // Seen at the next poll (every 5 s); the bound only ends a wait that would never end.
-          await waitFor('policy_risk evicts', async () => (await health(svc)).kvstore_eviction?.policy_risk === 'evicts', { timeoutMs: 30_000, intervalMs: 200 });
+          await waitFor(
+            'policy_risk evicts',
+            async () => (await health(svc)).kvstore_eviction?.policy_risk === 'evicts',
+            { timeoutMs: 30_000, intervalMs: 200 },
+          );
           expect((await health(svc)).status).toBe('degraded');
           const refused = await svc.request('/api/ingest', { method: 'POST', body: article('during', 100) });
           expect(refused.status).toBe(503);
-          expect(refused.json<{ message: string }>().message).toContain("maxmemory-policy is allkeys-lru");
+          expect(refused.json<{ message: string }>().message).toContain('maxmemory-policy is allkeys-lru');
           expect(await admin.hexists(ITEMS, 'during')).toBe(0);
           await admin.config('SET', 'maxmemory-policy', 'noeviction');
-          await waitFor('policy_risk none', async () => (await health(svc)).kvstore_eviction?.policy_risk === 'none', { timeoutMs: 30_000, intervalMs: 200 });
+          await waitFor('policy_risk none', async () => (await health(svc)).kvstore_eviction?.policy_risk === 'none', {
+            timeoutMs: 30_000,
+            intervalMs: 200,
+          });
           expect((await health(svc)).status).toBe('ok');
           expect((await svc.request('/api/ingest', { method: 'POST', body: article('after', 100) })).status).toBe(201);
         } finally {
@@ -202,7 +239,9 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
           expect(h.status).toBe('ok');
           expect(h.kvstore_eviction).toMatchObject({ policy: 'noeviction', policy_risk: 'none' });
           expect(h.rate_limit_store_eviction).toMatchObject({ policy: 'allkeys-lru', policy_risk: 'evicts' });
-          expect(svc.process.logs()).toContain("the rate limiter's kvstore maxmemory-policy may evict keys without a TTL");
+          expect(svc.process.logs()).toContain(
+            "the rate limiter's kvstore maxmemory-policy may evict keys without a TTL",
+          );
         }),
       ),
     );
@@ -218,7 +257,10 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
         // 200 items of ~10 KB (2 MB), acknowledged.
         const ids = Array.from({ length: 200 }, (_, i) => `evict-${i}`);
         for (let i = 0; i < ids.length; i += 50) {
-          const r = await svc.request('/api/ingest-batch', { method: 'POST', body: { items: ids.slice(i, i + 50).map((id) => article(id, 10_000)) } });
+          const r = await svc.request('/api/ingest-batch', {
+            method: 'POST',
+            body: { items: ids.slice(i, i + 50).map((id) => article(id, 10_000)) },
+          });
           expect(r.status).toBe(201);
         }
         expect(await admin.hlen(ITEMS)).toBe(200);
@@ -233,7 +275,10 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
         const filler = Buffer.alloc(512 * 1024, 'x');
         let n = 0;
         while ((await admin.exists(ITEMS)) === 1) {
-          if (n >= 400) throw new Error(`the item hash was not evicted after ${n} filler keys of 512 KB: ${await admin.info('stats')}`);
+          if (n >= 400)
+            throw new Error(
+              `the item hash was not evicted after ${n} filler keys of 512 KB: ${await admin.info('stats')}`,
+            );
           await admin.set(`filler:${n++}`, filler);
         }
         // What Redis lost of what the service acknowledged (nothing writes items meanwhile).
@@ -247,13 +292,25 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
 
         // Seen at the next poll (every 5 s), reloaded at the reader's next turn (every 5 s); the
         // bounds only end a wait that would never end.
-        await waitFor('the eviction seen and the items written back', async () => {
-          const h = await health(svc);
-          return h.kvstore_eviction!.evicted_keys === evicted && h.content.store_losses.items > 0 && (await admin.hlen(ITEMS)) === 200;
-        }, { timeoutMs: 60_000, intervalMs: 250 });
+        await waitFor(
+          'the eviction seen and the items written back',
+          async () => {
+            const h = await health(svc);
+            return (
+              h.kvstore_eviction!.evicted_keys === evicted &&
+              h.content.store_losses.items > 0 &&
+              (await admin.hlen(ITEMS)) === 200
+            );
+          },
+          { timeoutMs: 60_000, intervalMs: 250 },
+        );
         const h = await health(svc);
         expect(h.status).toBe('degraded');
-        expect(h.kvstore_eviction).toMatchObject({ policy: 'allkeys-lru', policy_risk: 'accepted', evicted_keys: evicted });
+        expect(h.kvstore_eviction).toMatchObject({
+          policy: 'allkeys-lru',
+          policy_risk: 'accepted',
+          evicted_keys: evicted,
+        });
         expect(h.kvstore_eviction!.last_eviction_at).not.toBeNull();
         // Exactly the items lost, each written back once.
         expect(h.content.store_losses).toEqual({ events: 1, items: lost });
@@ -273,4 +330,3 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
     });
   }, 240_000);
 });
-

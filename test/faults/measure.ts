@@ -71,7 +71,8 @@ export async function measure(opts: {
       firstGoodWriteFrom: fromWhat,
       ...(levelMetAt !== undefined ? { firstGoodWriteAfterLevelMetMs: writers.firstGoodAfter(levelMetAt) } : {}),
       refusals: refusalSummary(writers.refusals.filter((r) => r.status !== 0)),
-      nothingStoredButStored: writers.refusals.filter((r) => /nothing was stored/.test(r.message) && stored.has(r.id)).length,
+      nothingStoredButStored: writers.refusals.filter((r) => /nothing was stored/.test(r.message) && stored.has(r.id))
+        .length,
       mayOrMayNotStored: (() => {
         const unsure = writers.refusals.filter((r) => /may or may not/.test(r.message));
         return `${unsure.filter((r) => stored.has(r.id)).length} of ${unsure.length}`;
@@ -89,7 +90,14 @@ export async function measure(opts: {
 }
 
 export function expectPromiseHeld(r: FaultRecord): void {
-  expect({ fault: r.fault, notServed: r.notServed, lost: r.lost, nothingStoredButStored: r.nothingStoredButStored, otherStatuses: r.otherStatuses, storeLossesOk: r.storeLossesOk }).toEqual({
+  expect({
+    fault: r.fault,
+    notServed: r.notServed,
+    lost: r.lost,
+    nothingStoredButStored: r.nothingStoredButStored,
+    otherStatuses: r.otherStatuses,
+    storeLossesOk: r.storeLossesOk,
+  }).toEqual({
     fault: r.fault,
     notServed: 0,
     lost: 0,
@@ -98,7 +106,8 @@ export function expectPromiseHeld(r: FaultRecord): void {
     storeLossesOk: true,
   });
   // Every refusal says whether the write may have been stored.
-  for (const message of Object.keys(r.refusals)) expect(message).toMatch(/^503 .*(nothing was stored|may or may not have been stored)/);
+  for (const message of Object.keys(r.refusals))
+    expect(message).toMatch(/^503 .*(nothing was stored|may or may not have been stored)/);
 }
 
 export const zero = () => ({ ok: (n: number) => n === 0, text: '0' });

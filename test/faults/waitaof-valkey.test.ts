@@ -39,14 +39,20 @@ async function waitaofCalls(url: string): Promise<number> {
 
 /** Two in-process replicas; a 500 ms command timeout (the service waits 400 ms for WAITAOF) keeps refused writes short. */
 async function twoReplicas(url: string, durability: KvstoreDurability): Promise<[TestApp, TestApp]> {
-  const input: SettingsInput = { service: { environment: 'testing' }, kvstore: { url, durability, commandTimeoutMs: 500 }, rateLimit: { enabled: false } };
+  const input: SettingsInput = {
+    service: { environment: 'testing' },
+    kvstore: { url, durability, commandTimeoutMs: 500 },
+    rateLimit: { enabled: false },
+  };
   return [await buildTestApp(input), await buildTestApp(input)];
 }
 
 /** Sends writes through `t` until one answers other than 201 (or `max` are sent); that answer. */
 async function firstRefusal(t: TestApp, prefix: string, max = 50): Promise<request.Response | undefined> {
   for (let i = 0; i < max; i++) {
-    const r = await request(t.app).post('/api/ingest').send(item(`${prefix}-${i}`));
+    const r = await request(t.app)
+      .post('/api/ingest')
+      .send(item(`${prefix}-${i}`));
     if (r.status !== 201) return r;
   }
   return undefined;
@@ -78,13 +84,20 @@ async function notOnDiskWhileAofOff(t: TestApp, url: string, message: RegExp): P
   await waitFor(
     'a write confirmed again',
     async () => {
-      const r = await request(t.app).post('/api/ingest').send(item(`aof-back-${url.replace(/\D/g, '')}-${n++}`));
+      const r = await request(t.app)
+        .post('/api/ingest')
+        .send(item(`aof-back-${url.replace(/\D/g, '')}-${n++}`));
       if (r.status !== 201) refusals.push({ status: r.status, error: r.body.error, message: r.body.message });
       return r.status === 201;
     },
     { timeoutMs: 10_000, intervalMs: 200 },
   );
-  for (const r of refusals) expect(r).toEqual({ status: 503, error: expect.any(String), message: expect.stringMatching(/may or may not have been stored/) });
+  for (const r of refusals)
+    expect(r).toEqual({
+      status: 503,
+      error: expect.any(String),
+      message: expect.stringMatching(/may or may not have been stored/),
+    });
   expect(await writeConfirmation(t)).toEqual(gauge('ok'));
 }
 
@@ -105,7 +118,8 @@ describe('primary-disk on a real Redis 7.2 (valkey, appendonly yes, appendfsync 
   it('kill -9 of the primary, restarted from its AOF: every write was confirmed by WAITAOF, nothing acknowledged is lost', async () => {
     let confirmedBeforeKill = 0;
     const r = await measure({
-      fault: 'primary-disk (valkey 8.0 = Redis 7.2, appendfsync everysec): kill -9 of the primary, restarted from its AOF',
+      fault:
+        'primary-disk (valkey 8.0 = Redis 7.2, appendfsync everysec): kill -9 of the primary, restarted from its AOF',
       durability: 'primary-disk',
       replicas: [inProcess('a', a), inProcess('b', b)],
       prefix: 'pd',
@@ -128,7 +142,11 @@ describe('primary-disk on a real Redis 7.2 (valkey, appendonly yes, appendfsync 
   }, 40_000);
 
   it('appendonly turned off at run time: writes are 503 "not on disk", /health and the gauge say not_on_disk, the server stays connected; back on, writes resume', async () => {
-    await notOnDiskWhileAofOff(a, primary.url, /the primary did not confirm it on disk .*KVSTORE_DURABILITY=primary-disk.*may or may not have been stored/);
+    await notOnDiskWhileAofOff(
+      a,
+      primary.url,
+      /the primary did not confirm it on disk .*KVSTORE_DURABILITY=primary-disk.*may or may not have been stored/,
+    );
   }, 30_000);
 });
 
@@ -141,11 +159,20 @@ describe('replica-disk on a real Redis 7.2 (valkey primary and replica, both app
     const binary = valkeyServer();
     // A restarted replica needs a full sync, which the primary delays 5 s by default
     // (repl-diskless-sync-delay, to serve several replicas at once): 0 here to keep the case short.
-    primary = await RedisServer.start({ binary, appendonly: true, appendfsync: 'everysec', args: ['--repl-diskless-sync-delay', '0'] });
+    primary = await RedisServer.start({
+      binary,
+      appendonly: true,
+      appendfsync: 'everysec',
+      args: ['--repl-diskless-sync-delay', '0'],
+    });
     // fsync always: WAITAOF 1 1 waits for the replica's fsync, up to a second at everysec
     // (measured: ~0.87 s per write), longer than the service waits (docs/failure-behaviour.md).
     replica = await RedisServer.start({ binary, appendonly: true, appendfsync: 'always', replicaOf: primary.port });
-    await waitFor('the replica in sync', async () => /master_link_status:up/.test(await admin(replica.url, (c) => c.info('replication'))), { timeoutMs: 10_000 });
+    await waitFor(
+      'the replica in sync',
+      async () => /master_link_status:up/.test(await admin(replica.url, (c) => c.info('replication'))),
+      { timeoutMs: 10_000 },
+    );
     [a, b] = await twoReplicas(primary.url, 'replica-disk');
   });
   afterAll(async () => {
@@ -165,20 +192,34 @@ describe('replica-disk on a real Redis 7.2 (valkey primary and replica, both app
       inject: async () => {
         await replica.kill();
         const killedAt = Date.now();
-        await waitFor('no_replica reported', async () => (await health(a)).kvstore_writes === 'no_replica', { timeoutMs: 5000, intervalMs: 50 });
+        await waitFor('no_replica reported', async () => (await health(a)).kvstore_writes === 'no_replica', {
+          timeoutMs: 5000,
+          intervalMs: 50,
+        });
         whileDown = { health: await health(a), gauge: await writeConfirmation(a) };
         await sleep(Math.max(0, 1000 - (Date.now() - killedAt)));
         const restartAt = Date.now();
         await replica.restart();
-        await waitFor('the replica in sync', async () => /master_link_status:up/.test(await admin(replica.url, (c) => c.info('replication'))), { timeoutMs: 10_000, intervalMs: 50 });
+        await waitFor(
+          'the replica in sync',
+          async () => /master_link_status:up/.test(await admin(replica.url, (c) => c.info('replication'))),
+          { timeoutMs: 10_000, intervalMs: 50 },
+        );
         const inSyncAt = Date.now();
-        return { from: killedAt, fromWhat: `the kill (replica restarted 1 s later, in sync ${inSyncAt - restartAt} ms after its restart)`, levelMetAt: inSyncAt };
+        return {
+          from: killedAt,
+          fromWhat: `the kill (replica restarted 1 s later, in sync ${inSyncAt - restartAt} ms after its restart)`,
+          levelMetAt: inSyncAt,
+        };
       },
       stored: () => hkeys(primary.url),
       truth: zero,
     });
     expectPromiseHeld(r);
-    expect(whileDown).toEqual({ health: expect.objectContaining({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'no_replica' }), gauge: gauge('no_replica') });
+    expect(whileDown).toEqual({
+      health: expect.objectContaining({ status: 'degraded', kvstore: 'connected', kvstore_writes: 'no_replica' }),
+      gauge: gauge('no_replica'),
+    });
     expect(Object.keys(r.refusals).some((m) => /no replica to confirm the write/.test(m))).toBe(true);
     expect(r.firstGoodWriteAfterLevelMetMs).toBeLessThan(5000);
     // Acknowledged at replica-disk means on the replica as well (it resynced after its restart).
@@ -187,7 +228,11 @@ describe('replica-disk on a real Redis 7.2 (valkey primary and replica, both app
     expect([...acked].filter((id) => id.startsWith('rd-') && !onReplica.has(id))).toEqual([]);
   }, 40_000);
 
-  it("the replica without an append-only file: not_on_disk (the replica holds the write, not on its disk), not no_replica", async () => {
-    await notOnDiskWhileAofOff(a, replica.url, /a replica did not confirm it on disk .*KVSTORE_DURABILITY=replica-disk.*may or may not have been stored/);
+  it('the replica without an append-only file: not_on_disk (the replica holds the write, not on its disk), not no_replica', async () => {
+    await notOnDiskWhileAofOff(
+      a,
+      replica.url,
+      /a replica did not confirm it on disk .*KVSTORE_DURABILITY=replica-disk.*may or may not have been stored/,
+    );
   }, 30_000);
 });

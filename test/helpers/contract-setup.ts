@@ -36,7 +36,13 @@ function patch(test: typeof Test): void {
       // Loaded here, at the first answer to check (see above); a synchronous require keeps assert synchronous.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { contractProblem } = require('../../tools/validate/openapi-answers') as typeof Contract;
-      const problem = contractProblem({ method: this.method, path: new URL(this.url).pathname, status: r.status, headers: r.headers, text: r.text ?? '' });
+      const problem = contractProblem({
+        method: this.method,
+        path: new URL(this.url).pathname,
+        status: r.status,
+        headers: r.headers,
+        text: r.text ?? '',
+      });
       if (problem) return fn.call(this, new Error(`contract: ${problem}`), res);
     }
     return assert.call(this, err, res, fn);
@@ -55,5 +61,8 @@ jest.mock('supertest', () => {
 // test file that saw one the document does not allow fails here.
 afterAll(() => {
   const seen = contractProblemsSeen.splice(0);
-  if (seen.length) throw new Error(`answers outside the OpenAPI document (${seen.length}):\n${[...new Set(seen)].slice(0, 20).join('\n')}`);
+  if (seen.length)
+    throw new Error(
+      `answers outside the OpenAPI document (${seen.length}):\n${[...new Set(seen)].slice(0, 20).join('\n')}`,
+    );
 });

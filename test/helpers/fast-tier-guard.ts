@@ -13,11 +13,14 @@ for (const name of NAMES) {
     configurable: true,
     writable: true,
     value: () => {
-      throw new Error(`child_process.${name} in a suite of the fast tier: a suite that starts a process belongs to the process tier (test/tiers.js decides by the imports; import child_process where the process starts)`);
+      throw new Error(
+        `child_process.${name} in a suite of the fast tier: a suite that starts a process belongs to the process tier (test/tiers.js decides by the imports; import child_process where the process starts)`,
+      );
     },
   });
 }
 
 afterAll(() => {
-  for (const [name, fn] of originals) Object.defineProperty(childProcess, name, { configurable: true, writable: true, value: fn });
+  for (const [name, fn] of originals)
+    Object.defineProperty(childProcess, name, { configurable: true, writable: true, value: fn });
 });

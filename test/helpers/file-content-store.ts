@@ -7,7 +7,15 @@ import { silentLogger } from '../../service/lib/logger';
 
 /** A stored article titled by its id, dated 2026-01-01 (the content store suites' item). */
 export function testItem(id: string, body: string): Item {
-  return { id, type: 'article', title: id, body, tags: [], created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    type: 'article',
+    title: id,
+    body,
+    tags: [],
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 /** Runs `fn` with a fresh temporary folder (named `<prefix>…`), removed after. */

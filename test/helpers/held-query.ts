@@ -5,7 +5,10 @@ import { yieldToLoop } from '../../service/lib/yield-to-loop';
  * A query that holds `gate` until `release()` (it has started once this settles), and a write
  * waiting for it that logs `write` when let in.
  */
-export async function heldQueryAndWrite(gate: QueryGate, log: string[]): Promise<{ query: Promise<void>; release: () => void; write: Promise<unknown> }> {
+export async function heldQueryAndWrite(
+  gate: QueryGate,
+  log: string[],
+): Promise<{ query: Promise<void>; release: () => void; write: Promise<unknown> }> {
   let release!: () => void;
   const query = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
   await yieldToLoop();

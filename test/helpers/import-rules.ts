@@ -23,11 +23,20 @@ export function violationsIn(tree: Readonly<Record<string, string>>): string[] {
     }
     const run = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', '.'],
+      [
+        join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+        '--config',
+        join(ROOT, '.dependency-cruiser.cjs'),
+        '--output-type',
+        'json',
+        '.',
+      ],
       { cwd: dir, encoding: 'utf8', timeout: 60_000 },
     );
     if (run.stderr) throw new Error(`depcruise: ${run.stderr}`);
-    return (JSON.parse(run.stdout) as Cruise).summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    return (JSON.parse(run.stdout) as Cruise).summary.violations
+      .map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)
+      .sort();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

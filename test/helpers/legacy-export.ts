@@ -17,7 +17,13 @@ function itemMarkdown(item: Item): string {
     `- updated: ${item.updated_at}`,
   ].filter((l): l is string => l !== undefined);
   const parts = [`## ${item.title.replace(/\n/g, ' ')}`, meta.join('\n')];
-  if (item.summary) parts.push(item.summary.split('\n').map((l) => `> ${l}`).join('\n'));
+  if (item.summary)
+    parts.push(
+      item.summary
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\n'),
+    );
   if (item.body.trim()) parts.push(item.body.trim());
   return parts.join('\n\n');
 }

@@ -8,10 +8,14 @@ import { openApiDocument } from '../../service/http/contract/openapi';
  */
 export type Json = Record<string, unknown>;
 
-export const doc = openApiDocument() as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
+export const doc = openApiDocument() as {
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json> };
+};
 
 /** `s`, with a `$ref` to a component followed. */
-export const resolve = (s: Json): Json => (typeof s.$ref === 'string' ? resolve(doc.components.schemas[s.$ref.split('/').pop()!]) : s);
+export const resolve = (s: Json): Json =>
+  typeof s.$ref === 'string' ? resolve(doc.components.schemas[s.$ref.split('/').pop()!]) : s;
 
 /** Valid values of a JSON Schema (the subset the contract uses); arrays and strings kept short. */
 export function valid(schema: Json): fc.Arbitrary<unknown> {
@@ -30,19 +34,37 @@ export function valid(schema: Json): fc.Arbitrary<unknown> {
       if (Array.isArray(s.examples) && s.examples.length) return fc.constantFrom(...(s.examples as string[]));
       const min = Number(s.minLength ?? 0);
       const max = Math.min(Number(s.maxLength ?? 40), 60);
-      if (s.pattern) return fc.stringMatching(new RegExp(String(s.pattern))).filter((v) => v.length <= max && v.length >= Math.max(min, 1));
+      if (s.pattern)
+        return fc
+          .stringMatching(new RegExp(String(s.pattern)))
+          .filter((v) => v.length <= max && v.length >= Math.max(min, 1));
       // Words: the schemas trim, so blank strings are not what they accept.
-      return fc.string({ unit: fc.constantFrom(...'abcdefghij klmnop'), minLength: Math.max(min, 1), maxLength: Math.max(max, 1) }).filter((v) => v.trim().length >= Math.max(min, 1));
+      return fc
+        .string({
+          unit: fc.constantFrom(...'abcdefghij klmnop'),
+          minLength: Math.max(min, 1),
+          maxLength: Math.max(max, 1),
+        })
+        .filter((v) => v.trim().length >= Math.max(min, 1));
     }
     case 'array':
-      return fc.array(valid(s.items as Json), { minLength: Number(s.minItems ?? 0), maxLength: Math.min(Number(s.maxItems ?? 3), 3) });
+      return fc.array(valid(s.items as Json), {
+        minLength: Number(s.minItems ?? 0),
+        maxLength: Math.min(Number(s.maxItems ?? 3), 3),
+      });
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Json>;
       if (!Object.keys(props).length && s.additionalProperties && typeof s.additionalProperties === 'object') {
-        return fc.dictionary(valid((s.propertyNames ?? { type: 'string', minLength: 1 }) as Json) as fc.Arbitrary<string>, valid(s.additionalProperties as Json), { maxKeys: 3 });
+        return fc.dictionary(
+          valid((s.propertyNames ?? { type: 'string', minLength: 1 }) as Json) as fc.Arbitrary<string>,
+          valid(s.additionalProperties as Json),
+          { maxKeys: 3 },
+        );
       }
       const required = new Set((s.required ?? []) as string[]);
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v)])), { requiredKeys: [...required] });
+      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v)])), {
+        requiredKeys: [...required],
+      });
     }
     default:
       return fc.constant(undefined);
@@ -55,7 +77,12 @@ export function invalid(schema: Json): unknown[] {
   if (Array.isArray(s.enum)) return ['no-such-value', 7];
   switch (s.type) {
     case 'integer':
-      return [...(s.maximum !== undefined ? [Number(s.maximum) + 1] : []), ...(s.minimum !== undefined ? [Number(s.minimum) - 1] : []), 'abc', 1.5];
+      return [
+        ...(s.maximum !== undefined ? [Number(s.maximum) + 1] : []),
+        ...(s.minimum !== undefined ? [Number(s.minimum) - 1] : []),
+        'abc',
+        1.5,
+      ];
     case 'string':
       return [...(s.maxLength !== undefined ? ['x'.repeat(Number(s.maxLength) + 1)] : []), 12];
     case 'array':

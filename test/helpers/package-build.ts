@@ -47,7 +47,11 @@ function lock(): void {
 export function withBuiltPackage<T>(use: () => T): T {
   lock();
   try {
-    execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'build/tsconfig.build.tsbuildinfo'], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(
+      join(ROOT, 'node_modules/.bin/tsc'),
+      ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'build/tsconfig.build.tsbuildinfo'],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
     return use();
   } finally {
     rmSync(LOCK, { recursive: true, force: true });

@@ -6,14 +6,28 @@ export interface PromqlSelector {
 
 /** Aggregation operators: a name followed by `(`, `by` or `without` is one of these, not a metric. */
 const AGGREGATIONS = new Set([
-  'sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile', 'limitk', 'limit_ratio',
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'group',
+  'stddev',
+  'stdvar',
+  'count',
+  'count_values',
+  'bottomk',
+  'topk',
+  'quantile',
+  'limitk',
+  'limit_ratio',
 ]);
 /** Keywords followed by a parenthesized label list. */
 const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 /** Binary operators and modifiers spelled as words. */
 const WORDS = new Set(['and', 'or', 'unless', 'bool', 'inf', 'nan', 'offset']);
 
-const TOKEN = /\s+|#[^\n]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:[a-z]+\d*)*|[A-Za-z_:][A-Za-z0-9_:]*|=~|!~|!=|==|>=|<=|[{}()[\],=<>+\-*/%^@]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/y;
+const TOKEN =
+  /\s+|#[^\n]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:[a-z]+\d*)*|[A-Za-z_:][A-Za-z0-9_:]*|=~|!~|!=|==|>=|<=|[{}()[\],=<>+\-*/%^@]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/y;
 
 /** Splits an expression into tokens (whitespace and comments dropped); throws on a character it cannot read. */
 function tokens(expr: string): string[] {
@@ -52,7 +66,7 @@ export function promqlSelectors(expr: string): PromqlSelector[] {
     }
     return [labels, j + 1];
   };
-  for (let i = 0; i < t.length; ) {
+  for (let i = 0; i < t.length;) {
     const tok = t[i];
     if (tok === '[') {
       while (t[i] !== ']') i++;

@@ -25,6 +25,7 @@ export const PROPERTY_RUN_HANG_GUARD_MS = 30_000;
 export function configurePropertyTests(env: NodeJS.ProcessEnv = process.env): void {
   const seed = env.FC_SEED;
   if (seed === undefined || seed === '') return;
-  if (!/^-?\d+$/.test(seed)) throw new Error(`FC_SEED=${seed}: expected an integer seed, as fast-check prints it on a failure`);
+  if (!/^-?\d+$/.test(seed))
+    throw new Error(`FC_SEED=${seed}: expected an integer seed, as fast-check prints it on a failure`);
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: Number(seed) });
 }

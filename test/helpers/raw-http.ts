@@ -47,11 +47,15 @@ export function sendThenRead(
     });
     const head =
       `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
-      Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+      Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
       (opts.chunked ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${body.length}\r\n`) +
       '\r\n';
-    const frame = (c: Buffer) => (opts.chunked ? Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]) : c);
-    const write = (b: Buffer | string) => new Promise<void>((ok, fail) => socket.write(b, (err) => (err ? fail(err) : ok())));
+    const frame = (c: Buffer) =>
+      opts.chunked ? Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]) : c;
+    const write = (b: Buffer | string) =>
+      new Promise<void>((ok, fail) => socket.write(b, (err) => (err ? fail(err) : ok())));
     void (async () => {
       try {
         await write(head);

@@ -13,7 +13,10 @@ export function mountTmpfs(dir: string, sizeMb: number): void {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const args = ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700,uid=${uid},gid=${gid}`, 'tmpfs', dir];
-  const r = uid === 0 ? spawnSync('mount', args, { encoding: 'utf8' }) : spawnSync('sudo', ['-n', 'mount', ...args], { encoding: 'utf8' });
+  const r =
+    uid === 0
+      ? spawnSync('mount', args, { encoding: 'utf8' })
+      : spawnSync('sudo', ['-n', 'mount', ...args], { encoding: 'utf8' });
   if (r.status === 0) return;
   const how = uid === 0 ? 'mount' : 'sudo -n mount';
   throw new Error(
@@ -26,6 +29,9 @@ export function mountTmpfs(dir: string, sizeMb: number): void {
 /** Unmounts what `mountTmpfs` mounted (lazily, so a process still holding a file does not block it). */
 export function unmountTmpfs(dir: string): void {
   const args = ['-l', dir];
-  const r = process.getuid?.() === 0 ? spawnSync('umount', args, { encoding: 'utf8' }) : spawnSync('sudo', ['-n', 'umount', ...args], { encoding: 'utf8' });
+  const r =
+    process.getuid?.() === 0
+      ? spawnSync('umount', args, { encoding: 'utf8' })
+      : spawnSync('sudo', ['-n', 'umount', ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`could not unmount ${dir}: ${(r.stderr || `exit ${r.status}`).trim()}`);
 }

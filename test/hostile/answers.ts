@@ -10,7 +10,8 @@ export function malformedAnswer(res: ServiceResponse, method = 'GET'): string | 
   const type = String(res.headers['content-type'] ?? '');
   if (method === 'HEAD' || res.status === 204 || res.status === 304) return undefined;
   if (res.status >= 400) {
-    if (!type.startsWith('application/json')) return `${res.status} with content-type ${JSON.stringify(type)}: ${res.text.slice(0, 200)}`;
+    if (!type.startsWith('application/json'))
+      return `${res.status} with content-type ${JSON.stringify(type)}: ${res.text.slice(0, 200)}`;
     let body: unknown;
     try {
       body = JSON.parse(res.text);
@@ -18,7 +19,8 @@ export function malformedAnswer(res: ServiceResponse, method = 'GET'): string | 
       return `${res.status} body is not JSON: ${res.text.slice(0, 200)}`;
     }
     const { error, message } = (body ?? {}) as { error?: unknown; message?: unknown };
-    if (typeof error !== 'string' || typeof message !== 'string') return `${res.status} body lacks {error, message}: ${res.text.slice(0, 200)}`;
+    if (typeof error !== 'string' || typeof message !== 'string')
+      return `${res.status} body lacks {error, message}: ${res.text.slice(0, 200)}`;
     if (/\n\s+at .+:\d+:\d+/.test(res.text)) return `${res.status} body carries a stack trace`;
     return undefined;
   }

@@ -23,7 +23,15 @@ interface BatchAnswer {
   message?: string;
   stored: number;
   failed: number;
-  results: Array<{ index: number; status: string; id?: string; change?: string; field?: string; message?: string; collides_with?: Array<{ index: number; title: string }> }>;
+  results: Array<{
+    index: number;
+    status: string;
+    id?: string;
+    change?: string;
+    field?: string;
+    message?: string;
+    collides_with?: Array<{ index: number; title: string }>;
+  }>;
 }
 
 function multipart(boundary: string, files: Array<{ filename: string; content: string }>): string {
@@ -156,7 +164,13 @@ describe('no item of a write is lost silently to an id collision (issue 29, item
       method: 'POST',
       headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
       body: multipart(boundary, [
-        { filename: 'a.json', content: JSON.stringify([{ type: 'article', title: 'Zig notes', body: 'comptime' }, { type: 'article', title: 'C++ tips', body: 'x' }]) },
+        {
+          filename: 'a.json',
+          content: JSON.stringify([
+            { type: 'article', title: 'Zig notes', body: 'comptime' },
+            { type: 'article', title: 'C++ tips', body: 'x' },
+          ]),
+        },
         { filename: 'b.md', content: '---\ntitle: C tips\ntype: project\n---\npointers\n' },
       ]),
     });

@@ -51,7 +51,10 @@ interface StreamSummary {
 }
 
 /** Opens a streamed chat; resolves when the headers arrive. */
-function openChat(port: number, message = 'what does the provider say?'): Promise<{ req: ClientRequest; res: IncomingMessage }> {
+function openChat(
+  port: number,
+  message = 'what does the provider say?',
+): Promise<{ req: ClientRequest; res: IncomingMessage }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ message });
     const req = httpRequest(
@@ -61,7 +64,11 @@ function openChat(port: number, message = 'what does the provider say?'): Promis
         path: '/api/chat',
         method: 'POST',
         agent: false,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (res) => resolve({ req, res }),
     );
@@ -149,7 +156,12 @@ describe('chat streams against a hostile provider (issue 37)', () => {
 
   test('the chart sets the heap these processes run with', () => {
     expect(CHART_HEAP_MIB).toBe(1536);
-    expect(DEFAULT_SETTINGS.ai).toMatchObject({ answerMaxChars: 65536, answerTimeoutMs: 120000, firstByteTimeoutMs: 30000, eventMaxBytes: MB });
+    expect(DEFAULT_SETTINGS.ai).toMatchObject({
+      answerMaxChars: 65536,
+      answerTimeoutMs: 120000,
+      firstByteTimeoutMs: 30000,
+      eventMaxBytes: MB,
+    });
   });
 
   test(
@@ -162,7 +174,8 @@ describe('chat streams against a hostile provider (issue 37)', () => {
       try {
         const opened = await Promise.all(Array.from({ length: 6 }, (_, i) => openChat(wide.port, `client ${i}`)));
         // The provider's side of client i (requests arrive in any order).
-        const upstream = (i: number) => fake.requests.find((r) => JSON.stringify(r.body.messages).includes(`client ${i}`))!;
+        const upstream = (i: number) =>
+          fake.requests.find((r) => JSON.stringify(r.body.messages).includes(`client ${i}`))!;
         const readers = opened.slice(0, 3).map(({ res }) => summarise(res));
         // The other three never read: their sockets fill, and the service must stop taking the provider's stream.
         const stalled = opened.slice(3);
@@ -186,7 +199,11 @@ describe('chat streams against a hostile provider (issue 37)', () => {
             expect(s.names[0]).toBe('sources');
             // A well-formed end: usage then done, or an error event (a slow machine's readers may meet the time limit too).
             if (s.last.event === 'done') expect(s.names.slice(-3)).toEqual(['delta', 'usage', 'done']);
-            else expect(s.last).toMatchObject({ event: 'error', data: { error: 'upstream_timeout', status: 504, limit: 'AI_ANSWER_TIMEOUT_MS' } });
+            else
+              expect(s.last).toMatchObject({
+                event: 'error',
+                data: { error: 'upstream_timeout', status: 504, limit: 'AI_ANSWER_TIMEOUT_MS' },
+              });
           }
           for (const s of await late) expect(s.last.event).toBe('error');
           // Backpressure: a stalled client's provider sent a bounded part of its 300 MB, not all of it.
@@ -212,28 +229,27 @@ describe('chat streams against a hostile provider (issue 37)', () => {
     300_000,
   );
 
-  test(
-    'at the default limits the same six streams are cut at the answer length, each with an error event naming the limit',
-    async () => {
-      const pid = svc.process.pid as number;
-      fake.fallback = { kind: 'flood', deltas: 300, deltaChars: 1_000_000 };
-      try {
-        const failedBefore = await metric(svc, 'svc_ai_search_requests_failed');
-        const opened = await Promise.all(Array.from({ length: 6 }, () => openChat(svc.port)));
-        const all = await Promise.all(opened.map(({ res }) => summarise(res)));
-        for (const s of all) {
-          expect(s.deltaChars).toBe(DEFAULT_SETTINGS.ai.answerMaxChars);
-          expect(s.last).toMatchObject({ event: 'error', data: { error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' } });
-        }
-        // Each counts as the provider error it is.
-        expect(await changed(() => metric(svc, 'svc_ai_search_requests_failed'), failedBefore)).toBe(failedBefore + 6);
-        expect(status(pid).hwm).toBeLessThan(RSS_BOUND);
-      } finally {
-        fake.fallback = { kind: 'json', content: 'The answer is 42 [1].' };
+  test('at the default limits the same six streams are cut at the answer length, each with an error event naming the limit', async () => {
+    const pid = svc.process.pid as number;
+    fake.fallback = { kind: 'flood', deltas: 300, deltaChars: 1_000_000 };
+    try {
+      const failedBefore = await metric(svc, 'svc_ai_search_requests_failed');
+      const opened = await Promise.all(Array.from({ length: 6 }, () => openChat(svc.port)));
+      const all = await Promise.all(opened.map(({ res }) => summarise(res)));
+      for (const s of all) {
+        expect(s.deltaChars).toBe(DEFAULT_SETTINGS.ai.answerMaxChars);
+        expect(s.last).toMatchObject({
+          event: 'error',
+          data: { error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' },
+        });
       }
-    },
-    120_000,
-  );
+      // Each counts as the provider error it is.
+      expect(await changed(() => metric(svc, 'svc_ai_search_requests_failed'), failedBefore)).toBe(failedBefore + 6);
+      expect(status(pid).hwm).toBeLessThan(RSS_BOUND);
+    } finally {
+      fake.fallback = { kind: 'json', content: 'The answer is 42 [1].' };
+    }
+  }, 120_000);
 
   test('a provider sending only empty chunks every 500 ms: the stream starts, then ends by the total-time limit with an error event', async () => {
     fake.enqueue({ kind: 'drip', everyMs: 500 });
@@ -249,7 +265,11 @@ describe('chat streams against a hostile provider (issue 37)', () => {
 
   test('a provider that sends nothing: 504 JSON by the first-byte limit, not a wait without end', async () => {
     fake.enqueue({ kind: 'hang' });
-    const res = await svc.request('/api/chat', { method: 'POST', headers: { accept: 'text/event-stream' }, body: { message: 'anyone there?' } });
+    const res = await svc.request('/api/chat', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream' },
+      body: { message: 'anyone there?' },
+    });
     expect(res.status).toBe(504);
     expect(res.json()).toMatchObject({ error: 'upstream_timeout', limit: 'AI_FIRST_BYTE_TIMEOUT_MS' });
   }, 60_000);
@@ -259,7 +279,10 @@ describe('chat streams against a hostile provider (issue 37)', () => {
     const { res } = await openChat(svc.port);
     const s = await summarise(res);
     expect(s.deltaChars).toBe(DEFAULT_SETTINGS.ai.answerMaxChars);
-    expect(s.last).toMatchObject({ event: 'error', data: { error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' } });
+    expect(s.last).toMatchObject({
+      event: 'error',
+      data: { error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' },
+    });
     await fake.requests[0].closed;
   }, 60_000);
 
@@ -267,9 +290,16 @@ describe('chat streams against a hostile provider (issue 37)', () => {
     fake.enqueue({ kind: 'flood', deltas: 1, deltaChars: 2_000_000 }, { kind: 'unterminated' });
     const s = await summarise((await openChat(svc.port)).res);
     expect(s.names).toEqual(['sources', 'error']);
-    expect(s.last).toMatchObject({ event: 'error', data: { error: 'upstream_error', status: 502, limit: 'AI_EVENT_MAX_BYTES' } });
+    expect(s.last).toMatchObject({
+      event: 'error',
+      data: { error: 'upstream_error', status: 502, limit: 'AI_EVENT_MAX_BYTES' },
+    });
     await fake.requests[0].closed;
-    const res = await svc.request('/api/chat', { method: 'POST', headers: { accept: 'text/event-stream' }, body: { message: 'one long line' } });
+    const res = await svc.request('/api/chat', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream' },
+      body: { message: 'one long line' },
+    });
     expect(res.status).toBe(502);
     expect(res.json()).toMatchObject({ error: 'upstream_error', limit: 'AI_EVENT_MAX_BYTES' });
     await fake.requests[1].closed;
@@ -302,9 +332,21 @@ describe('chat streams against a hostile provider (issue 37)', () => {
   }, 60_000);
 
   test('a client leaving a JSON chat: the answer is still taken and its usage counted', async () => {
-    fake.enqueue({ kind: 'json', content: 'slow but sure', delayMs: 500, usage: { prompt_tokens: 700, completion_tokens: 77, total_tokens: 777 } });
+    fake.enqueue({
+      kind: 'json',
+      content: 'slow but sure',
+      delayMs: 500,
+      usage: { prompt_tokens: 700, completion_tokens: 77, total_tokens: 777 },
+    });
     const used = await metric(svc, 'svc_ai_search_total_tokens_used');
-    const req = httpRequest({ host: '127.0.0.1', port: svc.port, path: '/api/chat', method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: svc.port,
+      path: '/api/chat',
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json' },
+    });
     req.on('error', () => undefined);
     req.end(JSON.stringify({ message: 'never mind' }));
     // Gone as soon as the service has asked the provider.
@@ -316,7 +358,10 @@ describe('chat streams against a hostile provider (issue 37)', () => {
 
   test('negative usage never reaches a client or the counter: it is refused and estimated, and the estimate says so', async () => {
     const bad = { prompt_tokens: -5000, completion_tokens: 3, total_tokens: -4997 };
-    fake.enqueue({ kind: 'stream', chunks: ['Fine', ' [1]'], usage: bad }, { kind: 'json', content: 'Fine [1]', usage: bad });
+    fake.enqueue(
+      { kind: 'stream', chunks: ['Fine', ' [1]'], usage: bad },
+      { kind: 'json', content: 'Fine [1]', usage: bad },
+    );
     const used = await metric(svc, 'svc_ai_search_total_tokens_used');
     const estimated = await metric(svc, 'svc_ai_search_tokens_estimated_total');
     const s = await summarise((await openChat(svc.port)).res);

@@ -54,7 +54,13 @@ describe('exports stream (issue 29, item 4)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-export-demo-'));
     dirs.push(dataDir);
     const svc = await ServiceProcess.start({
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', LOG_LEVEL: 'warn', DATA_DIR: dataDir },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ENVIRONMENT: 'development',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir,
+      },
     });
     try {
       const all = await svc.request('/api/export/all.json');
@@ -67,7 +73,10 @@ describe('exports stream (issue 29, item 4)', () => {
         expect(res.headers['content-type']).toBe(spec.contentType);
         expect(res.headers['content-disposition']).toBe(`attachment; filename="${name}"`);
         expect(res.headers['x-content-type-options']).toBe('nosniff');
-        const expected = legacyRenderExport(spec, items.filter((i) => spec.scope === 'all' || i.type === spec.scope));
+        const expected = legacyRenderExport(
+          spec,
+          items.filter((i) => spec.scope === 'all' || i.type === spec.scope),
+        );
         expect({ name, same: res.text === expected }).toEqual({ name, same: true });
       }
       const head = await svc.request('/api/export/all.md', { method: 'HEAD' });
@@ -90,7 +99,12 @@ describe('exports stream (issue 29, item 4)', () => {
       // Prose without newlines or markup: the size is the point, not the text's shape.
       const body = 'lorem ipsum dolor sit amet consectetur adipiscing elit '.repeat(20_000).slice(0, 1_000_000);
       for (let i = 0; i < N; i += 5) {
-        const items = Array.from({ length: 5 }, (_, j) => ({ id: `big-${i + j}`, type: 'article', title: `Big ${i + j}`, body }));
+        const items = Array.from({ length: 5 }, (_, j) => ({
+          id: `big-${i + j}`,
+          type: 'article',
+          title: `Big ${i + j}`,
+          body,
+        }));
         const res = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items } });
         expect(res.status).toBe(201);
       }
@@ -148,7 +162,10 @@ describe('exports stream (issue 29, item 4)', () => {
       await new Promise<void>((r) => res.once('data', () => r()));
       res.destroy();
       const deadline = Date.now() + 5000;
-      while (!svc.process.logs().includes('export stopped: the client closed the connection') && Date.now() < deadline) {
+      while (
+        !svc.process.logs().includes('export stopped: the client closed the connection') &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(svc.process.logs()).toContain('export stopped: the client closed the connection');

@@ -49,12 +49,45 @@ const ROUTES = [
 
 const pathArb = fc.oneof(
   fc.constantFrom(...ROUTES),
-  fc.tuple(fc.constantFrom(...ROUTES), fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '/..%2f..%2fetc%2fpasswd', '/', '//', '/%2e%2e', '?', '#x', ';a=b', '\u00e9', '%C0%AF'))
+  fc
+    .tuple(
+      fc.constantFrom(...ROUTES),
+      fc.constantFrom(
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%00',
+        '/..%2f..%2fetc%2fpasswd',
+        '/',
+        '//',
+        '/%2e%2e',
+        '?',
+        '#x',
+        ';a=b',
+        '\u00e9',
+        '%C0%AF',
+      ),
+    )
     .map(([r, s]) => encodeURI(r + s).replace(/%25/g, '%')),
   fc.tuple(fc.constantFrom(...ROUTES), fc.string({ maxLength: 40 })).map(([r, s]) => `${r}/${encodeURIComponent(s)}`),
-  fc.tuple(fc.constantFrom(...ROUTES), fc.dictionary(fc.constantFrom('q', 'type', 'tag', 'limit', 'offset', 'k', '__proto__', 'constructor'), fc.string({ maxLength: 30 }), { maxKeys: 4 }))
+  fc
+    .tuple(
+      fc.constantFrom(...ROUTES),
+      fc.dictionary(
+        fc.constantFrom('q', 'type', 'tag', 'limit', 'offset', 'k', '__proto__', 'constructor'),
+        fc.string({ maxLength: 30 }),
+        { maxKeys: 4 },
+      ),
+    )
     .map(([r, q]) => `${r}?${new URLSearchParams(q).toString()}`),
-  fc.constantFrom('/API/SEARCH?q=a', '/api/search?q=' + 'a '.repeat(300), '/api/search?limit=-1&offset=1e309', '/api/v1/articles/' + 'a'.repeat(5000), '/api/search?q[]=a&q[]=b', '/api/search?q[$gt]=1'),
+  fc.constantFrom(
+    '/API/SEARCH?q=a',
+    '/api/search?q=' + 'a '.repeat(300),
+    '/api/search?limit=-1&offset=1e309',
+    '/api/v1/articles/' + 'a'.repeat(5000),
+    '/api/search?q[]=a&q[]=b',
+    '/api/search?q[$gt]=1',
+  ),
   fc.constantFrom(...Object.values(hostileTexts(450))).map((q) => `/api/search?limit=100&q=${encodeURIComponent(q)}`),
 );
 
@@ -81,17 +114,53 @@ const bodyArb = fc.oneof(
   jsonValue.map((v) => JSON.stringify(v)),
   itemLike.map((v) => JSON.stringify(v)),
   fc.array(itemLike, { maxLength: 5 }).map((items) => JSON.stringify({ items })),
-  fc.record({ message: fc.oneof(fc.lorem({ maxCount: 20 }), jsonValue, hostileShort), stream: fc.boolean() }).map((v) => JSON.stringify(v)),
-  fc.record({ message: fc.lorem({ maxCount: 5 }), history: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: hostileShort }), { maxLength: 20 }) }).map((v) => JSON.stringify(v)),
-  hostileBody.map((text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n${text}\r\n--b--\r\n`),
-  hostileBody.map((text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n#${text}\r\n--b--\r\n`),
-  fc.record({ k: jsonValue, queries: fc.array(fc.record({ query: fc.string(), relevant: jsonValue }), { maxLength: 5 }) }).map((v) => JSON.stringify(v)),
+  fc
+    .record({ message: fc.oneof(fc.lorem({ maxCount: 20 }), jsonValue, hostileShort), stream: fc.boolean() })
+    .map((v) => JSON.stringify(v)),
+  fc
+    .record({
+      message: fc.lorem({ maxCount: 5 }),
+      history: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: hostileShort }), {
+        maxLength: 20,
+      }),
+    })
+    .map((v) => JSON.stringify(v)),
+  hostileBody.map(
+    (text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n${text}\r\n--b--\r\n`,
+  ),
+  hostileBody.map(
+    (text) => `--b\r\nContent-Disposition: form-data; name="file"; filename="hostile.md"\r\n\r\n#${text}\r\n--b--\r\n`,
+  ),
+  fc
+    .record({
+      k: jsonValue,
+      queries: fc.array(fc.record({ query: fc.string(), relevant: jsonValue }), { maxLength: 5 }),
+    })
+    .map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 200 }),
-  fc.constantFrom('{"a":', '{"__proto__":{"polluted":1}}', '[' .repeat(5000), '{"constructor":{"prototype":{"x":1}}}', '\u0000\u0001', '--b\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# x'),
+  fc.constantFrom(
+    '{"a":',
+    '{"__proto__":{"polluted":1}}',
+    '['.repeat(5000),
+    '{"constructor":{"prototype":{"x":1}}}',
+    '\u0000\u0001',
+    '--b\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# x',
+  ),
 );
 const headersArb = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=b', 'multipart/form-data', 'application/x-www-form-urlencoded', 'application/vnd.api+json', '*/*', ''),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'text/plain',
+      'multipart/form-data; boundary=b',
+      'multipart/form-data',
+      'application/x-www-form-urlencoded',
+      'application/vnd.api+json',
+      '*/*',
+      '',
+    ),
     authorization: fc.constantFrom(`Bearer ${TOKEN}`, 'Bearer wrong', 'Basic abc', 'Bearer', `bearer ${TOKEN}`, ''),
     accept: fc.constantFrom('application/json', 'text/event-stream', '*/*', 'text/html'),
     'content-encoding': fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'bogus'),
@@ -126,29 +195,39 @@ describe('fuzz: every route under random hostile requests', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test(`${RUNS} random requests: the process stays up, every answer is well-formed JSON, none is a 500`, async () => {
-    const watch = await watchLiveness(svc.port);
-    const bad: string[] = [];
-    await fc.assert(
-      fc.asyncProperty(requestArb, async (r) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(r.headers)) if (v) headers[k] = v;
-        let body: string | Buffer | undefined = r.body;
-        if (body !== undefined && r.gzip && headers['content-encoding'] === 'gzip') body = gzipSync(body);
-        if (body === undefined) delete headers['content-encoding'];
-        // What a client library can put on the wire: spaces, controls and non-ASCII percent-encoded.
-        const path = r.path.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c));
-        const res = await svc.request(path, { method: r.method, headers, body: body === undefined || r.method === 'GET' || r.method === 'HEAD' ? undefined : body });
-        const why = malformedAnswer(res, r.method) ?? (res.status >= 500 && res.status !== 503 ? `status ${res.status}: ${res.text.slice(0, 200)}` : undefined);
-        if (why) bad.push(`${r.method} ${path} ${JSON.stringify(headers).slice(0, 200)} → ${why}`);
-        return svc.running;
-      }),
-      { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261124), endOnFailure: true },
-    );
-    const report = await watch.stop();
-    expect(bad.slice(0, 10)).toEqual([]);
-    expect(svc.running).toBe(true);
-    expect(report.missed).toEqual([]);
-    expect(svc.process.logs()).not.toMatch(/uncaught|unhandled/i);
-  }, PROPERTY_HANG_GUARD_MS);
+  test(
+    `${RUNS} random requests: the process stays up, every answer is well-formed JSON, none is a 500`,
+    async () => {
+      const watch = await watchLiveness(svc.port);
+      const bad: string[] = [];
+      await fc.assert(
+        fc.asyncProperty(requestArb, async (r) => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(r.headers)) if (v) headers[k] = v;
+          let body: string | Buffer | undefined = r.body;
+          if (body !== undefined && r.gzip && headers['content-encoding'] === 'gzip') body = gzipSync(body);
+          if (body === undefined) delete headers['content-encoding'];
+          // What a client library can put on the wire: spaces, controls and non-ASCII percent-encoded.
+          const path = r.path.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c));
+          const res = await svc.request(path, {
+            method: r.method,
+            headers,
+            body: body === undefined || r.method === 'GET' || r.method === 'HEAD' ? undefined : body,
+          });
+          const why =
+            malformedAnswer(res, r.method) ??
+            (res.status >= 500 && res.status !== 503 ? `status ${res.status}: ${res.text.slice(0, 200)}` : undefined);
+          if (why) bad.push(`${r.method} ${path} ${JSON.stringify(headers).slice(0, 200)} → ${why}`);
+          return svc.running;
+        }),
+        { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261124), endOnFailure: true },
+      );
+      const report = await watch.stop();
+      expect(bad.slice(0, 10)).toEqual([]);
+      expect(svc.running).toBe(true);
+      expect(report.missed).toEqual([]);
+      expect(svc.process.logs()).not.toMatch(/uncaught|unhandled/i);
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });

@@ -54,7 +54,11 @@ function rssBytes(pid: number): number {
   return Number(m?.[1] ?? 0) * 1024;
 }
 
-function multipart(boundary: string, parts: Array<{ name: string; filename?: string; content: string }>, close = true): string {
+function multipart(
+  boundary: string,
+  parts: Array<{ name: string; filename?: string; content: string }>,
+  close = true,
+): string {
   let s = '';
   for (const p of parts) {
     s += `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}\r\n`;
@@ -73,9 +77,19 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
     redis = await RedisServer.start();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-hostile-'));
     svc = await ServiceProcess.start({
-      env: baseEnv({ ...WIDE_LIMITS, DATA_DIR: dataDir, RATELIMIT_STORAGE_URL: redis.url, REQUEST_TIMEOUT_MS: '3000', HEADERS_TIMEOUT_MS: '2000' }),
+      env: baseEnv({
+        ...WIDE_LIMITS,
+        DATA_DIR: dataDir,
+        RATELIMIT_STORAGE_URL: redis.url,
+        REQUEST_TIMEOUT_MS: '3000',
+        HEADERS_TIMEOUT_MS: '2000',
+      }),
     });
-    const seeded = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items: corpus(400) } });
+    const seeded = await svc.request('/api/ingest-batch', {
+      method: 'POST',
+      headers: AUTH,
+      body: { items: corpus(400) },
+    });
     expect(seeded.status).toBe(201);
   }, 60000);
 
@@ -92,7 +106,11 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
 
   test('1. a multipart body that ends without its closing boundary is a 400, and the process stays up', async () => {
     const boundary = 'hostileBoundary42';
-    const body = multipart(boundary, [{ name: 'file', filename: 'post.md', content: '# Title\n\nUnfinished body' }], false);
+    const body = multipart(
+      boundary,
+      [{ name: 'file', filename: 'post.md', content: '# Title\n\nUnfinished body' }],
+      false,
+    );
     const res = await svc.request('/api/upload', {
       method: 'POST',
       headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
@@ -111,10 +129,16 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
     const search = await svc.request(`/api/search?q=${encodeURIComponent(repeated)}`);
     expect([200, 400]).toContain(search.status);
     expectWellFormed(search);
-    const chat = await svc.request('/api/chat', { method: 'POST', body: { message: Array(400).fill('qabcdefghij').join(' ') } });
+    const chat = await svc.request('/api/chat', {
+      method: 'POST',
+      body: { message: Array(400).fill('qabcdefghij').join(' ') },
+    });
     expect([200, 400, 413]).toContain(chat.status);
     expectWellFormed(chat);
-    const queries = Array.from({ length: 1000 }, (_, i) => ({ query: `${word(i)} ${Array(15).fill(longWord).join(' ')}`, relevant: ['doc-1'] }));
+    const queries = Array.from({ length: 1000 }, (_, i) => ({
+      query: `${word(i)} ${Array(15).fill(longWord).join(' ')}`,
+      relevant: ['doc-1'],
+    }));
     const evaluation = await svc.request('/api/eval', { method: 'POST', body: { k: 10, queries } });
     expect(evaluation.status).toBeLessThan(500);
     expectWellFormed(evaluation);
@@ -147,7 +171,11 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
 
   test('8. an upload past the part or field limits is refused whole: nothing stored', async () => {
     const boundary = 'manyPartsBoundary';
-    const files = Array.from({ length: 130 }, (_, i) => ({ name: 'file', filename: `many-${i}.md`, content: `# Many parts ${i}\n\nbody ${i}` }));
+    const files = Array.from({ length: 130 }, (_, i) => ({
+      name: 'file',
+      filename: `many-${i}.md`,
+      content: `# Many parts ${i}\n\nbody ${i}`,
+    }));
     const res = await svc.request('/api/upload', {
       method: 'POST',
       headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
@@ -159,7 +187,10 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
     const res2 = await svc.request('/api/upload', {
       method: 'POST',
       headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body: multipart(boundary, [{ name: 'file', filename: 'fields-0.md', content: '# Fields zero\n\nbody' }, ...fields]),
+      body: multipart(boundary, [
+        { name: 'file', filename: 'fields-0.md', content: '# Fields zero\n\nbody' },
+        ...fields,
+      ]),
     });
     expect([400, 413]).toContain(res2.status);
     expectWellFormed(res2);
@@ -170,7 +201,11 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
 
   test('14. /API/SEARCH and /api/search/ count as search requests, as they are limited and routed', async () => {
     const count = async () =>
-      Number(/svc_ai_search_requests_by_type_total\{type="search"\} (\d+)/.exec((await svc.request('/api/metrics/prometheus')).text)?.[1]);
+      Number(
+        /svc_ai_search_requests_by_type_total\{type="search"\} (\d+)/.exec(
+          (await svc.request('/api/metrics/prometheus')).text,
+        )?.[1],
+      );
     const before = await count();
     expect((await svc.request('/API/SEARCH?q=document')).status).toBe(200);
     expect((await svc.request('/api/search/?q=document')).status).toBe(200);
@@ -179,18 +214,30 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
 
   test('15. batches with enormous vocabularies are refused whole with a 413/422, nothing stored, the loop stays free', async () => {
     const watch = await watchLiveness(svc.port);
-    const vocabulary = (i: number, words: number) => Array.from({ length: words }, (_, j) => word(i * words + j + 10_000)).join(' ');
+    const vocabulary = (i: number, words: number) =>
+      Array.from({ length: words }, (_, j) => word(i * words + j + 10_000)).join(' ');
     // ~500k distinct words in ten items: each item is over the per-item limit.
-    const wide = Array.from({ length: 10 }, (_, i) => ({ id: `vocab-${i}`, type: 'article', title: `Vocabulary ${i}`, body: vocabulary(i, 50_000) }));
+    const wide = Array.from({ length: 10 }, (_, i) => ({
+      id: `vocab-${i}`,
+      type: 'article',
+      title: `Vocabulary ${i}`,
+      body: vocabulary(i, 50_000),
+    }));
     const res = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items: wide } });
     expect([413, 422]).toContain(res.status);
     expectWellFormed(res);
     // Items each within the per-item limit, together far over the batch's.
-    const many = Array.from({ length: 14 }, (_, i) => ({ id: `vocab-many-${i}`, type: 'article', title: `Many ${i}`, body: vocabulary(i + 20, 18_000) }));
+    const many = Array.from({ length: 14 }, (_, i) => ({
+      id: `vocab-many-${i}`,
+      type: 'article',
+      title: `Many ${i}`,
+      body: vocabulary(i + 20, 18_000),
+    }));
     const res2 = await svc.request('/api/ingest-batch', { method: 'POST', headers: AUTH, body: { items: many } });
     expect([413, 422]).toContain(res2.status);
     expectWellFormed(res2);
-    for (const id of ['vocab-0', 'vocab-9', 'vocab-many-0', 'vocab-many-13']) expect((await svc.request(`/api/v1/articles/${id}`)).status).toBe(404);
+    for (const id of ['vocab-0', 'vocab-9', 'vocab-many-0', 'vocab-many-13'])
+      expect((await svc.request(`/api/v1/articles/${id}`)).status).toBe(404);
     const report = await watch.stop();
     expect(report.missed).toEqual([]);
   });
@@ -210,7 +257,9 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
         clearTimeout(bound);
         resolve(failure === 'still open after 30 s' ? failure : Buffer.concat(chunks).toString('utf8') || 'closed');
       });
-      socket.write(`POST /api/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+      socket.write(
+        `POST /api/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+      );
     });
     expect(outcome).not.toBe('still open after 30 s');
   }, 40000);
@@ -219,7 +268,11 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
     test('4. a flipped byte in one log record loses that record only; every later acknowledged write is served', async () => {
       const ids = ['flip-one', 'flip-two', 'flip-three', 'flip-four', 'flip-five'];
       for (const id of ids) {
-        const res = await svc.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id, type: 'project', title: `Flip ${id}`, body: `marker ${id}` } });
+        const res = await svc.request('/api/ingest', {
+          method: 'POST',
+          headers: AUTH,
+          body: { id, type: 'project', title: `Flip ${id}`, body: `marker ${id}` },
+        });
         expect(res.status).toBe(201);
       }
       await svc.stop();
@@ -238,7 +291,15 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
       // The damage was reported, not silently swallowed.
       expect(svc.process.logs()).toMatch(/damaged|corrupt|skipped|dropped/i);
       // A later write and restart keep everything (the reader resynchronised; nothing valid was cut).
-      expect((await svc.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id: 'flip-six', type: 'project', title: 'Flip six', body: 'x' } })).status).toBe(201);
+      expect(
+        (
+          await svc.request('/api/ingest', {
+            method: 'POST',
+            headers: AUTH,
+            body: { id: 'flip-six', type: 'project', title: 'Flip six', body: 'x' },
+          })
+        ).status,
+      ).toBe(201);
       await svc.stop();
       await svc.restart();
       for (const id of ['flip-one', 'flip-four', 'flip-five', 'flip-six']) {
@@ -255,10 +316,14 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
         moved.push(f);
       }
       svc.process.start();
-      const outcome = await waitFor('the service to be ready or to exit', async () => {
-        if (!svc.process.running) return 'exited';
-        return (await svc.request('/health/ready')).status === 200 ? 'ready' : undefined;
-      }, { timeoutMs: 30000 });
+      const outcome = await waitFor(
+        'the service to be ready or to exit',
+        async () => {
+          if (!svc.process.running) return 'exited';
+          return (await svc.request('/health/ready')).status === 200 ? 'ready' : undefined;
+        },
+        { timeoutMs: 30000 },
+      );
       if (outcome === 'ready') {
         // Whatever it serves, it is what the log holds: the latest writes, never an empty in-memory copy in silence.
         expect((await svc.request('/api/v1/projects/flip-six')).status).toBe(200);
@@ -277,7 +342,12 @@ describe('hostile client: file store, production, rate limits in Redis', () => {
       try {
         writeFileSync(
           join(dataDir, 'data-dir.lock'),
-          JSON.stringify({ pid: other.pid, hostname: hostname(), processStartedAt: Date.now() - 10 * 24 * 3600 * 1000, lockedAt: new Date(Date.now() - 10 * 24 * 3600 * 1000).toISOString() }),
+          JSON.stringify({
+            pid: other.pid,
+            hostname: hostname(),
+            processStartedAt: Date.now() - 10 * 24 * 3600 * 1000,
+            lockedAt: new Date(Date.now() - 10 * 24 * 3600 * 1000).toISOString(),
+          }),
         );
         await svc.restart();
         expect((await svc.request('/api/v1/projects/flip-six')).status).toBe(200);
@@ -346,7 +416,9 @@ describe('hostile client: client identity and the global tier behind a proxy', (
 
   test('10. a flood of 404s from many clients does not exhaust the global tier for real requests', async () => {
     for (let i = 0; i < 60; i++) {
-      const res = await svc.request(`/wp-admin/scan-${i}.php`, { headers: { 'x-forwarded-for': `203.0.113.${(i % 200) + 1}` } });
+      const res = await svc.request(`/wp-admin/scan-${i}.php`, {
+        headers: { 'x-forwarded-for': `203.0.113.${(i % 200) + 1}` },
+      });
       expect([404, 429]).toContain(res.status);
       expectWellFormed(res);
     }
@@ -366,7 +438,12 @@ describe('hostile client: two replicas on one Redis content store', () => {
   beforeAll(async () => {
     redis = await RedisServer.start();
     dataDirs.push(mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')), mkdtempSync(join(tmpdir(), 'svc-hostile-kv-')));
-    const env = baseEnv({ ...WIDE_LIMITS, KVSTORE_URL: redis.url, KVSTORE_COMMAND_TIMEOUT_MS: '500', DATA_DIR: dataDirs[0] });
+    const env = baseEnv({
+      ...WIDE_LIMITS,
+      KVSTORE_URL: redis.url,
+      KVSTORE_COMMAND_TIMEOUT_MS: '500',
+      DATA_DIR: dataDirs[0],
+    });
     [a, b] = await ServiceProcess.startAll([{ env }, { env: { ...env, DATA_DIR: dataDirs[1] } }]);
     direct = new Redis(redis.url);
   }, 60000);
@@ -385,24 +462,40 @@ describe('hostile client: two replicas on one Redis content store', () => {
     process.kill(pid(), 'SIGSTOP');
     let write: ServiceResponse;
     try {
-      write = await a.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id: 'paused-write', type: 'article', title: 'Paused write', body: 'written while paused' } });
+      write = await a.request('/api/ingest', {
+        method: 'POST',
+        headers: AUTH,
+        body: { id: 'paused-write', type: 'article', title: 'Paused write', body: 'written while paused' },
+      });
       expect(write.status).toBe(503);
       expectWellFormed(write);
-      const health = await waitFor('/health to report the paused kvstore', async () => {
-        const h = (await a.request('/health')).json<{ status: string; kvstore?: unknown }>();
-        return h.status !== 'ok' ? h : undefined;
-      }, { timeoutMs: 15000 });
+      const health = await waitFor(
+        '/health to report the paused kvstore',
+        async () => {
+          const h = (await a.request('/health')).json<{ status: string; kvstore?: unknown }>();
+          return h.status !== 'ok' ? h : undefined;
+        },
+        { timeoutMs: 15000 },
+      );
       expect(health.status).not.toBe('ok');
     } finally {
       process.kill(pid(), 'SIGCONT');
     }
-    await waitFor('/health to be ok again', async () => (await a.request('/health')).json<{ status: string }>().status === 'ok', { timeoutMs: 20000 });
+    await waitFor(
+      '/health to be ok again',
+      async () => (await a.request('/health')).json<{ status: string }>().status === 'ok',
+      { timeoutMs: 20000 },
+    );
     // The paused write may have been applied when Redis woke (the command was sent, then timed out):
     // then both replicas must serve it; if it was not, neither may.
     const inRedis = (await direct.hexists('svc-ai-search:content:items', 'paused-write')) === 1;
     for (const replica of [a, b]) {
       if (inRedis) {
-        await waitFor('the replica to serve the ambiguous write', async () => (await replica.request('/api/v1/articles/paused-write')).status === 200, { timeoutMs: 20000 });
+        await waitFor(
+          'the replica to serve the ambiguous write',
+          async () => (await replica.request('/api/v1/articles/paused-write')).status === 200,
+          { timeoutMs: 20000 },
+        );
       } else {
         expect((await replica.request('/api/v1/articles/paused-write')).status).toBe(404);
       }
@@ -410,13 +503,24 @@ describe('hostile client: two replicas on one Redis content store', () => {
   }, 90000);
 
   test('12. a Redis that comes back empty is a warning on every replica, not a silent empty in-memory copy', async () => {
-    const ok = await a.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id: 'before-flush', type: 'article', title: 'Before flush', body: 'x' } });
+    const ok = await a.request('/api/ingest', {
+      method: 'POST',
+      headers: AUTH,
+      body: { id: 'before-flush', type: 'article', title: 'Before flush', body: 'x' },
+    });
     expect(ok.status).toBe(201);
     await waitFor('b to see it', async () => (await b.request('/api/v1/articles/before-flush')).status === 200);
     await direct.flushall();
     for (const replica of [a, b]) {
-      await waitFor('a warning about the emptied kvstore', () =>
-        replica.process.logs().split('\n').some((l) => /"level":(40|50)/.test(l) && /empt|vanish|lost|flush|missing/i.test(l)), { timeoutMs: 20000 });
+      await waitFor(
+        'a warning about the emptied kvstore',
+        () =>
+          replica.process
+            .logs()
+            .split('\n')
+            .some((l) => /"level":(40|50)/.test(l) && /empt|vanish|lost|flush|missing/i.test(l)),
+        { timeoutMs: 20000 },
+      );
     }
   }, 60000);
 });

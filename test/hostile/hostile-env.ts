@@ -11,5 +11,12 @@ export const WIDE_LIMITS: Readonly<Record<string, string>> = Object.fromEntries(
  * token, and nothing inherited from the test runner's environment but PATH and HOME.
  */
 export function hostileEnv(token: string, extra: Readonly<Record<string, string>>): Record<string, string | undefined> {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'production', LOG_LEVEL: 'info', API_TOKEN: token, ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ENVIRONMENT: 'production',
+    LOG_LEVEL: 'info',
+    API_TOKEN: token,
+    ...extra,
+  };
 }

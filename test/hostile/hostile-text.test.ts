@@ -58,7 +58,9 @@ describe('hostile text: file store, production, rate limits in Redis', () => {
   beforeAll(async () => {
     redis = await RedisServer.start();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-hostile-text-'));
-    svc = await ServiceProcess.start({ env: hostileEnv(TOKEN, { ...WIDE_LIMITS, DATA_DIR: dataDir, RATELIMIT_STORAGE_URL: redis.url }) });
+    svc = await ServiceProcess.start({
+      env: hostileEnv(TOKEN, { ...WIDE_LIMITS, DATA_DIR: dataDir, RATELIMIT_STORAGE_URL: redis.url }),
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -75,14 +77,27 @@ describe('hostile text: file store, production, rate limits in Redis', () => {
     const floods = [
       { id: 'newline-flood', type: 'article', title: 'Newline flood', body: `x${'\n'.repeat(100_000)}x` },
       { id: 'bracket-flood', type: 'article', title: 'Bracket flood', body: '['.repeat(100_000) },
-      ...Object.entries(hostileTexts(999_000)).map(([name, body], i) => ({ id: `shape-${i}`, type: 'article', title: `Shape flood ${name}`, body })),
+      ...Object.entries(hostileTexts(999_000)).map(([name, body], i) => ({
+        id: `shape-${i}`,
+        type: 'article',
+        title: `Shape flood ${name}`,
+        body,
+      })),
     ];
     await underLiveness(svc.port, async () => {
       for (const item of floods) {
         const res = await svc.request('/api/ingest', { method: 'POST', headers: AUTH, body: item });
-        expect({ id: item.id, status: res.status, text: res.status === 201 ? '' : res.text }).toEqual({ id: item.id, status: 201, text: '' });
+        expect({ id: item.id, status: res.status, text: res.status === 201 ? '' : res.text }).toEqual({
+          id: item.id,
+          status: 201,
+          text: '',
+        });
       }
-      for (const message of ['newline flood', 'bracket flood', 'shape flood headings fences tables comments autolinks']) {
+      for (const message of [
+        'newline flood',
+        'bracket flood',
+        'shape flood headings fences tables comments autolinks',
+      ]) {
         const chat = await svc.request('/api/chat', { method: 'POST', body: { message } });
         expect(chat.status).toBe(200);
         expectWellFormed(chat, 'POST');
@@ -95,12 +110,18 @@ describe('hostile text: file store, production, rate limits in Redis', () => {
   test('2. a restart with those items stored is ready promptly; /health/live answers within 1 s while it loads', async () => {
     await svc.stop();
     svc.process.start();
-    await waitFor('the service to listen', async () => (await svc.request('/health/live')).status === 200, { timeoutMs: 30000, intervalMs: 20 });
+    await waitFor('the service to listen', async () => (await svc.request('/health/live')).status === 200, {
+      timeoutMs: 30000,
+      intervalMs: 20,
+    });
     await underLiveness(
       svc.port,
       async () => {
         // Generous: under a loaded CI box the start (ts-node, then loading ~30 MB of items) took 19 s.
-        await waitFor('the service to be ready', async () => (await svc.request('/health/ready')).status === 200, { timeoutMs: 60000, intervalMs: 50 });
+        await waitFor('the service to be ready', async () => (await svc.request('/health/ready')).status === 200, {
+          timeoutMs: 60000,
+          intervalMs: 50,
+        });
       },
       20,
     );
@@ -126,7 +147,10 @@ describe('hostile text: file store, production, rate limits in Redis', () => {
           headers: { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
           body: multipart(boundary, name, content),
         });
-        expect({ name, status: [201, 413, 422].includes(res.status) ? 'answered' : res.status }).toEqual({ name, status: 'answered' });
+        expect({ name, status: [201, 413, 422].includes(res.status) ? 'answered' : res.status }).toEqual({
+          name,
+          status: 'answered',
+        });
         expectWellFormed(res, 'POST');
       }
     });
@@ -134,7 +158,11 @@ describe('hostile text: file store, production, rate limits in Redis', () => {
 
   test('4. 100 items of 1 MB: searches for a common word at limit=100 answer quickly, with snippets; /health/live within 1 s throughout', async () => {
     for (let i = 0; i < 100; i++) {
-      const res = await svc.request('/api/ingest', { method: 'POST', headers: AUTH, body: { id: `mega-${i}`, type: 'project', title: `Mega ${i}`, body: megabyteOfProse(i) } });
+      const res = await svc.request('/api/ingest', {
+        method: 'POST',
+        headers: AUTH,
+        body: { id: `mega-${i}`, type: 'project', title: `Mega ${i}`, body: megabyteOfProse(i) },
+      });
       expect({ i, status: res.status }).toEqual({ i, status: 201 });
     }
     // Different words: each one misses the result cache.

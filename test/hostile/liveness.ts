@@ -29,7 +29,13 @@ function get(port: number, path: string): Promise<{ status: number; text: string
     const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ms: Date.now() - started,
+        }),
+      );
     });
     req.setTimeout(PROBE_HANG_GUARD_MS, () => req.destroy(new Error(`no answer in ${PROBE_HANG_GUARD_MS} ms`)));
     req.on('error', reject);
@@ -47,7 +53,8 @@ async function loopFigures(port: number): Promise<{ busyMs: number; delayMs: num
   const res = await get(port, PATHS.metrics);
   const busyMs = gaugeValue(res.text, METRICS.eventLoopBusyMax) * 1000;
   const delayMs = gaugeValue(res.text, METRICS.eventLoopDelayMax) * 1000;
-  if (res.status !== 200 || Number.isNaN(busyMs) || Number.isNaN(delayMs)) throw new Error(`${PATHS.metrics} answered ${res.status} without ${METRICS.eventLoopBusyMax}`);
+  if (res.status !== 200 || Number.isNaN(busyMs) || Number.isNaN(delayMs))
+    throw new Error(`${PATHS.metrics} answered ${res.status} without ${METRICS.eventLoopBusyMax}`);
   return { busyMs, delayMs };
 }
 
@@ -78,7 +85,10 @@ export async function watchLiveness(port: number, opts: { everyMs?: number; budg
     const { busyMs, delayMs } = await loopFigures(port);
     delayMaxMs = Math.max(delayMaxMs, delayMs);
     busyMaxMs = Math.max(busyMaxMs, busyMs);
-    if (busyMs > budgetMs) missed.push(`${at}: the service held its event loop ${busyMs.toFixed(0)} ms of CPU time (${METRICS.eventLoopBusyMax}), over ${budgetMs} ms`);
+    if (busyMs > budgetMs)
+      missed.push(
+        `${at}: the service held its event loop ${busyMs.toFixed(0)} ms of CPU time (${METRICS.eventLoopBusyMax}), over ${budgetMs} ms`,
+      );
   };
   await loopFigures(port);
   const pause = () => new Promise((r) => setTimeout(r, everyMs));

@@ -36,7 +36,9 @@ function raw(port: number, head: string, drip?: string): Promise<RawAnswer | und
     // The test's own bound, far above REQUEST_TIMEOUT_MS (2 s here): Node's default would be 300 s.
     const bound = setTimeout(() => socket.destroy(new Error('still open after 30 s')), 30_000);
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' && chunks.length ? undefined : reject(e)));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'ECONNRESET' && chunks.length ? undefined : reject(e),
+    );
     socket.on('close', () => {
       clearInterval(timer);
       clearTimeout(bound);
@@ -53,18 +55,31 @@ function expectJsonRefusal(a: RawAnswer | undefined, status: number, error: stri
 }
 
 /** POSTs `body` with no bound but the test's: the harness's request gives up after 10 s. */
-function longPost(port: number, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+function longPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
-
 
 describe('round three on the real process: prompt, dates, refusals, upload steps', () => {
   let redis: RedisServer;
@@ -141,13 +156,22 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
       });
       expect(res.status).toBe(422);
       expect(res.json()).toMatchObject({ error: 'invalid_item', field: 'date', file: 'dated.md' });
-      const ingest = await svc.request('/api/ingest', { method: 'POST', headers: AUTH, body: { type: 'article', title: 'Dated', body: 'x', date } });
+      const ingest = await svc.request('/api/ingest', {
+        method: 'POST',
+        headers: AUTH,
+        body: { type: 'article', title: 'Dated', body: 'x', date },
+      });
       expect(ingest.status).toBe(422);
     }
   });
 
   test('7. a 20 KB query string is 431 and a chunked body that never ends is 408, both in our JSON error shape', async () => {
-    expectJsonRefusal(await raw(svc.port, `GET /api/search?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'headers_too_large', 'headers');
+    expectJsonRefusal(
+      await raw(svc.port, `GET /api/search?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      431,
+      'headers_too_large',
+      'headers',
+    );
     const head = `POST /api/ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`;
     expectJsonRefusal(await raw(svc.port, head, '1\r\n \r\n'), 408, 'request_timeout', 'body');
   }, 60_000);
@@ -162,7 +186,12 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     const boundary = 'round-three-upload';
     const body = multipart(boundary, 'many.ndjson', items.map((i) => JSON.stringify(i)).join('\n'));
     await svc.request('/api/metrics/prometheus'); // starts a new interval of the loop-delay metric
-    const res = await longPost(svc.port, '/api/upload', { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` }, body);
+    const res = await longPost(
+      svc.port,
+      '/api/upload',
+      { ...AUTH, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    );
     expect(res.status).toBe(201);
     expect((JSON.parse(res.text) as { count: number }).count).toBe(10_000);
     const max = gaugeValue((await svc.request('/api/metrics/prometheus')).text, METRICS.eventLoopBusyMax);

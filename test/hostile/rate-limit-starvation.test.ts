@@ -54,7 +54,11 @@ describe('the operator is told when one client can starve the others (issue 29, 
     const sent: ServiceResponse[] = [];
     const start = Date.now();
     while (!done(sent, Date.now() - start) && Date.now() - start < maxMs) {
-      sent.push(...(await Promise.all(Array.from({ length: 5 }, () => svc.request('/api/v1/articles', { from: '127.0.0.10' })))));
+      sent.push(
+        ...(await Promise.all(
+          Array.from({ length: 5 }, () => svc.request('/api/v1/articles', { from: '127.0.0.10' })),
+        )),
+      );
     }
     const other = await svc.request('/api/v1/articles', { from: '127.0.0.11' });
     return { flooder: sent.map((r) => r.status), other: other.status };
@@ -100,7 +104,9 @@ describe('the operator is told when one client can starve the others (issue 29, 
       expect(rec.warnings).toEqual([]);
       // Rate at most half the global tier's 1/s, burst at most half its 10.
       expect(rec.rate_limits.ip).toEqual({ limit: 30, window_seconds: 60, burst: 5 });
-      expect(svc.process.logs()).toContain('RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowered the ip tier from 600 per 60 s, burst 5 to 30 per 60 s, burst 5');
+      expect(svc.process.logs()).toContain(
+        'RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowered the ip tier from 600 per 60 s, burst 5 to 30 per 60 s, burst 5',
+      );
       // Long enough for the unshared ip tier to have emptied the global one several times over.
       const { flooder, other } = await flood(svc, (sent, ms) => ms >= 2000 && sent.length >= 40);
       expect(flooder.length).toBeGreaterThanOrEqual(40);
@@ -113,9 +119,15 @@ describe('the operator is told when one client can starve the others (issue 29, 
 
   test('a bad RATE_LIMIT_IP_GLOBAL_SHARE stops startup naming the variable, the value and what is accepted', async () => {
     const port = await freePort();
-    const proc = new ManagedProcess('service', 'node', ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], REPO_ROOT, {
-      ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
-    });
+    const proc = new ManagedProcess(
+      'service',
+      'node',
+      ['-r', 'ts-node/register/transpile-only', 'service/main.ts'],
+      REPO_ROOT,
+      {
+        ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
+      },
+    );
     proc.start();
     const deadline = Date.now() + 20000;
     while (proc.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -41,7 +41,15 @@ const OFF_SITE = [
 ];
 
 /** Site paths that stay on the site: stored as sent. */
-const ON_SITE = ['/', '/articles/kubernetes', '/docs/api.md#post-apiingest', '/search?q=a%20b&x=%5C', '/%2F%2Fevil.example', '/a/../b', 'https://example.org/x'];
+const ON_SITE = [
+  '/',
+  '/articles/kubernetes',
+  '/docs/api.md#post-apiingest',
+  '/search?q=a%20b&x=%5C',
+  '/%2F%2Fevil.example',
+  '/a/../b',
+  'https://example.org/x',
+];
 
 describe('site paths and the reported client address (issue 29, item 8)', () => {
   let svc: ServiceProcess;
@@ -71,7 +79,12 @@ describe('site paths and the reported client address (issue 29, item 8)', () => 
     const watch = await watchLiveness(svc.port);
     for (const [i, url] of OFF_SITE.entries()) {
       // Each from its own address: the ip tier is kept small for the next test.
-      const res = await svc.request('/api/ingest', { method: 'POST', from: `127.0.1.${i + 1}`, headers: AUTH, body: { type: 'article', title: `Off ${i}`, body: 'x', url } });
+      const res = await svc.request('/api/ingest', {
+        method: 'POST',
+        from: `127.0.1.${i + 1}`,
+        headers: AUTH,
+        body: { type: 'article', title: `Off ${i}`, body: 'x', url },
+      });
       expect({ url, status: res.status }).toEqual({ url, status: 422 });
       expect(malformedAnswer(res)).toBeUndefined();
       expect(res.json<{ field: string }>().field).toBe('url');
@@ -88,7 +101,9 @@ describe('site paths and the reported client address (issue 29, item 8)', () => 
       expect(item.json<{ url: string }>().url).toBe(url);
     }
     // Nothing off-site was stored.
-    expect((await svc.request('/api/v1/articles?limit=100', { from: '127.0.2.2' })).json<{ total: number }>().total).toBe(ON_SITE.length);
+    expect(
+      (await svc.request('/api/v1/articles?limit=100', { from: '127.0.2.2' })).json<{ total: number }>().total,
+    ).toBe(ON_SITE.length);
     expect((await watch.stop()).missed).toEqual([]);
   });
 
@@ -107,9 +122,15 @@ describe('site paths and the reported client address (issue 29, item 8)', () => 
     // tier of 127.0.0.77, so a fourth forwarded as `300.1.1.1` (the same key) is refused, while
     // 203.0.113.7 (its own key) from the same socket is not.
     for (let i = 0; i < 3; i++) {
-      expect((await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': 'unknown' } })).status).toBe(200);
+      expect((await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': 'unknown' } })).status).toBe(
+        200,
+      );
     }
-    expect((await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': '300.1.1.1' } })).status).toBe(429);
-    expect((await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(200);
+    expect((await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': '300.1.1.1' } })).status).toBe(
+      429,
+    );
+    expect(
+      (await svc.request('/api/v1/articles', { from, headers: { 'x-forwarded-for': '203.0.113.7' } })).status,
+    ).toBe(200);
   });
 });

@@ -56,7 +56,9 @@ describe('starting in development without a reachable kvstore never exits (issue
     const closed = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-noredis-'));
     dirs.push(dataDir);
-    const svc = await ServiceProcess.start({ env: developmentEnv({ KVSTORE_URL: `redis://127.0.0.1:${closed}`, DATA_DIR: dataDir }) });
+    const svc = await ServiceProcess.start({
+      env: developmentEnv({ KVSTORE_URL: `redis://127.0.0.1:${closed}`, DATA_DIR: dataDir }),
+    });
     try {
       await expectDegradedWithoutDemo(svc);
     } finally {

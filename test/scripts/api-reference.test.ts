@@ -12,7 +12,8 @@ describe('docs/api.md and the OpenAPI document agree', () => {
   });
 
   it('describes in its prose only operations the document has, and every functional path of it', () => {
-    const prose = md.slice(0, md.indexOf('<!-- api-reference:start -->')) + md.slice(md.indexOf('<!-- api-reference:end -->'));
+    const prose =
+      md.slice(0, md.indexOf('<!-- api-reference:start -->')) + md.slice(md.indexOf('<!-- api-reference:end -->'));
     const norm = (p: string) => p.replace(/<(\w+)>/g, '{$1}').replace(/\?.*$/, '');
     // `### \`GET /api/x\`, \`POST /api/y\`` headings and `METHOD /path` mentions.
     const named = [...prose.matchAll(/\b(GET|POST) (\/[\w/{}<>.?&=-]*)/g)].map(([, m, p]) => `${m} ${norm(p)}`);
@@ -21,11 +22,27 @@ describe('docs/api.md and the OpenAPI document agree', () => {
       expect({ op, documented: Boolean(paths[path]?.[method.toLowerCase()]) }).toEqual({ op, documented: true });
     }
     for (const [path, ops] of Object.entries(paths)) {
-      if (!path.startsWith('/api/') || path === '/api/openapi.json' || path.startsWith('/api/health') || path.startsWith('/api/metrics') || path === '/api/rate-limit') continue;
+      if (
+        !path.startsWith('/api/') ||
+        path === '/api/openapi.json' ||
+        path.startsWith('/api/health') ||
+        path.startsWith('/api/metrics') ||
+        path === '/api/rate-limit'
+      )
+        continue;
       const collectionItem = /^\/api\/v1\/\w+\/\{id\}$/.test(path);
-      if (!collectionItem) expect({ path, inProse: prose.includes(path.replace(/\{(\w+)\}/g, '<$1>')) || prose.includes(path) }).toEqual({ path, inProse: true });
+      if (!collectionItem)
+        expect({ path, inProse: prose.includes(path.replace(/\{(\w+)\}/g, '<$1>')) || prose.includes(path) }).toEqual({
+          path,
+          inProse: true,
+        });
       for (const op of Object.values(ops)) {
-        for (const p of op.parameters ?? []) expect({ path, parameter: p.name, inProse: prose.includes(`\`${p.name}\``) || prose.includes(`${p.name}=`) }).toEqual({ path, parameter: p.name, inProse: true });
+        for (const p of op.parameters ?? [])
+          expect({
+            path,
+            parameter: p.name,
+            inProse: prose.includes(`\`${p.name}\``) || prose.includes(`${p.name}=`),
+          }).toEqual({ path, parameter: p.name, inProse: true });
       }
     }
   });

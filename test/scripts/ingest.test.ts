@@ -10,7 +10,9 @@ import { ServiceProcess } from '../../tools/harness/service-process';
 const TOKEN = 'x'.repeat(32);
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 function output(): PassThrough & { text(): string } {
@@ -23,7 +25,15 @@ function output(): PassThrough & { text(): string } {
 /** The real service process, staging settings with a write token. */
 function startService(dataDir: string, extra: Record<string, string> = {}): Promise<ServiceProcess> {
   return ServiceProcess.start({
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'staging', API_TOKEN: TOKEN, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ENVIRONMENT: 'staging',
+      API_TOKEN: TOKEN,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...extra,
+    },
   });
 }
 
@@ -37,7 +47,10 @@ describe('npm run ingest, against the real service process', () => {
     dir = mkdtempSync(join(tmpdir(), 'ingest-'));
     mkdirSync(join(dir, 'notes'));
     for (let i = 0; i < 1000; i++) {
-      writeFileSync(join(dir, 'notes', `note-${i}.md`), `---\ntitle: Note ${i}\ntags: [notes]\n---\nBody of note number ${i} about kubernetes.\n`);
+      writeFileSync(
+        join(dir, 'notes', `note-${i}.md`),
+        `---\ntitle: Note ${i}\ntags: [notes]\n---\nBody of note number ${i} about kubernetes.\n`,
+      );
     }
     writeFileSync(join(dir, 'broken.json'), '{ not json');
     writeFileSync(join(dir, 'skip.bin'), 'ignored');
@@ -69,11 +82,16 @@ describe('npm run ingest, against the real service process', () => {
     writeFileSync(join(dir, 'notes', 'note-7.md'), '---\ntitle: Note 7\ntags: [notes]\n---\nAn edited body.\n');
     const third = await ingestFolder({ dir, url, token: TOKEN, out: output() });
     expect(third).toMatchObject({ created: 0, updated: 1, unchanged: 999 });
-    writeFileSync(join(dir, 'notes', 'note-7.md'), '---\ntitle: Note 7\ntags: [notes]\n---\nBody of note number 7 about kubernetes.\n');
+    writeFileSync(
+      join(dir, 'notes', 'note-7.md'),
+      '---\ntitle: Note 7\ntags: [notes]\n---\nBody of note number 7 about kubernetes.\n',
+    );
   });
 
   it('stops at the first batch with a clear message on a wrong or missing token', async () => {
-    await expect(ingestFolder({ dir, url, token: 'wrong', out: output() })).rejects.toThrow(/40[13] from .*token was refused/);
+    await expect(ingestFolder({ dir, url, token: 'wrong', out: output() })).rejects.toThrow(
+      /40[13] from .*token was refused/,
+    );
     await expect(ingestFolder({ dir, url, token: '', out: output() })).rejects.toBeInstanceOf(IngestError);
   });
 
@@ -82,7 +100,11 @@ describe('npm run ingest, against the real service process', () => {
     const throttledData = mkdtempSync(join(tmpdir(), 'ingest-throttled-data-'));
     for (let i = 0; i < 3; i++) writeFileSync(join(small, `t-${i}.md`), `# Throttled ${i}\n\ntext ${i}`);
     // One write a second, no burst: three batches in a row meet at least one 429.
-    const throttled = await startService(throttledData, { RATE_LIMIT_UPLOAD_REQUESTS: '60', RATE_LIMIT_UPLOAD_WINDOW: '60', RATE_LIMIT_UPLOAD_BURST: '1' });
+    const throttled = await startService(throttledData, {
+      RATE_LIMIT_UPLOAD_REQUESTS: '60',
+      RATE_LIMIT_UPLOAD_WINDOW: '60',
+      RATE_LIMIT_UPLOAD_BURST: '1',
+    });
     const waits: number[] = [];
     const sleep = (ms: number) => {
       waits.push(ms);
@@ -129,14 +151,21 @@ describe('npm run ingest, against the real service process', () => {
       expect(waits).toEqual([3000]);
       expect(out.text()).toMatch(/waiting 3s/);
       await new Promise((r) => throttling.close(r));
-      await expect(ingestFolder({ dir: small, url: base, token: TOKEN, out: output(), sleep, retries: 2 })).rejects.toThrow(/cannot reach .* after 3 tries/);
+      await expect(
+        ingestFolder({ dir: small, url: base, token: TOKEN, out: output(), sleep, retries: 2 }),
+      ).rejects.toThrow(/cannot reach .* after 3 tries/);
     } finally {
       rmSync(small, { recursive: true, force: true });
     }
   });
 
   it('parses its arguments', () => {
-    expect(parseArgs(['./notes', '--url', 'http://x', '--type', 'project', '--dry-run'])).toEqual({ dir: './notes', url: 'http://x', type: 'project', dryRun: true });
+    expect(parseArgs(['./notes', '--url', 'http://x', '--type', 'project', '--dry-run'])).toEqual({
+      dir: './notes',
+      url: 'http://x',
+      type: 'project',
+      dryRun: true,
+    });
     expect(() => parseArgs([])).toThrow(/usage/);
   });
 });

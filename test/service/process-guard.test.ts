@@ -11,9 +11,19 @@ describe('installProcessGuard', () => {
     proc.emit('unhandledRejection', new Error('nobody awaited me'));
     expect(guard.escaped).toBe(2);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 50, origin: 'uncaughtException', escaped: 1, err: { message: 'stream blew up' } });
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      origin: 'uncaughtException',
+      escaped: 1,
+      err: { message: 'stream blew up' },
+    });
     expect(String((lines[0].err as { stack: string }).stack)).toContain('stream blew up');
-    expect(lines[1]).toMatchObject({ level: 50, origin: 'unhandledRejection', escaped: 2, err: { message: 'nobody awaited me' } });
+    expect(lines[1]).toMatchObject({
+      level: 50,
+      origin: 'unhandledRejection',
+      escaped: 2,
+      err: { message: 'nobody awaited me' },
+    });
   });
 
   it('uninstall removes both listeners', () => {

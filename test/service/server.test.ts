@@ -27,7 +27,8 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 /** Sends an upload whose body ends inside a file part and resolves with the raw answer. */
 function truncatedUpload(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const body = '--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello';
+    const body =
+      '--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello';
     const socket = connect(port, '127.0.0.1');
     let text = '';
     socket.on('data', (b: Buffer) => (text += b.toString()));
@@ -53,7 +54,14 @@ describe('graceful shutdown', () => {
     });
     const t = await buildTestApp(
       {},
-      { features: { router, cache: { size: () => 0, maxSize: () => 1 }, start: async () => undefined, close: async () => undefined } },
+      {
+        features: {
+          router,
+          cache: { size: () => 0, maxSize: () => 1 },
+          start: async () => undefined,
+          close: async () => undefined,
+        },
+      },
     );
     const running = await listen(t.app, t.deps, 0, '127.0.0.1');
     const slow = get(running.port, '/api/slow');
@@ -75,7 +83,14 @@ describe('graceful shutdown', () => {
     router.get('/api/stuck', () => entered()); // never answers
     const t = await buildTestApp(
       { service: { shutdownTimeoutSeconds: 0 } },
-      { features: { router, cache: { size: () => 0, maxSize: () => 1 }, start: async () => undefined, close: async () => undefined } },
+      {
+        features: {
+          router,
+          cache: { size: () => 0, maxSize: () => 1 },
+          start: async () => undefined,
+          close: async () => undefined,
+        },
+      },
     );
     const running = await listen(t.app, t.deps, 0, '127.0.0.1');
     const stuck = get(running.port, '/api/stuck').catch((e: Error) => e);
@@ -88,7 +103,9 @@ describe('graceful shutdown', () => {
 
 describe('request timeouts', () => {
   it('apply REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS to the server', async () => {
-    const t = await buildTestApp({ service: { requestTimeoutMs: 20_000, headersTimeoutMs: 5000, keepAliveTimeoutMs: 61_000 } });
+    const t = await buildTestApp({
+      service: { requestTimeoutMs: 20_000, headersTimeoutMs: 5000, keepAliveTimeoutMs: 61_000 },
+    });
     const running = await listen(t.app, t.deps, 0, '127.0.0.1');
     try {
       expect(running.server.requestTimeout).toBe(20_000);
@@ -101,13 +118,17 @@ describe('request timeouts', () => {
   });
 
   it('a client that trickles its body gets 408 and its connection closed, not held for minutes', async () => {
-    const t = await buildTestApp({ service: { environment: 'testing', requestTimeoutMs: 1000, headersTimeoutMs: 1000 } });
+    const t = await buildTestApp({
+      service: { environment: 'testing', requestTimeoutMs: 1000, headersTimeoutMs: 1000 },
+    });
     const running = await listen(t.app, t.deps, 0, '127.0.0.1');
     try {
       const socket = connect(running.port, '127.0.0.1');
       let text = '';
       socket.on('data', (b: Buffer) => (text += b.toString()));
-      socket.write('POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      socket.write(
+        'POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+      );
       // One byte every 200 ms: never idle long enough for a socket timeout, never done.
       const drip = setInterval(() => socket.write(' '), 200);
       await new Promise<void>((r) => socket.on('close', () => r()));
@@ -131,7 +152,9 @@ describe('request timeouts', () => {
       expect((e as SettingsError).issues[0]).toMatchObject({ variable: 'HEADERS_TIMEOUT_MS', value: '6000' });
       expect((e as SettingsError).message).toMatch(/HEADERS_TIMEOUT_MS=6000 is above REQUEST_TIMEOUT_MS=5000/);
     }
-    expect(() => loadSettings({ REQUEST_TIMEOUT_MS: '10ms' })).toThrow(/REQUEST_TIMEOUT_MS="10ms" is not valid: expected an integer from 1000/);
+    expect(() => loadSettings({ REQUEST_TIMEOUT_MS: '10ms' })).toThrow(
+      /REQUEST_TIMEOUT_MS="10ms" is not valid: expected an integer from 1000/,
+    );
   });
 });
 
@@ -163,11 +186,15 @@ function expectJsonRefusal(text: string, status: number, error: string, field: s
   expect(body).toMatchObject({ error, field });
   expect(typeof body.message).toBe('string');
   // The document lists the status for every operation, with the error schema (issue 37).
-  const doc = openApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
-  for (const ops of Object.values(doc.paths)) for (const op of Object.values(ops)) expect(op.responses[String(status)]?.content?.['application/json']).toBeDefined();
+  const doc = openApiDocument() as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  };
+  for (const ops of Object.values(doc.paths))
+    for (const op of Object.values(ops))
+      expect(op.responses[String(status)]?.content?.['application/json']).toBeDefined();
 }
 
-describe("refusals Node makes before a route runs are JSON (issue 37, row 7), on a real listening server", () => {
+describe('refusals Node makes before a route runs are JSON (issue 37, row 7), on a real listening server', () => {
   let t: TestApp;
   let running: RunningServer;
   beforeAll(async () => {
@@ -187,7 +214,10 @@ describe("refusals Node makes before a route runs are JSON (issue 37, row 7), on
   });
 
   it('answers oversized headers with 431 in our error shape', async () => {
-    const text = await rawExchange(running.port, `GET /api/search?q=a HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const text = await rawExchange(
+      running.port,
+      `GET /api/search?q=a HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    );
     expectJsonRefusal(text, 431, 'headers_too_large', 'headers');
   });
 

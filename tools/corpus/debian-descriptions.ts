@@ -76,7 +76,12 @@ export interface KnownItemOptions {
   readonly maxSharing: number;
 }
 
-export const KNOWN_ITEM_DEFAULTS: KnownItemOptions = { queries: 1000, minBodyWords: 15, minQueryTerms: 3, maxSharing: 50 };
+export const KNOWN_ITEM_DEFAULTS: KnownItemOptions = {
+  queries: 1000,
+  minBodyWords: 15,
+  minQueryTerms: 3,
+  maxSharing: 50,
+};
 
 /** Item id of a package. */
 export const packageItemId = (pkg: string): string => `deb-${pkg}`;
@@ -84,7 +89,10 @@ export const packageItemId = (pkg: string): string => `deb-${pkg}`;
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
 /** The known-item collection of `descriptions` (see the module comment), in the shape of the Vaswani loader's. */
-export function knownItemCollection(descriptions: readonly Description[], options: Partial<KnownItemOptions> = {}): Vaswani {
+export function knownItemCollection(
+  descriptions: readonly Description[],
+  options: Partial<KnownItemOptions> = {},
+): Vaswani {
   const o = { ...KNOWN_ITEM_DEFAULTS, ...options };
   const byName = new Map<string, Description>();
   for (const d of descriptions) if (!byName.has(d.pkg)) byName.set(d.pkg, d);
@@ -96,13 +104,19 @@ export function knownItemCollection(descriptions: readonly Description[], option
     bodies.add(d.body);
     docs.push(d);
   }
-  const items: VaswaniItem[] = docs.map((d) => ({ id: packageItemId(d.pkg), type: 'article', title: d.pkg, body: d.body }));
+  const items: VaswaniItem[] = docs.map((d) => ({
+    id: packageItemId(d.pkg),
+    type: 'article',
+    title: d.pkg,
+    body: d.body,
+  }));
 
   const a = new Analyzer();
   // Documents of each analysed term (title and body), for the sharing filter.
   const postings = new Map<string, number[]>();
   items.forEach((item, i) => {
-    for (const t of new Set([...a.analyze(item.title), ...a.analyze(item.body)])) (postings.get(t) ?? postings.set(t, []).get(t)!).push(i);
+    for (const t of new Set([...a.analyze(item.title), ...a.analyze(item.body)]))
+      (postings.get(t) ?? postings.set(t, []).get(t)!).push(i);
   });
   const synopsisCount = new Map<string, number>();
   for (const d of byName.values()) {

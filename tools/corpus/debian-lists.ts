@@ -29,7 +29,10 @@ export function readDebianTranslations(dir = debianDescriptionsDir()): string {
   let file = translationFile(dir);
   if (!file) {
     const keyring = '/usr/share/keyrings/debian-archive-keyring.gpg';
-    if (!existsSync(keyring)) throw new Error(`debian descriptions: ${keyring} missing (not Debian?); set DEBIAN_DESCRIPTIONS_DIR to a folder with lists/*_dists_bookworm_main_i18n_Translation-en`);
+    if (!existsSync(keyring))
+      throw new Error(
+        `debian descriptions: ${keyring} missing (not Debian?); set DEBIAN_DESCRIPTIONS_DIR to a folder with lists/*_dists_bookworm_main_i18n_Translation-en`,
+      );
     mkdirSync(join(dir, 'lists', 'partial'), { recursive: true });
     mkdirSync(join(dir, 'preferences.d'), { recursive: true });
     writeFileSync(join(dir, 'sources.list'), `deb [signed-by=${keyring}] http://deb.debian.org/debian bookworm main\n`);
@@ -46,7 +49,10 @@ export function readDebianTranslations(dir = debianDescriptionsDir()): string {
     file = translationFile(dir);
     if (!file) throw new Error(`debian descriptions: apt-get update fetched no Translation-en into ${dir}/lists`);
   }
-  return execFileSync('/usr/lib/apt/apt-helper', ['cat-file', file], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+  return execFileSync('/usr/lib/apt/apt-helper', ['cat-file', file], {
+    maxBuffer: 256 * 1024 * 1024,
+    encoding: 'utf8',
+  });
 }
 
 /** The collection as the bench uses it (fetching apt's index first if needed). */

@@ -60,7 +60,8 @@ export function vocabulary(items: readonly CorpusItem[]): string[] {
  * below the collection's returns its first `size` items unchanged.
  */
 export function growCorpus<T extends CorpusItem>(items: readonly T[], size: number, opts: GrowOptions = {}): T[] {
-  if (!Number.isInteger(size) || size < 0) throw new RangeError(`growCorpus: size must be a non-negative integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 0)
+    throw new RangeError(`growCorpus: size must be a non-negative integer, got ${size}`);
   if (items.length === 0) return [];
   const rate = opts.rate ?? 0.1;
   const random = mulberry32(opts.seed ?? 16);

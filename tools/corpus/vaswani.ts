@@ -37,7 +37,10 @@ export const itemId = (docno: string): string => `doc-${docno}`;
  * title is never repeated in the body, so no word is counted twice.
  */
 export function splitTitle(text: string): { title: string; body: string } {
-  const lines = text.trim().split('\n').map((l) => l.trim());
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim());
   const flat = lines.join('\n');
   const dbl = flat.search(/ {2,}/);
   if (dbl > 0) {
@@ -52,7 +55,8 @@ export function parseDocs(trec: string, opts: { fullText?: boolean } = {}): Vasw
   const out: VaswaniItem[] = [];
   for (const m of trec.matchAll(/<DOC>\s*<DOCNO>\s*(\S+?)\s*<\/DOCNO>([\s\S]*?)<\/DOC>/g)) {
     const text = m[2].trim();
-    if (opts.fullText) out.push({ id: itemId(m[1]), type: 'article', title: `NPL ${m[1]}`, body: text.replace(/\s+/g, ' ') });
+    if (opts.fullText)
+      out.push({ id: itemId(m[1]), type: 'article', title: `NPL ${m[1]}`, body: text.replace(/\s+/g, ' ') });
     else out.push({ id: itemId(m[1]), type: 'article', ...splitTitle(text) });
   }
   return out;

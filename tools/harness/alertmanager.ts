@@ -94,7 +94,10 @@ export class AlertmanagerServer {
    * Posts alerts to `path`: `/api/v1/alerts` is the spec's test-alert endpoint (§6.3; Alertmanager
    * 0.25 still serves the v1 API), `/api/v2/alerts` the current one. Throws unless 200.
    */
-  async post(alerts: readonly PostableAlert[], path: '/api/v1/alerts' | '/api/v2/alerts' = '/api/v2/alerts'): Promise<void> {
+  async post(
+    alerts: readonly PostableAlert[],
+    path: '/api/v1/alerts' | '/api/v2/alerts' = '/api/v2/alerts',
+  ): Promise<void> {
     const res = await fetch(`${this.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

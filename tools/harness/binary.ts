@@ -12,7 +12,9 @@ export function requireBinary(name: string): string {
   const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = r.stdout.trim();
   if (r.status !== 0 || !path) {
-    throw new Error(`${name} is not installed; run scripts/install-system-deps.sh (or make test), which apt-get installs it`);
+    throw new Error(
+      `${name} is not installed; run scripts/install-system-deps.sh (or make test), which apt-get installs it`,
+    );
   }
   binaryPaths.set(name, path);
   return path;
@@ -30,7 +32,12 @@ export interface RunResult {
 
 /** Runs a binary to completion (promtool, amtool) and returns its output. */
 export function runTool(name: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): RunResult {
-  const r = spawnSync(requireBinary(name), args, { encoding: 'utf8', cwd: opts.cwd, input: opts.input, timeout: 60000 });
+  const r = spawnSync(requireBinary(name), args, {
+    encoding: 'utf8',
+    cwd: opts.cwd,
+    input: opts.input,
+    timeout: 60000,
+  });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
@@ -117,12 +124,15 @@ export class ManagedProcess {
  * these tests fail, they never skip.
  */
 export function valkeyServer(): string {
-  const candidates = [process.env.VALKEY_SERVER, resolve(__dirname, '..', '..', '.cache', 'valkey', 'usr', 'bin', 'valkey-server')];
+  const candidates = [
+    process.env.VALKEY_SERVER,
+    resolve(__dirname, '..', '..', '.cache', 'valkey', 'usr', 'bin', 'valkey-server'),
+  ];
   for (const c of candidates) if (c && existsSync(c)) return c;
   const r = spawnSync('sh', ['-c', 'command -v valkey-server'], { encoding: 'utf8' });
   if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
   throw new Error(
     'valkey-server (Redis 7.2-compatible, for WAITAOF) is missing: run scripts/fetch-valkey.sh (make test does), ' +
-      'which unpacks Debian bookworm-backports\' valkey-server into .cache/valkey/, or set VALKEY_SERVER to a valkey-server or redis-server >= 7.2',
+      "which unpacks Debian bookworm-backports' valkey-server into .cache/valkey/, or set VALKEY_SERVER to a valkey-server or redis-server >= 7.2",
   );
 }

@@ -107,7 +107,9 @@ export class FakeOpenAi {
     const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
     this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, sent, closed });
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     const reply = this.script.shift() ?? this.fallback;
@@ -126,7 +128,8 @@ export class FakeOpenAi {
         return;
       case 'json': {
         if (reply.delayMs) await sleep(reply.delayMs);
-        const usage = reply.usage === undefined ? { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } : reply.usage;
+        const usage =
+          reply.usage === undefined ? { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } : reply.usage;
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
@@ -144,12 +147,36 @@ export class FakeOpenAi {
         const m = reply.model ?? model;
         const frame = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
         // Encoded once: six floods of 300 MB would otherwise spend the test's CPU on encoding.
-        const delta = Buffer.from(frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { content: 'y'.repeat(reply.deltaChars) } }] }));
-        const ok = await writeAll(res, sent, [frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })]);
+        const delta = Buffer.from(
+          frame({
+            id: 'c',
+            object: 'chat.completion.chunk',
+            model: m,
+            choices: [{ index: 0, delta: { content: 'y'.repeat(reply.deltaChars) } }],
+          }),
+        );
+        const ok = await writeAll(res, sent, [
+          frame({
+            id: 'c',
+            object: 'chat.completion.chunk',
+            model: m,
+            choices: [{ index: 0, delta: { role: 'assistant', content: '' } }],
+          }),
+        ]);
         if (!ok) return;
         for (let i = 0; i < reply.deltas; i++) if (!(await writeAll(res, sent, [delta]))) return;
-        const usage = reply.usage === undefined ? { prompt_tokens: 20, completion_tokens: reply.deltas, total_tokens: 20 + reply.deltas } : reply.usage;
-        const tail = [frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })];
+        const usage =
+          reply.usage === undefined
+            ? { prompt_tokens: 20, completion_tokens: reply.deltas, total_tokens: 20 + reply.deltas }
+            : reply.usage;
+        const tail = [
+          frame({
+            id: 'c',
+            object: 'chat.completion.chunk',
+            model: m,
+            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+          }),
+        ];
         if (usage) tail.push(frame({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [], usage }));
         tail.push('data: [DONE]\n\n');
         if (await writeAll(res, sent, tail)) res.end();
@@ -175,7 +202,12 @@ export class FakeOpenAi {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         const send = (obj: unknown) => res.write(`data: ${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n\n`);
         const m = reply.model ?? model;
-        send({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] });
+        send({
+          id: 'c',
+          object: 'chat.completion.chunk',
+          model: m,
+          choices: [{ index: 0, delta: { role: 'assistant', content: '' } }],
+        });
         for (let i = 0; i < reply.chunks.length; i++) {
           if (reply.breakAfter === i) {
             if (reply.breakWith === 'hang') return;
@@ -190,10 +222,23 @@ export class FakeOpenAi {
             return;
           }
           if (reply.delayMs) await sleep(reply.delayMs);
-          send({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: { content: reply.chunks[i] } }] });
+          send({
+            id: 'c',
+            object: 'chat.completion.chunk',
+            model: m,
+            choices: [{ index: 0, delta: { content: reply.chunks[i] } }],
+          });
         }
-        send({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-        const usage = reply.usage === undefined ? { prompt_tokens: 20, completion_tokens: reply.chunks.length, total_tokens: 20 + reply.chunks.length } : reply.usage;
+        send({
+          id: 'c',
+          object: 'chat.completion.chunk',
+          model: m,
+          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        });
+        const usage =
+          reply.usage === undefined
+            ? { prompt_tokens: 20, completion_tokens: reply.chunks.length, total_tokens: 20 + reply.chunks.length }
+            : reply.usage;
         if (usage) send({ id: 'c', object: 'chat.completion.chunk', model: m, choices: [], usage });
         send('[DONE]');
         res.end();
@@ -214,7 +259,11 @@ export class FakeOpenAi {
  * Writes `parts` in order, waiting for 'drain' whenever the socket is full: false once the
  * connection has closed (the reader went away), true when all was handed to the socket.
  */
-async function writeAll(res: ServerResponse, sent: { bytes: number }, parts: ReadonlyArray<string | Buffer>): Promise<boolean> {
+async function writeAll(
+  res: ServerResponse,
+  sent: { bytes: number },
+  parts: ReadonlyArray<string | Buffer>,
+): Promise<boolean> {
   for (const p of parts) {
     if (res.destroyed || res.writableEnded) return false;
     sent.bytes += Buffer.byteLength(p);

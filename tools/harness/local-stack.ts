@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ADDRESSES, SECRETS } from '../../charts/generators/names';
 import { AlertmanagerServer } from './alertmanager';
-import { configDocuments, loopbackDocuments, synthesize, type FastIntervals, type LoopbackDocuments, type Manifest } from './manifests';
+import {
+  configDocuments,
+  loopbackDocuments,
+  synthesize,
+  type FastIntervals,
+  type LoopbackDocuments,
+  type Manifest,
+} from './manifests';
 import { freePort, preferredPort } from './ports';
 import { PrometheusServer } from './prometheus';
 import { RedisServer } from './redis';
@@ -25,7 +32,12 @@ export const RECEIVER_PATHS = {
 } as const;
 
 /** Intervals of the e2e test: alerts fire in seconds, not minutes. */
-export const TEST_INTERVALS: FastIntervals = { scrapeInterval: '1s', ruleFor: '2s', groupWait: '1s', repeatInterval: '1m' };
+export const TEST_INTERVALS: FastIntervals = {
+  scrapeInterval: '1s',
+  ruleFor: '2s',
+  groupWait: '1s',
+  repeatInterval: '1m',
+};
 
 /** Human-friendly ports for `make up`; taken ones fall back to free ports. */
 export const INTERACTIVE_PORTS = { service: 8080, prometheus: 9090, alertmanager: 9093, redis: 6379 } as const;
@@ -103,7 +115,13 @@ export class LocalStack {
 
   /** If the test process exits without `stop` (a crash, a forced exit), no binary outlives it. */
   private readonly killOnExit = () => {
-    for (const p of [...this.services.map((x) => x.process), this.redis.process, this.prometheus.process, this.alertmanager.process]) p.killNow();
+    for (const p of [
+      ...this.services.map((x) => x.process),
+      this.redis.process,
+      this.prometheus.process,
+      this.alertmanager.process,
+    ])
+      p.killNow();
   };
 
   /** Starts everything; on any failure stops what already started and throws with the logs. */
@@ -167,7 +185,15 @@ export class LocalStack {
         log(`starting the ${name} on ${port}…`);
         const service = await ServiceProcess.start({
           port,
-          env: { ENVIRONMENT: 'development', DEMO_CONTENT: 'false', LOG_LEVEL: 'info', ...base, DATA_DIR: replicaData, KVSTORE_URL: redis.url, ...opts.serviceEnv },
+          env: {
+            ENVIRONMENT: 'development',
+            DEMO_CONTENT: 'false',
+            LOG_LEVEL: 'info',
+            ...base,
+            DATA_DIR: replicaData,
+            KVSTORE_URL: redis.url,
+            ...opts.serviceEnv,
+          },
         });
         started.push({ name, stop: () => service.stop() });
         processes.push({ name, tail: () => service.process.tail() });
@@ -193,23 +219,48 @@ export class LocalStack {
       });
       const promConfig = join(workDir, 'prometheus', 'prometheus.yml');
       const amConfig = join(workDir, 'alertmanager', 'alertmanager.yml');
-      writeFiles({ ...documents.ruleFiles, ...documents.secretFiles, [promConfig]: documents.prometheusConfig, [amConfig]: documents.alertmanagerConfig });
+      writeFiles({
+        ...documents.ruleFiles,
+        ...documents.secretFiles,
+        [promConfig]: documents.prometheusConfig,
+        [amConfig]: documents.alertmanagerConfig,
+      });
 
       log(`starting prometheus-alertmanager on ${ports.alertmanager} and prometheus on ${ports.prometheus}…`);
       // Independent: Prometheus retries Alertmanager until it answers, so both start at once.
       const [alertmanager, prometheus] = await allStarted([
-        AlertmanagerServer.start({ configFile: amConfig, dir: join(workDir, 'alertmanager'), port: ports.alertmanager }).then((am) => {
+        AlertmanagerServer.start({
+          configFile: amConfig,
+          dir: join(workDir, 'alertmanager'),
+          port: ports.alertmanager,
+        }).then((am) => {
           started.push({ name: 'alertmanager', stop: () => am.stop() });
           processes.push({ name: 'alertmanager', tail: () => am.process.tail() });
           return am;
         }),
-        PrometheusServer.start({ configFile: promConfig, dir: join(workDir, 'prometheus'), port: ports.prometheus }).then((p) => {
+        PrometheusServer.start({
+          configFile: promConfig,
+          dir: join(workDir, 'prometheus'),
+          port: ports.prometheus,
+        }).then((p) => {
           started.push({ name: 'prometheus', stop: () => p.stop() });
           return p;
         }),
       ] as const);
 
-      return new LocalStack(workDir, receiver, redis, services, prometheus, alertmanager, manifests, documents, secrets, started, !!opts.keepFiles);
+      return new LocalStack(
+        workDir,
+        receiver,
+        redis,
+        services,
+        prometheus,
+        alertmanager,
+        manifests,
+        documents,
+        secrets,
+        started,
+        !!opts.keepFiles,
+      );
     } catch (e) {
       const logs = processes.map((p) => `--- ${p.name} (last lines) ---\n${p.tail()}`).join('\n');
       await cleanup();
@@ -221,7 +272,9 @@ export class LocalStack {
   /** The last lines of every process's output and what the receiver got: appended to failures. */
   report(lines = 40): string {
     const parts = [
-      ...this.services.map((s, i) => `--- service ${i} (${s.running ? 'running' : s.process.exitStatus}) ---\n${s.process.tail(lines)}`),
+      ...this.services.map(
+        (s, i) => `--- service ${i} (${s.running ? 'running' : s.process.exitStatus}) ---\n${s.process.tail(lines)}`,
+      ),
       `--- redis-server (${this.redis.process.running ? 'running' : this.redis.process.exitStatus}) ---\n${this.redis.process.tail(10)}`,
       `--- prometheus ---\n${this.prometheus.process.tail(lines)}`,
       `--- alertmanager ---\n${this.alertmanager.process.tail(lines)}`,
@@ -272,11 +325,15 @@ export class LocalStack {
  * Waits for every start (each registers itself for cleanup when it succeeds), then throws the
  * first failure: no process is left starting unseen when the stack gives up.
  */
-async function allStarted<T extends readonly unknown[]>(starts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+async function allStarted<T extends readonly unknown[]>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const settled = await Promise.allSettled(starts);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 function writeFiles(files: Readonly<Record<string, string>>): void {

@@ -12,10 +12,17 @@ export type { Manifest } from '../read-manifests';
  * as the whole environment (settings are read from it), and returns every object it wrote, in
  * `kubectl apply -f` order.
  */
-export async function synthesize(outDir: string, env: Readonly<Record<string, string | undefined>>): Promise<Manifest[]> {
+export async function synthesize(
+  outDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Manifest[]> {
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('npx', ['cdk8s', 'synth', '--output', outDir], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['cdk8s', 'synth', '--output', outDir], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (b: Buffer) => output.push(b.toString()));
     child.stderr.on('data', (b: Buffer) => output.push(b.toString()));
     child.once('error', reject);
@@ -101,7 +108,10 @@ function mapTargets(targets: unknown, o: LoopbackOptions, where: string, rewrite
   if (!Array.isArray(targets)) return [];
   return targets.map((t: string) => {
     const to = o.addresses[t];
-    if (!to) throw new Error(`${where}: target ${t} has no loopback address; the harness knows ${Object.keys(o.addresses).join(', ')}`);
+    if (!to)
+      throw new Error(
+        `${where}: target ${t} has no loopback address; the harness knows ${Object.keys(o.addresses).join(', ')}`,
+      );
     rewrites.push(`prometheus.yml: ${where} target ${t} -> ${to}`);
     return to;
   });
@@ -114,7 +124,12 @@ function retargetStaticConfigs(holder: Json, o: LoopbackOptions, where: string, 
 }
 
 /** prometheus.yml for loopback: targets, rule file paths and (fast) intervals. */
-function loopbackPrometheus(text: string, ruleNames: readonly string[], o: LoopbackOptions, rewrites: string[]): string {
+function loopbackPrometheus(
+  text: string,
+  ruleNames: readonly string[],
+  o: LoopbackOptions,
+  rewrites: string[],
+): string {
   const doc = load(text) as Json;
   const global = (doc.global ??= {}) as Json;
   if (o.fast) {
@@ -126,8 +141,13 @@ function loopbackPrometheus(text: string, ruleNames: readonly string[], o: Loopb
   }
   for (const job of (doc.scrape_configs ?? []) as Json[]) {
     if (job.dns_sd_configs !== undefined) {
-      if (!o.podTargets?.length) throw new Error(`prometheus.yml: job ${String(job.job_name)} discovers pods through DNS; the harness was given no pod targets`);
-      rewrites.push(`prometheus.yml: job ${String(job.job_name)} dns_sd_configs -> static targets ${o.podTargets.join(', ')}`);
+      if (!o.podTargets?.length)
+        throw new Error(
+          `prometheus.yml: job ${String(job.job_name)} discovers pods through DNS; the harness was given no pod targets`,
+        );
+      rewrites.push(
+        `prometheus.yml: job ${String(job.job_name)} dns_sd_configs -> static targets ${o.podTargets.join(', ')}`,
+      );
       delete job.dns_sd_configs;
       job.static_configs = [{ targets: [...o.podTargets] }];
       continue;
@@ -142,7 +162,8 @@ function loopbackPrometheus(text: string, ruleNames: readonly string[], o: Loopb
   const generated = (doc.rule_files ?? []) as string[];
   doc.rule_files = generated.map((p) => {
     const name = basename(p);
-    if (!name.includes('*') && !ruleNames.includes(name)) throw new Error(`prometheus.yml: rule_files ${p} is not in the rules ConfigMap (${ruleNames.join(', ')})`);
+    if (!name.includes('*') && !ruleNames.includes(name))
+      throw new Error(`prometheus.yml: rule_files ${p} is not in the rules ConfigMap (${ruleNames.join(', ')})`);
     const to = join(o.rulesDir, name);
     rewrites.push(`prometheus.yml: rule_files ${p} -> ${to}`);
     return to;
@@ -166,7 +187,13 @@ function loopbackRules(name: string, text: string, o: LoopbackOptions, rewrites:
 }
 
 /** Rewrites every `*_file` under the Secret's mount path to a temp file and records its content. */
-function loopbackSecretFiles(node: unknown, path: string, o: LoopbackOptions, files: Record<string, string>, rewrites: string[]): void {
+function loopbackSecretFiles(
+  node: unknown,
+  path: string,
+  o: LoopbackOptions,
+  files: Record<string, string>,
+  rewrites: string[],
+): void {
   if (Array.isArray(node)) {
     node.forEach((v, i) => loopbackSecretFiles(v, `${path}[${i}]`, o, files, rewrites));
     return;
@@ -176,7 +203,8 @@ function loopbackSecretFiles(node: unknown, path: string, o: LoopbackOptions, fi
     if (k.endsWith('_file') && typeof v === 'string' && v.startsWith(`${SECRETS.alertmanager.mountPath}/`)) {
       const key = basename(v);
       const content = o.secrets[key];
-      if (content === undefined) throw new Error(`alertmanager.yml: ${path}.${k} reads secret ${key}, which the harness was not given`);
+      if (content === undefined)
+        throw new Error(`alertmanager.yml: ${path}.${k} reads secret ${key}, which the harness was not given`);
       const to = join(o.secretsDir, key);
       files[to] = content;
       node[k] = to;
@@ -213,7 +241,10 @@ export function loopbackDocuments(docs: ConfigDocuments, o: LoopbackOptions): Lo
   const ruleNames = Object.keys(docs.ruleFiles);
   const prometheusConfig = loopbackPrometheus(docs.prometheusConfig, ruleNames, o, rewrites);
   const ruleFiles = Object.fromEntries(
-    Object.entries(docs.ruleFiles).map(([name, text]) => [join(o.rulesDir, name), loopbackRules(name, text, o, rewrites)]),
+    Object.entries(docs.ruleFiles).map(([name, text]) => [
+      join(o.rulesDir, name),
+      loopbackRules(name, text, o, rewrites),
+    ]),
   );
   const am = load(docs.alertmanagerConfig) as Json;
   const secretFiles: Record<string, string> = {};

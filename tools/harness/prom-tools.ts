@@ -17,7 +17,8 @@ import { requireBinary, runTool } from './binary';
  * stack) reuses the first run's result. Every other tool run, and every first run, is real.
  */
 export const promTools: ToolRunner = (name, args, options = {}) => {
-  if (name !== 'promtool' || args[0] !== 'test' || args[1] !== 'rules' || !options.cwd) return runTool(name, args, { cwd: options.cwd });
+  if (name !== 'promtool' || args[0] !== 'test' || args[1] !== 'rules' || !options.cwd)
+    return runTool(name, args, { cwd: options.cwd });
   const key = inputKey(name, args, options.cwd);
   const seen = testRulesRuns.get(key);
   if (seen) return restorePaths(seen, options.cwd);
@@ -41,8 +42,16 @@ function inputKey(name: string, args: readonly string[], dir: string): string {
   return hash.digest('hex');
 }
 
-const relativePaths = (r: ToolResult, dir: string): ToolResult => ({ status: r.status, stdout: r.stdout.split(dir).join(FOLDER), stderr: r.stderr.split(dir).join(FOLDER) });
-const restorePaths = (r: ToolResult, dir: string): ToolResult => ({ status: r.status, stdout: r.stdout.split(FOLDER).join(dir), stderr: r.stderr.split(FOLDER).join(dir) });
+const relativePaths = (r: ToolResult, dir: string): ToolResult => ({
+  status: r.status,
+  stdout: r.stdout.split(dir).join(FOLDER),
+  stderr: r.stderr.split(dir).join(FOLDER),
+});
+const restorePaths = (r: ToolResult, dir: string): ToolResult => ({
+  status: r.status,
+  stdout: r.stdout.split(FOLDER).join(dir),
+  stderr: r.stderr.split(FOLDER).join(dir),
+});
 
 /**
  * Runs `promtool test rules` on each pair of rule file and test document ahead, `parallel` at a
@@ -50,7 +59,10 @@ const restorePaths = (r: ToolResult, dir: string): ToolResult => ({ status: r.st
  * the tests that follow, on the same texts, reuse these results. A test file judging many rule
  * sets so uses both cores instead of one. A pair whose layout differs just runs again then.
  */
-export async function testRulesAhead(pairs: ReadonlyArray<{ readonly rulesText: string; readonly testsText: string }>, parallel = 2): Promise<void> {
+export async function testRulesAhead(
+  pairs: ReadonlyArray<{ readonly rulesText: string; readonly testsText: string }>,
+  parallel = 2,
+): Promise<void> {
   const queue = [...pairs];
   const worker = async () => {
     for (let pair = queue.shift(); pair; pair = queue.shift()) {
@@ -59,7 +71,8 @@ export async function testRulesAhead(pairs: ReadonlyArray<{ readonly rulesText: 
         ws.write(RULES_FILE, pair.rulesText);
         const args = ['test', 'rules', ws.write(RULE_TESTS_FILE, pair.testsText)];
         const key = inputKey('promtool', args, ws.dir);
-        if (!testRulesRuns.has(key)) testRulesRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
+        if (!testRulesRuns.has(key))
+          testRulesRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
       } finally {
         ws.dispose();
       }

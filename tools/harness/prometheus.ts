@@ -37,7 +37,12 @@ export interface PrometheusAlert {
 export interface PrometheusRuleGroup {
   readonly name: string;
   readonly file: string;
-  readonly rules: ReadonlyArray<{ readonly name: string; readonly type: string; readonly health: string; readonly lastError?: string }>;
+  readonly rules: ReadonlyArray<{
+    readonly name: string;
+    readonly type: string;
+    readonly health: string;
+    readonly lastError?: string;
+  }>;
 }
 
 /** Where and how to start Prometheus. */
@@ -90,7 +95,8 @@ export class PrometheusServer {
     await waitFor(
       'prometheus /-/ready',
       async () => {
-        if (!this.process.running) throw new Error(`prometheus exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
+        if (!this.process.running)
+          throw new Error(`prometheus exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
         const res = await fetch(`${this.url}/-/ready`);
         return res.status === 200;
       },
@@ -115,10 +121,10 @@ export class PrometheusServer {
 
   /** Evaluates an instant query now; only vector results are supported. */
   async query(expr: string): Promise<PrometheusSample[]> {
-    const data = await this.api<{ resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> }>(
-      'query',
-      { query: expr },
-    );
+    const data = await this.api<{
+      resultType: string;
+      result: Array<{ metric: Record<string, string>; value: [number, string] }>;
+    }>('query', { query: expr });
     if (data.resultType !== 'vector') throw new Error(`query ${expr}: expected a vector, got ${data.resultType}`);
     return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
   }
@@ -136,7 +142,10 @@ export class PrometheusServer {
   }
 
   /** Resolves with the firing alert named `alertname` (matching `labels` too) once there is one. */
-  async waitForFiring(alertname: string, opts: WaitForOptions & { labels?: Record<string, string> } = {}): Promise<PrometheusAlert> {
+  async waitForFiring(
+    alertname: string,
+    opts: WaitForOptions & { labels?: Record<string, string> } = {},
+  ): Promise<PrometheusAlert> {
     return waitFor(
       `prometheus to fire ${alertname}`,
       async () => {
@@ -148,7 +157,9 @@ export class PrometheusServer {
             Object.entries(opts.labels ?? {}).every(([k, v]) => a.labels[k] === v),
         );
         if (match) return match;
-        throw new Error(`active alerts: ${alerts.map((a) => `${a.labels.alertname}(${a.state})`).join(', ') || 'none'}`);
+        throw new Error(
+          `active alerts: ${alerts.map((a) => `${a.labels.alertname}(${a.state})`).join(', ') || 'none'}`,
+        );
       },
       { timeoutMs: opts.timeoutMs ?? 30000, intervalMs: opts.intervalMs ?? 500 },
     );

@@ -51,16 +51,45 @@ export class RedisCluster {
       const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
       const t = opts.tls;
       const listen = t
-        ? ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-cert-file', t.certFile, '--tls-key-file', t.keyFile, '--tls-ca-cert-file', t.caFile, '--tls-auth-clients', 'no']
+        ? [
+            '--port',
+            '0',
+            '--tls-port',
+            String(port),
+            '--tls-cluster',
+            'yes',
+            '--tls-cert-file',
+            t.certFile,
+            '--tls-key-file',
+            t.keyFile,
+            '--tls-ca-cert-file',
+            t.caFile,
+            '--tls-auth-clients',
+            'no',
+          ]
         : ['--port', String(port)];
       const args = [
-        ...listen, '--bind', '127.0.0.1', '--dir', dir,
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
+        ...listen,
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '2000',
         // A master that is down must not stop the others answering for their own slots.
-        '--cluster-require-full-coverage', 'no',
-        '--save', '', '--appendonly', 'no',
+        '--cluster-require-full-coverage',
+        'no',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
         // A replica's full sync starts at once, not after the default 5 s wait for more replicas.
-        '--repl-diskless-sync-delay', '0',
+        '--repl-diskless-sync-delay',
+        '0',
       ];
       if (opts.password) args.push('--requirepass', opts.password, '--masterauth', opts.password);
       nodes.push({ port, dir, process: new ManagedProcess(`redis-cluster-${port}`, 'redis-server', args) });
@@ -74,9 +103,16 @@ export class RedisCluster {
         ...(opts.tls ? ['--tls', '--cacert', opts.tls.caFile] : []),
       ];
       const created = runTool('redis-cli', [
-        ...auth, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(opts.replicas ?? 0), '--cluster-yes',
+        ...auth,
+        '--cluster',
+        'create',
+        ...nodes.map((n) => `127.0.0.1:${n.port}`),
+        '--cluster-replicas',
+        String(opts.replicas ?? 0),
+        '--cluster-yes',
       ]);
-      if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
+      if (created.status !== 0)
+        throw new Error(`redis-cli --cluster create failed:\n${created.stdout}\n${created.stderr}`);
       await cluster.waitUntilOk();
       if (opts.replicas) await cluster.waitForReplicasInSync();
     } catch (err) {

@@ -74,8 +74,9 @@ function monitorLines(redisUrl: string): Promise<MonitorConnection> {
         const entry = monitorEntry(line);
         if (entry === undefined) continue;
         seen.push(entry);
-        for (const w of waiters.splice(0)) if (w.entry === entry || seen.includes(w.entry)) w.resolve();
-        else waiters.push(w);
+        for (const w of waiters.splice(0))
+          if (w.entry === entry || seen.includes(w.entry)) w.resolve();
+          else waiters.push(w);
       }
     });
   });

@@ -44,13 +44,32 @@ export class RedisSentinelSetup {
     const dir = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
     const auth = opts.password ? ['--requirepass', opts.password, '--masterauth', opts.password] : [];
     const masterPort = await freePort();
-    const base = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...auth];
-    const data: SentinelSetupNode[] = [{ port: masterPort, process: new ManagedProcess(`redis-master-${masterPort}`, 'redis-server', base(masterPort)) }];
+    const base = (port: number) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...auth,
+    ];
+    const data: SentinelSetupNode[] = [
+      { port: masterPort, process: new ManagedProcess(`redis-master-${masterPort}`, 'redis-server', base(masterPort)) },
+    ];
     for (let r = 0; r < (opts.replicas ?? 1); r++) {
       const replicaPort = await freePort();
       data.push({
         port: replicaPort,
-        process: new ManagedProcess(`redis-replica-${replicaPort}`, 'redis-server', [...base(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)]),
+        process: new ManagedProcess(`redis-replica-${replicaPort}`, 'redis-server', [
+          ...base(replicaPort),
+          '--replicaof',
+          '127.0.0.1',
+          String(masterPort),
+        ]),
       });
     }
     const useSentinelBinary = hasBinary('redis-sentinel');
@@ -92,7 +111,9 @@ export class RedisSentinelSetup {
       for (const n of replicas) await waitForPort(n.port);
       await waitFor(
         `the master on ${master.port} to see its ${replicas.length} replica(s) online`,
-        async () => ((await setup.onData(master.port, (c) => c.info('replication'))).match(/^slave\d+:.*state=online/gm) ?? []).length >= replicas.length,
+        async () =>
+          ((await setup.onData(master.port, (c) => c.info('replication'))).match(/^slave\d+:.*state=online/gm) ?? [])
+            .length >= replicas.length,
         { timeoutMs: 20_000, intervalMs: 50 },
       );
       await setup.configSetDiskless(master.port, 5);
@@ -142,7 +163,8 @@ export class RedisSentinelSetup {
   async currentMasterPort(): Promise<number> {
     for (const s of this.sentinels) {
       if (!s.process.running) continue;
-      const reply = (await this.askSentinel(s.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName)) as string[] | null;
+      const reply = (await this.askSentinel(s.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName)) as
+        string[] | null;
       if (reply) return Number(reply[1]);
     }
     throw new Error('no running sentinel names a master');
@@ -214,7 +236,12 @@ export class RedisSentinelSetup {
   }
 
   dataClient(port: number): Redis {
-    return new Redis(port, '127.0.0.1', { password: this.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    return new Redis(port, '127.0.0.1', {
+      password: this.password,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
   }
 
   /** A sentinel-aware client of the master (what the service builds in sentinel mode). */

@@ -37,21 +37,42 @@ export class RedisServer {
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
     const listen = tls
-      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
+      ? [
+          '--port',
+          '0',
+          '--tls-port',
+          String(port),
+          '--tls-cert-file',
+          tls.certFile,
+          '--tls-key-file',
+          tls.keyFile,
+          '--tls-ca-cert-file',
+          tls.caFile,
+          '--tls-auth-clients',
+          'no',
+        ]
       : ['--port', String(port)];
-    const persistence = opts.appendonly ? ['--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'always'] : ['--appendonly', 'no'];
+    const persistence = opts.appendonly
+      ? ['--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'always']
+      : ['--appendonly', 'no'];
     const args = [...listen, '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', this.dir];
     if (opts.args) args.push(...opts.args);
     if (opts.replicaOf) args.push('--replicaof', '127.0.0.1', String(opts.replicaOf));
     if (password) args.push('--requirepass', password);
-    this.process = new ManagedProcess(opts.binary ? 'valkey-server' : 'redis-server', opts.binary ?? 'redis-server', args);
+    this.process = new ManagedProcess(
+      opts.binary ? 'valkey-server' : 'redis-server',
+      opts.binary ?? 'redis-server',
+      args,
+    );
   }
 
   /**
    * Starts a server (on `port`, else a free one) and waits until it accepts connections. A free port
    * can be taken by another process between being found and being bound: then another port is tried.
    */
-  static async start(opts: { password?: string; port?: number; tls?: TlsCerts } & RedisServerOptions = {}): Promise<RedisServer> {
+  static async start(
+    opts: { password?: string; port?: number; tls?: TlsCerts } & RedisServerOptions = {},
+  ): Promise<RedisServer> {
     for (let attempt = 1; ; attempt++) {
       const server = new RedisServer(opts.port ?? (await freePort()), opts.password, opts.tls, opts);
       try {
@@ -67,7 +88,9 @@ export class RedisServer {
   /** `redis://127.0.0.1:<port>` (`rediss://` with TLS; with the password when set). */
   get url(): string {
     const scheme = this.tls ? 'rediss' : 'redis';
-    return this.password ? `${scheme}://:${this.password}@127.0.0.1:${this.port}` : `${scheme}://127.0.0.1:${this.port}`;
+    return this.password
+      ? `${scheme}://:${this.password}@127.0.0.1:${this.port}`
+      : `${scheme}://127.0.0.1:${this.port}`;
   }
 
   /**
@@ -86,9 +109,12 @@ export class RedisServer {
     try {
       await client.connect();
       const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1]);
-      if (pid !== this.process.pid) throw new Error(`port ${this.port} is held by another process (pid ${pid}), not this redis-server`);
+      if (pid !== this.process.pid)
+        throw new Error(`port ${this.port} is held by another process (pid ${pid}), not this redis-server`);
     } catch (err) {
-      throw new Error(`redis-server on port ${this.port} did not start: ${(err as Error).message}\n${this.process.tail()}`);
+      throw new Error(
+        `redis-server on port ${this.port} did not start: ${(err as Error).message}\n${this.process.tail()}`,
+      );
     } finally {
       client.disconnect();
     }

@@ -101,7 +101,8 @@ export class ServiceProcess {
     await waitFor(
       'the service to be ready (/health/ready 200)',
       async () => {
-        if (!this.process.running) throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
+        if (!this.process.running)
+          throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
         return (await this.request('/health/ready')).status === 200;
       },
       // A refused connection costs nothing: look often, every start of every test waits here. The
@@ -113,7 +114,11 @@ export class ServiceProcess {
   /** One HTTP request on a fresh connection (no keep-alive pool survives a restart). */
   request(path: string, opts: ServiceRequestOptions = {}): Promise<ServiceResponse> {
     const payload =
-      opts.body === undefined ? undefined : typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
+      opts.body === undefined
+        ? undefined
+        : typeof opts.body === 'string' || Buffer.isBuffer(opts.body)
+          ? opts.body
+          : JSON.stringify(opts.body);
     const headers: Record<string, string> = { ...opts.headers };
     if (payload !== undefined) {
       headers['content-type'] ??= 'application/json';
@@ -121,7 +126,15 @@ export class ServiceProcess {
     }
     return new Promise((resolvePromise, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: this.port, path, method: opts.method ?? 'GET', headers, localAddress: opts.from, agent: false },
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path,
+          method: opts.method ?? 'GET',
+          headers,
+          localAddress: opts.from,
+          agent: false,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -129,16 +142,29 @@ export class ServiceProcess {
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             // Every answer is proven against the OpenAPI document; the problems fail the test file.
-            const problem = contractProblem({ method: opts.method ?? 'GET', path, status: res.statusCode ?? 0, headers: res.headers, text });
+            const problem = contractProblem({
+              method: opts.method ?? 'GET',
+              path,
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text,
+            });
             if (problem) contractProblemsSeen.push(problem);
-            resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+            resolvePromise({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text,
+              json: <T>() => JSON.parse(text) as T,
+            });
           });
         },
       );
       // A hang guard, not a bound on speed: with 2 cores and other work beside the suite, indexing
       // one 1 MB item took over 10 s, the guard this was (issue 36). What a request may cost is
       // judged inside the service (its event-loop figures), never by this client's clock.
-      req.setTimeout(REQUEST_HANG_GUARD_MS, () => req.destroy(new Error(`${opts.method ?? 'GET'} ${path}: no answer in ${REQUEST_HANG_GUARD_MS / 1000} s`)));
+      req.setTimeout(REQUEST_HANG_GUARD_MS, () =>
+        req.destroy(new Error(`${opts.method ?? 'GET'} ${path}: no answer in ${REQUEST_HANG_GUARD_MS / 1000} s`)),
+      );
       req.on('error', reject);
       req.end(payload);
     });

@@ -38,9 +38,50 @@ export class TlsCerts {
     const d = certs.dir;
     writeFileSync(join(d, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
     const steps: string[][] = [
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=test-ca', '-keyout', join(d, 'ca.key'), '-out', certs.caFile],
-      ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', certs.keyFile, '-out', join(d, 'server.csr')],
-      ['x509', '-req', '-in', join(d, 'server.csr'), '-CA', certs.caFile, '-CAkey', join(d, 'ca.key'), '-CAcreateserial', '-days', '1', '-extfile', join(d, 'san.ext'), '-out', certs.certFile],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=test-ca',
+        '-keyout',
+        join(d, 'ca.key'),
+        '-out',
+        certs.caFile,
+      ],
+      [
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        certs.keyFile,
+        '-out',
+        join(d, 'server.csr'),
+      ],
+      [
+        'x509',
+        '-req',
+        '-in',
+        join(d, 'server.csr'),
+        '-CA',
+        certs.caFile,
+        '-CAkey',
+        join(d, 'ca.key'),
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        join(d, 'san.ext'),
+        '-out',
+        certs.certFile,
+      ],
     ];
     for (const args of steps) {
       const r = spawnSync(openssl, args, { encoding: 'utf8' });

@@ -37,7 +37,13 @@ export class WebhookReceiver {
         } catch {
           // not JSON: keep the text
         }
-        const d: Delivery = { path: req.url ?? '/', method: req.method ?? 'GET', headers: req.headers, body, receivedAt: Date.now() };
+        const d: Delivery = {
+          path: req.url ?? '/',
+          method: req.method ?? 'GET',
+          headers: req.headers,
+          body,
+          receivedAt: Date.now(),
+        };
         this.received.push(d);
         for (const l of this.listeners) l(d);
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -82,7 +88,9 @@ export class WebhookReceiver {
       () => {
         const hit = this.received.find(match);
         if (hit) return hit;
-        throw new Error(`${this.received.length} deliveries, none matching; paths: ${[...new Set(this.received.map((d) => d.path))].join(', ') || 'none'}`);
+        throw new Error(
+          `${this.received.length} deliveries, none matching; paths: ${[...new Set(this.received.map((d) => d.path))].join(', ') || 'none'}`,
+        );
       },
       { timeoutMs: opts.timeoutMs ?? 30000, intervalMs: opts.intervalMs ?? 200 },
     );

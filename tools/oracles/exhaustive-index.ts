@@ -1,7 +1,12 @@
 import type { WeightedTerm } from '../../service/search/index/cursor';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from '../../service/search/search-index';
 import type { Item } from '../../service/content/item';
-import { EmbeddedIndex, proximityUnit, type EmbeddedIndexOptions, type IndexSeams } from '../../service/search/embedded-index';
+import {
+  EmbeddedIndex,
+  proximityUnit,
+  type EmbeddedIndexOptions,
+  type IndexSeams,
+} from '../../service/search/embedded-index';
 import type { Keep } from '../../service/search/index-lifecycle';
 import type { QueryPlan } from '../../service/search/query/query-plan';
 import type { Analyzer } from '../../service/search/analysis/analyzer';
@@ -84,7 +89,11 @@ export class ExhaustiveIndex implements SearchIndex {
     const wanted = query.snippets === false ? undefined : highlight;
     return {
       total: hits.length,
-      hits: page.map((h): IndexHit => ({ id: h.id, score: h.score, snippet: wanted ? this.seams.snippet({ ...h, doc: this.shortId(h.id) }, wanted) : '' })),
+      hits: page.map((h): IndexHit => ({
+        id: h.id,
+        score: h.score,
+        snippet: wanted ? this.seams.snippet({ ...h, doc: this.shortId(h.id) }, wanted) : '',
+      })),
     };
   }
 
@@ -113,7 +122,10 @@ export class ExhaustiveIndex implements SearchIndex {
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
     if (expand && hits.length > 0) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({ score: h.score, vector: this.seams.vector(this.shortId(h.id)) }));
+      const feedback = topHits(hits, x.fbDocs).map((h) => ({
+        score: h.score,
+        vector: this.seams.vector(this.shortId(h.id)),
+      }));
       hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
     }
     hits.sort(byRank);
@@ -132,9 +144,17 @@ export class ExhaustiveIndex implements SearchIndex {
    * of query terms matched: of `groups` (a query term with its expansions) when given, else of
    * `terms`.
    */
-  private runExact(terms: readonly WeightedTerm[], keep: Keep | undefined, groups?: ReadonlyArray<readonly string[]>): Scored[] {
+  private runExact(
+    terms: readonly WeightedTerm[],
+    keep: Keep | undefined,
+    groups?: ReadonlyArray<readonly string[]>,
+  ): Scored[] {
     const r = this.ranking;
-    const { ids, scores, matched } = scoreTerms(this.seams.postingsView(), terms, r.boost, { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta });
+    const { ids, scores, matched } = scoreTerms(this.seams.postingsView(), terms, r.boost, {
+      k: r.bm25.k1,
+      b: r.bm25.b,
+      d: r.bm25.delta,
+    });
     const out: Scored[] = [];
     for (let i = 0; i < ids.length; i++) {
       if (keep && !keep(ids[i], this.shortId(ids[i]))) continue;

@@ -9,7 +9,6 @@
 import type { ProximitySource, WindowCounts } from '../../service/search/index/cursor';
 import type { PostingsView } from '../../service/search/index/postings-view';
 
-
 /** Window counts as the sweep counts them. */
 export function naiveWindows(pa: readonly number[], pb: readonly number[], window: number): WindowCounts {
   const after = new Set(pb);

@@ -72,7 +72,12 @@ function lengthNorm(index: PostingsView, f: number, bm25: Bm25Params): Float64Ar
  * fields in order; then terms in order). Fields absent from `boost` or boosted 0 are not
  * searched; terms of weight ≤ 0 are skipped.
  */
-export function scoreTerms(index: PostingsView, terms: readonly WeightedTerm[], boost: Readonly<Record<string, number>>, bm25: Bm25Params): TermScores {
+export function scoreTerms(
+  index: PostingsView,
+  terms: readonly WeightedTerm[],
+  boost: Readonly<Record<string, number>>,
+  bm25: Bm25Params,
+): TermScores {
   ensureScratch(index.idLimit());
   const fields = index.searched(boost);
   const touched: number[] = [];

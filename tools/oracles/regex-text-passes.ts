@@ -25,7 +25,10 @@ export function plainTextBefore(markdown: string): string {
     .replace(/^\s*([-*_]\s*){3,}$/gm, ' ')
     .replace(/(\*\*|__|~~|`+)/g, '')
     .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/gm, '$1$2')
-    .replace(/&(nbsp|amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? ' ')
+    .replace(
+      /&(nbsp|amp|lt|gt|quot|#39);/g,
+      (_m, e: string) => ({ nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? ' ',
+    )
     .replace(/\|/g, ' ')
     .replace(/[ \t\f\v]+/g, ' ')
     .replace(/\s*\n\s*/g, '\n')
@@ -112,12 +115,29 @@ export function leadSnippetBefore(text: string, maxChars = 200): string {
 }
 
 /** `markdownSections` before issue 29 (one string per line and regular-expression tests per line; linear but slow). */
-function headingAnchorBefore(heading: string): string { return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'); }
-function slugPartBefore(s: string): string { return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50).replace(/-+$/g, ''); }
+function headingAnchorBefore(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+function slugPartBefore(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+    .replace(/-+$/g, '');
+}
 export function markdownSectionsBefore(path: string, text: string): Array<ItemInput & { id: string }> {
   const stem = basename(path, '.md');
   const lines = text.split(/\r?\n/);
-  const docTitle = lines.find((l) => /^# /.test(l))?.slice(2).trim() ?? stem;
+  const docTitle =
+    lines
+      .find((l) => /^# /.test(l))
+      ?.slice(2)
+      .trim() ?? stem;
   const sections: { heading?: string; body: string[] }[] = [{ body: [] }];
   let inFence = false;
   for (const line of lines) {
@@ -135,7 +155,14 @@ export function markdownSectionsBefore(path: string, text: string): Array<ItemIn
     let id = s.heading ? `${fileSlug}-${slugPartBefore(s.heading) || 'section'}` : fileSlug;
     for (let n = 2; seen.has(id); n++) id = `${fileSlug}-${slugPartBefore(s.heading ?? '')}-${n}`;
     seen.add(id);
-    items.push({ id, type: 'article', title: s.heading ? `${docTitle}: ${s.heading}` : docTitle, body, tags, url: s.heading ? `/${path}#${headingAnchorBefore(s.heading)}` : `/${path}` });
+    items.push({
+      id,
+      type: 'article',
+      title: s.heading ? `${docTitle}: ${s.heading}` : docTitle,
+      body,
+      tags,
+      url: s.heading ? `/${path}#${headingAnchorBefore(s.heading)}` : `/${path}`,
+    });
   }
   return items;
 }

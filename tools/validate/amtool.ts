@@ -21,8 +21,18 @@ export interface RoutesTestResult {
  * `amtool config routes test --config.file=<file> label=value ...`: the receivers an alert with
  * these labels reaches, in order, exactly as Alertmanager's router resolves them.
  */
-export function routesTest(tools: ToolRunner, configPath: string, labels: Readonly<Record<string, string>>): RoutesTestResult {
-  const args = ['config', 'routes', 'test', `--config.file=${configPath}`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)];
+export function routesTest(
+  tools: ToolRunner,
+  configPath: string,
+  labels: Readonly<Record<string, string>>,
+): RoutesTestResult {
+  const args = [
+    'config',
+    'routes',
+    'test',
+    `--config.file=${configPath}`,
+    ...Object.entries(labels).map(([k, v]) => `${k}=${v}`),
+  ];
   const r = tools('amtool', args);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   return {

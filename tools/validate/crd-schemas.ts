@@ -17,7 +17,11 @@ export function isOperatorResource(m: Manifest): boolean {
  */
 export function crdSchemaProblems(manifests: readonly Manifest[]): string[] {
   if (manifests.length === 0) return [];
-  const r = spawnSync(process.execPath, [join(__dirname, 'crd-schemas.mjs')], { input: JSON.stringify(manifests), encoding: 'utf8' });
-  if (r.status !== 0) return [`the CRD schema check failed to run: ${r.stderr || r.error?.message || `exit ${r.status}`}`];
+  const r = spawnSync(process.execPath, [join(__dirname, 'crd-schemas.mjs')], {
+    input: JSON.stringify(manifests),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0)
+    return [`the CRD schema check failed to run: ${r.stderr || r.error?.message || `exit ${r.status}`}`];
   return JSON.parse(r.stdout) as string[];
 }

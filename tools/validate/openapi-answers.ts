@@ -26,14 +26,27 @@ interface Operation {
   readonly regexp: RegExp;
   readonly path: string;
   readonly method: string;
-  readonly responses: Record<string, { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema?: Json }> }>;
+  readonly responses: Record<
+    string,
+    { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema?: Json }> }
+  >;
 }
 
-let cached: { ops: Operation[]; ajv: Ajv2020; headers: Record<string, { schema: Json }>; validators: Map<string, ValidateFunction> } | undefined;
+let cached:
+  | {
+      ops: Operation[];
+      ajv: Ajv2020;
+      headers: Record<string, { schema: Json }>;
+      validators: Map<string, ValidateFunction>;
+    }
+  | undefined;
 
 function contract() {
   if (cached) return cached;
-  const doc = openApiDocument() as { paths: Record<string, Record<string, Operation['responses'] extends infer R ? { responses: R } : never>>; components: { headers: Record<string, { schema: Json }> } };
+  const doc = openApiDocument() as {
+    paths: Record<string, Record<string, Operation['responses'] extends infer R ? { responses: R } : never>>;
+    components: { headers: Record<string, { schema: Json }> };
+  };
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     // `{name}` of the export also stands for several segments (`/api/export/a/b` is its 400).
@@ -42,7 +55,13 @@ function contract() {
       if (part.startsWith('{')) source += path.startsWith('/api/export/') ? '(?:.+)' : '(?:[^/]+)';
       else source += part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
     }
-    for (const [method, op] of Object.entries(methods)) ops.push({ regexp: new RegExp(`^${source}/?$`, 'i'), path, method: method.toUpperCase(), responses: op.responses });
+    for (const [method, op] of Object.entries(methods))
+      ops.push({
+        regexp: new RegExp(`^${source}/?$`, 'i'),
+        path,
+        method: method.toUpperCase(),
+        responses: op.responses,
+      });
   }
   // Literal paths before templated ones, as Express would only reach the template when no literal matches.
   ops.sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
@@ -77,7 +96,8 @@ function checkBody(pointer: string, text: string, what: string): string | undefi
   return `${what}: the body does not match the document: ${c(v.errors)}; body ${text.slice(0, 300)}`;
 }
 
-const c = (errors: ValidateFunction['errors']) => (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
+const c = (errors: ValidateFunction['errors']) =>
+  (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
 
 /** Why `a` is not an answer the document allows, or undefined when it is. */
 export function contractProblem(a: Answer): string | undefined {
@@ -91,26 +111,36 @@ export function contractProblem(a: Answer): string | undefined {
   if (!/^\/api(\/|$)/i.test(path) && !isOperationalPath(path)) return undefined;
   const { ops, headers: known } = contract();
   const op = ops.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.regexp.test(path));
-  const type = String(a.headers['content-type'] ?? '').split(';')[0].trim();
+  const type = String(a.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
   if (!op) {
     const body = a.status === 429 ? '/components/schemas/RateLimited' : '/components/schemas/Error';
-    if (![400, 404, 413, 429].includes(a.status)) return `${what}: no documented operation takes this request, and the answer is not a 404`;
+    if (![400, 404, 413, 429].includes(a.status))
+      return `${what}: no documented operation takes this request, and the answer is not a 404`;
     if (method === 'HEAD') return undefined;
     if (type !== 'application/json') return `${what}: content-type ${type}, not application/json`;
     return checkBody(body, a.text, what);
   }
   const response = op.responses[String(a.status)];
-  if (!response) return `${what}: status ${a.status} is not documented for ${op.method} ${op.path} (documented: ${Object.keys(op.responses).join(', ')})`;
+  if (!response)
+    return `${what}: status ${a.status} is not documented for ${op.method} ${op.path} (documented: ${Object.keys(op.responses).join(', ')})`;
   for (const [name, ref] of Object.entries(response.headers ?? {})) {
     const value = a.headers[name.toLowerCase()];
     if (value === undefined) continue;
     const schema = known[ref.$ref.split('/').pop()!]?.schema;
-    if (schema?.type === 'integer' && !/^\d+$/.test(String(value))) return `${what}: header ${name} is ${JSON.stringify(value)}, not an integer`;
+    if (schema?.type === 'integer' && !/^\d+$/.test(String(value)))
+      return `${what}: header ${name} is ${JSON.stringify(value)}, not an integer`;
   }
   if (method === 'HEAD' || !response.content) return undefined;
-  if (!(type in response.content)) return `${what}: content-type ${type} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
+  if (!(type in response.content))
+    return `${what}: content-type ${type} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
   if (!response.content[type].schema) return undefined;
-  return checkBody(`/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${a.status}/content/${escape(type)}/schema`, a.text, what);
+  return checkBody(
+    `/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${a.status}/content/${escape(type)}/schema`,
+    a.text,
+    what,
+  );
 }
 
 /**

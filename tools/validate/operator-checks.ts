@@ -60,7 +60,11 @@ interface CrdRoute {
 interface CrdSpec {
   readonly route?: CrdRoute;
   readonly receivers?: ReadonlyArray<{ readonly name: string }>;
-  readonly inhibitRules?: ReadonlyArray<{ readonly sourceMatch?: readonly CrdMatcher[]; readonly targetMatch?: readonly CrdMatcher[]; readonly equal?: readonly string[] }>;
+  readonly inhibitRules?: ReadonlyArray<{
+    readonly sourceMatch?: readonly CrdMatcher[];
+    readonly targetMatch?: readonly CrdMatcher[];
+    readonly equal?: readonly string[];
+  }>;
 }
 
 /** Receiver of the cluster's own root route in `operatorRoutingConfig`: what no AlertmanagerConfig claims. */
@@ -93,7 +97,13 @@ export function operatorRoutingConfig(alertmanagerConfig: Manifest, namespace: s
   return {
     route: {
       receiver: CLUSTER_DEFAULT_RECEIVER,
-      routes: [{ ...routeYaml(spec.route ?? {}), matchers: [ns, ...(spec.route?.matchers ?? []).map(matcherText)], continue: true }],
+      routes: [
+        {
+          ...routeYaml(spec.route ?? {}),
+          matchers: [ns, ...(spec.route?.matchers ?? []).map(matcherText)],
+          continue: true,
+        },
+      ],
     },
     receivers: [{ name: CLUSTER_DEFAULT_RECEIVER }, ...(spec.receivers ?? []).map((r) => ({ name: r.name }))],
     inhibit_rules: (spec.inhibitRules ?? []).map((i) => ({
@@ -115,27 +125,43 @@ export function operatorRouteCases(namespace: string): RouteCase[] {
   const other = cases[0];
   return [
     ...cases,
-    { name: `${other.name}, from another namespace`, labels: { ...other.labels, namespace: `not-${namespace}` }, expected: [CLUSTER_DEFAULT_RECEIVER as never] },
+    {
+      name: `${other.name}, from another namespace`,
+      labels: { ...other.labels, namespace: `not-${namespace}` },
+      expected: [CLUSTER_DEFAULT_RECEIVER as never],
+    },
   ];
 }
 
 /** Every `{name, key}` Secret reference under `value`. */
-function secretRefs(value: unknown, out: Array<{ name: unknown; key: string }> = []): Array<{ name: unknown; key: string }> {
+function secretRefs(
+  value: unknown,
+  out: Array<{ name: unknown; key: string }> = [],
+): Array<{ name: unknown; key: string }> {
   if (Array.isArray(value)) for (const v of value) secretRefs(v, out);
   else if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    if (typeof o.key === 'string' && Object.keys(o).every((k) => k === 'key' || k === 'name' || k === 'optional')) out.push({ name: o.name, key: o.key });
+    if (typeof o.key === 'string' && Object.keys(o).every((k) => k === 'key' || k === 'name' || k === 'optional'))
+      out.push({ name: o.name, key: o.key });
     else for (const v of Object.values(o)) secretRefs(v, out);
   }
   return out;
 }
 
 /** What the ServiceMonitor and AlertmanagerConfig must say, beyond their schemas. */
-export function operatorResourceProblems(manifests: readonly Manifest[], r: OperatorResources, names: StackNames): string[] {
+export function operatorResourceProblems(
+  manifests: readonly Manifest[],
+  r: OperatorResources,
+  names: StackNames,
+): string[] {
   const problems: string[] = [];
   const sm = r.serviceMonitor.spec as {
     selector?: { matchLabels?: Record<string, string> };
-    endpoints?: Array<{ port?: string; path?: string; relabelings?: Array<{ targetLabel?: string; replacement?: string; action?: string; regex?: string }> }>;
+    endpoints?: Array<{
+      port?: string;
+      path?: string;
+      relabelings?: Array<{ targetLabel?: string; replacement?: string; action?: string; regex?: string }>;
+    }>;
   };
   const services = manifests.filter((m) => {
     if (m.kind !== 'Service') return false;
@@ -149,20 +175,28 @@ export function operatorResourceProblems(manifests: readonly Manifest[], r: Oper
   for (const e of ep) {
     if (e.path !== PATHS.metrics) problems.push(`ServiceMonitor: path ${e.path}, not ${PATHS.metrics}`);
     const ports = ((backend?.spec ?? {}) as { ports?: Array<{ name?: string }> }).ports ?? [];
-    if (backend && !ports.some((p) => p.name === e.port)) problems.push(`ServiceMonitor: port ${e.port} is not a port of Service ${names.backend}`);
+    if (backend && !ports.some((p) => p.name === e.port))
+      problems.push(`ServiceMonitor: port ${e.port} is not a port of Service ${names.backend}`);
     const rl = e.relabelings ?? [];
-    if (!rl.some((x) => x.targetLabel === 'job' && x.replacement === SCRAPE_JOB)) problems.push(`ServiceMonitor: no relabeling sets job="${SCRAPE_JOB}"`);
+    if (!rl.some((x) => x.targetLabel === 'job' && x.replacement === SCRAPE_JOB))
+      problems.push(`ServiceMonitor: no relabeling sets job="${SCRAPE_JOB}"`);
     if (services.length > 1 && !rl.some((x) => x.action === 'keep' && x.regex === names.backend)) {
-      problems.push(`ServiceMonitor: selects ${services.length} Services and keeps all of them: every pod would be scraped twice`);
+      problems.push(
+        `ServiceMonitor: selects ${services.length} Services and keeps all of them: every pod would be scraped twice`,
+      );
     }
   }
   const keys = new Set<string>(Object.values(SECRETS.alertmanager.keys));
   for (const ref of secretRefs(r.alertmanagerConfig.spec)) {
-    if (ref.name !== names.alertmanagerSecret || !keys.has(ref.key)) problems.push(`AlertmanagerConfig: secret reference ${String(ref.name)}/${ref.key} is not a key of Secret ${names.alertmanagerSecret}`);
+    if (ref.name !== names.alertmanagerSecret || !keys.has(ref.key))
+      problems.push(
+        `AlertmanagerConfig: secret reference ${String(ref.name)}/${ref.key} is not a key of Secret ${names.alertmanagerSecret}`,
+      );
   }
   const receivers = ((r.alertmanagerConfig.spec as CrdSpec).receivers ?? []).map((x) => x.name);
   const want = Object.values(RECEIVERS).filter((n) => n !== RECEIVERS.heartbeat);
-  if (!isDeepStrictEqual([...receivers].sort(), [...want].sort())) problems.push(`AlertmanagerConfig: receivers ${receivers.join(', ')}, expected ${want.join(', ')}`);
+  if (!isDeepStrictEqual([...receivers].sort(), [...want].sort()))
+    problems.push(`AlertmanagerConfig: receivers ${receivers.join(', ')}, expected ${want.join(', ')}`);
   return problems;
 }
 
@@ -181,7 +215,9 @@ export function validateOperator(manifests: readonly Manifest[], settings: Setti
     return [problemsCheck('operator resources', [e instanceof Error ? e.message : String(e)])];
   }
   const results: CheckResult[] = [];
-  const standalone = manifests.filter((m) => m.kind === 'Deployment' && [names.prometheus, names.alertmanager].includes(m.metadata.name));
+  const standalone = manifests.filter(
+    (m) => m.kind === 'Deployment' && [names.prometheus, names.alertmanager].includes(m.metadata.name),
+  );
   results.push(
     problemsCheck('operator resources', [
       ...operatorResourceProblems(manifests, r, names),
@@ -191,7 +227,12 @@ export function validateOperator(manifests: readonly Manifest[], settings: Setti
   const rules = ruleFileOf(r.prometheusRule);
   const expected = alertRules(settings);
   const rulesMatch = isDeepStrictEqual(JSON.parse(JSON.stringify(rules)), JSON.parse(JSON.stringify(expected)));
-  results.push(problemsCheck('PrometheusRule groups match the settings', rulesMatch ? [] : ['the PrometheusRule differs from the rule groups these settings generate']));
+  results.push(
+    problemsCheck(
+      'PrometheusRule groups match the settings',
+      rulesMatch ? [] : ['the PrometheusRule differs from the rule groups these settings generate'],
+    ),
+  );
   const ws = workspace();
   try {
     const text = toYaml(rules);
@@ -199,7 +240,10 @@ export function validateOperator(manifests: readonly Manifest[], settings: Setti
     if (rulesMatch) {
       const tests = ruleUnitTests(settings, rules);
       const t = testRules(tools, ws, text, dump(tests.file, { lineWidth: -1 }));
-      results.push({ ...t, check: `promtool test rules on the PrometheusRule groups (${tests.file.tests.length} tests)` });
+      results.push({
+        ...t,
+        check: `promtool test rules on the PrometheusRule groups (${tests.file.tests.length} tests)`,
+      });
     }
     const amText = toYaml(operatorRoutingConfig(r.alertmanagerConfig, settings.deploy.namespace));
     const am = checkAlertmanagerConfig(tools, ws, amText);
@@ -207,7 +251,12 @@ export function validateOperator(manifests: readonly Manifest[], settings: Setti
     if (am.ok) {
       const cases = operatorRouteCases(settings.deploy.namespace);
       const path = ws.write(ALERTMANAGER_FILE, amText);
-      results.push(problemsCheck(`amtool config routes test, AlertmanagerConfig (${cases.length} cases)`, routeCaseProblems(tools, path, cases)));
+      results.push(
+        problemsCheck(
+          `amtool config routes test, AlertmanagerConfig (${cases.length} cases)`,
+          routeCaseProblems(tools, path, cases),
+        ),
+      );
     }
   } finally {
     ws.dispose();

@@ -11,16 +11,27 @@ export const RULES_FILE = 'svc-ai-search-backend.rules.yml';
  * workspace, so the config and the rules it loads are checked together, with every linter.
  * Targets are not resolved, so `backend:8080` needs no cluster.
  */
-export function checkPrometheusConfig(tools: ToolRunner, ws: Workspace, config: PrometheusConfig, rulesText: string): CheckResult {
+export function checkPrometheusConfig(
+  tools: ToolRunner,
+  ws: Workspace,
+  config: PrometheusConfig,
+  rulesText: string,
+): CheckResult {
   ws.write(RULES_FILE, rulesText);
   const path = ws.write('prometheus.yml', toYaml(retarget(config, { ruleFiles: [RULES_FILE] })));
-  return toolCheck('promtool check config', tools('promtool', ['check', 'config', '--lint=all', '--lint-fatal', path], { cwd: ws.dir }));
+  return toolCheck(
+    'promtool check config',
+    tools('promtool', ['check', 'config', '--lint=all', '--lint-fatal', path], { cwd: ws.dir }),
+  );
 }
 
 /** `promtool check rules` with every linter, lint findings fatal. */
 export function checkRules(tools: ToolRunner, ws: Workspace, rulesText: string): CheckResult {
   const path = ws.write(RULES_FILE, rulesText);
-  return toolCheck('promtool check rules', tools('promtool', ['check', 'rules', '--lint=all', '--lint-fatal', path], { cwd: ws.dir }));
+  return toolCheck(
+    'promtool check rules',
+    tools('promtool', ['check', 'rules', '--lint=all', '--lint-fatal', path], { cwd: ws.dir }),
+  );
 }
 
 /** File name of the rule unit-test document in a workspace. */

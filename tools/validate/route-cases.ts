@@ -48,22 +48,44 @@ export const NAMED_ROUTE_CASES: readonly RouteCase[] = [
   },
   {
     name: 'a warning about the pipeline goes where warnings of this service go',
-    labels: { alertname: ALERTS.alertmanagerFailedToSend, severity: 'warning', service: SERVICE_NAME, component: 'monitoring' },
+    labels: {
+      alertname: ALERTS.alertmanagerFailedToSend,
+      severity: 'warning',
+      service: SERVICE_NAME,
+      component: 'monitoring',
+    },
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
     name: 'a warning that the DATA_DIR store cannot compact goes where warnings of this service go',
-    labels: { alertname: ALERTS.contentCompactionFailing, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080' },
+    labels: {
+      alertname: ALERTS.contentCompactionFailing,
+      severity: 'warning',
+      service: SERVICE_NAME,
+      instance: '10.0.0.1:8080',
+    },
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
     name: 'a warning that the DATA_DIR store refuses writes (a full disk) goes where warnings of this service go',
-    labels: { alertname: ALERTS.contentWritesRefused, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080', state: 'disk_full' },
+    labels: {
+      alertname: ALERTS.contentWritesRefused,
+      severity: 'warning',
+      service: SERVICE_NAME,
+      instance: '10.0.0.1:8080',
+      state: 'disk_full',
+    },
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {
     name: 'a warning that the kvstore does not confirm content writes goes where warnings of this service go',
-    labels: { alertname: ALERTS.kvstoreWritesUnconfirmed, severity: 'warning', service: SERVICE_NAME, instance: '10.0.0.1:8080', state: 'no_replica' },
+    labels: {
+      alertname: ALERTS.kvstoreWritesUnconfirmed,
+      severity: 'warning',
+      service: SERVICE_NAME,
+      instance: '10.0.0.1:8080',
+      state: 'no_replica',
+    },
     expected: [RECEIVERS.warning, RECEIVERS.backendTeam],
   },
   {

@@ -71,7 +71,9 @@ function fires(rule: AlertingRule, t: number, labels: Readonly<Record<string, st
 export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
   const all = alertingRules(rules);
   const byName = new Map(all.map((r) => [r.alert, r]));
-  const loud = all.filter((r) => r.labels.severity === 'warning' || r.labels.severity === 'critical').map((r) => r.alert);
+  const loud = all
+    .filter((r) => r.labels.severity === 'warning' || r.labels.severity === 'critical')
+    .map((r) => r.alert);
   const pods = Array.from({ length: Math.max(2, settings.deploy.backendReplicas) }, (_, i) => `10.0.1.${i + 1}:8080`);
   const job = scopeLabels(settings);
   /** A minute well after `rule` has held for its `for`, when it started holding at `from`. */
@@ -89,9 +91,17 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
     interval,
     input_series: [
       ...up(pods, n1),
-      ...pods.flatMap((p, i) => podRequests(p, n1, { '2xx': grows(i === 0 ? 5000 : 0, 60, n1), '5xx': grows(i === 0 ? 500 : 0, 0, n1) })),
-      ...pods.map((p, i) => ({ series: sel(METRICS.requestsFailed, { instance: p }), values: grows(i === 0 ? 500 : 0, 0, n1) })),
-      ...pods.map((p, i) => ({ series: sel(METRICS.totalTokensUsed, { instance: p }), values: grows(i === 0 ? 30e6 : 0, tokenStep, n1) })),
+      ...pods.flatMap((p, i) =>
+        podRequests(p, n1, { '2xx': grows(i === 0 ? 5000 : 0, 60, n1), '5xx': grows(i === 0 ? 500 : 0, 0, n1) }),
+      ),
+      ...pods.map((p, i) => ({
+        series: sel(METRICS.requestsFailed, { instance: p }),
+        values: grows(i === 0 ? 500 : 0, 0, n1),
+      })),
+      ...pods.map((p, i) => ({
+        series: sel(METRICS.totalTokensUsed, { instance: p }),
+        values: grows(i === 0 ? 30e6 : 0, tokenStep, n1),
+      })),
     ],
     alert_rule_test: silence(loud, [30, 90, 180]),
   });
@@ -102,7 +112,10 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
     tests.push({
       name: 'story: a quiet site, one request a minute, one of them a 500: nothing fires',
       interval,
-      input_series: [...up(pods, n2), ...podRequests(pods[0], n2, { '2xx': grows(0, 1, n2), '5xx': `0x30 1+0x${n2 - 31}` })],
+      input_series: [
+        ...up(pods, n2),
+        ...podRequests(pods[0], n2, { '2xx': grows(0, 1, n2), '5xx': `0x30 1+0x${n2 - 31}` }),
+      ],
       alert_rule_test: silence(loud, [31, 35, 45, 60, 120, 150]),
     });
   } else {
@@ -116,9 +129,17 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
     interval,
     input_series: [
       ...up(pods, n3),
-      ...pods.flatMap((p, i) => podRequests(p, n3, { '2xx': grows(0, 100, n3), '4xx': grows(0, i === 0 ? 300 : 0, n3) })),
-      ...pods.map((p, i) => ({ series: sel(METRICS.requestsFailed, { instance: p }), values: grows(0, i === 0 ? 300 : 0, n3) })),
-      ...pods.map((p, i) => ({ series: sel(METRICS.healthScore, { instance: p }), values: `${i === 0 ? 55 : 100}+0x${n3}` })),
+      ...pods.flatMap((p, i) =>
+        podRequests(p, n3, { '2xx': grows(0, 100, n3), '4xx': grows(0, i === 0 ? 300 : 0, n3) }),
+      ),
+      ...pods.map((p, i) => ({
+        series: sel(METRICS.requestsFailed, { instance: p }),
+        values: grows(0, i === 0 ? 300 : 0, n3),
+      })),
+      ...pods.map((p, i) => ({
+        series: sel(METRICS.healthScore, { instance: p }),
+        values: `${i === 0 ? 55 : 100}+0x${n3}`,
+      })),
     ],
     alert_rule_test: silence(loud, [20, 45, 60]),
   });
@@ -148,7 +169,10 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
     tests.push({
       name: 'story: half of all requests are 5xx on every pod: HighErrorRate and ErrorBudgetFastBurn fire',
       interval,
-      input_series: [...up(pods, n5), ...pods.flatMap((p) => podRequests(p, n5, { '2xx': grows(0, busy, n5), '5xx': grows(0, busy, n5) }))],
+      input_series: [
+        ...up(pods, n5),
+        ...pods.flatMap((p) => podRequests(p, n5, { '2xx': grows(0, busy, n5), '5xx': grows(0, busy, n5) })),
+      ],
       alert_rule_test: [
         fires(highErrorRate, at, job, 0.5),
         fastBurns ? fires(fast, at, job, 0) : { eval_time: `${at}m`, alertname: fast.alert, exp_alerts: [] },
@@ -171,7 +195,10 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
       name: 'story: one pod down while the others serve: BackendPodDown fires, BackendDown does not',
       interval,
       input_series: up(pods, at + 5, (i) => (i === 0 ? 0 : 1)),
-      alert_rule_test: [fires(podDown, at, { ...job, instance: pods[0] }, 0), { eval_time: `${at}m`, alertname: down.alert, exp_alerts: [] }],
+      alert_rule_test: [
+        fires(podDown, at, { ...job, instance: pods[0] }, 0),
+        { eval_time: `${at}m`, alertname: down.alert, exp_alerts: [] },
+      ],
     });
   }
   const fallback = byName.get(ALERTS.kvstoreFallback);
@@ -180,8 +207,14 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
     const at = after(notShared, 0);
     const backendSeries = (memoryPods: number) =>
       pods.flatMap((instance, i) => [
-        { series: sel(METRICS.rateLimitBackend, { instance, backend: 'memory' }), values: `${i < memoryPods ? 1 : 0}+0x${at + 5}` },
-        { series: sel(METRICS.rateLimitBackend, { instance, backend: 'kvstore' }), values: `${i < memoryPods ? 0 : 1}+0x${at + 5}` },
+        {
+          series: sel(METRICS.rateLimitBackend, { instance, backend: 'memory' }),
+          values: `${i < memoryPods ? 1 : 0}+0x${at + 5}`,
+        },
+        {
+          series: sel(METRICS.rateLimitBackend, { instance, backend: 'kvstore' }),
+          values: `${i < memoryPods ? 0 : 1}+0x${at + 5}`,
+        },
       ]);
     tests.push({
       name: 'story: one pod rate-limits in memory (a blip on its connection): RateLimitsNotShared stays silent',
@@ -203,7 +236,9 @@ export function storyTests(settings: Settings, rules: RuleFile): StoryTests {
 function inScope(test: PromtoolTest, scope: Readonly<Record<string, string>>): PromtoolTest {
   // `sel` writes the job first: `metric{job="…", …}`.
   const head = `{job="${SCRAPE_JOB}"`;
-  const scoped = Object.entries(scope).map(([k, v]) => `${k}="${v}"`).join(', ');
+  const scoped = Object.entries(scope)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ');
   return {
     ...test,
     input_series: test.input_series.map((s) => ({ ...s, series: s.series.replace(head, `{${scoped}`) })),

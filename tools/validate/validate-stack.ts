@@ -40,11 +40,19 @@ export interface StackValidationInput {
 export function validateStack(input: StackValidationInput): CheckResult[] {
   const results: CheckResult[] = [
     problemsCheck(`kubernetes schemas (${input.manifests.length} objects)`, schemaProblems(input.manifests)),
-    problemsCheck('kubernetes references', referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix), { kvstoreDeploy: input.settings.deploy.kvstoreDeploy })),
+    problemsCheck(
+      'kubernetes references',
+      referenceProblems(input.manifests, stackNames(input.settings.deploy.namePrefix), {
+        kvstoreDeploy: input.settings.deploy.kvstoreDeploy,
+      }),
+    ),
   ];
   if (input.settings.deploy.monitoringMode === 'operator') {
     results.push(...validateOperator(input.manifests, input.settings, input.tools));
-    if (input.leakCheck) results.push(problemsCheck('no secret values in the output', secretLeaks(input.leakCheck.files, input.leakCheck.env)));
+    if (input.leakCheck)
+      results.push(
+        problemsCheck('no secret values in the output', secretLeaks(input.leakCheck.files, input.leakCheck.env)),
+      );
     return results;
   }
   let docs;
@@ -55,11 +63,18 @@ export function validateStack(input: StackValidationInput): CheckResult[] {
     return results;
   }
   const expectedRules = alertRules(input.settings);
-  const rulesMatch = isDeepStrictEqual(JSON.parse(JSON.stringify(docs.rules)), JSON.parse(JSON.stringify(expectedRules)));
+  const rulesMatch = isDeepStrictEqual(
+    JSON.parse(JSON.stringify(docs.rules)),
+    JSON.parse(JSON.stringify(expectedRules)),
+  );
   results.push(
     problemsCheck(
       'rules match the settings',
-      rulesMatch ? [] : ['the rule file differs from the one these settings generate: synthesize and validate with the same variables'],
+      rulesMatch
+        ? []
+        : [
+            'the rule file differs from the one these settings generate: synthesize and validate with the same variables',
+          ],
     ),
   );
 
@@ -70,19 +85,33 @@ export function validateStack(input: StackValidationInput): CheckResult[] {
     if (rulesMatch) {
       const tests = ruleUnitTests(input.settings, docs.rules);
       const r = testRules(input.tools, ws, docs.text.rules, dump(tests.file, { lineWidth: -1 }));
-      const skipped = tests.skipped.length ? `\nno firing test (settings make it impossible): ${tests.skipped.join('; ')}` : '';
-      results.push({ ...r, check: `promtool test rules (${tests.file.tests.length} tests)`, detail: `${r.detail}${skipped}` });
+      const skipped = tests.skipped.length
+        ? `\nno firing test (settings make it impossible): ${tests.skipped.join('; ')}`
+        : '';
+      results.push({
+        ...r,
+        check: `promtool test rules (${tests.file.tests.length} tests)`,
+        detail: `${r.detail}${skipped}`,
+      });
     }
     const am = checkAlertmanagerConfig(input.tools, ws, docs.text.alertmanagerConfig);
     results.push(am);
     if (am.ok) {
       const cases = input.routeCases ?? routeCases();
       const configPath = ws.write(ALERTMANAGER_FILE, docs.text.alertmanagerConfig);
-      results.push(problemsCheck(`amtool config routes test (${cases.length} cases)`, routeCaseProblems(input.tools, configPath, cases)));
+      results.push(
+        problemsCheck(
+          `amtool config routes test (${cases.length} cases)`,
+          routeCaseProblems(input.tools, configPath, cases),
+        ),
+      );
     }
   } finally {
     ws.dispose();
   }
-  if (input.leakCheck) results.push(problemsCheck('no secret values in the output', secretLeaks(input.leakCheck.files, input.leakCheck.env)));
+  if (input.leakCheck)
+    results.push(
+      problemsCheck('no secret values in the output', secretLeaks(input.leakCheck.files, input.leakCheck.env)),
+    );
   return results;
 }

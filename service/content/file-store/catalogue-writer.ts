@@ -81,7 +81,11 @@ export class CatalogueWriter {
       const items = this.s.ordered();
       const sources: CatalogueSource[] = [];
       try {
-        sources.push({ name: `content-${gen}.snapshot`, buf: await readWholeFile(this.s.path(gen, 'snapshot')), snapshot: true });
+        sources.push({
+          name: `content-${gen}.snapshot`,
+          buf: await readWholeFile(this.s.path(gen, 'snapshot')),
+          snapshot: true,
+        });
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || gen > 0) throw e;
       }
@@ -90,7 +94,10 @@ export class CatalogueWriter {
       sources.push({ name: `content-${gen}.log`, buf: log.subarray(0, logBytes), snapshot: false });
       const cat = await buildCatalogue(items, sources, yieldToLoop);
       if (!cat) {
-        this.s.logger.warn({ file }, 'content catalogue not written: the content files do not hold the loaded items intact');
+        this.s.logger.warn(
+          { file },
+          'content catalogue not written: the content files do not hold the loaded items intact',
+        );
         return;
       }
       if (this.closing || gen !== this.s.gen) return;
@@ -107,10 +114,16 @@ export class CatalogueWriter {
       }
       await rename(tmp, file);
       await this.s.syncDir();
-      this.s.logger.info({ file, items: items.length, generation: gen, ms: Math.round(performance.now() - started) }, 'content catalogue written');
+      this.s.logger.info(
+        { file, items: items.length, generation: gen, ms: Math.round(performance.now() - started) },
+        'content catalogue written',
+      );
     } catch (e) {
       await rm(tmp, { force: true }).catch(() => undefined);
-      this.s.logger.warn({ file, err: (e as Error).message }, 'content catalogue not written; the next start parses the content files');
+      this.s.logger.warn(
+        { file, err: (e as Error).message },
+        'content catalogue not written; the next start parses the content files',
+      );
     }
   }
 }

@@ -63,7 +63,10 @@ export class CompactionRetries {
       return;
     }
     if (this.consecutiveFailures > 0) {
-      this.s.logger.info({ generation: this.s.gen, failedAttempts: this.consecutiveFailures }, 'content store compaction succeeded again');
+      this.s.logger.info(
+        { generation: this.s.gen, failedAttempts: this.consecutiveFailures },
+        'content store compaction succeeded again',
+      );
     }
     this.consecutiveFailures = 0;
     this.nextRetryAt = undefined;
@@ -82,7 +85,14 @@ export class CompactionRetries {
     const delay = Math.min(retry.maxMs, retry.initialMs * 2 ** Math.min(30, this.consecutiveFailures - 1));
     this.nextRetryAt = this.lastFailureAt + delay;
     this.s.logger.error(
-      { err: { code: this.lastError, message: (e as Error | null)?.message }, dir: this.s.dir, generation: this.s.gen, logBytes: this.s.logBytes, failures: this.failures, retryInMs: delay },
+      {
+        err: { code: this.lastError, message: (e as Error | null)?.message },
+        dir: this.s.dir,
+        generation: this.s.gen,
+        logBytes: this.s.logBytes,
+        failures: this.failures,
+        retryInMs: delay,
+      },
       'content store compaction failed; writes go on into the current log (nothing is lost) and the compaction is retried',
     );
     clearTimeout(this.retryTimer);

@@ -61,7 +61,10 @@ export class Compaction {
       try {
         for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) {
           const step = stepper();
-          const rec = await encodeRecordInSteps({ op: 'snapshot', ...(await itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK), step)) } satisfies SnapshotRecord, step);
+          const rec = await encodeRecordInSteps(
+            { op: 'snapshot', ...(await itemsRecord(all.slice(i, i + SNAPSHOT_CHUNK), step)) } satisfies SnapshotRecord,
+            step,
+          );
           await writeAll(fh, rec);
           bytes += rec.length;
         }

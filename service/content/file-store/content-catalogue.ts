@@ -85,13 +85,27 @@ export function encodeCatalogue(c: Catalogue): Buffer {
   let crc = 0;
   // Empty parts skipped: zlib.crc32 of an empty view of an empty ArrayBuffer answers 0, not the running value.
   for (const p of parts) if (p.length) crc = crc32(p, crc);
-  const header: Header = { key: l ? CATALOGUE_KEY : OLD_CATALOGUE_KEY, count: n, idsBytes: ids.length, bodyBytes, bodyCrc: crc, files: [...c.files] };
-  if (l && tagNames) Object.assign(header, { datesBytes: l.dates.length, tagNamesBytes: tagNames.length, tagCount: l.tagIds.length });
+  const header: Header = {
+    key: l ? CATALOGUE_KEY : OLD_CATALOGUE_KEY,
+    count: n,
+    idsBytes: ids.length,
+    bodyBytes,
+    bodyCrc: crc,
+    files: [...c.files],
+  };
+  if (l && tagNames)
+    Object.assign(header, { datesBytes: l.dates.length, tagNamesBytes: tagNames.length, tagCount: l.tagIds.length });
   return Buffer.concat([encodeHead(MAGIC, header), ...parts]);
 }
 
 /** A typed array over `buf[at, at + count * size)`, copied when `buf` is not aligned for it. */
-function view<T>(buf: Buffer, at: number, count: number, size: number, make: (b: ArrayBuffer, o: number, n: number) => T): T {
+function view<T>(
+  buf: Buffer,
+  at: number,
+  count: number,
+  size: number,
+  make: (b: ArrayBuffer, o: number, n: number) => T,
+): T {
   const o = buf.byteOffset + at;
   if (o % size === 0) return make(buf.buffer as ArrayBuffer, o, count);
   const copy = new Uint8Array(count * size);
@@ -103,7 +117,8 @@ function view<T>(buf: Buffer, at: number, count: number, size: number, make: (b:
 export function decodeCatalogue(buf: Buffer): Catalogue {
   const head = decodeHead(buf, MAGIC, 'content catalogue', (reason) => new CatalogueError(reason));
   const h = head.header as Header;
-  if (h.key !== CATALOGUE_KEY && h.key !== OLD_CATALOGUE_KEY) throw new CatalogueError(`made by another version (${String(h.key)})`);
+  if (h.key !== CATALOGUE_KEY && h.key !== OLD_CATALOGUE_KEY)
+    throw new CatalogueError(`made by another version (${String(h.key)})`);
   const n = h.count;
   const bodyAt = head.bodyStart;
   if (!Number.isInteger(n) || n < 0 || buf.length !== bodyAt + h.bodyBytes) throw new CatalogueError('length mismatch');
@@ -130,16 +145,36 @@ export function decodeCatalogue(buf: Buffer): Catalogue {
   const plainStart = u32((b, o, k) => new Int32Array(b, o, k));
   const plainEnd = u32s();
   const fingerprint = u32s();
-  const listing = h.key === CATALOGUE_KEY ? decodeListing(buf, n, h, () => at, (b) => (at = b), u32s) : undefined;
-  if (ids.length !== n || at !== buf.length || !Array.isArray(h.files)) throw new CatalogueError('sections do not match the item count');
-  for (let i = 0; i < n; i++) if (types[i] >= ITEM_TYPES.length || file[i] >= h.files.length) throw new CatalogueError('entry out of range');
+  const listing =
+    h.key === CATALOGUE_KEY
+      ? decodeListing(
+          buf,
+          n,
+          h,
+          () => at,
+          (b) => (at = b),
+          u32s,
+        )
+      : undefined;
+  if (ids.length !== n || at !== buf.length || !Array.isArray(h.files))
+    throw new CatalogueError('sections do not match the item count');
+  for (let i = 0; i < n; i++)
+    if (types[i] >= ITEM_TYPES.length || file[i] >= h.files.length) throw new CatalogueError('entry out of range');
   return { files: h.files, ids, types, file, start, end, plainStart, plainEnd, fingerprint, listing };
 }
 
 /** The listing keys of a catalogue of version 2 (`at` reads and `moveTo` sets the position in `buf`), checked. */
-function decodeListing(buf: Buffer, n: number, h: Header, at: () => number, moveTo: (p: number) => void, u32s: (count?: number) => Uint32Array): ListingKeys {
+function decodeListing(
+  buf: Buffer,
+  n: number,
+  h: Header,
+  at: () => number,
+  moveTo: (p: number) => void,
+  u32s: (count?: number) => Uint32Array,
+): ListingKeys {
   const { datesBytes, tagNamesBytes, tagCount } = h;
-  if (![datesBytes, tagNamesBytes, tagCount].every((v) => Number.isInteger(v) && v! >= 0)) throw new CatalogueError('listing sections missing from the header');
+  if (![datesBytes, tagNamesBytes, tagCount].every((v) => Number.isInteger(v) && v! >= 0))
+    throw new CatalogueError('listing sections missing from the header');
   if (at() + datesBytes! > buf.length) throw new CatalogueError('sections do not match the item count');
   const dates = buf.subarray(at(), at() + datesBytes!);
   moveTo(at() + pad8(datesBytes!));
@@ -155,13 +190,17 @@ function decodeListing(buf: Buffer, n: number, h: Header, at: () => number, move
   const tagAt = u32s(n + 1);
   const tagIds = u32s(tagCount);
   const rank = u32s();
-  if (!Array.isArray(tagNames) || !tagNames.every((t) => typeof t === 'string')) throw new CatalogueError('tag names are not strings');
+  if (!Array.isArray(tagNames) || !tagNames.every((t) => typeof t === 'string'))
+    throw new CatalogueError('tag names are not strings');
   const names = tagNames as string[];
-  if (dateAt[0] !== 0 || dateAt[n] !== datesBytes || tagAt[0] !== 0 || tagAt[n] !== tagCount) throw new CatalogueError('listing sections out of range');
+  if (dateAt[0] !== 0 || dateAt[n] !== datesBytes || tagAt[0] !== 0 || tagAt[n] !== tagCount)
+    throw new CatalogueError('listing sections out of range');
   for (let i = 0; i < n; i++) {
-    if (dateAt[i] > dateAt[i + 1] || tagAt[i] > tagAt[i + 1] || rank[i] >= n) throw new CatalogueError('listing entry out of range');
+    if (dateAt[i] > dateAt[i + 1] || tagAt[i] > tagAt[i + 1] || rank[i] >= n)
+      throw new CatalogueError('listing entry out of range');
   }
-  for (let k = 0; k < tagCount!; k++) if (tagIds[k] >= names.length) throw new CatalogueError('listing entry out of range');
+  for (let k = 0; k < tagCount!; k++)
+    if (tagIds[k] >= names.length) throw new CatalogueError('listing entry out of range');
   return { dates, dateAt, tagNames: names, tagAt, tagIds, rank };
 }
 
@@ -192,7 +231,7 @@ function skipValue(buf: Buffer, p: number): number {
   if (c === QUOTE) return skipString(buf, p);
   if (c === 0x7b || c === 0x5b) {
     let depth = 0;
-    for (let q = p; q < buf.length; ) {
+    for (let q = p; q < buf.length;) {
       const b = buf[q];
       if (b === QUOTE) {
         q = skipString(buf, q);
@@ -287,7 +326,11 @@ export interface CatalogueSource {
 /** Bytes of records `buildCatalogue` reads (checksums, scans) between two pauses. */
 const STEP_BYTES = 256 << 10;
 
-export async function buildCatalogue(items: readonly Item[], sources: readonly CatalogueSource[], pause: () => Promise<void>): Promise<Catalogue | undefined> {
+export async function buildCatalogue(
+  items: readonly Item[],
+  sources: readonly CatalogueSource[],
+  pause: () => Promise<void>,
+): Promise<Catalogue | undefined> {
   const at = new Map<string, number>();
   const loc: number[] = [];
   const files: CoveredFile[] = [];
@@ -309,12 +352,18 @@ export async function buildCatalogue(items: readonly Item[], sources: readonly C
       const js = sp + 10;
       const je = js + len;
       if (!Number.isInteger(len) || je >= buf.length || buf[je] !== 0x0a) return undefined;
-      if (crc32(buf.subarray(js, je)).toString(16).padStart(8, '0') !== buf.toString('ascii', sp + 1, sp + 9)) return undefined;
+      if (crc32(buf.subarray(js, je)).toString(16).padStart(8, '0') !== buf.toString('ascii', sp + 1, sp + 9))
+        return undefined;
       const r = scanRecord(buf, js, je);
       if ((snapshot && r.op === 'snapshot') || (!snapshot && r.op === 'put')) {
         if (!r.items) return undefined;
         const n = r.items.length / 2;
-        const form = r.plain === undefined || r.plain.length !== r.items.length ? OLD_FORM : r.version === PLAIN_TEXT_VERSION ? 0 : PLAIN_ABSENT;
+        const form =
+          r.plain === undefined || r.plain.length !== r.items.length
+            ? OLD_FORM
+            : r.version === PLAIN_TEXT_VERSION
+              ? 0
+              : PLAIN_ABSENT;
         for (let k = 0; k < n; k++) {
           const s = r.items[2 * k];
           const e = r.items[2 * k + 1];
@@ -415,5 +464,12 @@ async function listingKeys(items: readonly Item[], pause: () => Promise<void>): 
   const rank = new Uint32Array(n);
   for (let r = 0; r < n; r++) rank[order[r]] = r;
   await pause();
-  return { dates: Buffer.from(dateParts.join(''), 'utf8'), dateAt, tagNames: [...tagNumber.keys()], tagAt, tagIds: Uint32Array.from(tagIds), rank };
+  return {
+    dates: Buffer.from(dateParts.join(''), 'utf8'),
+    dateAt,
+    tagNames: [...tagNumber.keys()],
+    tagAt,
+    tagIds: Uint32Array.from(tagIds),
+    rank,
+  };
 }

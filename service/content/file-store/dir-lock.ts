@@ -107,7 +107,11 @@ export async function readProcessStat(pid: number): Promise<ProcessStat | undefi
   const startTicks = Number(fields[19]);
   if (!state || !Number.isSafeInteger(startTicks)) return undefined;
   const btime = /^btime (\d+)$/m.exec((await readOrUndefined('/proc/stat')) ?? '');
-  return { state, startTicks, ...(btime ? { startedAtMs: Number(btime[1]) * 1000 + (startTicks * 1000) / USER_HZ } : {}) };
+  return {
+    state,
+    startTicks,
+    ...(btime ? { startedAtMs: Number(btime[1]) * 1000 + (startTicks * 1000) / USER_HZ } : {}),
+  };
 }
 
 async function readBootId(): Promise<string | undefined> {
@@ -210,9 +214,13 @@ export async function acquireDirLock(dir: string, opts: DirLockOptions): Promise
       if (ageMs < unreadableAfterMs) throw inUse(undefined, `${path} is being written by another process`);
       stale = 'the lock holds no readable owner';
     } else if (owner.hostname !== self.hostname) {
-      throw inUse(owner, `locked by pid ${owner.pid} on host ${owner.hostname} since ${owner.lockedAt}, which cannot be checked from ${self.hostname}`);
+      throw inUse(
+        owner,
+        `locked by pid ${owner.pid} on host ${owner.hostname} since ${owner.lockedAt}, which cannot be checked from ${self.hostname}`,
+      );
     } else if (owner.pid === self.pid) {
-      if (owner.processStartedAt === self.processStartedAt) throw inUse(owner, `another store in this process (pid ${owner.pid}) holds it since ${owner.lockedAt}`);
+      if (owner.processStartedAt === self.processStartedAt)
+        throw inUse(owner, `another store in this process (pid ${owner.pid}) holds it since ${owner.lockedAt}`);
       stale = `pid ${owner.pid} is this process, started anew (a previous run did not release the lock)`;
     } else if (owner.bootId !== undefined && bootId !== undefined && owner.bootId !== bootId) {
       stale = `pid ${owner.pid} ran before the machine restarted (boot id ${owner.bootId}, now ${bootId})`;
@@ -220,10 +228,14 @@ export async function acquireDirLock(dir: string, opts: DirLockOptions): Promise
       stale = `pid ${owner.pid} is not running`;
     } else {
       const why = notTheHolder(owner, await processStat(owner.pid));
-      if (why === undefined) throw inUse(owner, `locked by pid ${owner.pid}, which is running, since ${owner.lockedAt}`);
+      if (why === undefined)
+        throw inUse(owner, `locked by pid ${owner.pid}, which is running, since ${owner.lockedAt}`);
       stale = why;
     }
-    opts.logger.warn({ dir, lock: path, previousOwner: owner ?? text.slice(0, 200) }, `taking over a stale DATA_DIR lock: ${stale}`);
+    opts.logger.warn(
+      { dir, lock: path, previousOwner: owner ?? text.slice(0, 200) },
+      `taking over a stale DATA_DIR lock: ${stale}`,
+    );
     try {
       await unlink(path);
     } catch (e) {
@@ -258,7 +270,12 @@ function heldLock(path: string, mine: LockOwner): DirLock {
       try {
         // Only our own lock: never delete one that another process took over meanwhile.
         const owner = parseOwner(await readFile(path, 'utf8'));
-        if (owner?.pid !== mine.pid || owner.processStartedAt !== mine.processStartedAt || owner.lockedAt !== mine.lockedAt) return;
+        if (
+          owner?.pid !== mine.pid ||
+          owner.processStartedAt !== mine.processStartedAt ||
+          owner.lockedAt !== mine.lockedAt
+        )
+          return;
         await unlink(path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;

@@ -103,7 +103,9 @@ export class FileContentStore implements ContentStore {
       spaceCheckMs: opts.spaceCheckMs ?? SPACE_CHECK_MS,
       freeBytes: opts.freeBytes ?? statfsFreeBytes,
     });
-    this.compactor = new Compaction(this.state, opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes, () => this.catalogue.save());
+    this.compactor = new Compaction(this.state, opts.compactAfterBytes ?? DEFAULT_CONTENT.compactionBytes, () =>
+      this.catalogue.save(),
+    );
     this.retries = new CompactionRetries(this.state, this.compactor, {
       clock,
       retry: opts.compactionRetry ?? COMPACTION_RETRY,
@@ -135,7 +137,10 @@ export class FileContentStore implements ContentStore {
       await this.retries.run();
     }
     const loaded = this.state.ordered();
-    this.opts.logger.info({ dir: this.opts.dir, items: loaded.length, generation: this.state.gen, catalogue: covered !== undefined }, 'content store loaded');
+    this.opts.logger.info(
+      { dir: this.opts.dir, items: loaded.length, generation: this.state.gen, catalogue: covered !== undefined },
+      'content store loaded',
+    );
     // A new catalogue when none was usable, or when the log after it is long (for its size).
     this.catalogue.afterStart(covered, catalogueUpgrade);
     return loaded;

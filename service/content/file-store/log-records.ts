@@ -34,7 +34,10 @@ export interface EndRecord {
  * The items and their plain texts, as a record holds them; `step()` (time-steps.ts) after each
  * item: for the 10,000 items of a full upload this was ~5 ms more of the write's one step.
  */
-export async function itemsRecord(stored: readonly Item[], step: () => Promise<void> | undefined): Promise<ItemsRecord> {
+export async function itemsRecord(
+  stored: readonly Item[],
+  step: () => Promise<void> | undefined,
+): Promise<ItemsRecord> {
   const items: ItemRecord[] = [];
   const plain: Array<string | null> = [];
   for (const s of stored) {

@@ -3,7 +3,11 @@
  * comparisons, so that sorting a million entries in the background (a catalogue being written)
  * never holds the event loop for the whole sort. Stable.
  */
-export async function pausedSort(n: number, compare: (a: number, b: number) => number, pause: () => Promise<void>): Promise<Uint32Array> {
+export async function pausedSort(
+  n: number,
+  compare: (a: number, b: number) => number,
+  pause: () => Promise<void>,
+): Promise<Uint32Array> {
   let from = new Uint32Array(n);
   let to = new Uint32Array(n);
   for (let i = 0; i < n; i++) from[i] = i;

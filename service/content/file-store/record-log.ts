@@ -39,7 +39,10 @@ const NEWLINE_BYTE = Buffer.from('\n');
  * end, the 10,000 items of a full upload (~12 MB) were a 40-60 ms step (issue 37). What remains
  * in one step is the copy of the chunks into the record's one buffer.
  */
-export async function encodeRecordInSteps(value: Readonly<Record<string, unknown>>, step: () => Promise<void> | undefined): Promise<Buffer> {
+export async function encodeRecordInSteps(
+  value: Readonly<Record<string, unknown>>,
+  step: () => Promise<void> | undefined,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   let crc = 0;

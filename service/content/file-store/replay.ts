@@ -71,10 +71,12 @@ export async function replayFolder(s: FileStoreState): Promise<Replay> {
   }
   // One generation (the normal case) with a catalogue that matches its files: items are made
   // from the catalogue, parsed at first use, and only the log after it is replayed.
-  const fromCat = gens.length === 1 ? await fromCatalogue(s, gens[0], files.get(gens[0])!, reads, catalogueRead) : undefined;
+  const fromCat =
+    gens.length === 1 ? await fromCatalogue(s, gens[0], files.get(gens[0])!, reads, catalogueRead) : undefined;
   const covered = fromCat?.covered;
   for (const g of gens) {
-    if (covered === undefined && files.get(g)?.snapshot && !(await readSnapshot(s, g, reads))) damagedFiles.push(s.path(g, 'snapshot'));
+    if (covered === undefined && files.get(g)?.snapshot && !(await readSnapshot(s, g, reads)))
+      damagedFiles.push(s.path(g, 'snapshot'));
     if (files.get(g)?.log && !(await replayLog(s, g, reads, covered ?? 0))) damagedFiles.push(s.path(g, 'log'));
   }
   const missing = s.gen > 0 && !files.get(s.gen)?.snapshot;
@@ -108,25 +110,40 @@ async function fromCatalogue(
   try {
     cat = decodeCatalogue(await read);
   } catch (e) {
-    if (e instanceof CatalogueError) s.logger.warn({ file, reason: e.message }, `content catalogue not used (${e.message}): parsing the content files; a new one is written after the start`);
-    else if ((e as NodeJS.ErrnoException).code !== 'ENOENT') s.logger.warn({ file, err: (e as Error).message }, 'content catalogue unreadable: parsing the content files');
+    if (e instanceof CatalogueError)
+      s.logger.warn(
+        { file, reason: e.message },
+        `content catalogue not used (${e.message}): parsing the content files; a new one is written after the start`,
+      );
+    else if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      s.logger.warn({ file, err: (e as Error).message }, 'content catalogue unreadable: parsing the content files');
     return undefined;
   }
-  const names = [...(present.snapshot ? [`content-${gen}.snapshot`] : []), ...(present.log ? [`content-${gen}.log`] : [])];
+  const names = [
+    ...(present.snapshot ? [`content-${gen}.snapshot`] : []),
+    ...(present.log ? [`content-${gen}.log`] : []),
+  ];
   const mismatch = (reason: string) => {
-    s.logger.warn({ file, reason }, `content catalogue not used (${reason}): parsing the content files; a new one is written after the start`);
+    s.logger.warn(
+      { file, reason },
+      `content catalogue not used (${reason}): parsing the content files; a new one is written after the start`,
+    );
     return undefined;
   };
   if (cat.files.length !== names.length || cat.files.some((f, i) => f.name !== names[i])) {
     // Normal after a compaction that was not followed by a catalogue yet (a stop right after it).
-    s.logger.info({ file, files: names }, 'content catalogue is of another generation: parsing the content files; a new one is written after the start');
+    s.logger.info(
+      { file, files: names },
+      'content catalogue is of another generation: parsing the content files; a new one is written after the start',
+    );
     return undefined;
   }
   const sources: Buffer[] = [];
   for (const f of cat.files) {
     const buf = await reads.get(join(s.dir, f.name))!;
     const snapshot = f.name.endsWith('.snapshot');
-    if (buf.length < f.bytes || (snapshot && buf.length !== f.bytes)) return mismatch(`${f.name} is shorter or longer than it covers`);
+    if (buf.length < f.bytes || (snapshot && buf.length !== f.bytes))
+      return mismatch(`${f.name} is shorter or longer than it covers`);
     if (crc32(buf.subarray(0, f.bytes)) !== f.crc) return mismatch(`${f.name} changed since it was made`);
     sources.push(buf);
     if (snapshot) s.snapshotBytes = buf.length;
@@ -134,20 +151,38 @@ async function fromCatalogue(
   const { ids, types, fingerprint, start, end, plainStart, plainEnd, listing } = cat;
   const base = new Array<Item>(ids.length);
   for (let i = 0; i < ids.length; i++) {
-    base[i] = lazyItem(ids[i], typeOf(types[i]), fingerprint[i], sources[cat.file[i]], start[i], end[i], plainStart[i], plainEnd[i], listing, i);
+    base[i] = lazyItem(
+      ids[i],
+      typeOf(types[i]),
+      fingerprint[i],
+      sources[cat.file[i]],
+      start[i],
+      end[i],
+      plainStart[i],
+      plainEnd[i],
+      listing,
+      i,
+    );
   }
   s.base = base;
   let upgrade = false;
   if (!listing) {
     // A catalogue of the older shape: used, and replaced after the start by one with listing keys.
-    s.logger.info({ file }, 'content catalogue has no listing keys (older version): used, and a new one is written after the start');
+    s.logger.info(
+      { file },
+      'content catalogue has no listing keys (older version): used, and a new one is written after the start',
+    );
     upgrade = true;
   }
   return { covered: cat.files.find((f) => f.name.endsWith('.log'))?.bytes ?? 0, upgrade };
 }
 
 /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
-async function readSnapshot(s: FileStoreState, gen: number, reads: ReadonlyMap<string, Promise<Buffer>>): Promise<boolean> {
+async function readSnapshot(
+  s: FileStoreState,
+  gen: number,
+  reads: ReadonlyMap<string, Promise<Buffer>>,
+): Promise<boolean> {
   const file = s.path(gen, 'snapshot');
   const buf = await reads.get(file)!;
   const { records, damaged, torn, keepBytes } = decodeRecords(buf);
@@ -165,14 +200,24 @@ async function readSnapshot(s: FileStoreState, gen: number, reads: ReadonlyMap<s
   if (!damaged.length && !torn && expected === count) return true;
   const lost = expected === undefined ? 'an unknown number of' : String(Math.max(0, expected - count));
   s.logger.error(
-    { file, loadedItems: count, expectedItems: expected ?? null, damagedRanges: tornToo(damaged, keepBytes, buf.length) },
+    {
+      file,
+      loadedItems: count,
+      expectedItems: expected ?? null,
+      damagedRanges: tornToo(damaged, keepBytes, buf.length),
+    },
     `content snapshot ${file} is damaged: loaded the ${count} items of its intact records and every log; ${lost} items in damaged records are not loaded. The file is kept as ${file}.damaged; to get those items back, put a backup of ${file} into DATA_DIR under that name and restart: older generations are merged in, newer content wins`,
   );
   return false;
 }
 
 /** Replays log `gen`; cuts a torn tail off the current log; false when the log is damaged. */
-async function replayLog(s: FileStoreState, gen: number, reads: ReadonlyMap<string, Promise<Buffer>>, from = 0): Promise<boolean> {
+async function replayLog(
+  s: FileStoreState,
+  gen: number,
+  reads: ReadonlyMap<string, Promise<Buffer>>,
+  from = 0,
+): Promise<boolean> {
   const file = s.path(gen, 'log');
   const buf = await reads.get(file)!;
   const tail = decodeRecords(buf.subarray(from));
@@ -182,7 +227,12 @@ async function replayLog(s: FileStoreState, gen: number, reads: ReadonlyMap<stri
   for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) s.items.set(i.id, i);
   if (damaged.length) {
     s.logger.error(
-      { file, damagedRanges: damaged, damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0), keptRecords: records.length },
+      {
+        file,
+        damagedRanges: damaged,
+        damagedBytes: damaged.reduce((n, r) => n + r.end - r.start, 0),
+        keptRecords: records.length,
+      },
       `content log ${file} is damaged: skipped ${damaged.length} damaged region(s) and loaded the ${records.length} intact records around them; writes in the damaged bytes are not loaded. The file is kept as ${file}.damaged`,
     );
   }

@@ -54,7 +54,10 @@ export class WriteHealth {
     this.lastWriteFailureAt = this.opts.clock.now();
     // The client learns what happened, not where: fs messages carry server paths (logged here).
     if (!NO_SPACE.has(code)) {
-      this.opts.logger.error({ err: (e as Error).message, code, bytes }, 'content write to DATA_DIR failed; nothing was stored');
+      this.opts.logger.error(
+        { err: (e as Error).message, code, bytes },
+        'content write to DATA_DIR failed; nothing was stored',
+      );
       return new StoreUnavailableError(`could not write to the content store (DATA_DIR): ${code}; nothing was stored`);
     }
     this.refusedBytes = bytes;
@@ -83,8 +86,17 @@ export class WriteHealth {
     this.spaceTimer = setInterval(() => {
       free(this.opts.dir).then(
         (bytes) => {
-          if (!this.spaceTimer || this.writeError === undefined || !NO_SPACE.has(this.writeError) || bytes < this.refusedBytes) return;
-          this.opts.logger.info({ freeBytes: bytes, refusedBytes: this.refusedBytes }, 'DATA_DIR has space again for the refused content write');
+          if (
+            !this.spaceTimer ||
+            this.writeError === undefined ||
+            !NO_SPACE.has(this.writeError) ||
+            bytes < this.refusedBytes
+          )
+            return;
+          this.opts.logger.info(
+            { freeBytes: bytes, refusedBytes: this.refusedBytes },
+            'DATA_DIR has space again for the refused content write',
+          );
           this.writeError = undefined;
           this.stop();
         },
@@ -102,7 +114,13 @@ export class WriteHealth {
 
   /** Whether writes go through now; `broken`: refused until restart (`read_only`). */
   status(broken: boolean): WriteStatus {
-    const state = broken ? 'read_only' : this.writeError === undefined ? 'ok' : NO_SPACE.has(this.writeError) ? 'disk_full' : 'failing';
+    const state = broken
+      ? 'read_only'
+      : this.writeError === undefined
+        ? 'ok'
+        : NO_SPACE.has(this.writeError)
+          ? 'disk_full'
+          : 'failing';
     return {
       state,
       failures: this.writeFailures,

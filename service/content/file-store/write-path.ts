@@ -16,11 +16,17 @@ import type { WriteHealth } from './write-health';
  * the store's queue, one writer at a time.
  */
 export async function appendBatch(s: FileStoreState, health: WriteHealth, items: readonly Item[]): Promise<void> {
-  if (s.broken) throw new StoreUnavailableError(`content store is read-only after a write error (${errorCode(s.broken)}); nothing was stored`);
+  if (s.broken)
+    throw new StoreUnavailableError(
+      `content store is read-only after a write error (${errorCode(s.broken)}); nothing was stored`,
+    );
   const log = s.log;
   if (!log) throw new StoreUnavailableError('content store is not open');
   const step = stepper();
-  const record = await encodeRecordInSteps({ op: 'put', ...(await itemsRecord(items, step)) } satisfies PutRecord, step);
+  const record = await encodeRecordInSteps(
+    { op: 'put', ...(await itemsRecord(items, step)) } satisfies PutRecord,
+    step,
+  );
   try {
     // Every byte or an error: a disk that fills mid-append returns a short count, and a
     // record acknowledged on that count would be cut off as a torn tail at the next start.
@@ -46,6 +52,9 @@ async function undoAppend(s: FileStoreState, log: FileHandle, cause: Error): Pro
     await log.sync();
   } catch (e) {
     s.broken = cause;
-    s.logger.error({ err: e, cause: cause.message }, 'content log could not be repaired; refusing writes until restart');
+    s.logger.error(
+      { err: e, cause: cause.message },
+      'content log could not be repaired; refusing writes until restart',
+    );
   }
 }

@@ -22,7 +22,8 @@ export class SortedListing {
   constructor(
     private readonly compare: (a: Item, b: Item) => number,
     private readonly belongs: (item: Item) => boolean,
-    private readonly rankOf: (item: Item) => { readonly of: object; readonly rank: number } | undefined = () => undefined,
+    private readonly rankOf: (item: Item) => { readonly of: object; readonly rank: number } | undefined = () =>
+      undefined,
   ) {}
 
   /** Starts the listing from `sorted` (the items that belong, already in order). */

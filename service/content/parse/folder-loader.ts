@@ -48,7 +48,13 @@ function walk(dir: string, root = dir): string[] {
 
 /** A stable id per file: the path relative to the folder (so loading twice makes no duplicates). */
 function stableId(rel: string, index: number, count: number): string {
-  const base = slugify(rel.split(sep).join(' ').replace(/\.[^.]+$/, '')) || 'item';
+  const base =
+    slugify(
+      rel
+        .split(sep)
+        .join(' ')
+        .replace(/\.[^.]+$/, ''),
+    ) || 'item';
   return count > 1 ? `${base}-${index + 1}` : base;
 }
 
@@ -67,7 +73,8 @@ export function loadFolder(dir: string, opts: FolderLoadOptions = {}): FolderLoa
       const text = readFileSync(join(dir, rel), 'utf8');
       const format = formatOf(rel) as UploadFormat;
       if (opts.sections && format === 'md') {
-        for (const item of markdownSections(rel.split(sep).join('/'), text)) items.push({ file: rel, item: { ...item } });
+        for (const item of markdownSections(rel.split(sep).join('/'), text))
+          items.push({ file: rel, item: { ...item } });
         continue;
       }
       const parsed = parseFile(rel, format, text, { type: opts.type ?? 'article' });

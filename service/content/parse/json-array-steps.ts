@@ -21,7 +21,11 @@ function isJsonSpace(c: number): boolean {
  * Only strings, their escapes and bracket depth are read: each element is judged by
  * `JSON.parse` of its own text.
  */
-async function elementSpans(text: string, step: () => Promise<void> | undefined, maxElements: number): Promise<Array<[number, number]> | undefined> {
+async function elementSpans(
+  text: string,
+  step: () => Promise<void> | undefined,
+  maxElements: number,
+): Promise<Array<[number, number]> | undefined> {
   let i = 0;
   while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;

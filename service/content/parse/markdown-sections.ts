@@ -41,7 +41,7 @@ export function markdownSections(path: string, text: string): SectionItem[] {
     if (runStart >= 0) sections[sections.length - 1].body.push(src.slice(runStart, end));
     runStart = -1;
   };
-  for (let pos = 0; pos <= src.length; ) {
+  for (let pos = 0; pos <= src.length;) {
     let end = src.indexOf('\n', pos);
     if (end < 0) end = src.length;
     const h1 = src.startsWith('# ', pos);

@@ -62,7 +62,15 @@ const ENGINES: Readonly<Record<string, (text: string) => unknown>> = {
   javascript: refuse,
   coffee: refuse,
 };
-const ALIASES: Readonly<Record<string, string>> = { js: 'javascript', javascript: 'javascript', coffee: 'coffee', coffeescript: 'coffee', cson: 'coffee', yaml: 'yaml', yml: 'yaml' };
+const ALIASES: Readonly<Record<string, string>> = {
+  js: 'javascript',
+  javascript: 'javascript',
+  coffee: 'coffee',
+  coffeescript: 'coffee',
+  cson: 'coffee',
+  yaml: 'yaml',
+  yml: 'yaml',
+};
 
 /** A Markdown file split into its front matter (data) and the rest. */
 export interface FrontMatter {
@@ -104,12 +112,20 @@ export function frontMatter(input: string): FrontMatter {
   const engine = ENGINES[language] ?? ENGINES[ALIASES[language.toLowerCase()] ?? language];
   if (!engine) throw new Error(`front matter language "${language}" is not supported`);
   const data = engine(block);
-  return { data: data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}, content };
+  return {
+    data: data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {},
+    content,
+  };
 }
 
 function stem(filename: string): string {
   const base = filename.replace(/^.*[\\/]/, '');
-  return base.replace(/\.[^.]+$/, '').replace(/[-_]+/g, ' ').trim() || base;
+  return (
+    base
+      .replace(/\.[^.]+$/, '')
+      .replace(/[-_]+/g, ' ')
+      .trim() || base
+  );
 }
 
 /**
@@ -202,7 +218,11 @@ function fromMarkdown(filename: string, text: string, defaults: FileDefaults): u
   } else if (h && typeof data.title === 'string' && h.title.trim().toLowerCase() === data.title.trim().toLowerCase()) {
     body = body.slice(h.end);
   }
-  if (typeof data.tags === 'string') data.tags = data.tags.split(',').map((t) => t.trim()).filter(Boolean);
+  if (typeof data.tags === 'string')
+    data.tags = data.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
   return { type: defaults.type ?? 'article', ...data, body: body.trim() };
 }
 
@@ -214,7 +234,14 @@ function fromText(filename: string, text: string, defaults: FileDefaults): unkno
   // The first non-empty line is the title when it reads like one; else the file name is.
   const candidate = lines[first].trim();
   if (candidate.length <= 200) {
-    return { type: defaults.type ?? 'article', title: candidate, body: lines.slice(first + 1).join('\n').trim() };
+    return {
+      type: defaults.type ?? 'article',
+      title: candidate,
+      body: lines
+        .slice(first + 1)
+        .join('\n')
+        .trim(),
+    };
   }
   return { type: defaults.type ?? 'article', title: stem(filename), body: normalized.trim() };
 }
@@ -227,7 +254,8 @@ function fromJson(text: string): unknown[] {
     throw new FileParseError(`not valid JSON: ${(e as Error).message}`);
   }
   if (Array.isArray(v)) return v;
-  if (v && typeof v === 'object' && Array.isArray((v as { items?: unknown }).items)) return (v as { items: unknown[] }).items;
+  if (v && typeof v === 'object' && Array.isArray((v as { items?: unknown }).items))
+    return (v as { items: unknown[] }).items;
   return [v];
 }
 
@@ -256,7 +284,12 @@ function fromNdjson(text: string): unknown[] {
  * (YAML front matter + body) or a `.txt` file is one item; `.json` is an item, an array of
  * items or `{items: [...]}`; `.ndjson` is one item per line.
  */
-export function parseFile(filename: string, format: UploadFormat, text: string, defaults: FileDefaults = {}): unknown[] {
+export function parseFile(
+  filename: string,
+  format: UploadFormat,
+  text: string,
+  defaults: FileDefaults = {},
+): unknown[] {
   switch (format) {
     case 'md':
       return [fromMarkdown(filename, text, defaults)];
@@ -293,6 +326,7 @@ export async function parseFileInSteps(
     }
     return out;
   }
-  if (format === 'json') return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
+  if (format === 'json')
+    return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
   return parseFile(filename, format, text, defaults);
 }

@@ -126,7 +126,9 @@ export class RedisContentStore implements ContentStore {
     const conn = this.opts.connection;
     if (!conn.client || !conn.available) {
       const why = conn.state === 'unresponsive' ? 'is not answering in time' : 'is unreachable';
-      throw new StoreUnavailableError(`the key-value store (KVSTORE_URL) ${why}; nothing was stored, and content cannot be written until it returns`);
+      throw new StoreUnavailableError(
+        `the key-value store (KVSTORE_URL) ${why}; nothing was stored, and content cannot be written until it returns`,
+      );
     }
     return conn.client;
   }
@@ -249,7 +251,9 @@ export class RedisContentStore implements ContentStore {
     // still connecting, with the shared connection up, waits for it a short while rather than
     // being refused (a replica that just started, or a write right after a reconnect).
     if (!w || !(await whenReady(w, this.opts.writerReadyWaitMs ?? 2000))) {
-      throw new StoreUnavailableError('the key-value store write connection is (re)connecting; nothing was stored, and content cannot be written until it is up');
+      throw new StoreUnavailableError(
+        'the key-value store write connection is (re)connecting; nothing was stored, and content cannot be written until it is up',
+      );
     }
     if (!(w instanceof Cluster) || this.durability === 'primary') return w;
     const owner = w.slots[keySlot(this.itemsKey)]?.[0];
@@ -259,7 +263,9 @@ export class RedisContentStore implements ContentStore {
       // names no key, so nothing else may ever open this one: open it now, or it stays 'wait'.
       if (node && node.status === 'wait') void node.connect().catch(() => undefined);
       else w.refreshSlotsCache();
-      throw new StoreUnavailableError(`no reachable cluster master holds the content keys' slot (${owner ?? 'unknown'}); nothing was stored`);
+      throw new StoreUnavailableError(
+        `no reachable cluster master holds the content keys' slot (${owner ?? 'unknown'}); nothing was stored`,
+      );
     }
     return node;
   }
@@ -281,7 +287,10 @@ export class RedisContentStore implements ContentStore {
     } catch (e) {
       if (!aofDisabled(e)) {
         this.reportFailure(e);
-        throw this.unknownOutcome(ids, `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`);
+        throw this.unknownOutcome(
+          ids,
+          `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`,
+        );
       }
       // The primary answers, without an append-only file (CONFIG SET appendonly no): not on disk.
       [local, replicas] = [0, 0];
@@ -297,8 +306,16 @@ export class RedisContentStore implements ContentStore {
     }
     this.opts.connection.writeConfirmation(problem, level);
     if (problem !== 'ok') this.probeDurability(c);
-    if (problem === 'no_replica') throw this.unknownOutcome(ids, `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`);
-    if (problem === 'not_on_disk') throw this.unknownOutcome(ids, `${where} did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`);
+    if (problem === 'no_replica')
+      throw this.unknownOutcome(
+        ids,
+        `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`,
+      );
+    if (problem === 'not_on_disk')
+      throw this.unknownOutcome(
+        ids,
+        `${where} did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`,
+      );
   }
 
   /** True when a replica acknowledged the last write of `c` in memory (`WAIT 1` with a short timeout); false when unknown. */
@@ -329,7 +346,8 @@ export class RedisContentStore implements ContentStore {
       this.durableWait(c, this.sent.get(c) ?? 0, waitMs).then(
         ([local, replicas]) => {
           const needsReplica = this.durability === 'replica' || this.durability === 'replica-disk';
-          if (local >= 1 && (!needsReplica || replicas >= 1)) this.opts.connection.writeConfirmation('ok', this.durability);
+          if (local >= 1 && (!needsReplica || replicas >= 1))
+            this.opts.connection.writeConfirmation('ok', this.durability);
         },
         () => undefined,
       );
@@ -367,12 +385,16 @@ export class RedisContentStore implements ContentStore {
   /** Remembers a write whose outcome is not known yet (oldest forgotten past `MAX_UNCONFIRMED`). */
   private remember(token: string, ids: readonly string[]): void {
     this.unconfirmed.set(token, ids);
-    if (this.unconfirmed.size > MAX_UNCONFIRMED) this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+    if (this.unconfirmed.size > MAX_UNCONFIRMED)
+      this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
   }
 
   /** The error of an unconfirmed write (see the class comment); its token stays remembered. */
   private unknownOutcome(ids: readonly string[], reason: string): StoreUnavailableError {
-    this.opts.logger.warn({ ids: ids.length, reason }, 'content write unconfirmed by the kvstore; will index it if it shows up in the change stream');
+    this.opts.logger.warn(
+      { ids: ids.length, reason },
+      'content write unconfirmed by the kvstore; will index it if it shows up in the change stream',
+    );
     return new StoreUnavailableError(
       `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
         'retrying is safe (items are replaced by id)',
@@ -391,7 +413,17 @@ export class RedisContentStore implements ContentStore {
       const tx = c.multi();
       for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(toRecord(i)));
       const ids = JSON.stringify(chunk.map((i) => i.id));
-      tx.xadd(this.streamKey, 'MAXLEN', '~', String(this.opts.streamMaxLen ?? 10000), '*', 'ids', ids, 'origin', this.origin);
+      tx.xadd(
+        this.streamKey,
+        'MAXLEN',
+        '~',
+        String(this.opts.streamMaxLen ?? 10000),
+        '*',
+        'ids',
+        ids,
+        'origin',
+        this.origin,
+      );
       try {
         const res = await tx.exec();
         const failed = res?.find(([err]) => err);
@@ -399,7 +431,9 @@ export class RedisContentStore implements ContentStore {
         for (let k = 0; k < chunk.length; k++) written += Number(res[k][1]);
       } catch (e) {
         this.opts.connection.commandFailed(e);
-        throw new StoreUnavailableError(`could not write lost content back to the key-value store: ${(e as Error).message}`);
+        throw new StoreUnavailableError(
+          `could not write lost content back to the key-value store: ${(e as Error).message}`,
+        );
       }
     }
     return written;
@@ -426,7 +460,10 @@ export class RedisContentStore implements ContentStore {
     const main = this.opts.connection.client;
     if (this.closed || !main) return;
     if (!this.writer) {
-      this.writer = main instanceof Cluster ? main.duplicate(undefined, { lazyConnect: true }) : main.duplicate({ lazyConnect: true });
+      this.writer =
+        main instanceof Cluster
+          ? main.duplicate(undefined, { lazyConnect: true })
+          : main.duplicate({ lazyConnect: true });
       this.writer.on('error', () => undefined);
     }
     // Reconnects by itself once connected; only the first connect (or one after `end`) is ours.
@@ -440,7 +477,10 @@ export class RedisContentStore implements ContentStore {
     // timer of BLOCK + grace replaces it).
     this.reader =
       main instanceof Cluster
-        ? main.duplicate(undefined, { redisOptions: { ...main.options.redisOptions, commandTimeout: undefined, blockingTimeout: 60_000 }, lazyConnect: true })
+        ? main.duplicate(undefined, {
+            redisOptions: { ...main.options.redisOptions, commandTimeout: undefined, blockingTimeout: 60_000 },
+            lazyConnect: true,
+          })
         : main.duplicate({ commandTimeout: undefined, blockingTimeout: 60_000, lazyConnect: true });
     this.reader.on('error', () => undefined);
     this.readerLoop = this.readLoop(this.reader);

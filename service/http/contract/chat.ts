@@ -18,7 +18,9 @@ export const chatRequest = z
       .array(
         z.object({
           role: z.enum(['user', 'assistant'], { error: 'history roles must be user or assistant' }),
-          content: z.string({ error: 'history content must be a string' }).max(8000, { error: 'a history message is longer than 8000 characters' }),
+          content: z
+            .string({ error: 'history content must be a string' })
+            .max(8000, { error: 'a history message is longer than 8000 characters' }),
         }),
         { error: 'history must be an array of {role, content}' },
       )
@@ -66,7 +68,9 @@ export const chatEvents = {
       message: z.string(),
       status: z.int(),
       /** The setting whose limit ended the answer, when that is why it ended. */
-      limit: z.enum(['AI_ANSWER_MAX_CHARS', 'AI_ANSWER_TIMEOUT_MS', 'AI_FIRST_BYTE_TIMEOUT_MS', 'AI_EVENT_MAX_BYTES']).optional(),
+      limit: z
+        .enum(['AI_ANSWER_MAX_CHARS', 'AI_ANSWER_TIMEOUT_MS', 'AI_FIRST_BYTE_TIMEOUT_MS', 'AI_EVENT_MAX_BYTES'])
+        .optional(),
     })
     .meta({ id: 'ChatEventError' }),
 } as const;

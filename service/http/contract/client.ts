@@ -31,7 +31,9 @@ export type ChatAnswer = z.output<typeof chatAnswerSchema>;
 export type ItemType = Item['type'];
 export type Collection = ContentCollection;
 /** One server-sent event of a streamed chat answer: its name and its JSON data. */
-export type ChatEvent = { [K in keyof typeof chatEvents]: { readonly event: K; readonly data: z.output<(typeof chatEvents)[K]> } }[keyof typeof chatEvents];
+export type ChatEvent = {
+  [K in keyof typeof chatEvents]: { readonly event: K; readonly data: z.output<(typeof chatEvents)[K]> };
+}[keyof typeof chatEvents];
 
 /** A 4xx/5xx answer: its status, `{error, message, field?}` body and (429, 503) `Retry-After` seconds. */
 export class ApiError extends Error {
@@ -80,7 +82,9 @@ function query(params: object): string {
 
 /** An answer that is not a success, as an ApiError (a body that is not JSON is named as such). */
 async function apiError(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => ({ error: 'invalid_answer', message: `${res.status} without a JSON body` }))) as ErrorBody;
+  const body = (await res
+    .json()
+    .catch(() => ({ error: 'invalid_answer', message: `${res.status} without a JSON body` }))) as ErrorBody;
   const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
   return new ApiError(res.status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
 }
@@ -104,10 +108,26 @@ export function createClient(opts: ClientOptions): SearchClient {
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     ...(write && opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
   });
-  async function send(method: 'GET' | 'POST', path: string, body?: unknown, write = false, accept?: string): Promise<Response> {
-    return doFetch(`${base}${path}`, { method, headers: headersFor(body, write, accept), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    write = false,
+    accept?: string,
+  ): Promise<Response> {
+    return doFetch(`${base}${path}`, {
+      method,
+      headers: headersFor(body, write, accept),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   }
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, write = false, ok: readonly number[] = []): Promise<T> {
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    write = false,
+    ok: readonly number[] = [],
+  ): Promise<T> {
     const res = await send(method, path, body, write);
     if (!res.ok && !ok.includes(res.status)) throw await apiError(res);
     return (await res.json()) as T;
@@ -129,7 +149,8 @@ export function createClient(opts: ClientOptions): SearchClient {
     async *chatStream(request) {
       const res = await send(R.chat.method, R.chat.path, request, false, 'text/event-stream');
       if (!res.ok || !res.body) throw await apiError(res);
-      for await (const { event, data } of parseSse(chunks(res.body))) yield { event, data: JSON.parse(data) } as ChatEvent;
+      for await (const { event, data } of parseSse(chunks(res.body)))
+        yield { event, data: JSON.parse(data) } as ChatEvent;
     },
   };
 }

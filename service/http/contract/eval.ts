@@ -7,8 +7,13 @@ export const MAX_EVAL_K = 1000;
 
 const judgments = z.union(
   [
-    z.array(z.string().min(1), { error: 'relevant must be a list of ids or an object of id: grade' }).min(1, { error: 'relevant must not be empty' }),
-    z.record(z.string().min(1), z.number({ error: 'grades must be numbers' }).int({ error: 'grades must be integers' }).min(0).max(100)),
+    z
+      .array(z.string().min(1), { error: 'relevant must be a list of ids or an object of id: grade' })
+      .min(1, { error: 'relevant must not be empty' }),
+    z.record(
+      z.string().min(1),
+      z.number({ error: 'grades must be numbers' }).int({ error: 'grades must be integers' }).min(0).max(100),
+    ),
   ],
   { error: 'relevant must be a list of ids or an object {id: grade}' },
 );
@@ -19,14 +24,23 @@ export const evalRequest = z
     queries: z
       .array(
         z.object({
-          query: z.string({ error: 'query must be a string' }).trim().min(1, { error: 'query must not be empty' }).max(500, { error: 'query is longer than 500 characters' }),
+          query: z
+            .string({ error: 'query must be a string' })
+            .trim()
+            .min(1, { error: 'query must not be empty' })
+            .max(500, { error: 'query is longer than 500 characters' }),
           relevant: judgments,
         }),
         { error: 'queries is required: [{query, relevant}]' },
       )
       .min(1, { error: 'queries must hold at least one query' })
       .max(MAX_EVAL_QUERIES, { error: `at most ${MAX_EVAL_QUERIES} queries` }),
-    k: z.number({ error: 'k must be a number' }).int({ error: 'k must be an integer' }).min(1).max(MAX_EVAL_K).optional(),
+    k: z
+      .number({ error: 'k must be a number' })
+      .int({ error: 'k must be an integer' })
+      .min(1)
+      .max(MAX_EVAL_K)
+      .optional(),
   })
   .meta({ id: 'EvalRequest', example: { queries: [{ query: 'rate limit', relevant: ['rate-limiting'] }], k: 10 } });
 

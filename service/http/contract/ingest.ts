@@ -49,5 +49,11 @@ export const batchResponseSchema = z
 
 /** 422: none stored; an error with the per-item results. */
 export const batchRefusedSchema = z
-  .object({ error: z.literal('invalid_items'), message: z.string(), stored: z.literal(0), failed: z.int(), results: z.array(batchResultSchema) })
+  .object({
+    error: z.literal('invalid_items'),
+    message: z.string(),
+    stored: z.literal(0),
+    failed: z.int(),
+    results: z.array(batchResultSchema),
+  })
   .meta({ id: 'BatchRefused' });

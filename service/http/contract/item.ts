@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { ITEM_TYPES, itemInputSchema, type ItemType } from '../../content/item';
 
 /** The three item types. */
-export const itemTypeSchema = z.enum(ITEM_TYPES as [ItemType, ...ItemType[]], { error: `type must be one of ${ITEM_TYPES.join(', ')}` }).meta({ id: 'ItemType' });
+export const itemTypeSchema = z
+  .enum(ITEM_TYPES as [ItemType, ...ItemType[]], { error: `type must be one of ${ITEM_TYPES.join(', ')}` })
+  .meta({ id: 'ItemType' });
 
 /** An example item, from the demo content's README. */
 export const ITEM_EXAMPLE = {

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { SERVICE_VERSION } from '../../lib/version';
-import { OPERATIONS, RATE_LIMITED, SERVER_REFUSALS, SSE_EVENTS, type ContractOperation, type ContractResponse } from './routes';
+import {
+  OPERATIONS,
+  RATE_LIMITED,
+  SERVER_REFUSALS,
+  SSE_EVENTS,
+  type ContractOperation,
+  type ContractResponse,
+} from './routes';
 import { SERVICE_NAME } from '../../../contract';
 
 type Json = Record<string, unknown>;
@@ -10,13 +17,28 @@ const HEADERS: Readonly<Record<string, Json>> = {
   'X-RateLimit-Limit': { description: "The most constrained tier's limit per window.", schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests that tier would admit right now.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix seconds when its bucket is full again.', schema: { type: 'integer' } },
-  'RateLimit-Policy': { description: 'Every applicable tier (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"ip";q=100;w=60`.', schema: { type: 'string' } },
-  RateLimit: { description: 'Remaining requests and seconds until full, per tier, e.g. `"ip";r=99;t=1`.', schema: { type: 'string' } },
-  'Retry-After': { description: 'Whole seconds until every tier admits again (429 only).', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Policy': {
+    description: 'Every applicable tier (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"ip";q=100;w=60`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'Remaining requests and seconds until full, per tier, e.g. `"ip";r=99;t=1`.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Whole seconds until every tier admits again (429 only).',
+    schema: { type: 'integer', minimum: 1 },
+  },
   'Content-Disposition': { description: 'attachment; filename="<name>".', schema: { type: 'string' } },
 };
 /** The headers every answer of a rate-limited operation carries while rate limiting is enabled. */
-const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 
 /**
  * Converts zod schemas to JSON Schema 2020-12 (OpenAPI 3.1's dialect), gathering every schema with
@@ -34,7 +56,8 @@ class SchemaSet {
     for (const [id, def] of Object.entries(defs)) {
       const fixed = fix(def) as Json;
       const known = this.components[id];
-      if (known && JSON.stringify(known) !== JSON.stringify(fixed)) throw new Error(`schema ${id} differs between uses (${io}): give one of them another id`);
+      if (known && JSON.stringify(known) !== JSON.stringify(fixed))
+        throw new Error(`schema ${id} differs between uses (${io}): give one of them another id`);
       this.components[id] = fixed;
     }
     return fix(out) as Json;
@@ -76,9 +99,15 @@ function response(set: SchemaSet, r: ContractResponse, limited: boolean): Json {
   const headers = [...(r.headers ?? []), ...(limited ? LIMIT_HEADERS : [])];
   return {
     description: r.description,
-    ...(headers.length ? { headers: Object.fromEntries([...new Set(headers)].map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
+    ...(headers.length
+      ? { headers: Object.fromEntries([...new Set(headers)].map((h) => [h, { $ref: `#/components/headers/${h}` }])) }
+      : {}),
     ...(r.content
-      ? { content: Object.fromEntries(Object.entries(r.content).map(([type, s]) => [type, s ? { schema: set.convert(s, 'output') } : {}])) }
+      ? {
+          content: Object.fromEntries(
+            Object.entries(r.content).map(([type, s]) => [type, s ? { schema: set.convert(s, 'output') } : {}]),
+          ),
+        }
       : {}),
   };
 }
@@ -97,7 +126,14 @@ function operation(set: SchemaSet, op: ContractOperation): Json {
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
     ...(params.length ? { parameters: params } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: set.convert(op.body.schema, 'input') } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { [op.body.contentType]: { schema: set.convert(op.body.schema, 'input') } },
+          },
+        }
+      : {}),
     ...(op.bearer ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     responses,
   };
@@ -116,7 +152,7 @@ export function openApiDocument(): Json {
       title: SERVICE_NAME,
       version: SERVICE_VERSION,
       description:
-        'Search, chat and ingest over a site\'s content. Generated from the route schemas (service/http/contract/); do not edit. Writes need `Authorization: Bearer <API_TOKEN>`. Every endpoint but the operational ones (tag `operations`) is rate limited and answers 429 with `Retry-After` when a tier is exhausted.',
+        "Search, chat and ingest over a site's content. Generated from the route schemas (service/http/contract/); do not edit. Writes need `Authorization: Bearer <API_TOKEN>`. Every endpoint but the operational ones (tag `operations`) is rate limited and answers 429 with `Retry-After` when a tier is exhausted.",
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/', description: 'The service itself' }],
@@ -133,7 +169,9 @@ export function openApiDocument(): Json {
     components: {
       schemas: Object.fromEntries(Object.entries(set.components).sort(([a], [b]) => a.localeCompare(b))),
       headers: HEADERS,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API_TOKEN of the deployment.' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API_TOKEN of the deployment.' },
+      },
     },
   };
 }

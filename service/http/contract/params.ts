@@ -17,5 +17,8 @@ export function intParam(min: number, max: number, dflt: number, message: string
  * and `?tag[x]=1` as an object, both refused.
  */
 export function onceParam(name: string) {
-  return z.string({ error: (i) => (i.input === undefined ? `${name} is required` : `query parameter ${name} must be given once, as a string`) });
+  return z.string({
+    error: (i) =>
+      i.input === undefined ? `${name} is required` : `query parameter ${name} must be given once, as a string`,
+  });
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { CONTENT_COLLECTIONS, HTTP_ROUTES, type ContentCollection, type HttpRoute, type RouteId } from '../../../contract';
+import {
+  CONTENT_COLLECTIONS,
+  HTTP_ROUTES,
+  type ContentCollection,
+  type HttpRoute,
+  type RouteId,
+} from '../../../contract';
 import { EXPORTS } from '../../content/export';
 import { chatAnswerSchema, chatEvents, chatRequest } from './chat';
 import { COLLECTION_ITEM_TYPES, itemIdParams, listQuery, listResponseSchema } from './content';
@@ -48,7 +54,9 @@ const TOO_LARGE = error('The body is over its limit (`payload_too_large`, or a b
 const UNSUPPORTED = error('The body is not of the media type the route reads, or in an unsupported encoding.');
 const WRITE_REFUSALS: Record<number, ContractResponse> = {
   401: error('No bearer token (`unauthorized`); the answer carries `WWW-Authenticate: Bearer`.'),
-  403: error('A wrong token (`forbidden`), or writes are disabled: no API_TOKEN in staging or production (`writes_disabled`).'),
+  403: error(
+    'A wrong token (`forbidden`), or writes are disabled: no API_TOKEN in staging or production (`writes_disabled`).',
+  ),
   503: error('The content store cannot take writes now (`store_unavailable`); nothing was stored.'),
 };
 
@@ -60,7 +68,12 @@ export function openApiPath(expressPath: string): string {
 /** What an operation takes from the route table: its method, path, operationId and whether it is operational. */
 function route(id: RouteId): Pick<ContractOperation, 'method' | 'path' | 'operationId' | 'operational'> {
   const r: HttpRoute = HTTP_ROUTES[id];
-  return { method: r.method === 'GET' ? 'get' : 'post', path: openApiPath(r.path), operationId: id, ...(r.operational ? { operational: true } : {}) };
+  return {
+    method: r.method === 'GET' ? 'get' : 'post',
+    path: openApiPath(r.path),
+    operationId: id,
+    ...(r.operational ? { operational: true } : {}),
+  };
 }
 
 const exportTypes = [...new Set([...EXPORTS.values()].map((e) => e.contentType.split(';')[0].trim()))];
@@ -75,7 +88,8 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('searchGet'),
     summary: 'Search the content',
     tag: 'search',
-    description: 'Ranked results with snippets; repeated queries are answered from the result cache until the next write.',
+    description:
+      'Ranked results with snippets; repeated queries are answered from the result cache until the next write.',
     query: searchParams,
     responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST },
   },
@@ -84,7 +98,12 @@ export const OPERATIONS: readonly ContractOperation[] = [
     summary: 'Search the content (parameters as a JSON body)',
     tag: 'search',
     body: { contentType: 'application/json', schema: searchParams },
-    responses: { 200: { description: 'The ranked results.', content: json(searchResponseSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
+    responses: {
+      200: { description: 'The ranked results.', content: json(searchResponseSchema) },
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: UNSUPPORTED,
+    },
   },
   ...(Object.keys(CONTENT_COLLECTIONS) as ContentCollection[]).flatMap((collection): ContractOperation[] => {
     const type = COLLECTION_ITEM_TYPES[collection];
@@ -94,7 +113,10 @@ export const OPERATIONS: readonly ContractOperation[] = [
         summary: `List the ${collection}, newest first, without bodies`,
         tag: 'content',
         query: listQuery,
-        responses: { 200: { description: `A page of ${collection}.`, content: json(listResponseSchema) }, 400: BAD_REQUEST },
+        responses: {
+          200: { description: `A page of ${collection}.`, content: json(listResponseSchema) },
+          400: BAD_REQUEST,
+        },
       },
       {
         ...route(CONTENT_COLLECTIONS[collection].item),
@@ -120,7 +142,10 @@ export const OPERATIONS: readonly ContractOperation[] = [
       400: BAD_REQUEST,
       413: TOO_LARGE,
       415: UNSUPPORTED,
-      422: { description: 'The item is invalid: the first bad field named, every issue listed.', content: json(invalidItemSchema) },
+      422: {
+        description: 'The item is invalid: the first bad field named, every issue listed.',
+        content: json(invalidItemSchema),
+      },
       ...WRITE_REFUSALS,
     },
   },
@@ -165,10 +190,15 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('export'),
     summary: 'Download the content as one file',
     tag: 'export',
-    description: 'Streamed as an attachment. A path-like name (separators, dot-segments, several segments) is a 400 `invalid_export_name`; no file is ever read.',
+    description:
+      'Streamed as an attachment. A path-like name (separators, dot-segments, several segments) is a 400 `invalid_export_name`; no file is ever read.',
     pathParams: z.object({ name: exportNameDoc }),
     responses: {
-      200: { description: 'The export, as an attachment.', content: Object.fromEntries(exportTypes.map((t) => [t, undefined])), headers: ['Content-Disposition'] },
+      200: {
+        description: 'The export, as an attachment.',
+        content: Object.fromEntries(exportTypes.map((t) => [t, undefined])),
+        headers: ['Content-Disposition'],
+      },
       400: error('A path, not a name (`invalid_export_name`).'),
       404: error('No export of that name.'),
     },
@@ -177,44 +207,48 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('lastEvaluation'),
     summary: "This replica's last evaluation report",
     tag: 'eval',
-    responses: { 200: { description: 'The last report.', content: json(evalReportSchema) }, 404: error('No evaluation has run yet on this replica.') },
+    responses: {
+      200: { description: 'The last report.', content: json(evalReportSchema) },
+      404: error('No evaluation has run yet on this replica.'),
+    },
   },
   {
     ...route('evaluate'),
     summary: "Score the live index with trec_eval's measures",
     tag: 'eval',
     body: { contentType: 'application/json', schema: evalRequest },
-    responses: { 200: { description: 'The report.', content: json(evalReportSchema) }, 400: BAD_REQUEST, 413: TOO_LARGE, 415: UNSUPPORTED },
+    responses: {
+      200: { description: 'The report.', content: json(evalReportSchema) },
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: UNSUPPORTED,
+    },
   },
-  ...(['chat', 'chatV1'] as const).map(
-    (id): ContractOperation => ({
-      ...route(id),
-      summary: 'Answer a question from the content, with sources',
-      tag: 'chat',
-      description:
-        'With `Accept: text/event-stream` the answer streams as server-sent events: one `sources`, `delta`…, one `usage`, then `done` (or `error` if the provider breaks off mid-answer or the answer passes a limit: `limit` names the setting, AI_ANSWER_MAX_CHARS, AI_ANSWER_TIMEOUT_MS or AI_EVENT_MAX_BYTES); each event\'s data is JSON (schemas ChatEvent*). A 502/504 before the stream starts may carry `limit` too (AI_FIRST_BYTE_TIMEOUT_MS, AI_ANSWER_TIMEOUT_MS, AI_EVENT_MAX_BYTES).',
-      body: { contentType: 'application/json', schema: chatRequest },
-      responses: {
-        200: {
-          description: 'The answer (JSON), or its events (text/event-stream).',
-          content: { 'application/json': chatAnswerSchema, 'text/event-stream': undefined },
-        },
-        400: BAD_REQUEST,
-        413: TOO_LARGE,
-        415: UNSUPPORTED,
-        502: error('The AI provider failed (`upstream_error`).'),
-        504: error('The AI provider did not answer in time (`upstream_timeout`).'),
+  ...(['chat', 'chatV1'] as const).map((id): ContractOperation => ({
+    ...route(id),
+    summary: 'Answer a question from the content, with sources',
+    tag: 'chat',
+    description:
+      "With `Accept: text/event-stream` the answer streams as server-sent events: one `sources`, `delta`…, one `usage`, then `done` (or `error` if the provider breaks off mid-answer or the answer passes a limit: `limit` names the setting, AI_ANSWER_MAX_CHARS, AI_ANSWER_TIMEOUT_MS or AI_EVENT_MAX_BYTES); each event's data is JSON (schemas ChatEvent*). A 502/504 before the stream starts may carry `limit` too (AI_FIRST_BYTE_TIMEOUT_MS, AI_ANSWER_TIMEOUT_MS, AI_EVENT_MAX_BYTES).",
+    body: { contentType: 'application/json', schema: chatRequest },
+    responses: {
+      200: {
+        description: 'The answer (JSON), or its events (text/event-stream).',
+        content: { 'application/json': chatAnswerSchema, 'text/event-stream': undefined },
       },
-    }),
-  ),
-  ...(['health', 'apiHealth'] as const).map(
-    (id): ContractOperation => ({
-      ...route(id),
-      summary: 'The health record',
-      tag: 'operations',
-      responses: { 200: { description: 'Status, stores, rate limiting, health score.', content: json(healthSchema) } },
-    }),
-  ),
+      400: BAD_REQUEST,
+      413: TOO_LARGE,
+      415: UNSUPPORTED,
+      502: error('The AI provider failed (`upstream_error`).'),
+      504: error('The AI provider did not answer in time (`upstream_timeout`).'),
+    },
+  })),
+  ...(['health', 'apiHealth'] as const).map((id): ContractOperation => ({
+    ...route(id),
+    summary: 'The health record',
+    tag: 'operations',
+    responses: { 200: { description: 'Status, stores, rate limiting, health score.', content: json(healthSchema) } },
+  })),
   {
     ...route('live'),
     summary: 'Liveness',
@@ -225,7 +259,10 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('ready'),
     summary: 'Readiness (follows the lifecycle only)',
     tag: 'operations',
-    responses: { 200: { description: 'Ready.', content: json(readySchema) }, 503: { description: 'Starting or draining.', content: json(readySchema) } },
+    responses: {
+      200: { description: 'Ready.', content: json(readySchema) },
+      503: { description: 'Starting or draining.', content: json(readySchema) },
+    },
   },
   {
     ...route('metrics'),
@@ -237,7 +274,9 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('prometheusMetrics'),
     summary: 'Metrics in the Prometheus text format',
     tag: 'operations',
-    responses: { 200: { description: 'Prometheus exposition (text format 0.0.4).', content: { 'text/plain': undefined } } },
+    responses: {
+      200: { description: 'Prometheus exposition (text format 0.0.4).', content: { 'text/plain': undefined } },
+    },
   },
   {
     ...route('rateLimit'),
@@ -249,7 +288,9 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('openapi'),
     summary: 'This document',
     tag: 'operations',
-    responses: { 200: { description: 'The OpenAPI 3.1 document of the service.', content: { 'application/json': undefined } } },
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document of the service.', content: { 'application/json': undefined } },
+    },
   },
 ];
 
@@ -257,7 +298,14 @@ export const OPERATIONS: readonly ContractOperation[] = [
 export const RATE_LIMITED: ContractResponse = {
   description: 'Rate limited: a tier is exhausted. Retry after `Retry-After` seconds.',
   content: json(rateLimitedSchema),
-  headers: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'],
+  headers: [
+    'Retry-After',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'RateLimit-Policy',
+    'RateLimit',
+  ],
 };
 
 /**

@@ -66,7 +66,17 @@ export const searchResponseSchema = z
     example: {
       query: 'rate limit',
       total: 1,
-      results: [{ id: 'rate-limiting', type: 'article', title: 'Rate limiting', snippet: 'Every request is charged to the global, ip and search tiers: the <mark>rate</mark> <mark>limit</mark>…', score: 7.2, url: null }],
+      results: [
+        {
+          id: 'rate-limiting',
+          type: 'article',
+          title: 'Rate limiting',
+          snippet:
+            'Every request is charged to the global, ip and search tiers: the <mark>rate</mark> <mark>limit</mark>…',
+          score: 7.2,
+          url: null,
+        },
+      ],
       took_ms: 0.4,
       cached: false,
     },

@@ -14,12 +14,19 @@ export const uploadFields = z.object({
 /** The multipart body as documented. */
 export const uploadRequestDoc = z
   .object({
-    file: z.array(z.string().meta({ contentMediaType: 'application/octet-stream' })).min(1).max(MAX_UPLOAD_FILES).meta({
-      description: 'One or more files: .md (YAML front matter), .txt, .json, .ndjson. Also accepted as files, file[] or files[].',
-    }),
+    file: z
+      .array(z.string().meta({ contentMediaType: 'application/octet-stream' }))
+      .min(1)
+      .max(MAX_UPLOAD_FILES)
+      .meta({
+        description:
+          'One or more files: .md (YAML front matter), .txt, .json, .ndjson. Also accepted as files, file[] or files[].',
+      }),
     type: itemTypeSchema.optional(),
   })
   .meta({ id: 'UploadRequest' });
 
 /** 201: every item of every file stored. */
-export const uploadResponseSchema = z.object({ count: z.int().min(1), items: z.array(itemSchema) }).meta({ id: 'UploadResponse' });
+export const uploadResponseSchema = z
+  .object({ count: z.int().min(1), items: z.array(itemSchema) })
+  .meta({ id: 'UploadResponse' });

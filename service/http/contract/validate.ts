@@ -7,7 +7,11 @@ import { HttpError } from '../errors';
  * field}` naming the field (dotted path, `body` for the body as a whole); `code` replaces
  * `bad_request` where a route has its own.
  */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, opts: { whole?: string; code?: string } = {}): z.output<S> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  opts: { whole?: string; code?: string } = {},
+): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

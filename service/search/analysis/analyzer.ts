@@ -21,7 +21,12 @@ const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** A UTF-16 unit that can be part of a word (surrogates counted in: they may be letters). */
 function wordish(c: number): boolean {
-  return (c >= 0xd800 && c <= 0xdfff) || c === 0x27 || c === 0x2019 || (c > 0x2f && LETTER_OR_DIGIT.test(String.fromCharCode(c)));
+  return (
+    (c >= 0xd800 && c <= 0xdfff) ||
+    c === 0x27 ||
+    c === 0x2019 ||
+    (c > 0x2f && LETTER_OR_DIGIT.test(String.fromCharCode(c)))
+  );
 }
 
 /** True when no word can end at `i` (the units on both sides can both be part of one). */
@@ -134,5 +139,10 @@ export class Analyzer {
 function fold(word: string): string {
   const lower = word.toLowerCase();
   // Only strings with non-ASCII letters pay for normalization.
-  return /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/’/g, "'") : lower;
+  return /[^\x00-\x7f]/.test(lower)
+    ? lower
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .replace(/’/g, "'")
+    : lower;
 }

@@ -109,7 +109,16 @@ export interface MergeSource {
 export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeResult> {
   const { nf } = src;
   const nt = src.terms.length;
-  const { ids: oldIds, fwdStart: oldStart, fwdTerm: oldTerm, fwdTf: oldTf, lengths: oldLengths, fps: oldFps, posStart: oldPosStart, posBytes: oldPos } = src;
+  const {
+    ids: oldIds,
+    fwdStart: oldStart,
+    fwdTerm: oldTerm,
+    fwdTf: oldTf,
+    lengths: oldLengths,
+    fps: oldFps,
+    posStart: oldPosStart,
+    posBytes: oldPos,
+  } = src;
   const newOf = new Int32Array(end).fill(-1);
   let n = 0;
   let entries = 0;
@@ -143,7 +152,9 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   const fwdTerm = new Int32Array(entries + roomEntries);
   const fwdTf = new Uint16Array(entries + roomEntries);
   const posStart = new Int32Array(n + room + 1);
-  const posBytes = new Uint8Array(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, n)) + 1024 : 0));
+  const posBytes = new Uint8Array(
+    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, n)) + 1024 : 0),
+  );
   let at = 0;
   let posAt = 0;
   for (let d = 0; d < end; d++) {

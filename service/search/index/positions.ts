@@ -78,7 +78,6 @@ export function positionsOf(
   return { pa, na, pb, nb };
 }
 
-
 /**
  * The window counts of terms a and b (a ≠ b) at positions `pa[0 .. na)` and `pb[0 .. nb)`, both
  * increasing, as issue 28's ranking sweep (bench/search/ranking-sweep.ts) counts them: `o`, the a
@@ -86,7 +85,14 @@ export function positionsOf(
  * window), each b used once, every a taking the first unused such b. Linear: the a come in
  * order, so the first unused b in reach never lies before the last one taken.
  */
-export function windowCounts(pa: Int32Array, na: number, pb: Int32Array, nb: number, window: number, out: WindowCounts): WindowCounts {
+export function windowCounts(
+  pa: Int32Array,
+  na: number,
+  pb: Int32Array,
+  nb: number,
+  window: number,
+  out: WindowCounts,
+): WindowCounts {
   let o = 0;
   let u = 0;
   let j = 0;

@@ -73,7 +73,13 @@ export class PostingsIndex extends SegmentedIndex {
   private unionBits = new Int32Array(0);
 
   /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
-  private postings(term: string, fields: readonly number[], boost: readonly number[], bm25: Bm25Params, keepValues: boolean): TermPostings | undefined {
+  private postings(
+    term: string,
+    fields: readonly number[],
+    boost: readonly number[],
+    bm25: Bm25Params,
+    keepValues: boolean,
+  ): TermPostings | undefined {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
@@ -97,14 +103,31 @@ export class PostingsIndex extends SegmentedIndex {
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
     const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
-    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    const stats: ValueStats = {
+      lengths: this.lengths,
+      short,
+      nf: this.nf,
+      avg: this.avg,
+      k: bm25.k,
+      b: bm25.b,
+      d: bm25.d,
+    };
     const parts: TermPostings['parts'] = [];
     if (run) {
       // The values and the exact bounds, per block and in all: one pass over the run (cached
       // with the postings for the index version, so repeated queries between writes do not pay it again).
       const dead = this.deadBase > 0;
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      const { vals, blockMax } = termValues(run.docs, runTfs, fields, boost, idf, stats, dead ? ids : undefined, keepValues);
+      const { vals, blockMax } = termValues(
+        run.docs,
+        runTfs,
+        fields,
+        boost,
+        idf,
+        stats,
+        dead ? ids : undefined,
+        keepValues,
+      );
       const maxImpact = largest(blockMax);
       if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals: keepValues ? vals : undefined });
       else {
@@ -164,9 +187,23 @@ export class PostingsIndex extends SegmentedIndex {
   }
 
   /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
-  private fillValues(term: string, p: TermPostings, fields: readonly number[], boost: readonly number[], bm25: Bm25Params): void {
+  private fillValues(
+    term: string,
+    p: TermPostings,
+    fields: readonly number[],
+    boost: readonly number[],
+    bm25: Bm25Params,
+  ): void {
     const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
-    const stats: ValueStats = { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+    const stats: ValueStats = {
+      lengths: this.lengths,
+      short,
+      nf: this.nf,
+      avg: this.avg,
+      k: bm25.k,
+      b: bm25.b,
+      d: bm25.d,
+    };
     let added = 0;
     for (const part of p.parts) {
       part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
@@ -230,7 +267,15 @@ export class PostingsIndex extends SegmentedIndex {
     const partOf: Array<TermPostings['parts'][number]> = [];
     const termNames: string[] = [];
     const seen = new Set<string>();
-    const scoring: CursorScoring = { lengths: this.lengths, nf: this.nf, fields, avg: fields.map((f) => this.avg[f]), k: bm25.k, b: bm25.b, d: bm25.d };
+    const scoring: CursorScoring = {
+      lengths: this.lengths,
+      nf: this.nf,
+      fields,
+      avg: fields.map((f) => this.avg[f]),
+      k: bm25.k,
+      b: bm25.b,
+      d: bm25.d,
+    };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
       const p = this.postings(term, fields, boosts, bm25, keepValues);
@@ -242,7 +287,17 @@ export class PostingsIndex extends SegmentedIndex {
       const factors = boosts.map((b) => weight * b);
       for (const part of p.parts) {
         const scale = weight * (1 + 1e-9);
-        cursors.push({ docs: part.docs, tfs: part.tfs, vals: part.vals, idf: p.idf, scoring, factors, bound: part.maxImpact * scale, blockMax: scaled(part.blockMax, scale), distinct });
+        cursors.push({
+          docs: part.docs,
+          tfs: part.tfs,
+          vals: part.vals,
+          idf: p.idf,
+          scoring,
+          factors,
+          bound: part.maxImpact * scale,
+          blockMax: scaled(part.blockMax, scale),
+          distinct,
+        });
         termOf.push(this.termIds.get(term)!);
         partOf.push(part);
         termNames.push(term);
@@ -265,7 +320,12 @@ export class PostingsIndex extends SegmentedIndex {
    * terms hold ~1.3M postings at 1M documents, mostly in the long lists of common terms, where a
    * word of the bitmap stands for several postings.
    */
-  private *unionSize(cursors: readonly ScoreCursor[], parts: ReadonlyArray<TermPostings['parts'][number]>, terms: readonly string[], keep?: (docId: number) => boolean): Generator<void, number> {
+  private *unionSize(
+    cursors: readonly ScoreCursor[],
+    parts: ReadonlyArray<TermPostings['parts'][number]>,
+    terms: readonly string[],
+    keep?: (docId: number) => boolean,
+  ): Generator<void, number> {
     const words = (this.next + 31) >>> 5;
     if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
     const bits = this.unionBits;
@@ -280,7 +340,12 @@ export class PostingsIndex extends SegmentedIndex {
       lo = Math.min(lo, first);
       hi = Math.max(hi, last + 1);
       const part = parts[c];
-      if (!part.bits && part.counted && n >= (last - first + 1) * UNION_BITMAP_DENSITY && this.postingCache.get(terms[c])?.parts.includes(part)) {
+      if (
+        !part.bits &&
+        part.counted &&
+        n >= (last - first + 1) * UNION_BITMAP_DENSITY &&
+        this.postingCache.get(terms[c])?.parts.includes(part)
+      ) {
         part.bits = { lo: first, words: setBits(docs, new Int32Array(last - first + 1), first) };
         this.countCached(terms[c], part.bits.words.byteLength);
       }

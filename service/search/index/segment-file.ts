@@ -69,17 +69,19 @@ export function contentFingerprint(fingerprints: Uint32Array): string {
   return `${fingerprints.length}-${sum.toString(16)}-${x.toString(16)}`;
 }
 
-
 function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
-
 
 /**
  * The file's bytes, in parts to write in order. `pause` is awaited between steps of a few
  * milliseconds each (checksums, string encoding), so encoding never holds the event loop long.
  */
-export async function encodeSegment(sealed: SealedIndex, meta: SegmentMeta, pause: () => Promise<void>): Promise<Buffer[]> {
+export async function encodeSegment(
+  sealed: SealedIndex,
+  meta: SegmentMeta,
+  pause: () => Promise<void>,
+): Promise<Buffer[]> {
   const arrays: Array<[string, SectionType, Buffer]> = [];
   arrays.push(['ids', 'json', Buffer.from(JSON.stringify(sealed.ids), 'utf8')]);
   await pause();
@@ -125,9 +127,14 @@ function readHeader(buf: Buffer, key: string): { header: Header; bodyStart: numb
   const header = head.header as Header;
   const { bodyStart } = head;
   if (header.format !== FORMAT) throw new SegmentError(`format ${String(header.format)}, this version reads ${FORMAT}`);
-  if (header.key !== key) throw new SegmentError(`built with ${JSON.stringify(header.key)}, this version indexes with ${JSON.stringify(key)}`);
+  if (header.key !== key)
+    throw new SegmentError(
+      `built with ${JSON.stringify(header.key)}, this version indexes with ${JSON.stringify(key)}`,
+    );
   if (buf.length !== bodyStart + header.bodyBytes) {
-    throw new SegmentError(`${buf.length < bodyStart + header.bodyBytes ? 'truncated' : 'extended'}: ${buf.length} bytes, the header says ${bodyStart + header.bodyBytes}`);
+    throw new SegmentError(
+      `${buf.length < bodyStart + header.bodyBytes ? 'truncated' : 'extended'}: ${buf.length} bytes, the header says ${bodyStart + header.bodyBytes}`,
+    );
   }
   return { header, bodyStart };
 }
@@ -138,7 +145,11 @@ function readHeader(buf: Buffer, key: string): { header: Header; bodyStart: numb
  * `buf` (copied only if `buf` is not 8-byte aligned in memory). `pause` is awaited between
  * checksum slices.
  */
-export async function decodeSegment(buf: Buffer, key: string, pause: () => Promise<void>): Promise<{ sealed: SealedIndex; content: string }> {
+export async function decodeSegment(
+  buf: Buffer,
+  key: string,
+  pause: () => Promise<void>,
+): Promise<{ sealed: SealedIndex; content: string }> {
   const { header, bodyStart } = readHeader(buf, key);
   let body = buf.subarray(bodyStart);
   if ((await crcInSteps([body], pause)) !== header.bodyCrc) throw new SegmentError('damaged: body checksum mismatch');
@@ -146,17 +157,24 @@ export async function decodeSegment(buf: Buffer, key: string, pause: () => Promi
   const byName = new Map(header.sections.map((s) => [s.name, s]));
   const section = (name: string, type: SectionType): Buffer => {
     const s = byName.get(name);
-    if (!s || s.type !== type || s.offset % 8 !== 0 || s.offset + s.bytes > body.length) throw new SegmentError(`section ${name} is missing or out of place`);
+    if (!s || s.type !== type || s.offset % 8 !== 0 || s.offset + s.bytes > body.length)
+      throw new SegmentError(`section ${name} is missing or out of place`);
     return body.subarray(s.offset, s.offset + s.bytes);
   };
-  const view = <T>(name: string, type: SectionType, make: new (b: ArrayBufferLike, o: number, n: number) => T, size: number): T => {
+  const view = <T>(
+    name: string,
+    type: SectionType,
+    make: new (b: ArrayBufferLike, o: number, n: number) => T,
+    size: number,
+  ): T => {
     const b = section(name, type);
     if (b.length % size !== 0) throw new SegmentError(`section ${name} has a partial element`);
     return new make(b.buffer, b.byteOffset, b.length / size);
   };
   const json = (name: string): string[] => {
     const v = JSON.parse(section(name, 'json').toString('utf8')) as unknown;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new SegmentError(`section ${name} is not a list of strings`);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+      throw new SegmentError(`section ${name} is not a list of strings`);
     return v as string[];
   };
   const fields = header.fields;
@@ -186,15 +204,28 @@ export async function decodeSegment(buf: Buffer, key: string, pause: () => Promi
     throw new SegmentError(`inconsistent: ${what}`);
   };
   if (n !== header.documents || nt !== header.terms) fail('document or term count');
-  if (sealed.fingerprints.length !== n || sealed.avg.length !== nf || sealed.lengths.length !== n * nf || sealed.fwdStart.length !== n * nf + 1) fail('per-document arrays');
-  if (sealed.fwdStart[n * nf] !== sealed.fwdTerm.length || sealed.fwdTf.length !== sealed.fwdTerm.length) fail('forward index');
+  if (
+    sealed.fingerprints.length !== n ||
+    sealed.avg.length !== nf ||
+    sealed.lengths.length !== n * nf ||
+    sealed.fwdStart.length !== n * nf + 1
+  )
+    fail('per-document arrays');
+  if (sealed.fwdStart[n * nf] !== sealed.fwdTerm.length || sealed.fwdTf.length !== sealed.fwdTerm.length)
+    fail('forward index');
   const { posStart, posBytes, posField } = sealed;
   if (!Number.isInteger(posField) || posField < -1 || posField >= nf) fail('field of positions');
   if (posStart.length !== n + 1 || posStart[0] !== 0 || posStart[n] !== posBytes.length) fail('positions');
   for (let d = 0; d < n; d++) if (posStart[d + 1] < posStart[d]) fail('positions');
   for (let f = 0; f < nf; f++) {
     const s = sealed.start[f];
-    if (s.length !== nt + 1 || s[0] !== 0 || s[nt] !== sealed.docs[f].length || sealed.tfs[f].length !== sealed.docs[f].length) fail(`postings of field ${fields[f]}`);
+    if (
+      s.length !== nt + 1 ||
+      s[0] !== 0 ||
+      s[nt] !== sealed.docs[f].length ||
+      sealed.tfs[f].length !== sealed.docs[f].length
+    )
+      fail(`postings of field ${fields[f]}`);
     for (let t = 0; t < nt; t++) if (s[t + 1] < s[t]) fail(`postings of field ${fields[f]}`);
   }
   return { sealed, content: header.content };

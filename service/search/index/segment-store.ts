@@ -13,7 +13,11 @@ import { yieldToLoop } from '../../lib/yield-to-loop';
  * `<DATA_DIR>/search-index` with the file store in `DATA_DIR`, else none (a Redis or memory
  * store: the stack sets `INDEX_DIR` to a folder in the pod's emptyDir).
  */
-export function segmentDir(indexDir: string | undefined, dataDir: string, store: 'file' | 'kvstore' | 'memory'): string | undefined {
+export function segmentDir(
+  indexDir: string | undefined,
+  dataDir: string,
+  store: 'file' | 'kvstore' | 'memory',
+): string | undefined {
   if (indexDir === 'off') return undefined;
   if (indexDir !== undefined) return indexDir;
   return store === 'file' ? join(dataDir, 'search-index') : undefined;
@@ -84,13 +88,19 @@ export class SegmentStore {
     this.prefetched = undefined;
     // Temp files of writes cut short (the process stopped mid-write) are never renamed: drop them.
     const names = await readdir(this.opts.dir).catch(() => [] as string[]);
-    for (const n of names) if (n.startsWith(`${SEGMENT_FILE}.`) && n.endsWith('.tmp')) await rm(join(this.opts.dir, n), { force: true });
+    for (const n of names)
+      if (n.startsWith(`${SEGMENT_FILE}.`) && n.endsWith('.tmp')) await rm(join(this.opts.dir, n), { force: true });
     let buf: Buffer;
     try {
       buf = await reading;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.logger.info({ file: this.file }, 'no persisted search segment: building the index from the content');
-      else this.logger.warn({ file: this.file, err: (e as Error).message }, 'persisted search segment unreadable: building the index from the content');
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        this.logger.info({ file: this.file }, 'no persisted search segment: building the index from the content');
+      else
+        this.logger.warn(
+          { file: this.file, err: (e as Error).message },
+          'persisted search segment unreadable: building the index from the content',
+        );
       return undefined;
     }
     try {
@@ -98,7 +108,10 @@ export class SegmentStore {
       return { sealed, content, bytes: buf.length };
     } catch (e) {
       if (!(e instanceof SegmentError)) throw e;
-      this.logger.warn({ file: this.file, reason: e.message }, `persisted search segment not used (${e.message}): building the index from the content; the next segment written replaces it`);
+      this.logger.warn(
+        { file: this.file, reason: e.message },
+        `persisted search segment not used (${e.message}): building the index from the content; the next segment written replaces it`,
+      );
       return undefined;
     }
   }
@@ -193,10 +206,16 @@ export class SegmentStore {
       }
       this.written = sealed;
       this.writes += 1;
-      this.logger.info({ file: this.file, documents: sealed.ids.length, bytes, ms: Math.round(performance.now() - started) }, 'search segment persisted');
+      this.logger.info(
+        { file: this.file, documents: sealed.ids.length, bytes, ms: Math.round(performance.now() - started) },
+        'search segment persisted',
+      );
     } catch (e) {
       await rm(tmp, { force: true }).catch(() => undefined);
-      this.logger.warn({ file: this.file, err: (e as Error).message }, 'could not persist the search segment; the next start rebuilds the index (or uses an older segment, re-indexing what changed)');
+      this.logger.warn(
+        { file: this.file, err: (e as Error).message },
+        'could not persist the search segment; the next start rebuilds the index (or uses an older segment, re-indexing what changed)',
+      );
     }
   }
 }

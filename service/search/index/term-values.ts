@@ -111,7 +111,15 @@ export function scoredCacheBudget(postingBytes: number): number {
 }
 
 /** Bytes a term's scored parts hold beyond the arrays they share with `shared` (its base run's documents). */
-export function scoredBytes(parts: ReadonlyArray<{ docs: Int32Array; tfs: ReadonlyArray<Uint16Array | null>; vals?: ReadonlyArray<Float64Array | null>; blockMax: Float64Array }>, shared?: Int32Array): number {
+export function scoredBytes(
+  parts: ReadonlyArray<{
+    docs: Int32Array;
+    tfs: ReadonlyArray<Uint16Array | null>;
+    vals?: ReadonlyArray<Float64Array | null>;
+    blockMax: Float64Array;
+  }>,
+  shared?: Int32Array,
+): number {
   let n = 0;
   for (const p of parts) {
     n += p.blockMax.byteLength;

@@ -19,7 +19,12 @@ export interface ForwardEntries {
  * term's parts hold disjoint ranges: the base's documents, then the appended ones). For
  * `TopKOptions.whole`; valid while the index does not change (as the cursors).
  */
-export function wholeScorer(forward: ForwardEntries, cursors: readonly ScoreCursor[], termOf: readonly number[], scoring: CursorScoring): (doc: number) => number {
+export function wholeScorer(
+  forward: ForwardEntries,
+  cursors: readonly ScoreCursor[],
+  termOf: readonly number[],
+  scoring: CursorScoring,
+): (doc: number) => number {
   const m = cursors.length;
   const { fields, avg, k, b, d } = scoring;
   const nfs = fields.length;
@@ -70,7 +75,8 @@ export function wholeScorer(forward: ForwardEntries, cursors: readonly ScoreCurs
         const t = tf[i * nfs + j];
         if (t === 0) continue;
         tf[i * nfs + j] = 0;
-        s += c.factors[j] * (c.idf[j] * (d + (t * k1) / (t + k * (1 - b + (b * lengths[doc * nf + fields[j]]) / avg[j]))));
+        s +=
+          c.factors[j] * (c.idf[j] * (d + (t * k1) / (t + k * (1 - b + (b * lengths[doc * nf + fields[j]]) / avg[j]))));
       }
       sum += s;
     }

@@ -124,7 +124,11 @@ export function* baseWindows(
 }
 
 /** The documents `both[0 .. n)` (increasing) that hold a window, a step per `STEP_DOCS` documents. */
-export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out: WindowCounts) => WindowCounts): Generator<void, BaseWindows> {
+export function* windowsOf(
+  both: Int32Array,
+  n: number,
+  count: (doc: number, out: WindowCounts) => WindowCounts,
+): Generator<void, BaseWindows> {
   const found: number[] = [];
   const flags: number[] = [];
   let o = 0;
@@ -141,4 +145,3 @@ export function* windowsOf(both: Int32Array, n: number, count: (doc: number, out
   }
   return { docs: Int32Array.from(found), ordered: Uint8Array.from(flags), o };
 }
-

@@ -1,7 +1,6 @@
 import type { WeightedTerm } from '../index/cursor';
 import type { Expansion, ExpansionLookup } from '../vocabulary/expansions';
 
-
 /**
  * Bounds on the work of one query, whatever its text: the cost of a search grows with the
  * distinct terms it scores, and prefix and fuzzy matching turn one term into many. Constants,
@@ -55,7 +54,9 @@ export function distinctTerms(terms: readonly string[], max: number = QUERY_LIMI
  */
 export function bestExpansions(candidates: Iterable<Expansion>, max: number): Expansion[] {
   if (max <= 0) return [];
-  return [...candidates].sort((a, b) => a.distance - b.distance || b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, max);
+  return [...candidates]
+    .sort((a, b) => a.distance - b.distance || b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+    .slice(0, max);
 }
 
 /**
@@ -102,7 +103,10 @@ export function planQuery(queryTerms: readonly string[], r: PlanOptions, expansi
   const groups: string[][] = [];
   let budget: number = L.maxExpansions;
   for (const [term, count] of weighted) {
-    const fuzzy = term.length >= r.fuzzyMinLength && term.length <= L.maxFuzzyLength ? Math.min(L.maxFuzzyDistance, Math.round(term.length * 0.2)) : 0;
+    const fuzzy =
+      term.length >= r.fuzzyMinLength && term.length <= L.maxFuzzyLength
+        ? Math.min(L.maxFuzzyDistance, Math.round(term.length * 0.2))
+        : 0;
     const found = expansions(term, { prefix: term.length >= r.prefixMinLength, fuzzy, scanLimit: L.maxPrefixScan });
     const best = bestExpansions(found, Math.min(L.maxExpansionsPerTerm, budget));
     budget -= best.length;

@@ -24,7 +24,11 @@ export const ACCUMULATOR_BLOCK = 1 << 15;
  * The sums are the same (each document's terms added in the cursors' order), and the best k
  * under `byRank` do not depend on the order documents are offered in.
  */
-export function accumulatedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions, block = ACCUMULATOR_BLOCK): DocHit[] {
+export function accumulatedTopK(
+  cursors: readonly ScoreCursor[],
+  opts: TopKOptions,
+  block = ACCUMULATOR_BLOCK,
+): DocHit[] {
   if (opts.k <= 0 || cursors.length === 0) return [];
   const scratch = opts.scratch ?? new TopKScratch();
   scratch.grow(cursors);

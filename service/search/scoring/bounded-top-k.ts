@@ -1,7 +1,17 @@
 import { byRank, type DocHit } from './top-hits';
 import type { ScoreCursor } from '../index/cursor';
 import { maxScoreTopK } from './max-score';
-import { addPostings, Best, cursorScore, knownFloor, seek, SLACK, valueFields, wholeScore, type TopKOptions } from './top-k';
+import {
+  addPostings,
+  Best,
+  cursorScore,
+  knownFloor,
+  seek,
+  SLACK,
+  valueFields,
+  wholeScore,
+  type TopKOptions,
+} from './top-k';
 import { TopKScratch, type TopPairs } from './top-k-scratch';
 
 /**
@@ -90,7 +100,8 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       else score[d] = 0;
     }
     // In document order: the bitmap's words in order, each word's bits from the lowest.
-    for (let w = lo >>> 5; w <= hi >>> 5; w++) for (let x = alive[w]; x !== 0; x &= x - 1) cands[s++] = (w << 5) + 31 - Math.clz32(x & -x);
+    for (let w = lo >>> 5; w <= hi >>> 5; w++)
+      for (let x = alive[w]; x !== 0; x &= x - 1) cands[s++] = (w << 5) + 31 - Math.clz32(x & -x);
   } else {
     for (let d = lo; d <= hi; d++) {
       const st = state[d];
@@ -157,17 +168,19 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   // Their scores, summed in the cursors' order.
   const exact = new Float64Array(n);
   if (opts.whole) for (let i = 0; i < n; i++) exact[i] = opts.whole(cands[i]);
-  else for (const c of cursors) {
-    const { docs } = c;
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      at = seek(docs, at, cands[i]);
-      if (at >= docs.length) break;
-      if (docs[at] === cands[i]) exact[i] += cursorScore(c, at);
+  else
+    for (const c of cursors) {
+      const { docs } = c;
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        at = seek(docs, at, cands[i]);
+        if (at >= docs.length) break;
+        if (docs[at] === cands[i]) exact[i] += cursorScore(c, at);
+      }
     }
-  }
   const best = new Best(k);
-  for (let i = 0; i < n; i++) if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i], doc: cands[i] });
+  for (let i = 0; i < n; i++)
+    if (exact[i] >= best.threshold) best.offer({ id: opts.idOf(cands[i]), score: exact[i], doc: cands[i] });
   return best.heap.sort(byRank);
 }
 
@@ -186,7 +199,14 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
  * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
  * each of its postings to `score`. Returns the new count.
  */
-function gather(c: ScoreCursor, score: Float64Array, state: Uint8Array, cands: Int32Array, n: number, keep: ((doc: number) => boolean) | undefined): number {
+function gather(
+  c: ScoreCursor,
+  score: Float64Array,
+  state: Uint8Array,
+  cands: Int32Array,
+  n: number,
+  keep: ((doc: number) => boolean) | undefined,
+): number {
   const { docs } = c;
   for (let at = 0; at < docs.length; at++) {
     const d = docs[at];

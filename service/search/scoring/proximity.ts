@@ -24,7 +24,6 @@ export interface ProximityOptions {
   readonly depth: number;
 }
 
-
 // SDM's standard weights: terms 0.85, ordered windows 0.1, unordered 0.05.
 const ORDERED = 0.1 / 0.85;
 const UNORDERED = 0.05 / 0.85;
@@ -78,7 +77,10 @@ export function* proximityRerank<T extends Scored>(
   const depth = Math.min(opts.depth, hits.length);
   const N = source.documents();
   const avg = source.averageLength();
-  const bm25 = (tf: number, len: number, df: number) => (tf && df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) * ((tf * K1_PLUS_1) / (tf + K1 * (ONE_MINUS_B + (B * len) / avg))) : 0);
+  const bm25 = (tf: number, len: number, df: number) =>
+    tf && df
+      ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) * ((tf * K1_PLUS_1) / (tf + K1 * (ONE_MINUS_B + (B * len) / avg)))
+      : 0;
   const extra = new Float64Array(depth);
   const w: WindowCounts = { o: 0, u: 0 };
   for (const [a, b] of pairs) {

@@ -49,7 +49,7 @@ export function topHits<T extends Scored>(hits: readonly T[], k: number): T[] {
   for (const h of hits) {
     if (heap.length < k) {
       heap.push(h);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const p = (i - 1) >> 1;
         if (!worse(i, p)) break;
         swap(i, p);

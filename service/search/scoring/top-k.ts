@@ -118,7 +118,7 @@ export class Best {
     const h = this.heap;
     if (h.length < this.k) {
       h.push(hit);
-      for (let i = h.length - 1; i > 0; ) {
+      for (let i = h.length - 1; i > 0;) {
         const p = (i - 1) >> 1;
         if (byRank(h[i], h[p]) <= 0) break;
         [h[i], h[p]] = [h[p], h[i]];
@@ -128,7 +128,7 @@ export class Best {
     }
     if (byRank(hit, h[0]) >= 0) return false;
     h[0] = hit;
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
@@ -187,7 +187,9 @@ export function cursorScore(c: ScoreCursor, at: number): number {
     const tfs = c.tfs[f];
     if (!tfs) continue;
     const tf = tfs[at];
-    if (tf > 0) s += c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
+    if (tf > 0)
+      s +=
+        c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
   }
   return s;
 }
@@ -212,7 +214,13 @@ export function valueFields(c: ScoreCursor): ReadonlyArray<readonly [Float64Arra
 }
 
 /** Adds cursor `c`'s value at its postings `from` .. `to` (all by default) to `score`; `vals`: its `valueFields`. */
-export function addPostings(c: ScoreCursor, score: Float64Array, vals = valueFields(c), from = 0, to = c.docs.length): void {
+export function addPostings(
+  c: ScoreCursor,
+  score: Float64Array,
+  vals = valueFields(c),
+  from = 0,
+  to = c.docs.length,
+): void {
   const { docs } = c;
   if (vals?.length === 1) {
     const [[v0, f0]] = vals;

@@ -83,7 +83,8 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
   let bound = c.bound;
   if (c.blockMax) {
     bound = 0;
-    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++) if (c.blockMax[b] > bound) bound = c.blockMax[b];
+    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++)
+      if (c.blockMax[b] > bound) bound = c.blockMax[b];
   }
   return {
     docs: c.docs.subarray(from, to),
@@ -108,12 +109,19 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * their k-th score (`TopKOptions.floor`), so it prunes as the one pass would. A query over
  * fewer postings than its first window is `topK` as is.
  */
-export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], opts: TopKOptions, pause: () => Promise<void>, sizing: WindowSizing = {}): Promise<DocHit[]> {
+export async function windowedTopK(
+  topK: TopK,
+  cursors: readonly ScoreCursor[],
+  opts: TopKOptions,
+  pause: () => Promise<void>,
+  sizing: WindowSizing = {},
+): Promise<DocHit[]> {
   const least = sizing.postings ?? WINDOW_POSTINGS;
   const ms = sizing.ms ?? WINDOW_MS;
   const now = sizing.now ?? (() => performance.now());
   const { pace } = sizing;
-  const sized = (rate: number | undefined) => Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms));
+  const sized = (rate: number | undefined) =>
+    Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms));
   let postings = 0;
   let end = 0;
   for (const { docs } of cursors) {
@@ -142,7 +150,7 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
   const at = new Int32Array(cursors.length);
   let best: DocHit[] = [];
   let left = postings;
-  for (let lo = 0; lo < end; ) {
+  for (let lo = 0; lo < end;) {
     // About `target` postings: that share of the ids left (postings spread about evenly over them).
     const hi = left <= target ? end : Math.min(end, lo + Math.max(1, Math.ceil(((end - lo) * target) / left)));
     const part: ScoreCursor[] = [];
@@ -155,7 +163,14 @@ export async function windowedTopK(topK: TopK, cursors: readonly ScoreCursor[], 
       at[i] = to;
     }
     // The k-th best score so far: documents of this window below it cannot make the page.
-    const found = timed(() => topK(part, best.length < opts.k ? base : { ...base, floor: Math.max(base.floor ?? -Infinity, best[opts.k - 1].score) }), held);
+    const found = timed(
+      () =>
+        topK(
+          part,
+          best.length < opts.k ? base : { ...base, floor: Math.max(base.floor ?? -Infinity, best[opts.k - 1].score) },
+        ),
+      held,
+    );
     if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
     left -= held;
     lo = hi;

@@ -86,7 +86,8 @@ function lookUpExpansions(term: string, lookup: ExpansionLookup, source: Expansi
       if (df === 0) return false;
       const t = terms[id];
       const distance = t.length - term.length;
-      if (distance > 0) out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
+      if (distance > 0)
+        out.set(t, { term: t, weight: (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance), distance, df });
       return true;
     });
   }
@@ -94,7 +95,8 @@ function lookUpExpansions(term: string, lookup: ExpansionLookup, source: Expansi
     vocabulary.near(term, lookup.fuzzy, (id, distance) => {
       const t = terms[id];
       const df = source.maxDf(id);
-      if (df > 0 && distance > 0 && !out.has(t)) out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df });
+      if (df > 0 && distance > 0 && !out.has(t))
+        out.set(t, { term: t, weight: (FUZZY_WEIGHT * t.length) / (t.length + distance), distance, df });
     });
   }
   return [...out.values()];

@@ -76,7 +76,15 @@ export class FuzzyIndex {
       forGrams(terms[byRank[r]], shift, (h) => (postings[at[h]++] = r));
       if (r % BUILD_STEP_TERMS === BUILD_STEP_TERMS - 1) yield;
     }
-    Object.assign(x, { byRank, lengthStart, gramStart, postings, shift, counts: new Uint16Array(count), touched: new Int32Array(count) });
+    Object.assign(x, {
+      byRank,
+      lengthStart,
+      gramStart,
+      postings,
+      shift,
+      counts: new Uint16Array(count),
+      touched: new Int32Array(count),
+    });
     return x;
   }
 
@@ -115,7 +123,7 @@ export class FuzzyIndex {
     forGrams(query, this.shift, (h) => grams.push(h));
     grams.sort((x, y) => x - y);
     const lists: Array<[from: number, to: number, cq: number]> = [];
-    for (let i = 0; i < grams.length; ) {
+    for (let i = 0; i < grams.length;) {
       const h = grams[i];
       let cq = 0;
       for (; i < grams.length && grams[i] === h; i++) cq++;
@@ -172,7 +180,14 @@ export class FuzzyIndex {
 
   /** Bytes of its arrays (the heap it holds beyond the vocabulary's strings). */
   get bytes(): number {
-    return this.byRank.byteLength + this.lengthStart.byteLength + this.gramStart.byteLength + this.postings.byteLength + this.counts.byteLength + this.touched.byteLength;
+    return (
+      this.byRank.byteLength +
+      this.lengthStart.byteLength +
+      this.gramStart.byteLength +
+      this.postings.byteLength +
+      this.counts.byteLength +
+      this.touched.byteLength
+    );
   }
 }
 

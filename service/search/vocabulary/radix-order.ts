@@ -19,7 +19,14 @@
  * - the term ending at the node was set at its id;
  * - entries are yielded latest setting first; at a tie (the node's making) the newer one first.
  */
-export function radixOrder(terms: readonly string[], idAt: (i: number) => number, lo: number, hi: number, prefix: string, visit: (id: number) => boolean): void {
+export function radixOrder(
+  terms: readonly string[],
+  idAt: (i: number) => number,
+  lo: number,
+  hi: number,
+  prefix: string,
+  visit: (id: number) => boolean,
+): void {
   if (lo >= hi) return;
   if (prefix.length === 0) {
     node(terms, idAt, entriesOf(terms, idAt, lo, hi, 0), 0, -1, visit);
@@ -64,7 +71,14 @@ function entriesOf(terms: readonly string[], idAt: (i: number) => number, lo: nu
 }
 
 /** Visits the node at depth `d` with `entries`, made at `made`; true once `visit` asked to stop. */
-function node(terms: readonly string[], idAt: (i: number) => number, entries: Entries, d: number, made: number, visit: (id: number) => boolean): boolean {
+function node(
+  terms: readonly string[],
+  idAt: (i: number) => number,
+  entries: Entries,
+  d: number,
+  made: number,
+  visit: (id: number) => boolean,
+): boolean {
   const { list, leaf } = entries;
   // Per entry: [last setting, smallest id, the entries of its node (none for a term ending here), its depth].
   const order: Array<[number, number, Entries | undefined, number]> = [];

@@ -115,7 +115,18 @@ function* sortIds(terms: readonly string[], ids: Int32Array): Generator<void, In
  * Merges sorted runs `a[aLo, aHi)` and `b[bLo, bHi)` into `out` from `at` (ties: `a` first),
  * yielding each time `done.n` (terms placed, counted across calls) reaches `SORT_STEP`.
  */
-function* mergeSteps(terms: readonly string[], a: Int32Array, aLo: number, aHi: number, b: Int32Array, bLo: number, bHi: number, out: Int32Array, at: number, done: { n: number }): Generator<void> {
+function* mergeSteps(
+  terms: readonly string[],
+  a: Int32Array,
+  aLo: number,
+  aHi: number,
+  b: Int32Array,
+  bLo: number,
+  bHi: number,
+  out: Int32Array,
+  at: number,
+  done: { n: number },
+): Generator<void> {
   let i = aLo;
   let j = bLo;
   while (i < aHi || j < bHi) {

@@ -79,9 +79,17 @@ export class Vocabulary {
     // The range with the newer terms merged in, in sorted order, walked as the tree walks it.
     const ids = newer.sort((a, b) => (terms[a] < terms[b] ? -1 : 1));
     const all = new Int32Array(hi - lo + ids.length);
-    for (let i = lo, j = 0, k = 0; k < all.length; k++) all[k] = j >= ids.length || (i < hi && terms[s!.idAt(i)] < terms[ids[j]]) ? s!.idAt(i++) : ids[j++];
+    for (let i = lo, j = 0, k = 0; k < all.length; k++)
+      all[k] = j >= ids.length || (i < hi && terms[s!.idAt(i)] < terms[ids[j]]) ? s!.idAt(i++) : ids[j++];
     let seen = 0;
-    radixOrder(terms, (i) => all[i], 0, all.length, prefix, (id) => visit(id) && ++seen >= scanLimit);
+    radixOrder(
+      terms,
+      (i) => all[i],
+      0,
+      all.length,
+      prefix,
+      (id) => visit(id) && ++seen >= scanLimit,
+    );
   }
 
   /** Calls `found(id, distance)` for every term within `k` edits of `term` (the term itself at 0). */

@@ -190,7 +190,11 @@
       ...write && opts.token ? { authorization: `Bearer ${opts.token}` } : {}
     });
     async function send(method, path, body, write = false, accept) {
-      return doFetch(`${base}${path}`, { method, headers: headersFor(body, write, accept), ...body !== void 0 ? { body: JSON.stringify(body) } : {} });
+      return doFetch(`${base}${path}`, {
+        method,
+        headers: headersFor(body, write, accept),
+        ...body !== void 0 ? { body: JSON.stringify(body) } : {}
+      });
     }
     async function call(method, path, body, write = false, ok = []) {
       const res = await send(method, path, body, write);
@@ -214,7 +218,8 @@
       async *chatStream(request) {
         const res = await send(R.chat.method, R.chat.path, request, false, "text/event-stream");
         if (!res.ok || !res.body) throw await apiError(res);
-        for await (const { event, data } of parseSse(chunks(res.body))) yield { event, data: JSON.parse(data) };
+        for await (const { event, data } of parseSse(chunks(res.body)))
+          yield { event, data: JSON.parse(data) };
       }
     };
   }
@@ -240,7 +245,8 @@
   function showError(e) {
     const status = $("status");
     status.className = "error";
-    if (e instanceof ApiError && e.status === 429) status.textContent = `Too many requests: try again in ${e.retryAfter ?? "?"} s.`;
+    if (e instanceof ApiError && e.status === 429)
+      status.textContent = `Too many requests: try again in ${e.retryAfter ?? "?"} s.`;
     else if (e instanceof ApiError) status.textContent = e.body.message || `Request failed (${e.status}).`;
     else status.textContent = "Request failed: the service did not answer.";
   }

@@ -27,7 +27,8 @@ function link(title: string, url: string | null): HTMLElement {
 function showError(e: unknown): void {
   const status = $('status');
   status.className = 'error';
-  if (e instanceof ApiError && e.status === 429) status.textContent = `Too many requests: try again in ${e.retryAfter ?? '?'} s.`;
+  if (e instanceof ApiError && e.status === 429)
+    status.textContent = `Too many requests: try again in ${e.retryAfter ?? '?'} s.`;
   else if (e instanceof ApiError) status.textContent = e.body.message || `Request failed (${e.status}).`;
   else status.textContent = 'Request failed: the service did not answer.';
 }

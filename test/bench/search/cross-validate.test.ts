@@ -20,7 +20,11 @@ describe('cross-validated choice of a ranking configuration', () => {
     expect(crossValidate(configs, 2, 7)).toEqual(crossValidate(configs, 2, 7));
     expect(crossValidate(configs, 5, 3).heldOut).toBeCloseTo(0.6, 12);
     const r = repeatedCrossValidation(configs, 2, 5);
-    expect([r.heldOut, r.min, r.max]).toEqual([expect.closeTo(0.6, 12), expect.closeTo(0.6, 12), expect.closeTo(0.6, 12)]);
+    expect([r.heldOut, r.min, r.max]).toEqual([
+      expect.closeTo(0.6, 12),
+      expect.closeTo(0.6, 12),
+      expect.closeTo(0.6, 12),
+    ]);
   });
 
   it('refuses folds it cannot make and configurations of different queries', () => {

@@ -44,6 +44,8 @@ describe('search engines side by side', () => {
   it('reads SEARCH_BENCH_SIZES and names a bad one', () => {
     expect(benchSizes({})).toEqual([11429, 50000, 200000]);
     expect(benchSizes({ SEARCH_BENCH_SIZES: '100, 200' })).toEqual([100, 200]);
-    expect(() => benchSizes({ SEARCH_BENCH_SIZES: '10,x' })).toThrow(/SEARCH_BENCH_SIZES: 'x' is not a positive integer/);
+    expect(() => benchSizes({ SEARCH_BENCH_SIZES: '10,x' })).toThrow(
+      /SEARCH_BENCH_SIZES: 'x' is not a positive integer/,
+    );
   });
 });

@@ -1,7 +1,17 @@
 import { dump } from 'js-yaml';
 import { parseSettings } from '../../../configs';
 import { loadStackSettings } from '../../../charts/stack-settings';
-import { ALERTS, alertingRules, alertRules, BURN_RATE_ALERTS, errorRatioRecord, isAlertingRule, SLO_WINDOWS, toYaml, type RuleFile } from '../../../charts/generators';
+import {
+  ALERTS,
+  alertingRules,
+  alertRules,
+  BURN_RATE_ALERTS,
+  errorRatioRecord,
+  isAlertingRule,
+  SLO_WINDOWS,
+  toYaml,
+  type RuleFile,
+} from '../../../charts/generators';
 import { checkRules, ruleUnitTests, testRules, workspace } from '../../../tools/validate';
 import { WRITE_CONFIRMATION_STATES } from '../../../service/metrics/content-metrics';
 import { WRITE_STATES } from '../../../service/content/content-store';
@@ -48,7 +58,10 @@ describe('alertRules', () => {
   it('leaves NoTraffic out by default and adds it, info, with its threshold when switched on', () => {
     expect(alertingRules(rules).map((r) => r.alert)).not.toContain(ALERTS.noTraffic);
     const on = alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', ALERT_NO_TRAFFIC_MIN_REQUESTS: '5' }));
-    expect(byName(on, ALERTS.noTraffic)).toMatchObject({ labels: { severity: 'info' }, expr: expect.stringMatching(/\[10m\]\)\) < 5$/) });
+    expect(byName(on, ALERTS.noTraffic)).toMatchObject({
+      labels: { severity: 'info' },
+      expr: expect.stringMatching(/\[10m\]\)\) < 5$/),
+    });
   });
 
   it('aggregates over pods with sums of rates, never a rate of a sum', () => {
@@ -57,32 +70,51 @@ describe('alertRules', () => {
     for (const rule of alertingRules(rules)) {
       // Every pod counts the same Redis's evictions: the max of their increases, not the sum.
       const aggregation = rule.alert === ALERTS.kvstoreEvictingKeys ? 'max' : 'sum';
-      if (/\b(rate|increase)\(/.test(rule.expr)) expect(rule.expr).toMatch(new RegExp(`${aggregation} by \\((namespace, )?job[^)]*\\) \\((rate|increase)\\(`));
+      if (/\b(rate|increase)\(/.test(rule.expr))
+        expect(rule.expr).toMatch(new RegExp(`${aggregation} by \\((namespace, )?job[^)]*\\) \\((rate|increase)\\(`));
     }
   });
 
   it('links every alert to its heading in the runbook page', () => {
     for (const rule of alertingRules(rules)) {
-      expect(rule.annotations.runbook_url).toBe(`https://github.com/example/svc-ai-search-backend/blob/main/docs/runbooks.md#${rule.alert.toLowerCase()}`);
+      expect(rule.annotations.runbook_url).toBe(
+        `https://github.com/example/svc-ai-search-backend/blob/main/docs/runbooks.md#${rule.alert.toLowerCase()}`,
+      );
     }
     const custom = alertRules(loadStackSettings({ RUNBOOK_BASE_URL: 'https://wiki.example.com/runbooks' }));
-    expect(byName(custom, ALERTS.backendDown).annotations.runbook_url).toBe('https://wiki.example.com/runbooks#backenddown');
+    expect(byName(custom, ALERTS.backendDown).annotations.runbook_url).toBe(
+      'https://wiki.example.com/runbooks#backenddown',
+    );
   });
 
   it('watches the pipeline: an always-firing Watchdog and mixin-style Prometheus and Alertmanager alerts, labelled component=monitoring', () => {
     const watchdog = byName(rules, ALERTS.watchdog);
     expect(watchdog).toMatchObject({ expr: 'vector(1)', labels: { severity: 'none', component: 'monitoring' } });
-    expect(byName(rules, ALERTS.alertmanagerFailedToSend).expr).toContain('alertmanager_notifications_failed_total{job="alertmanager"}');
-    expect(byName(rules, ALERTS.prometheusNotConnectedToAlertmanager).expr).toContain('prometheus_notifications_alertmanagers_discovered{job="prometheus"}');
-    expect(byName(rules, ALERTS.prometheusErrorSendingAlerts).expr).toContain('prometheus_notifications_errors_total{job="prometheus"}');
-    expect(byName(rules, ALERTS.prometheusRuleFailures).expr).toContain('prometheus_rule_evaluation_failures_total{job="prometheus"}');
-    expect(byName(rules, ALERTS.prometheusConfigReloadFailed).expr).toContain('prometheus_config_last_reload_successful');
-    expect(byName(rules, ALERTS.alertmanagerConfigReloadFailed).expr).toContain('alertmanager_config_last_reload_successful');
+    expect(byName(rules, ALERTS.alertmanagerFailedToSend).expr).toContain(
+      'alertmanager_notifications_failed_total{job="alertmanager"}',
+    );
+    expect(byName(rules, ALERTS.prometheusNotConnectedToAlertmanager).expr).toContain(
+      'prometheus_notifications_alertmanagers_discovered{job="prometheus"}',
+    );
+    expect(byName(rules, ALERTS.prometheusErrorSendingAlerts).expr).toContain(
+      'prometheus_notifications_errors_total{job="prometheus"}',
+    );
+    expect(byName(rules, ALERTS.prometheusRuleFailures).expr).toContain(
+      'prometheus_rule_evaluation_failures_total{job="prometheus"}',
+    );
+    expect(byName(rules, ALERTS.prometheusConfigReloadFailed).expr).toContain(
+      'prometheus_config_last_reload_successful',
+    );
+    expect(byName(rules, ALERTS.alertmanagerConfigReloadFailed).expr).toContain(
+      'alertmanager_config_last_reload_successful',
+    );
   });
 
   it('labels every alert with severity and service, and explains it in summary and description', () => {
     for (const rule of alertingRules(rules)) {
-      expect(['critical', 'warning', 'info', ...(rule.alert === ALERTS.watchdog ? ['none'] : [])]).toContain(rule.labels.severity);
+      expect(['critical', 'warning', 'info', ...(rule.alert === ALERTS.watchdog ? ['none'] : [])]).toContain(
+        rule.labels.severity,
+      );
       expect(rule.labels.service).toBe('svc-ai-search-backend');
       expect(rule.annotations.summary.length).toBeGreaterThan(10);
       expect(rule.annotations.description.length).toBeGreaterThan(30);
@@ -102,7 +134,9 @@ describe('alertRules', () => {
       for: '5m',
       labels: { severity: 'warning' },
     });
-    expect(byName(rules, ALERTS.backendTargetsMissing).expr).toBe('count by (namespace, job) (up{job="svc-ai-search-backend"}) < 2');
+    expect(byName(rules, ALERTS.backendTargetsMissing).expr).toBe(
+      'count by (namespace, job) (up{job="svc-ai-search-backend"}) < 2',
+    );
     const one = alertRules(loadStackSettings({ BACKEND_REPLICAS: '1' }));
     expect(alertingRules(one).map((x) => x.alert)).not.toContain(ALERTS.backendTargetsMissing);
   });
@@ -129,7 +163,10 @@ describe('alertRules', () => {
     const fast = byName(rules, ALERTS.errorBudgetFastBurn).expr;
     expect(fast).toContain('[1h])) * 3600 >= 100');
     expect(fast).toContain('[6h])) * 3600 >= 100');
-    const slow = byName(alertRules(loadStackSettings({ ALERT_MIN_REQUESTS_PER_HOUR: '500' })), ALERTS.errorBudgetSlowBurn).expr;
+    const slow = byName(
+      alertRules(loadStackSettings({ ALERT_MIN_REQUESTS_PER_HOUR: '500' })),
+      ALERTS.errorBudgetSlowBurn,
+    ).expr;
     expect(slow).toContain('[1d])) * 3600 >= 500');
     expect(slow).toContain('[3d])) * 3600 >= 500');
   });
@@ -189,7 +226,9 @@ describe('alertRules', () => {
     });
     expect(rule.annotations.description).toContain('Writes are still stored and answered');
     const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
-    expect(byName(operator, ALERTS.contentCompactionFailing).expr).toContain('{job="svc-ai-search-backend", namespace="search"}[15m]');
+    expect(byName(operator, ALERTS.contentCompactionFailing).expr).toContain(
+      '{job="svc-ai-search-backend", namespace="search"}[15m]',
+    );
   });
 
   it('warns, per pod and state, when the DATA_DIR store has refused writes for 1m (a full disk), by the gauge the service exposes', () => {
@@ -203,7 +242,9 @@ describe('alertRules', () => {
     expect(rule.annotations.description).toContain('disk_full, its volume has no space left');
     expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#contentwritesrefused$/);
     const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
-    expect(byName(operator, ALERTS.contentWritesRefused).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
+    expect(byName(operator, ALERTS.contentWritesRefused).expr).toContain(
+      '{job="svc-ai-search-backend", namespace="search", state!="ok"}',
+    );
   });
 
   it('warns, per pod and state, when the kvstore has not confirmed content writes for 2m, by the gauge the service exposes', () => {
@@ -217,7 +258,9 @@ describe('alertRules', () => {
     expect(rule.annotations.description).toContain('refuses writes with 503');
     expect(rule.annotations.runbook_url).toMatch(/runbooks\.md#kvstorewritesunconfirmed$/);
     const operator = alertRules(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' }));
-    expect(byName(operator, ALERTS.kvstoreWritesUnconfirmed).expr).toContain('{job="svc-ai-search-backend", namespace="search", state!="ok"}');
+    expect(byName(operator, ALERTS.kvstoreWritesUnconfirmed).expr).toContain(
+      '{job="svc-ai-search-backend", namespace="search", state!="ok"}',
+    );
   });
 
   it('warns, per store, when the kvstore evicted keys in the last 15m, by the max over pods of the counter the service exposes', () => {
@@ -246,9 +289,25 @@ describe('alertRules', () => {
     });
 
     it('follows the SRE workbook table: 14.4x/1h+5m and 6x/6h+30m page, 3x/1d+2h and 1x/3d+6h ticket', () => {
-      expect(BURN_RATE_ALERTS.map((a) => [a.name, a.severity, a.windows.map((w) => [w.factor, w.long, w.short])])).toEqual([
-        ['ErrorBudgetFastBurn', 'critical', [[14.4, '1h', '5m'], [6, '6h', '30m']]],
-        ['ErrorBudgetSlowBurn', 'warning', [[3, '1d', '2h'], [1, '3d', '6h']]],
+      expect(
+        BURN_RATE_ALERTS.map((a) => [a.name, a.severity, a.windows.map((w) => [w.factor, w.long, w.short])]),
+      ).toEqual([
+        [
+          'ErrorBudgetFastBurn',
+          'critical',
+          [
+            [14.4, '1h', '5m'],
+            [6, '6h', '30m'],
+          ],
+        ],
+        [
+          'ErrorBudgetSlowBurn',
+          'warning',
+          [
+            [3, '1d', '2h'],
+            [1, '3d', '6h'],
+          ],
+        ],
       ]);
       const fast = byName(rules, ALERTS.errorBudgetFastBurn).expr;
       expect(fast).toContain('job:svc_ai_search_request_errors:ratio_rate1h{job="svc-ai-search-backend"} > 0.0144');
@@ -314,7 +373,11 @@ describe('alertRules', () => {
         const { file, tests } = generated(env);
         return { rulesText: toYaml(file), testsText: dump(tests.file) };
       });
-      const drifted = [...DRIFTS.map(([from, to]) => toYaml(rules).replace(from, to)), unguardedRules(), clientErrorRules()];
+      const drifted = [
+        ...DRIFTS.map(([from, to]) => toYaml(rules).replace(from, to)),
+        unguardedRules(),
+        clientErrorRules(),
+      ];
       await testRulesAhead([...judged, ...drifted.map((rulesText) => ({ rulesText, testsText: defaultTests() }))]);
     }, 120000);
 
@@ -322,7 +385,11 @@ describe('alertRules', () => {
       const { file, tests } = generated(env);
       const ws = workspace();
       try {
-        return { check: checkRules(promTools, ws, toYaml(file)), test: testRules(promTools, ws, toYaml(file), dump(tests.file)), tests };
+        return {
+          check: checkRules(promTools, ws, toYaml(file)),
+          test: testRules(promTools, ws, toYaml(file), dump(tests.file)),
+          tests,
+        };
       } finally {
         ws.dispose();
       }
@@ -342,7 +409,11 @@ describe('alertRules', () => {
     it('operator mode: the same service and SLO groups scoped to the namespace, no pipeline group; check rules, every alert and every story pass', () => {
       const s = loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' });
       const file = alertRules(s);
-      expect(file.groups.map((g) => g.name)).toEqual(alertRules(loadStackSettings({})).groups.map((g) => g.name).filter((n) => !n.endsWith('.pipeline')));
+      expect(file.groups.map((g) => g.name)).toEqual(
+        alertRules(loadStackSettings({}))
+          .groups.map((g) => g.name)
+          .filter((n) => !n.endsWith('.pipeline')),
+      );
       for (const rule of file.groups.flatMap((g) => g.rules)) {
         for (const m of rule.expr.matchAll(/\{job="[^"]*"([^}]*)\}/g)) expect(m[1]).toMatch(/^, namespace="search"/);
       }

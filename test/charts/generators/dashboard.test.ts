@@ -1,4 +1,12 @@
-import { BURN_RATE_ALERTS, concreteQuery, dashboardPanels, dashboardQueries, DATASOURCE_VARIABLE, grafanaDashboard, toYaml } from '../../../charts';
+import {
+  BURN_RATE_ALERTS,
+  concreteQuery,
+  dashboardPanels,
+  dashboardQueries,
+  DATASOURCE_VARIABLE,
+  grafanaDashboard,
+  toYaml,
+} from '../../../charts';
 import { loadStackSettings } from '../../../charts/stack-settings';
 import { GRADE_VALUES } from '../../../contract';
 import { checkRules, workspace } from '../../../tools/validate';
@@ -26,14 +34,30 @@ describe('grafanaDashboard', () => {
   it('has the panels the issue lists', () => {
     const titles = panels.map((p) => p.title as string);
     for (const t of [
-      'Requests per second by type', 'Errors per second by status class and route', 'Latency percentiles', 'Success rate', 'Health score',
-      'Performance grade', 'AI tokens per hour', 'Cache entries', 'Cache usage', 'Rate-limit decisions by tier', 'Near the limit, by tier',
-      'Rate-limit store', 'Requests per second per pod', 'Health score per pod', 'Error budget left (30 days)', 'Burn rate by window',
-    ]) expect(titles.some((x) => x.startsWith(t))).toBe(true);
+      'Requests per second by type',
+      'Errors per second by status class and route',
+      'Latency percentiles',
+      'Success rate',
+      'Health score',
+      'Performance grade',
+      'AI tokens per hour',
+      'Cache entries',
+      'Cache usage',
+      'Rate-limit decisions by tier',
+      'Near the limit, by tier',
+      'Rate-limit store',
+      'Requests per second per pod',
+      'Health score per pod',
+      'Error budget left (30 days)',
+      'Burn rate by window',
+    ])
+      expect(titles.some((x) => x.startsWith(t))).toBe(true);
   });
 
   it('queries through the Prometheus data source variable, never a fixed data source', () => {
-    expect((dashboard.templating as Json).list).toEqual([expect.objectContaining({ type: 'datasource', name: DATASOURCE_VARIABLE, query: 'prometheus' })]);
+    expect((dashboard.templating as Json).list).toEqual([
+      expect.objectContaining({ type: 'datasource', name: DATASOURCE_VARIABLE, query: 'prometheus' }),
+    ]);
     for (const p of panels.filter((x) => x.type !== 'row')) {
       expect(p.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
       for (const t of p.targets) expect(t.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
@@ -42,26 +66,46 @@ describe('grafanaDashboard', () => {
 
   it('takes its thresholds from the settings the alerts use', () => {
     const env = {
-      ALERT_ERROR_RATE_THRESHOLD: '0.02', ALERT_LATENCY_P99_SECONDS: '1.5', ALERT_HEALTH_SCORE_MIN: '80', ALERT_TOKENS_PER_HOUR: '5000',
-      ALERT_CACHE_USAGE_PERCENT: '75', SLO_AVAILABILITY: '0.99', BACKEND_REPLICAS: '3',
+      ALERT_ERROR_RATE_THRESHOLD: '0.02',
+      ALERT_LATENCY_P99_SECONDS: '1.5',
+      ALERT_HEALTH_SCORE_MIN: '80',
+      ALERT_TOKENS_PER_HOUR: '5000',
+      ALERT_CACHE_USAGE_PERCENT: '75',
+      SLO_AVAILABILITY: '0.99',
+      BACKEND_REPLICAS: '3',
     };
     const d = grafanaDashboard(loadStackSettings(env));
-    const steps = (title: string) => ((d.panels as Json[]).find((p) => p.title.startsWith(title)) as Json).fieldConfig.defaults.thresholds.steps.map((s: Json) => s.value);
+    const steps = (title: string) =>
+      ((d.panels as Json[]).find((p) => p.title.startsWith(title)) as Json).fieldConfig.defaults.thresholds.steps.map(
+        (s: Json) => s.value,
+      );
     expect(steps('Server error ratio')).toEqual([null, 0.02]);
     expect(steps('Latency percentiles')).toEqual([null, 1.5]);
     expect(steps('Health score')).toEqual([null, 80]);
     expect(steps('AI tokens per hour')).toEqual([null, 5000]);
     expect(steps('Cache usage')).toEqual([null, 75]);
     expect(steps('Targets up')).toEqual([null, 3]);
-    expect(steps('Burn rate by window')).toEqual([null, ...[...new Set(BURN_RATE_ALERTS.flatMap((a) => a.windows.map((w) => w.factor)))].sort((a, b) => a - b)]);
+    expect(steps('Burn rate by window')).toEqual([
+      null,
+      ...[...new Set(BURN_RATE_ALERTS.flatMap((a) => a.windows.map((w) => w.factor)))].sort((a, b) => a - b),
+    ]);
     const budget = (d.panels as Json[]).find((p) => p.title.startsWith('Burn rate')) as Json;
     expect(budget.targets[0].expr).toMatch(/\) \/ 0\.01$/);
   });
 
   it('colours: above a limit red, below a floor red; shows the grade as a letter', () => {
-    expect(byTitle('Latency percentiles').fieldConfig.defaults.thresholds.steps).toEqual([{ value: null, color: 'green' }, { value: 2, color: 'red' }]);
-    expect(byTitle('Health score').fieldConfig.defaults.thresholds.steps).toEqual([{ value: null, color: 'red' }, { value: 70, color: 'green' }]);
-    expect(byTitle('Performance grade').fieldConfig.defaults.mappings[0].options).toMatchObject({ '4': { text: 'A' }, '0': { text: 'F' } });
+    expect(byTitle('Latency percentiles').fieldConfig.defaults.thresholds.steps).toEqual([
+      { value: null, color: 'green' },
+      { value: 2, color: 'red' },
+    ]);
+    expect(byTitle('Health score').fieldConfig.defaults.thresholds.steps).toEqual([
+      { value: null, color: 'red' },
+      { value: 70, color: 'green' },
+    ]);
+    expect(byTitle('Performance grade').fieldConfig.defaults.mappings[0].options).toMatchObject({
+      '4': { text: 'A' },
+      '0': { text: 'F' },
+    });
   });
 
   it('shows every grade the service sets as its own letter: one encoding, GRADE_VALUES of contract/metrics.ts', () => {
@@ -71,9 +115,14 @@ describe('grafanaDashboard', () => {
   });
 
   it('scopes every query like the rules: the job, plus the namespace in operator mode', () => {
-    for (const q of queries) for (const m of q.expr.matchAll(/\{([^}]*)\}/g)) expect(m[1]).toMatch(/^job="svc-ai-search-backend"/);
-    const op = dashboardQueries(grafanaDashboard(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' })));
-    for (const q of op) for (const m of q.expr.matchAll(/\{([^}]*)\}/g)) expect(m[1]).toMatch(/^job="svc-ai-search-backend", namespace="search"/);
+    for (const q of queries)
+      for (const m of q.expr.matchAll(/\{([^}]*)\}/g)) expect(m[1]).toMatch(/^job="svc-ai-search-backend"/);
+    const op = dashboardQueries(
+      grafanaDashboard(loadStackSettings({ MONITORING_MODE: 'operator', NAMESPACE: 'search' })),
+    );
+    for (const q of op)
+      for (const m of q.expr.matchAll(/\{([^}]*)\}/g))
+        expect(m[1]).toMatch(/^job="svc-ai-search-backend", namespace="search"/);
   });
 
   it('is deterministic and carries the name prefix in its uid', () => {
@@ -83,7 +132,9 @@ describe('grafanaDashboard', () => {
 
   it('lays every panel out inside the 24-column grid, below its row', () => {
     for (const p of panels) expect(p.gridPos.x + p.gridPos.w).toBeLessThanOrEqual(24);
-    expect(dashboardPanels(settings).flatMap((r) => r.panels)).toHaveLength(panels.filter((p) => p.type !== 'row').length);
+    expect(dashboardPanels(settings).flatMap((r) => r.panels)).toHaveLength(
+      panels.filter((p) => p.type !== 'row').length,
+    );
   });
 
   describe('judged by promtool', () => {
@@ -91,7 +142,17 @@ describe('grafanaDashboard', () => {
     it('every panel query parses: each one as a recording rule passes promtool check rules', () => {
       for (const mode of ['standalone', 'operator']) {
         const qs = dashboardQueries(grafanaDashboard(loadStackSettings({ MONITORING_MODE: mode })));
-        const file = { groups: [{ name: 'dashboard', rules: qs.map((q, i) => ({ record: `svc_ai_search_dashboard:query${i}`, expr: concreteQuery(q.expr, '5m') })) }] };
+        const file = {
+          groups: [
+            {
+              name: 'dashboard',
+              rules: qs.map((q, i) => ({
+                record: `svc_ai_search_dashboard:query${i}`,
+                expr: concreteQuery(q.expr, '5m'),
+              })),
+            },
+          ],
+        };
         const ws = workspace();
         try {
           const r = checkRules(promTools, ws, toYaml(file));

@@ -13,7 +13,9 @@ describe('prometheusConfig', () => {
       metrics_path: '/api/metrics/prometheus',
       scheme: 'http',
       dns_sd_configs: [{ names: ['backend-pods.svc-ai-search.svc'], type: 'A', port: 8080, refresh_interval: '30s' }],
-      relabel_configs: [{ source_labels: ['__address__'], regex: '(.+):\\d+', target_label: 'pod_ip', replacement: '$1' }],
+      relabel_configs: [
+        { source_labels: ['__address__'], regex: '(.+):\\d+', target_label: 'pod_ip', replacement: '$1' },
+      ],
     });
   });
 
@@ -36,15 +38,29 @@ describe('prometheusConfig', () => {
 
   it('scrapes Prometheus itself and Alertmanager', () => {
     expect(config.scrape_configs.slice(1)).toEqual([
-      { job_name: 'prometheus', metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: ['localhost:9090'] }] },
-      { job_name: 'alertmanager', metrics_path: '/metrics', scheme: 'http', static_configs: [{ targets: ['alertmanager:9093'] }] },
+      {
+        job_name: 'prometheus',
+        metrics_path: '/metrics',
+        scheme: 'http',
+        static_configs: [{ targets: ['localhost:9090'] }],
+      },
+      {
+        job_name: 'alertmanager',
+        metrics_path: '/metrics',
+        scheme: 'http',
+        static_configs: [{ targets: ['alertmanager:9093'] }],
+      },
     ]);
   });
 
   it('takes the global scrape_interval from settings: 15s by default, 30s when asked', () => {
     expect(config.global.scrape_interval).toBe('15s');
-    expect(prometheusConfig(loadStackSettings({ PROMETHEUS_SCRAPE_INTERVAL: '30s' })).global.scrape_interval).toBe('30s');
-    expect(prometheusConfig(loadStackSettings({ PROMETHEUS_EVALUATION_INTERVAL: '1m' })).global.evaluation_interval).toBe('1m');
+    expect(prometheusConfig(loadStackSettings({ PROMETHEUS_SCRAPE_INTERVAL: '30s' })).global.scrape_interval).toBe(
+      '30s',
+    );
+    expect(
+      prometheusConfig(loadStackSettings({ PROMETHEUS_EVALUATION_INTERVAL: '1m' })).global.evaluation_interval,
+    ).toBe('1m');
   });
 
   it('sends alerts to alertmanager:9093 and loads the mounted rule file', () => {

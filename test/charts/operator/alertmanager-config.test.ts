@@ -10,7 +10,15 @@ describe('BackendAlertmanagerConfig', () => {
 
   it('has the receivers of spec §6.2: default, critical, on-call, warning, info, backend-team, error-rate-alerts', () => {
     expect(amc.apiVersion).toBe('monitoring.coreos.com/v1alpha1');
-    expect(amc.spec.receivers.map((r: Json) => r.name)).toEqual(['default', 'critical', 'on-call', 'warning', 'info', 'backend-team', 'error-rate-alerts']);
+    expect(amc.spec.receivers.map((r: Json) => r.name)).toEqual([
+      'default',
+      'critical',
+      'on-call',
+      'warning',
+      'info',
+      'backend-team',
+      'error-rate-alerts',
+    ]);
   });
 
   it('routes as the standalone alertmanager.yml does, minus the heartbeat (the cluster runs its own Watchdog)', () => {
@@ -18,7 +26,9 @@ describe('BackendAlertmanagerConfig', () => {
     expect(amc.spec.route.receiver).toBe('default');
     expect(amc.spec.route.groupBy).toEqual(doc.route.group_by);
     const children = doc.route.routes.filter((r) => r.receiver !== RECEIVERS.heartbeat);
-    expect(amc.spec.route.routes).toEqual(children.map((r) => ({ receiver: r.receiver, continue: true, matchers: r.matchers.map(crdMatcher) })));
+    expect(amc.spec.route.routes).toEqual(
+      children.map((r) => ({ receiver: r.receiver, continue: true, matchers: r.matchers.map(crdMatcher) })),
+    );
     expect(amc.spec.inhibitRules).toHaveLength(doc.inhibit_rules.length);
   });
 
@@ -31,9 +41,14 @@ describe('BackendAlertmanagerConfig', () => {
     expect(critical.emailConfigs[0].authPassword).toEqual({ name: 'alertmanager-secrets', key: 'smtp-password' });
     expect(critical.webhookConfigs[0]).toMatchObject({
       url: 'https://hooks.example.com/alerts',
-      httpConfig: { authorization: { type: 'Bearer', credentials: { name: 'alertmanager-secrets', key: 'webhook-bearer-token' } } },
+      httpConfig: {
+        authorization: { type: 'Bearer', credentials: { name: 'alertmanager-secrets', key: 'webhook-bearer-token' } },
+      },
     });
-    expect(onCall.pagerdutyConfigs[0].routingKey).toEqual({ name: 'alertmanager-secrets', key: 'incident-service-key' });
+    expect(onCall.pagerdutyConfigs[0].routingKey).toEqual({
+      name: 'alertmanager-secrets',
+      key: 'incident-service-key',
+    });
   });
 
   it('sends no resolved notifications to info', () => {
@@ -48,8 +63,16 @@ describe('BackendAlertmanagerConfig', () => {
   });
 
   it('translates every matcher form and refuses one it cannot read', () => {
-    expect(crdMatcher('severity=~"warning|info"')).toEqual({ name: 'severity', matchType: '=~', value: 'warning|info' });
-    expect(crdMatcher('alertname!="BackendDown"')).toEqual({ name: 'alertname', matchType: '!=', value: 'BackendDown' });
+    expect(crdMatcher('severity=~"warning|info"')).toEqual({
+      name: 'severity',
+      matchType: '=~',
+      value: 'warning|info',
+    });
+    expect(crdMatcher('alertname!="BackendDown"')).toEqual({
+      name: 'alertname',
+      matchType: '!=',
+      value: 'BackendDown',
+    });
     expect(() => crdMatcher('severity = critical')).toThrow(/cannot translate/);
   });
 });

@@ -14,7 +14,10 @@ describe('BackendPrometheusRule', () => {
   it('holds exactly the rule groups alertRules generates (one generator, two wrappers)', () => {
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(ruleFileOf(rule)).toEqual(JSON.parse(JSON.stringify(alertRules(stack.settings))));
-    expect(rule.spec.groups.map((g: Json) => g.name)).toEqual(['svc-ai-search-backend.alerts', 'svc-ai-search-backend.slo']);
+    expect(rule.spec.groups.map((g: Json) => g.name)).toEqual([
+      'svc-ai-search-backend.alerts',
+      'svc-ai-search-backend.slo',
+    ]);
   });
 
   it('is labelled with PROMETHEUS_RULE_LABELS', () => {
@@ -23,8 +26,20 @@ describe('BackendPrometheusRule', () => {
 
   it('leaves out the Prometheus and Alertmanager workloads and their ConfigMaps; the backend and kvstore stay', () => {
     const kinds = stack.manifests.map((m) => `${m.kind}/${m.metadata.name}`);
-    expect(kinds.filter((k) => /prometheus|alertmanager/.test(k) && !k.startsWith('PrometheusRule') && !k.startsWith('AlertmanagerConfig'))).toEqual([]);
-    expect(kinds).toEqual(expect.arrayContaining(['Deployment/backend', 'StatefulSet/kvstore', 'ServiceMonitor/backend', 'AlertmanagerConfig/alertmanager']));
+    expect(
+      kinds.filter(
+        (k) =>
+          /prometheus|alertmanager/.test(k) && !k.startsWith('PrometheusRule') && !k.startsWith('AlertmanagerConfig'),
+      ),
+    ).toEqual([]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Deployment/backend',
+        'StatefulSet/kvstore',
+        'ServiceMonitor/backend',
+        'AlertmanagerConfig/alertmanager',
+      ]),
+    );
   });
 
   describe('judged by promtool', () => {

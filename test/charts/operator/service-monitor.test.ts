@@ -33,13 +33,25 @@ describe('BackendServiceMonitor', () => {
     const sm: Json = find(stack.manifests, 'ServiceMonitor', 'team-a-backend');
     const pods: Json = find(stack.manifests, 'Service', 'team-a-backend-pods');
     for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) expect(pods.metadata.labels[k]).toBe(v);
-    expect(sm.spec.endpoints[0].relabelings[0]).toEqual({ action: 'keep', sourceLabels: ['__meta_kubernetes_service_name'], regex: 'team-a-backend' });
+    expect(sm.spec.endpoints[0].relabelings[0]).toEqual({
+      action: 'keep',
+      sourceLabels: ['__meta_kubernetes_service_name'],
+      regex: 'team-a-backend',
+    });
   });
 
   it('carries the labels it is selected by, after the stack’s own', () => {
     const chart = new Chart(memoryApp(), 'test');
-    new BackendServiceMonitor(chart, 'sm', { namespace: 'ns', interval: '15s', labels: { release: 'kube-prometheus-stack' }, names: stackNames() });
+    new BackendServiceMonitor(chart, 'sm', {
+      namespace: 'ns',
+      interval: '15s',
+      labels: { release: 'kube-prometheus-stack' },
+      names: stackNames(),
+    });
     const [sm] = Testing.synth(chart);
-    expect(sm.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack', 'app.kubernetes.io/part-of': 'svc-ai-search-backend' });
+    expect(sm.metadata.labels).toMatchObject({
+      release: 'kube-prometheus-stack',
+      'app.kubernetes.io/part-of': 'svc-ai-search-backend',
+    });
   });
 });

@@ -1,4 +1,9 @@
-import { segmentPersistWindowMs, SHUTDOWN_CLOSE_RESERVE_SECONDS, SHUTDOWN_GRACE_EXTRA_SECONDS, terminationGraceSeconds } from '../../../configs';
+import {
+  segmentPersistWindowMs,
+  SHUTDOWN_CLOSE_RESERVE_SECONDS,
+  SHUTDOWN_GRACE_EXTRA_SECONDS,
+  terminationGraceSeconds,
+} from '../../../configs';
 
 describe('the time after SIGTERM (configs/sections/shutdown-grace.ts)', () => {
   it('the pod gets the drain plus 10 s; the search segment must be persisted 2 s before the grace ends', () => {

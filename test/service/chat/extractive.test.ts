@@ -4,7 +4,11 @@ import { countedUsage, textTokens } from '../../../service/chat/tokens';
 import type { CompletionChunk, CompletionRequest } from '../../../service/chat/types';
 
 const passages = [
-  { id: 'k8s', title: 'Kubernetes at home', text: 'Three mini PCs make a cluster. Storage is where clusters hurt. Upgrades drain nodes.' },
+  {
+    id: 'k8s',
+    title: 'Kubernetes at home',
+    text: 'Three mini PCs make a cluster. Storage is where clusters hurt. Upgrades drain nodes.',
+  },
   { id: 'nas', title: 'A home NAS', text: 'ZFS keeps the storage honest with checksums. Snapshots run hourly.' },
 ];
 const req = (question: string, ps = passages): CompletionRequest => ({
@@ -21,8 +25,15 @@ describe('ExtractiveProvider', () => {
   it('quotes the best-matching sentence of each source with its citation', async () => {
     const done = await p.complete(req('how is storage handled?'));
     expect(done.model).toBe('extractive');
-    expect(done.text).toBe("From the site's content:\n\n- Storage is where clusters hurt. [1]\n- ZFS keeps the storage honest with checksums. [2]");
-    expect(done.usage).toEqual(countedUsage(req('').messages.map(() => ({ role: 'user' as const, content: 'how is storage handled?' })), done.text));
+    expect(done.text).toBe(
+      "From the site's content:\n\n- Storage is where clusters hurt. [1]\n- ZFS keeps the storage honest with checksums. [2]",
+    );
+    expect(done.usage).toEqual(
+      countedUsage(
+        req('').messages.map(() => ({ role: 'user' as const, content: 'how is storage handled?' })),
+        done.text,
+      ),
+    );
   });
 
   it('says the content does not cover it when nothing was retrieved', async () => {
@@ -32,7 +43,10 @@ describe('ExtractiveProvider', () => {
   it('streams the same text as deltas, then done with usage', async () => {
     const chunks: CompletionChunk[] = [];
     for await (const c of p.stream(req('snapshots'))) chunks.push(c);
-    const text = chunks.filter((c): c is Extract<CompletionChunk, { kind: 'delta' }> => c.kind === 'delta').map((c) => c.text).join('');
+    const text = chunks
+      .filter((c): c is Extract<CompletionChunk, { kind: 'delta' }> => c.kind === 'delta')
+      .map((c) => c.text)
+      .join('');
     expect(text).toBe((await p.complete(req('snapshots'))).text);
     expect(chunks.at(-1)).toMatchObject({ kind: 'done', model: 'extractive' });
   });
@@ -53,7 +67,10 @@ describe('SSE', () => {
   }
   it('parses events split anywhere, with CRLF, comments and multi-line data', async () => {
     const out = [];
-    for await (const e of parseSse(bytes('data: {"a"', ':1}\r\n\r', '\n: comment\nevent: x\ndata: l1\ndata: l2\n\ndata: [DONE]\n\n'))) out.push(e);
+    for await (const e of parseSse(
+      bytes('data: {"a"', ':1}\r\n\r', '\n: comment\nevent: x\ndata: l1\ndata: l2\n\ndata: [DONE]\n\n'),
+    ))
+      out.push(e);
     expect(out).toEqual([
       { event: 'message', data: '{"a":1}' },
       { event: 'x', data: 'l1\nl2' },

@@ -50,7 +50,11 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
   it('posts the chat-completions request and returns content, usage and model', async () => {
     fake.enqueue({ kind: 'json', content: 'Hello [1]', model: 'gpt-unit-2024' });
     const done = await provider.complete(req());
-    expect(done).toEqual({ text: 'Hello [1]', usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }, model: 'gpt-unit-2024' });
+    expect(done).toEqual({
+      text: 'Hello [1]',
+      usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+      model: 'gpt-unit-2024',
+    });
     const sent = fake.requests[0];
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe('Bearer sk-unit');
@@ -101,7 +105,12 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
   });
 
   it('reads the answer under way to its end when the client goes away (its usage is counted), and starts none after', async () => {
-    fake.enqueue({ kind: 'json', content: 'late', delayMs: 300, usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } });
+    fake.enqueue({
+      kind: 'json',
+      content: 'late',
+      delayMs: 300,
+      usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+    });
     const ctrl = new AbortController();
     const p = provider.complete(req({ signal: ctrl.signal }));
     setTimeout(() => ctrl.abort(), 50);
@@ -141,7 +150,10 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
 
   it('fails mid-stream on an error chunk, a cut connection or silence, without retrying', async () => {
     fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'error' });
-    await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'upstream', message: expect.stringMatching(/mid-answer/) });
+    await expect(collect(provider.stream(req()))).rejects.toMatchObject({
+      kind: 'upstream',
+      message: expect.stringMatching(/mid-answer/),
+    });
     fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'cut' });
     await expect(collect(provider.stream(req()))).rejects.toMatchObject({ kind: 'upstream' });
     fake.enqueue({ kind: 'stream', chunks: ['a', 'b'], breakAfter: 1, breakWith: 'hang' });
@@ -151,11 +163,23 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
 
   describe('bounded whatever the provider sends (issue 37)', () => {
     const bounded = (over: Partial<OpenAiOptions>) =>
-      new OpenAiProvider({ baseUrl: fake.url, model: 'gpt-unit', timeoutMs: 10_000, maxRetries: 2, backoffBaseMs: 10, backoffMaxMs: 50, logger: silentLogger(), ...over });
+      new OpenAiProvider({
+        baseUrl: fake.url,
+        model: 'gpt-unit',
+        timeoutMs: 10_000,
+        maxRetries: 2,
+        backoffBaseMs: 10,
+        backoffMaxMs: 50,
+        logger: silentLogger(),
+        ...over,
+      });
     /** A request whose deadline fires after `ms`, as ChatService sets it. */
     const withDeadline = (ms: number) => {
       const ctrl = new AbortController();
-      setTimeout(() => ctrl.abort(new ProviderError('timeout', 'time is up', undefined, { limit: 'AI_ANSWER_TIMEOUT_MS' })), ms);
+      setTimeout(
+        () => ctrl.abort(new ProviderError('timeout', 'time is up', undefined, { limit: 'AI_ANSWER_TIMEOUT_MS' })),
+        ms,
+      );
       return req({ deadline: ctrl.signal });
     };
 
@@ -182,7 +206,9 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
       fake.enqueue({ kind: 'flood', deltas: 1, deltaChars: 10 }, { kind: 'unterminated' });
       const p = bounded({ maxEventBytes: 64 * 1024 });
       // An event under the limit passes.
-      expect((await collect(p.stream(req()))).filter((c) => c.kind === 'delta')).toEqual([{ kind: 'delta', text: 'y'.repeat(10) }]);
+      expect((await collect(p.stream(req()))).filter((c) => c.kind === 'delta')).toEqual([
+        { kind: 'delta', text: 'y'.repeat(10) },
+      ]);
       // A line that never ends: refused once it passes 64 KiB; the connection is closed.
       await expect(collect(p.stream(req()))).rejects.toMatchObject({ kind: 'upstream', limit: 'AI_EVENT_MAX_BYTES' });
       await fake.requests[1].closed;
@@ -191,7 +217,9 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
 
     it('refuses a JSON answer larger than the limit, keeping what was read for the estimate', async () => {
       fake.enqueue({ kind: 'json', content: 'z'.repeat(200_000) });
-      const err = (await bounded({ maxEventBytes: 64 * 1024 }).complete(req()).catch((e: unknown) => e)) as ProviderError;
+      const err = (await bounded({ maxEventBytes: 64 * 1024 })
+        .complete(req())
+        .catch((e: unknown) => e)) as ProviderError;
       expect(err).toMatchObject({ kind: 'upstream', limit: 'AI_EVENT_MAX_BYTES' });
       expect(err.answerText!.length).toBeGreaterThan(0);
       expect(err.answerText!.length).toBeLessThanOrEqual(64 * 1024);
@@ -200,7 +228,10 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
 
     it('ends a JSON answer at its deadline (504-kind, no retry)', async () => {
       fake.enqueue({ kind: 'hang' }, { kind: 'hang' });
-      await expect(bounded({}).complete(withDeadline(300))).rejects.toMatchObject({ kind: 'timeout', limit: 'AI_ANSWER_TIMEOUT_MS' });
+      await expect(bounded({}).complete(withDeadline(300))).rejects.toMatchObject({
+        kind: 'timeout',
+        limit: 'AI_ANSWER_TIMEOUT_MS',
+      });
       expect(fake.requests).toHaveLength(1);
     });
 
@@ -211,7 +242,10 @@ describe('OpenAiProvider against a real HTTP server speaking the protocol', () =
     ])('refuses usage with %s (the caller estimates) and says so', async (_what, usage) => {
       const warned: unknown[] = [];
       const logger = Object.assign(silentLogger(), { warn: (o: unknown) => void warned.push(o) });
-      fake.enqueue({ kind: 'stream', chunks: ['a'], usage: usage as FakeUsage }, { kind: 'json', content: 'b', usage: usage as FakeUsage });
+      fake.enqueue(
+        { kind: 'stream', chunks: ['a'], usage: usage as FakeUsage },
+        { kind: 'json', content: 'b', usage: usage as FakeUsage },
+      );
       const p = bounded({ logger });
       expect((await collect(p.stream(req()))).at(-1)).toEqual({ kind: 'done', usage: undefined, model: 'gpt-unit' });
       expect((await p.complete(req())).usage).toBeUndefined();

@@ -18,7 +18,10 @@ const item = (body: string, summary?: string): Item => ({
 /** The obvious quadratic search the sliding window replaces. */
 function reference(body: string, question: string, analyzer: Analyzer, budget: number): string {
   const wanted = new Set(analyzer.analyze(question));
-  const sents = body.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  const sents = body
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   let best = { start: 0, end: 0, score: -1 };
   for (let i = 0; i < sents.length; i++) {
     const seen = new Set<string>();
@@ -41,7 +44,10 @@ describe('passageFor', () => {
     let seed = 7;
     const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let round = 0; round < 30; round++) {
-      const sents = Array.from({ length: 5 + rnd(40) }, () => `${Array.from({ length: 1 + rnd(30) }, () => words[rnd(words.length)]).join(' ')}.`);
+      const sents = Array.from(
+        { length: 5 + rnd(40) },
+        () => `${Array.from({ length: 1 + rnd(30) }, () => words[rnd(words.length)]).join(' ')}.`,
+      );
       const body = sents.join(' ');
       const question = 'laser mirror flour light';
       const got = passageFor(item(body), question, analyzer, 150).text;

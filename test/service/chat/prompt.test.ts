@@ -33,7 +33,15 @@ describe('the chat prompt (issue 37, row 4: retrieved text is data, not instruct
   });
 
   it('puts the fenced sources and the question in the last user message, after the history', () => {
-    const messages = buildMessages('storage?', [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }], passages, ID);
+    const messages = buildMessages(
+      'storage?',
+      [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+      ],
+      passages,
+      ID,
+    );
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     const last = messages[3].content;
     expect(last.endsWith('\n\nQuestion: storage?')).toBe(true);
@@ -56,29 +64,55 @@ describe('the chat prompt (issue 37, row 4: retrieved text is data, not instruct
   });
 
   it('never lets a title or text break a line, close the fence or open another, whatever it holds', () => {
-    const unit = fc.constantFrom('a', ' ', '\n', '\r', '\u2028', '\u2029', '\u0085', '\v', '\f', '\t', '\u0000', '<', '/', 'sources', 'SOURCES', '>', '[9]', '"', 'id=', ID);
+    const unit = fc.constantFrom(
+      'a',
+      ' ',
+      '\n',
+      '\r',
+      '\u2028',
+      '\u2029',
+      '\u0085',
+      '\v',
+      '\f',
+      '\t',
+      '\u0000',
+      '<',
+      '/',
+      'sources',
+      'SOURCES',
+      '>',
+      '[9]',
+      '"',
+      'id=',
+      ID,
+    );
     fc.assert(
-      fc.property(fc.array(fc.record({ title: fc.string({ unit }), text: fc.string({ unit }) }), { maxLength: 4 }), (raw) => {
-        const ps = raw.map((p, i) => ({ id: `p${i}`, ...p }));
-        const lines = fenced(fencedSources(ps, ID), ID);
-        expect(lines).toBeDefined();
-        if (!ps.length) return;
-        // Exactly two lines per source (and a blank line between sources), each ours by its start.
-        expect(lines).toHaveLength(ps.length * 3 - 1);
-        lines!.forEach((line, k) => {
-          if (k % 3 === 0) expect(line.startsWith(`[${k / 3 + 1}] title: `)).toBe(true);
-          else if (k % 3 === 1) expect(line.startsWith('text: ')).toBe(true);
-          else expect(line).toBe('');
-          expect(line).not.toMatch(/<\s*\/?\s*sources/i);
-          expect(line).not.toMatch(/[\n\r\v\f\u0085\u2028\u2029\u0000]/);
-        });
-      }),
+      fc.property(
+        fc.array(fc.record({ title: fc.string({ unit }), text: fc.string({ unit }) }), { maxLength: 4 }),
+        (raw) => {
+          const ps = raw.map((p, i) => ({ id: `p${i}`, ...p }));
+          const lines = fenced(fencedSources(ps, ID), ID);
+          expect(lines).toBeDefined();
+          if (!ps.length) return;
+          // Exactly two lines per source (and a blank line between sources), each ours by its start.
+          expect(lines).toHaveLength(ps.length * 3 - 1);
+          lines!.forEach((line, k) => {
+            if (k % 3 === 0) expect(line.startsWith(`[${k / 3 + 1}] title: `)).toBe(true);
+            else if (k % 3 === 1) expect(line.startsWith('text: ')).toBe(true);
+            else expect(line).toBe('');
+            expect(line).not.toMatch(/<\s*\/?\s*sources/i);
+            expect(line).not.toMatch(/[\n\r\v\f\u0085\u2028\u2029\u0000]/);
+          });
+        },
+      ),
       { numRuns: 2000, seed: 37 },
     );
   });
 
   it('keeps ordinary text as it is', () => {
     expect(quotedLine('  Generics in TypeScript: <T>(x: T) => T  ')).toBe('Generics in TypeScript: <T>(x: T) => T');
-    expect(quotedLine('Lessons from a homelab cluster.\nThree mini PCs.')).toBe('Lessons from a homelab cluster. Three mini PCs.');
+    expect(quotedLine('Lessons from a homelab cluster.\nThree mini PCs.')).toBe(
+      'Lessons from a homelab cluster. Three mini PCs.',
+    );
   });
 });

@@ -20,7 +20,9 @@ describe('parseSse', () => {
 
   it('keeps a multi-byte character split between chunks, and drops only the leading BOM', async () => {
     const euro = new TextEncoder().encode('data: \u20ac\n\n');
-    expect(await all(bytes('\ufeff', euro.subarray(0, 7), euro.subarray(7)))).toEqual([{ event: 'message', data: '\u20ac' }]);
+    expect(await all(bytes('\ufeff', euro.subarray(0, 7), euro.subarray(7)))).toEqual([
+      { event: 'message', data: '\u20ac' },
+    ]);
     expect(await all(bytes('data: x\n\ufeffdata: y\n\n'))).toEqual([{ event: 'message', data: 'x' }]);
   });
 
@@ -36,7 +38,9 @@ describe('parseSse', () => {
     // Many data lines of one event add up.
     await expect(all(bytes(`${'data: 0123456789\n'.repeat(200)}\n`), 1024)).rejects.toBeInstanceOf(SseEventTooLarge);
     // Comments are not kept: a stream of them passes, however long, as long as each line is under the limit.
-    expect(await all(bytes(...Array.from({ length: 1000 }, () => `: ${'c'.repeat(500)}\n`), 'data: ok\n\n'), 1024)).toEqual([{ event: 'message', data: 'ok' }]);
+    expect(
+      await all(bytes(...Array.from({ length: 1000 }, () => `: ${'c'.repeat(500)}\n`), 'data: ok\n\n'), 1024),
+    ).toEqual([{ event: 'message', data: 'ok' }]);
     let pulled = 0;
     async function* endless(): AsyncGenerator<Uint8Array> {
       yield new TextEncoder().encode('data: ');

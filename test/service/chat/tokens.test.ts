@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer';
-import { AnswerText, ESTIMATE_SAMPLE_CHARS, estimatedUsage, promptTokens, reportedUsage, textTokens } from '../../../service/chat/tokens';
+import {
+  AnswerText,
+  ESTIMATE_SAMPLE_CHARS,
+  estimatedUsage,
+  promptTokens,
+  reportedUsage,
+  textTokens,
+} from '../../../service/chat/tokens';
 import { MAX_HISTORY } from '../../../service/routes/chat';
 import { repeatTo } from '../../helpers/hostile-text';
 import { cpuMs } from '../../helpers/cpu-time';
@@ -12,7 +19,10 @@ describe('textTokens', () => {
   it('counts ordinary text exactly as one call of the tokenizer does', () => {
     for (const f of ['README.md', 'BENCHMARKS.md', 'docs/api.md', 'docs/stack.md']) {
       const text = readFileSync(join(ROOT, f), 'utf8');
-      expect({ f, tokens: textTokens(text) }).toEqual({ f, tokens: countTokens(text, { disallowedSpecial: new Set() }) });
+      expect({ f, tokens: textTokens(text) }).toEqual({
+        f,
+        tokens: countTokens(text, { disallowedSpecial: new Set() }),
+      });
     }
     expect(textTokens('')).toBe(0);
   });
@@ -29,12 +39,20 @@ describe('textTokens', () => {
     ['CJK', '漢'],
     ['emoji', '😀'],
     ['punctuation', '!'],
-  ])('counts a chat of %s (20 history turns and a question of 8,000 characters) in well under a second', (_name, unit) => {
-    const spent = cpuMs(() => {
-      promptTokens(Array.from({ length: MAX_HISTORY + 1 }, (_, i) => ({ role: 'user' as const, content: repeatTo(unit, 8000) + i })));
-    });
-    expect(spent).toBeLessThan(1000);
-  });
+  ])(
+    'counts a chat of %s (20 history turns and a question of 8,000 characters) in well under a second',
+    (_name, unit) => {
+      const spent = cpuMs(() => {
+        promptTokens(
+          Array.from({ length: MAX_HISTORY + 1 }, (_, i) => ({
+            role: 'user' as const,
+            content: repeatTo(unit, 8000) + i,
+          })),
+        );
+      });
+      expect(spent).toBeLessThan(1000);
+    },
+  );
 });
 
 describe('AnswerText', () => {
@@ -54,14 +72,22 @@ describe('AnswerText', () => {
   it('estimates a usage record from the prompt and the answer', () => {
     const a = new AnswerText();
     a.add('hi');
-    expect(estimatedUsage([{ role: 'user', content: 'hello world' }], a)).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+    expect(estimatedUsage([{ role: 'user', content: 'hello world' }], a)).toEqual({
+      prompt_tokens: 9,
+      completion_tokens: 1,
+      total_tokens: 10,
+    });
   });
 });
 
 describe('reportedUsage', () => {
   it('takes whole counts from 0, filling in or keeping a total at least the sum', () => {
-    expect(reportedUsage({ prompt_tokens: 0, completion_tokens: 0 })).toEqual({ usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
-    expect(reportedUsage({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 9 })).toEqual({ usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 9 } });
+    expect(reportedUsage({ prompt_tokens: 0, completion_tokens: 0 })).toEqual({
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    });
+    expect(reportedUsage({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 9 })).toEqual({
+      usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 9 },
+    });
     expect(reportedUsage(null)).toEqual({});
     expect(reportedUsage(undefined)).toEqual({});
   });

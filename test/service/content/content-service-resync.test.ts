@@ -3,7 +3,11 @@ import pino from 'pino';
 import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
-import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../../../service/content/content-store';
+import {
+  StoreUnavailableError,
+  type ContentStore,
+  type RemoteChangeHandlers,
+} from '../../../service/content/content-store';
 import { PROPERTY_HANG_GUARD_MS, PROPERTY_RUN_HANG_GUARD_MS } from '../../helpers/property';
 
 /**
@@ -172,7 +176,15 @@ type Command =
 
 const REPLICAS = 2;
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('ingest' as const), replica: fc.nat(REPLICAS - 1), id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), replyLost: fc.nat(4).map((n) => n === 0) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('ingest' as const),
+      replica: fc.nat(REPLICAS - 1),
+      id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+      replyLost: fc.nat(4).map((n) => n === 0),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reconnect' as const), replica: fc.nat(REPLICAS - 1) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('deliver' as const), replica: fc.nat(REPLICAS - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wipe' as const) }) },
@@ -225,10 +237,19 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
       if (c.replyLost) r.store.putMany = (items) => ((r.store.putMany = putMany), putMany(items, true));
       try {
         // Tags and type change between versions, so the replicas' tag indexes move items around.
-        await r.content.ingest([{ id: c.id, type: version % 4 === 0 ? 'project' : 'article', title: c.id, body, tags: VERSION_TAGS[version % 3] }]);
+        await r.content.ingest([
+          {
+            id: c.id,
+            type: version % 4 === 0 ? 'project' : 'article',
+            title: c.id,
+            body,
+            tags: VERSION_TAGS[version % 3],
+          },
+        ]);
         r.content.list('article', { limit: 10, offset: 0, tag: 'red' });
         r.acked.add(c.id);
-        if (!r.content.get(c.id)) violations.push(`replica ${c.replica} acknowledged ${c.id} but does not hold it right after`);
+        if (!r.content.get(c.id))
+          violations.push(`replica ${c.replica} acknowledged ${c.id} but does not hold it right after`);
       } catch (e) {
         if (!(e instanceof StoreUnavailableError)) throw e;
       }
@@ -253,12 +274,14 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
   const ackedAnywhere = new Set(rs.flatMap((r) => [...r.acked]));
   for (const id of ackedAnywhere) {
     if (!redis.hash.has(id)) violations.push(`${id} acknowledged but missing from the store`);
-    for (const [n, r] of rs.entries()) if (!r.content.get(id)) violations.push(`${id} acknowledged but not served by replica ${n}`);
+    for (const [n, r] of rs.entries())
+      if (!r.content.get(id)) violations.push(`${id} acknowledged but not served by replica ${n}`);
   }
   // Every replica converges on what the store holds.
   for (const [id, item] of redis.hash) {
     for (const [n, r] of rs.entries()) {
-      if (r.content.get(id)?.body !== item.body) violations.push(`replica ${n} serves ${id}=${r.content.get(id)?.body} but the store holds ${item.body}`);
+      if (r.content.get(id)?.body !== item.body)
+        violations.push(`replica ${n} serves ${id}=${r.content.get(id)?.body} but the store holds ${item.body}`);
     }
   }
   // Every replica lists the same pages, tag filters included, as the naive filter of its in-memory copy.
@@ -270,26 +293,34 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
         .map((i) => i.id);
       for (const [n, r] of rs.entries()) {
         const ids = r.content.list(type, { limit: 100, offset: 0, tag }).items.map((i) => i.id);
-        if (JSON.stringify(ids) !== JSON.stringify(naive)) violations.push(`replica ${n} lists ${type}s tagged ${tag} as ${ids.join()} but replica 0's in-memory copy gives ${naive.join()}`);
+        if (JSON.stringify(ids) !== JSON.stringify(naive))
+          violations.push(
+            `replica ${n} lists ${type}s tagged ${tag} as ${ids.join()} but replica 0's in-memory copy gives ${naive.join()}`,
+          );
       }
     }
   }
   const counted = rs.reduce((sum, r) => sum + r.content.storeLosses.items, 0);
   const wiped = commands.some((c) => c.kind === 'wipe');
   if (!wiped && counted !== 0) violations.push(`store_losses counted ${counted} items, but the store lost nothing`);
-  if (counted > redis.lostItems) violations.push(`store_losses counted ${counted} items, more than the ${redis.lostItems} the store lost`);
+  if (counted > redis.lostItems)
+    violations.push(`store_losses counted ${counted} items, more than the ${redis.lostItems} the store lost`);
   return violations;
 }
 
 describe('ContentService resync merges, never replaces (model of the shared store, every interleaving fast-check finds)', () => {
-  it('an item a replica acknowledged stays in its in-memory copy, every replica converges, and store_losses counts only real losses', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(command, { minLength: 1, maxLength: 14 }), async (s, commands) => {
-        expect(await run(s, commands)).toEqual([]);
-      }),
-      { numRuns: 300, timeout: PROPERTY_RUN_HANG_GUARD_MS },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'an item a replica acknowledged stays in its in-memory copy, every replica converges, and store_losses counts only real losses',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), fc.array(command, { minLength: 1, maxLength: 14 }), async (s, commands) => {
+          expect(await run(s, commands)).toEqual([]);
+        }),
+        { numRuns: 300, timeout: PROPERTY_RUN_HANG_GUARD_MS },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('the reported case: items acknowledged while lost items are written back stay served', async () => {
     const redis = new SharedModel();

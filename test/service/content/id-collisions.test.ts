@@ -25,9 +25,12 @@ describe('idCollisions', () => {
   });
 
   it('names the items by index and title', () => {
-    expect(describeItems([{ index: 0, title: 'C++ tips' }, { index: 1, title: 'C# "sharp" tips', file: 'a.json' }])).toBe(
-      'item 0 ("C++ tips") and a.json item 1 ("C# \\"sharp\\" tips")',
-    );
+    expect(
+      describeItems([
+        { index: 0, title: 'C++ tips' },
+        { index: 1, title: 'C# "sharp" tips', file: 'a.json' },
+      ]),
+    ).toBe('item 0 ("C++ tips") and a.json item 1 ("C# \\"sharp\\" tips")');
   });
 });
 
@@ -37,7 +40,9 @@ describe('ContentService.ingestWithChanges', () => {
       const content = new ContentService(store, { now: () => 0 }, silentLogger());
       await content.start();
       const item = { id: 'c-tips', type: 'article' as const, title: 'C tips', body: '', tags: [] };
-      await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(/"c-tips" appears more than once/);
+      await expect(content.ingestWithChanges([item, { ...item, title: 'C++ tips' }])).rejects.toThrow(
+        /"c-tips" appears more than once/,
+      );
       expect(await store.getMany(['c-tips'])).toEqual([]);
       expect(content.size).toBe(0);
     });

@@ -15,16 +15,28 @@ describe('the plain text kept with an item', () => {
     const i = item('a', '# Title\n\nSome **bold** [link](http://x).');
     expect(plainTextOf(i)).toBe('Title\nSome bold link.');
     expect(JSON.parse(JSON.stringify(i))).toEqual(item('a', i.body));
-    expect(toRecord(i)).toEqual({ ...item('a', i.body), plain_text: 'Title\nSome bold link.', plain_text_version: PLAIN_TEXT_VERSION });
+    expect(toRecord(i)).toEqual({
+      ...item('a', i.body),
+      plain_text: 'Title\nSome bold link.',
+      plain_text_version: PLAIN_TEXT_VERSION,
+    });
     const changed = { ...i, body: 'other words' };
     expect(plainTextOf(changed)).toBe('other words');
   });
 
   it('is read from the record when the record is of this version, and computed otherwise', () => {
-    const stored = fromRecord({ ...item('a', 'body words'), plain_text: 'stored words', plain_text_version: PLAIN_TEXT_VERSION });
+    const stored = fromRecord({
+      ...item('a', 'body words'),
+      plain_text: 'stored words',
+      plain_text_version: PLAIN_TEXT_VERSION,
+    });
     expect(stored).toEqual(item('a', 'body words'));
     expect(plainTextOf(stored)).toBe('stored words');
-    expect(plainTextOf(fromRecord({ ...item('b', 'body words'), plain_text: 'stale', plain_text_version: PLAIN_TEXT_VERSION - 1 }))).toBe('body words');
+    expect(
+      plainTextOf(
+        fromRecord({ ...item('b', 'body words'), plain_text: 'stale', plain_text_version: PLAIN_TEXT_VERSION - 1 }),
+      ),
+    ).toBe('body words');
     expect(plainTextOf(fromRecord(item('c', '*old* record')))).toBe('old record');
   });
 
@@ -33,11 +45,15 @@ describe('the plain text kept with an item', () => {
       const store = new FileContentStore({ dir, logger: silentLogger() });
       const content = new ContentService(store, { now: () => Date.parse('2026-01-01T00:00:00Z') }, silentLogger());
       await content.start();
-      const [written] = await content.ingest([{ id: 'md', type: 'article', title: 'Md', body: '## Heading\n\nA `code` line.', tags: [] }]);
+      const [written] = await content.ingest([
+        { id: 'md', type: 'article', title: 'Md', body: '## Heading\n\nA `code` line.', tags: [] },
+      ]);
       await store.close();
       const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
       // The items' own fields, and their plain texts beside them (null: the body is plain text).
-      expect(readFileSync(join(dir, log), 'utf8')).toContain(`"plain":["Heading\\nA code line."],"plain_text_version":${PLAIN_TEXT_VERSION}`);
+      expect(readFileSync(join(dir, log), 'utf8')).toContain(
+        `"plain":["Heading\\nA code line."],"plain_text_version":${PLAIN_TEXT_VERSION}`,
+      );
       expect(plainTextOf(written)).toBe('Heading\nA code line.');
       // Records whose stored plain text differs from its body's show the stored one is used, in
       // the older form (inside the item) and in this one; null stands for the body.
@@ -45,9 +61,22 @@ describe('the plain text kept with an item', () => {
       writeFileSync(
         join(dir, log),
         Buffer.concat([
-          encodeRecord({ op: 'put', items: [{ ...written, plain_text: 'as stored', plain_text_version: PLAIN_TEXT_VERSION }] }),
-          encodeRecord({ op: 'put', items: [{ ...written, id: 'md2' }, plain], plain: ['stored too', null], plain_text_version: PLAIN_TEXT_VERSION }),
-          encodeRecord({ op: 'put', items: [{ ...written, id: 'md3' }], plain: ['of another version'], plain_text_version: PLAIN_TEXT_VERSION + 1 }),
+          encodeRecord({
+            op: 'put',
+            items: [{ ...written, plain_text: 'as stored', plain_text_version: PLAIN_TEXT_VERSION }],
+          }),
+          encodeRecord({
+            op: 'put',
+            items: [{ ...written, id: 'md2' }, plain],
+            plain: ['stored too', null],
+            plain_text_version: PLAIN_TEXT_VERSION,
+          }),
+          encodeRecord({
+            op: 'put',
+            items: [{ ...written, id: 'md3' }],
+            plain: ['of another version'],
+            plain_text_version: PLAIN_TEXT_VERSION + 1,
+          }),
         ]),
       );
       const again = new FileContentStore({ dir, logger: silentLogger() });

@@ -12,9 +12,56 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 /** Pieces Markdown is made of, and those the old patterns stumbled on. */
 const PIECES = [
-  '[', ']', '(', ')', '!', '<', '>', '-', '*', '_', '#', '\n', ' ', '`', '~', '|', '&', ';', ':', '.', '/', '1',
-  'a', 'b', 'word', '\t', '\u00a0', '\u2028', '\r', '\n\n', '   ', '<!--', '-->', '```', '~~~', '<http://', '<https://',
-  '&amp;', '&nbsp;', '![', '](', ']:', '<a href="x">', '</a>', '**', '__', '> ', '- ', '1. ', '## ',
+  '[',
+  ']',
+  '(',
+  ')',
+  '!',
+  '<',
+  '>',
+  '-',
+  '*',
+  '_',
+  '#',
+  '\n',
+  ' ',
+  '`',
+  '~',
+  '|',
+  '&',
+  ';',
+  ':',
+  '.',
+  '/',
+  '1',
+  'a',
+  'b',
+  'word',
+  '\t',
+  '\u00a0',
+  '\u2028',
+  '\r',
+  '\n\n',
+  '   ',
+  '<!--',
+  '-->',
+  '```',
+  '~~~',
+  '<http://',
+  '<https://',
+  '&amp;',
+  '&nbsp;',
+  '![',
+  '](',
+  ']:',
+  '<a href="x">',
+  '</a>',
+  '**',
+  '__',
+  '> ',
+  '- ',
+  '1. ',
+  '## ',
 ];
 
 describe('plainText', () => {
@@ -46,22 +93,31 @@ describe('plainText', () => {
   });
 
   it('gives the same text as the regular expressions it replaced, on the repository’s own documents', () => {
-    const files = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`), 'test/fixtures/content/kubernetes-notes.md'];
+    const files = [
+      'README.md',
+      'BENCHMARKS.md',
+      ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`),
+      'test/fixtures/content/kubernetes-notes.md',
+    ];
     for (const f of files.filter((name) => name.endsWith('.md'))) {
       const text = readFileSync(join(ROOT, f), 'utf8');
       expect({ f, same: plainText(text) === plainTextBefore(text) }).toEqual({ f, same: true });
     }
   });
 
-  it('gives the same text as the regular expressions it replaced, on generated Markdown-like text', () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }), (pieces) => {
-        const text = pieces.join('');
-        expect(plainText(text)).toBe(plainTextBefore(text));
-      }),
-      { numRuns: 5000, seed: 29 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'gives the same text as the regular expressions it replaced, on generated Markdown-like text',
+    () => {
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }), (pieces) => {
+          const text = pieces.join('');
+          expect(plainText(text)).toBe(plainTextBefore(text));
+        }),
+        { numRuns: 5000, seed: 29 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   // The issue's bound: "finishes in well under a second". Each shape takes some tens of ms here;
   // the quadratic chain took seconds to hours on them.
@@ -74,7 +130,15 @@ describe('plainText', () => {
 });
 
 describe('plainTextOfInSteps', () => {
-  const item = (body: string): Item => ({ id: 'a', type: 'article', title: 't', body, tags: [], created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+  const item = (body: string): Item => ({
+    id: 'a',
+    type: 'article',
+    title: 't',
+    body,
+    tags: [],
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  });
 
   it("gives plainText's text, a pause after each pass, and keeps it on the item", async () => {
     const md = '# Title\r\n\nSome **bold** [a link](http://x.y) <b>x</b> <!-- c --> &amp; `code`\n- item\n\n***\n';

@@ -17,13 +17,18 @@ describe('writes with an enormous vocabulary', () => {
   it('POST /api/ingest answers 422 {error, message} naming the limit, and stores nothing', async () => {
     const res = await request(t.app).post('/api/ingest').send(huge);
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ error: 'invalid_item', message: expect.stringContaining(`more than ${ITEM_LIMITS.distinctWords} distinct words`) });
+    expect(res.body).toMatchObject({
+      error: 'invalid_item',
+      message: expect.stringContaining(`more than ${ITEM_LIMITS.distinctWords} distinct words`),
+    });
     expect((await request(t.app).get('/api/v1/articles/huge')).status).toBe(404);
     expect((await request(t.app).get('/api/search').query({ q: 'w1 w2 w3' })).body.total).toBe(0);
   });
 
   it('POST /api/ingest-batch refuses that item (422 when it is the only one) and stores nothing of it', async () => {
-    const res = await request(t.app).post('/api/ingest-batch').send({ items: [huge] });
+    const res = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [huge] });
     expect(res.status).toBe(422);
     expect(res.body.results[0]).toMatchObject({ index: 0, status: 'invalid', field: 'body' });
     expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(0);
@@ -33,21 +38,40 @@ describe('writes with an enormous vocabulary', () => {
     // Every item is within its own limit; together they are not.
     const per = ITEM_LIMITS.distinctWords - 1;
     const n = Math.ceil(BATCH_LIMITS.distinctWords / per) + 1;
-    const items = Array.from({ length: n }, (_, i) => ({ id: `part-${i}`, type: 'article', title: 'w0', body: words(per, i * per) }));
-    const res = await request(t.app).post('/api/ingest-batch').send({ items: [{ type: 'article', title: 'Small', body: 'fine' }, ...items] });
+    const items = Array.from({ length: n }, (_, i) => ({
+      id: `part-${i}`,
+      type: 'article',
+      title: 'w0',
+      body: words(per, i * per),
+    }));
+    const res = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [{ type: 'article', title: 'Small', body: 'fine' }, ...items] });
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ error: 'batch_vocabulary_too_large', message: expect.stringContaining(`more than ${BATCH_LIMITS.distinctWords} distinct words`) });
+    expect(res.body).toMatchObject({
+      error: 'batch_vocabulary_too_large',
+      message: expect.stringContaining(`more than ${BATCH_LIMITS.distinctWords} distinct words`),
+    });
     expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(0);
     // Half of it goes through.
-    const ok = await request(t.app).post('/api/ingest-batch').send({ items: items.slice(0, Math.floor(n / 2)) });
+    const ok = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: items.slice(0, Math.floor(n / 2)) });
     expect(ok.status).toBe(201);
   });
 
   it('POST /api/upload answers 413 for files whose items are past BATCH_LIMITS.distinctWords together, and stores none', async () => {
     const per = ITEM_LIMITS.distinctWords - 1;
     const n = Math.ceil(BATCH_LIMITS.distinctWords / per) + 1;
-    const items = Array.from({ length: n }, (_, i) => ({ id: `part-${i}`, type: 'article', title: 'w0', body: words(per, i * per) }));
-    const res = await request(t.app).post('/api/upload').attach('file', Buffer.from(JSON.stringify(items)), 'parts.json');
+    const items = Array.from({ length: n }, (_, i) => ({
+      id: `part-${i}`,
+      type: 'article',
+      title: 'w0',
+      body: words(per, i * per),
+    }));
+    const res = await request(t.app)
+      .post('/api/upload')
+      .attach('file', Buffer.from(JSON.stringify(items)), 'parts.json');
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: 'batch_vocabulary_too_large', message: expect.any(String) });
     expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(0);

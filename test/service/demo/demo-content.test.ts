@@ -9,10 +9,20 @@ import { buildTestApp } from '../../helpers/app';
 
 describe('markdownSections', () => {
   it('makes one article per ## section with tags and a URL to the section anchor', () => {
-    const md = '# Rate limiting\n\nIntro.\n\n## How it works\n\nGCRA.\n\n```\n## not a heading\n```\n\n## Tiers & keys\n\nPer IP.\n';
+    const md =
+      '# Rate limiting\n\nIntro.\n\n## How it works\n\nGCRA.\n\n```\n## not a heading\n```\n\n## Tiers & keys\n\nPer IP.\n';
     const items = markdownSections('docs/rate-limiting.md', md);
-    expect(items.map((i) => i.id)).toEqual(['docs-rate-limiting', 'docs-rate-limiting-how-it-works', 'docs-rate-limiting-tiers-keys']);
-    expect(items[1]).toMatchObject({ type: 'article', title: 'Rate limiting: How it works', tags: ['docs', 'rate-limiting'], url: '/docs/rate-limiting.md#how-it-works' });
+    expect(items.map((i) => i.id)).toEqual([
+      'docs-rate-limiting',
+      'docs-rate-limiting-how-it-works',
+      'docs-rate-limiting-tiers-keys',
+    ]);
+    expect(items[1]).toMatchObject({
+      type: 'article',
+      title: 'Rate limiting: How it works',
+      tags: ['docs', 'rate-limiting'],
+      url: '/docs/rate-limiting.md#how-it-works',
+    });
     expect(items[1].body).toContain('## not a heading');
     expect(items[2].url).toBe('/docs/rate-limiting.md#tiers--keys');
   });
@@ -60,7 +70,10 @@ describe('DEMO_CONTENT', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
     try {
       const first = await buildTestApp({ service: { dataDir, environment: 'development', demoContent: false } });
-      await request(first.app).post('/api/ingest').send({ id: 'mine', type: 'article', title: 'Mine', body: 'my own words' }).expect(201);
+      await request(first.app)
+        .post('/api/ingest')
+        .send({ id: 'mine', type: 'article', title: 'Mine', body: 'my own words' })
+        .expect(201);
       await first.close();
       const second = await buildTestApp({ service: { dataDir, environment: 'development', demoContent: true } });
       try {
@@ -74,7 +87,7 @@ describe('DEMO_CONTENT', () => {
   });
 
   it('stays off outside development by default', async () => {
-    const t = await buildTestApp({ service: { environment: 'staging', demoContent: undefined }, });
+    const t = await buildTestApp({ service: { environment: 'staging', demoContent: undefined } });
     try {
       expect(t.deps.features.contentHealth?.().items).toBe(0);
     } finally {

@@ -45,7 +45,14 @@ describe('trec_eval measures', () => {
   });
 
   it('breaks score ties like trec_eval (document id descending) and drops duplicates', () => {
-    expect(trecOrder([{ id: 'p', score: 1 }, { id: 'q', score: 1 }, { id: 'a', score: 2 }, { id: 'p', score: 0.5 }]).map((d) => d.id)).toEqual(['a', 'q', 'p']);
+    expect(
+      trecOrder([
+        { id: 'p', score: 1 },
+        { id: 'q', score: 1 },
+        { id: 'a', score: 2 },
+        { id: 'p', score: 0.5 },
+      ]).map((d) => d.id),
+    ).toEqual(['a', 'q', 'p']);
     // The same input in any order gives the same measures.
     const shuffled = [...run].reverse();
     expect(evaluateQuery(shuffled, judgments, 5)).toEqual(evaluateQuery(run, judgments, 5));
@@ -66,7 +73,14 @@ describe('trec_eval measures', () => {
       ['a', 3],
       ['b', 1],
     ]);
-    const swapped = evaluateQuery([{ id: 'b', score: 2 }, { id: 'a', score: 1 }], graded, 2);
+    const swapped = evaluateQuery(
+      [
+        { id: 'b', score: 2 },
+        { id: 'a', score: 1 },
+      ],
+      graded,
+      2,
+    );
     expect(swapped.ndcg).toBeCloseTo((1 + 3 / Math.log2(3)) / (3 + 1 / Math.log2(3)), 12);
   });
 });

@@ -35,7 +35,13 @@ describe('request bodies are read only by the route that wants them', () => {
     const body = emptyObjects(10 * 1024 * 1024);
     let answer!: Awaited<ReturnType<typeof sendThenRead>>;
     const lengths = await parsedLengths(async () => {
-      answer = await sendThenRead(running.port, '/api/no-such-path', { 'Content-Type': 'application/json', Connection: 'close' }, body, { chunked: false });
+      answer = await sendThenRead(
+        running.port,
+        '/api/no-such-path',
+        { 'Content-Type': 'application/json', Connection: 'close' },
+        body,
+        { chunked: false },
+      );
     });
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toEqual({ error: 'not_found', message: 'no route for POST /api/no-such-path' });
@@ -43,7 +49,13 @@ describe('request bodies are read only by the route that wants them', () => {
   });
 
   it('the same body, chunked: 404 as well', async () => {
-    const answer = await sendThenRead(running.port, '/api/nothing', { 'Content-Type': 'application/json' }, emptyObjects(2 * 1024 * 1024), { chunked: true });
+    const answer = await sendThenRead(
+      running.port,
+      '/api/nothing',
+      { 'Content-Type': 'application/json' },
+      emptyObjects(2 * 1024 * 1024),
+      { chunked: true },
+    );
     expect(answer.status).toBe(404);
   });
 
@@ -52,9 +64,13 @@ describe('request bodies are read only by the route that wants them', () => {
       const socket = connect(running.port, '127.0.0.1');
       let got = '';
       socket.on('data', (b: Buffer) => (got += b.toString()));
-      socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? resolve(got) : reject(e)));
+      socket.on('error', (e: NodeJS.ErrnoException) =>
+        e.code === 'ECONNRESET' || e.code === 'EPIPE' ? resolve(got) : reject(e),
+      );
       socket.on('close', () => resolve(got));
-      socket.write(`POST /api/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024 * 1024}\r\n\r\n[{},{}`);
+      socket.write(
+        `POST /api/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024 * 1024}\r\n\r\n[{},{}`,
+      );
     });
     expect(parseAnswer(text)?.status).toBe(404);
   });
@@ -63,7 +79,9 @@ describe('request bodies are read only by the route that wants them', () => {
     const body = emptyObjects(4 * 1024 * 1024);
     let answer!: Awaited<ReturnType<typeof sendThenRead>>;
     const lengths = await parsedLengths(async () => {
-      answer = await sendThenRead(running.port, '/api/ingest-batch', { 'Content-Type': 'application/json' }, body, { chunked: false });
+      answer = await sendThenRead(running.port, '/api/ingest-batch', { 'Content-Type': 'application/json' }, body, {
+        chunked: false,
+      });
     });
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'unauthorized' });
@@ -71,7 +89,10 @@ describe('request bodies are read only by the route that wants them', () => {
   });
 
   it('search takes kilobytes: a larger body is 413, a normal one is answered', async () => {
-    const big = await request(t.app).post('/api/search').set('Content-Type', 'application/json').send({ q: 'x', pad: 'y'.repeat(SEARCH_BODY_BYTES) });
+    const big = await request(t.app)
+      .post('/api/search')
+      .set('Content-Type', 'application/json')
+      .send({ q: 'x', pad: 'y'.repeat(SEARCH_BODY_BYTES) });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ error: 'payload_too_large' });
     expect(big.body.message).toContain(String(SEARCH_BODY_BYTES));
@@ -80,14 +101,24 @@ describe('request bodies are read only by the route that wants them', () => {
   });
 
   it('ingest-batch takes up to MAX_BODY_SIZE, with the token', async () => {
-    const items = Array.from({ length: 200 }, (_, i) => ({ type: 'article', title: `Item ${i}`, body: 'word '.repeat(200) }));
-    const res = await request(t.app).post('/api/ingest-batch').set('Authorization', 'Bearer secret-token').send({ items });
+    const items = Array.from({ length: 200 }, (_, i) => ({
+      type: 'article',
+      title: `Item ${i}`,
+      body: 'word '.repeat(200),
+    }));
+    const res = await request(t.app)
+      .post('/api/ingest-batch')
+      .set('Authorization', 'Bearer secret-token')
+      .send({ items });
     expect(res.status).toBe(201);
     expect(res.body.stored).toBe(200);
   });
 
   it('a GET with a body is answered without reading it', async () => {
-    const res = await request(t.app).get('/api/search?q=item').set('Content-Type', 'application/json').send('{"ignored": true}');
+    const res = await request(t.app)
+      .get('/api/search?q=item')
+      .set('Content-Type', 'application/json')
+      .send('{"ignored": true}');
     expect(res.status).toBe(200);
   });
 });

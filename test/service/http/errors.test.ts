@@ -51,13 +51,16 @@ describe('malformed percent-encoding in the path', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['/api/export/%zz', '/api/v1/articles/%', '/api/v1/projects/%E0%A4%A'])('GET %s → 400 bad_request, no stack trace, not an error log', async (path) => {
-    const res = await request(t.app).get(path);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/malformed percent-encoding/) });
-    expect(res.text).not.toContain('URIError');
-    expect(logged.filter((l) => l.includes('"level":50'))).toEqual([]);
-  });
+  it.each(['/api/export/%zz', '/api/v1/articles/%', '/api/v1/projects/%E0%A4%A'])(
+    'GET %s → 400 bad_request, no stack trace, not an error log',
+    async (path) => {
+      const res = await request(t.app).get(path);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/malformed percent-encoding/) });
+      expect(res.text).not.toContain('URIError');
+      expect(logged.filter((l) => l.includes('"level":50'))).toEqual([]);
+    },
+  );
 
   it('is counted as a 4xx, not a 5xx', async () => {
     await request(t.app).get('/api/export/%zz');
@@ -83,7 +86,9 @@ describe('errorHandler', () => {
   }
 
   it('renders an HttpError with its status, code and details', async () => {
-    const res = await request(appThrowing(new HttpError(422, 'invalid_item', 'title is required', { field: 'title' }))).get('/boom');
+    const res = await request(
+      appThrowing(new HttpError(422, 'invalid_item', 'title is required', { field: 'title' })),
+    ).get('/boom');
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: 'invalid_item', message: 'title is required', field: 'title' });
   });

@@ -17,7 +17,10 @@ async function serve(parser: RequestHandler) {
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 interface Case {
@@ -31,20 +34,51 @@ interface Case {
 const CASES: readonly Case[] = [
   { name: 'GET without a body', method: 'GET', headers: {}, chunks: [] },
   { name: 'DELETE without a body', method: 'DELETE', headers: {}, chunks: [] },
-  { name: 'POST of JSON with Content-Length', method: 'POST', headers: { 'content-type': 'application/json' }, chunks: ['{"a":1}'] },
-  { name: 'POST of JSON, chunked', method: 'POST', headers: { 'content-type': 'application/json' }, chunks: ['{"a":', '[1,2]}'] },
-  { name: 'POST of +json', method: 'POST', headers: { 'content-type': 'application/vnd.x+json' }, chunks: ['{"b":true}'] },
-  { name: 'POST with Content-Length 0', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '0' }, chunks: [] },
+  {
+    name: 'POST of JSON with Content-Length',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    chunks: ['{"a":1}'],
+  },
+  {
+    name: 'POST of JSON, chunked',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    chunks: ['{"a":', '[1,2]}'],
+  },
+  {
+    name: 'POST of +json',
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.x+json' },
+    chunks: ['{"b":true}'],
+  },
+  {
+    name: 'POST with Content-Length 0',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': '0' },
+    chunks: [],
+  },
   { name: 'POST of broken JSON', method: 'POST', headers: { 'content-type': 'application/json' }, chunks: ['{"a":'] },
-  { name: 'POST over the limit', method: 'POST', headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ s: 'x'.repeat(200) })] },
+  {
+    name: 'POST over the limit',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    chunks: [JSON.stringify({ s: 'x'.repeat(200) })],
+  },
   { name: 'POST of text (not parsed)', method: 'POST', headers: { 'content-type': 'text/plain' }, chunks: ['hello'] },
-  { name: 'GET with a JSON body', method: 'GET', headers: { 'content-type': 'application/json' }, chunks: ['{"q":"x"}'] },
+  {
+    name: 'GET with a JSON body',
+    method: 'GET',
+    headers: { 'content-type': 'application/json' },
+    chunks: ['{"q":"x"}'],
+  },
 ];
 
 function send(port: number, c: Case): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const headers = { ...c.headers };
-    if (c.chunks.length === 1 && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(c.chunks[0]));
+    if (c.chunks.length === 1 && headers['content-length'] === undefined)
+      headers['content-length'] = String(Buffer.byteLength(c.chunks[0]));
     const req = httpRequest({ host: '127.0.0.1', port, method: c.method, path: '/echo', headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');

@@ -4,7 +4,11 @@ import express from 'express';
 import { writeChunks, type StreamResult } from '../../../service/http/write-chunks';
 
 /** A server whose one route streams `chunks()` with `writeChunks` and reports how it ended. */
-function streamingServer(chunks: () => Iterator<string>, opts: { stallMs?: number }, ended: (r: StreamResult) => void): Promise<Server> {
+function streamingServer(
+  chunks: () => Iterator<string>,
+  opts: { stallMs?: number },
+  ended: (r: StreamResult) => void,
+): Promise<Server> {
   const app = express();
   app.get('/stream', async (_req, res) => {
     res.set('Content-Type', 'text/plain; charset=utf-8');
@@ -53,7 +57,11 @@ describe('writeChunks', () => {
   it('writes everything and ends for a client that reads (outcome complete)', async () => {
     let result: StreamResult | undefined;
     const parts = ['a'.repeat(100_000), 'é'.repeat(70_000), '😀'];
-    const server = await streamingServer(() => parts[Symbol.iterator](), {}, (r) => (result = r));
+    const server = await streamingServer(
+      () => parts[Symbol.iterator](),
+      {},
+      (r) => (result = r),
+    );
     try {
       const res = await open(server);
       const body = await new Promise<string>((resolve) => {

@@ -17,7 +17,12 @@ describe('kvstore connection options', () => {
 
   it('never queues commands while disconnected and never retries per request', () => {
     const o = kvstoreOptions(parseSettings({ kvstore: { commandTimeoutMs: 123 } }));
-    expect(o).toMatchObject({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 123, lazyConnect: true });
+    expect(o).toMatchObject({
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 123,
+      lazyConnect: true,
+    });
   });
 });
 
@@ -42,7 +47,10 @@ describe('kvstore connection state against a real Redis', () => {
       expect(conn.degraded).toBe(false);
       pauseRedis(redis);
       try {
-        await waitFor('the unresponsive state', () => conn.state === 'unresponsive', { timeoutMs: 10_000, intervalMs: 20 });
+        await waitFor('the unresponsive state', () => conn.state === 'unresponsive', {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+        });
         expect(conn.available).toBe(false);
         expect(conn.degraded).toBe(true);
       } finally {
@@ -78,7 +86,10 @@ describe('kvstore connection state against a real Redis', () => {
 
   it('degraded turns back into connected once no failure has been reported for degradedHoldMs', async () => {
     const settings = parseSettings({ kvstore: { url: redis.url } });
-    const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, { heartbeatMs: 50, degradedHoldMs: 200 });
+    const conn = new KvstoreConnection(redis.url, settings, silentLogger(), undefined, {
+      heartbeatMs: 50,
+      degradedHoldMs: 200,
+    });
     await conn.connect();
     try {
       conn.commandFailed(new Error('NOSCRIPT No matching script'));

@@ -26,12 +26,21 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
   });
 
   const open = (accept: boolean, options: KvstoreConnectionOptions = {}) =>
-    new KvstoreConnection(redis.url, parseSettings({ kvstore: { url: redis.url, acceptEviction: accept } }), silentLogger(), undefined, options);
+    new KvstoreConnection(
+      redis.url,
+      parseSettings({ kvstore: { url: redis.url, acceptEviction: accept } }),
+      silentLogger(),
+      undefined,
+      options,
+    );
 
   /** Writes 4 MB in 64 KB keys (with a TTL when `ttl`): with an evicting policy Redis evicts; with noeviction the writes are refused. */
   async function overfill(prefix: string, ttl = false): Promise<void> {
     const value = Buffer.alloc(64 * 1024, 'x');
-    for (let i = 0; i < 64; i++) await (ttl ? admin.set(`${prefix}:${i}`, value, 'PX', 600_000) : admin.set(`${prefix}:${i}`, value)).catch(() => undefined);
+    for (let i = 0; i < 64; i++)
+      await (ttl ? admin.set(`${prefix}:${i}`, value, 'PX', 600_000) : admin.set(`${prefix}:${i}`, value)).catch(
+        () => undefined,
+      );
   }
 
   const serverEvictions = async () => Number(/evicted_keys:(\d+)/.exec(await admin.info('stats'))![1]);
@@ -40,16 +49,28 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
     await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
     const refused = open(false);
     try {
-      const err = await refused.connect().then(() => undefined, (e: unknown) => e);
+      const err = await refused.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(KvstoreEvictionError);
-      expect(err).toMatchObject({ code: 'ERR_KVSTORE_EVICTION', message: expect.stringContaining("maxmemory-policy is allkeys-lru (maxmemory 2mb") });
+      expect(err).toMatchObject({
+        code: 'ERR_KVSTORE_EVICTION',
+        message: expect.stringContaining('maxmemory-policy is allkeys-lru (maxmemory 2mb'),
+      });
     } finally {
       await refused.close();
     }
     const accepted = open(true);
     try {
       await accepted.connect();
-      expect(accepted.eviction.status).toEqual({ policy: 'allkeys-lru', maxmemory_bytes: 2 * 1024 * 1024, policy_risk: 'accepted', evicted_keys: 0, last_eviction_at: null });
+      expect(accepted.eviction.status).toEqual({
+        policy: 'allkeys-lru',
+        maxmemory_bytes: 2 * 1024 * 1024,
+        policy_risk: 'accepted',
+        evicted_keys: 0,
+        last_eviction_at: null,
+      });
       expect(accepted.eviction.degraded).toBe(false);
       expect(accepted.eviction.refusesWrites).toBe(false);
     } finally {
@@ -67,7 +88,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       await overfill('a');
       const first = await serverEvictions();
       expect(first).toBeGreaterThan(0);
-      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === first, { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === first, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       expect(emitted.reduce((a, b) => a + b, 0)).toBe(first);
       expect(conn.eviction.degraded).toBe(true);
       // A restarted server (no persistence: empty, its count at 0, another run_id) counts anew,
@@ -79,7 +103,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       await overfill('b2');
       const second = await serverEvictions();
       expect(second).toBeGreaterThan(0);
-      await waitFor('the evictions after the reset counted', () => conn.eviction.evictedKeys === first + second, { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the evictions after the reset counted', () => conn.eviction.evictedKeys === first + second, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       // Degraded until `evictionHoldMs` after the last eviction seen, then not (nothing evicts now).
       await waitFor('health back after the hold', () => !conn.eviction.degraded, { timeoutMs: 10_000, intervalMs: 50 });
       expect(conn.eviction.status.last_eviction_at).not.toBeNull();
@@ -99,7 +126,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       await overfill('ttl', true);
       const n = await serverEvictions();
       expect(n).toBeGreaterThan(0);
-      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === n, { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === n, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       expect(emitted.every(([, atRisk]) => !atRisk)).toBe(true);
       expect(conn.eviction.contentAtRisk).toBe(false);
       expect(conn.eviction.degraded).toBe(false);
@@ -116,7 +146,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       expect(conn.eviction.risk).toBe('evicts');
       await overfill('c');
       const n = await serverEvictions();
-      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === n, { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the evictions counted', () => conn.eviction.evictedKeys === n, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       expect(conn.eviction.degraded).toBe(false);
       expect(conn.eviction.refusesWrites).toBe(false);
     } finally {
@@ -132,7 +165,10 @@ describe('the kvstore eviction watch (real redis-server, maxmemory 2mb)', () => 
       expect(conn.eviction.risk).toBe('none');
       await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-      await waitFor('the policy read again after the reconnect', () => conn.eviction.risk === 'evicts', { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the policy read again after the reconnect', () => conn.eviction.risk === 'evicts', {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       expect(conn.eviction.refusesWrites).toBe(true);
       expect(conn.eviction.degraded).toBe(true);
       expect(conn.eviction.refusal).toContain('maxmemory-policy is allkeys-lru');
@@ -152,7 +188,9 @@ describe('the eviction check on a Redis Cluster (real redis-server nodes)', () =
   });
 
   it('one master with allkeys-lru refuses the start, naming that master; all noeviction connects', async () => {
-    const settings = parseSettings({ kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds } } });
+    const settings = parseSettings({
+      kvstore: { url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds } },
+    });
     const check = async () => {
       const conn = new KvstoreConnection(cluster.url(0), settings, silentLogger());
       try {
@@ -169,7 +207,9 @@ describe('the eviction check on a Redis Cluster (real redis-server nodes)', () =
       await node.config('SET', 'maxmemory-policy', 'allkeys-lru');
       await expect(check()).rejects.toMatchObject({
         code: 'ERR_KVSTORE_EVICTION',
-        message: expect.stringContaining(`maxmemory-policy is allkeys-lru (maxmemory 0 (no limit yet: one set later with CONFIG SET applies this policy at once), read from the cluster master 127.0.0.1:${port} by CONFIG GET)`),
+        message: expect.stringContaining(
+          `maxmemory-policy is allkeys-lru (maxmemory 0 (no limit yet: one set later with CONFIG SET applies this policy at once), read from the cluster master 127.0.0.1:${port} by CONFIG GET)`,
+        ),
       });
     } finally {
       await node.config('SET', 'maxmemory-policy', 'noeviction');

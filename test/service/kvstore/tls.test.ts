@@ -36,20 +36,39 @@ function env(url: string, dataDir: string, ca?: string): Record<string, string |
  * 5-request burst is shared between them (five 200s, then 429s, alternating replicas), and an item
  * ingested through `a` is served by `b`.
  */
-async function sharesStateOverTls(a: ServiceProcess, b: ServiceProcess, health: Record<string, string>, item: { id: string; title: string }): Promise<void> {
+async function sharesStateOverTls(
+  a: ServiceProcess,
+  b: ServiceProcess,
+  health: Record<string, string>,
+  item: { id: string; title: string },
+): Promise<void> {
   for (const svc of [a, b]) {
-    expect((await svc.request('/health')).json()).toMatchObject({ kvstore: 'connected', ...health, rate_limit_backend: 'kvstore' });
+    expect((await svc.request('/health')).json()).toMatchObject({
+      kvstore: 'connected',
+      ...health,
+      rate_limit_backend: 'kvstore',
+    });
   }
   const statuses: number[] = [];
-  for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
+  for (let i = 0; i < 8; i++)
+    statuses.push((await (i % 2 ? b : a).request('/api/v1/articles', { from: '127.0.0.9' })).status);
   expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
   const body = { ...item, type: 'article', body: 'stored through one replica, read through the other' };
-  const ingested = await a.request('/api/ingest', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body, from: '127.0.0.10' });
-  expect(ingested.status).toBeLessThan(300);
-  await waitFor('replica b to serve the item ingested through a', async () => (await b.request(`/api/v1/articles/${item.id}`, { from: '127.0.0.11' })).status === 200, {
-    timeoutMs: 10000,
-    intervalMs: 200,
+  const ingested = await a.request('/api/ingest', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body,
+    from: '127.0.0.10',
   });
+  expect(ingested.status).toBeLessThan(300);
+  await waitFor(
+    'replica b to serve the item ingested through a',
+    async () => (await b.request(`/api/v1/articles/${item.id}`, { from: '127.0.0.11' })).status === 200,
+    {
+      timeoutMs: 10000,
+      intervalMs: 200,
+    },
+  );
 }
 
 describe('a TLS-only, password-protected redis-server (rediss://) behind two real service processes', () => {
@@ -85,7 +104,10 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
   });
 
   it('with the CA trusted: kvstore connected, limits shared between the two processes, content served by both', async () => {
-    const [a, b] = await ServiceProcess.startAll([{ env: env(redis.url, join(dataDir, 'a'), certs.caFile) }, { env: env(redis.url, join(dataDir, 'b'), certs.caFile) }]);
+    const [a, b] = await ServiceProcess.startAll([
+      { env: env(redis.url, join(dataDir, 'a'), certs.caFile) },
+      { env: env(redis.url, join(dataDir, 'b'), certs.caFile) },
+    ]);
     try {
       await sharesStateOverTls(a, b, {}, { id: 'tls-proof', title: 'Carried over TLS' });
       expect(a.process.tail(50)).not.toContain(PASSWORD);
@@ -99,24 +121,36 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
   // disconnected, and limits fall back to memory per replica; the log says "unreachable" and names
   // the cause (WRONGPASS, or the certificate Node could not verify), never the password.
   it.each([
-    ['a wrong password', () => env(redis.url.replace(`:${PASSWORD}@`, ':wrong-pw@'), join(dataDir, 'c'), certs.caFile), 'wrong-pw', /WRONGPASS|invalid username-password/],
+    [
+      'a wrong password',
+      () => env(redis.url.replace(`:${PASSWORD}@`, ':wrong-pw@'), join(dataDir, 'c'), certs.caFile),
+      'wrong-pw',
+      /WRONGPASS|invalid username-password/,
+    ],
     ['an untrusted CA (no NODE_EXTRA_CA_CERTS)', () => env(redis.url, join(dataDir, 'd')), PASSWORD, /certificate/],
-  ])('%s: starts degraded, kvstore disconnected, limits in memory, the cause in the log, no password', async (_name, envOf, secret, cause) => {
-    const svc = await ServiceProcess.start({ env: envOf() });
-    try {
-      expect((await svc.request('/health')).json()).toMatchObject({
-        status: 'degraded',
-        kvstore: 'disconnected',
-        rate_limit_backend: 'memory',
-        content: { store: 'kvstore' },
-      });
-      const unreachable = svc.process.tail(50).split('\n').find((l) => l.includes('kvstore unreachable; falling back to in-memory state'));
-      expect(unreachable).toMatch(cause);
-      expect(svc.process.tail(50)).not.toContain(secret);
-    } finally {
-      await svc.stop();
-    }
-  }, 60_000);
+  ])(
+    '%s: starts degraded, kvstore disconnected, limits in memory, the cause in the log, no password',
+    async (_name, envOf, secret, cause) => {
+      const svc = await ServiceProcess.start({ env: envOf() });
+      try {
+        expect((await svc.request('/health')).json()).toMatchObject({
+          status: 'degraded',
+          kvstore: 'disconnected',
+          rate_limit_backend: 'memory',
+          content: { store: 'kvstore' },
+        });
+        const unreachable = svc.process
+          .tail(50)
+          .split('\n')
+          .find((l) => l.includes('kvstore unreachable; falling back to in-memory state'));
+        expect(unreachable).toMatch(cause);
+        expect(svc.process.tail(50)).not.toContain(secret);
+      } finally {
+        await svc.stop();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('a TLS-only, password-protected three-master Redis Cluster (--tls-cluster yes) behind two real service processes', () => {
@@ -135,10 +169,19 @@ describe('a TLS-only, password-protected three-master Redis Cluster (--tls-clust
   });
 
   it('KVSTORE_MODE=cluster with a rediss:// seed: connected, limits shared, content served by both', async () => {
-    const clusterEnv = (dir: string) => ({ ...env(cluster.url(0), join(dataDir, dir), certs.caFile), KVSTORE_MODE: 'cluster', KVSTORE_NODES: cluster.seeds.slice(1).join(',') });
+    const clusterEnv = (dir: string) => ({
+      ...env(cluster.url(0), join(dataDir, dir), certs.caFile),
+      KVSTORE_MODE: 'cluster',
+      KVSTORE_NODES: cluster.seeds.slice(1).join(','),
+    });
     const [a, b] = await ServiceProcess.startAll([{ env: clusterEnv('a') }, { env: clusterEnv('b') }]);
     try {
-      await sharesStateOverTls(a, b, { kvstore_mode: 'cluster' }, { id: 'tls-cluster-proof', title: 'Carried over TLS to a cluster' });
+      await sharesStateOverTls(
+        a,
+        b,
+        { kvstore_mode: 'cluster' },
+        { id: 'tls-cluster-proof', title: 'Carried over TLS to a cluster' },
+      );
     } finally {
       await a.stop();
       await b.stop();

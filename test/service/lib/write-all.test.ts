@@ -17,7 +17,12 @@ class FakeFile implements WritableFile {
     private readonly capacity = Infinity,
   ) {}
 
-  async write(buffer: Uint8Array, offset: number, length: number, position?: number | null): Promise<{ bytesWritten: number }> {
+  async write(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position?: number | null,
+  ): Promise<{ bytesWritten: number }> {
     this.calls.push({ offset, length, position });
     const room = this.capacity - this.bytes.length;
     if (room <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
@@ -34,18 +39,22 @@ class FakeFile implements WritableFile {
 describe('writeAll', () => {
   it('writes every byte however short each write is (a property over data and partial counts)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.array(fc.integer({ min: 1, max: 64 }), { maxLength: 40 }), async (data, counts) => {
-        const file = new FakeFile(counts);
-        await writeAll(file, data);
-        expect(Uint8Array.from(file.bytes)).toEqual(data);
-        // Each write asks for the rest, from where the last one stopped.
-        let at = 0;
-        for (const [k, c] of file.calls.entries()) {
-          expect(c).toEqual({ offset: at, length: data.length - at, position: null });
-          at += file.took[k];
-        }
-        expect(at).toBe(data.length);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 300 }),
+        fc.array(fc.integer({ min: 1, max: 64 }), { maxLength: 40 }),
+        async (data, counts) => {
+          const file = new FakeFile(counts);
+          await writeAll(file, data);
+          expect(Uint8Array.from(file.bytes)).toEqual(data);
+          // Each write asks for the rest, from where the last one stopped.
+          let at = 0;
+          for (const [k, c] of file.calls.entries()) {
+            expect(c).toEqual({ offset: at, length: data.length - at, position: null });
+            at += file.took[k];
+          }
+          expect(at).toBe(data.length);
+        },
+      ),
       { numRuns: 200 },
     );
   });

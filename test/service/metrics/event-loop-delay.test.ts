@@ -21,7 +21,9 @@ describe('loopThreadCpu', () => {
     const before = cpu();
     const processBefore = process.cpuUsage();
     // A thread that spins 300 ms while the loop thread only waits for it.
-    const worker = new Worker('const until = performance.now() + 300; while (performance.now() < until);', { eval: true });
+    const worker = new Worker('const until = performance.now() + 300; while (performance.now() < until);', {
+      eval: true,
+    });
     await new Promise((resolve) => worker.once('exit', resolve));
     const loop = cpu() - before;
     const all = process.cpuUsage(processBefore);

@@ -40,7 +40,11 @@ function fixture() {
   const registry = new Registry();
   const cache = { n: 25, size: () => cache.n, maxSize: () => 100 };
   const loop = fakeLoop();
-  const metrics = new ServiceMetrics(registry, { stats, cache, kvstoreDegraded: () => false, eventLoopDelay: loop }, { processMetrics: false });
+  const metrics = new ServiceMetrics(
+    registry,
+    { stats, cache, kvstoreDegraded: () => false, eventLoopDelay: loop },
+    { processMetrics: false },
+  );
   stats.record('search', 200, 40);
   stats.record('search', 200, 60);
   stats.record('chat', 200, 400);
@@ -93,7 +97,11 @@ describe('Prometheus exposition', () => {
   });
 
   it('labels by type cover every request type, always', async () => {
-    const text = await new ServiceMetrics(new Registry(), { stats: new RequestStats(new ManualClock()) }, { processMetrics: false }).registry.metrics();
+    const text = await new ServiceMetrics(
+      new Registry(),
+      { stats: new RequestStats(new ManualClock()) },
+      { processMetrics: false },
+    ).registry.metrics();
     for (const t of ['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other']) {
       expect(text).toContain(`svc_ai_search_requests_by_type_total{type="${t}"} 0`);
     }
@@ -127,7 +135,9 @@ describe('Prometheus exposition', () => {
     m.requestDuration.labels({ route: 'search', method: 'GET', status_class: '2xx' }).observe(0.02);
     const text = await registry.metrics();
     expect(text).toContain('# TYPE svc_ai_search_http_request_duration_seconds histogram');
-    expect(text).toContain('svc_ai_search_http_request_duration_seconds_bucket{le="0.025",route="search",method="GET",status_class="2xx"} 1');
+    expect(text).toContain(
+      'svc_ai_search_http_request_duration_seconds_bucket{le="0.025",route="search",method="GET",status_class="2xx"} 1',
+    );
     expect(text).toContain('svc_ai_search_process_cpu_user_seconds_total');
   });
 

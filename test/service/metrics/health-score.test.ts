@@ -17,14 +17,31 @@ describe('health score', () => {
   it('tempers the success rate below MIN_VOLUME requests with a prior of successes', () => {
     expect(MIN_VOLUME).toBe(20);
     // One 404 on an idle service: (1*0 + 19*100)/20 = 95 → 0.6*95 + 40 = 97
-    expect(healthScore({ recentSuccessRate: 0, recentCount: 1, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(97);
-    expect(healthScore({ recentSuccessRate: 0, recentCount: 20, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(40);
-    expect(healthScore({ recentSuccessRate: 50, recentCount: 1000, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(70);
-    expect(healthScore({ recentSuccessRate: 100, recentCount: 0, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(100);
+    expect(healthScore({ recentSuccessRate: 0, recentCount: 1, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(
+      97,
+    );
+    expect(healthScore({ recentSuccessRate: 0, recentCount: 20, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(
+      40,
+    );
+    expect(
+      healthScore({ recentSuccessRate: 50, recentCount: 1000, avgResponseTimeMs: 0, kvstoreDegraded: false }),
+    ).toBe(70);
+    expect(healthScore({ recentSuccessRate: 100, recentCount: 0, avgResponseTimeMs: 0, kvstoreDegraded: false })).toBe(
+      100,
+    );
   });
 
   it.each([
-    [100, 'A'], [90, 'A'], [89.9, 'B'], [80, 'B'], [79, 'C'], [70, 'C'], [65, 'D'], [60, 'D'], [59.9, 'F'], [0, 'F'],
+    [100, 'A'],
+    [90, 'A'],
+    [89.9, 'B'],
+    [80, 'B'],
+    [79, 'C'],
+    [70, 'C'],
+    [65, 'D'],
+    [60, 'D'],
+    [59.9, 'F'],
+    [0, 'F'],
   ] as const)('score %d → grade %s', (score, grade) => {
     expect(performanceGrade(score)).toBe(grade);
   });

@@ -26,7 +26,12 @@ const stepsArb = fc.array(
 
 /** The same histogram twice: prom-client's and ours, each on its own registry. */
 function pair() {
-  const config = { name: 'x_seconds', help: 'Some durations', labelNames: ['route', 'method', 'status_class'] as const, buckets: BUCKETS };
+  const config = {
+    name: 'x_seconds',
+    help: 'Some durations',
+    labelNames: ['route', 'method', 'status_class'] as const,
+    buckets: BUCKETS,
+  };
   const theirs = new Registry();
   const ours = new Registry();
   const reference = new Histogram({ ...config, labelNames: [...config.labelNames], registers: [theirs] });
@@ -35,26 +40,30 @@ function pair() {
 }
 
 describe('LeanHistogram', () => {
-  it('exposes exactly what a prom-client Histogram fed the same observations exposes (text and JSON)', async () => {
-    await fc.assert(
-      fc.asyncProperty(stepsArb, async (steps) => {
-        const { theirs, ours, reference, lean } = pair();
-        const children = LABEL_SETS.map((l) => lean.labels(l));
-        for (const step of steps) {
-          if ('reset' in step) {
-            theirs.resetMetrics();
-            ours.resetMetrics();
-            continue;
+  it(
+    'exposes exactly what a prom-client Histogram fed the same observations exposes (text and JSON)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(stepsArb, async (steps) => {
+          const { theirs, ours, reference, lean } = pair();
+          const children = LABEL_SETS.map((l) => lean.labels(l));
+          for (const step of steps) {
+            if ('reset' in step) {
+              theirs.resetMetrics();
+              ours.resetMetrics();
+              continue;
+            }
+            reference.labels(LABEL_SETS[step.set]).observe(step.value);
+            children[step.set].observe(step.value);
           }
-          reference.labels(LABEL_SETS[step.set]).observe(step.value);
-          children[step.set].observe(step.value);
-        }
-        expect(await ours.metrics()).toBe(await theirs.metrics());
-        expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
-      }),
-      { numRuns: 200 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+          expect(await ours.metrics()).toBe(await theirs.metrics());
+          expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
+        }),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('a label set appears once observed, not when its recorder is made', async () => {
     const { ours } = pair();
@@ -65,7 +74,9 @@ describe('LeanHistogram', () => {
 
   it('refuses what prom-client refuses: unknown labels, values that are not numbers, bad buckets or names', () => {
     const { lean } = pair();
-    expect(() => lean.labels({ route: 'search', verb: 'GET' } as never)).toThrow('Added label "verb" is not included in initial labelset');
+    expect(() => lean.labels({ route: 'search', verb: 'GET' } as never)).toThrow(
+      'Added label "verb" is not included in initial labelset',
+    );
     const child = lean.labels({ route: 'search', method: 'GET', status_class: '2xx' });
     expect(() => child.observe(Number.NaN)).toThrow(TypeError);
     expect(() => child.observe(Number.POSITIVE_INFINITY)).toThrow(TypeError);
@@ -78,6 +89,8 @@ describe('LeanHistogram', () => {
 
   it('registers under its name: a second metric of that name on the same registry is refused', () => {
     const { ours } = pair();
-    expect(() => new LeanHistogram({ name: 'x_seconds', help: 'again', labelNames: [], buckets: [1], registers: [ours] })).toThrow();
+    expect(
+      () => new LeanHistogram({ name: 'x_seconds', help: 'again', labelNames: [], buckets: [1], registers: [ours] }),
+    ).toThrow();
   });
 });

@@ -72,8 +72,12 @@ describe('metrics middleware', () => {
       expect(s.byType.search.count).toBe(1);
       expect(s.byType.chat.count).toBe(1);
       const text = await t.registry.metrics();
-      expect(text).toContain('svc_ai_search_http_request_duration_seconds_count{route="search",method="GET",status_class="2xx"} 1');
-      expect(text).toContain('svc_ai_search_http_request_duration_seconds_count{route="chat",method="GET",status_class="5xx"} 1');
+      expect(text).toContain(
+        'svc_ai_search_http_request_duration_seconds_count{route="search",method="GET",status_class="2xx"} 1',
+      );
+      expect(text).toContain(
+        'svc_ai_search_http_request_duration_seconds_count{route="chat",method="GET",status_class="5xx"} 1',
+      );
     } finally {
       await t.close();
     }

@@ -4,7 +4,14 @@ import { RequestStats } from '../../../service/metrics/request-stats';
 describe('RequestStats', () => {
   it('with no traffic reports 100% success and 0 ms', () => {
     const s = new RequestStats(new ManualClock()).snapshot();
-    expect(s).toMatchObject({ total: 0, successful: 0, failed: 0, successRate: 100, avgResponseTimeMs: 0, recentSuccessRate: 100 });
+    expect(s).toMatchObject({
+      total: 0,
+      successful: 0,
+      failed: 0,
+      successRate: 100,
+      avgResponseTimeMs: 0,
+      recentSuccessRate: 100,
+    });
   });
 
   it('counts success as status < 400 and keeps total = successful + failed', () => {

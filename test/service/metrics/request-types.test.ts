@@ -11,14 +11,30 @@ import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('request types', () => {
   it.each([
-    ['GET', '/api/search', 'search'], ['POST', '/api/search', 'search'], ['HEAD', '/api/search', 'search'],
-    ['GET', '/api/search/x', 'other'], ['GET', '/api/searchx', 'other'], ['DELETE', '/api/search', 'other'],
-    ['POST', '/api/chat', 'chat'], ['POST', '/api/v1/chat', 'chat'], ['GET', '/api/chat', 'other'],
-    ['POST', '/api/ingest', 'ingest'], ['POST', '/api/ingest-batch', 'ingest'], ['POST', '/api/upload', 'upload'],
-    ['GET', '/api/export/all.json', 'export'], ['GET', '/api/export/a/b', 'export'], ['GET', '/api/export', 'export'],
-    ['GET', '/api/eval', 'eval'], ['POST', '/api/eval', 'eval'],
-    ['GET', '/api/v1/articles', 'content'], ['GET', '/api/v1/projects/p1', 'content'], ['GET', '/api/v1/experiences', 'content'],
-    ['GET', '/api/v1/projects/p1/x', 'other'], ['GET', '/', 'other'], ['GET', '/api/v2/articles', 'other'], ['GET', '/wp-admin/x.php', 'other'],
+    ['GET', '/api/search', 'search'],
+    ['POST', '/api/search', 'search'],
+    ['HEAD', '/api/search', 'search'],
+    ['GET', '/api/search/x', 'other'],
+    ['GET', '/api/searchx', 'other'],
+    ['DELETE', '/api/search', 'other'],
+    ['POST', '/api/chat', 'chat'],
+    ['POST', '/api/v1/chat', 'chat'],
+    ['GET', '/api/chat', 'other'],
+    ['POST', '/api/ingest', 'ingest'],
+    ['POST', '/api/ingest-batch', 'ingest'],
+    ['POST', '/api/upload', 'upload'],
+    ['GET', '/api/export/all.json', 'export'],
+    ['GET', '/api/export/a/b', 'export'],
+    ['GET', '/api/export', 'export'],
+    ['GET', '/api/eval', 'eval'],
+    ['POST', '/api/eval', 'eval'],
+    ['GET', '/api/v1/articles', 'content'],
+    ['GET', '/api/v1/projects/p1', 'content'],
+    ['GET', '/api/v1/experiences', 'content'],
+    ['GET', '/api/v1/projects/p1/x', 'other'],
+    ['GET', '/', 'other'],
+    ['GET', '/api/v2/articles', 'other'],
+    ['GET', '/wp-admin/x.php', 'other'],
     ['OPTIONS', '/api/search', 'other'],
   ])('%s %s → %s', (method, path, type) => {
     expect(requestTypeOf(method, path)).toBe(type);
@@ -41,7 +57,18 @@ describe('request types', () => {
   });
 
   it('knows the operational endpoints of spec §4.1, with the routing case rules', () => {
-    for (const p of ['/api/metrics/prometheus', '/api/health', '/health', '/health/ready', '/health/live', '/metrics', '/api/rate-limit', '/health/', '/HEALTH', '/Api/Rate-Limit/']) {
+    for (const p of [
+      '/api/metrics/prometheus',
+      '/api/health',
+      '/health',
+      '/health/ready',
+      '/health/live',
+      '/metrics',
+      '/api/rate-limit',
+      '/health/',
+      '/HEALTH',
+      '/Api/Rate-Limit/',
+    ]) {
       expect(isOperationalPath(p)).toBe(true);
     }
     expect(isOperationalPath('/api/search')).toBe(false);
@@ -56,7 +83,11 @@ describe('request types', () => {
 
 /** A route layer of an Express 5 router, as far as this test reads it. */
 interface RouteLayer {
-  readonly route?: { readonly path: string | string[]; readonly methods: Record<string, boolean>; _handlesMethod(m: string): boolean };
+  readonly route?: {
+    readonly path: string | string[];
+    readonly methods: Record<string, boolean>;
+    _handlesMethod(m: string): boolean;
+  };
   readonly handle: { readonly stack?: RouteLayer[] };
   match(path: string): boolean;
 }
@@ -93,12 +124,43 @@ describe('API_ROUTES against the routers Express runs', () => {
   it('matches a request exactly when Express routes it (paths × methods)', () => {
     const layers = routeLayers(t.deps.features.router);
     const paths = [
-      '/api/search', '/API/SEARCH', '/api/search/', '/api/search//', '/api/search/x', '/api/searchx', '/api/Search/',
-      '/api/chat', '/API/V1/CHAT/', '/api/v1/chat/x', '/api/ingest', '/api/ingest-batch/', '/api/INGEST-BATCH',
-      '/api/upload', '/api/upload/x', '/api/export', '/api/export/', '/api/export//', '/api/export/all.json',
-      '/api/export/a/b/', '/API/EXPORT/A%2Fb', '/api/eval', '/api/eval/', '/api/v1/articles', '/api/v1/articles/',
-      '/api/v1/articles/a1', '/api/v1/articles/a1/', '/api/v1/articles//', '/api/v1/articles/a/b', '/API/V1/PROJECTS/P',
-      '/api/v1/experiences', '/api/v1/experience', '/api', '/api/', '/', '/wp-admin/x.php', '/api/v2/articles',
+      '/api/search',
+      '/API/SEARCH',
+      '/api/search/',
+      '/api/search//',
+      '/api/search/x',
+      '/api/searchx',
+      '/api/Search/',
+      '/api/chat',
+      '/API/V1/CHAT/',
+      '/api/v1/chat/x',
+      '/api/ingest',
+      '/api/ingest-batch/',
+      '/api/INGEST-BATCH',
+      '/api/upload',
+      '/api/upload/x',
+      '/api/export',
+      '/api/export/',
+      '/api/export//',
+      '/api/export/all.json',
+      '/api/export/a/b/',
+      '/API/EXPORT/A%2Fb',
+      '/api/eval',
+      '/api/eval/',
+      '/api/v1/articles',
+      '/api/v1/articles/',
+      '/api/v1/articles/a1',
+      '/api/v1/articles/a1/',
+      '/api/v1/articles//',
+      '/api/v1/articles/a/b',
+      '/API/V1/PROJECTS/P',
+      '/api/v1/experiences',
+      '/api/v1/experience',
+      '/api',
+      '/api/',
+      '/',
+      '/wp-admin/x.php',
+      '/api/v2/articles',
     ];
     const mismatches: string[] = [];
     for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']) {

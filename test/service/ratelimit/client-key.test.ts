@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { clientId, MAX_ADDRESS_LENGTH, normalizeAddress, parseIpv6, UNKNOWN_CLIENT } from '../../../service/ratelimit/client-key';
+import {
+  clientId,
+  MAX_ADDRESS_LENGTH,
+  normalizeAddress,
+  parseIpv6,
+  UNKNOWN_CLIENT,
+} from '../../../service/ratelimit/client-key';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 describe('clientId', () => {
@@ -59,7 +65,21 @@ describe('clientId with forwarded addresses (TRUST_PROXY on)', () => {
   });
 
   it('falls back to the socket address for what is not an IP address', () => {
-    for (const bad of ['garbage', 'unknown', 'example.com', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '0x7f.0.0.1', '1.2.3.4:123456', '1::2::3', '[1.2.3.4]', ' 1.2.3.4', '1.2.3.4, 5.6.7.8']) {
+    for (const bad of [
+      'garbage',
+      'unknown',
+      'example.com',
+      '1.2.3',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '01.2.3.4',
+      '0x7f.0.0.1',
+      '1.2.3.4:123456',
+      '1::2::3',
+      '[1.2.3.4]',
+      ' 1.2.3.4',
+      '1.2.3.4, 5.6.7.8',
+    ]) {
       expect([bad, clientId(bad, 64, SOCKET)]).toEqual([bad, SOCKET]);
     }
   });
@@ -80,7 +100,12 @@ describe('clientId with forwarded addresses (TRUST_PROXY on)', () => {
   });
 
   it('every key it returns is short, whatever the input', () => {
-    const inputs = ['1.2.3.4:5', '[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535', 'fe80::1%eth0', 'x'.repeat(8192)];
+    const inputs = [
+      '1.2.3.4:5',
+      '[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535',
+      'fe80::1%eth0',
+      'x'.repeat(8192),
+    ];
     for (const input of inputs) expect(clientId(input, 128, SOCKET).length).toBeLessThanOrEqual(43);
   });
 });
@@ -99,14 +124,18 @@ describe('normalizeAddress fast paths (IPv4-mapped read directly, IPv6 ids cache
   /** What ipaddr.js says, uncached: the way normalizeAddress read every non-IPv4 text before the fast paths. */
   const byIpaddr = parseIpv6;
 
-  it('an IPv4-mapped address is its IPv4 form, in any case, exactly as ipaddr.js reads it', () => {
-    fc.assert(
-      fc.property(ipv4, fc.constantFrom('::ffff:', '::FFFF:', '::Ffff:'), (v4, head) => {
-        expect(normalizeAddress(head + v4, 64)).toBe(v4);
-        expect(normalizeAddress(head + v4, 64)).toBe(byIpaddr(head + v4, 64));
-      }),
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'an IPv4-mapped address is its IPv4 form, in any case, exactly as ipaddr.js reads it',
+    () => {
+      fc.assert(
+        fc.property(ipv4, fc.constantFrom('::ffff:', '::FFFF:', '::Ffff:'), (v4, head) => {
+          expect(normalizeAddress(head + v4, 64)).toBe(v4);
+          expect(normalizeAddress(head + v4, 64)).toBe(byIpaddr(head + v4, 64));
+        }),
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('mapped forms the fast path does not take still go through ipaddr.js', () => {
     expect(normalizeAddress('::ffff:7f00:1', 64)).toBe('127.0.0.1');
@@ -116,21 +145,28 @@ describe('normalizeAddress fast paths (IPv4-mapped read directly, IPv6 ids cache
     expect(normalizeAddress('::ffff:010.0.0.1', 64)).toBe(byIpaddr('::ffff:010.0.0.1', 64));
   });
 
-  it('IPv6 ids are the same asked once or many times, per prefix length, valid or not', () => {
-    const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((w) => w.map((x) => x.toString(16)).join(':'));
-    fc.assert(
-      fc.property(v6, fc.constantFrom(48, 56, 64, 128), fc.nat(3), (addr, prefix, repeats) => {
-        const want = byIpaddr(addr, prefix);
-        for (let i = 0; i <= repeats; i++) expect(normalizeAddress(addr, prefix)).toBe(want);
-        expect(normalizeAddress(`[${addr}]:80`, prefix)).toBe(want);
-      }),
-    );
-    for (let i = 0; i < 3; i++) expect(normalizeAddress('not:an:address', 64)).toBeUndefined();
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'IPv6 ids are the same asked once or many times, per prefix length, valid or not',
+    () => {
+      const v6 = fc
+        .array(fc.nat(0xffff), { minLength: 8, maxLength: 8 })
+        .map((w) => w.map((x) => x.toString(16)).join(':'));
+      fc.assert(
+        fc.property(v6, fc.constantFrom(48, 56, 64, 128), fc.nat(3), (addr, prefix, repeats) => {
+          const want = byIpaddr(addr, prefix);
+          for (let i = 0; i <= repeats; i++) expect(normalizeAddress(addr, prefix)).toBe(want);
+          expect(normalizeAddress(`[${addr}]:80`, prefix)).toBe(want);
+        }),
+      );
+      for (let i = 0; i < 3; i++) expect(normalizeAddress('not:an:address', 64)).toBeUndefined();
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('stays right past the cache bound (20,000 distinct addresses, then the first again)', () => {
     const first = normalizeAddress('2001:db8:0:1::1', 64);
-    for (let i = 0; i < 20_000; i++) normalizeAddress(`2001:db8:${(i >> 8).toString(16)}:${(i & 255).toString(16)}::1`, 64);
+    for (let i = 0; i < 20_000; i++)
+      normalizeAddress(`2001:db8:${(i >> 8).toString(16)}:${(i & 255).toString(16)}::1`, 64);
     expect(normalizeAddress('2001:db8:0:1::1', 64)).toBe(first);
     expect(first).toBe('2001:db8:0:1::/64');
   });

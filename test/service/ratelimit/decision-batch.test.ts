@@ -92,8 +92,17 @@ describe('DecisionBatch', () => {
       seen.push([...keys]);
       return { allowed: true, now: 7, debts: [0, 0, 0] };
     };
-    batch.add(plan.keys('192.0.2.1'), (d) => (got[0] = d), (e) => (got[0] = e as Error), recover);
-    batch.add(plan.keys('192.0.2.2'), (d) => (got[1] = d), (e) => (got[1] = e as Error));
+    batch.add(
+      plan.keys('192.0.2.1'),
+      (d) => (got[0] = d),
+      (e) => (got[0] = e as Error),
+      recover,
+    );
+    batch.add(
+      plan.keys('192.0.2.2'),
+      (d) => (got[1] = d),
+      (e) => (got[1] = e as Error),
+    );
     batch.fail(new Error('boom'));
     expect(got).toEqual([{ allowed: true, now: 7, debts: [0, 0, 0] }, new Error('boom')]);
     expect(seen).toEqual([plan.keys('192.0.2.1')]);

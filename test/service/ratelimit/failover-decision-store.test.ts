@@ -156,7 +156,9 @@ describe('FailoverDecisionStore', () => {
     const shared = new FakeShared();
     const local: Decision = { allowed: false, now: 7, debts: [3, 3] };
     const fallback: LocalDecisionStore = { decideAtOnce: () => local, decide: () => Promise.resolve(local) };
-    const store = new FailoverDecisionStore(conn, shared, fallback, captureLogger().logger, new ManualClock(), { probeIntervalMs: 10 });
+    const store = new FailoverDecisionStore(conn, shared, fallback, captureLogger().logger, new ManualClock(), {
+      probeIntervalMs: 10,
+    });
     expect(store.decideAtOnce(plan, keys)).toBe(local);
     conn.go('connected');
     expect(store.decideAtOnce(plan, keys)).toBeUndefined();

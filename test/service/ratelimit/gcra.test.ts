@@ -29,7 +29,12 @@ const T0 = Date.UTC(2026, 0, 1);
 
 describe('gcra', () => {
   it('derives integer parameters from a tier', () => {
-    expect(gcraLimits({ limit: 60, windowSeconds: 60, burst: 15 })).toEqual({ limit: 60, windowMs: 60000, burst: 15, capacity: 900000 });
+    expect(gcraLimits({ limit: 60, windowSeconds: 60, burst: 15 })).toEqual({
+      limit: 60,
+      windowMs: 60000,
+      burst: 15,
+      capacity: 900000,
+    });
   });
 
   it('admits exactly burst requests at once, then one per window/limit', () => {

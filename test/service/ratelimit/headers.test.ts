@@ -69,7 +69,10 @@ describe('verdict and headers', () => {
   });
 
   it('rounds Retry-After up to whole seconds and never below 1', () => {
-    const slow = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 7, windowSeconds: 60, burst: 1 } });
+    const slow = planFor({
+      global: { limit: 1000, windowSeconds: 3600, burst: 100 },
+      ip: { limit: 7, windowSeconds: 60, burst: 1 },
+    });
     const clock = new ManualClock(T0);
     const store = new MemoryDecisionStore(clock, 1000);
     const k = slow.keys('192.0.2.1');
@@ -86,7 +89,11 @@ describe('verdict and headers', () => {
 
   it('when several tiers refuse, names the one with the longest wait', () => {
     const tight = planFor(
-      { global: { limit: 1, windowSeconds: 3600, burst: 1 }, ip: { limit: 1, windowSeconds: 60, burst: 1 }, search: { limit: 1, windowSeconds: 10, burst: 1 } },
+      {
+        global: { limit: 1, windowSeconds: 3600, burst: 1 },
+        ip: { limit: 1, windowSeconds: 60, burst: 1 },
+        search: { limit: 1, windowSeconds: 10, burst: 1 },
+      },
       'search',
     );
     const store = new MemoryDecisionStore(new ManualClock(T0), 1000);
@@ -100,7 +107,11 @@ describe('verdict and headers', () => {
 
   it('breaks ties in remaining by the later full-again time, then the more specific tier', () => {
     const even = planFor(
-      { global: { limit: 10, windowSeconds: 60, burst: 5 }, ip: { limit: 10, windowSeconds: 60, burst: 5 }, search: { limit: 5, windowSeconds: 60, burst: 5 } },
+      {
+        global: { limit: 10, windowSeconds: 60, burst: 5 },
+        ip: { limit: 10, windowSeconds: 60, burst: 5 },
+        search: { limit: 5, windowSeconds: 60, burst: 5 },
+      },
       'search',
     );
     const store = new MemoryDecisionStore(new ManualClock(T0), 1000);
@@ -108,7 +119,10 @@ describe('verdict and headers', () => {
     expect(v.remaining).toEqual([4, 4, 4]);
     // search refills at 5/min: its bucket is full last.
     expect(even.tiers[v.shown].name).toBe('search');
-    const same = planFor({ global: { limit: 10, windowSeconds: 60, burst: 5 }, ip: { limit: 10, windowSeconds: 60, burst: 5 } });
+    const same = planFor({
+      global: { limit: 10, windowSeconds: 60, burst: 5 },
+      ip: { limit: 10, windowSeconds: 60, burst: 5 },
+    });
     const fresh = new MemoryDecisionStore(new ManualClock(T0), 1000);
     const v2 = verdictOf(same, fresh.decideAtOnce(same, same.keys('192.0.2.2')));
     expect(v2.remaining).toEqual([4, 4]);

@@ -1,13 +1,23 @@
 import { Writable } from 'node:stream';
 import { Router } from 'express';
 import pino, { type LevelWithSilent } from 'pino';
-import { parseSettings, type EndpointTierName, type SettingsInput, type TierLimits, type TierName } from '../../../configs';
+import {
+  parseSettings,
+  type EndpointTierName,
+  type SettingsInput,
+  type TierLimits,
+  type TierName,
+} from '../../../configs';
 import type { Features } from '../../../service/features';
 import { TierResolver, type TierPlan } from '../../../service/ratelimit/tiers';
 
 /** Settings in production (multiplier 1) with the given tier limits. */
 export function settingsWith(tiers: Partial<Record<TierName, TierLimits>>, input: SettingsInput = {}) {
-  return parseSettings({ ...input, service: { environment: 'production', ...input.service }, rateLimit: { ...input.rateLimit, tiers } });
+  return parseSettings({
+    ...input,
+    service: { environment: 'production', ...input.service },
+    rateLimit: { ...input.rateLimit, tiers },
+  });
 }
 
 /** The plan for `global + ip (+ endpoint)` with the given limits (defaults elsewhere). */
@@ -52,5 +62,10 @@ export function stubFeatures(): Features {
   router.all('/api/{*rest}', (_req, res) => {
     res.set('X-Stand-In', 'features').json({ ok: true });
   });
-  return { router, cache: { size: () => 0, maxSize: () => 0 }, start: async () => undefined, close: async () => undefined };
+  return {
+    router,
+    cache: { size: () => 0, maxSize: () => 0 },
+    start: async () => undefined,
+    close: async () => undefined,
+  };
 }

@@ -6,7 +6,11 @@ import { planFor, WIDE } from './helpers';
 describe('MemoryDecisionStore', () => {
   it('decides all tiers together: a refusal by one tier consumes nothing from the others', () => {
     const plan = planFor(
-      { global: { limit: 10, windowSeconds: 60, burst: 10 }, ip: { limit: 10, windowSeconds: 60, burst: 10 }, search: { limit: 2, windowSeconds: 60, burst: 2 } },
+      {
+        global: { limit: 10, windowSeconds: 60, burst: 10 },
+        ip: { limit: 10, windowSeconds: 60, burst: 10 },
+        search: { limit: 2, windowSeconds: 60, burst: 2 },
+      },
       'search',
     );
     const store = new MemoryDecisionStore(new ManualClock(), 1000);
@@ -34,7 +38,8 @@ describe('MemoryDecisionStore', () => {
     const plan = planFor({ global: { limit: 1, windowSeconds: 3600, burst: 50 }, ip: WIDE });
     const store = new MemoryDecisionStore(new ManualClock(), 100);
     for (let i = 0; i < 50; i++) expect(store.decideAtOnce(plan, plan.keys(`10.1.0.${i}`)).allowed).toBe(true);
-    for (let i = 0; i < 500; i++) expect(store.decideAtOnce(plan, plan.keys(`10.2.${i >> 8}.${i & 255}`)).allowed).toBe(false);
+    for (let i = 0; i < 500; i++)
+      expect(store.decideAtOnce(plan, plan.keys(`10.2.${i >> 8}.${i & 255}`)).allowed).toBe(false);
   });
 
   it('treats a drained key like a missing one and reuses it (no timers, no deletes)', () => {

@@ -24,7 +24,15 @@ async function app(input: SettingsInput = {}, logLevel?: 'debug') {
   return { t, log };
 }
 
-const OPERATIONAL = ['/health', '/health/ready', '/health/live', '/metrics', '/api/rate-limit', '/api/metrics/prometheus', '/api/health'];
+const OPERATIONAL = [
+  '/health',
+  '/health/ready',
+  '/health/live',
+  '/metrics',
+  '/api/rate-limit',
+  '/api/metrics/prometheus',
+  '/api/health',
+];
 
 describe('rate-limit middleware', () => {
   let t: TestApp;
@@ -125,7 +133,10 @@ describe('rate-limit middleware', () => {
 
   it('reports backend "memory" without a store URL: /api/rate-limit, /health and the gauge', async () => {
     expect((await request(t.app).get('/api/rate-limit')).body.backend).toBe('memory');
-    expect((await request(t.app).get('/health')).body).toMatchObject({ rate_limit: 'enabled', rate_limit_backend: 'memory' });
+    expect((await request(t.app).get('/health')).body).toMatchObject({
+      rate_limit: 'enabled',
+      rate_limit_backend: 'memory',
+    });
     const text = (await request(t.app).get('/api/metrics/prometheus')).text;
     expect(text).toContain(`${METRICS.rateLimitBackend}{backend="kvstore"} 0`);
     expect(text).toContain(`${METRICS.rateLimitBackend}{backend="memory"} 1`);
@@ -134,7 +145,13 @@ describe('rate-limit middleware', () => {
   it('counts verdicts per tier, near-limit requests and decision times', async () => {
     for (let i = 0; i < 16; i++) await request(t.app).get('/api/search');
     const text = (await request(t.app).get('/api/metrics/prometheus')).text;
-    const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
+    const value = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${series} `))
+          ?.split(' ')[1],
+      );
     expect(value(`${METRICS.rateLimitRequestsTotal}{tier="global",result="allowed"}`)).toBe(16);
     expect(value(`${METRICS.rateLimitRequestsTotal}{tier="ip",result="allowed"}`)).toBe(16);
     expect(value(`${METRICS.rateLimitRequestsTotal}{tier="search",result="allowed"}`)).toBe(15);
@@ -219,7 +236,7 @@ describe('rate-limit middleware settings', () => {
     const t = await buildTestApp({ rateLimit: { enableMetrics: false } }, { registry, features: stubFeatures() });
     try {
       await request(t.app).get('/api/search');
-      expect((await registry.metrics())).not.toContain('rate_limit');
+      expect(await registry.metrics()).not.toContain('rate_limit');
     } finally {
       await t.close();
     }
@@ -251,15 +268,27 @@ describe('rate-limit middleware settings', () => {
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '203.0.113.5')).status).toBe(429);
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '203.0.113.6')).status).toBe(200);
       // IPv6: one /64 is one client, whatever the interface id.
-      for (let i = 1; i <= 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `2001:db8:5:5::${i.toString(16)}`);
-      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:5:5:ffff::1')).status).toBe(429);
+      for (let i = 1; i <= 20; i++)
+        await request(proxied.t.app)
+          .get('/api/x')
+          .set('X-Forwarded-For', `2001:db8:5:5::${i.toString(16)}`);
+      expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:5:5:ffff::1')).status).toBe(
+        429,
+      );
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:5:6::1')).status).toBe(200);
       // A port does not make a new client; garbage is not an identity (the socket address is).
-      for (let port = 1000; port < 1020; port++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `198.51.100.7:${port}`);
+      for (let port = 1000; port < 1020; port++)
+        await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `198.51.100.7:${port}`);
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '198.51.100.7:2000')).status).toBe(429);
-      for (let i = 0; i < 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `[2001:db8:7::${i + 1}]:443`);
+      for (let i = 0; i < 20; i++)
+        await request(proxied.t.app)
+          .get('/api/x')
+          .set('X-Forwarded-For', `[2001:db8:7::${i + 1}]:443`);
       expect((await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', '2001:db8:7::99')).status).toBe(429);
-      for (let i = 0; i < 20; i++) await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', `${String(i).repeat(4)}-garbage`);
+      for (let i = 0; i < 20; i++)
+        await request(proxied.t.app)
+          .get('/api/x')
+          .set('X-Forwarded-For', `${String(i).repeat(4)}-garbage`);
       const garbage = await request(proxied.t.app).get('/api/x').set('X-Forwarded-For', 'g'.repeat(8192));
       expect(garbage.status).toBe(429);
       expect(garbage.body.error).toBe('rate_limit_exceeded');
@@ -280,12 +309,19 @@ describe('the global tier and 404 floods (memory store)', () => {
   it('requests no route takes are charged to the ip tier only: a flood from many clients leaves the global tier whole', async () => {
     const { t } = await realApp({
       service: { trustProxy: ['loopback'] },
-      rateLimit: { tiers: { global: { limit: 10, windowSeconds: 3600, burst: 10 }, ip: { limit: 100, windowSeconds: 60, burst: 3 } } },
+      rateLimit: {
+        tiers: {
+          global: { limit: 10, windowSeconds: 3600, burst: 10 },
+          ip: { limit: 100, windowSeconds: 60, burst: 3 },
+        },
+      },
     });
     try {
       const scans = ['/wp-admin/setup.php', '/api/search/x', '/.env', '/api/v2/search'];
       for (let i = 0; i < 200; i++) {
-        const r = await request(t.app).get(scans[i % scans.length]).set('X-Forwarded-For', `203.0.113.${i % 50}`);
+        const r = await request(t.app)
+          .get(scans[i % scans.length])
+          .set('X-Forwarded-For', `203.0.113.${i % 50}`);
         expect(r.status).toBe(i < 150 ? 404 : 429);
       }
       // The global tier (burst 10) is untouched: ten real requests from new clients pass, the eleventh is refused by it.
@@ -323,14 +359,23 @@ describe('rate-limit middleware when the store itself fails', () => {
     const settings = parseSettings({ service: { environment: 'production' } });
     const failing = { decide: () => Promise.reject(new Error('boom')), backend: () => 'memory' as const };
     const app = express();
-    app.use(rateLimitMiddleware({ settings: settings.rateLimit, resolver: new TierResolver(settings.rateLimit), store: failing, logger: log.logger }));
+    app.use(
+      rateLimitMiddleware({
+        settings: settings.rateLimit,
+        resolver: new TierResolver(settings.rateLimit),
+        store: failing,
+        logger: log.logger,
+      }),
+    );
     app.get('/api/search', (_req, res) => {
       res.json({ ok: true });
     });
     const r = await request(app).get('/api/search');
     expect(r.status).toBe(200);
     expect(r.headers['x-ratelimit-limit']).toBeUndefined();
-    expect(log.at(50)).toEqual([expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' })]);
+    expect(log.at(50)).toEqual([
+      expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' }),
+    ]);
   });
 });
 
@@ -340,7 +385,11 @@ describe('rate-limit middleware with a store that decides at once (the memory st
 
   it('decides, sets the headers and calls next() within the call: no promise, no microtask', () => {
     const memory = new MemoryDecisionStore(new ManualClock(1_700_000_000_000), 100);
-    const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
+    const store = {
+      decide: () => Promise.reject(new Error('not used')),
+      decideAtOnce: memory.decideAtOnce.bind(memory),
+      backend: () => 'memory' as const,
+    };
     const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
     const headers = new Map<string, string>();
     const res = { headersSent: false, setHeader: (k: string, v: string) => headers.set(k.toLowerCase(), String(v)) };
@@ -354,7 +403,11 @@ describe('rate-limit middleware with a store that decides at once (the memory st
 
   it("a later request of the same event-loop turn is decided at once and acted on at the turn's end (turn-burst.ts)", async () => {
     const memory = new MemoryDecisionStore(new ManualClock(1_700_000_000_000), 100);
-    const store = { decide: () => Promise.reject(new Error('not used')), decideAtOnce: memory.decideAtOnce.bind(memory), backend: () => 'memory' as const };
+    const store = {
+      decide: () => Promise.reject(new Error('not used')),
+      decideAtOnce: memory.decideAtOnce.bind(memory),
+      backend: () => 'memory' as const,
+    };
     const mw = rateLimitMiddleware({ settings: settings.rateLimit, resolver, store, logger: captureLogger().logger });
     const call = (ip: string) => {
       const headers = new Map<string, string>();
@@ -391,6 +444,8 @@ describe('rate-limit middleware with a store that decides at once (the memory st
     const r = await request(app).get('/api/search');
     expect(r.status).toBe(200);
     expect(r.headers['x-ratelimit-limit']).toBeUndefined();
-    expect(log.at(50)).toEqual([expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' })]);
+    expect(log.at(50)).toEqual([
+      expect.objectContaining({ msg: 'rate limiter failed; request let through unlimited', path: '/api/search' }),
+    ]);
   });
 });

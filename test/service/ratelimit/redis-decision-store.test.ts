@@ -25,7 +25,10 @@ describe('RedisDecisionStore batching (no server)', () => {
       return Promise.resolve([1700, 1, 1, 1, 1]);
     });
     const store = new RedisDecisionStore(client);
-    const [a, b] = await Promise.allSettled([store.decide(base, base.keys('192.0.2.1')), store.decide(search, search.keys('192.0.2.1'))]);
+    const [a, b] = await Promise.allSettled([
+      store.decide(base, base.keys('192.0.2.1')),
+      store.decide(search, search.keys('192.0.2.1')),
+    ]);
     expect(a).toMatchObject({ status: 'rejected', reason: new Error('synchronous failure') });
     expect(b).toEqual({ status: 'fulfilled', value: { allowed: true, now: 1700, debts: [1, 1, 1] } });
     expect(calls).toHaveLength(2);
@@ -50,6 +53,16 @@ describe('RedisDecisionStore batching (no server)', () => {
     await Promise.all(pending);
     expect(calls).toHaveLength(1);
     // [slot, 3 keys, the keys, now, refs of two requests]
-    expect(calls[0].slice(1)).toEqual([3, 'ratelimit:global', 'ratelimit:ip:192.0.2.1', 'ratelimit:ip:192.0.2.2', '', 1, 2, 1, 3]);
+    expect(calls[0].slice(1)).toEqual([
+      3,
+      'ratelimit:global',
+      'ratelimit:ip:192.0.2.1',
+      'ratelimit:ip:192.0.2.2',
+      '',
+      1,
+      2,
+      1,
+      3,
+    ]);
   });
 });

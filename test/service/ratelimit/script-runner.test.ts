@@ -15,7 +15,10 @@ describe('ScriptRunner batching (no server; the real one is in integration/scrip
     const runner = new ScriptRunner<string>(client);
     const base = planFor({ global: WIDE, ip: WIDE });
     const search = planFor({ global: WIDE, ip: WIDE, search: WIDE }, 'search');
-    const got = await Promise.all([runner.decide('one id', base, base.keys('192.0.2.1')), runner.decide('one id', search, search.keys('192.0.2.1'))]);
+    const got = await Promise.all([
+      runner.decide('one id', base, base.keys('192.0.2.1')),
+      runner.decide('one id', search, search.keys('192.0.2.1')),
+    ]);
     expect(got).toEqual([
       { allowed: true, now: 1700, debts: [1, 1] },
       { allowed: true, now: 1700, debts: [1, 1, 1] },

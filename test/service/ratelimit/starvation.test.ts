@@ -14,7 +14,11 @@ const tiers = (ip: TierLimits, global: TierLimits) => ({ global, ip, search: WID
  * One client sending `perSecond` requests a second against the real memory store (GCRA), from
  * full buckets: the first second at which the global tier refuses it, or undefined within `maxSeconds`.
  */
-function firstGlobalRefusal(settings: ReturnType<typeof settingsWith>, perSecond: number, maxSeconds: number): number | undefined {
+function firstGlobalRefusal(
+  settings: ReturnType<typeof settingsWith>,
+  perSecond: number,
+  maxSeconds: number,
+): number | undefined {
   const clock = new ManualClock();
   const store = new MemoryDecisionStore(clock, 1000);
   const plan = new TierResolver(settings.rateLimit).base;
@@ -50,7 +54,9 @@ describe('oneClientStarvation', () => {
   });
 
   it('warns at once when the ip burst is the global burst, and past the global window when the rates are close', () => {
-    expect(oneClientStarvation(tiers({ limit: 1, windowSeconds: 3600, burst: 100 }, SPEC_GLOBAL))!.exhausts_after_seconds).toBe(0);
+    expect(
+      oneClientStarvation(tiers({ limit: 1, windowSeconds: 3600, burst: 100 }, SPEC_GLOBAL))!.exhausts_after_seconds,
+    ).toBe(0);
     const slow = oneClientStarvation(tiers({ limit: 1001, windowSeconds: 3600, burst: 20 }, SPEC_GLOBAL))!;
     expect(slow.exhausts_after_seconds).toBe(288000);
     expect(slow.message).toContain('in about 80.0 h;');
@@ -68,7 +74,11 @@ describe('RATE_LIMIT_IP_GLOBAL_SHARE (capIpTier)', () => {
     // Under one request per ip window: written over the global window instead (same GCRA rate).
     expect(capIpTier(SPEC_IP, SPEC_GLOBAL, 0.05)).toEqual({ limit: 50, windowSeconds: 3600, burst: 5 });
     // Never raised.
-    expect(capIpTier({ limit: 1, windowSeconds: 60, burst: 2 }, SPEC_GLOBAL, 1)).toEqual({ limit: 1, windowSeconds: 60, burst: 2 });
+    expect(capIpTier({ limit: 1, windowSeconds: 60, burst: 2 }, SPEC_GLOBAL, 1)).toEqual({
+      limit: 1,
+      windowSeconds: 60,
+      burst: 2,
+    });
   });
 
   it('is applied to the effective limits once, at parse time, and then nothing warns', () => {

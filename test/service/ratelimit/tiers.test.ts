@@ -65,7 +65,15 @@ describe('TierResolver', () => {
       expect(tierOf(r, 'GET', `${p}/`)).toBe('exempt');
     }
     expect(OPERATIONAL_PATHS).toEqual(
-      expect.arrayContaining(['/health', '/health/ready', '/health/live', '/metrics', '/api/rate-limit', '/api/metrics/prometheus', '/api/health']),
+      expect.arrayContaining([
+        '/health',
+        '/health/ready',
+        '/health/live',
+        '/metrics',
+        '/api/rate-limit',
+        '/api/metrics/prometheus',
+        '/api/health',
+      ]),
     );
     // Below an operational path is an ordinary path.
     expect(tierOf(r, 'GET', '/health/other')).toBe('ip-only');
@@ -75,7 +83,9 @@ describe('TierResolver', () => {
   });
 
   it('follows the configured mapping: /api/v1 reads back to IP + Global only', () => {
-    const custom = resolver({ rateLimit: { mapping: { search: { paths: ['/api/search', '/api/eval'], methods: ['GET', 'POST'] } } } });
+    const custom = resolver({
+      rateLimit: { mapping: { search: { paths: ['/api/search', '/api/eval'], methods: ['GET', 'POST'] } } },
+    });
     expect(tierOf(custom, 'GET', '/api/v1/articles/1')).toBe('base');
     expect(tierOf(custom, 'GET', '/api/search')).toBe('search');
   });
@@ -125,7 +135,11 @@ describe('TierResolver', () => {
       { limit: 300, windowMs: 60000, burst: 75, capacity: 4500000 },
     ]);
     expect(plan.policy).toBe('"global";q=5000;w=3600, "ip";q=500;w=60, "search";q=300;w=60');
-    expect(plan.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9', 'ratelimit:search:203.0.113.9']);
+    expect(plan.keys('203.0.113.9')).toEqual([
+      'ratelimit:global',
+      'ratelimit:ip:203.0.113.9',
+      'ratelimit:search:203.0.113.9',
+    ]);
     expect(dev.base.keys('203.0.113.9')).toEqual(['ratelimit:global', 'ratelimit:ip:203.0.113.9']);
     // Unrouted requests: the ip tier alone, on the same ip key (a scanner drains its own bucket).
     expect(dev.unrouted.tiers.map((t) => t.name)).toEqual(['ip']);

@@ -12,7 +12,10 @@ describe('write access', () => {
   describe('with API_TOKEN set', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await buildTestApp({ service: { environment: 'production', apiToken: 's3cret-token' }, rateLimit: { enabled: false } });
+      t = await buildTestApp({
+        service: { environment: 'production', apiToken: 's3cret-token' },
+        rateLimit: { enabled: false },
+      });
     });
     afterAll(() => t.close());
 
@@ -45,19 +48,22 @@ describe('write access', () => {
     });
   });
 
-  it.each(['production', 'staging'] as const)('refuses writes in %s without API_TOKEN, saying how to enable them', async (environment) => {
-    const t = await buildTestApp({ service: { environment }, rateLimit: { enabled: false } });
-    try {
-      for (const [path, send] of WRITES) {
-        const res = await send(request(t.app).post(path));
-        expect(res.status).toBe(403);
-        expect(res.body.error).toBe('writes_disabled');
-        expect(res.body.message).toMatch(/set API_TOKEN/);
+  it.each(['production', 'staging'] as const)(
+    'refuses writes in %s without API_TOKEN, saying how to enable them',
+    async (environment) => {
+      const t = await buildTestApp({ service: { environment }, rateLimit: { enabled: false } });
+      try {
+        for (const [path, send] of WRITES) {
+          const res = await send(request(t.app).post(path));
+          expect(res.status).toBe(403);
+          expect(res.body.error).toBe('writes_disabled');
+          expect(res.body.message).toMatch(/set API_TOKEN/);
+        }
+      } finally {
+        await t.close();
       }
-    } finally {
-      await t.close();
-    }
-  });
+    },
+  );
 
   it('opens writes in development without API_TOKEN and warns at start', async () => {
     const lines: string[] = [];

@@ -40,13 +40,20 @@ describe('a failing DATA_DIR compaction', () => {
     for (let i = 0; i < 10; i++) {
       const res = await request(t.app)
         .post('/api/ingest')
-        .send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: `Kingfishers dive for fish, note ${i}. `.repeat(40) });
+        .send({
+          id: `note-${i}`,
+          type: 'article',
+          title: `Note ${i}`,
+          body: `Kingfishers dive for fish, note ${i}. `.repeat(40),
+        });
       statuses.push(res.status);
     }
     return statuses;
   };
   const served = async (t: TestApp) => {
-    const got = await Promise.all(Array.from({ length: 10 }, (_, i) => request(t.app).get(`/api/v1/articles/note-${i}`)));
+    const got = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => request(t.app).get(`/api/v1/articles/note-${i}`)),
+    );
     return got.filter((r) => r.status === 200).length;
   };
 
@@ -74,7 +81,11 @@ describe('a failing DATA_DIR compaction', () => {
     const health = (await request(t.app).get('/health')).body;
     expect(health.status).toBe('degraded');
     expect(health.content).toMatchObject({ store: 'file', items: 10 });
-    expect(health.content.compaction).toMatchObject({ status: 'failing', last_error: 'EISDIR', last_failure_at: new Date(t.clock.now()).toISOString() });
+    expect(health.content.compaction).toMatchObject({
+      status: 'failing',
+      last_error: 'EISDIR',
+      last_failure_at: new Date(t.clock.now()).toISOString(),
+    });
     const failures = health.content.compaction.failures as number;
     expect(failures).toBeGreaterThanOrEqual(1);
     // The first retry a second after the failure, doubling per failure (the test app's clock stands still).
@@ -91,14 +102,18 @@ describe('a failing DATA_DIR compaction', () => {
     rmSync(fault, { recursive: true });
     const again = await start();
     expect(await served(again)).toBe(10);
-    expect((await request(again.app).get('/health')).body).toMatchObject({ status: 'ok', content: { items: 10, compaction: { status: 'ok', failures: 0 } } });
+    expect((await request(again.app).get('/health')).body).toMatchObject({
+      status: 'ok',
+      content: { items: 10, compaction: { status: 'ok', failures: 0 } },
+    });
   });
 
   it('retries on its own; once the fault is gone the compaction succeeds, /health is ok again, the count stays', async () => {
     const t = await start();
     mkdirSync(fault);
     expect(await ingestTen(t)).toEqual(Array(10).fill(201));
-    const compaction = async () => (await request(t.app).get('/health')).body.content.compaction as { status: string; failures: number };
+    const compaction = async () =>
+      (await request(t.app).get('/health')).body.content.compaction as { status: string; failures: number };
     // The first retry (after 1 s) fails too: still failing, counted again.
     await until('a failed retry', async () => (await compaction()).failures >= 2);
     rmSync(fault, { recursive: true });
@@ -109,8 +124,14 @@ describe('a failing DATA_DIR compaction', () => {
     expect(health.content.compaction).toMatchObject({ status: 'ok', last_error: 'EISDIR', next_retry_at: null });
     const failures = health.content.compaction.failures as number;
     expect(failures).toBeGreaterThanOrEqual(2);
-    expect(counterValue((await request(t.app).get('/api/metrics/prometheus')).text, METRICS.contentCompactionFailuresTotal)).toBe(failures);
-    expect(readdirSync(dataDir).filter((f) => f.startsWith('content-')).sort()).toEqual(['content-1.log', 'content-1.snapshot']);
+    expect(
+      counterValue((await request(t.app).get('/api/metrics/prometheus')).text, METRICS.contentCompactionFailuresTotal),
+    ).toBe(failures);
+    expect(
+      readdirSync(dataDir)
+        .filter((f) => f.startsWith('content-'))
+        .sort(),
+    ).toEqual(['content-1.log', 'content-1.snapshot']);
     expect(await served(t)).toBe(10);
   }, 30_000);
 });

@@ -14,7 +14,11 @@ describe('GET /api/v1/{articles,projects,experiences}', () => {
     const res = await request(t.app).get('/api/v1/articles');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 3, limit: 20, offset: 0 });
-    expect(res.body.items.map((i: { id: string }) => i.id)).toEqual(['bm25-explained', 'kubernetes-at-home', 'prometheus-alerting']);
+    expect(res.body.items.map((i: { id: string }) => i.id)).toEqual([
+      'bm25-explained',
+      'kubernetes-at-home',
+      'prometheus-alerting',
+    ]);
     expect(res.body.items[0].body).toBeUndefined();
     expect(res.body.items[0]).toMatchObject({ title: 'BM25 explained', date: '2024-11-02' });
   });

@@ -11,9 +11,15 @@ describe('/api/eval', () => {
   afterAll(() => t.close());
 
   it('names an over-long query as such, not as a non-string', async () => {
-    const res = await request(t.app).post('/api/eval').send({ queries: [{ query: 'a'.repeat(501), relevant: ['x'] }] });
+    const res = await request(t.app)
+      .post('/api/eval')
+      .send({ queries: [{ query: 'a'.repeat(501), relevant: ['x'] }] });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'bad_request', field: 'queries.0.query', message: 'queries.0.query: query is longer than 500 characters' });
+    expect(res.body).toMatchObject({
+      error: 'bad_request',
+      field: 'queries.0.query',
+      message: 'queries.0.query: query is longer than 500 characters',
+    });
   });
 
   it('GET answers 404 before any evaluation', async () => {
@@ -37,7 +43,15 @@ describe('/api/eval', () => {
     expect(res.body.k).toBe(5);
     expect(res.body.per_query).toHaveLength(3);
     const [pi, kube, none] = res.body.per_query;
-    expect(pi).toMatchObject({ query: 'raspberry pi temperature', mrr: 1, recall: 1, precision: 0.2, map: 1, ndcg: 1, num_rel: 1 });
+    expect(pi).toMatchObject({
+      query: 'raspberry pi temperature',
+      mrr: 1,
+      recall: 1,
+      precision: 0.2,
+      map: 1,
+      ndcg: 1,
+      num_rel: 1,
+    });
     expect(kube.recall).toBe(1);
     expect(none).toMatchObject({ mrr: 0, recall: 0, map: 0, ndcg: 0, num_ret: 0 });
     // The unanswered query still counts: means are over all three.

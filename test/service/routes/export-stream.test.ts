@@ -28,21 +28,35 @@ describe('exportChunks: byte for byte what the whole-string export gave', () => 
   // summaries, an item larger than a chunk, every type, an empty corpus.
   const emoji = '😀'.repeat(EXPORT_CHUNK_CHARS);
   const edge: Item[] = [
-    item('big', 'article', { body: `${'a'.repeat(EXPORT_CHUNK_CHARS - 7)}${emoji}\n\nend`, summary: 'line one\nline two' }),
-    item('odd', 'article', { body: `x${emoji}`, title: 'title\nwith newline', tags: ['t1', 't2'], url: '/a', date: '2024-01-02' }),
+    item('big', 'article', {
+      body: `${'a'.repeat(EXPORT_CHUNK_CHARS - 7)}${emoji}\n\nend`,
+      summary: 'line one\nline two',
+    }),
+    item('odd', 'article', {
+      body: `x${emoji}`,
+      title: 'title\nwith newline',
+      tags: ['t1', 't2'],
+      url: '/a',
+      date: '2024-01-02',
+    }),
     item('lone', 'project', { body: `lone \ud800 high and \udc00 low surrogates ${'é'.repeat(70000)}` }),
     item('exp', 'experience', { body: '   ', summary: 's' }),
   ];
 
-  it.each([...EXPORTS.keys()])('%s: the demo content and the edge cases, in order as the in-memory copy gives them', (name) => {
-    const spec = EXPORTS.get(name)!;
-    for (const corpus of [demo, edge, []]) {
-      const items = corpus.filter((i) => spec.scope === 'all' || i.type === spec.scope).sort((a, b) => ITEM_TYPES.indexOf(a.type) - ITEM_TYPES.indexOf(b.type));
-      const expected = Buffer.from(legacyRenderExport(spec, items), 'utf8');
-      expect(streamedBytes(spec, items).equals(expected)).toBe(true);
-      for (const c of exportChunks(spec, items)) expect(c.length).toBeLessThanOrEqual(EXPORT_CHUNK_CHARS);
-    }
-  });
+  it.each([...EXPORTS.keys()])(
+    '%s: the demo content and the edge cases, in order as the in-memory copy gives them',
+    (name) => {
+      const spec = EXPORTS.get(name)!;
+      for (const corpus of [demo, edge, []]) {
+        const items = corpus
+          .filter((i) => spec.scope === 'all' || i.type === spec.scope)
+          .sort((a, b) => ITEM_TYPES.indexOf(a.type) - ITEM_TYPES.indexOf(b.type));
+        const expected = Buffer.from(legacyRenderExport(spec, items), 'utf8');
+        expect(streamedBytes(spec, items).equals(expected)).toBe(true);
+        for (const c of exportChunks(spec, items)) expect(c.length).toBeLessThanOrEqual(EXPORT_CHUNK_CHARS);
+      }
+    },
+  );
 });
 
 /**
@@ -109,7 +123,11 @@ describe('GET /api/export/<name> streams', () => {
     const items = Array.from({ length: 600 }, (_, i) => item(`item-${i}`, 'article', { body }));
     const logs: string[] = [];
     let mostQueued = 0;
-    const server = await exportApp(() => items, logs, (bytes) => (mostQueued = Math.max(mostQueued, bytes)));
+    const server = await exportApp(
+      () => items,
+      logs,
+      (bytes) => (mostQueued = Math.max(mostQueued, bytes)),
+    );
     servers.push(server);
     const before = process.memoryUsage();
     let peakRss = before.rss;
@@ -134,13 +152,20 @@ describe('GET /api/export/<name> streams', () => {
     // again as a Buffer. Peak RSS also counts the chunks already sent but not yet collected, which
     // depends on when the GC runs (52-127 MB alone, 382 MB once beside another jest worker), so
     // the bound here is the export's size: never the export held whole.
-    process.stdout.write(`600 MB export: peak RSS growth ${Math.round((peakRss - before.rss) / 2 ** 20)} MB, most queued ${mostQueued} bytes\n`);
+    process.stdout.write(
+      `600 MB export: peak RSS growth ${Math.round((peakRss - before.rss) / 2 ** 20)} MB, most queued ${mostQueued} bytes\n`,
+    );
     expect(peakRss - before.rss).toBeLessThan(600 * 1024 * 1024);
   }, 120000);
 
   it('an error before the first chunk is a normal JSON 500', async () => {
     const bad = item('bad', 'article');
-    Object.defineProperty(bad, 'title', { enumerable: true, get: () => { throw new Error('cannot read this item'); } });
+    Object.defineProperty(bad, 'title', {
+      enumerable: true,
+      get: () => {
+        throw new Error('cannot read this item');
+      },
+    });
     const logs: string[] = [];
     const server = await exportApp(() => [bad], logs);
     servers.push(server);
@@ -158,7 +183,12 @@ describe('GET /api/export/<name> streams', () => {
   it('an error mid-stream destroys the connection: the client sees an aborted transfer, never a complete-looking one', async () => {
     const good = Array.from({ length: 50 }, (_, i) => item(`good-${i}`, 'article', { body: 'x'.repeat(10_000) }));
     const bad = item('bad', 'article');
-    Object.defineProperty(bad, 'title', { enumerable: true, get: () => { throw new Error('cannot read this item'); } });
+    Object.defineProperty(bad, 'title', {
+      enumerable: true,
+      get: () => {
+        throw new Error('cannot read this item');
+      },
+    });
     const logs: string[] = [];
     const server = await exportApp(() => [...good, bad], logs);
     servers.push(server);
@@ -172,12 +202,15 @@ describe('GET /api/export/<name> streams', () => {
   it('stops producing when the client goes away, and says so in the log', async () => {
     let produced = 0;
     const body = 'y'.repeat(200_000);
-    const items = new Proxy(Array.from({ length: 2000 }, (_, i) => item(`p-${i}`, 'article', { body })), {
-      get(target, key, receiver) {
-        if (typeof key === 'string' && /^\d+$/.test(key)) produced = Math.max(produced, Number(key) + 1);
-        return Reflect.get(target, key, receiver);
+    const items = new Proxy(
+      Array.from({ length: 2000 }, (_, i) => item(`p-${i}`, 'article', { body })),
+      {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) produced = Math.max(produced, Number(key) + 1);
+          return Reflect.get(target, key, receiver);
+        },
       },
-    });
+    );
     const logs: string[] = [];
     const server = await exportApp(() => items, logs);
     servers.push(server);

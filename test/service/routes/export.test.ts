@@ -25,17 +25,23 @@ describe('GET /api/export/<name>', () => {
     expect(items[0]).toHaveProperty('body');
   });
 
-  it.each(['articles.ndjson', 'projects.ndjson', 'experiences.ndjson', 'all.ndjson'])('%s has one item per line', async (name) => {
-    const res = await request(t.app).get(`/api/export/${name}`).buffer(true).parse((r, cb) => {
-      let s = '';
-      r.on('data', (c: Buffer) => (s += c.toString()));
-      r.on('end', () => cb(null, s));
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = (res.body as string).trim().split('\n');
-    for (const l of lines) expect(JSON.parse(l)).toHaveProperty('id');
-  });
+  it.each(['articles.ndjson', 'projects.ndjson', 'experiences.ndjson', 'all.ndjson'])(
+    '%s has one item per line',
+    async (name) => {
+      const res = await request(t.app)
+        .get(`/api/export/${name}`)
+        .buffer(true)
+        .parse((r, cb) => {
+          let s = '';
+          r.on('data', (c: Buffer) => (s += c.toString()));
+          r.on('end', () => cb(null, s));
+        });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+      const lines = (res.body as string).trim().split('\n');
+      for (const l of lines) expect(JSON.parse(l)).toHaveProperty('id');
+    },
+  );
 
   it('all.md is one markdown document, by type, newest first', async () => {
     const res = await request(t.app).get('/api/export/all.md');

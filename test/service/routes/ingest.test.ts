@@ -12,7 +12,9 @@ describe('POST /api/ingest', () => {
   afterEach(() => t.close());
 
   it('stores an item, generates the id from the title and answers 201 with the stored item', async () => {
-    const res = await request(t.app).post('/api/ingest').send({ ...item, tags: ['intro', 'Intro'] });
+    const res = await request(t.app)
+      .post('/api/ingest')
+      .send({ ...item, tags: ['intro', 'Intro'] });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ id: 'hello-world', type: 'article', title: 'Hello World', tags: ['intro'] });
     expect(res.body.created_at).toBe(new Date(t.clock.now()).toISOString());
@@ -25,7 +27,9 @@ describe('POST /api/ingest', () => {
   it('replaces an existing id, keeping created_at and moving updated_at', async () => {
     const first = await request(t.app).post('/api/ingest').send(item);
     t.clock.advance(60_000);
-    const second = await request(t.app).post('/api/ingest').send({ ...item, body: 'Second version.' });
+    const second = await request(t.app)
+      .post('/api/ingest')
+      .send({ ...item, body: 'Second version.' });
     expect(second.status).toBe(201);
     expect(second.body.created_at).toBe(first.body.created_at);
     expect(second.body.updated_at).not.toBe(first.body.updated_at);
@@ -36,7 +40,9 @@ describe('POST /api/ingest', () => {
   });
 
   it('is searchable as soon as the write is acknowledged', async () => {
-    await request(t.app).post('/api/ingest').send({ ...item, body: 'Zebras migrate across the Serengeti.' });
+    await request(t.app)
+      .post('/api/ingest')
+      .send({ ...item, body: 'Zebras migrate across the Serengeti.' });
     const res = await request(t.app).get('/api/search?q=zebra');
     expect(res.body.total).toBe(1);
   });
@@ -86,7 +92,9 @@ describe('POST /api/ingest-batch', () => {
   it('stores every valid item even when others fail, with per-item results (207)', async () => {
     const res = await request(t.app)
       .post('/api/ingest-batch')
-      .send({ items: [item, { ...item, title: 'Second', type: 'nope' }, { type: 'project', title: 'Third', body: '' }] });
+      .send({
+        items: [item, { ...item, title: 'Second', type: 'nope' }, { type: 'project', title: 'Third', body: '' }],
+      });
     expect(res.status).toBe(207);
     expect(res.body.stored).toBe(2);
     expect(res.body.failed).toBe(1);
@@ -99,21 +107,42 @@ describe('POST /api/ingest-batch', () => {
   });
 
   it('answers 201 when all are stored and 422 when none is', async () => {
-    expect((await request(t.app).post('/api/ingest-batch').send({ items: [item] })).status).toBe(201);
-    const none = await request(t.app).post('/api/ingest-batch').send({ items: [{ title: 'x' }] });
+    expect(
+      (
+        await request(t.app)
+          .post('/api/ingest-batch')
+          .send({ items: [item] })
+      ).status,
+    ).toBe(201);
+    const none = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [{ title: 'x' }] });
     expect(none.status).toBe(422);
     expect(none.body.stored).toBe(0);
-    expect(none.body).toMatchObject({ error: 'invalid_items', message: expect.stringMatching(/^none of the 1 items was stored; item 0: type: /) });
+    expect(none.body).toMatchObject({
+      error: 'invalid_items',
+      message: expect.stringMatching(/^none of the 1 items was stored; item 0: type: /),
+    });
   });
 
   it('says per item whether it was created, updated or unchanged; an unchanged item is not written again', async () => {
     const one = { id: 'change-kinds', type: 'article', title: 'Change kinds', body: 'first' };
-    const first = await request(t.app).post('/api/ingest-batch').send({ items: [one] });
+    const first = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [one] });
     expect(first.body.results[0]).toMatchObject({ status: 'stored', change: 'created' });
     t.clock.advance(5000);
-    const same = await request(t.app).post('/api/ingest-batch').send({ items: [one] });
-    expect(same.body.results[0]).toMatchObject({ status: 'stored', change: 'unchanged', updated_at: first.body.results[0].updated_at });
-    const edited = await request(t.app).post('/api/ingest-batch').send({ items: [{ ...one, body: 'second' }] });
+    const same = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [one] });
+    expect(same.body.results[0]).toMatchObject({
+      status: 'stored',
+      change: 'unchanged',
+      updated_at: first.body.results[0].updated_at,
+    });
+    const edited = await request(t.app)
+      .post('/api/ingest-batch')
+      .send({ items: [{ ...one, body: 'second' }] });
     expect(edited.body.results[0]).toMatchObject({ status: 'stored', change: 'updated' });
     expect(edited.body.results[0].updated_at).not.toBe(first.body.results[0].updated_at);
   });
@@ -131,7 +160,11 @@ describe('POST /api/ingest-batch', () => {
   });
 
   it('takes exactly 1,000 items', async () => {
-    const many = Array.from({ length: MAX_BATCH_ITEMS }, (_, i) => ({ ...item, id: `i-${i}`, body: `item number ${i}` }));
+    const many = Array.from({ length: MAX_BATCH_ITEMS }, (_, i) => ({
+      ...item,
+      id: `i-${i}`,
+      body: `item number ${i}`,
+    }));
     const res = await request(t.app).post('/api/ingest-batch').send({ items: many });
     expect(res.status).toBe(201);
     expect(res.body.stored).toBe(1000);
@@ -140,7 +173,9 @@ describe('POST /api/ingest-batch', () => {
   it('answers 413 to a body over MAX_BODY_SIZE', async () => {
     const small = await buildTestApp({ service: { environment: 'testing', maxBodyBytes: 2048 } });
     try {
-      const res = await request(small.app).post('/api/ingest').send({ ...item, body: 'x'.repeat(4096) });
+      const res = await request(small.app)
+        .post('/api/ingest')
+        .send({ ...item, body: 'x'.repeat(4096) });
       expect(res.status).toBe(413);
       expect(res.body.error).toBe('payload_too_large');
     } finally {

@@ -92,7 +92,16 @@ describe('operational endpoints', () => {
       performance_grade: 'A',
       cache: { size: 0, maxsize: 1000, usage_percent: 0 },
     });
-    expect(Object.keys(res.body.requests_by_type)).toEqual(['search', 'chat', 'ingest', 'upload', 'export', 'eval', 'content', 'other']);
+    expect(Object.keys(res.body.requests_by_type)).toEqual([
+      'search',
+      'chat',
+      'ingest',
+      'upload',
+      'export',
+      'eval',
+      'content',
+      'other',
+    ]);
   });
 
   it('GET /api/rate-limit in production gives exactly the record of spec §2.2, plus the warnings about the limits', async () => {
@@ -112,7 +121,13 @@ describe('operational endpoints', () => {
       log_warnings: false,
       log_all: false,
       // The spec's defaults let one client empty the global tier: (100 - 20) / (100/60 - 1000/3600) s.
-      warnings: [{ code: 'one_client_can_exhaust_global', message: expect.stringContaining('in about 58 s'), exhausts_after_seconds: 57.6 }],
+      warnings: [
+        {
+          code: 'one_client_can_exhaust_global',
+          message: expect.stringContaining('in about 58 s'),
+          exhausts_after_seconds: 57.6,
+        },
+      ],
     });
     expect(res.body.client_ip).toMatch(/^(127\.0\.0\.1|::\/64)$/); // never the ::ffff: dual-stack form; IPv6 as the limiter's /64 key
   });
@@ -153,10 +168,14 @@ describe('health while the kvstore is paused', () => {
       expect((await request(t.app).get('/health')).body).toMatchObject({ status: 'ok', kvstore: 'connected' });
       pauseRedis(redis);
       try {
-        const health = await waitFor('a degraded /health', async () => {
-          const body = (await request(t.app).get('/health')).body as Record<string, unknown>;
-          return body.status === 'degraded' && body;
-        }, { timeoutMs: 15_000, intervalMs: 50 });
+        const health = await waitFor(
+          'a degraded /health',
+          async () => {
+            const body = (await request(t.app).get('/health')).body as Record<string, unknown>;
+            return body.status === 'degraded' && body;
+          },
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
         expect(health).toMatchObject({ status: 'degraded', kvstore: 'unresponsive' });
         expect(health.health_score as number).toBeLessThanOrEqual(90);
         const ready = await request(t.app).get('/health/ready');
@@ -165,7 +184,10 @@ describe('health while the kvstore is paused', () => {
       } finally {
         resumeRedis(redis);
       }
-      await waitFor('/health ok again', async () => (await request(t.app).get('/health')).body.status === 'ok', { timeoutMs: 15_000, intervalMs: 50 });
+      await waitFor('/health ok again', async () => (await request(t.app).get('/health')).body.status === 'ok', {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+      });
       expect((await request(t.app).get('/health')).body.kvstore).toBe('connected');
     } finally {
       await t.close();

@@ -11,7 +11,9 @@ describe('restart', () => {
     try {
       const first = await buildTestApp({ service: { environment: 'testing', dataDir } });
       await seedSite(first.app);
-      const upload = await request(first.app).post('/api/upload').attach('file', Buffer.from('Late addition\nHummingbirds hover.'), 'late.txt');
+      const upload = await request(first.app)
+        .post('/api/upload')
+        .attach('file', Buffer.from('Late addition\nHummingbirds hover.'), 'late.txt');
       expect(upload.status).toBe(201);
       const before = await request(first.app).get('/api/v1/articles/kubernetes-at-home');
       await first.close();
@@ -39,10 +41,15 @@ describe('restart', () => {
     let round = 0;
     const ingest = async (compactionBytes?: number) => {
       round++;
-      const t = await buildTestApp({ service: { environment: 'testing', dataDir }, ...(compactionBytes ? { content: { compactionBytes } } : {}) });
+      const t = await buildTestApp({
+        service: { environment: 'testing', dataDir },
+        ...(compactionBytes ? { content: { compactionBytes } } : {}),
+      });
       try {
         for (let i = 0; i < 10; i++) {
-          const res = await request(t.app).post('/api/ingest').send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: `round ${round} `.repeat(30) });
+          const res = await request(t.app)
+            .post('/api/ingest')
+            .send({ id: `note-${i}`, type: 'article', title: `Note ${i}`, body: `round ${round} `.repeat(30) });
           expect(res.status).toBe(201);
         }
       } finally {

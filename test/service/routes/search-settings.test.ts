@@ -22,7 +22,11 @@ const CORPUS = [
 const QUERY = 'laser beam optics';
 
 async function appWith(search: SettingsInput['search'], items: readonly object[] = CORPUS): Promise<TestApp> {
-  const t = await buildTestApp({ service: { environment: 'testing' }, rateLimit: { enabled: false }, search: { cacheMaxSize: 1, ...search } });
+  const t = await buildTestApp({
+    service: { environment: 'testing' },
+    rateLimit: { enabled: false },
+    search: { cacheMaxSize: 1, ...search },
+  });
   const res = await request(t.app).post('/api/ingest-batch').send({ items });
   expect(res.status).toBe(201);
   return t;
@@ -52,7 +56,9 @@ describe('search settings take effect', () => {
 
   it('defaults: the index ranks with DEFAULT_RANKING', async () => {
     const t = await open({});
-    const index = (t.deps.features as FeatureSet).context.search.index as unknown as { ranking: typeof DEFAULT_RANKING };
+    const index = (t.deps.features as FeatureSet).context.search.index as unknown as {
+      ranking: typeof DEFAULT_RANKING;
+    };
     expect(index.ranking).toEqual(DEFAULT_RANKING);
     expect(await ids(t, QUERY)).toContain('b1');
   });
@@ -89,7 +95,10 @@ describe('search settings take effect', () => {
   });
 
   it("SEARCH_BM25_DELTA: BM25+'s floor adds the same δ × idf to every document holding the term", async () => {
-    const items = [article('short', 'zebra'), article('long', 'zebra stripes savanna grass herd water acacia dust heat noon')];
+    const items = [
+      article('short', 'zebra'),
+      article('long', 'zebra stripes savanna grass herd water acacia dust heat noon'),
+    ];
     const plain = await scores(await open({ bm25Delta: 0, bm25B: 1 }, items), 'zebra');
     const plus = await scores(await open({ bm25Delta: 1, bm25B: 1 }, items), 'zebra');
     // idf of a term in both of 2 documents: ln(1 + 0.5 / 2.5).

@@ -18,7 +18,12 @@ describe('GET /api/search', () => {
     expect(typeof res.body.took_ms).toBe('number');
     expect(res.body.total).toBeGreaterThanOrEqual(2);
     const top = res.body.results[0];
-    expect(top).toMatchObject({ id: 'kubernetes-at-home', type: 'article', title: 'Running Kubernetes at home', url: '/articles/kubernetes-at-home' });
+    expect(top).toMatchObject({
+      id: 'kubernetes-at-home',
+      type: 'article',
+      title: 'Running Kubernetes at home',
+      url: '/articles/kubernetes-at-home',
+    });
     expect(top.snippet).toContain('<mark>Storage</mark>');
     expect(top.score).toBeGreaterThan(res.body.results[1].score);
     expect(Object.keys(top).sort()).toEqual(['id', 'score', 'snippet', 'title', 'type', 'url']);
@@ -57,7 +62,9 @@ describe('GET /api/search', () => {
     expect(size).toBeGreaterThan(0);
     expect(metrics.text).toMatch(/^svc_ai_search_cache_maxsize 50$/m);
     expect(metrics.text).toMatch(/^svc_ai_search_cache_usage_percent \d/m);
-    await request(t.app).post('/api/ingest').send({ type: 'article', title: 'Severity levels', body: 'Alertmanager severity labels.' });
+    await request(t.app)
+      .post('/api/ingest')
+      .send({ type: 'article', title: 'Severity levels', body: 'Alertmanager severity labels.' });
     const after = await request(t.app).get('/api/search').query(q);
     expect(after.body.cached).toBe(false);
     expect(after.body.results.map((r: { id: string }) => r.id)).toContain('severity-levels');

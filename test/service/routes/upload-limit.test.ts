@@ -9,7 +9,9 @@ const BOUNDARY = 'limit-test-boundary';
 /** A multipart body: one .txt file of `size` bytes in the field "file". */
 function multipart(size: number): Buffer {
   return Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\nBig file\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\nBig file\n`,
+    ),
     Buffer.alloc(size, 'a'),
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
@@ -76,7 +78,10 @@ describe('upload over MAX_BODY_SIZE through a real HTTP connection', () => {
 
   const expect413 = (a: Pick<Answer, 'status' | 'body'>) => {
     expect(a.status).toBe(413);
-    expect(JSON.parse(a.body)).toMatchObject({ error: 'payload_too_large', message: expect.stringContaining(`${LIMIT} bytes`) });
+    expect(JSON.parse(a.body)).toMatchObject({
+      error: 'payload_too_large',
+      message: expect.stringContaining(`${LIMIT} bytes`),
+    });
   };
 
   it.each([
@@ -91,20 +96,25 @@ describe('upload over MAX_BODY_SIZE through a real HTTP connection', () => {
   it.each([
     ['declared in Content-Length', true],
     ['chunked', false],
-  ])('a client that sends everything before reading still reads the 413 JSON answer: %s, 32 MB', async (_name, declareLength) => {
-    // 32 MB is more than the loopback socket buffers hold: answering and closing at once made
-    // this client fail with EPIPE before it read anything.
-    const headers = { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` };
-    for (let i = 0; i < 3; i++) {
-      const a = await sendThenRead(port, '/api/upload', headers, multipart(512 * LIMIT), { chunked: !declareLength });
-      expect413(a);
-      // Answered before the body was in: the connection closes once the rest is read off.
-      expect(a.headers.connection).toBe('close');
-    }
-  });
+  ])(
+    'a client that sends everything before reading still reads the 413 JSON answer: %s, 32 MB',
+    async (_name, declareLength) => {
+      // 32 MB is more than the loopback socket buffers hold: answering and closing at once made
+      // this client fail with EPIPE before it read anything.
+      const headers = { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` };
+      for (let i = 0; i < 3; i++) {
+        const a = await sendThenRead(port, '/api/upload', headers, multipart(512 * LIMIT), { chunked: !declareLength });
+        expect413(a);
+        // Answered before the body was in: the connection closes once the rest is read off.
+        expect(a.headers.connection).toBe('close');
+      }
+    },
+  );
 
   it('the server is fine afterwards: a small upload is stored', async () => {
-    const small = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="ok.txt"\r\n\r\nSmall file\nok\r\n--${BOUNDARY}--\r\n`);
+    const small = Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="ok.txt"\r\n\r\nSmall file\nok\r\n--${BOUNDARY}--\r\n`,
+    );
     const a = await upload(port, small, { declareLength: true });
     expect(a.status).toBe(201);
     expect(JSON.parse(a.body)).toMatchObject({ count: 1 });

@@ -25,7 +25,9 @@ describe('POST /api/upload with malformed or over-limit multipart bodies', () =>
   const stored = async () => (await request(t.app).get('/api/v1/articles')).body.total as number;
 
   it('a body that ends inside a file (no closing boundary) is a 400, and the process lives on', async () => {
-    const res = await post(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello`);
+    const res = await post(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello`,
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'bad_request', field: 'body' });
     expect(res.body.message).toMatch(/malformed/);
@@ -55,7 +57,9 @@ describe('POST /api/upload with malformed or over-limit multipart bodies', () =>
   });
 
   it('more parts than files + fields allow: 413 too_many_parts, nothing stored', async () => {
-    const parts = Array.from({ length: MAX_UPLOAD_FILES }, (_, i) => txt(i)).join('') + Array.from({ length: MAX_UPLOAD_FIELDS + 1 }, (_, i) => part(`x${i}`, 'v')).join('');
+    const parts =
+      Array.from({ length: MAX_UPLOAD_FILES }, (_, i) => txt(i)).join('') +
+      Array.from({ length: MAX_UPLOAD_FIELDS + 1 }, (_, i) => part(`x${i}`, 'v')).join('');
     const res = await post(parts + end);
     expect(res.status).toBe(413);
     expect(['too_many_parts', 'too_many_fields']).toContain(res.body.error);

@@ -49,16 +49,19 @@ describe('upload validation in steps', () => {
   it.each([
     ['a .json array', 'many.json', 'json', JSON.stringify(items)],
     ['an .ndjson file', 'many.ndjson', 'ndjson', items.map((i) => JSON.stringify(i)).join('\n')],
-  ] as const)('steps after every element parsed and every item validated, for %s of 2,000 items', async (_name, name, format, text) => {
-    const counter = countingStep();
-    const received: Received = { files: [{ name, format, data: Buffer.from(text) }] };
-    const out = await uploadedItems(received, counter.step);
-    expect(out).toHaveLength(N);
-    expect(out[N - 1]).toMatchObject({ id: `item-${N - 1}`, title: `Item ${N - 1}` });
-    // One step per element parsed and one per item validated: no run of work between two steps
-    // spans more than one item (plus, for .json, 64 KB of the scan for element boundaries).
-    expect(counter.calls()).toBeGreaterThanOrEqual(2 * N);
-  });
+  ] as const)(
+    'steps after every element parsed and every item validated, for %s of 2,000 items',
+    async (_name, name, format, text) => {
+      const counter = countingStep();
+      const received: Received = { files: [{ name, format, data: Buffer.from(text) }] };
+      const out = await uploadedItems(received, counter.step);
+      expect(out).toHaveLength(N);
+      expect(out[N - 1]).toMatchObject({ id: `item-${N - 1}`, title: `Item ${N - 1}` });
+      // One step per element parsed and one per item validated: no run of work between two steps
+      // spans more than one item (plus, for .json, 64 KB of the scan for element boundaries).
+      expect(counter.calls()).toBeGreaterThanOrEqual(2 * N);
+    },
+  );
 
   it('parses a JSON array in steps to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
     const same = async (text: string) => {
@@ -73,7 +76,21 @@ describe('upload validation in steps', () => {
       // Every valid array is parsed in steps (nothing large falls back to one parse).
       if (Array.isArray(whole)) expect(stepped).toBeDefined();
     };
-    for (const t of ['[]', ' [ ] ', '[1,]', '[,1]', '[1 2]', '[{"a":"]"},"\\"",[1,[2]]]', '[1] x', '[{]}', '[[}, {]]', '{"items":[1]}', '"x"', '[', '["a\\\\"]']) {
+    for (const t of [
+      '[]',
+      ' [ ] ',
+      '[1,]',
+      '[,1]',
+      '[1 2]',
+      '[{"a":"]"},"\\"",[1,[2]]]',
+      '[1] x',
+      '[{]}',
+      '[[}, {]]',
+      '{"items":[1]}',
+      '"x"',
+      '[',
+      '["a\\\\"]',
+    ]) {
       await same(t);
     }
     await fc.assert(
@@ -83,7 +100,10 @@ describe('upload validation in steps', () => {
       { numRuns: 500, seed: 37 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', '1', ' ', ':', 'a') }), async (t) => same(`[${t}`)),
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ',', '"', '\\', '1', ' ', ':', 'a') }),
+        async (t) => same(`[${t}`),
+      ),
       { numRuns: 2000, seed: 37 },
     );
   }, 300_000); // a hang guard only: the runs are bounded by numRuns
@@ -97,8 +117,13 @@ describe('upload validation in steps', () => {
   it('gives the same items as parseFile', async () => {
     const text = JSON.stringify(items.slice(0, 50));
     const counter = countingStep();
-    const out = await uploadedItems({ files: [{ name: 'a.json', format: 'json', data: Buffer.from(text) }] }, counter.step);
-    expect(out.map((i) => i.title)).toEqual((parseFile('a.json', 'json', text) as Array<{ title: string }>).map((i) => i.title));
+    const out = await uploadedItems(
+      { files: [{ name: 'a.json', format: 'json', data: Buffer.from(text) }] },
+      counter.step,
+    );
+    expect(out.map((i) => i.title)).toEqual(
+      (parseFile('a.json', 'json', text) as Array<{ title: string }>).map((i) => i.title),
+    );
   });
 });
 
@@ -116,14 +141,28 @@ describe('POST /api/upload of many items with 50 tags each, measured inside the 
   });
 
   /** POSTs `body` and collects the answer's bytes (parsed later, outside the measured window). */
-  function post(body: Buffer, contentType: string): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  function post(
+    body: Buffer,
+    contentType: string,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
     const { port } = server.address() as AddressInfo;
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/upload', headers: { 'content-type': contentType, 'content-length': body.length } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/upload',
+          headers: { 'content-type': contentType, 'content-length': body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -162,7 +201,10 @@ describe('POST /api/upload of many items with 50 tags each, measured inside the 
     // test/hostile/prompt-dates-refusals.test.ts (the store's one atomic write goes in steps too).
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const answer = JSON.parse(res.bytes.toString('utf8')) as { count: number; items: Array<{ id: string; tags: string[] }> };
+    const answer = JSON.parse(res.bytes.toString('utf8')) as {
+      count: number;
+      items: Array<{ id: string; tags: string[] }>;
+    };
     expect(answer.count).toBe(n);
     expect(answer.items).toHaveLength(n);
     expect(answer.items[n - 1]).toMatchObject({ id: `item-${n - 1}` });

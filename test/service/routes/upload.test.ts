@@ -37,18 +37,30 @@ describe('POST /api/upload', () => {
     expect(res.status).toBe(201);
     expect(res.body.count).toBe(5);
     const ids = res.body.items.map((i: { id: string }) => i.id);
-    expect(ids).toEqual(['search-relevance-without-machine-learning', 'ai-search-backend', 'weather-station', 'platform-engineer-acme', 'sre-globex']);
+    expect(ids).toEqual([
+      'search-relevance-without-machine-learning',
+      'ai-search-backend',
+      'weather-station',
+      'platform-engineer-acme',
+      'sre-globex',
+    ]);
     expect((await request(t.app).get('/api/v1/experiences')).body.total).toBe(2);
     expect((await request(t.app).get('/api/search?q=humidity')).body.results[0].id).toBe('weather-station');
   });
 
   it('applies the type field to .txt and .md items', async () => {
-    const res = await request(t.app).post('/api/upload').field('type', 'project').attach('file', Buffer.from('My tool\nIt does things.'), 'tool.txt');
+    const res = await request(t.app)
+      .post('/api/upload')
+      .field('type', 'project')
+      .attach('file', Buffer.from('My tool\nIt does things.'), 'tool.txt');
     expect(res.body.items[0]).toMatchObject({ id: 'my-tool', type: 'project' });
   });
 
   it('refuses an unsupported file type with 415 and stores nothing', async () => {
-    const res = await request(t.app).post('/api/upload').attach('file', join(FIX, 'plain.txt')).attach('file', join(FIX, 'notes.pdf'));
+    const res = await request(t.app)
+      .post('/api/upload')
+      .attach('file', join(FIX, 'plain.txt'))
+      .attach('file', join(FIX, 'notes.pdf'));
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ error: 'unsupported_file_type', file: 'notes.pdf' });
     expect(res.body.message).toMatch(/accepted: \.md, \.markdown, \.txt, \.json, \.ndjson, \.jsonl/);
@@ -56,7 +68,10 @@ describe('POST /api/upload', () => {
   });
 
   it('refuses an invalid item with 422 naming file, item and field, and stores nothing (all or nothing)', async () => {
-    const res = await request(t.app).post('/api/upload').attach('file', join(FIX, 'projects.json')).attach('file', join(FIX, 'invalid-item.ndjson'));
+    const res = await request(t.app)
+      .post('/api/upload')
+      .attach('file', join(FIX, 'projects.json'))
+      .attach('file', join(FIX, 'invalid-item.ndjson'));
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ error: 'invalid_item', field: 'type', file: 'invalid-item.ndjson', index: 1 });
     expect(res.body.message).toMatch(/invalid-item\.ndjson item 1: type/);
@@ -71,7 +86,9 @@ describe('POST /api/upload', () => {
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ error: 'invalid_item', field: 'date', file: 'dated.md' });
       expect(res.body.message).toMatch(/^dated\.md: date: date must be a calendar date/);
-      const ingest = await request(t.app).post('/api/ingest').send({ type: 'article', title: 'Dated', body: 'Body', date });
+      const ingest = await request(t.app)
+        .post('/api/ingest')
+        .send({ type: 'article', title: 'Dated', body: 'Body', date });
       expect(ingest.status).toBe(422);
       expect(res.body.message).toBe(`dated.md: ${ingest.body.message}`);
       expect((await request(t.app).get('/api/v1/articles')).body.total).toBe(0);
@@ -105,7 +122,10 @@ describe('POST /api/upload', () => {
     const small = await buildTestApp({ service: { environment: 'testing', maxBodyBytes: 4096 } });
     try {
       const big = Buffer.from(`Big file\n${'word '.repeat(2000)}`);
-      const res = await request(small.app).post('/api/upload').attach('file', Buffer.from('Small\nok'), 'small.txt').attach('file', big, 'big.txt');
+      const res = await request(small.app)
+        .post('/api/upload')
+        .attach('file', Buffer.from('Small\nok'), 'small.txt')
+        .attach('file', big, 'big.txt');
       expect(res.status).toBe(413);
       expect(res.body).toMatchObject({ error: 'payload_too_large' });
       expect((await request(small.app).get('/api/v1/articles')).body.total).toBe(0);
@@ -120,7 +140,10 @@ describe('POST /api/upload', () => {
     const none = await request(t.app).post('/api/upload').field('type', 'article');
     expect(none.status).toBe(400);
     expect(none.body).toMatchObject({ field: 'file' });
-    const wrongType = await request(t.app).post('/api/upload').field('type', 'podcast').attach('file', Buffer.from('a\nb'), 'a.txt');
+    const wrongType = await request(t.app)
+      .post('/api/upload')
+      .field('type', 'podcast')
+      .attach('file', Buffer.from('a\nb'), 'a.txt');
     expect(wrongType.status).toBe(400);
     expect(wrongType.body).toMatchObject({ field: 'type' });
   });

@@ -23,7 +23,13 @@ const doc = (id: string, title: string, body: string, extra: Partial<Item> = {})
 describe('Analyzer', () => {
   const a = new Analyzer();
   it('lower-cases, folds accents, drops stopwords and one-letter words, stems with Porter2', () => {
-    expect(a.analyze("The Café's measurements of running dogs, a B-tree")).toEqual(['cafe', 'measur', 'run', 'dog', 'tree']);
+    expect(a.analyze("The Café's measurements of running dogs, a B-tree")).toEqual([
+      'cafe',
+      'measur',
+      'run',
+      'dog',
+      'tree',
+    ]);
     expect(a.analyze('measuring measured measure')).toEqual(['measur', 'measur', 'measur']);
     expect(a.analyze("don't won't")).toEqual([]);
     expect(a.analyze('http2 2024 x 9')).toEqual(['http2', '2024', '9']);
@@ -32,7 +38,9 @@ describe('Analyzer', () => {
 
 describe('EmbeddedIndex', () => {
   const items = [
-    doc('k8s', 'Kubernetes at home', 'Storage is where clusters hurt. Longhorn replicates volumes.', { tags: ['kubernetes'] }),
+    doc('k8s', 'Kubernetes at home', 'Storage is where clusters hurt. Longhorn replicates volumes.', {
+      tags: ['kubernetes'],
+    }),
     doc('bm25', 'BM25 explained', 'Ranking by term frequency and inverse document frequency.', { tags: ['search'] }),
     doc('pi', 'Weather station', 'A Raspberry Pi measures temperature.', { type: 'project', tags: ['hardware'] }),
     doc('cook', 'Cooking pasta', 'Boil water, add salt, cook the pasta for nine minutes.'),
@@ -57,7 +65,9 @@ describe('EmbeddedIndex', () => {
   it('matches prefixes and typos in short queries only', async () => {
     expect((await index.search({ text: 'kuber', limit: 10, offset: 0 })).hits[0]?.id).toBe('k8s');
     expect((await index.search({ text: 'raspbery', limit: 10, offset: 0 })).hits[0]?.id).toBe('pi');
-    expect((await index.search({ text: 'kuber raspbery clustr ranking', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['bm25']);
+    expect(
+      (await index.search({ text: 'kuber raspbery clustr ranking', limit: 10, offset: 0 })).hits.map((h) => h.id),
+    ).toEqual(['bm25']);
   });
 
   it('filters by type and tag (case-insensitive)', async () => {
@@ -76,16 +86,24 @@ describe('EmbeddedIndex', () => {
 
   it('breaks score ties by id so pages are stable', async () => {
     const twins = new EmbeddedIndex();
-    await twins.replaceAll([doc('b', 'same', 'identical words'), doc('a', 'same', 'identical words'), doc('c', 'same', 'identical words')]);
+    await twins.replaceAll([
+      doc('b', 'same', 'identical words'),
+      doc('a', 'same', 'identical words'),
+      doc('c', 'same', 'identical words'),
+    ]);
     const page = await twins.search({ text: 'identical', limit: 10, offset: 0 });
     expect(page.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
     expect((await twins.search({ text: 'identical', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual(['b']);
   });
 
   it('highlights the matched words in an HTML-safe snippet', async () => {
-    await index.upsert([doc('xss', 'Escaping', 'Markdown drops <script>tags</script>, but a < b & "c" stay text in snippets.')]);
+    await index.upsert([
+      doc('xss', 'Escaping', 'Markdown drops <script>tags</script>, but a < b & "c" stay text in snippets.'),
+    ]);
     const [hit] = (await index.search({ text: 'snippets', limit: 1, offset: 0 })).hits;
-    expect(hit.snippet).toBe('Markdown drops tags , but a &lt; b &amp; &quot;c&quot; stay text in <mark>snippets</mark>.');
+    expect(hit.snippet).toBe(
+      'Markdown drops tags , but a &lt; b &amp; &quot;c&quot; stay text in <mark>snippets</mark>.',
+    );
   });
 
   it('filters, replaces and breaks ties on long queries too (exact scoring path)', async () => {
@@ -98,9 +116,19 @@ describe('EmbeddedIndex', () => {
     await index.upsert([doc('k8s', 'Kubernetes at home', 'Nothing about disks any more.', { tags: ['kubernetes'] })]);
     expect((await q('storage clusters volumes')).total).toBe(0);
     const twins = new EmbeddedIndex();
-    await twins.replaceAll([doc('b', 'same', 'identical words here'), doc('a', 'same', 'identical words here'), doc('c', 'same', 'identical words here')]);
-    expect((await twins.search({ text: 'identical words here', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
-    expect((await twins.search({ text: 'identical words here', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual(['b']);
+    await twins.replaceAll([
+      doc('b', 'same', 'identical words here'),
+      doc('a', 'same', 'identical words here'),
+      doc('c', 'same', 'identical words here'),
+    ]);
+    expect((await twins.search({ text: 'identical words here', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
+    expect((await twins.search({ text: 'identical words here', limit: 1, offset: 1 })).hits.map((h) => h.id)).toEqual([
+      'b',
+    ]);
   });
 
   it('multiplies by the matched query terms with coordination on', async () => {
@@ -116,18 +144,24 @@ describe('EmbeddedIndex', () => {
     expect(hit.score).toBeCloseTo(plain.score * 3, 12);
   });
 
-  it('pages search() through the exhaustive oracle\'s full ranking (rank()), in its order', async () => {
+  it("pages search() through the exhaustive oracle's full ranking (rank()), in its order", async () => {
     const all = index.rank({ text: 'water pasta storage ranking' }).ranked.map((h) => h.id);
     const paged: string[] = [];
     for (let offset = 0; offset < all.length; offset += 1) {
-      paged.push(...(await index.search({ text: 'water pasta storage ranking', limit: 1, offset, snippets: false })).hits.map((h) => h.id));
+      paged.push(
+        ...(await index.search({ text: 'water pasta storage ranking', limit: 1, offset, snippets: false })).hits.map(
+          (h) => h.id,
+        ),
+      );
     }
     expect(paged).toEqual(all);
     expect(all.length).toBe(3);
   });
 
   it('expands long queries with RM3 once the index is large enough', async () => {
-    const big = new EmbeddedIndex({ expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 } });
+    const big = new EmbeddedIndex({
+      expansion: { enabled: true, fbDocs: 3, fbTerms: 20, originalWeight: 0.5, minDocs: 5 },
+    });
     const corpus = [
       doc('a1', 'x', 'laser optics beam coherent light'),
       doc('a2', 'x', 'laser beam optics mirror'),
@@ -137,7 +171,9 @@ describe('EmbeddedIndex', () => {
       doc('c2', 'x', 'water boiling point'),
     ];
     await big.replaceAll(corpus);
-    const plain = new EmbeddedIndex({ expansion: { enabled: false, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 5 } });
+    const plain = new EmbeddedIndex({
+      expansion: { enabled: false, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 5 },
+    });
     await plain.replaceAll(corpus);
     const q = { text: 'laser beam optics', limit: 10, offset: 0 };
     expect((await plain.search(q)).hits.map((h) => h.id)).not.toContain('b1');
@@ -201,7 +237,13 @@ describe('query work bounds', () => {
   });
 
   it('distinctTerms and bestExpansions are pure bounds', () => {
-    expect(distinctTerms(['a', 'b', 'a', 'c', 'a'], 2)).toEqual({ weighted: [['a', 3], ['b', 1]], kept: ['a', 'b', 'a', 'a'] });
+    expect(distinctTerms(['a', 'b', 'a', 'c', 'a'], 2)).toEqual({
+      weighted: [
+        ['a', 3],
+        ['b', 1],
+      ],
+      kept: ['a', 'b', 'a', 'a'],
+    });
     const cands = [
       { term: 'abd', weight: 0.3, distance: 1, df: 2 },
       { term: 'abc', weight: 0.3, distance: 1, df: 2 },
@@ -214,7 +256,9 @@ describe('query work bounds', () => {
   });
 
   it('keeps, of expansions at the same distance, the ones in most documents', async () => {
-    const rare = Array.from({ length: 40 }, (_, i) => doc(`r${i}`, 'rare', `zonk${String.fromCharCode(97 + (i % 26))}${i}`));
+    const rare = Array.from({ length: 40 }, (_, i) =>
+      doc(`r${i}`, 'rare', `zonk${String.fromCharCode(97 + (i % 26))}${i}`),
+    );
     const common = Array.from({ length: 40 }, (_, i) => doc(`c${i}`, 'common', 'zonkqq zonkrr'));
     const idx = new EmbeddedIndex();
     await idx.replaceAll([...rare, ...common]);
@@ -306,8 +350,14 @@ describe('indexing in slices', () => {
 
 describe('rm3Weights', () => {
   it('mixes the query (λ) with the feedback model (1 − λ), both normalised', () => {
-    const vector = (pairs: Record<string, number>) => ({ tf: new Map(Object.entries(pairs)), length: Object.values(pairs).reduce((a, b) => a + b, 0) });
-    const w = rm3Weights(['a'], [{ score: 1, vector: vector({ a: 2, b: 1, c: 1 }) }], { fbTerms: 2, originalWeight: 0.5 });
+    const vector = (pairs: Record<string, number>) => ({
+      tf: new Map(Object.entries(pairs)),
+      length: Object.values(pairs).reduce((a, b) => a + b, 0),
+    });
+    const w = rm3Weights(['a'], [{ score: 1, vector: vector({ a: 2, b: 1, c: 1 }) }], {
+      fbTerms: 2,
+      originalWeight: 0.5,
+    });
     // P(w|R) = a .5, b .25, c .25 → top 2: a, b (tie b/c broken by term) → renormalised a 2/3, b 1/3.
     expect([...w.keys()]).toEqual(['a', 'b']);
     expect(w.get('a')).toBeCloseTo(0.5 + 0.5 * (2 / 3), 12);

@@ -7,14 +7,24 @@ import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 const at = '2026-01-01T00:00:00.000Z';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron'];
-const item = (id: number, words: readonly string[]): Item => ({ id: `d${id}`, type: 'article', title: words.slice(0, 2).join(' '), body: words.join(' '), tags: [], created_at: at, updated_at: at });
+const item = (id: number, words: readonly string[]): Item => ({
+  id: `d${id}`,
+  type: 'article',
+  title: words.slice(0, 2).join(' '),
+  body: words.join(' '),
+  tags: [],
+  created_at: at,
+  updated_at: at,
+});
 
 /** Same page: scores equal to rounding (incremental averages drift in the last bits), ids where scores are not tied. */
 function expectSamePage(got: IndexPage, want: IndexPage): void {
   expect(got.total).toBe(want.total);
   expect(got.hits.length).toBe(want.hits.length);
   got.hits.forEach((h, i) => {
-    expect(Math.abs(h.score - want.hits[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want.hits[i].score)));
+    expect(Math.abs(h.score - want.hits[i].score)).toBeLessThanOrEqual(
+      1e-9 * Math.max(1, Math.abs(want.hits[i].score)),
+    );
     const tied = want.hits.filter((o) => Math.abs(o.score - h.score) <= 1e-9 * Math.max(1, Math.abs(h.score)));
     if (tied.length === 1) expect(h.id).toBe(want.hits[i].id);
   });
@@ -24,55 +34,83 @@ type Op = { kind: 'upsert'; id: number; words: string[] } | { kind: 'remove'; id
 
 describe('incremental updates', () => {
   const op: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ kind: fc.constant('upsert' as const), id: fc.integer({ min: 0, max: 30 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 20 }) }),
+    fc.record({
+      kind: fc.constant('upsert' as const),
+      id: fc.integer({ min: 0, max: 30 }),
+      words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 20 }),
+    }),
     fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 30 }) }),
   );
 
-  it('ingest, update and delete without a rebuild rank as an index rebuilt from the final items', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }), async (ops, words) => {
-        // Merges every few writes, in the background: searches meet the base, appended segments,
-        // tombstones and merges under way.
-        const live = new ExhaustiveIndex({ coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, minMergeDocs: 3 });
-        const final = new Map<string, Item>();
-        for (const o of ops) {
-          if (o.kind === 'upsert') {
-            const it = item(o.id, o.words);
-            await live.upsert([it]);
-            final.set(it.id, it);
-          } else {
-            await live.remove([`d${o.id}`]);
-            final.delete(`d${o.id}`);
-          }
-          // The pruned page (postings from the base runs and the appended segments) is the exhaustive one.
-          const q: IndexQuery = { text: words.join(' '), limit: 5, offset: 0, snippets: false };
-          const pruned = await live.search(q);
-          const full = live.exhaustive(q);
-          expect(pruned.total).toBe(full.total);
-          expect(pruned.hits.map((h) => h.score)).toEqual(full.hits.map((h) => h.score));
-        }
-        const rebuilt = new EmbeddedIndex(live.ranking);
-        await rebuilt.replaceAll([...final.values()]);
-        expect(live.size()).toBe(rebuilt.size());
-        for (const text of [words.join(' '), words.slice(0, 2).join(' ')]) {
-          const q: IndexQuery = { text, limit: 10, offset: 0, snippets: false };
-          expectSamePage(await live.search(q), await rebuilt.search(q));
-        }
-      }),
-      { numRuns: 80 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'ingest, update and delete without a rebuild rank as an index rebuilt from the final items',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(op, { minLength: 1, maxLength: 60 }),
+          fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr'), { minLength: 1, maxLength: 6 }),
+          async (ops, words) => {
+            // Merges every few writes, in the background: searches meet the base, appended segments,
+            // tombstones and merges under way.
+            const live = new ExhaustiveIndex({
+              coordination: true,
+              expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+              minMergeDocs: 3,
+            });
+            const final = new Map<string, Item>();
+            for (const o of ops) {
+              if (o.kind === 'upsert') {
+                const it = item(o.id, o.words);
+                await live.upsert([it]);
+                final.set(it.id, it);
+              } else {
+                await live.remove([`d${o.id}`]);
+                final.delete(`d${o.id}`);
+              }
+              // The pruned page (postings from the base runs and the appended segments) is the exhaustive one.
+              const q: IndexQuery = { text: words.join(' '), limit: 5, offset: 0, snippets: false };
+              const pruned = await live.search(q);
+              const full = live.exhaustive(q);
+              expect(pruned.total).toBe(full.total);
+              expect(pruned.hits.map((h) => h.score)).toEqual(full.hits.map((h) => h.score));
+            }
+            const rebuilt = new EmbeddedIndex(live.ranking);
+            await rebuilt.replaceAll([...final.values()]);
+            expect(live.size()).toBe(rebuilt.size());
+            for (const text of [words.join(' '), words.slice(0, 2).join(' ')]) {
+              const q: IndexQuery = { text, limit: 10, offset: 0, snippets: false };
+              expectSamePage(await live.search(q), await rebuilt.search(q));
+            }
+          },
+        ),
+        { numRuns: 80 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('answers a query from the state it started in, though it yields between slices while writes and merges wait', async () => {
     // Yields at every step, windows of a few postings, a merge every few writes.
-    const live = new ExhaustiveIndex({ querySliceMs: 0, windowPostings: 4, minMergeDocs: 3, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } });
-    await live.upsert(Array.from({ length: 24 }, (_, i) => item(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon'])));
+    const live = new ExhaustiveIndex({
+      querySliceMs: 0,
+      windowPostings: 4,
+      minMergeDocs: 3,
+      expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+    });
+    await live.upsert(
+      Array.from({ length: 24 }, (_, i) =>
+        item(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon']),
+      ),
+    );
     const q: IndexQuery = { text: 'alpha gamma photon kappa', limit: 5, offset: 0, snippets: false };
     for (let round = 0; round < 6; round++) {
       const before = live.exhaustive(q);
       const done: string[] = [];
       const during = live.search(q).then((page) => (done.push('query'), page));
-      const writes = Promise.all([live.upsert([item(100 + round, ['alpha', 'photon', 'photon']), item(round, ['gamma'])]), live.remove([`d${12 + round}`])]).then(() => done.push('writes'));
+      const writes = Promise.all([
+        live.upsert([item(100 + round, ['alpha', 'photon', 'photon']), item(round, ['gamma'])]),
+        live.remove([`d${12 + round}`]),
+      ]).then(() => done.push('writes'));
       const [page] = await Promise.all([during, writes]);
       expect(done).toEqual(['query', 'writes']);
       expect(page).toEqual(before);

@@ -16,7 +16,17 @@ describe('ranking options: one source', () => {
   });
 
   it('settings set what they control, the constants the rest', () => {
-    const r = rankingOptions({ ...DEFAULT_SEARCH, bm25K1: 1.2, bm25B: 0.75, bm25Delta: 1, queryExpansion: false, expansionDocs: 5, expansionTerms: 7, proximityWeight: 0, proximityWindow: 8 });
+    const r = rankingOptions({
+      ...DEFAULT_SEARCH,
+      bm25K1: 1.2,
+      bm25B: 0.75,
+      bm25Delta: 1,
+      queryExpansion: false,
+      expansionDocs: 5,
+      expansionTerms: 7,
+      proximityWeight: 0,
+      proximityWindow: 8,
+    });
     expect(r.proximity).toEqual({ weight: 0, window: 8, ...RANKING_CONSTANTS.proximity });
     expect(r.bm25).toEqual({ k1: 1.2, b: 0.75, delta: 1 });
     expect(r.expansion).toEqual({ enabled: false, fbDocs: 5, fbTerms: 7, ...RANKING_CONSTANTS.expansion });

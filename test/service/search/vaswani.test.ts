@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import request from 'supertest';
-import { loadVaswani, parseDocs, parseQrels, parseQueries, splitTitle, vaswaniDir } from '../../../tools/corpus/vaswani';
+import {
+  loadVaswani,
+  parseDocs,
+  parseQrels,
+  parseQueries,
+  splitTitle,
+  vaswaniDir,
+} from '../../../tools/corpus/vaswani';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 
 describe('Vaswani loader', () => {
@@ -8,12 +15,27 @@ describe('Vaswani loader', () => {
     expect(parseDocs('<DOC>\n<DOCNO>7</DOCNO>\nlaser beams  a study of\ncoherent light\n</DOC>')).toEqual([
       { id: 'doc-7', type: 'article', title: 'laser beams', body: 'a study of coherent light' },
     ]);
-    expect(parseQueries('<top>\n<num>3</num><title>\nUSE OF LASERS\n</title>\n</top>')).toEqual([{ qid: '3', text: 'use of lasers' }]);
-    expect(parseQrels('3 0 7 1\n3 0 9 1\n')).toEqual(new Map([['3', new Map([['doc-7', 1], ['doc-9', 1]])]]));
+    expect(parseQueries('<top>\n<num>3</num><title>\nUSE OF LASERS\n</title>\n</top>')).toEqual([
+      { qid: '3', text: 'use of lasers' },
+    ]);
+    expect(parseQrels('3 0 7 1\n3 0 9 1\n')).toEqual(
+      new Map([
+        [
+          '3',
+          new Map([
+            ['doc-7', 1],
+            ['doc-9', 1],
+          ]),
+        ],
+      ]),
+    );
   });
 
   it('takes the first line as the title when there is no double space', () => {
-    expect(splitTitle('waveguide theory\nmodes in guides')).toEqual({ title: 'waveguide theory', body: 'modes in guides' });
+    expect(splitTitle('waveguide theory\nmodes in guides')).toEqual({
+      title: 'waveguide theory',
+      body: 'modes in guides',
+    });
   });
 });
 
@@ -29,7 +51,9 @@ const available = existsSync(`${vaswaniDir()}/doc-text.trec`);
     const judged = new Set(queries.flatMap((q) => [...(v!.qrels.get(q.qid)?.keys() ?? [])]));
     const pool = v!.items.filter((i, n) => judged.has(i.id) || n % 7 === 0).slice(0, 3000);
     for (let i = 0; i < pool.length; i += 1000) {
-      const res = await request(t.app).post('/api/ingest-batch').send({ items: pool.slice(i, i + 1000) });
+      const res = await request(t.app)
+        .post('/api/ingest-batch')
+        .send({ items: pool.slice(i, i + 1000) });
       expect(res.status).toBe(201);
     }
   });

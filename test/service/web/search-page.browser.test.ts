@@ -21,7 +21,13 @@ function proveAnswers(page: Page, problems: string[]): void {
     const { pathname } = new URL(r.url());
     if (!pathname.startsWith('/api/')) return;
     const text = await r.text().catch(() => '');
-    const problem = contractProblem({ method: r.request().method(), path: pathname, status: r.status(), headers: r.headers(), text });
+    const problem = contractProblem({
+      method: r.request().method(),
+      path: pathname,
+      status: r.status(),
+      headers: r.headers(),
+      text,
+    });
     if (problem) problems.push(`contract: ${problem}`);
   });
 }
@@ -36,9 +42,19 @@ describe('the search page in a real browser', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-browser-'));
     svc = await ServiceProcess.start({
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ENVIRONMENT: 'development',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      },
     });
-    browser = await chromium.launch({ executablePath: requireBinary('chromium'), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: requireBinary('chromium'),
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     page = await browser.newPage();
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('console', (m) => {
@@ -76,7 +92,10 @@ describe('the search page in a real browser', () => {
   test('typing a query and submitting shows its results and updates the address for sharing', async () => {
     await page.goto(`${svc.url}/`, { waitUntil: 'networkidle' });
     await page.fill('#q', 'alertmanager');
-    await Promise.all([page.waitForResponse((r) => r.url().includes('/api/search?')), page.click('#search-form button[type=submit]')]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/api/search?')),
+      page.click('#search-form button[type=submit]'),
+    ]);
     await page.waitForSelector('#results li');
     expect((await resultTitles()).length).toBeGreaterThan(0);
     expect(new URL(page.url()).searchParams.get('q')).toBe('alertmanager');
@@ -106,7 +125,10 @@ describe('the search page in a real browser', () => {
     expect(await page.isVisible('#prev')).toBe(true);
     // Tag filter: the demo tags each section with its document's name.
     await page.fill('#tag', 'stack');
-    await Promise.all([page.waitForResponse((r) => r.url().includes('tag=stack')), page.click('#search-form button[type=submit]')]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('tag=stack')),
+      page.click('#search-form button[type=submit]'),
+    ]);
     await page.waitForSelector('#results li');
     const hrefs = await page.$$eval('#results li h3 a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
     expect(hrefs.length).toBeGreaterThan(0);
@@ -114,11 +136,17 @@ describe('the search page in a real browser', () => {
     // Type filter: the demo holds articles only.
     await page.fill('#tag', '');
     await page.selectOption('#type', 'project');
-    await Promise.all([page.waitForResponse((r) => r.url().includes('type=project')), page.click('#search-form button[type=submit]')]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('type=project')),
+      page.click('#search-form button[type=submit]'),
+    ]);
     await waitFor('an empty result for projects', async () => (await page.textContent('#status')) === '0 results');
     // Following a source link opens the document it cites.
     await page.selectOption('#type', '');
-    await Promise.all([page.waitForResponse((r) => r.url().includes('/api/search?')), page.click('#search-form button[type=submit]')]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/api/search?')),
+      page.click('#search-form button[type=submit]'),
+    ]);
     await page.waitForSelector('#results li h3 a');
     const target = (await page.getAttribute('#results li h3 a', 'href')) ?? '';
     const [doc] = await Promise.all([page.waitForNavigation(), page.click('#results li h3 a')]);
@@ -149,7 +177,11 @@ describe('the search page when the service refuses with 429', () => {
         RATE_LIMIT_SEARCH_BURST: '3',
       },
     });
-    browser = await chromium.launch({ executablePath: requireBinary('chromium'), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: requireBinary('chromium'),
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
   }, 90000);
 
   afterAll(async () => {
@@ -164,7 +196,9 @@ describe('the search page when the service refuses with 429', () => {
     const problems: string[] = [];
     proveAnswers(page, problems);
     await page.goto(`${svc.url}/?q=rate`, { waitUntil: 'networkidle' });
-    await waitFor('the 429 message', async () => /^Too many requests: try again in \d+ s\.$/.test((await page.textContent('#status')) ?? ''));
+    await waitFor('the 429 message', async () =>
+      /^Too many requests: try again in \d+ s\.$/.test((await page.textContent('#status')) ?? ''),
+    );
     expect(await page.getAttribute('#status', 'class')).toBe('error');
     expect(problems).toEqual([]);
   }, 60000);

@@ -15,7 +15,10 @@ describe('search page at /', () => {
       const js = await request(t.app).get('/ui/app.js').expect(200);
       expect(js.headers['content-type']).toMatch(/javascript/);
       expect(js.text).toContain('/api/search');
-      await request(t.app).get('/ui/style.css').expect(200).expect('Content-Type', /text\/css/);
+      await request(t.app)
+        .get('/ui/style.css')
+        .expect(200)
+        .expect('Content-Type', /text\/css/);
     } finally {
       await t.close();
     }

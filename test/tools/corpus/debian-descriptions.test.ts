@@ -50,7 +50,15 @@ Description-en: transitional dummy package
 describe('parseDescriptions', () => {
   it('reads the package, the synopsis and the long description with paragraphs joined', () => {
     const d = parseDescriptions(FIXTURE);
-    expect(d.map((x) => x.pkg)).toEqual(['laser-sim', 'laser-sim-data', 'spin-fit', 'antenna-design', 'antenna-design-doc', 'tiny', 'transitional-a']);
+    expect(d.map((x) => x.pkg)).toEqual([
+      'laser-sim',
+      'laser-sim-data',
+      'spin-fit',
+      'antenna-design',
+      'antenna-design-doc',
+      'tiny',
+      'transitional-a',
+    ]);
     expect(d[0]).toEqual({
       pkg: 'laser-sim',
       synopsis: 'simulator of laser beams in plasma waveguides',
@@ -63,8 +71,15 @@ describe('knownItemCollection', () => {
   const c = knownItemCollection(parseDescriptions(FIXTURE), { queries: 10, maxSharing: 2 });
 
   it('keeps one document per distinct long description and drops short ones', () => {
-    expect(c.items.map((i) => i.id)).toEqual(['antenna-design', 'antenna-design-doc', 'laser-sim', 'spin-fit', 'transitional-a'].map(packageItemId));
-    expect(c.items[0]).toEqual({ id: 'deb-antenna-design', type: 'article', title: 'antenna-design', body: expect.stringContaining('radiation patterns') });
+    expect(c.items.map((i) => i.id)).toEqual(
+      ['antenna-design', 'antenna-design-doc', 'laser-sim', 'spin-fit', 'transitional-a'].map(packageItemId),
+    );
+    expect(c.items[0]).toEqual({
+      id: 'deb-antenna-design',
+      type: 'article',
+      title: 'antenna-design',
+      body: expect.stringContaining('radiation patterns'),
+    });
   });
 
   it('makes a synopsis the query of its own package only, and drops shared or too-short synopses', () => {

@@ -23,7 +23,11 @@ describe('growCorpus', () => {
   });
 
   it('perturbs copies at about the given rate, with words of the collection or copy-suffixed ones', () => {
-    const items = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, title: 'alpha beta', body: 'gamma delta epsilon zeta eta theta iota kappa' }));
+    const items = Array.from({ length: 200 }, (_, i) => ({
+      id: `d${i}`,
+      title: 'alpha beta',
+      body: 'gamma delta epsilon zeta eta theta iota kappa',
+    }));
     const grown = growCorpus(items, 400, { rate: 0.2 });
     const vocab = new Set(vocabulary(items));
     let changed = 0;
@@ -73,6 +77,9 @@ describe('mulberry32 and twoWordQueries', () => {
   });
 
   it('takes the first two words of four letters or more', () => {
-    expect(twoWordQueries(['measurement of dielectric constant of liquids', 'a b'])).toEqual(['measurement dielectric', 'a b']);
+    expect(twoWordQueries(['measurement of dielectric constant of liquids', 'a b'])).toEqual([
+      'measurement dielectric',
+      'a b',
+    ]);
   });
 });

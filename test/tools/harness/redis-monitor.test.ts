@@ -7,7 +7,7 @@ describe('monitorEntry', () => {
     expect(monitorEntry('+1.5 [3 [::1]:6000] "evalsha" "ab\\"c" "1"')).toBe('EVALSHA');
   });
 
-  it("leaves out what a Lua script ran and lines that are not commands", () => {
+  it('leaves out what a Lua script ran and lines that are not commands', () => {
     expect(monitorEntry('+1796321496.852325 [0 lua] "incr" "k"')).toBeUndefined();
     expect(monitorEntry('+OK')).toBeUndefined();
   });

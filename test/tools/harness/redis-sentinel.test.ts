@@ -13,7 +13,11 @@ describe('the RedisSentinelSetup harness', () => {
   it('gives the kvstore settings of the service: the first sentinel with the password in the URL, the others as nodes', () => {
     const { kvstore } = parseSettings({ kvstore: setup.kvstoreSettings() });
     expect(kvstore.url).toBe(`redis://:sentinel-test-pass@${setup.sentinelAddresses[0]}`);
-    expect(kvstore.topology).toMatchObject({ mode: 'sentinel', nodes: setup.sentinelAddresses.slice(1), sentinelMaster: 'mymaster' });
+    expect(kvstore.topology).toMatchObject({
+      mode: 'sentinel',
+      nodes: setup.sentinelAddresses.slice(1),
+      sentinelMaster: 'mymaster',
+    });
     expect(kvstore.connectTimeoutMs).toBe(3000);
   });
 

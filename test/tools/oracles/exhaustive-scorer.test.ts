@@ -13,7 +13,12 @@ const docs: Doc[] = [
 describe('scoreTerms (the exhaustive scorer)', () => {
   it('gives the scores of MiniSearch search (OR, exact terms, term weights)', () => {
     const m = build(docs);
-    const terms: WeightedTerm[] = [['laser', 0.6], ['water', 0.25], ['light', 0.1], ['nothing', 0.5]];
+    const terms: WeightedTerm[] = [
+      ['laser', 0.6],
+      ['water', 0.25],
+      ['light', 0.1],
+      ['nothing', 0.5],
+    ];
     const got = viaScorer(m, terms);
     expectSameScores(got, viaSearch(m, terms));
     expect(got.size).toBe(5);
@@ -21,8 +26,25 @@ describe('scoreTerms (the exhaustive scorer)', () => {
 
   it('counts a repeated term twice and a term once in `matched`', () => {
     const view = build(docs).c.postingsView();
-    const once = scoreTerms(view, [['laser', 1], ['light', 1]], boost, bm25);
-    const twice = scoreTerms(view, [['laser', 1], ['light', 1], ['laser', 1]], boost, bm25);
+    const once = scoreTerms(
+      view,
+      [
+        ['laser', 1],
+        ['light', 1],
+      ],
+      boost,
+      bm25,
+    );
+    const twice = scoreTerms(
+      view,
+      [
+        ['laser', 1],
+        ['light', 1],
+        ['laser', 1],
+      ],
+      boost,
+      bm25,
+    );
     const a = (r: typeof once) => r.ids.indexOf('a');
     const laserOnly = scoreTerms(view, [['laser', 1]], boost, bm25);
     expect(twice.scores[a(twice)]).toBeCloseTo(once.scores[a(once)] + laserOnly.scores[laserOnly.ids.indexOf('a')], 12);
@@ -43,8 +65,15 @@ describe('scoreTerms (the exhaustive scorer)', () => {
     m.discard('a');
     m.discard('e');
     m.add({ id: 'e', title: 'fresh', text: 'laser water' });
-    const live = build([...docs.filter((d) => d.id !== 'a' && d.id !== 'e'), { id: 'e', title: 'fresh', text: 'laser water' }]);
-    const terms: WeightedTerm[] = [['laser', 1], ['water', 0.5], ['light', 0.3]];
+    const live = build([
+      ...docs.filter((d) => d.id !== 'a' && d.id !== 'e'),
+      { id: 'e', title: 'fresh', text: 'laser water' },
+    ]);
+    const terms: WeightedTerm[] = [
+      ['laser', 1],
+      ['water', 0.5],
+      ['light', 0.3],
+    ];
     // MiniSearch's own search is no reference here: it counts discarded documents in a term's
     // frequency until it meets them. The running length averages drift in the last bits.
     const got = viaScorer(m, terms);

@@ -25,7 +25,13 @@ describe('Go template formatting, as Prometheus renders annotations', () => {
   });
 
   it('renders labels and values, and refuses templates it cannot predict', () => {
-    expect(renderAnnotation('{{ $labels.instance }} at {{ $value | humanizePercentage }}', { instance: 'backend:8080' }, 0.5)).toBe('backend:8080 at 50%');
+    expect(
+      renderAnnotation(
+        '{{ $labels.instance }} at {{ $value | humanizePercentage }}',
+        { instance: 'backend:8080' },
+        0.5,
+      ),
+    ).toBe('backend:8080 at 50%');
     expect(() => renderAnnotation('{{ $value | humanizeDuration }}', {}, 1)).toThrow('not supported');
     expect(() => renderAnnotation('{{ range . }}', {}, 1)).toThrow('not supported');
   });

@@ -41,7 +41,9 @@ describe('ruleUnitTests', () => {
     const s = loadStackSettings({ ALERT_CACHE_USAGE_PERCENT: '100' });
     const r = ruleUnitTests(s, alertRules(s));
     expect(r.skipped).toEqual(['CacheNearFull: ALERT_CACHE_USAGE_PERCENT=100: no usage is above it']);
-    expect(r.file.tests.filter((t) => t.name.startsWith('CacheNearFull')).map((t) => t.name)).toEqual(['CacheNearFull stays silent on healthy series']);
+    expect(r.file.tests.filter((t) => t.name.startsWith('CacheNearFull')).map((t) => t.name)).toEqual([
+      'CacheNearFull stays silent on healthy series',
+    ]);
   });
 
   it('adds the stories of issue 10, each on two pods that are their own targets', () => {
@@ -58,18 +60,35 @@ describe('ruleUnitTests', () => {
     ]);
     const quiet = file.tests.find((t) => t.name.startsWith('story: a quiet site'));
     const checked = new Set(quiet?.alert_rule_test.map((c) => c.alertname));
-    for (const name of ['HighErrorRate', 'ErrorBudgetFastBurn', 'ErrorBudgetSlowBurn', 'BackendDown']) expect(checked).toContain(name);
+    for (const name of ['HighErrorRate', 'ErrorBudgetFastBurn', 'ErrorBudgetSlowBurn', 'BackendDown'])
+      expect(checked).toContain(name);
     expect(quiet?.alert_rule_test.every((c) => c.exp_alerts.length === 0)).toBe(true);
   });
 
   it('skips the quiet-site story when the volume guard lets one request a minute through', () => {
     const s = loadStackSettings({ ALERT_MIN_REQUESTS_PER_HOUR: '10' });
-    expect(ruleUnitTests(s, alertRules(s)).skipped).toEqual(['story "quiet site": ALERT_MIN_REQUESTS_PER_HOUR <= 60 lets one request a minute page']);
+    expect(ruleUnitTests(s, alertRules(s)).skipped).toEqual([
+      'story "quiet site": ALERT_MIN_REQUESTS_PER_HOUR <= 60 lets one request a minute page',
+    ]);
   });
 
   it('refuses an alert it has no scenario for', () => {
     const extra: RuleFile = {
-      groups: [...rules.groups, { name: 'x', rules: [{ alert: 'Unknown', expr: 'vector(1)', for: '1m', labels: { severity: 'info', service: 'x' }, annotations: { summary: 's', description: 'd', runbook_url: 'u' } }] }],
+      groups: [
+        ...rules.groups,
+        {
+          name: 'x',
+          rules: [
+            {
+              alert: 'Unknown',
+              expr: 'vector(1)',
+              for: '1m',
+              labels: { severity: 'info', service: 'x' },
+              annotations: { summary: 's', description: 'd', runbook_url: 'u' },
+            },
+          ],
+        },
+      ],
     };
     expect(() => ruleUnitTests(settings, extra)).toThrow('no unit-test scenario for alert Unknown');
   });

@@ -20,6 +20,8 @@ describe('schemaProblems', () => {
     expect(schemaProblems(badPort)).toEqual(['Service/backend: data/spec/ports/0/port must be integer']);
     const noImage = mutate('Deployment', 'backend', (m) => delete m.spec.template.spec.containers);
     expect(schemaProblems(noImage).join()).toContain('must have required property containers');
-    expect(schemaProblems([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])).toEqual(['Widget/w: no schema for example.com/v1 Widget']);
+    expect(schemaProblems([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])).toEqual([
+      'Widget/w: no schema for example.com/v1 Widget',
+    ]);
   });
 });

@@ -7,11 +7,15 @@ describe('secretLeaks', () => {
   ]);
 
   it('names the variable and the file, never the value', () => {
-    expect(secretLeaks(files, { SMTP_PASSWORD: 'hunter2-long-enough' })).toEqual(['the value of SMTP_PASSWORD appears in a.yaml']);
+    expect(secretLeaks(files, { SMTP_PASSWORD: 'hunter2-long-enough' })).toEqual([
+      'the value of SMTP_PASSWORD appears in a.yaml',
+    ]);
   });
 
   it('finds the password inside a secret URL', () => {
-    expect(secretLeaks(files, { KVSTORE_URL: 'redis://:hunter2-long-enough@elsewhere:6379' })).toEqual(['the value of KVSTORE_URL appears in a.yaml']);
+    expect(secretLeaks(files, { KVSTORE_URL: 'redis://:hunter2-long-enough@elsewhere:6379' })).toEqual([
+      'the value of KVSTORE_URL appears in a.yaml',
+    ]);
   });
 
   it('ignores unset, non-secret and too short values', () => {

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ManualClock } from '../../../helpers/manual-clock';
-import { OLD_CATALOGUE_KEY, buildCatalogue, decodeCatalogue, encodeCatalogue } from '../../../../service/content/file-store/content-catalogue';
+import {
+  OLD_CATALOGUE_KEY,
+  buildCatalogue,
+  decodeCatalogue,
+  encodeCatalogue,
+} from '../../../../service/content/file-store/content-catalogue';
 import { ContentService } from '../../../../service/content/content-service';
 import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store';
 import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../../service/content/item';
@@ -17,7 +22,10 @@ const item = (id: string, n: number): Item => ({
   type: n % 3 === 0 ? 'project' : 'article',
   title: `Title "${id}" \\ ${n}`,
   // Markdown (a plain text of its own), plain text, and text with escapes and non-ASCII.
-  body: n % 2 === 0 ? `# Heading ${n}\n\nSome *emphasis* and a [link](https://x.example/${n}).` : `plain body ${n} naïve café \u2028 "quoted"`,
+  body:
+    n % 2 === 0
+      ? `# Heading ${n}\n\nSome *emphasis* and a [link](https://x.example/${n}).`
+      : `plain body ${n} naïve café \u2028 "quoted"`,
   ...(n % 4 === 0 ? { summary: `summary ${n}` } : {}),
   tags: n % 5 === 0 ? [] : [`Tag-${n % 7}`, 'Common'],
   ...(n % 6 === 0 ? { date: '2026-01-02', url: `/p/${n}` } : {}),
@@ -27,7 +35,10 @@ const item = (id: string, n: number): Item => ({
 
 function recordingLogger() {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) },
+  );
   return { logger, lines };
 }
 
@@ -43,17 +54,28 @@ describe('FileContentStore content catalogue', () => {
 
   const open = async (compactAfterBytes?: number) => {
     const { logger, lines } = recordingLogger();
-    const store = new FileContentStore({ dir, logger, catalogueTailBytes: 0, ...(compactAfterBytes ? { compactAfterBytes } : {}) });
+    const store = new FileContentStore({
+      dir,
+      logger,
+      catalogueTailBytes: 0,
+      ...(compactAfterBytes ? { compactAfterBytes } : {}),
+    });
     const items = await store.load();
     await store.catalogueWritten();
-    return { store, items, lines, fromCatalogue: lines.some((l) => l.msg === 'content store loaded' && l.catalogue === true) };
+    return {
+      store,
+      items,
+      lines,
+      fromCatalogue: lines.some((l) => l.msg === 'content store loaded' && l.catalogue === true),
+    };
   };
 
   /** Items as a full parse of the files gives them (no catalogue). */
   const parsedAll = async () => {
     const copy = mkdtempSync(join(tmpdir(), 'catalogue-copy-'));
     try {
-      for (const f of readdirSync(dir)) if (/^content-\d+\.(snapshot|log)$/.test(f)) writeFileSync(join(copy, f), readFileSync(join(dir, f)));
+      for (const f of readdirSync(dir))
+        if (/^content-\d+\.(snapshot|log)$/.test(f)) writeFileSync(join(copy, f), readFileSync(join(dir, f)));
       const s = new FileContentStore({ dir: copy, logger: pino({ level: 'silent' }) });
       const items = await s.load();
       await s.close();
@@ -96,9 +118,13 @@ describe('FileContentStore content catalogue', () => {
     await s.store.close();
     const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
     let pauses = 0;
-    const cat = await buildCatalogue(items, [{ name: log, buf: readFileSync(join(dir, log)), snapshot: false }], async () => {
-      pauses++;
-    });
+    const cat = await buildCatalogue(
+      items,
+      [{ name: log, buf: readFileSync(join(dir, log)), snapshot: false }],
+      async () => {
+        pauses++;
+      },
+    );
     expect(cat?.ids).toEqual(items.map((i) => i.id));
     expect(pauses).toBeGreaterThanOrEqual(3);
   });
@@ -124,10 +150,18 @@ describe('FileContentStore content catalogue', () => {
     expect(s.fromCatalogue).toBe(true);
     await s.store.putMany([item('after', 1), item('i-0', 200)]);
     // Look-ups by id see the catalogue's items and the writes after it.
-    expect(seen(await s.store.getMany(['after', 'i-0', 'i-5', 'nope']))).toEqual(seen([item('after', 1), item('i-0', 200), item('i-5', 5)]));
+    expect(seen(await s.store.getMany(['after', 'i-0', 'i-5', 'nope']))).toEqual(
+      seen([item('after', 1), item('i-0', 200), item('i-5', 5)]),
+    );
     await s.store.close();
     // A torn append after the catalogue's part of the log is cut as before.
-    appendFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.log'))!), encodeRecord({ op: 'put', items: [item('torn', 1)] }).subarray(0, 20));
+    appendFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.log'))!,
+      ),
+      encodeRecord({ op: 'put', items: [item('torn', 1)] }).subarray(0, 20),
+    );
     const expected = (await parsedAll()).filter((i) => i.id !== 'torn');
     const re = await open(1 << 30);
     expect(seen(re.items)).toEqual(seen(expected));
@@ -154,20 +188,23 @@ describe('FileContentStore content catalogue', () => {
     writeFileSync(file, b);
   }
 
-  it.each(damaged)('a catalogue with %s is not used: the files are parsed, it is logged and written anew', async (_what, damage) => {
-    await fill();
-    const expected = await parsedAll();
-    damage(join(dir, CATALOGUE_FILE));
-    const s = await open(4096);
-    expect(s.fromCatalogue).toBe(false);
-    expect(s.lines.some((l) => l.level === 40 && String(l.msg).startsWith('content catalogue not used'))).toBe(true);
-    expect(seen(s.items)).toEqual(seen(expected));
-    await s.store.close();
-    const re = await open(4096);
-    expect(re.fromCatalogue).toBe(true);
-    expect(seen(re.items)).toEqual(seen(expected));
-    await re.store.close();
-  });
+  it.each(damaged)(
+    'a catalogue with %s is not used: the files are parsed, it is logged and written anew',
+    async (_what, damage) => {
+      await fill();
+      const expected = await parsedAll();
+      damage(join(dir, CATALOGUE_FILE));
+      const s = await open(4096);
+      expect(s.fromCatalogue).toBe(false);
+      expect(s.lines.some((l) => l.level === 40 && String(l.msg).startsWith('content catalogue not used'))).toBe(true);
+      expect(seen(s.items)).toEqual(seen(expected));
+      await s.store.close();
+      const re = await open(4096);
+      expect(re.fromCatalogue).toBe(true);
+      expect(seen(re.items)).toEqual(seen(expected));
+      await re.store.close();
+    },
+  );
 
   it('a catalogue of another generation or of content changed since is not used', async () => {
     await fill();
@@ -180,14 +217,19 @@ describe('FileContentStore content catalogue', () => {
     await s.store.close();
     // A byte of the covered content changed (same length): the catalogue is refused, and the
     // store's own damage handling applies as before.
-    const snapshot = join(dir, readdirSync(dir).find((f) => f.endsWith('.snapshot'))!);
+    const snapshot = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.snapshot'))!,
+    );
     const b = readFileSync(snapshot);
     const at = b.indexOf('plain body');
     b[at] = 'P'.charCodeAt(0);
     writeFileSync(snapshot, b);
     const d = await open();
     expect(d.fromCatalogue).toBe(false);
-    expect(d.lines.some((l) => l.level === 40 && l.reason === `${snapshot.split('/').pop()} changed since it was made`)).toBe(true);
+    expect(
+      d.lines.some((l) => l.level === 40 && l.reason === `${snapshot.split('/').pop()} changed since it was made`),
+    ).toBe(true);
     expect(d.lines.some((l) => l.level === 50 && String(l.msg).includes('is damaged'))).toBe(true);
     await d.store.close();
   });
@@ -206,17 +248,26 @@ describe('FileContentStore content catalogue', () => {
   const listings = (items: readonly Item[], tag?: string) =>
     ITEM_TYPES.map((type) =>
       items
-        .filter((i) => i.type === type && (tag === undefined || i.tags.some((t) => t.toLowerCase() === tag.toLowerCase())))
+        .filter(
+          (i) => i.type === type && (tag === undefined || i.tags.some((t) => t.toLowerCase() === tag.toLowerCase())),
+        )
         .sort(compareNewestFirst)
         .map((i) => i.id),
     );
-  const listed = (content: ContentService, tag?: string) => ITEM_TYPES.map((type) => content.list(type, { limit: 1000, offset: 0, ...(tag ? { tag } : {}) }).items.map((i) => i.id));
+  const listed = (content: ContentService, tag?: string) =>
+    ITEM_TYPES.map((type) =>
+      content.list(type, { limit: 1000, offset: 0, ...(tag ? { tag } : {}) }).items.map((i) => i.id),
+    );
 
   it('a listing after a start from the catalogue parses only its page, sorted and tag-filtered as a full parse lists', async () => {
     await fill();
     // Writes after the catalogue (replayed from the log at the start, not ranked by it), one moving an item to the top.
     const w = await open(1 << 30);
-    await w.store.putMany([{ ...item('late', 11), date: '2027-01-01' }, { ...item('i-8', 12), date: '2027-02-01' }, item('i-9', 13)]);
+    await w.store.putMany([
+      { ...item('late', 11), date: '2027-01-01' },
+      { ...item('i-8', 12), date: '2027-02-01' },
+      item('i-9', 13),
+    ]);
     await w.store.close();
     const expected = await parsedAll();
     const s = await service();
@@ -235,7 +286,9 @@ describe('FileContentStore content catalogue', () => {
     // Whole listings agree with a full parse, and writes after the start are merged in.
     expect(listed(s.content)).toEqual(listings(expected));
     for (const tag of ['tag-3', 'Common', 'absent']) expect(listed(s.content, tag)).toEqual(listings(expected, tag));
-    await s.content.ingest([{ id: 'i-1', type: 'project', title: 'moved', body: '', tags: ['tag-3'], date: '2028-01-01' }]);
+    await s.content.ingest([
+      { id: 'i-1', type: 'project', title: 'moved', body: '', tags: ['tag-3'], date: '2028-01-01' },
+    ]);
     const now = [...expected.filter((i) => i.id !== 'i-1'), s.content.get('i-1')!];
     expect(listed(s.content)).toEqual(listings(now));
     expect(listed(s.content, 'TAG-3')).toEqual(listings(now, 'tag-3'));

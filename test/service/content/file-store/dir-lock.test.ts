@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DataDirInUseError, LOCK_FILE, acquireDirLock, processIsAlive, readProcessStat } from '../../../../service/content/file-store/dir-lock';
+import {
+  DataDirInUseError,
+  LOCK_FILE,
+  acquireDirLock,
+  processIsAlive,
+  readProcessStat,
+} from '../../../../service/content/file-store/dir-lock';
 import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
 import { silentLogger } from '../../../../service/lib/logger';
 import { waitFor } from '../../../../tools/harness/ports';
@@ -35,7 +41,10 @@ describe('DATA_DIR lock', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const writeLock = (owner: object | string) =>
-    writeFileSync(join(dir, LOCK_FILE), typeof owner === 'string' ? owner : JSON.stringify({ lockedAt: '2026-01-01T00:00:00.000Z', ...owner }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      typeof owner === 'string' ? owner : JSON.stringify({ lockedAt: '2026-01-01T00:00:00.000Z', ...owner }),
+    );
   const lockOwner = () => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'));
 
   it('two stores on one folder: the second refuses to start, naming DATA_DIR, until the first closes', async () => {
@@ -52,7 +61,9 @@ describe('DATA_DIR lock', () => {
     expect((err as Error).message).toContain(`DATA_DIR ${dir} is in use`);
     expect((err as Error).message).toContain('must not share a DATA_DIR');
     // The refused store wrote nothing and did not take the lock away.
-    await first.putMany([{ id: 'a', type: 'article', title: 'a', body: '', tags: [], created_at: 'c', updated_at: 'u' }]);
+    await first.putMany([
+      { id: 'a', type: 'article', title: 'a', body: '', tags: [], created_at: 'c', updated_at: 'u' },
+    ]);
     await second.close();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
     await first.close();
@@ -72,24 +83,42 @@ describe('DATA_DIR lock', () => {
 
   it('refuses a lock held by another running process, judged by its kernel start time', async () => {
     const { pid, stat } = await startSleeper();
-    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs + 300, processStartTicks: stat.startTicks });
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`locked by pid ${pid}, which is running`);
+    writeLock({
+      pid,
+      hostname: hostname(),
+      processStartedAt: stat.startedAtMs + 300,
+      processStartTicks: stat.startTicks,
+    });
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(
+      `locked by pid ${pid}, which is running`,
+    );
     // A lock of an older version holds only node's start time, a little after the kernel's.
     writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs + 700 });
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`locked by pid ${pid}, which is running`);
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(
+      `locked by pid ${pid}, which is running`,
+    );
     expect(lockOwner().pid).toBe(pid);
   });
 
   it('records its own kernel start time and boot id in the lock', async () => {
     const lock = await acquireDirLock(dir, { logger: silentLogger() });
     const me = await readProcessStat(process.pid);
-    expect(lockOwner()).toMatchObject({ pid: process.pid, processStartTicks: me?.startTicks, bootId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(lockOwner()).toMatchObject({
+      pid: process.pid,
+      processStartTicks: me?.startTicks,
+      bootId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     await lock.release();
   });
 
   it('takes over a lock whose pid now belongs to another process (kernel start time differs), with a warning', async () => {
     const { pid, stat } = await startSleeper();
-    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs - 5_000, processStartTicks: stat.startTicks - 500 });
+    writeLock({
+      pid,
+      hostname: hostname(),
+      processStartedAt: stat.startedAtMs - 5_000,
+      processStartTicks: stat.startTicks - 500,
+    });
     const { logger, lines } = capture();
     const store = new FileContentStore({ dir, logger });
     expect(await store.load()).toEqual([]);
@@ -105,7 +134,9 @@ describe('DATA_DIR lock', () => {
     writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs - 3_600_000 });
     const { logger, lines } = capture();
     const lock = await acquireDirLock(dir, { logger });
-    expect(lines.find((l) => l.level === 40)?.msg).toMatch(new RegExp(`^taking over a stale DATA_DIR lock: pid ${pid} now belongs to another process \\(started `));
+    expect(lines.find((l) => l.level === 40)?.msg).toMatch(
+      new RegExp(`^taking over a stale DATA_DIR lock: pid ${pid} now belongs to another process \\(started `),
+    );
     await lock.release();
   });
 
@@ -113,25 +144,42 @@ describe('DATA_DIR lock', () => {
     // sh starts a short `sleep` in the background, prints its pid and becomes a long `sleep`,
     // which never reaps it. The child outlives the exec, so sh cannot reap it first.
     sleeper = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const zombie = await new Promise<number>((r) => sleeper!.stdout!.once('data', (d: Buffer) => r(Number(d.toString().trim()))));
+    const zombie = await new Promise<number>((r) =>
+      sleeper!.stdout!.once('data', (d: Buffer) => r(Number(d.toString().trim()))),
+    );
     const stat = await waitFor('the zombie state', async () => {
       const st = await readProcessStat(zombie);
       return st?.state === 'Z' ? st : undefined;
     });
     expect(processIsAlive(zombie)).toBe(true);
-    writeLock({ pid: zombie, hostname: hostname(), processStartedAt: stat.startedAtMs!, processStartTicks: stat.startTicks });
+    writeLock({
+      pid: zombie,
+      hostname: hostname(),
+      processStartedAt: stat.startedAtMs!,
+      processStartTicks: stat.startTicks,
+    });
     const { logger, lines } = capture();
     const lock = await acquireDirLock(dir, { logger });
-    expect(lines.find((l) => l.level === 40)?.msg).toBe(`taking over a stale DATA_DIR lock: pid ${zombie} has exited (a zombie not yet reaped by its parent)`);
+    expect(lines.find((l) => l.level === 40)?.msg).toBe(
+      `taking over a stale DATA_DIR lock: pid ${zombie} has exited (a zombie not yet reaped by its parent)`,
+    );
     await lock.release();
   });
 
   it('takes over a lock written before the machine restarted, even if its pid runs now', async () => {
     const { pid, stat } = await startSleeper();
-    writeLock({ pid, hostname: hostname(), processStartedAt: stat.startedAtMs, processStartTicks: stat.startTicks, bootId: '00000000-0000-0000-0000-000000000000' });
+    writeLock({
+      pid,
+      hostname: hostname(),
+      processStartedAt: stat.startedAtMs,
+      processStartTicks: stat.startTicks,
+      bootId: '00000000-0000-0000-0000-000000000000',
+    });
     const { logger, lines } = capture();
     const lock = await acquireDirLock(dir, { logger });
-    expect(lines.find((l) => l.level === 40)?.msg).toMatch(`pid ${pid} ran before the machine restarted (boot id 00000000-0000-0000-0000-000000000000, now `);
+    expect(lines.find((l) => l.level === 40)?.msg).toMatch(
+      `pid ${pid} ran before the machine restarted (boot id 00000000-0000-0000-0000-000000000000, now `,
+    );
     await lock.release();
   });
 
@@ -153,7 +201,9 @@ describe('DATA_DIR lock', () => {
     writeLock({ ...self, processStartedAt: self.processStartedAt - 60_000 });
     const lock = await acquireDirLock(dir, { logger: silentLogger() });
     expect(lockOwner()).toMatchObject(self);
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(`another store in this process (pid ${process.pid})`);
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(
+      `another store in this process (pid ${process.pid})`,
+    );
     await lock.release();
     await lock.release();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
@@ -161,12 +211,16 @@ describe('DATA_DIR lock', () => {
 
   it('never judges a lock from another host stale', async () => {
     writeLock({ pid: await deadPid(), hostname: 'other-host', processStartedAt: 1 });
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(/on host other-host .*cannot be checked from/);
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(
+      /on host other-host .*cannot be checked from/,
+    );
   });
 
   it('takes over an unreadable lock only once it is old', async () => {
     writeLock('');
-    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow('is being written by another process');
+    await expect(acquireDirLock(dir, { logger: silentLogger() })).rejects.toThrow(
+      'is being written by another process',
+    );
     const past = new Date(Date.now() - 60_000);
     utimesSync(join(dir, LOCK_FILE), past, past);
     const lock = await acquireDirLock(dir, { logger: silentLogger() });

@@ -96,7 +96,9 @@ describe('FileContentStore durability against damage', () => {
     await store.close();
     const again = capture();
     const second = new FileContentStore({ dir, logger: again.logger });
-    expect((await second.load()).map((i) => i.id).sort()).toEqual([...expected, 'after-1', 'after-2', 'after-3'].sort());
+    expect((await second.load()).map((i) => i.id).sort()).toEqual(
+      [...expected, 'after-1', 'after-2', 'after-3'].sort(),
+    );
     await second.close();
     // The first start rewrote or repaired the files: the second one finds nothing to report.
     expect(again.lines.filter((l) => l.level >= 40)).toEqual([]);
@@ -139,7 +141,9 @@ describe('FileContentStore durability against damage', () => {
     const garbage = Buffer.from('\u0000\u0000\u0000garbage 17 deadbeef {"op":"put"\n');
     writeFileSync(log, Buffer.concat([garbage, readFileSync(log)]));
     const lines = await reopenExpecting(acked);
-    expect(lines.find((l) => l.level === 50 && l.file === log)?.damagedRanges).toEqual([{ start: 0, end: garbage.length }]);
+    expect(lines.find((l) => l.level === 50 && l.file === log)?.damagedRanges).toEqual([
+      { start: 0, end: garbage.length },
+    ]);
   });
 
   it('garbage at the start of the snapshot loses nothing', async () => {
@@ -199,6 +203,8 @@ describe('FileContentStore durability against damage', () => {
       `content snapshot ${snapshot} is damaged`,
       `content log ${log} is damaged`,
     ]);
-    expect(lines.some((l) => l.level === 40 && l.msg.startsWith('content log ends with an incomplete write'))).toBe(true);
+    expect(lines.some((l) => l.level === 40 && l.msg.startsWith('content log ends with an incomplete write'))).toBe(
+      true,
+    );
   });
 });

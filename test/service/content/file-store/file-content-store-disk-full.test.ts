@@ -20,13 +20,17 @@ const item = (id: string): Item => testItem(id, `body of ${id} `.repeat(50));
 function limitLog(store: FileContentStore, code = 'ENOSPC'): { capacity: number } {
   const limit = { capacity: Infinity };
   const log = (store as unknown as { state: { log: FileHandle } }).state.log;
-  const write = log.write.bind(log) as (b: Uint8Array, o: number, l: number, p?: number | null) => Promise<{ bytesWritten: number }>;
-  (log as unknown as { write: (b: Uint8Array, o?: number, l?: number, p?: number | null) => Promise<{ bytesWritten: number }> }).write = async (
-    buffer,
-    offset = 0,
-    length = buffer.length - offset,
-    position,
-  ) => {
+  const write = log.write.bind(log) as (
+    b: Uint8Array,
+    o: number,
+    l: number,
+    p?: number | null,
+  ) => Promise<{ bytesWritten: number }>;
+  (
+    log as unknown as {
+      write: (b: Uint8Array, o?: number, l?: number, p?: number | null) => Promise<{ bytesWritten: number }>;
+    }
+  ).write = async (buffer, offset = 0, length = buffer.length - offset, position) => {
     const room = limit.capacity - (await log.stat()).size;
     if (room <= 0) throw Object.assign(new Error(`${code}: write failed, write`), { code });
     return write(buffer, offset, Math.min(length, room), position);
@@ -36,7 +40,10 @@ function limitLog(store: FileContentStore, code = 'ENOSPC'): { capacity: number 
 
 function recordingLogger() {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) },
+  );
   return { logger, lines };
 }
 
@@ -97,7 +104,12 @@ describe('FileContentStore when the disk fills', () => {
   it('health is ok again once the refused write would fit, without a write to prove it', async () => {
     await withTempDir('file-store-full-', async (dir) => {
       let free = 0;
-      const store = new FileContentStore({ dir, logger: pino({ level: 'silent' }), spaceCheckMs: 10, freeBytes: async () => free });
+      const store = new FileContentStore({
+        dir,
+        logger: pino({ level: 'silent' }),
+        spaceCheckMs: 10,
+        freeBytes: async () => free,
+      });
       await store.load();
       const limit = limitLog(store);
       limit.capacity = 0;

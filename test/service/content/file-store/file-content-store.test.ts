@@ -18,7 +18,11 @@ describe('FileContentStore', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const open = async (compactAfterBytes?: number) => {
-    const store = new FileContentStore({ dir, logger: silentLogger(), ...(compactAfterBytes ? { compactAfterBytes } : {}) });
+    const store = new FileContentStore({
+      dir,
+      logger: silentLogger(),
+      ...(compactAfterBytes ? { compactAfterBytes } : {}),
+    });
     const items = await store.load();
     return { store, items };
   };
@@ -99,7 +103,10 @@ describe('FileContentStore', () => {
     // An "old backup" of an earlier generation: one item updated since, one only there.
     writeFileSync(
       join(dir, `content-${gen - 1}.snapshot`),
-      Buffer.concat([encodeRecord({ op: 'snapshot', items: [item('i-0', 'old'), item('only-in-backup')] }), encodeRecord({ op: 'end', count: 2 })]),
+      Buffer.concat([
+        encodeRecord({ op: 'snapshot', items: [item('i-0', 'old'), item('only-in-backup')] }),
+        encodeRecord({ op: 'end', count: 2 }),
+      ]),
     );
     const re = await open(2048);
     expect(re.items).toHaveLength(21);
@@ -126,7 +133,10 @@ describe('FileContentStore', () => {
           process.stdout.write(b + '\\n');
         }
       })();`;
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script, dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } });
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script, dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
+    });
     let acked = -1;
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -154,7 +164,8 @@ describe('FileContentStore write failures', () => {
     await withTempDir('file-store-fail-', async (dir) => {
       const logged: string[] = [];
       const logger = silentLogger();
-      logger.error = ((obj: unknown, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
+      logger.error = ((obj: unknown, msg?: string) =>
+        void logged.push(JSON.stringify(obj) + (msg ?? ''))) as typeof logger.error;
       const store = new FileContentStore({ dir, logger });
       await store.load();
       // A real fs failure: the log's descriptor closed under the store (EBADF on the append).

@@ -20,45 +20,64 @@ function item(id: string, type: ItemType, day: number, updated: number, dated: b
 }
 
 describe('SortedListing', () => {
-  it('after any sequence of writes and reads, lists exactly what a full sort of the in-memory copy gives', () => {
-    const write = fc.record({
-      id: fc.integer({ min: 0, max: 40 }),
-      type: fc.constantFrom(...TYPES),
-      day: fc.integer({ min: 0, max: 6 }),
-      updated: fc.integer({ min: 0, max: 4 }),
-      dated: fc.boolean(),
-    });
-    const step = fc.oneof(fc.array(write, { minLength: 1, maxLength: 6 }).map((w) => ({ write: w })), fc.constant({ read: true as const }), fc.constant({ reset: true as const }));
-    fc.assert(
-      fc.property(fc.constantFrom<ItemType | 'all'>('all', ...TYPES), fc.array(step, { maxLength: 30 }), (scope, steps) => {
-        const copy = new Map<string, Item>();
-        const order = { article: 0, project: 1, experience: 2 };
-        const compare = scope === 'all' ? (a: Item, b: Item) => order[a.type] - order[b.type] || compareNewestFirst(a, b) : compareNewestFirst;
-        const listing = new SortedListing(compare, (i) => scope === 'all' || i.type === scope);
-        const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
-        const expected = () => [...copy.values()].filter((i) => scope === 'all' || i.type === scope).sort(compare);
-        let handedOut: { items: readonly Item[]; copy: Item[] } | undefined;
-        for (const s of steps) {
-          if ('write' in s) {
-            for (const w of s.write) {
-              const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.dated);
-              listing.mark(i.id, copy.get(i.id));
-              copy.set(i.id, i);
+  it(
+    'after any sequence of writes and reads, lists exactly what a full sort of the in-memory copy gives',
+    () => {
+      const write = fc.record({
+        id: fc.integer({ min: 0, max: 40 }),
+        type: fc.constantFrom(...TYPES),
+        day: fc.integer({ min: 0, max: 6 }),
+        updated: fc.integer({ min: 0, max: 4 }),
+        dated: fc.boolean(),
+      });
+      const step = fc.oneof(
+        fc.array(write, { minLength: 1, maxLength: 6 }).map((w) => ({ write: w })),
+        fc.constant({ read: true as const }),
+        fc.constant({ reset: true as const }),
+      );
+      fc.assert(
+        fc.property(
+          fc.constantFrom<ItemType | 'all'>('all', ...TYPES),
+          fc.array(step, { maxLength: 30 }),
+          (scope, steps) => {
+            const copy = new Map<string, Item>();
+            const order = { article: 0, project: 1, experience: 2 };
+            const compare =
+              scope === 'all'
+                ? (a: Item, b: Item) => order[a.type] - order[b.type] || compareNewestFirst(a, b)
+                : compareNewestFirst;
+            const listing = new SortedListing(compare, (i) => scope === 'all' || i.type === scope);
+            const read = () =>
+              listing.items(
+                () => copy.values(),
+                (id) => copy.get(id),
+              );
+            const expected = () => [...copy.values()].filter((i) => scope === 'all' || i.type === scope).sort(compare);
+            let handedOut: { items: readonly Item[]; copy: Item[] } | undefined;
+            for (const s of steps) {
+              if ('write' in s) {
+                for (const w of s.write) {
+                  const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.dated);
+                  listing.mark(i.id, copy.get(i.id));
+                  copy.set(i.id, i);
+                }
+              } else if ('reset' in s) listing.reset();
+              else {
+                const items = read();
+                expect(items.map((i) => i.id)).toEqual(expected().map((i) => i.id));
+                // A listing handed out earlier is not changed by later merges.
+                if (handedOut) expect(handedOut.items).toEqual(handedOut.copy);
+                handedOut = { items, copy: [...items] };
+              }
             }
-          } else if ('reset' in s) listing.reset();
-          else {
-            const items = read();
-            expect(items.map((i) => i.id)).toEqual(expected().map((i) => i.id));
-            // A listing handed out earlier is not changed by later merges.
-            if (handedOut) expect(handedOut.items).toEqual(handedOut.copy);
-            handedOut = { items, copy: [...items] };
-          }
-        }
-        expect(read().map((i) => i.id)).toEqual(expected().map((i) => i.id));
-      }),
-      { numRuns: 300 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+            expect(read().map((i) => i.id)).toEqual(expected().map((i) => i.id));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('a read after a write does not sort the in-memory copy again: it compares the written items and merges them in', () => {
     const copy = new Map<string, Item>();
@@ -67,11 +86,18 @@ describe('SortedListing', () => {
       copy.set(i.id, i);
     }
     let comparisons = 0;
-    const listing = new SortedListing((a, b) => {
-      comparisons++;
-      return compareNewestFirst(a, b);
-    }, () => true);
-    const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
+    const listing = new SortedListing(
+      (a, b) => {
+        comparisons++;
+        return compareNewestFirst(a, b);
+      },
+      () => true,
+    );
+    const read = () =>
+      listing.items(
+        () => copy.values(),
+        (id) => copy.get(id),
+      );
     read();
     const fullSort = comparisons;
     const changed = { ...item('item-5', 'article', 0, 0, false), created_at: '2026-03-01T00:00:00.000Z' };
@@ -91,7 +117,11 @@ describe('SortedListing', () => {
       copy.set(i.id, i);
     }
     const listing = new SortedListing(compareNewestFirst, () => true);
-    const read = () => listing.items(() => copy.values(), (id) => copy.get(id));
+    const read = () =>
+      listing.items(
+        () => copy.values(),
+        (id) => copy.get(id),
+      );
     read();
     const replaced = copy.get('item-7')!;
     listing.mark('item-7', { ...replaced, created_at: '1999-01-01T00:00:00.000Z' });
@@ -102,30 +132,51 @@ describe('SortedListing', () => {
     expect(ids).toEqual([...copy.values()].sort(compareNewestFirst).map((i) => i.id));
   });
 
-  it('a first read places the items with a catalogue rank by it, without comparing them, and merges the rest in: the order of a full sort', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 }), fc.constantFrom('one', 'another', 'none')), { maxLength: 60 }), (specs) => {
-        const items = specs.map(([day, updated], n) => item(`item-${n}`, 'article', day, updated, n % 3 === 0));
-        // Ranks as a catalogue holds them: places in the full order of every item it held.
-        const rank = new Map<string, number>();
-        [...items].sort(compareNewestFirst).forEach((i, r) => rank.set(i.id, r));
-        const catalogues: Record<string, object> = { one: {}, another: {} };
-        const kindOf = (i: Item) => specs[Number(i.id.slice('item-'.length))][2];
-        // Only the ranks of one catalogue compare (the first seen): the other's items are merged in.
-        const placed = specs.find((x) => x[2] !== 'none')?.[2];
-        let compared = 0;
-        const listing = new SortedListing(
-          (a, b) => {
-            if (kindOf(a) === placed && kindOf(b) === placed) compared++;
-            return compareNewestFirst(a, b);
+  it(
+    'a first read places the items with a catalogue rank by it, without comparing them, and merges the rest in: the order of a full sort',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.tuple(
+              fc.integer({ min: 0, max: 9 }),
+              fc.integer({ min: 0, max: 3 }),
+              fc.constantFrom('one', 'another', 'none'),
+            ),
+            { maxLength: 60 },
+          ),
+          (specs) => {
+            const items = specs.map(([day, updated], n) => item(`item-${n}`, 'article', day, updated, n % 3 === 0));
+            // Ranks as a catalogue holds them: places in the full order of every item it held.
+            const rank = new Map<string, number>();
+            [...items].sort(compareNewestFirst).forEach((i, r) => rank.set(i.id, r));
+            const catalogues: Record<string, object> = { one: {}, another: {} };
+            const kindOf = (i: Item) => specs[Number(i.id.slice('item-'.length))][2];
+            // Only the ranks of one catalogue compare (the first seen): the other's items are merged in.
+            const placed = specs.find((x) => x[2] !== 'none')?.[2];
+            let compared = 0;
+            const listing = new SortedListing(
+              (a, b) => {
+                if (kindOf(a) === placed && kindOf(b) === placed) compared++;
+                return compareNewestFirst(a, b);
+              },
+              () => true,
+              (i) => (kindOf(i) === 'none' ? undefined : { of: catalogues[kindOf(i)], rank: rank.get(i.id)! }),
+            );
+            expect(
+              listing
+                .items(
+                  () => items,
+                  () => undefined,
+                )
+                .map((i) => i.id),
+            ).toEqual([...items].sort(compareNewestFirst).map((i) => i.id));
+            expect(compared).toBe(0);
           },
-          () => true,
-          (i) => (kindOf(i) === 'none' ? undefined : { of: catalogues[kindOf(i)], rank: rank.get(i.id)! }),
-        );
-        expect(listing.items(() => items, () => undefined).map((i) => i.id)).toEqual([...items].sort(compareNewestFirst).map((i) => i.id));
-        expect(compared).toBe(0);
-      }),
-      { numRuns: 300 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+        ),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });

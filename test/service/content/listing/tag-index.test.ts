@@ -26,44 +26,49 @@ const naive = (copy: ReadonlyMap<string, Item>, type: ItemType, tag: string) =>
     .map((i) => i.id);
 
 describe('TagIndex', () => {
-  it('after any sequence of writes (tags and types changing), reads and resets, lists exactly what the naive filter gives', () => {
-    const write = fc.record({
-      id: fc.integer({ min: 0, max: 30 }),
-      type: fc.constantFrom(...TYPES),
-      day: fc.integer({ min: 0, max: 5 }),
-      updated: fc.integer({ min: 0, max: 3 }),
-      tags: fc.uniqueArray(fc.constantFrom(...TAGS), { maxLength: 3 }),
-    });
-    const step = fc.oneof(
-      { weight: 3, arbitrary: fc.array(write, { minLength: 1, maxLength: 5 }).map((w) => ({ write: w })) },
-      { weight: 3, arbitrary: fc.constantFrom(...TAGS, 'absent').map((tag) => ({ read: tag })) },
-      { weight: 1, arbitrary: fc.constant({ reset: true as const }) },
-    );
-    fc.assert(
-      fc.property(fc.constantFrom(...TYPES), fc.array(step, { maxLength: 30 }), (type, steps) => {
-        const copy = new Map<string, Item>();
-        const index = new TagIndex(type, compareNewestFirst);
-        const listing = () => [...copy.values()].filter((i) => i.type === type).sort(compareNewestFirst);
-        const read = (tag: string) => index.items(tag, listing, (id) => copy.get(id)).map((i) => i.id);
-        for (const s of steps) {
-          if ('write' in s) {
-            for (const w of s.write) {
-              const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.tags);
-              index.mark(i.id, copy.get(i.id), i);
-              copy.set(i.id, i);
-            }
-          } else if ('reset' in s) index.reset();
-          else expect(read(s.read)).toEqual(naive(copy, type, s.read));
-        }
-        for (const tag of TAGS) expect(read(tag)).toEqual(naive(copy, type, tag));
-      }),
-      { numRuns: 300 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'after any sequence of writes (tags and types changing), reads and resets, lists exactly what the naive filter gives',
+    () => {
+      const write = fc.record({
+        id: fc.integer({ min: 0, max: 30 }),
+        type: fc.constantFrom(...TYPES),
+        day: fc.integer({ min: 0, max: 5 }),
+        updated: fc.integer({ min: 0, max: 3 }),
+        tags: fc.uniqueArray(fc.constantFrom(...TAGS), { maxLength: 3 }),
+      });
+      const step = fc.oneof(
+        { weight: 3, arbitrary: fc.array(write, { minLength: 1, maxLength: 5 }).map((w) => ({ write: w })) },
+        { weight: 3, arbitrary: fc.constantFrom(...TAGS, 'absent').map((tag) => ({ read: tag })) },
+        { weight: 1, arbitrary: fc.constant({ reset: true as const }) },
+      );
+      fc.assert(
+        fc.property(fc.constantFrom(...TYPES), fc.array(step, { maxLength: 30 }), (type, steps) => {
+          const copy = new Map<string, Item>();
+          const index = new TagIndex(type, compareNewestFirst);
+          const listing = () => [...copy.values()].filter((i) => i.type === type).sort(compareNewestFirst);
+          const read = (tag: string) => index.items(tag, listing, (id) => copy.get(id)).map((i) => i.id);
+          for (const s of steps) {
+            if ('write' in s) {
+              for (const w of s.write) {
+                const i = item(`item-${w.id}`, w.type, w.day, w.updated, w.tags);
+                index.mark(i.id, copy.get(i.id), i);
+                copy.set(i.id, i);
+              }
+            } else if ('reset' in s) index.reset();
+            else expect(read(s.read)).toEqual(naive(copy, type, s.read));
+          }
+          for (const tag of TAGS) expect(read(tag)).toEqual(naive(copy, type, tag));
+        }),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('a read after writes reads the type listing only to build: later reads do not walk it', () => {
     const copy = new Map<string, Item>();
-    for (let k = 0; k < 100; k++) copy.set(`i-${k}`, item(`i-${k}`, 'article', k, 0, k % 10 === 0 ? ['Rare'] : ['common']));
+    for (let k = 0; k < 100; k++)
+      copy.set(`i-${k}`, item(`i-${k}`, 'article', k, 0, k % 10 === 0 ? ['Rare'] : ['common']));
     const index = new TagIndex('article', compareNewestFirst);
     let walks = 0;
     const listing = () => {

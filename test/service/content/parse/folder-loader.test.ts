@@ -13,7 +13,13 @@ describe('loadFolder', () => {
     mkdirSync(join(dir, '.git'));
     writeFileSync(join(dir, 'notes', 'one.md'), '---\ntitle: One\n---\nFirst.\n');
     writeFileSync(join(dir, 'notes', 'deep', 'two.md'), '---\nid: my-own-id\ntitle: Two\n---\nSecond.\n');
-    writeFileSync(join(dir, 'list.json'), JSON.stringify([{ type: 'project', title: 'A' }, { type: 'project', title: 'B' }]));
+    writeFileSync(
+      join(dir, 'list.json'),
+      JSON.stringify([
+        { type: 'project', title: 'A' },
+        { type: 'project', title: 'B' },
+      ]),
+    );
     writeFileSync(join(dir, 'plain.txt'), 'Plain title\n\nplain body');
     writeFileSync(join(dir, 'broken.json'), '{ nope');
     writeFileSync(join(dir, 'image.png'), 'not content');

@@ -10,20 +10,24 @@ import { cpuMs } from '../../../helpers/cpu-time';
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
 describe('markdownSections', () => {
-  it('splits documents as it did before issue 29: the repository’s docs and generated ones', () => {
-    for (const f of ['README.md', ...readdirSync(join(ROOT, 'docs')).map((x) => `docs/${x}`)]) {
-      const text = readFileSync(join(ROOT, f), 'utf8');
-      expect(markdownSections(f, text)).toEqual(markdownSectionsBefore(f, text));
-    }
-    const pieces = ['# ', '## ', '```', '~~~', '\n', '\r\n', '\r', 'a', 'b c', ' ', '#', '##'];
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), (ps) => {
-        const text = ps.join('');
-        expect(markdownSections('docs/x.md', text)).toEqual(markdownSectionsBefore('docs/x.md', text));
-      }),
-      { numRuns: 3000, seed: 29 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'splits documents as it did before issue 29: the repository’s docs and generated ones',
+    () => {
+      for (const f of ['README.md', ...readdirSync(join(ROOT, 'docs')).map((x) => `docs/${x}`)]) {
+        const text = readFileSync(join(ROOT, f), 'utf8');
+        expect(markdownSections(f, text)).toEqual(markdownSectionsBefore(f, text));
+      }
+      const pieces = ['# ', '## ', '```', '~~~', '\n', '\r\n', '\r', 'a', 'b c', ' ', '#', '##'];
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), (ps) => {
+          const text = ps.join('');
+          expect(markdownSections('docs/x.md', text)).toEqual(markdownSectionsBefore('docs/x.md', text));
+        }),
+        { numRuns: 3000, seed: 29 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });
 
 describe('markdownSections on hostile Markdown', () => {

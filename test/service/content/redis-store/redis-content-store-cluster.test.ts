@@ -46,11 +46,25 @@ describe('content on a three-master Redis Cluster, shared by two replicas (real 
   });
 
   it('ingested through one replica, served by the other; every key in one slot, no MOVED or CROSSSLOT', async () => {
-    expect((await request(a.app).post('/api/ingest').send(item('cluster-note', 'Tardigrades survive vacuum.'))).status).toBe(201);
-    await waitFor('the other replica to index it', async () => (await request(b.app).get('/api/search?q=tardigrade')).body.total === 1);
+    expect(
+      (await request(a.app).post('/api/ingest').send(item('cluster-note', 'Tardigrades survive vacuum.'))).status,
+    ).toBe(201);
+    await waitFor(
+      'the other replica to index it',
+      async () => (await request(b.app).get('/api/search?q=tardigrade')).body.total === 1,
+    );
     expect((await request(b.app).get('/api/v1/articles/cluster-note')).body.body).toBe('Tardigrades survive vacuum.');
-    expect((await request(b.app).post('/api/ingest-batch').send({ items: [item('two', 'Octopuses have three hearts.'), item('three', 'Crows use tools.')] })).status).toBe(201);
-    await waitFor('both replicas to hold three items', async () => (await request(a.app).get('/api/v1/articles')).body.total === 3);
+    expect(
+      (
+        await request(b.app)
+          .post('/api/ingest-batch')
+          .send({ items: [item('two', 'Octopuses have three hearts.'), item('three', 'Crows use tools.')] })
+      ).status,
+    ).toBe(201);
+    await waitFor(
+      'both replicas to hold three items',
+      async () => (await request(a.app).get('/api/v1/articles')).body.total === 3,
+    );
     const c = cluster.client();
     await c.connect();
     try {
@@ -83,7 +97,11 @@ describe('content on a three-master Redis Cluster, shared by two replicas (real 
     const after = cluster.client();
     await after.connect();
     try {
-      await waitFor('the lost item written back', async () => (await after.hexists('{svc-ai-search:content}:items', 'survivor')) === 1, { timeoutMs: 30_000 });
+      await waitFor(
+        'the lost item written back',
+        async () => (await after.hexists('{svc-ai-search:content}:items', 'survivor')) === 1,
+        { timeoutMs: 30_000 },
+      );
     } finally {
       after.disconnect();
     }

@@ -39,7 +39,7 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
   });
 
   it('no replica connected: writes are 503 "no replica to confirm", health names that cause, and the PING heartbeat never times out', async () => {
-    const replica = setup.data.find((n) => n.port !== (setup.data[0].port))!;
+    const replica = setup.data.find((n) => n.port !== setup.data[0].port)!;
     const master = await setup.currentMaster();
     expect(replica.port).not.toBe(master.port);
     const states: string[] = [];
@@ -54,7 +54,10 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
       await Promise.all(
         [0, 1, 2, 3].map(async (w) => {
           for (let i = 0; Date.now() < until; i++) {
-            const r = await request(a.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item(`noreplica-${w}-${i}`, 'x'));
+            const r = await request(a.app)
+              .post('/api/ingest')
+              .set('Authorization', 'Bearer write-token')
+              .send(item(`noreplica-${w}-${i}`, 'x'));
             if (r.status !== 201) refused.push(r);
           }
         }),
@@ -74,18 +77,30 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
       a.deps.kvstore.off('down', onDown);
       replica.process.start(['--replicaof', '127.0.0.1', String(master.port)]);
     }
-    await waitFor('writes confirmed again', async () => {
-      const r = await request(a.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item('replica-back', 'x'));
-      return r.status === 201;
-    }, { timeoutMs: 20_000 });
+    await waitFor(
+      'writes confirmed again',
+      async () => {
+        const r = await request(a.app)
+          .post('/api/ingest')
+          .set('Authorization', 'Bearer write-token')
+          .send(item('replica-back', 'x'));
+        return r.status === 201;
+      },
+      { timeoutMs: 20_000 },
+    );
     // Said by the next write, or by the probe (every 500 ms) when no write comes.
-    await waitFor('health ok again', async () => (await request(a.app).get('/health')).body.kvstore_writes === 'ok', { timeoutMs: 5000 });
+    await waitFor('health ok again', async () => (await request(a.app).get('/health')).body.kvstore_writes === 'ok', {
+      timeoutMs: 5000,
+    });
     expect((await request(a.app).get('/health')).body).toMatchObject({ status: 'ok', kvstore: 'connected' });
     expect(await writeConfirmation(a)).toEqual({ ok: 1, no_replica: 0, not_on_disk: 0 });
   }, 40_000);
 
   it('no acknowledged content is lost, reads never 5xx, limits hold with a bounded overshoot, and the service follows the new master', async () => {
-    expect((await request(a.app).get('/health')).body).toMatchObject({ kvstore: 'connected', kvstore_mode: 'sentinel' });
+    expect((await request(a.app).get('/health')).body).toMatchObject({
+      kvstore: 'connected',
+      kvstore_mode: 'sentinel',
+    });
     const acknowledged: string[] = [];
     const statuses: number[] = [];
     const refusals: string[] = [];
@@ -94,7 +109,10 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
     const writer = async (t: TestApp, name: string) => {
       for (let i = 0; !stop; i++) {
         const id = `${name}-${i}`;
-        const r = await request(t.app).post('/api/ingest').set('Authorization', 'Bearer write-token').send(item(id, `note ${id}`));
+        const r = await request(t.app)
+          .post('/api/ingest')
+          .set('Authorization', 'Bearer write-token')
+          .send(item(id, `note ${id}`));
         statuses.push(r.status);
         if (r.status !== 201) refusals.push(`${r.status} ${String(r.body?.message).replace(/\d+/g, 'N')}`);
         if (r.status === 201) acknowledged.push(id);
@@ -110,9 +128,13 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
       const old = setup.data.find((n) => n !== promoted)!;
       await setup.restartAsReplica(old);
       const resumed = acknowledged.length;
-      await waitFor('writes acknowledged by the new master', () => acknowledged.length > resumed + 5, { timeoutMs: 30_000 }).catch((e: Error) => {
+      await waitFor('writes acknowledged by the new master', () => acknowledged.length > resumed + 5, {
+        timeoutMs: 30_000,
+      }).catch((e: Error) => {
         const last = [...new Set(refusals.slice(-20))];
-        throw new Error(`${e.message}; last refusals: ${JSON.stringify(last)}; health: ${JSON.stringify({ a: a.deps.kvstore.state, aw: a.deps.kvstore.writes, b: b.deps.kvstore.state, bw: b.deps.kvstore.writes })}`);
+        throw new Error(
+          `${e.message}; last refusals: ${JSON.stringify(last)}; health: ${JSON.stringify({ a: a.deps.kvstore.state, aw: a.deps.kvstore.writes, b: b.deps.kvstore.state, bw: b.deps.kvstore.writes })}`,
+        );
       });
     } finally {
       stop = true;
@@ -133,7 +155,11 @@ describe('Sentinel: the master killed under load (real redis-server, three senti
     // Reads on both replicas.
     for (const t of [a, b]) expect((await request(t.app).get(`/api/v1/articles/${acknowledged[0]}`)).status).toBe(200);
     // Reconnected without a restart.
-    await waitFor('health connected on the new master', async () => (await request(a.app).get('/health')).body.kvstore === 'connected', { timeoutMs: 20_000 });
+    await waitFor(
+      'health connected on the new master',
+      async () => (await request(a.app).get('/health')).body.kvstore === 'connected',
+      { timeoutMs: 20_000 },
+    );
     expect((await request(a.app).get('/api/rate-limit')).body.backend).toBe('kvstore');
     // Limits shared again after the failover: the ip bucket (20) holds across both replicas.
     const limited: number[] = [];

@@ -29,7 +29,11 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     await redis.stop();
   });
   beforeEach(async () => {
-    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
+    const input = {
+      service: { environment: 'testing' as const },
+      kvstore: { url: redis.url },
+      rateLimit: { enabled: false },
+    };
     a = await buildTestApp(input);
     b = await buildTestApp(input);
   });
@@ -49,13 +53,17 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     await eventually(async () => (await request(b.app).get('/api/search?q=axolotl')).body.total === 1);
     expect((await request(b.app).get('/api/v1/articles/shared-note')).body.body).toBe('Axolotls regrow limbs.');
     await request(b.app).post('/api/ingest').send(item('shared-note', 'Axolotls are salamanders.'));
-    await eventually(async () => (await request(a.app).get('/api/v1/articles/shared-note')).body.body === 'Axolotls are salamanders.');
+    await eventually(
+      async () => (await request(a.app).get('/api/v1/articles/shared-note')).body.body === 'Axolotls are salamanders.',
+    );
     // Replacement invalidates the other replica's cache too.
     expect((await request(a.app).get('/api/search?q=salamanders')).body.total).toBe(1);
   });
 
   it('a new replica loads what is already there', async () => {
-    await request(a.app).post('/api/ingest-batch').send({ items: [item('one', 'first'), item('two', 'second')] });
+    await request(a.app)
+      .post('/api/ingest-batch')
+      .send({ items: [item('one', 'first'), item('two', 'second')] });
     const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url } });
     try {
       expect((await request(c.app).get('/api/v1/articles')).body.total).toBe(2);
@@ -65,7 +73,11 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
   });
 
   it('keeps content under KVSTORE_KEY_PREFIX; replicas with another prefix do not share it', async () => {
-    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url, keyPrefix: 'blog-a:content' }, rateLimit: { enabled: false } };
+    const input = {
+      service: { environment: 'testing' as const },
+      kvstore: { url: redis.url, keyPrefix: 'blog-a:content' },
+      rateLimit: { enabled: false },
+    };
     const c = await buildTestApp(input);
     const other = await buildTestApp({ ...input, kvstore: { ...input.kvstore, keyPrefix: 'blog-b' } });
     try {
@@ -122,10 +134,20 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
 
   it('a Redis that restarts empty is a warning: replicas keep their in-memory copy and write it back, a new replica loads it', async () => {
     const log = captureLogger('warn');
-    const input = { service: { environment: 'testing' as const }, kvstore: { url: redis.url }, rateLimit: { enabled: false } };
+    const input = {
+      service: { environment: 'testing' as const },
+      kvstore: { url: redis.url },
+      rateLimit: { enabled: false },
+    };
     const c = await buildTestApp(input, { logger: log.logger });
     try {
-      const batch = { items: [item('kept-one', 'Narwhals have tusks.'), item('kept-two', 'Capybaras are calm.'), item('kept-three', 'x')] };
+      const batch = {
+        items: [
+          item('kept-one', 'Narwhals have tusks.'),
+          item('kept-two', 'Capybaras are calm.'),
+          item('kept-three', 'x'),
+        ],
+      };
       expect((await request(a.app).post('/api/ingest-batch').send(batch)).status).toBe(201);
       await eventually(async () => (await request(c.app).get('/api/v1/articles')).body.total === 3);
       await redis.kill();
@@ -152,9 +174,15 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
       const health = (await request(c.app).get('/health')).body;
       expect(health.content).toMatchObject({ store: 'kvstore', items: 3 });
       // c's log (the one captured) warns when c wrote items back itself.
-      const warnings = log.at(40).filter((l) => typeof l.msg === 'string' && l.msg.includes('lost items this replica holds'));
+      const warnings = log
+        .at(40)
+        .filter((l) => typeof l.msg === 'string' && l.msg.includes('lost items this replica holds'));
       if (health.content.store_losses.items > 0) {
-        expect(warnings[0]).toMatchObject({ held_items: 3, store_items: expect.any(Number), lost_items: expect.any(Number) });
+        expect(warnings[0]).toMatchObject({
+          held_items: 3,
+          store_items: expect.any(Number),
+          lost_items: expect.any(Number),
+        });
       } else expect(warnings).toEqual([]);
       await new Promise((r) => setTimeout(r, 300));
       expect(await losses()).toBe(3);
@@ -177,9 +205,13 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     // blocked XREAD after the reconnect, so only the dropped connection can tell.
     const raw = new Redis(redis.url);
     try {
-      expect((await request(a.app).post('/api/ingest').send(item('in-snapshot', 'Tenrecs are not hedgehogs.'))).status).toBe(201);
+      expect(
+        (await request(a.app).post('/api/ingest').send(item('in-snapshot', 'Tenrecs are not hedgehogs.'))).status,
+      ).toBe(201);
       await raw.save();
-      expect((await request(b.app).post('/api/ingest').send(item('after-snapshot', 'Solenodons are venomous.'))).status).toBe(201);
+      expect(
+        (await request(b.app).post('/api/ingest').send(item('after-snapshot', 'Solenodons are venomous.'))).status,
+      ).toBe(201);
       await eventually(async () => (await request(a.app).get('/api/v1/articles/after-snapshot')).status === 200);
       await redis.kill();
       await redis.restart();
@@ -187,7 +219,10 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
       raw.disconnect();
       const back = new Redis(redis.url);
       try {
-        await eventually(async () => (await back.hexists('svc-ai-search:content:items', 'after-snapshot')) === 1, 20_000);
+        await eventually(
+          async () => (await back.hexists('svc-ai-search:content:items', 'after-snapshot')) === 1,
+          20_000,
+        );
         expect(await back.hexists('svc-ai-search:content:items', 'in-snapshot')).toBe(1);
       } finally {
         back.disconnect();
@@ -195,7 +230,11 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
       let losses = 0;
       for (const t of [a, b]) losses += (await request(t.app).get('/health')).body.content.store_losses.items as number;
       expect(losses).toBe(1);
-      const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } });
+      const c = await buildTestApp({
+        service: { environment: 'testing' },
+        kvstore: { url: redis.url },
+        rateLimit: { enabled: false },
+      });
       try {
         expect((await request(c.app).get('/api/v1/articles/after-snapshot')).status).toBe(200);
       } finally {
@@ -211,13 +250,22 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     let stop = false;
     const writer = async (t: TestApp, name: string) => {
       for (let i = 0; !stop; i++) {
-        const r = await request(t.app).post('/api/ingest').send(item(`${name}-${i}`, `note ${name} ${i}`));
+        const r = await request(t.app)
+          .post('/api/ingest')
+          .send(item(`${name}-${i}`, `note ${name} ${i}`));
         if (r.status === 201) acked.push([t, `${name}-${i}`]);
       }
     };
     // Enough content that each reload's scan takes a while, with writes landing during it.
     const bulk = Array.from({ length: 4000 }, (_, i) => item(`bulk-${i}`, `bulk ${i}`));
-    for (let i = 0; i < bulk.length; i += 1000) expect((await request(a.app).post('/api/ingest-batch').send({ items: bulk.slice(i, i + 1000) })).status).toBe(201);
+    for (let i = 0; i < bulk.length; i += 1000)
+      expect(
+        (
+          await request(a.app)
+            .post('/api/ingest-batch')
+            .send({ items: bulk.slice(i, i + 1000) })
+        ).status,
+      ).toBe(201);
     const writers = [a, b, a, b, a, b, a, b].map((t, n) => writer(t, `w${n}`));
     try {
       await eventually(async () => acked.length >= 20);
@@ -238,7 +286,7 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
       await Promise.all(writers);
     }
     // Each replica serves what it acknowledged at once, and every acknowledged item once caught up.
-    for (const [t, id] of acked) expect(((t.deps.features as FeatureSet).context.content.get(id))?.id).toBe(id);
+    for (const [t, id] of acked) expect((t.deps.features as FeatureSet).context.content.get(id)?.id).toBe(id);
     // Once caught up, each replica serves exactly what Redis holds: every acknowledged item, plus
     // any write answered 503 "may or may not" that did run.
     const held = await a.deps.kvstore.client!.hlen('svc-ai-search:content:items');
@@ -252,19 +300,25 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
 
   it('a FLUSHALL while connected (no restart, no dropped connection) is found by the epoch check, warned about and repaired', async () => {
     const log = captureLogger('warn');
-    const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } }, { logger: log.logger });
+    const c = await buildTestApp(
+      { service: { environment: 'testing' }, kvstore: { url: redis.url }, rateLimit: { enabled: false } },
+      { logger: log.logger },
+    );
     try {
       expect((await request(a.app).post('/api/ingest').send(item('flushed', 'Okapis are shy.'))).status).toBe(201);
       await eventually(async () => (await request(c.app).get('/api/v1/articles/flushed')).status === 200);
       const client = a.deps.kvstore.client!;
       await client.flushall();
       // A write after the flush must not hide the loss (the marker, not the hash's existence, tells).
-      expect((await request(b.app).post('/api/ingest').send(item('after-flush', 'Quolls are spotted.'))).status).toBe(201);
+      expect((await request(b.app).post('/api/ingest').send(item('after-flush', 'Quolls are spotted.'))).status).toBe(
+        201,
+      );
       await eventually(async () => (await client.hexists('svc-ai-search:content:items', 'flushed')) === 1, 20_000);
       // Every replica notices the loss; which one writes the lost item back first (and so warns
       // about lost items rather than finding them back already) is a race between the three.
       await eventually(async () => log.at(40).some((l) => String(l.msg).includes('lost its content')), 20_000);
-      for (const t of [a, b, c]) await eventually(async () => (await request(t.app).get('/api/v1/articles')).body.total === 2);
+      for (const t of [a, b, c])
+        await eventually(async () => (await request(t.app).get('/api/v1/articles')).body.total === 2);
     } finally {
       await c.close();
     }
@@ -274,7 +328,9 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     const store = (a.deps.features as FeatureSet).context.content.store as RedisContentStore;
     // The write connection opens after the first load, so a replica that just started (or one
     // whose write connection was closed) has it connecting when the first write arrives.
-    const writer = (store as unknown as { writer: { disconnect(): void; once(e: string, f: () => void): void; status: string } }).writer;
+    const writer = (
+      store as unknown as { writer: { disconnect(): void; once(e: string, f: () => void): void; status: string } }
+    ).writer;
     const ended = new Promise<void>((resolve) => writer.once('end', resolve));
     writer.disconnect();
     await ended;
@@ -311,7 +367,10 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     await redis.restart();
     await eventually(async () => a.deps.kvstore.available && b.deps.kvstore.available);
     // The restarted Redis is empty (no persistence in tests): writes work again and reach b.
-    await eventually(async () => (await request(a.app).post('/api/ingest').send(item('after-outage', 'Okapis are shy.'))).status === 201);
+    await eventually(
+      async () =>
+        (await request(a.app).post('/api/ingest').send(item('after-outage', 'Okapis are shy.'))).status === 201,
+    );
     await eventually(async () => (await request(b.app).get('/api/search?q=okapi')).body.total === 1);
   }, 30_000);
 });

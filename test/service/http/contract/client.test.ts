@@ -19,9 +19,16 @@ describe('the typed client against a listening service', () => {
   });
 
   it('ingests, searches, lists, reads and chats with typed parameters and answers', async () => {
-    const item = await api.ingest({ type: 'article', title: 'Typed clients', body: 'Generated from the schemas, checked by the compiler.', tags: ['api'] });
+    const item = await api.ingest({
+      type: 'article',
+      title: 'Typed clients',
+      body: 'Generated from the schemas, checked by the compiler.',
+      tags: ['api'],
+    });
     expect(item.id).toBe('typed-clients');
-    const batch = await api.ingestBatch([{ type: 'project', title: 'Schema first', body: 'One definition of each request.' }]);
+    const batch = await api.ingestBatch([
+      { type: 'project', title: 'Schema first', body: 'One definition of each request.' },
+    ]);
     expect(batch.stored).toBe(1);
     const found = await api.search({ q: 'schemas compiler', limit: 5 });
     expect(found.results[0].id).toBe('typed-clients');
@@ -43,7 +50,11 @@ describe('the typed client against a listening service', () => {
     expect(events.slice(-2)).toEqual(['usage', 'done']);
     expect(text.length).toBeGreaterThan(0);
     const refused = await api.ingestBatch([{ type: 'article', title: '' }] as never);
-    expect({ stored: refused.stored, failed: refused.failed, status: refused.results[0].status }).toEqual({ stored: 0, failed: 1, status: 'invalid' });
+    expect({ stored: refused.stored, failed: refused.failed, status: refused.results[0].status }).toEqual({
+      stored: 0,
+      failed: 1,
+      status: 'invalid',
+    });
   });
 
   it('rejects refusals with ApiError carrying the status and the named field', async () => {

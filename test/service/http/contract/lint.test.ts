@@ -11,7 +11,9 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
 /** Runs node with `args`; resolves with what it printed (a linter exits 1 on errors and prints why). */
 function node(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: ROOT, env, maxBuffer: 16 << 20 }, (err, stdout) => (stdout ? resolve(stdout) : reject(err ?? new Error('printed nothing'))));
+    execFile(process.execPath, args, { cwd: ROOT, env, maxBuffer: 16 << 20 }, (err, stdout) =>
+      stdout ? resolve(stdout) : reject(err ?? new Error('printed nothing')),
+    );
   });
 }
 
@@ -56,7 +58,10 @@ describe('the OpenAPI document under a real linter', () => {
 
   it('passes `redocly lint` with zero errors', async () => {
     const out = await lint;
-    const report = JSON.parse(out.slice(out.indexOf('{'))) as { totals: { errors: number }; problems: Array<{ severity: string; ruleId: string; message: string }> };
+    const report = JSON.parse(out.slice(out.indexOf('{'))) as {
+      totals: { errors: number };
+      problems: Array<{ severity: string; ruleId: string; message: string }>;
+    };
     expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(report.totals.errors).toBe(0);
   }, 60_000);
@@ -71,6 +76,7 @@ describe('the OpenAPI document under a real linter', () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv);
     ajv.addSchema({ $id: 'openapi.json', components: doc.components });
-    for (const name of Object.keys(doc.components.schemas)) expect(() => ajv.getSchema(`openapi.json#/components/schemas/${name}`)).not.toThrow();
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => ajv.getSchema(`openapi.json#/components/schemas/${name}`)).not.toThrow();
   });
 });

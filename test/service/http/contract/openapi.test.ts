@@ -62,7 +62,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('marks exactly the operational endpoints as not rate limited (no 429, tag operations)', () => {
-    const paths = openApiDocument().paths as Record<string, Record<string, { tags: string[]; responses: Record<string, unknown> }>>;
+    const paths = openApiDocument().paths as Record<
+      string,
+      Record<string, { tags: string[]; responses: Record<string, unknown> }>
+    >;
     for (const [path, ops] of Object.entries(paths)) {
       for (const op of Object.values(ops)) {
         const operational = OPERATIONAL_PATHS.includes(path);
@@ -86,8 +89,14 @@ describe('the OpenAPI document', () => {
   it('names the bearer scheme on the writes only', () => {
     const doc = openApiDocument();
     const paths = doc.paths as Record<string, Record<string, { security?: unknown[] }>>;
-    const secured = Object.entries(paths).flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length).map(([m]) => `${m.toUpperCase()} ${p}`));
+    const secured = Object.entries(paths).flatMap(([p, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security?.length)
+        .map(([m]) => `${m.toUpperCase()} ${p}`),
+    );
     expect(secured.sort()).toEqual(['POST /api/ingest', 'POST /api/ingest-batch', 'POST /api/upload']);
-    expect((doc.components as { securitySchemes: unknown }).securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect((doc.components as { securitySchemes: unknown }).securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
   });
 });

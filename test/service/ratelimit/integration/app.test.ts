@@ -23,7 +23,15 @@ async function appOn(url: string | undefined, input: SettingsInput = {}) {
     },
     { features: stubFeatures(), logger: log.logger },
   );
-  return { t, log, warnings: () => log.at(40).filter((l) => l.component === 'ratelimit').map((l) => l.msg) };
+  return {
+    t,
+    log,
+    warnings: () =>
+      log
+        .at(40)
+        .filter((l) => l.component === 'ratelimit')
+        .map((l) => l.msg),
+  };
 }
 
 /** A routed path (the stub answers it 200): global + ip + search, where the slow ip tier binds first. */
@@ -196,7 +204,12 @@ describe('404 floods and the global tier through the kvstore (real redis-server)
       {
         service: { environment: 'production', trustProxy: 1 },
         kvstore: { url: server.url, commandTimeoutMs: 1000, connectTimeoutMs: 2000 },
-        rateLimit: { tiers: { global: { limit: 10, windowSeconds: 3600, burst: 10 }, ip: { limit: 1, windowSeconds: 3600, burst: 3 } } },
+        rateLimit: {
+          tiers: {
+            global: { limit: 10, windowSeconds: 3600, burst: 10 },
+            ip: { limit: 1, windowSeconds: 3600, burst: 3 },
+          },
+        },
       },
       { logger: captureLogger().logger },
     );
@@ -204,7 +217,9 @@ describe('404 floods and the global tier through the kvstore (real redis-server)
       expect(await backendOf(t)).toBe('kvstore');
       const statuses: number[] = [];
       for (let i = 0; i < 100; i++) {
-        const r = await request(t.app).get(`/wp-admin/scan-${i}.php`).set('X-Forwarded-For', `203.0.113.${i % 20}:${40000 + i}`);
+        const r = await request(t.app)
+          .get(`/wp-admin/scan-${i}.php`)
+          .set('X-Forwarded-For', `203.0.113.${i % 20}:${40000 + i}`);
         statuses.push(r.status);
       }
       expect(statuses.filter((s) => s === 404)).toHaveLength(60);

@@ -45,7 +45,10 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
   });
 
   /** KVSTORE_URL = the first node, KVSTORE_NODES = the others, KVSTORE_MODE = cluster. */
-  const clusterInput = (): SettingsInput['kvstore'] => ({ url: cluster.url(0), topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) } });
+  const clusterInput = (): SettingsInput['kvstore'] => ({
+    url: cluster.url(0),
+    topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) },
+  });
   const targets: Target[] = [
     { name: 'standalone', input: () => ({ url: server.url }) },
     { name: 'cluster', input: clusterInput },
@@ -71,7 +74,12 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
         expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
         expect((await request(b.t.app).get(PATH)).headers['x-ratelimit-remaining']).toBe('0');
         const health = (await request(a.t.app).get('/health')).body;
-        expect(health).toMatchObject({ status: 'ok', kvstore: 'connected', kvstore_mode: name, rate_limit_backend: 'kvstore' });
+        expect(health).toMatchObject({
+          status: 'ok',
+          kvstore: 'connected',
+          kvstore_mode: name,
+          rate_limit_backend: 'kvstore',
+        });
       } finally {
         await a.t.close();
         await b.t.close();
@@ -80,7 +88,10 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
 
     it('the global tier is shared too: 10 requests across both replicas, 6 admitted', async () => {
       // Global 6 at once; ip generous: the global tier binds, across both replicas.
-      const tiers = { global: { limit: 1, windowSeconds: 3600, burst: 6 }, ip: { limit: 100, windowSeconds: 60, burst: 100 } };
+      const tiers = {
+        global: { limit: 1, windowSeconds: 3600, burst: 6 },
+        ip: { limit: 100, windowSeconds: 60, burst: 100 },
+      };
       const a = await limiterApp(target.input(), tiers);
       const b = await limiterApp(target.input(), tiers);
       try {
@@ -97,7 +108,10 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
 
   it('cluster: a refusal by the global tier is refunded on the client tiers (a refused request is charged nothing)', async () => {
     await cluster.flushAll();
-    const tiers = { global: { limit: 1, windowSeconds: 3600, burst: 2 }, ip: { limit: 1, windowSeconds: 3600, burst: 10 } };
+    const tiers = {
+      global: { limit: 1, windowSeconds: 3600, burst: 2 },
+      ip: { limit: 1, windowSeconds: 3600, burst: 10 },
+    };
     const a = await limiterApp(clusterInput(), tiers);
     try {
       const statuses: number[] = [];
@@ -151,11 +165,22 @@ describe('two replicas share limits on standalone and on a three-master Redis Cl
       expect(text).toContain(`${METRICS.kvstoreState}{store="kvstore",mode="cluster",state="connected"} 0`);
 
       await cluster.restart(globalNode);
-      await waitFor('rate limits back on the cluster', async () => (await backendOf(t)) === 'kvstore', { timeoutMs: 30_000 });
+      await waitFor('rate limits back on the cluster', async () => (await backendOf(t)) === 'kvstore', {
+        timeoutMs: 30_000,
+      });
       for (let i = 0; i < 5; i++) expect((await request(t.app).get(PATH)).status).toBe(200);
-      await waitFor('health connected', async () => (await request(t.app).get('/health')).body.kvstore === 'connected', { timeoutMs: 30_000 });
+      await waitFor(
+        'health connected',
+        async () => (await request(t.app).get('/health')).body.kvstore === 'connected',
+        { timeoutMs: 30_000 },
+      );
       const warnings = log.at(40).map((l) => l.msg);
-      expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining('falls back to the in-memory store'), 'rate limiting is back on the kvstore']));
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('falls back to the in-memory store'),
+          'rate limiting is back on the kvstore',
+        ]),
+      );
     } finally {
       await t.close();
     }

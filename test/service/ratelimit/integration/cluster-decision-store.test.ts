@@ -9,7 +9,10 @@ describe('ClusterDecisionStore on a real three-master Redis Cluster', () => {
   let client: Cluster;
   beforeAll(async () => {
     cluster = await RedisCluster.start();
-    client = new Cluster(cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), { enableAutoPipelining: true, lazyConnect: true });
+    client = new Cluster(
+      cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+      { enableAutoPipelining: true, lazyConnect: true },
+    );
     await client.connect();
   }, 60_000);
   afterAll(async () => {
@@ -23,7 +26,12 @@ describe('ClusterDecisionStore on a real three-master Redis Cluster', () => {
   const resolver = new TierResolver(
     parseSettings({
       service: { environment: 'production' },
-      rateLimit: { tiers: { global: { limit: 100_000, windowSeconds: 60, burst: 100_000 }, ip: { limit: 1, windowSeconds: 3600, burst: 3 } } },
+      rateLimit: {
+        tiers: {
+          global: { limit: 100_000, windowSeconds: 60, burst: 100_000 },
+          ip: { limit: 1, windowSeconds: 3600, burst: 3 },
+        },
+      },
     }).rateLimit,
   );
   const plan = resolver.plans.search;

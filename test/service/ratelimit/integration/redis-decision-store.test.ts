@@ -30,7 +30,10 @@ describe('RedisDecisionStore against a real redis-server', () => {
    * script's keys expire in real time (PX), not on the test clock, and with a 25 ms bucket a slow
    * machine would see a key vanish between two steps that the frozen clock says are simultaneous.
    */
-  async function sameAsMemory(limits: readonly [TierLimits, TierLimits, TierLimits], rounds: readonly Round[]): Promise<void> {
+  async function sameAsMemory(
+    limits: readonly [TierLimits, TierLimits, TierLimits],
+    rounds: readonly Round[],
+  ): Promise<void> {
     await redis.client.flushall();
     const [global, ip, search] = limits.map((t) => ({ ...t, windowSeconds: t.windowSeconds * STRETCH }));
     const plan = planFor({ global, ip, search }, 'search');
@@ -48,31 +51,46 @@ describe('RedisDecisionStore against a real redis-server', () => {
     }
   }
 
-  it('the Lua script decides exactly as the memory store, step by step (same clock)', async () => {
-    await fc.assert(
-      fc.asyncProperty(tierArb, tierArb, tierArb, stepsArb(40), (global, ip, search, steps) =>
-        sameAsMemory(
-          [global, ip, search],
-          steps.map((step) => ('wait' in step ? step : { group: [step.client] })),
+  it(
+    'the Lua script decides exactly as the memory store, step by step (same clock)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(tierArb, tierArb, tierArb, stepsArb(40), (global, ip, search, steps) =>
+          sameAsMemory(
+            [global, ip, search],
+            steps.map((step) => ('wait' in step ? step : { group: [step.client] })),
+          ),
         ),
-      ),
-      { numRuns: 40 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+        { numRuns: 40 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
-  it('a turn of concurrent requests is one batch, decided exactly as the memory store decides them in order', async () => {
-    const roundsArb = fc.array(
-      fc.oneof(
-        { weight: 1, arbitrary: fc.integer({ min: 0, max: 20000 }).map((wait): Round => ({ wait })) },
-        { weight: 3, arbitrary: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 8 }).map((group): Round => ({ group })) },
-      ),
-      { minLength: 1, maxLength: 15 },
-    );
-    await fc.assert(
-      fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, (global, ip, search, rounds) => sameAsMemory([global, ip, search], rounds)),
-      { numRuns: 40 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'a turn of concurrent requests is one batch, decided exactly as the memory store decides them in order',
+    async () => {
+      const roundsArb = fc.array(
+        fc.oneof(
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 20000 }).map((wait): Round => ({ wait })) },
+          {
+            weight: 3,
+            arbitrary: fc
+              .array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 8 })
+              .map((group): Round => ({ group })),
+          },
+        ),
+        { minLength: 1, maxLength: 15 },
+      );
+      await fc.assert(
+        fc.asyncProperty(tierArb, tierArb, tierArb, roundsArb, (global, ip, search, rounds) =>
+          sameAsMemory([global, ip, search], rounds),
+        ),
+        { numRuns: 40 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('one EVALSHA per turn and plan however many requests; one alone still has its own', async () => {
     const store = new RedisDecisionStore(redis.client);
@@ -84,7 +102,9 @@ describe('RedisDecisionStore against a real redis-server', () => {
     await Promise.all([store.decide(base, base.keys('192.0.2.1')), store.decide(search, search.keys('192.0.2.1'))]);
     const seen = await clientCommandsDuring(redis.server.url, async () => {
       const all = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => (i % 2 ? store.decide(base, base.keys(`192.0.2.${i}`)) : store.decide(search, search.keys(`192.0.2.${i}`)))),
+        Array.from({ length: 60 }, (_, i) =>
+          i % 2 ? store.decide(base, base.keys(`192.0.2.${i}`)) : store.decide(search, search.keys(`192.0.2.${i}`)),
+        ),
       );
       expect(all.every((d) => d.allowed)).toBe(true);
       await store.decide(base, base.keys('192.0.2.1'));
@@ -111,7 +131,14 @@ describe('RedisDecisionStore against a real redis-server', () => {
   it('full batches of distinct clients (513 keys in one call) are decided and charged exactly', async () => {
     const store = new RedisDecisionStore(redis.client);
     // global: 1000 at once, refilling one per 3.6 s, so what drains while the test runs stays small.
-    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 1000 }, ip: WIDE, search: { limit: 1, windowSeconds: 3600, burst: 5 } }, 'search');
+    const plan = planFor(
+      {
+        global: { limit: 1000, windowSeconds: 3600, burst: 1000 },
+        ip: WIDE,
+        search: { limit: 1, windowSeconds: 3600, burst: 5 },
+      },
+      'search',
+    );
     await store.decide(plan, plan.keys('198.51.100.255'));
     const clients = Array.from({ length: 600 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
     const seen = await clientCommandsDuring(redis.server.url, async () => {
@@ -131,7 +158,10 @@ describe('RedisDecisionStore against a real redis-server', () => {
   it('inside a batch a refused request consumes nothing, and a later one that fits is still admitted', async () => {
     // ip: 3 at once. Five requests of one client, interleaved with another's, all in one batch.
     // Slow refills (keys live for minutes): the keys are read back in real time.
-    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 3600, burst: 3 } });
+    const plan = planFor({
+      global: { limit: 1000, windowSeconds: 3600, burst: 100 },
+      ip: { limit: 60, windowSeconds: 3600, burst: 3 },
+    });
     const clock = new ManualClock();
     const store = new RedisDecisionStore(redis.client, clock);
     const order = ['a', 'a', 'b', 'a', 'a', 'a', 'b'];
@@ -159,7 +189,10 @@ describe('RedisDecisionStore against a real redis-server', () => {
   });
 
   it('writes nothing when it refuses, and keys expire when their bucket is full again', async () => {
-    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 60, windowSeconds: 60, burst: 3 } });
+    const plan = planFor({
+      global: { limit: 1000, windowSeconds: 3600, burst: 100 },
+      ip: { limit: 60, windowSeconds: 60, burst: 3 },
+    });
     const clock = new ManualClock();
     const store = new RedisDecisionStore(redis.client, clock);
     const keys = plan.keys('192.0.2.1');
@@ -230,7 +263,10 @@ describe('RedisDecisionStore against a real redis-server', () => {
 
   it('the script hashes are the ones Redis computes; one script per plan, limits embedded', async () => {
     const store = new RedisDecisionStore(redis.client);
-    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
+    const plan = planFor({
+      global: { limit: 1000, windowSeconds: 3600, burst: 100 },
+      ip: { limit: 100, windowSeconds: 60, burst: 20 },
+    });
     const script = store.scriptOf(plan);
     expect(store.scriptOf(plan)).toBe(script);
     expect(script.source).toContain('local LIMITS = { { 1000, 3600000, 100 }, { 100, 60000, 20 } }');
@@ -240,7 +276,10 @@ describe('RedisDecisionStore against a real redis-server', () => {
   });
 
   it('the generated script (snapshot)', () => {
-    const plan = planFor({ global: { limit: 1000, windowSeconds: 3600, burst: 100 }, ip: { limit: 100, windowSeconds: 60, burst: 20 } });
+    const plan = planFor({
+      global: { limit: 1000, windowSeconds: 3600, burst: 100 },
+      ip: { limit: 100, windowSeconds: 60, burst: 20 },
+    });
     expect(new RedisDecisionStore(redis.client).scriptOf(plan).source).toMatchSnapshot();
   });
 });

@@ -10,7 +10,11 @@ import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 describe('CompactIndex segments', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
-  const doc = fc.record({ id: fc.integer({ min: 0, max: 12 }), title: fc.array(fc.constantFrom(...WORDS), { maxLength: 3 }), text: fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }) });
+  const doc = fc.record({
+    id: fc.integer({ min: 0, max: 12 }),
+    title: fc.array(fc.constantFrom(...WORDS), { maxLength: 3 }),
+    text: fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }),
+  });
   const op = fc.oneof(
     doc.map((d) => ({ add: d })),
     fc.integer({ min: 0, max: 12 }).map((id) => ({ remove: id })),
@@ -23,7 +27,10 @@ describe('CompactIndex segments', () => {
    * Scores, expansions, forward index, positions, window frequencies and fingerprints of `c` are
    * those of an index built from `final`.
    */
-  function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, { title: string[]; text: string[]; fp: number }>): void {
+  function expectBuiltFrom(
+    c: CompactIndex,
+    final: ReadonlyMap<string, { title: string[]; text: string[]; fp: number }>,
+  ): void {
     const rebuilt = new CompactIndex(['title', 'text'], { positions: 'text' });
     for (const [id, d] of final) rebuilt.load(id, [d.title, d.text]);
     rebuilt.seal();
@@ -37,7 +44,11 @@ describe('CompactIndex segments', () => {
     expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
     for (const [id, s] of want) expect(got.get(id)).toBeCloseTo(s, 9);
     const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
-    const terms1 = (x: CompactIndex) => x.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    const terms1 = (x: CompactIndex) =>
+      x
+        .expansions('laser', look)
+        .map((e) => `${e.term}:${e.df}`)
+        .sort();
     expect(terms1(c)).toEqual(terms1(rebuilt));
     for (const [id, d] of final) {
       const a = c.shortId(id)!;
@@ -46,49 +57,65 @@ describe('CompactIndex segments', () => {
       expect(c.fieldTerms(a, 'text')).toEqual(rebuilt.fieldTerms(b, 'text'));
       expect(c.fieldLength(a, 'title')).toBe(d.title.length);
       expect(c.fingerprint(a)).toBe(d.fp);
-      for (const w of new Set(d.text)) expect(c.positions(a, c.postingsView().termId(w)!)).toEqual(d.text.flatMap((x, i) => (x === w ? [i] : [])));
+      for (const w of new Set(d.text))
+        expect(c.positions(a, c.postingsView().termId(w)!)).toEqual(d.text.flatMap((x, i) => (x === w ? [i] : [])));
     }
     // Window document frequencies (base cached per merge, tombstones, appended segments) against a plain count.
     const source = c.proximitySource()!;
     const plain = exhaustiveProximitySource(c.postingsView())!;
-    for (const [x, y] of [['laser', 'beam'], ['beam', 'laser'], ['water', 'light'], ['light', 'bread']]) {
+    for (const [x, y] of [
+      ['laser', 'beam'],
+      ['beam', 'laser'],
+      ['water', 'light'],
+      ['light', 'bread'],
+    ]) {
       const [a, b] = [source.termId(x), source.termId(y)];
       if (a === undefined || b === undefined) continue;
-      for (const window of [2, 4]) expect(atOnce(source.windowDf(a, b, window))).toEqual(atOnce(plain.windowDf(a, b, window)));
+      for (const window of [2, 4])
+        expect(atOnce(source.windowDf(a, b, window))).toEqual(atOnce(plain.windowDf(a, b, window)));
     }
   }
 
   it.each([
     ['inside the write that triggers them', false],
     ['in the background, while writes and searches go on', true],
-  ])('after adds, replacements and deletes across many merges (%s), scores and expands as an index built from the final documents', async (_name, background) => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops: Op[]) => {
-        const c = new CompactIndex(['title', 'text'], { positions: 'text', minMergeDocs: 2, background, mergeSliceMs: 0 });
-        const final = new Map<string, { title: string[]; text: string[]; fp: number }>();
-        let fp = 0;
-        for (const o of ops) {
-          if ('add' in o) {
-            const id = `d${o.add.id}`;
-            c.discard(id);
-            c.add(id, [o.add.title, o.add.text], ++fp);
-            final.set(id, { ...o.add, fp });
-          } else if ('remove' in o) {
-            c.discard(`d${o.remove}`);
-            final.delete(`d${o.remove}`);
-          } else {
-            for (let i = 0; i < o.tick; i++) await new Promise((r) => setImmediate(r));
-            // Mid-merge too: the old base, the frozen and the fresh appended segment together.
-            expectBuiltFrom(c, final);
+  ])(
+    'after adds, replacements and deletes across many merges (%s), scores and expands as an index built from the final documents',
+    async (_name, background) => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops: Op[]) => {
+          const c = new CompactIndex(['title', 'text'], {
+            positions: 'text',
+            minMergeDocs: 2,
+            background,
+            mergeSliceMs: 0,
+          });
+          const final = new Map<string, { title: string[]; text: string[]; fp: number }>();
+          let fp = 0;
+          for (const o of ops) {
+            if ('add' in o) {
+              const id = `d${o.add.id}`;
+              c.discard(id);
+              c.add(id, [o.add.title, o.add.text], ++fp);
+              final.set(id, { ...o.add, fp });
+            } else if ('remove' in o) {
+              c.discard(`d${o.remove}`);
+              final.delete(`d${o.remove}`);
+            } else {
+              for (let i = 0; i < o.tick; i++) await new Promise((r) => setImmediate(r));
+              // Mid-merge too: the old base, the frozen and the fresh appended segment together.
+              expectBuiltFrom(c, final);
+            }
           }
-        }
-        expectBuiltFrom(c, final);
-        await c.merged();
-        expectBuiltFrom(c, final);
-      }),
-      { numRuns: 150 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+          expectBuiltFrom(c, final);
+          await c.merged();
+          expectBuiltFrom(c, final);
+        }),
+        { numRuns: 150 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('hands every new base to onSealed: the documents live when its merge began', async () => {
     const seen: string[][] = [];
@@ -99,7 +126,12 @@ describe('CompactIndex segments', () => {
         seen.push([...s.ids]);
         // Exactly its documents' part of the arrays, which have room after it for appends.
         const n = s.ids.length;
-        expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([n, n * 2, n * 2 + 1, s.fwdTerm.length]);
+        expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([
+          n,
+          n * 2,
+          n * 2 + 1,
+          s.fwdTerm.length,
+        ]);
         expect(s.fwdTerm.length).toBe(s.fwdStart[n * 2]);
       },
     });
@@ -121,7 +153,11 @@ describe('CompactIndex forward index', () => {
     const c = new CompactIndex(['text']);
     c.add('x', [['b', 'a', 'b', ...Array.from({ length: 70_000 }, () => 'c')]]);
     const d = c.shortId('x')!;
-    expect([...c.fieldTerms(d, 'text')]).toEqual([['b', 2], ['a', 1], ['c', 65_535]]);
+    expect([...c.fieldTerms(d, 'text')]).toEqual([
+      ['b', 2],
+      ['a', 1],
+      ['c', 65_535],
+    ]);
     expect(c.fieldLength(d, 'text')).toBe(70_003);
     expect(c.hasTerm(d, 'text', 'a')).toBe(true);
     expect(c.hasTerm(d, 'text', 'z')).toBe(false);
@@ -155,7 +191,11 @@ describe('CompactIndex.expansions', () => {
   it('kept between writes, still follows every add and delete', () => {
     const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, background: false });
     const look = { prefix: true, fuzzy: 1, scanLimit: 100 };
-    const found = () => c.expansions('laser', look).map((e) => `${e.term}:${e.df}`).sort();
+    const found = () =>
+      c
+        .expansions('laser', look)
+        .map((e) => `${e.term}:${e.df}`)
+        .sort();
     c.add('a', [['lasers'], ['water']]);
     expect(found()).toEqual(['lasers:1']);
     found().push('changed by a caller');

@@ -71,7 +71,11 @@ describe('a graceful stop leaves an intact segment (issue 37)', () => {
     const first = await ServiceProcess.start({ env: env() });
     try {
       for (let i = 0; i < ITEMS; i += BATCH) {
-        const res = await first.request('/api/ingest-batch', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: { items: items.slice(i, i + BATCH) } });
+        const res = await first.request('/api/ingest-batch', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: { items: items.slice(i, i + BATCH) },
+        });
         expect(res.status).toBe(201);
       }
     } finally {
@@ -84,9 +88,20 @@ describe('a graceful stop leaves an intact segment (issue 37)', () => {
     try {
       const lines = logLines(second);
       // The restore path: the segment's documents are the content's, none changed, none re-indexed.
-      expect(lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment'))).toMatchObject({ documents: ITEMS, changed: 0, removed: 0 });
-      expect(lines.find((l) => l.msg === 'content loaded and indexed')).toMatchObject({ items: ITEMS, index: { from: 'segment', documents: ITEMS, reindexed: 0 } });
-      expect(lines.some((l) => String(l.msg).includes('building the index from the content') || String(l.msg).includes('rebuilding the index'))).toBe(false);
+      expect(
+        lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment')),
+      ).toMatchObject({ documents: ITEMS, changed: 0, removed: 0 });
+      expect(lines.find((l) => l.msg === 'content loaded and indexed')).toMatchObject({
+        items: ITEMS,
+        index: { from: 'segment', documents: ITEMS, reindexed: 0 },
+      });
+      expect(
+        lines.some(
+          (l) =>
+            String(l.msg).includes('building the index from the content') ||
+            String(l.msg).includes('rebuilding the index'),
+        ),
+      ).toBe(false);
 
       // Every item is found: all of them by a word they share, and each by its group's word.
       const all = await second.request('/api/search?q=hummingbirds&limit=1');

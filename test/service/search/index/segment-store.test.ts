@@ -9,12 +9,31 @@ import { CompactIndex } from '../../../../service/search/index/compact-index';
 import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../../service/search/embedded-index';
 import { SEGMENT_KEY } from '../../../../service/search/index-lifecycle';
 import type { IndexPage, IndexQuery } from '../../../../service/search/search-index';
-import { contentFingerprint, decodeSegment, encodeSegment, SegmentError } from '../../../../service/search/index/segment-file';
+import {
+  contentFingerprint,
+  decodeSegment,
+  encodeSegment,
+  SegmentError,
+} from '../../../../service/search/index/segment-file';
 import { SEGMENT_FILE, segmentDir, SegmentStore } from '../../../../service/search/index/segment-store';
 import { yieldToLoop } from '../../../../service/lib/yield-to-loop';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'photon', 'proton', 'neutron', 'laser', 'beam'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'theta',
+  'kappa',
+  'photon',
+  'proton',
+  'neutron',
+  'laser',
+  'beam',
+];
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n).toISOString();
 const item = (id: number, words: readonly string[], version = 0, extra: Partial<Item> = {}): Item => ({
   id: `d${id}`,
@@ -27,7 +46,12 @@ const item = (id: number, words: readonly string[], version = 0, extra: Partial<
   ...extra,
 });
 const corpus = (n: number, seed = 1): Item[] =>
-  Array.from({ length: n }, (_, i) => item(i, Array.from({ length: 3 + ((i * seed) % 9) }, (_x, j) => WORDS[(i * 7 + j * (seed + 2)) % WORDS.length])));
+  Array.from({ length: n }, (_, i) =>
+    item(
+      i,
+      Array.from({ length: 3 + ((i * seed) % 9) }, (_x, j) => WORDS[(i * 7 + j * (seed + 2)) % WORDS.length]),
+    ),
+  );
 const QUERIES: IndexQuery[] = [
   { text: 'alpha photon', limit: 10, offset: 0 },
   { text: 'laser beam gamma delta zeta', limit: 5, offset: 2 },
@@ -35,7 +59,10 @@ const QUERIES: IndexQuery[] = [
   { text: 'theta kappa', limit: 10, offset: 0, type: 'project' },
   { text: 'beta epsilon proton', limit: 10, offset: 0, tag: 'tagged' },
 ];
-const RANKING: EmbeddedIndexOptions = { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } };
+const RANKING: EmbeddedIndexOptions = {
+  coordination: true,
+  expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+};
 
 let dir: string;
 beforeEach(() => {
@@ -59,7 +86,12 @@ async function start(items: readonly Item[], opts: EmbeddedIndexOptions = {}) {
   started.push({ index, segments });
   await index.replaceAll(items);
   const messages = () => lines.map((l) => String(l.msg));
-  return { index, segments, lines, loaded: () => messages().some((m) => m.startsWith('search index loaded from the persisted segment')) };
+  return {
+    index,
+    segments,
+    lines,
+    loaded: () => messages().some((m) => m.startsWith('search index loaded from the persisted segment')),
+  };
 }
 
 async function fresh(items: readonly Item[]): Promise<EmbeddedIndex> {
@@ -73,7 +105,9 @@ function expectSamePage(got: IndexPage, want: IndexPage): void {
   expect(got.total).toBe(want.total);
   expect(got.hits.map((h) => h.snippet)).toEqual(want.hits.map((h) => h.snippet));
   got.hits.forEach((h, i) => {
-    expect(Math.abs(h.score - want.hits[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want.hits[i].score)));
+    expect(Math.abs(h.score - want.hits[i].score)).toBeLessThanOrEqual(
+      1e-9 * Math.max(1, Math.abs(want.hits[i].score)),
+    );
     const tied = want.hits.filter((o) => Math.abs(o.score - h.score) <= 1e-9 * Math.max(1, Math.abs(h.score)));
     if (tied.length === 1) expect(h.id).toBe(want.hits[i].id);
   });
@@ -93,7 +127,11 @@ describe('persisted search segments', () => {
     expect(readdirSync(dir)).toEqual([SEGMENT_FILE]);
     const b = await start(items);
     expect(b.loaded()).toBe(true);
-    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 300, changed: 0, removed: 0 });
+    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({
+      documents: 300,
+      changed: 0,
+      removed: 0,
+    });
     // The vocabulary's look-up structures are built before the restored index serves (no look-up scans every term).
     expect(b.index.vocabularyUncovered).toBe(0);
     // Nothing changed in between: the same numbers to the last bit, snippets included.
@@ -132,11 +170,18 @@ describe('persisted search segments', () => {
     await (await start(items)).index.settled();
     const b = await start(items, { indexSliceMs: 0, minMergeDocs: 2 });
     expect(b.loaded()).toBe(true);
-    const changed = [item(2300, ['omega', 'photon'], 9), item(4000, ['omega', 'laser'], 1), item(2200, ['omega', 'beam'], 9)];
+    const changed = [
+      item(2300, ['omega', 'photon'], 9),
+      item(4000, ['omega', 'laser'], 1),
+      item(2200, ['omega', 'beam'], 9),
+    ];
     await b.index.upsert(changed.slice(0, 2));
     await b.index.remove(['d9', 'd2400']);
     await b.index.upsert(changed.slice(2));
-    const now = [...items.filter((i) => i.id !== 'd9' && i.id !== 'd2400' && !changed.some((c) => c.id === i.id)), ...changed];
+    const now = [
+      ...items.filter((i) => i.id !== 'd9' && i.id !== 'd2400' && !changed.some((c) => c.id === i.id)),
+      ...changed,
+    ];
     const want = await fresh(now);
     // The written documents' pages and snippets (the fill must not put their restored metadata back).
     const written: IndexQuery[] = [
@@ -174,10 +219,18 @@ describe('persisted search segments', () => {
     const items = corpus(200);
     const a = await start(items);
     await a.index.settled();
-    const now = [...items.slice(10), item(3, ['omega', 'photon', 'laser'], 5), item(500, ['brand', 'new', 'photon'], 1)].filter((i, k, all) => all.findIndex((j) => j.id === i.id) === k);
+    const now = [
+      ...items.slice(10),
+      item(3, ['omega', 'photon', 'laser'], 5),
+      item(500, ['brand', 'new', 'photon'], 1),
+    ].filter((i, k, all) => all.findIndex((j) => j.id === i.id) === k);
     const b = await start(now);
     expect(b.loaded()).toBe(true);
-    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 200, changed: 2, removed: 9 });
+    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({
+      documents: 200,
+      changed: 2,
+      removed: 9,
+    });
     await expectServesLike(b.index, await fresh(now));
     expect((await b.index.search({ text: 'omega', limit: 10, offset: 0 })).hits.map((h) => h.id)).toEqual(['d3']);
   });
@@ -190,7 +243,11 @@ describe('persisted search segments', () => {
     expect(b.loaded()).toBe(true);
     await b.index.settled();
     const c = await start(now);
-    expect(c.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 100, changed: 0, removed: 0 });
+    expect(c.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({
+      documents: 100,
+      changed: 0,
+      removed: 0,
+    });
   });
 
   it('once writes pause (checkpointIdleMs), merges and persists them', async () => {
@@ -202,7 +259,11 @@ describe('persisted search segments', () => {
     await a.index.settled();
     const now = [...items.filter((i) => i.id !== 'd4'), item(4, ['changed'], 2), item(1000, ['late', 'photon'], 1)];
     const b = await start(now);
-    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({ documents: 61, changed: 0, removed: 0 });
+    expect(b.lines.find((l) => String(l.msg).startsWith('search index loaded'))).toMatchObject({
+      documents: 61,
+      changed: 0,
+      removed: 0,
+    });
     await expectServesLike(b.index, await fresh(now));
   });
 
@@ -210,7 +271,9 @@ describe('persisted search segments', () => {
     const items = corpus(50);
     const a = await start(items);
     await a.index.settled();
-    const swapped = items.map((i) => (i.id === 'd7' ? { ...i, title: 'zzzzz qqqqq'.slice(0, i.title.length), updated_at: at(9) } : i));
+    const swapped = items.map((i) =>
+      i.id === 'd7' ? { ...i, title: 'zzzzz qqqqq'.slice(0, i.title.length), updated_at: at(9) } : i,
+    );
     const b = await start(swapped);
     expect(b.loaded()).toBe(true);
     await expectServesLike(b.index, await fresh(swapped));
@@ -246,7 +309,9 @@ describe('persisted search segments', () => {
     truncateSync(file, readFileSync(file).length - cut);
     const b = await start(items);
     expect(b.loaded()).toBe(false);
-    expect(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason).toMatch(/truncated/);
+    expect(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason).toMatch(
+      /truncated/,
+    );
     await expectServesLike(b.index, await fresh(items));
   });
 
@@ -267,17 +332,27 @@ describe('persisted search segments', () => {
     const c2 = new CompactIndex(['title', 'tags', 'text'], { onSealed: (s) => (sealed.s = s) });
     c2.load('x', [['a'], [], ['a', 'b']], 1);
     c2.seal();
-    const parts = await encodeSegment(sealed.s!, { key: 'another analyser', content: contentFingerprint(sealed.s!.fingerprints) }, yieldToLoop);
+    const parts = await encodeSegment(
+      sealed.s!,
+      { key: 'another analyser', content: contentFingerprint(sealed.s!.fingerprints) },
+      yieldToLoop,
+    );
     writeFileSync(join(dir, SEGMENT_FILE), Buffer.concat(parts));
     await expect(decodeSegment(Buffer.concat(parts), SEGMENT_KEY, yieldToLoop)).rejects.toThrow(SegmentError);
     const b = await start([item(1, ['alpha'])]);
     expect(b.loaded()).toBe(false);
-    expect(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason).toMatch(/another analyser/);
+    expect(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason).toMatch(
+      /another analyser/,
+    );
   });
 
   it.each([
     ['the format before positions (1)', { format: 1 }, /format 1, this version reads 2/],
-    ['the key before positions (minisearch-index/2)', { key: 'minisearch-index/2;fields=title,tags,text;analyzer=1f2e3d4c' }, /minisearch-index\/2/],
+    [
+      'the key before positions (minisearch-index/2)',
+      { key: 'minisearch-index/2;fields=title,tags,text;analyzer=1f2e3d4c' },
+      /minisearch-index\/2/,
+    ],
   ])('a segment of %s is refused and the index rebuilt, never served', async (_name, change, reason) => {
     const items = corpus(60);
     const a = await start(items);
@@ -286,10 +361,15 @@ describe('persisted search segments', () => {
     const buf = readFileSync(file);
     const magic = buf.subarray(0, 8);
     const { header, bodyStart } = decodeHead(buf, magic, 'segment file', (r) => new Error(r));
-    writeFileSync(file, Buffer.concat([encodeHead(magic, { ...(header as object), ...change }), buf.subarray(bodyStart)]));
+    writeFileSync(
+      file,
+      Buffer.concat([encodeHead(magic, { ...(header as object), ...change }), buf.subarray(bodyStart)]),
+    );
     const b = await start(items);
     expect(b.loaded()).toBe(false);
-    expect(String(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason)).toMatch(reason);
+    expect(String(b.lines.find((l) => String(l.msg).startsWith('persisted search segment not used'))?.reason)).toMatch(
+      reason,
+    );
     await expectServesLike(b.index, await fresh(items));
     // The rebuilt index is persisted in the current format: the next start loads it.
     await b.index.settled();
@@ -299,45 +379,62 @@ describe('persisted search segments', () => {
   it('round-trips every array of a sealed index through the file bytes', async () => {
     const got: { s?: Parameters<typeof encodeSegment>[0] } = {};
     const c = new CompactIndex(['title', 'text'], { positions: 'text', onSealed: (s) => (got.s = s) });
-    c.load('a', [['x', 'y'], ['x', 'x', 'z']], 7);
+    c.load(
+      'a',
+      [
+        ['x', 'y'],
+        ['x', 'x', 'z'],
+      ],
+      7,
+    );
     c.load('b', [[], ['ünï', 'z']], 0xffffffff);
     c.seal();
     const s = got.s!;
-    const bytes = Buffer.concat(await encodeSegment(s, { key: 'k', content: contentFingerprint(s.fingerprints) }, yieldToLoop));
+    const bytes = Buffer.concat(
+      await encodeSegment(s, { key: 'k', content: contentFingerprint(s.fingerprints) }, yieldToLoop),
+    );
     const back = await decodeSegment(bytes, 'k', yieldToLoop);
     expect(back.content).toBe(contentFingerprint(s.fingerprints));
     expect({ ...back.sealed }).toEqual({ ...s });
   });
 
-  it('property: after random writes, restarts from the segment serve as a fresh build of the content', async () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('put' as const), id: fc.integer({ min: 0, max: 40 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 12 }) }),
-      fc.record({ kind: fc.constant('persist' as const) }),
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.integer({ min: 10, max: 40 }), async (ops, n) => {
-        rmSync(dir, { recursive: true, force: true });
-        let content = new Map(corpus(n).map((i) => [i.id, i]));
-        const a = await start([...content.values()]);
-        await a.index.settled();
-        let version = 1;
-        for (const o of ops) {
-          if (o.kind === 'put') {
-            const it = item(o.id, o.words, version++);
-            content.set(it.id, it);
-          } else {
-            // Another replica life: start from whatever is persisted, then let it persist.
-            const r = await start([...content.values()]);
-            await r.index.settled();
+  it(
+    'property: after random writes, restarts from the segment serve as a fresh build of the content',
+    async () => {
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('put' as const),
+          id: fc.integer({ min: 0, max: 40 }),
+          words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 12 }),
+        }),
+        fc.record({ kind: fc.constant('persist' as const) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.integer({ min: 10, max: 40 }), async (ops, n) => {
+          rmSync(dir, { recursive: true, force: true });
+          let content = new Map(corpus(n).map((i) => [i.id, i]));
+          const a = await start([...content.values()]);
+          await a.index.settled();
+          let version = 1;
+          for (const o of ops) {
+            if (o.kind === 'put') {
+              const it = item(o.id, o.words, version++);
+              content.set(it.id, it);
+            } else {
+              // Another replica life: start from whatever is persisted, then let it persist.
+              const r = await start([...content.values()]);
+              await r.index.settled();
+            }
           }
-        }
-        content = new Map([...content.entries()].sort());
-        const last = await start([...content.values()]);
-        await expectServesLike(last.index, await fresh([...content.values()]));
-      }),
-      { numRuns: 25 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+          content = new Map([...content.entries()].sort());
+          const last = await start([...content.values()]);
+          await expectServesLike(last.index, await fresh([...content.values()]));
+        }),
+        { numRuns: 25 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('writes atomically: a temp file, renamed; nothing else is left in the folder', async () => {
     const { logger } = capture();
@@ -374,7 +471,10 @@ describe('persisted search segments', () => {
     rmSync(join(dir, SEGMENT_FILE));
     segments.prefetch();
     expect(await segments.read(SEGMENT_KEY)).toBeUndefined();
-    expect(lines.map((l) => String(l.msg))).toEqual([expect.stringMatching(/^persisted search segment not used \(truncated/), expect.stringMatching(/^no persisted search segment/)]);
+    expect(lines.map((l) => String(l.msg))).toEqual([
+      expect.stringMatching(/^persisted search segment not used \(truncated/),
+      expect.stringMatching(/^no persisted search segment/),
+    ]);
   });
 
   it('after close, takes no more segments; a temp file left by a write cut short is deleted at the next read', async () => {

@@ -11,73 +11,108 @@ const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
 const BM25 = { k: 0.6, b: 0.6, d: 1 };
 
 describe('boundedTopK', () => {
-  const query = fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.oneof(fc.double({ min: 0.2, max: 1, noNaN: true }), fc.double({ min: 0.001, max: 0.05, noNaN: true }))), { minLength: 1, maxLength: 30 });
+  const query = fc.array(
+    fc.tuple(
+      fc.constantFrom(...WORDS),
+      fc.oneof(fc.double({ min: 0.2, max: 1, noNaN: true }), fc.double({ min: 0.001, max: 0.05, noNaN: true })),
+    ),
+    { minLength: 1, maxLength: 30 },
+  );
   // RM3-shaped queries: a few heavy terms and many light ones over short documents of few words,
   // so most documents match several terms, many tie, and the whole-score floor, the candidates'
   // bitmap and the drops after each term all come into play. accumulatedTopK scores every
   // posting: the reference.
-  it('gives the best k of scoring every posting, with a filter, known documents and one query after another', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 150 }),
-        fc.array(query, { minLength: 2, maxLength: 3 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
-        (docs, queries, k, every) => {
-          // Background merges off: some documents in the base, the latest appended.
-          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
-          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
-          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
-          // One scratch for every call, as an index keeps one for its queries.
-          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d), keep, scratch: new TopKScratch() };
-          // One query after another, then the first again: the scratch (accumulators, bitmap) is left clear.
-          for (const terms of [...queries, queries[0]]) {
-            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
-            const want = accumulatedTopK(cursors, opts);
-            expect(boundedTopK(cursors, opts)).toEqual(want);
-            // Documents known to match and be kept (as RM3's feedback documents are).
-            const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 4))))].filter((d) => !keep || keep(d));
-            expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'gives the best k of scoring every posting, with a filter, known documents and one query after another',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), {
+            minLength: 1,
+            maxLength: 150,
+          }),
+          fc.array(query, { minLength: 2, maxLength: 3 }),
+          fc.integer({ min: 1, max: 12 }),
+          fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+          (docs, queries, k, every) => {
+            // Background merges off: some documents in the base, the latest appended.
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+            docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+            const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+            // One scratch for every call, as an index keeps one for its queries.
+            const opts: TopKOptions = { k, idOf: (d) => index.externalId(d), keep, scratch: new TopKScratch() };
+            // One query after another, then the first again: the scratch (accumulators, bitmap) is left clear.
+            for (const terms of [...queries, queries[0]]) {
+              const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+              const want = accumulatedTopK(cursors, opts);
+              expect(boundedTopK(cursors, opts)).toEqual(want);
+              // Documents known to match and be kept (as RM3's feedback documents are).
+              const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 4))))].filter(
+                (d) => !keep || keep(d),
+              );
+              expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });
 
 describe('accumulatedTopK', () => {
   // Blocks of a few documents (at 1M they span 32,768): every cursor adds its postings block
   // after block, and the documents of each block are offered before the next.
-  it('gives the same hits, to the bit, in blocks of any size as MaxScore, with a filter and a coordination factor', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 150 }),
-        fc.array(fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }), { minLength: 2, maxLength: 3 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: 1, max: 40 }),
-        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
-        fc.boolean(),
-        (docs, queries, k, block, every, coordinated) => {
-          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
-          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
-          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
-          const scratch = new TopKScratch();
-          const opts: TopKOptions = coordinated
-            ? { k, idOf: (d) => index.externalId(d), keep, coordination: (d, matched) => matched / (1 + (d % 3)), maxCoordination: 30, scratch }
-            : { k, idOf: (d) => index.externalId(d), keep, scratch };
-          // One query after another, then the first again: the scratch is left clear between them.
-          for (const terms of [...queries, queries[0]]) {
-            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
-            const want = maxScoreTopK(cursors, opts);
-            expect(accumulatedTopK(cursors, opts, block)).toEqual(want);
-            expect(accumulatedTopK(cursors, opts)).toEqual(want);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'gives the same hits, to the bit, in blocks of any size as MaxScore, with a filter and a coordination factor',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), {
+            minLength: 1,
+            maxLength: 150,
+          }),
+          fc.array(
+            fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.01, max: 1, noNaN: true })), {
+              minLength: 1,
+              maxLength: 30,
+            }),
+            { minLength: 2, maxLength: 3 },
+          ),
+          fc.integer({ min: 1, max: 12 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+          fc.boolean(),
+          (docs, queries, k, block, every, coordinated) => {
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+            docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+            const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+            const scratch = new TopKScratch();
+            const opts: TopKOptions = coordinated
+              ? {
+                  k,
+                  idOf: (d) => index.externalId(d),
+                  keep,
+                  coordination: (d, matched) => matched / (1 + (d % 3)),
+                  maxCoordination: 30,
+                  scratch,
+                }
+              : { k, idOf: (d) => index.externalId(d), keep, scratch };
+            // One query after another, then the first again: the scratch is left clear between them.
+            for (const terms of [...queries, queries[0]]) {
+              const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+              const want = maxScoreTopK(cursors, opts);
+              expect(accumulatedTopK(cursors, opts, block)).toEqual(want);
+              expect(accumulatedTopK(cursors, opts)).toEqual(want);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });
 
 describe("the index's whole scorer (TopKOptions.whole)", () => {
@@ -86,64 +121,85 @@ describe("the index's whole scorer (TopKOptions.whole)", () => {
   // query: every matching live document's score from its forward entries is the cursors' sum to
   // the bit (accumulatedTopK over every match is the reference), and boundedTopK with it gives
   // the same page.
-  it('scores a live document as the cursors sum it, across base, appended, discarded and replaced documents', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 120 }),
-        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.001, max: 1, noNaN: true })), { minLength: 1, maxLength: 30 }),
-        fc.array(fc.nat(), { maxLength: 20 }),
-        fc.integer({ min: 1, max: 12 }),
-        (docs, terms, changes, k) => {
-          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
-          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
-          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
-          for (const [n, c] of changes.entries()) {
-            const i = c % docs.length;
-            index.discard(id(i));
-            if (n % 2 === 0) index.add(id(i), [docs[(i + 1) % docs.length].slice(0, 2), docs[(i + 1) % docs.length]]);
-          }
-          const query = [...terms, terms[0]];
-          const { cursors, whole } = index.cursors(query, { title: 0.2, text: 1 }, BM25, false);
-          const all = accumulatedTopK(cursors, { k: docs.length + changes.length, idOf: (d) => index.externalId(d) });
-          for (const hit of all) expect(whole(index.shortId(hit.id)!)).toBe(hit.score);
-          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
-          expect(boundedTopK(cursors, { ...opts, whole })).toEqual(accumulatedTopK(cursors, opts));
-        },
-      ),
-      { numRuns: 200 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'scores a live document as the cursors sum it, across base, appended, discarded and replaced documents',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }), {
+            minLength: 1,
+            maxLength: 120,
+          }),
+          fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.double({ min: 0.001, max: 1, noNaN: true })), {
+            minLength: 1,
+            maxLength: 30,
+          }),
+          fc.array(fc.nat(), { maxLength: 20 }),
+          fc.integer({ min: 1, max: 12 }),
+          (docs, terms, changes, k) => {
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
+            const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+            docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+            for (const [n, c] of changes.entries()) {
+              const i = c % docs.length;
+              index.discard(id(i));
+              if (n % 2 === 0) index.add(id(i), [docs[(i + 1) % docs.length].slice(0, 2), docs[(i + 1) % docs.length]]);
+            }
+            const query = [...terms, terms[0]];
+            const { cursors, whole } = index.cursors(query, { title: 0.2, text: 1 }, BM25, false);
+            const all = accumulatedTopK(cursors, { k: docs.length + changes.length, idOf: (d) => index.externalId(d) });
+            for (const hit of all) expect(whole(index.shortId(hit.id)!)).toBe(hit.score);
+            const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
+            expect(boundedTopK(cursors, { ...opts, whole })).toEqual(accumulatedTopK(cursors, opts));
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });
 
 describe("the index's count of matches (cursors' total)", () => {
   // Dense terms over few words, the same query counted again and again between writes: the
   // first count scatters every posting, the second makes the dense parts' bitmaps, later ones
   // OR them in; each count is the plain union's, with a filter too, and after writes.
-  it('counts the documents any cursor holds, the same from bitmaps as from postings', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.constantFrom(...WORDS.slice(0, 6)), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 200 }),
-        fc.array(fc.tuple(fc.constantFrom(...WORDS.slice(0, 8)), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 6 }),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
-        (docs, terms, discards, every) => {
-          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
-          const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
-          docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
-          const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
-          const plain = () => {
-            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
-            const all = new Set(cursors.flatMap((c) => Array.from(c.docs)));
-            return [...all].filter((d) => !keep || keep(d)).length;
-          };
-          for (const round of [0, 1]) {
-            if (round === 1) for (const x of discards) index.discard(id(x % docs.length));
-            const want = plain();
-            for (let n = 0; n < 3; n++) expect(index.cursors(terms, { title: 0.2, text: 1 }, BM25, true, keep).total).toBe(want);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'counts the documents any cursor holds, the same from bitmaps as from postings',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(fc.constantFrom(...WORDS.slice(0, 6)), { minLength: 1, maxLength: 6 }), {
+            minLength: 1,
+            maxLength: 200,
+          }),
+          fc.array(fc.tuple(fc.constantFrom(...WORDS.slice(0, 8)), fc.double({ min: 0.01, max: 1, noNaN: true })), {
+            minLength: 1,
+            maxLength: 6,
+          }),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+          (docs, terms, discards, every) => {
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+            const id = (i: number) => `d${String(999 - i).padStart(3, '0')}`;
+            docs.forEach((words, i) => index.add(id(i), [words.slice(0, 2), words]));
+            const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+            const plain = () => {
+              const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+              const all = new Set(cursors.flatMap((c) => Array.from(c.docs)));
+              return [...all].filter((d) => !keep || keep(d)).length;
+            };
+            for (const round of [0, 1]) {
+              if (round === 1) for (const x of discards) index.discard(id(x % docs.length));
+              const want = plain();
+              for (let n = 0; n < 3; n++)
+                expect(index.cursors(terms, { title: 0.2, text: 1 }, BM25, true, keep).total).toBe(want);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 });

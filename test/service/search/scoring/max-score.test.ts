@@ -9,14 +9,32 @@ import { ExhaustiveIndex } from '../../../../tools/oracles/exhaustive-index';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const at = '2026-01-01T00:00:00.000Z';
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'photon', 'proton', 'neutron'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'theta',
+  'kappa',
+  'lambda',
+  'sigma',
+  'omega',
+  'photon',
+  'proton',
+  'neutron',
+];
 
 /**
  * Pruned and exhaustive pages agree: ids where scores differ by more than 1e-9, scores everywhere.
  * Checked in plain code and asserted once per page (a page of 1,000 hits would otherwise cost
  * thousands of `expect` calls and a quadratic search for ties).
  */
-function expectSamePage(pruned: { total: number; hits: readonly IndexHit[] }, full: { total: number; hits: readonly IndexHit[] }): void {
+function expectSamePage(
+  pruned: { total: number; hits: readonly IndexHit[] },
+  full: { total: number; hits: readonly IndexHit[] },
+): void {
   expect(pruned.total).toBe(full.total);
   expect(pruned.hits.length).toBe(full.hits.length);
   const wrong: string[] = [];
@@ -33,7 +51,10 @@ function expectSamePage(pruned: { total: number; hits: readonly IndexHit[] }, fu
   expect(wrong).toEqual([]);
 }
 
-async function pair(items: readonly Item[], opts: EmbeddedIndexOptions = {}): Promise<[EmbeddedIndex, ExhaustiveIndex]> {
+async function pair(
+  items: readonly Item[],
+  opts: EmbeddedIndexOptions = {},
+): Promise<[EmbeddedIndex, ExhaustiveIndex]> {
   const pruned = new EmbeddedIndex(opts);
   const full = new ExhaustiveIndex(opts);
   await pruned.replaceAll(items);
@@ -42,7 +63,11 @@ async function pair(items: readonly Item[], opts: EmbeddedIndexOptions = {}): Pr
 }
 
 /** The property that a pruned and an exhaustive index of each corpus give the same pages for the queries. */
-function samePages(corpus: fc.Arbitrary<Item[]>, queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>, opts: EmbeddedIndexOptions) {
+function samePages(
+  corpus: fc.Arbitrary<Item[]>,
+  queries: fc.Arbitrary<Array<Omit<IndexQuery, 'snippets'>>>,
+  opts: EmbeddedIndexOptions,
+) {
   return fc.asyncProperty(corpus, queries, async (items, qs) => {
     const [pruned, full] = await pair(items, opts);
     for (const q of qs) {
@@ -73,7 +98,9 @@ describe('MaxScore pruning', () => {
     )
     .map((docs) => docs.map((d, n) => item(n, d.words, d.tags, d.type)));
   const query = fc.record({
-    text: fc.array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 }).map((w) => w.join(' ')),
+    text: fc
+      .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
+      .map((w) => w.join(' ')),
     limit: fc.integer({ min: 1, max: 12 }),
     offset: fc.integer({ min: 0, max: 5 }),
     type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
@@ -82,11 +109,25 @@ describe('MaxScore pruning', () => {
 
   it.each([
     ['default ranking', {}],
-    ['coordination on, plain BM25 (δ 0, the defaults before issue 28)', { coordination: true, bm25: { k1: 0.9, b: 0.4, delta: 0 } }],
-    ['RM3 on small corpora, no title boost', { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 }, boost: { title: 0, tags: 0.5, text: 1 } }],
-  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k on random corpora and queries (%s)', async (_name, opts) => {
-    await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
-  }, PROPERTY_HANG_GUARD_MS);
+    [
+      'coordination on, plain BM25 (δ 0, the defaults before issue 28)',
+      { coordination: true, bm25: { k1: 0.9, b: 0.4, delta: 0 } },
+    ],
+    [
+      'RM3 on small corpora, no title boost',
+      {
+        coordination: true,
+        expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+        boost: { title: 0, tags: 0.5, text: 1 },
+      },
+    ],
+  ] as Array<[string, EmbeddedIndexOptions]>)(
+    'gives the exhaustive top k on random corpora and queries (%s)',
+    async (_name, opts) => {
+      await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   // Adversarial for the bounds: hundreds of documents built from a few terms with small tfs and
   // lengths, so many documents reach (or nearly reach) each term's bound and the k-th best score
@@ -94,14 +135,26 @@ describe('MaxScore pruning', () => {
   // drops a document that belongs.
   const TIGHT = ['alpha', 'beta', 'gamma', 'delta', 'photon'];
   const tightCorpus = fc
-    .array(fc.record({ tfs: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: TIGHT.length, maxLength: TIGHT.length }), pad: fc.integer({ min: 0, max: 12 }), tag: fc.boolean() }), {
-      minLength: 100,
-      maxLength: 400,
-    })
+    .array(
+      fc.record({
+        tfs: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: TIGHT.length, maxLength: TIGHT.length }),
+        pad: fc.integer({ min: 0, max: 12 }),
+        tag: fc.boolean(),
+      }),
+      {
+        minLength: 100,
+        maxLength: 400,
+      },
+    )
     .map((docs) =>
       docs.map((d, n) => {
         const words = TIGHT.flatMap((w, i) => Array<string>(d.tfs[i]).fill(w));
-        return item(n, [...(words.length ? words : ['omega']), ...Array<string>(d.pad).fill('omega')], d.tag ? ['x'] : [], 'article');
+        return item(
+          n,
+          [...(words.length ? words : ['omega']), ...Array<string>(d.pad).fill('omega')],
+          d.tag ? ['x'] : [],
+          'article',
+        );
       }),
     );
   const tightQuery = fc.record({
@@ -113,13 +166,24 @@ describe('MaxScore pruning', () => {
 
   it.each([
     ['default ranking', {}],
-    ['coordination and RM3', { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } }],
-  ] as Array<[string, EmbeddedIndexOptions]>)('gives the exhaustive top k where many documents reach the bounds (%s)', async (_name, opts) => {
-    await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), { numRuns: 15 });
-  }, PROPERTY_HANG_GUARD_MS);
+    [
+      'coordination and RM3',
+      { coordination: true, expansion: { enabled: true, fbDocs: 5, fbTerms: 4, originalWeight: 0.5, minDocs: 1 } },
+    ],
+  ] as Array<[string, EmbeddedIndexOptions]>)(
+    'gives the exhaustive top k where many documents reach the bounds (%s)',
+    async (_name, opts) => {
+      await fc.assert(samePages(tightCorpus, fc.array(tightQuery, { minLength: 3, maxLength: 8 }), opts), {
+        numRuns: 15,
+      });
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('stays exact after upserts and replacements change the index', async () => {
-    const items = Array.from({ length: 40 }, (_, n) => item(n, [WORDS[n % 14], WORDS[(n * 3) % 14], WORDS[(n * 5) % 14]], [], 'article'));
+    const items = Array.from({ length: 40 }, (_, n) =>
+      item(n, [WORDS[n % 14], WORDS[(n * 3) % 14], WORDS[(n * 5) % 14]], [], 'article'),
+    );
     const [pruned, full] = await pair(items);
     const q: IndexQuery = { text: 'alpha gamma photon', limit: 5, offset: 0, snippets: false };
     expectSamePage(await pruned.search(q), full.exhaustive(q));

@@ -7,9 +7,21 @@ import { atOnce } from '../../../../service/lib/yield-to-loop';
 import { DEFAULT_RANKING } from '../../../../service/search/ranking';
 
 const at = '2026-01-01T00:00:00.000Z';
-const item = (id: string, body: string): Item => ({ id, type: 'article', title: 'notes', body, tags: [], created_at: at, updated_at: at });
+const item = (id: string, body: string): Item => ({
+  id,
+  type: 'article',
+  title: 'notes',
+  body,
+  tags: [],
+  created_at: at,
+  updated_at: at,
+});
 // Both hold the same terms as often, in documents of the same length: only their order differs.
-const ITEMS = [item('a', 'beam optics with a laser, described'), item('b', 'laser beam optics, described'), item('c', 'unrelated water bread text')];
+const ITEMS = [
+  item('a', 'beam optics with a laser, described'),
+  item('b', 'laser beam optics, described'),
+  item('c', 'unrelated water bread text'),
+];
 
 async function index(weight: number): Promise<EmbeddedIndex> {
   const i = new EmbeddedIndex({ proximity: { ...DEFAULT_RANKING.proximity, weight } });
@@ -52,7 +64,14 @@ describe('proximity in ranking', () => {
   it('gives two replicas holding the same items the same page, whatever their segments (one built at once; one from a base, appends and a replacement)', async () => {
     const words = ['laser', 'beam', 'optics', 'water', 'light', 'bread', 'wave', 'field'];
     // Deterministic scatter: every document holds several of the words in its own order.
-    const doc = (n: number, salt = 0) => item(`d${n}`, Array.from({ length: 12 }, (_, k) => words[(Math.imul(n * 31 + k + salt, 0x9e3779b1) >>> 28) % words.length]).join(' '));
+    const doc = (n: number, salt = 0) =>
+      item(
+        `d${n}`,
+        Array.from(
+          { length: 12 },
+          (_, k) => words[(Math.imul(n * 31 + k + salt, 0x9e3779b1) >>> 28) % words.length],
+        ).join(' '),
+      );
     const items = Array.from({ length: 400 }, (_, n) => doc(n));
     const once = new EmbeddedIndex({});
     await once.replaceAll(items);
@@ -77,7 +96,11 @@ describe('proximity in ranking', () => {
   });
 
   it('pairs adjacent distinct terms once each, in query order', () => {
-    expect(queryPairs(['a', 'b', 'b', 'c', 'a', 'b'])).toEqual([['a', 'b'], ['b', 'c'], ['c', 'a']]);
+    expect(queryPairs(['a', 'b', 'b', 'c', 'a', 'b'])).toEqual([
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'a'],
+    ]);
     // At most MAX_QUERY_PAIRS, the first ones: a long query's work stays bounded.
     const long = Array.from({ length: 40 }, (_, i) => `t${i}`);
     expect(queryPairs(long)).toEqual(long.slice(0, MAX_QUERY_PAIRS).map((t, i) => [t, long[i + 1]]));
@@ -95,7 +118,9 @@ describe('proximity in ranking', () => {
       },
     };
     const hits = [3, 2, 1, 0.5].map((score, i) => ({ id: `h${i}`, score }));
-    const out = atOnce(proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5));
+    const out = atOnce(
+      proximityRerank(source, ['x', 'y'], hits, [0, 1, 2, 3], { weight: 1, window: 4, depth: 2 }, 0.5),
+    );
     expect(out.slice(2)).toEqual(hits.slice(2));
     expect(out[0].score).toBeGreaterThan(3);
   });

@@ -11,58 +11,101 @@ const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'k
 const BM25 = { k: 1.2, b: 0.7, d: 0 };
 
 describe('windowedTopK', () => {
-  it('gives the same hits, to the bit, as one pass of the scorer it wraps, window after window', async () => {
-    let pauses = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        // Short documents of few words: many tie, across windows too.
-        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 120 }),
-        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.oneof(fc.constantFrom(1, 2), fc.double({ min: 0.05, max: 3, noNaN: true }))), { minLength: 1, maxLength: 6 }),
-        fc.integer({ min: 1, max: 15 }),
-        fc.integer({ min: 1, max: 40 }),
-        // The time each window "takes" (a fake clock): later windows are sized from it, so they vary.
-        fc.array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: 1, maxLength: 8 }),
-        async (docs, terms, k, windowPostings, paces) => {
-          // Background merges off: some documents sit in the base, the latest in the appended segment.
-          const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
-          // Ids in the reverse of document order: a tie in a later window wins on its id.
-          docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
-          const { cursors, whole: wholeScore } = index.cursors(terms, { title: 0.5, text: 1 }, BM25, false);
-          const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
-          const pause = async () => {
-            pauses += 1;
-          };
-          // Documents known to match (as RM3's feedback documents are): their floor, taken over the
-          // whole cursors, prunes every window and changes no hit.
-          const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 3))))];
-          let clock = 0;
-          let tick = 0;
-          const now = () => (clock += paces[tick++ % paces.length]);
-          for (const topK of [maxScoreTopK, boundedTopK, accumulatedTopK]) {
-            const whole = topK(cursors, opts);
-            // Windows of `windowPostings` each (no time to size them for), then windows sized by the fake clock.
-            expect(await windowedTopK(topK, cursors, opts, pause, { postings: windowPostings, ms: 0 })).toEqual(whole);
-            expect(await windowedTopK(topK, cursors, { ...opts, known }, pause, { postings: windowPostings, ms: 0 })).toEqual(whole);
-            const pace = new WindowPace();
-            expect(await windowedTopK(topK, cursors, opts, pause, { postings: windowPostings, ms: 1, now, pace })).toEqual(whole);
-            expect(await windowedTopK(topK, cursors, { ...opts, known }, pause, { postings: windowPostings, ms: 1, now, pace })).toEqual(whole);
-            // With the index's whole scorer (known documents' floor, leaders and survivors scored
-            // from the forward entries), with a filter too: the same hits.
-            expect(await windowedTopK(topK, cursors, { ...opts, known, whole: wholeScore }, pause, { postings: windowPostings, ms: 0 })).toEqual(whole);
-            const keep = (d: number) => d % 3 !== 0;
-            expect(await windowedTopK(topK, cursors, { ...opts, keep, whole: wholeScore }, pause, { postings: windowPostings, ms: 1, now, pace })).toEqual(topK(cursors, { ...opts, keep }));
-          }
-          // accumulatedTopK counts the documents it meets, window after window: the query's total.
-          const counted = { matched: 0 };
-          await windowedTopK(accumulatedTopK, cursors, { ...opts, counted }, pause, { postings: windowPostings, ms: 1, now, pace: new WindowPace() });
-          expect(counted.matched).toBe(new Set(cursors.flatMap((c) => Array.from(c.docs))).size);
-        },
-      ),
-      { numRuns: 150 },
-    );
-    // Runs were cut into several windows (how many depends on the draws: at least some).
-    expect(pauses).toBeGreaterThan(30);
-  }, PROPERTY_HANG_GUARD_MS);
+  it(
+    'gives the same hits, to the bit, as one pass of the scorer it wraps, window after window',
+    async () => {
+      let pauses = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          // Short documents of few words: many tie, across windows too.
+          fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }), {
+            minLength: 1,
+            maxLength: 120,
+          }),
+          fc.array(
+            fc.tuple(
+              fc.constantFrom(...WORDS),
+              fc.oneof(fc.constantFrom(1, 2), fc.double({ min: 0.05, max: 3, noNaN: true })),
+            ),
+            { minLength: 1, maxLength: 6 },
+          ),
+          fc.integer({ min: 1, max: 15 }),
+          fc.integer({ min: 1, max: 40 }),
+          // The time each window "takes" (a fake clock): later windows are sized from it, so they vary.
+          fc.array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: 1, maxLength: 8 }),
+          async (docs, terms, k, windowPostings, paces) => {
+            // Background merges off: some documents sit in the base, the latest in the appended segment.
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 16, background: false });
+            // Ids in the reverse of document order: a tie in a later window wins on its id.
+            docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
+            const { cursors, whole: wholeScore } = index.cursors(terms, { title: 0.5, text: 1 }, BM25, false);
+            const opts: TopKOptions = { k, idOf: (d) => index.externalId(d) };
+            const pause = async () => {
+              pauses += 1;
+            };
+            // Documents known to match (as RM3's feedback documents are): their floor, taken over the
+            // whole cursors, prunes every window and changes no hit.
+            const known = [...new Set(cursors.flatMap((c) => Array.from(c.docs.subarray(0, 3))))];
+            let clock = 0;
+            let tick = 0;
+            const now = () => (clock += paces[tick++ % paces.length]);
+            for (const topK of [maxScoreTopK, boundedTopK, accumulatedTopK]) {
+              const whole = topK(cursors, opts);
+              // Windows of `windowPostings` each (no time to size them for), then windows sized by the fake clock.
+              expect(await windowedTopK(topK, cursors, opts, pause, { postings: windowPostings, ms: 0 })).toEqual(
+                whole,
+              );
+              expect(
+                await windowedTopK(topK, cursors, { ...opts, known }, pause, { postings: windowPostings, ms: 0 }),
+              ).toEqual(whole);
+              const pace = new WindowPace();
+              expect(
+                await windowedTopK(topK, cursors, opts, pause, { postings: windowPostings, ms: 1, now, pace }),
+              ).toEqual(whole);
+              expect(
+                await windowedTopK(topK, cursors, { ...opts, known }, pause, {
+                  postings: windowPostings,
+                  ms: 1,
+                  now,
+                  pace,
+                }),
+              ).toEqual(whole);
+              // With the index's whole scorer (known documents' floor, leaders and survivors scored
+              // from the forward entries), with a filter too: the same hits.
+              expect(
+                await windowedTopK(topK, cursors, { ...opts, known, whole: wholeScore }, pause, {
+                  postings: windowPostings,
+                  ms: 0,
+                }),
+              ).toEqual(whole);
+              const keep = (d: number) => d % 3 !== 0;
+              expect(
+                await windowedTopK(topK, cursors, { ...opts, keep, whole: wholeScore }, pause, {
+                  postings: windowPostings,
+                  ms: 1,
+                  now,
+                  pace,
+                }),
+              ).toEqual(topK(cursors, { ...opts, keep }));
+            }
+            // accumulatedTopK counts the documents it meets, window after window: the query's total.
+            const counted = { matched: 0 };
+            await windowedTopK(accumulatedTopK, cursors, { ...opts, counted }, pause, {
+              postings: windowPostings,
+              ms: 1,
+              now,
+              pace: new WindowPace(),
+            });
+            expect(counted.matched).toBe(new Set(cursors.flatMap((c) => Array.from(c.docs))).size);
+          },
+        ),
+        { numRuns: 150 },
+      );
+      // Runs were cut into several windows (how many depends on the draws: at least some).
+      expect(pauses).toBeGreaterThan(30);
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
 
   it('cuts a query over 280,000 postings into windows of 2^16 while they score slowly, into fewer once they score fast', async () => {
     // At 2^18 postings a window (before issue 28's seventh slice), one window's scoring during an
@@ -70,7 +113,20 @@ describe('windowedTopK', () => {
     expect(WINDOW_POSTINGS).toBe(1 << 16);
     const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
     for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
-    const { cursors } = index.cursors([['alpha', 1], ['beta', 1.5], ['gamma', 1], ['delta', 2], ['epsilon', 0.7], ['kappa', 0.5], ['theta', 0.25]], { text: 1 }, BM25, false);
+    const { cursors } = index.cursors(
+      [
+        ['alpha', 1],
+        ['beta', 1.5],
+        ['gamma', 1],
+        ['delta', 2],
+        ['epsilon', 0.7],
+        ['kappa', 0.5],
+        ['theta', 0.25],
+      ],
+      { text: 1 },
+      BM25,
+      false,
+    );
     expect(cursors.reduce((n, c) => n + c.docs.length, 0)).toBe(280_000);
     const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
     const whole = boundedTopK(cursors, opts);
@@ -81,7 +137,9 @@ describe('windowedTopK', () => {
       let calls = 0;
       let pauses = 0;
       const now = () => (clock += calls++ % 2 ? ms : 0);
-      expect(await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1), { ms: 5, now, pace })).toEqual(whole);
+      expect(
+        await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1), { ms: 5, now, pace }),
+      ).toEqual(whole);
       expect(calls / 2).toBe(pauses + 1);
       return pauses + 1;
     };
@@ -100,7 +158,20 @@ describe('windowedTopK', () => {
   it("keeps the pace of a pass from known documents (RM3's expanded pass) apart from the others'", async () => {
     const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
     for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
-    const { cursors } = index.cursors([['alpha', 1], ['beta', 1.5], ['gamma', 1], ['delta', 2], ['epsilon', 0.7], ['kappa', 0.5], ['theta', 0.25]], { text: 1 }, BM25, false);
+    const { cursors } = index.cursors(
+      [
+        ['alpha', 1],
+        ['beta', 1.5],
+        ['gamma', 1],
+        ['delta', 2],
+        ['epsilon', 0.7],
+        ['kappa', 0.5],
+        ['theta', 0.25],
+      ],
+      { text: 1 },
+      BM25,
+      false,
+    );
     const plain: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
     const fromKnown: TopKOptions = { ...plain, known: [0, 1, 2] };
     const pace = new WindowPace();
@@ -109,7 +180,9 @@ describe('windowedTopK', () => {
       let calls = 0;
       let pauses = 0;
       const now = () => (clock += calls++ % 2 ? ms : 0);
-      expect(await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1), { ms: 5, now, pace })).toEqual(boundedTopK(cursors, opts));
+      expect(
+        await windowedTopK(boundedTopK, cursors, opts, async () => void (pauses += 1), { ms: 5, now, pace }),
+      ).toEqual(boundedTopK(cursors, opts));
       return pauses + 1;
     };
     // The passes without known documents learn a fast pace: one window.
