@@ -15,7 +15,8 @@ import { DEFAULT_RANKING } from '../../service/search/ranking';
 import type { ProximityOptions } from '../../service/search/scoring/proximity';
 import { loadDebianKnownItem } from '../../tools/corpus/debian-lists';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
-import { Collection, SERVICE, perQuery } from './ranking-sweep';
+import { SERVICE, perQuery } from './ranking-sweep';
+import { Collection } from './sweep-collection';
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f4 = (x: number) => x.toFixed(4);

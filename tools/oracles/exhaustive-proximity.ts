@@ -1,6 +1,6 @@
 /**
  * The reference of the proximity stage's counting (service/search/scoring/proximity.ts): window counts
- * by the sweep's own plain rule (bench/search/ranking-sweep.ts `windows`: for each a in order,
+ * by the sweep's own plain rule (bench/search/sweep-collection.ts `windows`: for each a in order,
  * the first unused b of the document within the span) over positions read one term at a time,
  * and a pair's window document frequency by visiting every live posting of its first term (no
  * cache, no galloping intersection, no appended/base split). Read through `PostingsView` only.

@@ -80,7 +80,7 @@ export function positionsOf(
 
 /**
  * The window counts of terms a and b (a ≠ b) at positions `pa[0 .. na)` and `pb[0 .. nb)`, both
- * increasing, as issue 28's ranking sweep (bench/search/ranking-sweep.ts) counts them: `o`, the a
+ * increasing, as issue 28's ranking sweep (bench/search/sweep-collection.ts) counts them: `o`, the a
  * followed right after by b; `u`, the a that have a b within `window` tokens (|pos b − pos a| <
  * window), each b used once, every a taking the first unused such b. Linear: the a come in
  * order, so the first unused b in reach never lies before the last one taken.

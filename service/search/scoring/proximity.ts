@@ -4,7 +4,7 @@ import { byRank, type Scored } from './top-hits';
 /**
  * Proximity in ranking (issue 28, sixth slice): the sequential dependence model's window
  * features (Metzler & Croft 2005), weight-free, added to the exact top `depth` of the final
- * ranking and re-sorted, as issue 28's ranking sweep (bench/search/ranking-sweep.ts,
+ * ranking and re-sorted, as issue 28's ranking sweep (bench/search/sweep-collection.ts,
  * `proximity()`) measured them. For every adjacent pair of the query's terms (distinct, each pair
  * once), a document's ordered `#1` and unordered `#uwN` window counts (`windowCounts`) are each
  * turned into a BM25 value with the pair's own document frequency over the whole index (the live
