@@ -6,6 +6,7 @@
  * CPU time is the less load-sensitive figure on a shared machine (it counts GC helper threads).
  * `serve(root)` does the same with the modules of another checkout (bench/content/replica-main.ts).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as Configs from '../../configs';
 import type * as App from '../../service/app';
@@ -19,7 +20,11 @@ export async function serve(root = join(__dirname, '..', '..')): Promise<{ shutd
   const { loadSettings } = require(join(root, 'configs')) as typeof Configs;
   const { createApp } = require(join(root, 'service', 'app')) as typeof App;
   const { createDeps, startDeps } = require(join(root, 'service', 'deps')) as typeof Deps;
-  const { silentLogger } = require(join(root, 'service', 'logger')) as typeof Logger;
+  // service/lib/logger since issue 38 moved the leaves; service/logger in older checkouts (A/B bases).
+  const loggerPath = existsSync(join(root, 'service', 'lib', 'logger.ts'))
+    ? join(root, 'service', 'lib', 'logger')
+    : join(root, 'service', 'logger');
+  const { silentLogger } = require(loggerPath) as typeof Logger;
   const { listen } = require(join(root, 'service', 'server')) as typeof Server;
   /* eslint-enable @typescript-eslint/no-require-imports */
   // From here, as before: the modules are loaded.
