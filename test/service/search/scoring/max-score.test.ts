@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
+import { parseSynonyms } from '../../../../configs';
 import { twoWordQueries } from '../../../../tools/corpus/grow-corpus';
 import { loadVaswani, vaswaniDir } from '../../../../tools/corpus/vaswani';
 import type { Item } from '../../../../service/content/item';
@@ -125,6 +126,43 @@ describe('MaxScore pruning', () => {
     'gives the exhaustive top k on random corpora and queries (%s)',
     async (_name, opts) => {
       await fc.assert(samePages(corpus, fc.array(query, { minLength: 1, maxLength: 5 }), opts), { numRuns: 60 });
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
+  // A random synonym table (equivalents and one-way rules, phrases of one or two words) is part
+  // of the input: synonyms change the plan both searches read, so they must agree with it too.
+  const phrase = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 2 }).map((w) => w.join(' '));
+  const synonymLine = fc
+    .record({
+      from: fc.array(phrase, { minLength: 1, maxLength: 3 }),
+      to: fc.array(phrase, { minLength: 1, maxLength: 3 }),
+      oneWay: fc.boolean(),
+    })
+    .map((r) => (r.oneWay ? `${r.from.join(', ')} => ${r.to.join(', ')}` : [...r.from, ...r.to].join(', ')));
+  const synonymText = fc.array(synonymLine, { minLength: 1, maxLength: 6 }).map((lines) => lines.join('\n'));
+
+  it.each([
+    ['default ranking', {}],
+    [
+      'coordination and RM3 on small corpora',
+      { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } },
+    ],
+  ] as Array<[string, EmbeddedIndexOptions]>)(
+    'gives the exhaustive top k with a random synonym table (%s)',
+    async (_name, opts) => {
+      const queries = fc.array(query, { minLength: 1, maxLength: 5 });
+      await fc.assert(
+        fc.asyncProperty(synonymText, corpus, queries, async (text, items, qs) => {
+          const synonyms = { path: '/synonyms.txt', text, rules: parseSynonyms(text, '/synonyms.txt') };
+          const [pruned, full] = await pair(items, { ...opts, synonyms });
+          for (const q of qs) {
+            const iq: IndexQuery = { ...q, snippets: false };
+            expectSamePage(await pruned.search(iq), full.exhaustive(iq));
+          }
+        }),
+        { numRuns: 60 },
+      );
     },
     PROPERTY_HANG_GUARD_MS,
   );
