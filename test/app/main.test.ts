@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
@@ -124,6 +124,28 @@ describe('app/main synth', () => {
       '30s',
     );
     expect(monitoringDocuments(parseManifests(files.values())).prometheusConfig.global.scrape_interval).toBe('15s');
+  });
+
+  it('mounts the synonyms file named at synth time from a ConfigMap, changing nothing else but the backend', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ai-search-synonyms-'));
+    dirs.push(dir);
+    const path = join(dir, 'synonyms.txt');
+    writeFileSync(path, 'car, automobile\n');
+    const withSynonyms = run({ SEARCH_SYNONYMS_FILE: path });
+    const manifests = parseManifests(withSynonyms.values()) as unknown as Array<{
+      kind: string;
+      metadata: { name: string };
+      data?: Record<string, string>;
+    }>;
+    const cm = (name: string) => manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
+    expect(cm('backend-synonyms')?.data).toEqual({ 'synonyms.txt': 'car, automobile\n' });
+    expect(cm('backend-config')?.data?.SEARCH_SYNONYMS_FILE).toBe('/etc/svc-ai-search/synonyms/synonyms.txt');
+    const changed = [...withSynonyms.keys()].filter((f) => withSynonyms.get(f) !== files.get(f));
+    expect(changed).toEqual([[...files.keys()].find((f) => f.includes('backend'))]);
+    writeFileSync(path, 'car, automobile\n\n=> truck\n');
+    expect(() => synth({ SEARCH_SYNONYMS_FILE: path }, join(tmpdir(), 'never-written'))).toThrow(
+      `SEARCH_SYNONYMS_FILE=${JSON.stringify(path)} line 3: "=> truck" has nothing before =>`,
+    );
   });
 
   it('fails on a bad setting, naming it', () => {
