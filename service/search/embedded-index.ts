@@ -243,6 +243,11 @@ export class EmbeddedIndex implements SearchIndex {
     );
   }
 
+  /** The index terms of the synonyms a query for `text` also searches (`SearchIndex.synonymTerms`). */
+  synonymTerms(text: string): string[] {
+    return this.synonyms.empty ? [] : this.plan(text).synonyms.map(([t]) => t);
+  }
+
   /** The pieces a reference search reads to give the same pages (see `IndexSeams`). */
   seams(): IndexSeams {
     return {
