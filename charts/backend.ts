@@ -81,7 +81,7 @@ export interface BackendProps {
    */
   readonly secretEnvironment?: readonly SecretEnvReference[];
   /**
-   * The text of a synonyms file (Solr's format, docs/search.md#synonyms): the `backend-synonyms`
+   * The text of a synonyms file (Solr's format, docs/api.md#synonyms): the `backend-synonyms`
    * ConfigMap, mounted read-only at `STACK_SYNONYMS_FILE`, where `SEARCH_SYNONYMS_FILE` points;
    * its checksum is in the pods' annotation, so a changed file rolls them. @default none: no synonyms
    */

@@ -4,7 +4,7 @@ import { SettingsError, type SettingsIssue } from './errors';
 /** The variable that names the synonyms file (configs/sections/search.ts). */
 export const SYNONYMS_VARIABLE = 'SEARCH_SYNONYMS_FILE';
 
-/** What a synonyms file may hold, for error messages and docs/search.md. */
+/** What a synonyms file may hold, for error messages and docs/api.md#synonyms. */
 export const SYNONYMS_ACCEPTED =
   "a readable file in Solr's synonyms format: one rule a line, `a, b, c` (equivalents) or `a, b => c, d` (one-way: a query for a or b also searches c and d); " +
   'a line starting with # is a comment, blank lines are ignored, `\\,` is a comma inside a word, `\\#` a # and `\\\\` a backslash';

@@ -41,7 +41,7 @@ export interface SearchSettings {
   readonly indexDir?: string;
   /**
    * A synonyms file in Solr's format (`a, b, c` equivalents, `a => b` one-way), applied at query
-   * time by search and chat retrieval (docs/search.md#synonyms); read at start, so changing it
+   * time by search and chat retrieval (docs/api.md#synonyms); read at start, so changing it
    * takes a restart and no re-index. The stack mounts it from a ConfigMap (docs/stack.md).
    * @default undefined: no synonyms
    */
@@ -124,6 +124,6 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'SEARCH_SYNONYMS_FILE',
     'search.synonymsFile',
     str({ pattern: /^[^\x00-\x1f]+$/, accepted: 'a file path (no control characters)' }),
-    "Synonyms file in Solr's format (a, b, c equivalents; a => b one-way), applied at query time by search and chat; read at start (docs/search.md). Unset: no synonyms",
+    "Synonyms file in Solr's format (a, b, c equivalents; a => b one-way), applied at query time by search and chat; read at start (docs/api.md#synonyms). Unset: no synonyms",
   ),
 ];
