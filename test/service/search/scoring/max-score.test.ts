@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
-import { parseSynonyms } from '../../../../configs';
+import { join } from 'node:path';
+import { parseSynonyms, readSynonymsFile } from '../../../../configs';
 import { twoWordQueries } from '../../../../tools/corpus/grow-corpus';
 import { loadVaswani, vaswaniDir } from '../../../../tools/corpus/vaswani';
 import type { Item } from '../../../../service/content/item';
@@ -247,5 +248,22 @@ const available = existsSync(`${vaswaniDir()}/doc-text.trec`);
         expectSamePage(await pruned.search(q), { total: exhaustive.total, hits: exhaustive.hits.slice(0, limit) });
       }
     }
+  }, 120_000);
+
+  it('gives the exhaustive top 100 with the bench synonyms file, full and 2-word', async () => {
+    const v = loadVaswani();
+    const synonyms = readSynonymsFile(join(__dirname, '../../../../bench/search/fixtures/synonyms.txt'));
+    const [pruned, full] = await pair(
+      v.items.map((i): Item => ({ ...i, tags: [], created_at: at, updated_at: at })),
+      { synonyms },
+    );
+    const texts = v.queries.map((q) => q.text);
+    let touched = 0;
+    for (const text of [...texts, ...twoWordQueries(texts)]) {
+      if (full.plan(text).synonyms.length) touched += 1;
+      const q: IndexQuery = { text, limit: 100, offset: 0, snippets: false };
+      expectSamePage(await pruned.search(q), full.exhaustive(q));
+    }
+    expect(touched).toBeGreaterThan(10);
   }, 120_000);
 });
