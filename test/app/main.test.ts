@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { synth } from '../../app/main';
 import { monitoringDocuments, parseManifests, readDist } from '../../tools/read-manifests';
+import { referenceProblems } from '../../tools/validate/references';
+import { schemaProblems } from '../../tools/validate/schemas';
 import { SettingsError, type Env } from '../../configs';
 import { SECRET_ENV, SECRET_VALUES } from '../charts/fixtures/secrets';
 
@@ -140,6 +142,9 @@ describe('app/main synth', () => {
     const cm = (name: string) => manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
     expect(cm('backend-synonyms')?.data).toEqual({ 'synonyms.txt': 'car, automobile\n' });
     expect(cm('backend-config')?.data?.SEARCH_SYNONYMS_FILE).toBe('/etc/svc-ai-search/synonyms/synonyms.txt');
+    // The Kubernetes schemas take the new objects, and the pod's ConfigMap volume refers to one that exists.
+    expect(schemaProblems(parseManifests(withSynonyms.values()))).toEqual([]);
+    expect(referenceProblems(parseManifests(withSynonyms.values()))).toEqual([]);
     const changed = [...withSynonyms.keys()].filter((f) => withSynonyms.get(f) !== files.get(f));
     expect(changed).toEqual([[...files.keys()].find((f) => f.includes('backend'))]);
     writeFileSync(path, 'car, automobile\n\n=> truck\n');
