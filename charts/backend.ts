@@ -17,7 +17,16 @@ import {
   type Service,
 } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { backendMemoryProblem, heapMiBFor, memoryMiB, terminationGraceSeconds, variableSpec } from '../configs';
+import {
+  backendMemoryProblem,
+  heapMiBFor,
+  memoryMiB,
+  parseSynonyms,
+  SettingsError,
+  SYNONYMS_VARIABLE,
+  terminationGraceSeconds,
+  variableSpec,
+} from '../configs';
 import { backendSecretEnvironment, type SecretEnvReference } from './backend-secrets';
 import { configChecksum, CONFIG_CHECKSUM_ANNOTATION } from './checksum';
 import { addImagePullSecrets, imagePullPolicy } from './images';
@@ -28,6 +37,7 @@ import { httpProbe, probesOnNamedPort } from './probes';
 import { containerResources, type ComputeResources } from './resources';
 import { RESTRICTED_CONTAINER, restrictedPodSecurity, runtimeDefaultSeccomp, type RunAs } from './security';
 import { exactService, selectExactly } from './selectors';
+import { STACK_SYNONYMS_DIR, STACK_SYNONYMS_FILE } from './stack-settings';
 
 /** Autoscaling of the backend on CPU. */
 export interface BackendAutoscaling {
@@ -70,6 +80,12 @@ export interface BackendProps {
    * @default backendSecretEnvironment(): API_TOKEN, AI_API_KEY and the in-cluster kvstore's KVSTORE_PASSWORD
    */
   readonly secretEnvironment?: readonly SecretEnvReference[];
+  /**
+   * The text of a synonyms file (Solr's format, docs/api.md#synonyms): the `backend-synonyms`
+   * ConfigMap, mounted read-only at `STACK_SYNONYMS_FILE`, where `SEARCH_SYNONYMS_FILE` points;
+   * its checksum is in the pods' annotation, so a changed file rolls them. @default none: no synonyms
+   */
+  readonly synonyms?: string;
 }
 
 /**
@@ -94,6 +110,8 @@ export class Backend extends Construct {
   readonly podsService?: Service;
   /** The service's settings, loaded as environment. */
   readonly configMap: ConfigMap;
+  /** The synonyms file, when `synonyms` is given. */
+  readonly synonymsConfigMap?: ConfigMap;
   /** One pod at a time may be evicted (cdk8s-plus has no PodDisruptionBudget construct). */
   readonly disruptionBudget: k8s.KubePodDisruptionBudget;
   /** The autoscaler, when `autoscaling` is set. */
@@ -109,7 +127,10 @@ export class Backend extends Construct {
     const drain = props.shutdownTimeout ?? Duration.seconds(10);
     const runAs = props.runAs ?? { user: 10001, group: 10001 };
     const secretEnv = props.secretEnvironment ?? backendSecretEnvironment();
-    const environment = Object.fromEntries(Object.entries(props.environment).sort(([a], [b]) => a.localeCompare(b)));
+    const synonyms = props.synonyms;
+    const withSynonyms =
+      synonyms === undefined ? props.environment : { ...props.environment, [SYNONYMS_VARIABLE]: STACK_SYNONYMS_FILE };
+    const environment = Object.fromEntries(Object.entries(withSynonyms).sort(([a], [b]) => a.localeCompare(b)));
     const resources = props.resources ?? DEFAULT_BACKEND_RESOURCES;
     const limitMiB = memoryMiB(resources.limits.memory);
 
@@ -133,6 +154,18 @@ export class Backend extends Construct {
           errors.push(
             `NODE_OPTIONS is set from resources.limits.memory (the heap limit) and must not be in the ${names.backendConfig} ConfigMap`,
           );
+        if (synonyms === undefined && SYNONYMS_VARIABLE in props.environment)
+          errors.push(
+            `${SYNONYMS_VARIABLE} names a file of the synthesizing machine: give its text as \`synonyms\` (mounted at ${STACK_SYNONYMS_FILE})`,
+          );
+        if (synonyms !== undefined) {
+          try {
+            parseSynonyms(synonyms, STACK_SYNONYMS_FILE);
+          } catch (e) {
+            if (!(e instanceof SettingsError)) throw e;
+            errors.push(...e.issues.map((i) => i.message));
+          }
+        }
         if (props.autoscaling && props.autoscaling.maxReplicas < props.replicas) {
           errors.push(
             `autoscaling.maxReplicas (${props.autoscaling.maxReplicas}) is below replicas (${props.replicas})`,
@@ -146,6 +179,12 @@ export class Backend extends Construct {
       metadata: { name: names.backendConfig, labels },
       data: environment,
     });
+    if (synonyms !== undefined) {
+      this.synonymsConfigMap = new ConfigMap(this, 'synonyms', {
+        metadata: { name: names.backendSynonyms, labels },
+        data: { [STACK_SYNONYMS_FILE.slice(STACK_SYNONYMS_DIR.length + 1)]: synonyms },
+      });
+    }
 
     this.deployment = new Deployment(this, 'deployment', {
       metadata: { name, labels },
@@ -157,7 +196,14 @@ export class Backend extends Construct {
         maxUnavailable: PercentOrAbsolute.absolute(0),
         maxSurge: PercentOrAbsolute.absolute(1),
       }),
-      podMetadata: { annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(JSON.stringify(environment)) } },
+      podMetadata: {
+        annotations: {
+          [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(
+            JSON.stringify(environment),
+            ...(synonyms === undefined ? [] : [synonyms]),
+          ),
+        },
+      },
       automountServiceAccountToken: false,
       securityContext: restrictedPodSecurity(runAs),
       // The drain, then persisting the search segment and closing the stores (configs/sections/shutdown-grace.ts).
@@ -193,6 +239,10 @@ export class Backend extends Construct {
     });
     container.mount(props.dataDir, Volume.fromEmptyDir(this, 'data-volume', 'data'));
     container.mount('/tmp', Volume.fromEmptyDir(this, 'tmp-volume', 'tmp'));
+    if (this.synonymsConfigMap) {
+      const volume = Volume.fromConfigMap(this, 'synonyms-volume', this.synonymsConfigMap, { name: 'synonyms' });
+      container.mount(STACK_SYNONYMS_DIR, volume, { readOnly: true });
+    }
     probesOnNamedPort(this.deployment, container, 'http', [
       ['startupProbe', 'httpGet'],
       ['livenessProbe', 'httpGet'],

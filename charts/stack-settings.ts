@@ -22,6 +22,15 @@ export const STACK_DATA_DIR = '/var/lib/svc-ai-search';
  */
 export const STACK_INDEX_DIR = `${STACK_DATA_DIR}/search-index`;
 
+/** Folder in the backend's container where its synonyms ConfigMap is mounted, read-only. */
+export const STACK_SYNONYMS_DIR = '/etc/svc-ai-search/synonyms';
+
+/**
+ * `SEARCH_SYNONYMS_FILE` in the cluster: the file at synth time (`SEARCH_SYNONYMS_FILE` in the
+ * synthesizing shell) becomes the `backend-synonyms` ConfigMap, mounted here.
+ */
+export const STACK_SYNONYMS_FILE = `${STACK_SYNONYMS_DIR}/synonyms.txt`;
+
 /**
  * Variables the synth never reads: `NODE_ENV` describes the shell that synthesizes, not the
  * cluster; the service's secrets (`API_TOKEN`, `AI_API_KEY`, `KVSTORE_URL`, `KVSTORE_PASSWORD`,

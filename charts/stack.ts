@@ -1,7 +1,7 @@
 import { Chart, Duration } from 'cdk8s';
 import { Namespace } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { serviceEnvironment, variableSpec, type Settings } from '../configs';
+import { readSynonymsFile, serviceEnvironment, variableSpec, type Settings } from '../configs';
 import { Alertmanager } from './alertmanager';
 import { Backend, DEFAULT_BACKEND_RESOURCES } from './backend';
 import { backendSecretEnvironment } from './backend-secrets';
@@ -40,6 +40,12 @@ export interface SearchBackendStackProps {
   readonly settings: Settings;
   /** Prefix of every object name, e.g. `team-a-`. @default settings.deploy.namePrefix (`NAME_PREFIX`, '') */
   readonly namePrefix?: string;
+  /**
+   * The text of the backend's synonyms file (`BackendProps.synonyms`). @default the file
+   * `settings.search.synonymsFile` names, read here (a missing or malformed one throws
+   * `SettingsError` naming `SEARCH_SYNONYMS_FILE` and the line); none without it
+   */
+  readonly synonyms?: string;
 }
 
 /**
@@ -155,6 +161,7 @@ export class SearchBackendStack extends Construct {
         kvstoreDeploy: d.kvstoreDeploy,
         kvstoreMode: settings.kvstore.topology.mode,
       }),
+      synonyms: props.synonyms ?? readSynonymsFile(settings.search.synonymsFile)?.text,
     });
     if (d.ingressHost) {
       this.ingress = new BackendIngress(this.backend, 'ingress', {

@@ -16,3 +16,4 @@ export * from './sections/deploy';
 export * from './sections/backend-memory';
 export * from './sections/shutdown-grace';
 export * from './sections/label-pair';
+export * from './synonyms';

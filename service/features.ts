@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import {
   demoContentEnabled,
+  readSynonymsFile,
   segmentPersistWindowMs,
   SHUTDOWN_CLOSE_RESERVE_SECONDS,
   SHUTDOWN_GRACE_EXTRA_SECONDS,
@@ -172,10 +173,12 @@ export function createProvider(deps: FeatureDeps, index: Pick<SearchIndex, 'anal
 
 /**
  * Builds the functional API: store → in-memory copy → index + result cache → chat, and one router per
- * endpoint group. Does no I/O until `start()`.
+ * endpoint group. Does no I/O until `start()`, but for reading the synonyms file
+ * (`SEARCH_SYNONYMS_FILE`): a bad one throws `SettingsError` here, so the service refuses to start.
  */
 export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): FeatureSet {
   const { settings, logger } = deps;
+  const synonyms = readSynonymsFile(settings.search.synonymsFile);
   const store = opts.store ?? createContentStore(deps);
   if (store.compaction) {
     const compaction = store.compaction.bind(store);
@@ -189,7 +192,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
   const segments = dir ? new SegmentStore({ dir, logger: logger.child({ component: 'search-segments' }) }) : undefined;
-  const index = new EmbeddedIndex({ ...rankingOptions(settings.search), segments, ...opts.index });
+  const index = new EmbeddedIndex({ ...rankingOptions(settings.search), segments, synonyms, ...opts.index });
   const cache = new ResultCache<CachedSearch>({
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,

@@ -6,24 +6,35 @@ import { createLogger } from './lib/logger';
 import { installProcessGuard } from './process-guard';
 import { listen } from './server';
 
+/** Exits 2 with the message of a `SettingsError` (no stack trace); rethrows anything else. */
+function refuseBadSettings(e: unknown): never {
+  if (e instanceof SettingsError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(2);
+  }
+  throw e;
+}
+
 /** Starts the service: settings → logger → deps → app → listen; SIGTERM/SIGINT drain and exit 0. */
 async function main(): Promise<void> {
   let settings;
   try {
     settings = loadSettings(process.env);
   } catch (e) {
-    if (e instanceof SettingsError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
+    refuseBadSettings(e);
   }
   const logger = createLogger(settings.service.logLevel);
   installProcessGuard(logger);
   logger.info({ settings: redactSettings(settings) }, 'settings loaded');
   // Before listening: the tokenizer's table is half a second of one step, which no request should wait for.
   loadTokenizer();
-  const deps = createDeps(settings, { logger, processMetrics: true });
+  let deps;
+  try {
+    // Reads the synonyms file (SEARCH_SYNONYMS_FILE): a bad one is a bad setting.
+    deps = createDeps(settings, { logger, processMetrics: true });
+  } catch (e) {
+    refuseBadSettings(e);
+  }
   const app = createApp(deps);
   const running = await listen(app, deps, settings.service.port);
   logger.info({ port: running.port, environment: settings.service.environment }, 'listening');

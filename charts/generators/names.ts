@@ -116,6 +116,8 @@ export interface StackNames {
   /** Headless per-pod Service of the backend. */
   readonly backendPods: string;
   readonly backendConfig: string;
+  /** ConfigMap of the backend's synonyms file (only with `SEARCH_SYNONYMS_FILE`). */
+  readonly backendSynonyms: string;
   readonly kvstore: string;
   readonly kvstoreConfig: string;
   readonly prometheus: string;
@@ -145,6 +147,7 @@ export function stackNames(prefix = ''): StackNames {
     backend: p(COMPONENTS.backend),
     backendPods: p(BACKEND_PODS_SERVICE),
     backendConfig: p('backend-config'),
+    backendSynonyms: p('backend-synonyms'),
     kvstore: p(COMPONENTS.kvstore),
     kvstoreConfig: p('kvstore-config'),
     prometheus: p(COMPONENTS.prometheus),

@@ -39,6 +39,13 @@ export interface SearchSettings {
    * @default undefined: `<DATA_DIR>/search-index` with the file store; none with the Redis store
    */
   readonly indexDir?: string;
+  /**
+   * A synonyms file in Solr's format (`a, b, c` equivalents, `a => b` one-way), applied at query
+   * time by search and chat retrieval (docs/api.md#synonyms); read at start, so changing it
+   * takes a restart and no re-index. The stack mounts it from a ConfigMap (docs/stack.md).
+   * @default undefined: no synonyms
+   */
+  readonly synonymsFile?: string;
 }
 
 export const DEFAULT_SEARCH: SearchSettings = {
@@ -53,6 +60,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   proximityWeight: 4,
   proximityWindow: 4,
   indexDir: undefined,
+  synonymsFile: undefined,
 };
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
@@ -111,5 +119,11 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'search.indexDir',
     str({ pattern: /^[^\x00-\x1f]+$/, accepted: 'a folder path (no control characters), or off' }),
     'Folder of the persisted search index segment (loaded at start instead of re-indexing); default <DATA_DIR>/search-index with the file store, none with KVSTORE_URL; off = never',
+  ),
+  variable(
+    'SEARCH_SYNONYMS_FILE',
+    'search.synonymsFile',
+    str({ pattern: /^[^\x00-\x1f]+$/, accepted: 'a file path (no control characters)' }),
+    "Synonyms file in Solr's format (a, b, c equivalents; a => b one-way), applied at query time by search and chat; read at start (docs/api.md#synonyms). Unset: no synonyms",
   ),
 ];

@@ -2,7 +2,7 @@ import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
 import type { Analyzer } from '../search/analysis/analyzer';
 import type { SearchIndex } from '../search/search-index';
-import { passageFor } from './passages';
+import { PASSAGE_CHARS, passageFor } from './passages';
 import { buildMessages } from './prompt';
 import { AnswerText, estimatedUsage } from './tokens';
 import {
@@ -144,11 +144,13 @@ export class ChatService {
     });
     const sources: ChatSource[] = [];
     const passages: Passage[] = [];
+    // A source found by a synonym gives the passage that holds the synonym.
+    const synonyms = page.hits.length ? (this.opts.index.synonymTerms?.(input.message) ?? []) : [];
     for (const h of page.hits) {
       const item = this.opts.content.get(h.id);
       if (!item) continue;
       sources.push({ id: item.id, type: item.type, title: item.title, url: item.url ?? null });
-      passages.push(passageFor(item, input.message, this.opts.analyzer));
+      passages.push(passageFor(item, input.message, this.opts.analyzer, PASSAGE_CHARS, synonyms));
     }
     const messages = buildMessages(input.message, input.history, passages);
     return {

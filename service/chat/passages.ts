@@ -52,13 +52,19 @@ function sentences(text: string): string[] {
 
 /**
  * The part of an item a model gets as context: its summary, then the run of consecutive body
- * sentences (at most `maxChars` in all) holding the most distinct question terms; the start of
- * the body when nothing matches. Reads the item's kept plain text (`plainTextOf`), and only the
+ * sentences (at most `maxChars` in all) holding the most distinct question terms (with
+ * `synonyms`, the index terms of their synonyms); the start of the body when nothing matches. Reads the item's kept plain text (`plainTextOf`), and only the
  * stretch of it `PASSAGE_SCAN` allows.
  */
-export function passageFor(item: Item, question: string, analyzer: Analyzer, maxChars = PASSAGE_CHARS): Passage {
+export function passageFor(
+  item: Item,
+  question: string,
+  analyzer: Analyzer,
+  maxChars = PASSAGE_CHARS,
+  synonyms: readonly string[] = [],
+): Passage {
   // The same distinct terms the search was run with (a repeated or endless question costs no more).
-  const wanted = new Set(distinctTerms(analyzer.analyze(question)).kept);
+  const wanted = new Set([...distinctTerms(analyzer.analyze(question)).kept, ...synonyms]);
   const lead = item.summary ? `${item.summary}\n` : '';
   const budget = Math.max(100, maxChars - lead.length);
   const sents = sentences(scanned(plainTextOf(item), wanted, analyzer));

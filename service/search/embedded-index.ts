@@ -10,6 +10,8 @@ import type { SegmentStore } from './index/segment-store';
 import { IndexLifecycle, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
 import { rm3Weights, type TermVector } from './query/expansion';
 import { planQuery, type QueryPlan } from './query/query-plan';
+import { SynonymTable } from './query/synonyms';
+import type { SynonymsFile } from '../../configs';
 import { QueryGate } from './query-gate';
 import { DEFAULT_RANKING, type RankingOptions } from './ranking';
 import { accumulatedTopK } from './scoring/accumulated-top-k';
@@ -55,6 +57,12 @@ export type EmbeddedIndexOptions = Partial<RankingOptions> & {
    * in about `querySliceMs` at the scorer's last pace. @default WINDOW_POSTINGS
    */
   readonly windowPostings?: number;
+  /**
+   * Synonyms applied at query time (`SEARCH_SYNONYMS_FILE`, read by `readSynonymsFile`), analysed
+   * here with the index's analyzer; a phrase that analyses to nothing throws `SettingsError`.
+   * @default none
+   */
+  readonly synonyms?: SynonymsFile;
 };
 
 /**
@@ -139,6 +147,7 @@ export class EmbeddedIndex implements SearchIndex {
   private readonly scratch = new TopKScratch();
   // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
   private readonly gate = new QueryGate();
+  private readonly synonyms: SynonymTable;
 
   constructor(opts: EmbeddedIndexOptions = {}) {
     const {
@@ -149,8 +158,10 @@ export class EmbeddedIndex implements SearchIndex {
       minMergeDocs,
       querySliceMs,
       windowPostings,
+      synonyms,
       ...ranking
     } = opts;
+    this.synonyms = SynonymTable.build(synonyms, (text) => this.analyzer.analyze(text));
     this.querySliceMs = querySliceMs ?? 5;
     this.windowPostings = windowPostings ?? WINDOW_POSTINGS;
     this.ranking = { ...DEFAULT_RANKING, ...ranking };
@@ -221,10 +232,20 @@ export class EmbeddedIndex implements SearchIndex {
 
   /**
    * The terms `text` is scored with (`planQuery`): a repeated term once with its count as
-   * weight, a short query's terms with their prefix and fuzzy expansions.
+   * weight, its synonyms beside it, a short query's terms with their prefix and fuzzy expansions.
    */
   plan(text: string): QueryPlan {
-    return planQuery(this.queryTerms(text), this.ranking, (term, lookup) => this.compact.expansions(term, lookup));
+    return planQuery(
+      this.queryTerms(text),
+      this.ranking,
+      (term, lookup) => this.compact.expansions(term, lookup),
+      this.synonyms,
+    );
+  }
+
+  /** The index terms of the synonyms a query for `text` also searches (`SearchIndex.synonymTerms`). */
+  synonymTerms(text: string): string[] {
+    return this.synonyms.empty ? [] : this.plan(text).synonyms.map(([t]) => t);
   }
 
   /** The pieces a reference search reads to give the same pages (see `IndexSeams`). */
@@ -291,7 +312,8 @@ export class EmbeddedIndex implements SearchIndex {
         const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.doc) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
         const known = page.hits.slice(0, x.fbDocs).map((h) => h.doc);
-        page = await this.runPruned({ pause, terms: [...rm3Weights(plan.terms, feedback, x)], keep, k: last, known });
+        const terms = [...rm3Weights(plan.terms, feedback, x, plan.synonyms)];
+        page = await this.runPruned({ pause, terms, keep, k: last, known });
       }
       if (source && page.hits.length > 0) {
         const docs = page.hits.map((h) => h.doc);

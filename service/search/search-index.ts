@@ -51,4 +51,9 @@ export interface SearchIndex {
   search(query: IndexQuery): Promise<IndexPage>;
   /** Items indexed. */
   size(): number;
+  /**
+   * The index terms of the synonyms a query for `text` also searches (beside its own terms);
+   * chat picks passages with both. @default none
+   */
+  synonymTerms?(text: string): string[];
 }

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { synth } from '../../app/main';
 import { monitoringDocuments, parseManifests, readDist } from '../../tools/read-manifests';
+import { referenceProblems } from '../../tools/validate/references';
+import { schemaProblems } from '../../tools/validate/schemas';
 import { SettingsError, type Env } from '../../configs';
 import { SECRET_ENV, SECRET_VALUES } from '../charts/fixtures/secrets';
 
@@ -124,6 +126,31 @@ describe('app/main synth', () => {
       '30s',
     );
     expect(monitoringDocuments(parseManifests(files.values())).prometheusConfig.global.scrape_interval).toBe('15s');
+  });
+
+  it('mounts the synonyms file named at synth time from a ConfigMap, changing nothing else but the backend', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ai-search-synonyms-'));
+    dirs.push(dir);
+    const path = join(dir, 'synonyms.txt');
+    writeFileSync(path, 'car, automobile\n');
+    const withSynonyms = run({ SEARCH_SYNONYMS_FILE: path });
+    const manifests = parseManifests(withSynonyms.values()) as unknown as Array<{
+      kind: string;
+      metadata: { name: string };
+      data?: Record<string, string>;
+    }>;
+    const cm = (name: string) => manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
+    expect(cm('backend-synonyms')?.data).toEqual({ 'synonyms.txt': 'car, automobile\n' });
+    expect(cm('backend-config')?.data?.SEARCH_SYNONYMS_FILE).toBe('/etc/svc-ai-search/synonyms/synonyms.txt');
+    // The Kubernetes schemas take the new objects, and the pod's ConfigMap volume refers to one that exists.
+    expect(schemaProblems(parseManifests(withSynonyms.values()))).toEqual([]);
+    expect(referenceProblems(parseManifests(withSynonyms.values()))).toEqual([]);
+    const changed = [...withSynonyms.keys()].filter((f) => withSynonyms.get(f) !== files.get(f));
+    expect(changed).toEqual([[...files.keys()].find((f) => f.includes('backend'))]);
+    writeFileSync(path, 'car, automobile\n\n=> truck\n');
+    expect(() => synth({ SEARCH_SYNONYMS_FILE: path }, join(tmpdir(), 'never-written'))).toThrow(
+      `SEARCH_SYNONYMS_FILE=${JSON.stringify(path)} line 3: "=> truck" has nothing before =>`,
+    );
   });
 
   it('fails on a bad setting, naming it', () => {

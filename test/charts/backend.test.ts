@@ -193,4 +193,44 @@ describe('Backend', () => {
       'autoscaling.maxReplicas (2) is below replicas (3)',
     );
   });
+
+  describe('with a synonyms file', () => {
+    const text = '# ours\ncar, automobile\nphone => telephone\n';
+    const withSynonyms = synth({ synonyms: text });
+    const podSpec = of(withSynonyms, 'Deployment').spec.template.spec;
+
+    it('adds the backend-synonyms ConfigMap holding the text, and nothing without one', () => {
+      expect(withSynonyms.map((o) => `${o.kind}/${o.metadata.name}`)).toContain('ConfigMap/backend-synonyms');
+      const cm = withSynonyms.find((o) => o.metadata.name === 'backend-synonyms');
+      expect(cm.data).toEqual({ 'synonyms.txt': text });
+      expect(objects.some((o) => o.metadata.name === 'backend-synonyms')).toBe(false);
+      expect(pod.volumes.map((v: Json) => v.name)).not.toContain('synonyms');
+    });
+
+    it('mounts it read-only and points SEARCH_SYNONYMS_FILE at it', () => {
+      expect(podSpec.volumes).toContainEqual({ name: 'synonyms', configMap: { name: 'backend-synonyms' } });
+      expect(podSpec.containers[0].volumeMounts).toContainEqual({
+        name: 'synonyms',
+        mountPath: '/etc/svc-ai-search/synonyms',
+        readOnly: true,
+      });
+      expect(of(withSynonyms, 'ConfigMap').data.SEARCH_SYNONYMS_FILE).toBe('/etc/svc-ai-search/synonyms/synonyms.txt');
+    });
+
+    it('rolls the pods when the file changes', () => {
+      const sum = (o: Json[]) => of(o, 'Deployment').spec.template.metadata.annotations['checksum/config'];
+      expect(sum(withSynonyms)).not.toBe(sum(objects));
+      expect(sum(synth({ synonyms: `${text}tv, television\n` }))).not.toBe(sum(withSynonyms));
+      expect(sum(synth({ synonyms: text }))).toBe(sum(withSynonyms));
+    });
+
+    it('refuses a malformed file naming its line, and a path without the text', () => {
+      expect(() => synth({ synonyms: 'car, automobile\na =>\n' })).toThrow(
+        'SEARCH_SYNONYMS_FILE="/etc/svc-ai-search/synonyms/synonyms.txt" line 2: "a =>" has nothing after =>',
+      );
+      expect(() => synth({ environment: { ...PROPS.environment, SEARCH_SYNONYMS_FILE: '/home/me/syn.txt' } })).toThrow(
+        'SEARCH_SYNONYMS_FILE names a file of the synthesizing machine',
+      );
+    });
+  });
 });

@@ -137,6 +137,7 @@ describe('loadSettings: every variable parses', () => {
     SEARCH_PROXIMITY_WEIGHT: '1.5',
     SEARCH_PROXIMITY_WINDOW: '8',
     INDEX_DIR: '/var/lib/x/index',
+    SEARCH_SYNONYMS_FILE: '/etc/svc-ai-search/synonyms.txt',
     CONTENT_COMPACTION_BYTES: '1mb',
     KVSTORE_KEY_PREFIX: 'blog:{content}',
     KVSTORE_DURABILITY: 'replica-disk',
@@ -252,6 +253,7 @@ describe('loadSettings: every variable parses', () => {
       proximityWeight: 1.5,
       proximityWindow: 8,
       indexDir: '/var/lib/x/index',
+      synonymsFile: '/etc/svc-ai-search/synonyms.txt',
     });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
@@ -312,6 +314,7 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['SEARCH_PROXIMITY_WINDOW', '1', 'an integer from 2 to 64'],
     ['SEARCH_PROXIMITY_WINDOW', '4.5', 'an integer from 2 to 64'],
     ['INDEX_DIR', 'a\nb', 'a folder path (no control characters), or off'],
+    ['SEARCH_SYNONYMS_FILE', 'a\nb', 'a file path (no control characters)'],
     ['AI_ANSWER_MAX_CHARS', '0', 'an integer from 1'],
     ['AI_ANSWER_TIMEOUT_MS', '50', 'an integer from 100'],
     ['AI_FIRST_BYTE_TIMEOUT_MS', 'soon', 'an integer from 100'],

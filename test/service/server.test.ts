@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
@@ -271,6 +272,33 @@ describe('the service process', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('RATE_LIMIT_IP_REQUESTS="abc" is not valid: expected an integer');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('refuses to start on a malformed synonyms file, naming the variable, the file and the line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'synonyms-main-'));
+    const file = join(dir, 'synonyms.txt');
+    writeFileSync(file, '# ours\ncar, automobile\nphone =>\n');
+    try {
+      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+        cwd: root,
+        // A free port: were the file accepted, the process would serve there (and the test fail).
+        env: {
+          ...process.env,
+          SEARCH_SYNONYMS_FILE: file,
+          PORT: String(await freePort()),
+          DATA_DIR: join(dir, 'data'),
+        },
+      });
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      expect(code).toBe(2);
+      expect(stderr).toContain(`SEARCH_SYNONYMS_FILE=${JSON.stringify(file)} line 3: "phone =>" has nothing after =>`);
+      expect(stderr).toContain("expected a readable file in Solr's synonyms format");
+      expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('serves on PORT and exits 0 on SIGTERM', async () => {

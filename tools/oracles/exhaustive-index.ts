@@ -126,7 +126,7 @@ export class ExhaustiveIndex implements SearchIndex {
         score: h.score,
         vector: this.seams.vector(this.shortId(h.id)),
       }));
-      hits = this.runExact([...rm3Weights(terms, feedback, x)], keep);
+      hits = this.runExact([...rm3Weights(terms, feedback, x, plan.synonyms)], keep);
     }
     hits.sort(byRank);
     const p = this.ranking.proximity;

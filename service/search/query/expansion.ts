@@ -24,17 +24,21 @@ export interface TermVector {
  *   P(w|R) ∝ Σ_d  s(d)/Σs · tf(w,d)/|d|        over the top `fbDocs` documents d
  *   weight(w) = λ·P(w|Q) + (1−λ)·P(w|R)         with P(w|R) cut to the top `fbTerms` terms
  *
- * where s(d) is the first-pass score and P(w|Q) the query's own term distribution. Returns the
- * weighted terms (original ones included), best first; ties by term, so it is deterministic.
+ * where s(d) is the first-pass score and P(w|Q) the query's own term distribution; `synonyms`
+ * (the plan's, each weighted against one occurrence of a query term) join P(w|Q) at their weight
+ * over the query's length, so they keep their share of the query. Returns the weighted terms
+ * (original ones included), best first; ties by term, so it is deterministic.
  */
 export function rm3Weights(
   queryTerms: readonly string[],
   feedback: ReadonlyArray<{ score: number; vector: TermVector }>,
   opts: Pick<ExpansionOptions, 'fbTerms' | 'originalWeight'>,
+  synonyms: ReadonlyArray<readonly [string, number]> = [],
 ): Map<string, number> {
   const out = new Map<string, number>();
   const q = new Map<string, number>();
   for (const t of queryTerms) q.set(t, (q.get(t) ?? 0) + 1 / queryTerms.length);
+  for (const [t, w] of synonyms) q.set(t, (q.get(t) ?? 0) + w / queryTerms.length);
   const total = feedback.reduce((s, f) => s + Math.max(0, f.score), 0);
   const rel = new Map<string, number>();
   if (total > 0) {

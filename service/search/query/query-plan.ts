@@ -1,5 +1,6 @@
 import type { WeightedTerm } from '../index/cursor';
 import type { Expansion, ExpansionLookup } from '../vocabulary/expansions';
+import { MAX_SYNONYM_TERMS, SynonymTable } from './synonyms';
 
 /**
  * Bounds on the work of one query, whatever its text: the cost of a search grows with the
@@ -69,10 +70,12 @@ export interface QueryPlan {
   readonly terms: string[];
   /** At most `shortQueryTerms` distinct terms: prefix and fuzzy matching instead of RM3. */
   readonly short: boolean;
-  /** Weighted index terms of the first pass: distinct query terms, then expansions. */
+  /** Weighted index terms of the first pass: distinct query terms, then their synonyms, then expansions. */
   readonly scored: WeightedTerm[];
-  /** Per distinct query term, the index terms it stands for (itself first); for coordination. */
+  /** Per distinct query term, the index terms it stands for (itself first, then synonyms, then expansions); for coordination. */
   readonly groups: ReadonlyArray<readonly string[]>;
+  /** The synonyms' index terms and weights (`SynonymTable`), also in `scored`; RM3's query model takes them too. */
+  readonly synonyms: WeightedTerm[];
 }
 
 /** What `planQuery` reads of the ranking options (`RankingOptions`). */
@@ -89,17 +92,59 @@ export interface PlanOptions {
 export type ExpansionsOf = (term: string, lookup: ExpansionLookup) => Expansion[];
 
 /**
- * The terms a query of `queryTerms` (analysed: stopwords gone, stemmed) is scored with. A
- * repeated term is scored once with its count as weight; a short query's terms also match index
- * terms they are a prefix of or a near spelling of (MiniSearch's prefix and fuzzy search, with
- * its weights), the closest first, capped per term and per query.
+ * The synonyms of a query's terms `kept` (in order, repeats kept): each index term once, its
+ * weights summed over the places it comes from, at most `MAX_SYNONYM_TERMS`; a term the query
+ * holds itself is searched as the query's. `of` gives, per distinct query term, the synonym
+ * terms of the phrases that cover it (its coordination group).
  */
-export function planQuery(queryTerms: readonly string[], r: PlanOptions, expansions: ExpansionsOf): QueryPlan {
+function synonymsOf(
+  kept: readonly string[],
+  own: ReadonlySet<string>,
+  table: SynonymTable,
+): { scored: WeightedTerm[]; of: Map<string, string[]> } {
+  const weights = new Map<string, number>();
+  const of = new Map<string, string[]>();
+  for (const m of table.match(kept)) {
+    for (const [t, w] of m.terms) {
+      if (own.has(t) || (!weights.has(t) && weights.size >= MAX_SYNONYM_TERMS)) continue;
+      weights.set(t, (weights.get(t) ?? 0) + w);
+      for (const q of kept.slice(m.start, m.start + m.length)) {
+        const group = of.get(q) ?? [];
+        if (!group.includes(t)) group.push(t);
+        of.set(q, group);
+      }
+    }
+  }
+  return { scored: [...weights], of };
+}
+
+/**
+ * The terms a query of `queryTerms` (analysed: stopwords gone, stemmed) is scored with. A
+ * repeated term is scored once with its count as weight; its synonyms (`synonyms`) are scored
+ * beside it at their weights; a short query's terms also match index terms they are a prefix of
+ * or a near spelling of (MiniSearch's prefix and fuzzy search, with its weights), the closest
+ * first, capped per term and per query.
+ */
+export function planQuery(
+  queryTerms: readonly string[],
+  r: PlanOptions,
+  expansions: ExpansionsOf,
+  synonyms: SynonymTable = SynonymTable.EMPTY,
+): QueryPlan {
   const L = QUERY_LIMITS;
   const { weighted, kept } = distinctTerms(queryTerms, L.maxTerms);
   const short = weighted.length > 0 && weighted.length <= r.shortQueryTerms;
-  if (!short) return { terms: kept, short, scored: weighted, groups: weighted.map(([t]) => [t]) };
-  const scored: WeightedTerm[] = [...weighted];
+  const syn = synonymsOf(kept, new Set(weighted.map(([t]) => t)), synonyms);
+  const group = (t: string): string[] => [t, ...(syn.of.get(t) ?? [])];
+  if (!short)
+    return {
+      terms: kept,
+      short,
+      scored: [...weighted, ...syn.scored],
+      groups: weighted.map(([t]) => group(t)),
+      synonyms: syn.scored,
+    };
+  const scored: WeightedTerm[] = [...weighted, ...syn.scored];
   const groups: string[][] = [];
   let budget: number = L.maxExpansions;
   for (const [term, count] of weighted) {
@@ -111,7 +156,7 @@ export function planQuery(queryTerms: readonly string[], r: PlanOptions, expansi
     const best = bestExpansions(found, Math.min(L.maxExpansionsPerTerm, budget));
     budget -= best.length;
     for (const e of best) scored.push([e.term, e.weight * count]);
-    groups.push([term, ...best.map((e) => e.term)]);
+    groups.push([...group(term), ...best.map((e) => e.term)]);
   }
-  return { terms: kept, short, scored, groups };
+  return { terms: kept, short, scored, groups, synonyms: syn.scored };
 }

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
+import { join } from 'node:path';
+import { parseSynonyms, readSynonymsFile } from '../../../../configs';
 import { twoWordQueries } from '../../../../tools/corpus/grow-corpus';
 import { loadVaswani, vaswaniDir } from '../../../../tools/corpus/vaswani';
 import type { Item } from '../../../../service/content/item';
@@ -129,6 +131,43 @@ describe('MaxScore pruning', () => {
     PROPERTY_HANG_GUARD_MS,
   );
 
+  // A random synonym table (equivalents and one-way rules, phrases of one or two words) is part
+  // of the input: synonyms change the plan both searches read, so they must agree with it too.
+  const phrase = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 2 }).map((w) => w.join(' '));
+  const synonymLine = fc
+    .record({
+      from: fc.array(phrase, { minLength: 1, maxLength: 3 }),
+      to: fc.array(phrase, { minLength: 1, maxLength: 3 }),
+      oneWay: fc.boolean(),
+    })
+    .map((r) => (r.oneWay ? `${r.from.join(', ')} => ${r.to.join(', ')}` : [...r.from, ...r.to].join(', ')));
+  const synonymText = fc.array(synonymLine, { minLength: 1, maxLength: 6 }).map((lines) => lines.join('\n'));
+
+  it.each([
+    ['default ranking', {}],
+    [
+      'coordination and RM3 on small corpora',
+      { coordination: true, expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 } },
+    ],
+  ] as Array<[string, EmbeddedIndexOptions]>)(
+    'gives the exhaustive top k with a random synonym table (%s)',
+    async (_name, opts) => {
+      const queries = fc.array(query, { minLength: 1, maxLength: 5 });
+      await fc.assert(
+        fc.asyncProperty(synonymText, corpus, queries, async (text, items, qs) => {
+          const synonyms = { path: '/synonyms.txt', text, rules: parseSynonyms(text, '/synonyms.txt') };
+          const [pruned, full] = await pair(items, { ...opts, synonyms });
+          for (const q of qs) {
+            const iq: IndexQuery = { ...q, snippets: false };
+            expectSamePage(await pruned.search(iq), full.exhaustive(iq));
+          }
+        }),
+        { numRuns: 60 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
   // Adversarial for the bounds: hundreds of documents built from a few terms with small tfs and
   // lengths, so many documents reach (or nearly reach) each term's bound and the k-th best score
   // sits among near-ties: any pruning that is off by a few percent, or a bound that is too low,
@@ -209,5 +248,22 @@ const available = existsSync(`${vaswaniDir()}/doc-text.trec`);
         expectSamePage(await pruned.search(q), { total: exhaustive.total, hits: exhaustive.hits.slice(0, limit) });
       }
     }
+  }, 120_000);
+
+  it('gives the exhaustive top 100 with the bench synonyms file, full and 2-word', async () => {
+    const v = loadVaswani();
+    const synonyms = readSynonymsFile(join(__dirname, '../../../../bench/search/fixtures/synonyms.txt'));
+    const [pruned, full] = await pair(
+      v.items.map((i): Item => ({ ...i, tags: [], created_at: at, updated_at: at })),
+      { synonyms },
+    );
+    const texts = v.queries.map((q) => q.text);
+    let touched = 0;
+    for (const text of [...texts, ...twoWordQueries(texts)]) {
+      if (full.plan(text).synonyms.length) touched += 1;
+      const q: IndexQuery = { text, limit: 100, offset: 0, snippets: false };
+      expectSamePage(await pruned.search(q), full.exhaustive(q));
+    }
+    expect(touched).toBeGreaterThan(10);
   }, 120_000);
 });
