@@ -154,6 +154,7 @@ export class SearchBackendStack extends Construct {
       secretEnvironment: backendSecretEnvironment({
         kvstoreDeploy: d.kvstoreDeploy,
         kvstoreMode: settings.kvstore.topology.mode,
+        embeddings: settings.embeddings.provider !== 'none',
       }),
     });
     if (d.ingressHost) {
