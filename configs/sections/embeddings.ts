@@ -177,8 +177,8 @@ export function embeddingsEndpoint(settings: {
 
 /**
  * Most numbers one embeddings answer may hold (`EMBEDDINGS_BATCH_SIZE` × `EMBEDDINGS_DIMENSIONS`):
- * the client buffers one answer whole, at most some 24 bytes a number as JSON, so this keeps an
- * answer within about 25 MB.
+ * the client buffers one answer whole, up to 32 bytes a number as (indented) JSON, so this keeps
+ * the largest answer it accepts within 32 MiB.
  */
 export const EMBEDDINGS_MAX_ANSWER_NUMBERS = 1024 * 1024;
 
