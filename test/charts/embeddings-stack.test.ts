@@ -1,4 +1,12 @@
-import { backendSecretEnvironment } from '../../charts';
+import {
+  ALERTS,
+  alertingRules,
+  alertRules,
+  backendSecretEnvironment,
+  dashboardPanels,
+  loadStackSettings,
+} from '../../charts';
+import { METRICS } from '../../contract';
 import { find, SECRET_ENV, SECRET_VALUES, synthStack } from './fixtures/stack';
 
 /**
@@ -43,5 +51,34 @@ describe('the embedder in the stack', () => {
       key: 'embeddings-api-key',
       optional: true,
     });
+  });
+
+  it('adds the Embeddings row to the dashboard and EmbeddingBacklogNotDraining to the rules only with a provider', () => {
+    const off = loadStackSettings({});
+    const on = loadStackSettings({ EMBEDDINGS_PROVIDER: 'openai' });
+    expect(dashboardPanels(off).map((r) => r.title)).not.toContain('Embeddings');
+    const row = dashboardPanels(on).find((r) => r.title === 'Embeddings');
+    expect(row?.panels.map((p) => p.title)).toEqual([
+      'Embedding calls and errors',
+      'Embedding call latency',
+      'Embeddings pending (EmbeddingBacklogNotDraining)',
+    ]);
+    const exprs = row!.panels.flatMap((p) => p.queries.map((q) => q.expr)).join('\n');
+    for (const name of [
+      METRICS.embeddingCallsTotal,
+      METRICS.embeddingErrorsTotal,
+      METRICS.embeddingCallDuration,
+      METRICS.embeddingsPending,
+    ])
+      expect(exprs).toContain(name);
+    const names = (s: typeof on) => alertingRules(alertRules(s)).map((r) => r.alert);
+    expect(names(off)).not.toContain(ALERTS.embeddingBacklogNotDraining);
+    const rule = alertingRules(alertRules(on)).find((r) => r.alert === ALERTS.embeddingBacklogNotDraining);
+    expect(rule).toMatchObject({ for: '15m', labels: { severity: 'warning' } });
+    expect(rule?.expr).toBe(
+      'max by (namespace, job, instance) (min_over_time(svc_ai_search_embeddings_pending{job="svc-ai-search-backend"}[30m])) > 0\n' +
+        'and\n' +
+        'max by (namespace, job, instance) (delta(svc_ai_search_embeddings_pending{job="svc-ai-search-backend"}[30m])) >= 0',
+    );
   });
 });
