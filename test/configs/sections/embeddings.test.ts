@@ -28,7 +28,7 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
       dimensions: 1536,
       sendDimensions: false,
       encoding: 'float',
-      batchSize: 64,
+      batchSize: 32,
       timeoutMs: 30000,
       maxRetries: 3,
       retryMaxWaitMs: 30000,
