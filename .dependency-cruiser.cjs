@@ -118,7 +118,7 @@ module.exports = {
       comment:
         'The features and the leaves know nothing of HTTP requests and answers (http/: errors, bodies, streaming); they may read the contract (http/contract/), the shapes of the API.',
       severity: 'error',
-      from: { path: '^service/(content|search|chat|eval|demo|ratelimit|metrics|kvstore|lib)/' },
+      from: { path: '^service/(content|search|chat|embeddings|eval|demo|ratelimit|metrics|kvstore|lib)/' },
       to: { path: '^service/http/', pathNot: '^service/http/contract/' },
     },
     // issue 38: rooms of service/content
@@ -203,6 +203,26 @@ module.exports = {
       severity: 'error',
       from: { path: '^service/search/analysis/' },
       to: { path: '^service/search/', pathNot: '^service/search/analysis/' },
+    },
+    // issue 41: the embedder's room
+    // service/embeddings/ is a client of an embeddings API, self-contained: it reads items and their
+    // text (the top of content/: the item model, plain text, fingerprint, the sentence cutter) and
+    // the leaves, and gets everything else injected (tokens, metrics, logger). The service enters it
+    // through its index.ts. test/import-rules-embeddings.test.ts proves both rules bite.
+    {
+      name: 'embeddings-imports-only-items-and-leaves',
+      comment:
+        'The embedder (service/embeddings/) imports of the service only the items and their text (the files at the top of content/) and the leaves (lib/): no search, chat, metrics or store room; what it reports to is injected.',
+      severity: 'error',
+      from: { path: '^service/embeddings/' },
+      to: { path: '^service/', pathNot: '^service/(embeddings|lib)/|^service/content/[^/]+$' },
+    },
+    {
+      name: 'service-enters-embeddings-by-index',
+      comment: 'The rest of the service uses the embedder through service/embeddings/index.ts, its public surface.',
+      severity: 'error',
+      from: { path: '^service/', pathNot: '^service/embeddings/' },
+      to: { path: '^service/embeddings/', pathNot: '^service/embeddings/index\\.ts$' },
     },
   ],
   options: {

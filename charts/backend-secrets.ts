@@ -17,6 +17,8 @@ export interface BackendSecretsOptions {
   readonly kvstoreDeploy?: KvstoreDeploy;
   /** `KVSTORE_MODE`. @default 'standalone' */
   readonly kvstoreMode?: KvstoreMode;
+  /** An embedder is configured (`EMBEDDINGS_PROVIDER` other than `none`). @default false */
+  readonly embeddings?: boolean;
 }
 
 /**
@@ -25,6 +27,8 @@ export interface BackendSecretsOptions {
  *
  * - Always: `API_TOKEN` (required: production refuses requests without it), `AI_API_KEY`
  *   (optional: the extractive chat provider needs none).
+ * - With an embedder: `EMBEDDINGS_API_KEY` (optional: without it the embedder uses `AI_API_KEY`);
+ *   without one the reference is not written, so the manifests stay as they were.
  * - In-cluster kvstore: `KVSTORE_PASSWORD` (required: the stack's Redis does not start without it
  *   either); `KVSTORE_URL` is the in-cluster address, in the ConfigMap.
  * - External kvstore: `KVSTORE_URL` (required: the only address of the Redis, and it may carry a
@@ -38,6 +42,7 @@ export function backendSecretEnvironment(options: BackendSecretsOptions = {}): S
     { variable: 'API_TOKEN', key: k.apiToken, optional: false },
     { variable: 'AI_API_KEY', key: k.aiApiKey, optional: true },
   ];
+  if (options.embeddings) refs.push({ variable: 'EMBEDDINGS_API_KEY', key: k.embeddingsApiKey, optional: true });
   if ((options.kvstoreDeploy ?? 'in-cluster') === 'in-cluster') {
     return [...refs, { variable: 'KVSTORE_PASSWORD', key: k.kvstorePassword, optional: false }];
   }

@@ -160,6 +160,7 @@ export class SearchBackendStack extends Construct {
       secretEnvironment: backendSecretEnvironment({
         kvstoreDeploy: d.kvstoreDeploy,
         kvstoreMode: settings.kvstore.topology.mode,
+        embeddings: settings.embeddings.provider !== 'none',
       }),
       synonyms: props.synonyms ?? readSynonymsFile(settings.search.synonymsFile)?.text,
     });

@@ -59,12 +59,14 @@ export function formatValue(value: unknown): string {
 
 /**
  * The environment that reproduces `settings` in the service: every non-secret, non-synth-only
- * variable with a value. The charts put this in the backend's ConfigMap; secrets go by reference.
+ * variable with a value, but those of a feature that is off (`dormantWhen`: their defaults are
+ * the service's too). The charts put this in the backend's ConfigMap; secrets go by reference.
  */
 export function serviceEnvironment(settings: Settings): Record<string, string> {
   const out: Record<string, string> = {};
   for (const spec of VARIABLES) {
     if (spec.secret || spec.synthOnly) continue;
+    if (spec.dormantWhen && getPath(settings, spec.dormantWhen.path) === spec.dormantWhen.value) continue;
     const value = getPath(settings, spec.path);
     if (value !== undefined) out[spec.name] = formatValue(value);
   }

@@ -11,6 +11,7 @@ export * from './sections/rate-limit';
 export * from './sections/search';
 export * from './sections/content';
 export * from './sections/ai';
+export * from './sections/embeddings';
 export * from './sections/alerting';
 export * from './sections/deploy';
 export * from './sections/backend-memory';

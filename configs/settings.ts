@@ -3,6 +3,12 @@ import { ParseFailure } from './parsers';
 import { backendMemoryProblem, memoryMiB } from './sections/backend-memory';
 import { AI_VARIABLES, DEFAULT_AI, aiIssues, type AiSettings } from './sections/ai';
 import { ALERTING_VARIABLES, DEFAULT_ALERTING, type AlertingSettings } from './sections/alerting';
+import {
+  DEFAULT_EMBEDDINGS,
+  EMBEDDINGS_VARIABLES,
+  embeddingsIssues,
+  type EmbeddingsSettings,
+} from './sections/embeddings';
 import { CONTENT_VARIABLES, DEFAULT_CONTENT, type ContentSettings } from './sections/content';
 import {
   DEFAULT_ALERT_RULES,
@@ -51,6 +57,8 @@ export interface Settings {
   readonly content: ContentSettings;
   /** Chat provider. */
   readonly ai: AiSettings;
+  /** The embedder of passages and queries (off by default). */
+  readonly embeddings: EmbeddingsSettings;
   /** Alertmanager receivers, routing and grouping (synth-only, secrets aside). */
   readonly alerting: AlertingSettings;
   /** Kubernetes objects around the service (synth-only). */
@@ -79,6 +87,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'rateLimit'> & { readonly rateLimi
   search: DEFAULT_SEARCH,
   content: DEFAULT_CONTENT,
   ai: DEFAULT_AI,
+  embeddings: DEFAULT_EMBEDDINGS,
   alerting: DEFAULT_ALERTING,
   deploy: DEFAULT_DEPLOY,
   alertRules: DEFAULT_ALERT_RULES,
@@ -93,6 +102,7 @@ export const VARIABLES: readonly VariableSpec[] = [
   ...SEARCH_VARIABLES,
   ...CONTENT_VARIABLES,
   ...AI_VARIABLES,
+  ...EMBEDDINGS_VARIABLES,
   ...ALERTING_VARIABLES,
   ...DEPLOY_VARIABLES,
 ];
@@ -185,6 +195,7 @@ function crossFieldIssues(s: Settings): SettingsIssue[] {
   }
   issues.push(...serviceIssues(s.service));
   issues.push(...aiIssues(s.ai));
+  issues.push(...embeddingsIssues(s.embeddings));
   issues.push(...topologyIssues('KVSTORE', s.kvstore.url, s.kvstore.topology));
   issues.push(...topologyIssues('RATELIMIT_STORAGE', s.rateLimit.storageUrl, s.rateLimit.storageTopology));
   const memory = backendMemoryProblem(s.deploy.backendMemoryRequest, s.deploy.backendMemoryLimit, {

@@ -20,6 +20,11 @@ export interface VariableSpec<T = unknown> {
   readonly synthOnly?: boolean;
   /** A secret URL whose only secret part is its password: errors show it with the password masked. */
   readonly secretIsPassword?: boolean;
+  /**
+   * Left out of the service's environment (the ConfigMap) while the setting at `path` is
+   * `value`: a feature that is off adds nothing to the manifests.
+   */
+  readonly dormantWhen?: { readonly path: string; readonly value: string };
 }
 
 /** Shorthand for a `VariableSpec` literal. */
@@ -28,7 +33,12 @@ export function variable<T>(
   path: string,
   parser: Parser<T>,
   description: string,
-  flags: { secret?: boolean; synthOnly?: boolean; secretIsPassword?: boolean } = {},
+  flags: {
+    secret?: boolean;
+    synthOnly?: boolean;
+    secretIsPassword?: boolean;
+    dormantWhen?: { readonly path: string; readonly value: string };
+  } = {},
 ): VariableSpec<T> {
   return { name, path, parser, description, ...flags };
 }

@@ -98,7 +98,35 @@ export const METRIC_FAMILIES = {
   contentWriteState: { name: 'svc_ai_search_content_write_state', type: 'gauge', labels: ['state'] },
   /** gauge{state}: 1 for the current write confirmation (`ok`, `no_replica`, `not_on_disk`); only with content in the kvstore. */
   kvstoreWriteConfirmation: { name: 'svc_ai_search_kvstore_write_confirmation', type: 'gauge', labels: ['state'] },
+  /** counter: calls to the embeddings provider (each attempt, retries included); only with an embedder. */
+  embeddingCallsTotal: { name: 'svc_ai_search_embedding_calls_total', type: 'counter', labels: [] },
+  /** counter{reason}: failed calls to the embeddings provider, by `EMBEDDING_ERROR_REASONS`; only with an embedder. */
+  embeddingErrorsTotal: { name: 'svc_ai_search_embedding_errors_total', type: 'counter', labels: ['reason'] },
+  /** histogram: seconds of one call to the embeddings provider, failed ones included; only with an embedder. */
+  embeddingCallDuration: { name: 'svc_ai_search_embedding_call_duration_seconds', type: 'histogram', labels: [] },
+  /** gauge: items stored but not yet embedded at their current version (the backlog); only with an embedder. */
+  embeddingsPending: { name: 'svc_ai_search_embeddings_pending', type: 'gauge', labels: [] },
 } as const satisfies Record<string, MetricFamily>;
+
+/**
+ * The `reason` of a failed embeddings call (`svc_ai_search_embedding_errors_total`), every value
+ * always present: `rate_limited` 429; `server_error` 5xx, 408, 409; `client_error` another 4xx;
+ * `timeout` no whole answer within `EMBEDDINGS_TIMEOUT_MS`; `network` the provider unreachable or
+ * the connection cut; `invalid_answer` an answer that is not the vectors asked for (count,
+ * dimensions, non-finite numbers, not JSON); `too_large` an answer past its byte bound.
+ */
+export const EMBEDDING_ERROR_REASONS = [
+  'rate_limited',
+  'server_error',
+  'client_error',
+  'timeout',
+  'network',
+  'invalid_answer',
+  'too_large',
+] as const;
+
+/** One reason an embeddings call failed. */
+export type EmbeddingErrorReason = (typeof EMBEDDING_ERROR_REASONS)[number];
 
 /** The key of a family in `METRIC_FAMILIES`. */
 export type MetricKey = keyof typeof METRIC_FAMILIES;

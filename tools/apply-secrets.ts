@@ -114,7 +114,11 @@ export function applySecrets(env: Env): void {
   const settings = loadStackSettings(env);
   const names = stackNames(settings.deploy.namePrefix);
   const kvstoreDeploy = settings.deploy.kvstoreDeploy;
-  const refs = backendSecretEnvironment({ kvstoreDeploy, kvstoreMode: settings.kvstore.topology.mode });
+  const refs = backendSecretEnvironment({
+    kvstoreDeploy,
+    kvstoreMode: settings.kvstore.topology.mode,
+    embeddings: settings.embeddings.provider !== 'none',
+  });
   const manifests = secretManifests(values, names, settings.deploy.namespace, refs);
   if (kvstoreDeploy === 'external') checkExternalKvstore(env, values);
   const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests });

@@ -19,6 +19,8 @@ export const ALERTS = {
   kvstoreWritesUnconfirmed: 'KvstoreWritesUnconfirmed',
   /** The kvstore evicted keys for want of memory (content is reloaded and written back; limits may reset). */
   kvstoreEvictingKeys: 'KvstoreEvictingKeys',
+  /** Items wait for their vectors and the backlog does not shrink (only with an embedder). */
+  embeddingBacklogNotDraining: 'EmbeddingBacklogNotDraining',
   noTraffic: 'NoTraffic',
   errorBudgetFastBurn: 'ErrorBudgetFastBurn',
   errorBudgetSlowBurn: 'ErrorBudgetSlowBurn',

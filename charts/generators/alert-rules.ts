@@ -19,7 +19,15 @@ export const RULE_WINDOWS = {
   noTraffic: '10m',
   compactionFailures: '15m',
   evictions: '15m',
+  embeddingBacklog: '30m',
 } as const;
+
+/**
+ * How long the embedding backlog must have stayed above zero without shrinking over its window
+ * before EmbeddingBacklogNotDraining: an outage of the provider that retries outlast, not a burst
+ * of writes being worked off.
+ */
+export const EMBEDDING_BACKLOG_FOR = '15m';
 
 /** How long content writes must stay unconfirmed before KvstoreWritesUnconfirmed (a failover takes seconds). */
 export const KVSTORE_WRITES_UNCONFIRMED_FOR = '2m';
@@ -248,6 +256,24 @@ export function serviceRuleGroup(settings: Settings): RuleGroup {
           `For ${r.kvstoreFallbackFor} {{ $value | humanize }} pods have enforced rate limits in memory, each on its own, so the ` +
           'limits the deployment promises are multiplied by that many. The kvstore (standalone, Cluster or Sentinel) is ' +
           'down or refusing the limiter: see KVSTORE_MODE and /health on a pod.',
+      }),
+    );
+  }
+  if (settings.embeddings.provider !== 'none') {
+    const pending = q.select(METRICS.embeddingsPending);
+    rules.push(
+      serviceAlert({
+        // Per pod: each reports the backlog it sees and works off; one stuck is enough.
+        name: ALERTS.embeddingBacklogNotDraining,
+        severity: 'warning',
+        runbook,
+        expr: `max by (${BY}, instance) (min_over_time(${pending}[${w.embeddingBacklog}])) > 0\nand\nmax by (${BY}, instance) (delta(${pending}[${w.embeddingBacklog}])) >= 0`,
+        for: EMBEDDING_BACKLOG_FOR,
+        summary: `${SERVICE_NAME} on {{ $labels.instance }} has items waiting for embeddings, and the backlog does not drain`,
+        description:
+          `At least {{ $value | humanize }} item(s) have waited for their vectors on {{ $labels.instance }} throughout the last ${w.embeddingBacklog}, and the backlog has not shrunk, for ${EMBEDDING_BACKLOG_FOR} now. ` +
+          'Keyword search serves them; semantic search does not yet. The embeddings provider is failing, refusing (429) or too slow for the writes: ' +
+          `see ${METRICS.embeddingErrorsTotal} by reason and the logs ("embeddings call failed").`,
       }),
     );
   }

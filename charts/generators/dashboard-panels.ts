@@ -76,7 +76,7 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
   );
   const burnWindows = BURN_RATE_ALERTS.flatMap((a) => a.windows.map((x) => x.long));
 
-  return [
+  const rows: DashboardRow[] = [
     {
       title: 'Traffic and errors',
       panels: [
@@ -301,4 +301,48 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
       ],
     },
   ];
+  return settings.embeddings.provider === 'none' ? rows : [...rows, embeddingsRow(settings)];
+}
+
+/** The embedder's row (issue 41), only with one configured: calls and errors, call latency, the backlog. */
+function embeddingsRow(settings: Settings): DashboardRow {
+  const q = settingsQueries(settings);
+  const m = METRICS;
+  const rate = (metric: string) => `rate(${q.select(metric)}[${RATE_INTERVAL}])`;
+  const quantile = (p: number) =>
+    `histogram_quantile(${p}, sum by (job, le) (${rate(`${m.embeddingCallDuration}_bucket`)}))`;
+  return {
+    title: 'Embeddings',
+    panels: [
+      {
+        title: 'Embedding calls and errors',
+        description: `Calls to the embeddings provider per second (${m.embeddingCallsTotal}, retries included) and failed ones by reason (${m.embeddingErrorsTotal}).`,
+        kind: 'timeseries',
+        unit: 'reqps',
+        queries: [
+          { expr: `sum by (job) (${rate(m.embeddingCallsTotal)})`, legend: 'calls' },
+          { expr: `sum by (reason) (${rate(m.embeddingErrorsTotal)})`, legend: 'error {{reason}}' },
+        ],
+      },
+      {
+        title: 'Embedding call latency',
+        description: `p50 and p99 of ${m.embeddingCallDuration}, failed calls included (EMBEDDINGS_TIMEOUT_MS ends a call).`,
+        kind: 'timeseries',
+        unit: 's',
+        queries: [
+          { expr: quantile(0.5), legend: 'p50' },
+          { expr: quantile(0.99), legend: 'p99' },
+        ],
+        span: 6,
+      },
+      {
+        title: 'Embeddings pending (EmbeddingBacklogNotDraining)',
+        description: `${m.embeddingsPending}: items stored but not yet embedded at their current version; semantic search serves them once embedded.`,
+        kind: 'timeseries',
+        unit: 'short',
+        queries: [{ expr: `max by (job) (${q.select(m.embeddingsPending)})`, legend: 'pending' }],
+        span: 6,
+      },
+    ],
+  };
 }

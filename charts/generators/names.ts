@@ -54,6 +54,7 @@ export const SECRETS = {
     keys: {
       apiToken: 'api-token',
       aiApiKey: 'ai-api-key',
+      embeddingsApiKey: 'embeddings-api-key',
       kvstorePassword: 'kvstore-password',
       kvstoreUrl: 'kvstore-url',
       kvstoreSentinelPassword: 'kvstore-sentinel-password',

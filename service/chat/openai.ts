@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { parseRetryAfter } from '../lib/retry-after';
 import { parseSse, SseEventTooLarge, type SseEvent } from './sse';
 import { reportedUsage } from './tokens';
 import {
@@ -61,13 +62,6 @@ class AttemptError extends Error {
   ) {
     super(message);
   }
-}
-
-function parseRetryAfter(v: string | null, now: number): number | undefined {
-  if (!v) return undefined;
-  if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function errorText(body: string): string {

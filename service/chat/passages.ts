@@ -1,11 +1,9 @@
 import type { Item } from '../content/item';
 import { plainTextOf } from '../content/plain-text';
+import { cutAtWord, PASSAGE_CHARS, sentences } from '../content/sentences';
 import type { Analyzer } from '../search/analysis/analyzer';
 import { distinctTerms } from '../search/query/query-plan';
 import type { Passage } from './types';
-
-/** Longest passage per source, characters. */
-export const PASSAGE_CHARS = 800;
 
 /**
  * How much of an item's plain text one passage reads, whatever the item's length (issue 29): a
@@ -41,13 +39,6 @@ function scanned(text: string, wanted: ReadonlySet<string>, analyzer: Analyzer):
   const tail = text.slice(end - 1_000, end);
   const brk = Math.max(tail.lastIndexOf('\n'), tail.lastIndexOf('. '), tail.lastIndexOf('! '), tail.lastIndexOf('? '));
   return text.slice(0, brk < 0 ? end : end - 1_000 + brk + 1);
-}
-
-function sentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 /**
@@ -97,7 +88,6 @@ export function passageFor(
     len -= sents[i].length + 1;
     add(i, -1);
   }
-  let text = sents.slice(best.start, best.end).join(' ');
-  if (text.length > budget) text = `${text.slice(0, budget - 1).replace(/\s+\S*$/, '')}…`;
+  const text = cutAtWord(sents.slice(best.start, best.end).join(' '), budget);
   return { id: item.id, title: item.title, text: `${lead}${text}`.trim() };
 }

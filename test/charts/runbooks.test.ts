@@ -7,7 +7,9 @@ const headings = [...doc.matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
 
 /** Every alert the generators can produce: the settings that switch the optional ones on. */
 const everyAlert = alertingRules(
-  alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', BACKEND_REPLICAS: '3' })),
+  alertRules(
+    loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true', BACKEND_REPLICAS: '3', EMBEDDINGS_PROVIDER: 'openai' }),
+  ),
 ).map((r) => r.alert);
 
 function section(name: string): string {
@@ -31,7 +33,8 @@ describe('docs/runbooks.md', () => {
   });
 
   it('is where every runbook_url points: the anchor of the heading', () => {
-    for (const rule of alertingRules(alertRules(loadStackSettings({ ALERT_NO_TRAFFIC_ENABLED: 'true' })))) {
+    const env = { ALERT_NO_TRAFFIC_ENABLED: 'true', EMBEDDINGS_PROVIDER: 'openai' };
+    for (const rule of alertingRules(alertRules(loadStackSettings(env)))) {
       expect(rule.annotations.runbook_url.endsWith(`#${runbookAnchor(rule.alert)}`)).toBe(true);
       // GitHub's anchor of a heading made of letters only is the heading in lower case.
       expect(headings.map((h) => h.toLowerCase())).toContain(runbookAnchor(rule.alert));

@@ -60,6 +60,7 @@ describe('loadStackSettings', () => {
       'RATELIMIT_STORAGE_URL',
       'RATELIMIT_STORAGE_SENTINEL_PASSWORD',
       'AI_API_KEY',
+      'EMBEDDINGS_API_KEY',
     ]);
   });
 

@@ -19,6 +19,7 @@ import {
   type MetricFamily,
 } from '../../contract';
 import { registerKvstoreWriteMetrics } from '../../service/metrics/content-metrics';
+import { EmbeddingMetrics } from '../../service/metrics/embedding-metrics';
 import { statusClass } from '../../service/metrics/middleware';
 import { buildTestApp } from '../helpers/app';
 import { promqlSelectors } from '../helpers/promql-selectors';
@@ -129,10 +130,10 @@ function stackQueries(env: Record<string, string>): {
   return { queries, recorded, alerts };
 }
 
-/** Settings that together generate every rule: per-pod scraping, NoTraffic, operator mode. */
+/** Settings that together generate every rule: per-pod scraping, NoTraffic, an embedder, operator mode. */
 const STACKS: ReadonlyArray<Record<string, string>> = [
   {},
-  { BACKEND_REPLICAS: '2', ALERT_NO_TRAFFIC_ENABLED: 'true' },
+  { BACKEND_REPLICAS: '2', ALERT_NO_TRAFFIC_ENABLED: 'true', EMBEDDINGS_PROVIDER: 'openai' },
   { MONITORING_MODE: 'operator', NAMESPACE: 'search' },
 ];
 
@@ -144,6 +145,8 @@ describe('the contract between the service and the stack (contract/metrics.ts)',
     try {
       // Content in the kvstore adds this gauge; registered here as features.ts does there, without a Redis.
       registerKvstoreWriteMetrics(t.deps.registry, () => 'ok');
+      // An embedder adds its families (issue 41); registered here as its wiring will, without a provider.
+      new EmbeddingMetrics(t.deps.registry).call(0.01);
       const token = t.settings.service.apiToken;
       const auth = token ? { Authorization: `Bearer ${token}` } : {};
       await request(t.app).post('/api/ingest').set(auth).send({

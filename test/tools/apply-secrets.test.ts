@@ -31,6 +31,20 @@ describe('make secrets (tools/apply-secrets.ts)', () => {
     ]);
   });
 
+  it('puts the embeddings key in the app Secret only when the backend references it (an embedder configured)', () => {
+    const values = { API_TOKEN: 't', KVSTORE_PASSWORD: 'p', EMBEDDINGS_API_KEY: 'sk-emb' };
+    expect(Object.keys(secretManifests(values, names, 'ns')[0].stringData).sort()).toEqual([
+      'api-token',
+      'kvstore-password',
+    ]);
+    const refs = backendSecretEnvironment({ embeddings: true });
+    expect(secretManifests(values, names, 'ns', refs)[0].stringData).toEqual({
+      'api-token': 't',
+      'kvstore-password': 'p',
+      'embeddings-api-key': 'sk-emb',
+    });
+  });
+
   it('refuses to run without what production needs, naming the variables and no value', () => {
     expect(REQUIRED_SECRET_VARIABLES).toEqual(['API_TOKEN', 'KVSTORE_PASSWORD']);
     expect(() => secretManifests({ AI_API_KEY: 'sk-secret' }, names, 'ns')).toThrow(

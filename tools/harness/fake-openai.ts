@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerEmbeddings, FAKE_EMBEDDING_DIMENSIONS, type FakeEmbeddingReply } from './fake-embeddings';
 
 /** Token counts as the protocol reports them. */
 export interface FakeUsage {
@@ -56,11 +57,20 @@ export interface FakeRequest {
 /**
  * A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions protocol
  * (`POST /v1/chat/completions`, JSON or SSE with `stream_options.include_usage`), answering from
- * a script of replies so tests can drive successes, streams, errors, hangs and resets.
+ * a script of replies so tests can drive successes, streams, errors, hangs and resets; and the
+ * embeddings protocol (`POST /v1/embeddings`: deterministic vectors, `fake-embeddings.ts`), from
+ * a script of its own.
  */
 export class FakeOpenAi {
   readonly requests: FakeRequest[] = [];
   private readonly script: FakeReply[] = [];
+  private readonly embeddingScript: FakeEmbeddingReply[] = [];
+  /** Tokens billed by `POST /v1/embeddings` answers (their reported `usage.total_tokens`), since start or `reset`. */
+  embeddingTokensBilled = 0;
+  /** Length of the vectors of `POST /v1/embeddings` when the request names no `dimensions`. */
+  embeddingDimensions = FAKE_EMBEDDING_DIMENSIONS;
+  /** Reply of `POST /v1/embeddings` when its script is empty. */
+  embeddingFallback: FakeEmbeddingReply = { kind: 'vectors' };
   private readonly open = new Set<ServerResponse>();
   /** Reply used when the script is empty. */
   fallback: FakeReply = { kind: 'json', content: 'The answer is 42 [1].' };
@@ -86,6 +96,14 @@ export class FakeOpenAi {
   reset(): void {
     this.requests.length = 0;
     this.script.length = 0;
+    this.embeddingScript.length = 0;
+    this.embeddingTokensBilled = 0;
+  }
+
+  /** Appends replies to the script of `POST /v1/embeddings` (used in order, one per request). */
+  enqueueEmbeddings(...replies: FakeEmbeddingReply[]): this {
+    this.embeddingScript.push(...replies);
+    return this;
   }
 
   /** Appends replies to the script (used in order, one per request). */
@@ -106,6 +124,15 @@ export class FakeOpenAi {
     const sent = { bytes: 0 };
     const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
     this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, sent, closed });
+    if (req.method === 'POST' && req.url === '/v1/embeddings') {
+      this.open.add(res);
+      res.on('close', () => this.open.delete(res));
+      const reply = this.embeddingScript.shift() ?? this.embeddingFallback;
+      // Added after the answer, not read before it: a request of an earlier test may end late.
+      const billed = await answerEmbeddings(reply, body, res, sent, this.embeddingDimensions);
+      this.embeddingTokensBilled += billed;
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       res
         .writeHead(404, { 'content-type': 'application/json' })

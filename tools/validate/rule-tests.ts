@@ -69,6 +69,7 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
     contentWriteState,
     kvstoreWriteConfirmation,
     kvstoreEvictedKeysTotal,
+    embeddingsPending,
   } = METRICS;
   const busy = busyVolume(settings);
   const replicas = settings.deploy.backendReplicas;
@@ -286,6 +287,25 @@ function scenarios(settings: Settings): Readonly<Record<string, Scenario>> {
           series: series(kvstoreEvictedKeysTotal, { instance, store: 'kvstore' }),
           values: gauge(7, n),
         })),
+    },
+    [ALERTS.embeddingBacklogNotDraining]: {
+      firing: {
+        // One pod has 50 items waiting, minute after minute (its provider calls fail); the other none.
+        series: (n) => [
+          { series: series(embeddingsPending, { instance: PODS[0] }), values: gauge(50, n) },
+          { series: series(embeddingsPending, { instance: PODS[1] }), values: gauge(0, n) },
+        ],
+        labels: { ...job, instance: PODS[0] },
+        value: 50,
+        // delta() needs two samples: the backlog is "not shrinking" from minute 1.
+        activeFrom: 1,
+        exact: true,
+      },
+      // A backlog being worked off (5 items a minute), and an empty one: nothing.
+      silent: (n) => [
+        { series: series(embeddingsPending, { instance: PODS[0] }), values: `500-5x${n}` },
+        { series: series(embeddingsPending, { instance: PODS[1] }), values: gauge(0, n) },
+      ],
     },
     [ALERTS.kvstoreFallback]: {
       firing: {

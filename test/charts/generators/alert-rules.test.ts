@@ -336,6 +336,7 @@ describe('alertRules', () => {
         ALERT_NO_TRAFFIC_FOR: '0s',
         BACKEND_REPLICAS: '3',
         SLO_AVAILABILITY: '0.95',
+        EMBEDDINGS_PROVIDER: 'openai',
       },
       stories: {
         ALERT_BACKEND_POD_DOWN_FOR: '20m',

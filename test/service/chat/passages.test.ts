@@ -1,5 +1,6 @@
 import type { Item } from '../../../service/content/item';
-import { PASSAGE_CHARS, PASSAGE_SCAN, passageFor } from '../../../service/chat/passages';
+import { PASSAGE_SCAN, passageFor } from '../../../service/chat/passages';
+import { PASSAGE_CHARS } from '../../../service/content/sentences';
 import { keepPlainText, plainTextOf } from '../../../service/content/plain-text';
 import { Analyzer } from '../../../service/search/analysis/analyzer';
 
