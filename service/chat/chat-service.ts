@@ -2,7 +2,8 @@ import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
 import type { Analyzer } from '../search/analysis/analyzer';
 import type { SearchIndex } from '../search/search-index';
-import { PASSAGE_CHARS, passageFor } from './passages';
+import { PASSAGE_CHARS } from '../content/sentences';
+import { passageFor } from './passages';
 import { buildMessages } from './prompt';
 import { AnswerText, estimatedUsage } from './tokens';
 import {
