@@ -237,7 +237,7 @@ export async function uploadedItems(
       raws = await parseFileInSteps(
         f.name,
         f.format,
-        utf8Pieces(f.data),
+        () => utf8Pieces(f.data),
         step,
         received.type ? { type: received.type } : {},
         MAX_UPLOAD_ITEMS,

@@ -280,6 +280,21 @@ function fromNdjson(text: string): unknown[] {
   return out;
 }
 
+/** `pieces` with the byte order mark the text they make may start with left out. */
+function* withoutBom(pieces: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const piece of pieces) {
+    if (first && piece) {
+      first = false;
+      if (piece.charCodeAt(0) === 0xfeff) {
+        yield piece.slice(1);
+        continue;
+      }
+    }
+    yield piece;
+  }
+}
+
 /**
  * `fromNdjson` of the text `pieces` make together, a line at a time with `step()` after each
  * line and each piece: the lines are cut from the pieces as they come (a line across pieces is
@@ -292,12 +307,7 @@ async function ndjsonInSteps(pieces: Iterable<string>, step: () => Promise<void>
   // The parts of the line not ended yet.
   let open: string[] = [];
   let lineNo = 0;
-  let first = true;
-  for (let piece of pieces) {
-    if (first && piece) {
-      first = false;
-      if (piece.charCodeAt(0) === 0xfeff) piece = piece.slice(1);
-    }
+  for (const piece of withoutBom(pieces)) {
     let at = 0;
     for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', at)) {
       let line = piece.slice(at, nl);
@@ -343,29 +353,32 @@ export function parseFile(
 }
 
 /**
- * `parseFile` of the text `pieces` make together (a file decoded a piece at a time), with
- * `step()` between the lines of an `.ndjson` file (cut from the pieces as they come:
- * `ndjsonInSteps`) and between the elements of a `.json` array, so a file of 10,000 items is not
- * one long step of the event loop (issue 37). The other formats are joined (a step after each
- * piece) and parsed whole. A `.json` file that is not an array (an item, `{items: [...]}`) or is
- * not valid JSON, or an array of more than `maxSteppedElements` (more than the caller takes), is
- * parsed whole, as `parseFile` does. The items are those `parseFile` returns.
+ * `parseFile` of the text a file's `pieces` make together (it is decoded a piece at a time;
+ * `pieces()` reads it from its start, again for a second reading), with `step()` between the
+ * lines of an `.ndjson` file and between the elements of a `.json` array, both cut from the
+ * pieces as they come (`ndjsonInSteps`, `parseJsonArrayInSteps`), so a file of 10,000 items is
+ * neither one long step of the event loop (issue 37) nor one string. The other formats are joined
+ * (a step after each piece) and parsed whole, as is a `.json` file that is not an array (an item,
+ * `{items: [...]}`) or is not valid JSON, or an array of more than `maxSteppedElements` (more
+ * than the caller takes). The items are those `parseFile` returns.
  */
 export async function parseFileInSteps(
   filename: string,
   format: UploadFormat,
-  pieces: Iterable<string>,
+  pieces: () => Iterable<string>,
   step: () => Promise<void> | undefined,
   defaults: FileDefaults = {},
   maxSteppedElements?: number,
 ): Promise<unknown[]> {
-  if (format === 'ndjson') return ndjsonInSteps(pieces, step);
+  if (format === 'ndjson') return ndjsonInSteps(pieces(), step);
+  if (format === 'json') {
+    const items = await parseJsonArrayInSteps(withoutBom(pieces()), step, maxSteppedElements);
+    if (items) return items;
+  }
   let text = '';
-  for (const piece of pieces) {
+  for (const piece of pieces()) {
     text += piece;
     await step();
   }
-  if (format === 'json')
-    return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
   return parseFile(filename, format, text, defaults);
 }

@@ -63,7 +63,7 @@ describe('upload validation in steps', () => {
     },
   );
 
-  it('parses a JSON array in steps to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
+  it('parses a JSON array in steps, whole or in pieces, to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
     const same = async (text: string) => {
       let whole: unknown;
       try {
@@ -73,6 +73,14 @@ describe('upload validation in steps', () => {
       }
       const stepped = await parseJsonArrayInSteps(text, () => undefined);
       if (stepped !== undefined) expect(stepped).toEqual(whole);
+      // The same text in pieces (as an upload's is decoded), cut anywhere: inside strings,
+      // escapes, elements, between them.
+      for (const size of [1, 2, 3, 7]) {
+        const pieces = Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+          text.slice(i * size, (i + 1) * size),
+        );
+        expect(await parseJsonArrayInSteps(pieces, () => undefined)).toEqual(stepped);
+      }
       // Every valid array is parsed in steps (nothing large falls back to one parse).
       if (Array.isArray(whole)) expect(stepped).toBeDefined();
     };
@@ -131,7 +139,14 @@ describe('upload validation in steps', () => {
           const text = (bom ? '\uFEFF' : '') + lines.map(([l, eol]) => l + eol).join('');
           const at = [0, ...cuts.map((c) => c % (text.length + 1)).sort((a, b) => a - b), text.length];
           const pieces = at.slice(1).map((end, i) => text.slice(at[i], end));
-          const stepped = await outcome(() => parseFileInSteps('a.ndjson', 'ndjson', pieces, () => undefined));
+          const stepped = await outcome(() =>
+            parseFileInSteps(
+              'a.ndjson',
+              'ndjson',
+              () => pieces,
+              () => undefined,
+            ),
+          );
           expect(stepped).toEqual(await outcome(() => parseFile('a.ndjson', 'ndjson', text)));
         },
       ),
