@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { loadTokenizer } from './chat/tokens';
 import { createDeps, startDeps } from './deps';
 import { createLogger } from './lib/logger';
+import { collectStartupGarbage } from './lib/startup-heap';
 import { installProcessGuard } from './process-guard';
 import { listen } from './server';
 
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   logger.info({ settings: redactSettings(settings) }, 'settings loaded');
   // Before listening: the tokenizer's table is half a second of one step, which no request should wait for.
   loadTokenizer();
+  collectStartupGarbage();
   let deps;
   try {
     // Reads the synonyms file (SEARCH_SYNONYMS_FILE): a bad one is a bad setting.

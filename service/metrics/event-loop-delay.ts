@@ -25,21 +25,39 @@ export interface EventLoopDelay {
 }
 
 /**
+ * The open `/proc/self/task/<pid>/schedstat` of the process (one handle, opened by the first
+ * `loopThreadCpu` and kept for the process's life: every monitor reads it), null where it cannot
+ * be read.
+ */
+let schedstat: { readonly fd: number; readonly buf: Buffer } | null | undefined;
+
+function schedstatSeconds(s: { readonly fd: number; readonly buf: Buffer }): number {
+  return Number(s.buf.toString('latin1', 0, readSync(s.fd, s.buf, 0, s.buf.length, 0)).split(' ', 1)[0]) / 1e9;
+}
+
+function openSchedstat(): { readonly fd: number; readonly buf: Buffer } | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+    const s = { fd, buf: Buffer.alloc(96) };
+    if (Number.isFinite(schedstatSeconds(s))) return s;
+  } catch {
+    // Not Linux, or no schedstat: the process's time (loopThreadCpu).
+  }
+  if (fd !== undefined) closeSync(fd);
+  return null;
+}
+
+/**
  * CPU seconds of the thread that runs the event loop, where Linux tells (`/proc/self/task/<pid>/schedstat`,
  * nanoseconds on a CPU); elsewhere the whole process's (user and system, every thread), which errs
  * long. The loop's thread is what holds the loop: the GC's and the thread pool's helpers run beside
  * it, and counting them made a turn in which the loop's thread waited for a core look busy.
  */
 export function loopThreadCpu(): () => number {
-  try {
-    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
-    const buf = Buffer.alloc(96);
-    const read = () => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0)).split(' ', 1)[0]) / 1e9;
-    if (Number.isFinite(read())) return read;
-    closeSync(fd);
-  } catch {
-    // Not Linux, or no schedstat: the process's time below.
-  }
+  if (schedstat === undefined) schedstat = openSchedstat();
+  const s = schedstat;
+  if (s) return () => schedstatSeconds(s);
   return () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;

@@ -16,7 +16,7 @@ import { METRICS } from '../../contract/metrics';
  * store in a temp DATA_DIR, rate limits in a real redis-server, the fake OpenAI-compatible
  * provider on loopback): a hostile item's text reaches the model only inside the fenced sources;
  * front-matter dates are judged by the API's rule; Node's refusals before routing are JSON; an
- * upload of 10,000 items does not hold the event loop for a second.
+ * upload of 10,000 items does not hold the event loop over 50 ms.
  */
 
 const TOKEN = 'round-three-token';
@@ -176,7 +176,7 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     expectJsonRefusal(await raw(svc.port, head, '1\r\n \r\n'), 408, 'request_timeout', 'body');
   }, 60_000);
 
-  test('8. an upload of 10,000 items with 50 tags each holds the event loop under 100 ms of CPU time (50 ms is the aim)', async () => {
+  test('8. an upload of 10,000 items with 50 tags each holds the event loop at most 50 ms of CPU time', async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ({
       type: 'project',
       title: `Upload item ${i}`,
@@ -196,20 +196,20 @@ describe('round three on the real process: prompt, dates, refusals, upload steps
     expect((JSON.parse(res.text) as { count: number }).count).toBe(10_000);
     const max = gaugeValue((await svc.request('/api/metrics/prometheus')).text, METRICS.eventLoopBusyMax);
     // The process's own measure, in the CPU time its event-loop thread spent in its longest stall
-    // (so neither a core it waited for nor its GC helper threads count). Before issue 37: 1.07-1.44 s
-    // of event-loop delay. Parsing, validation, the store's one atomic write (record encoding,
-    // in-memory copy, search index) and the answer now all go in steps, one sliced job a turn
-    // (service/lib/yield-to-loop.ts). Two finds took the longest turn from 41-62 ms to 26-39 ms:
-    // the answer's writer restarted its slice after every 'drain', which a loopback client emits
-    // on the next tick, so the 7 MB answer went out in one turn; and the request path's steps
-    // resumed beside the index's slices in the same turn. Measured 0.033-0.049 s quiet (4 runs)
-    // and 0.026-0.039 s with one core kept busy (`node -e 'for(;;){}'`, 7 runs). What is left is
-    // a 5-10 ms slice, the turn's I/O and garbage collection on the loop thread: scavenges that
-    // copy the upload's surviving items took 20-56 ms now and then (--trace-gc), so one turn in a
-    // few runs of a profiling script reached 0.06 s. The bound is 0.1 s, twice the issue's aim,
-    // so that a GC pause on a quiet machine does not fail the suite; the old one-step parse and
-    // validation (~1 s) or an answer written in one turn (~0.04 s more) still would.
+    // (so neither a core it waited for nor its GC helper threads count; a GC pause on the loop's
+    // thread does). Before issue 37: 1.07-1.44 s of event-loop delay. Parsing, validation, the
+    // store's one atomic write (record encoding, in-memory copy, search index) and the answer all
+    // go in steps, one sliced job a turn (service/lib/yield-to-loop.ts); that left 29-54 ms, and
+    // ~60 ms now and then. On this machine (a VM) a first touch of fresh memory costs ~5 ms a MB,
+    // and the long turns were such touches: the file joined, decoded and split whole (6 MB each,
+    // now parsed from 64 KB pieces: service/routes/upload.ts utf8Pieces), and the first scavenge
+    // after start-up promoting the tokenizer's ~20 MB (now collected before listening:
+    // service/lib/startup-heap.ts). Measured 0.017-0.033 s (10 runs, the machine's load at 14-19
+    // from other work) and 0.017-0.047 s with one more core kept busy (5 runs, load 17-22). What is
+    // left is a 5 ms step, the turn's I/O, the search index growing an array (~10-20 ms of fresh
+    // memory) and GC. The old one-step parse and validation (~1 s) or an answer written in one
+    // turn (~40 ms more) still fail it.
     expect(max).toBeGreaterThan(0);
-    expect(max).toBeLessThan(0.1);
+    expect(max).toBeLessThanOrEqual(0.05);
   }, 120_000);
 });

@@ -263,19 +263,69 @@ function ndjsonLines(text: string): string[] {
   return text.replace(/^\uFEFF/, '').split(/\r?\n/);
 }
 
-function ndjsonLine(lines: readonly string[], i: number, out: unknown[]): void {
-  if (lines[i].trim() === '') return;
+/** Parses line `lineNo` (1-based) of an `.ndjson` file into `out`; a blank line holds no item. */
+function ndjsonLine(line: string, lineNo: number, out: unknown[]): void {
+  if (line.trim() === '') return;
   try {
-    out.push(JSON.parse(lines[i]));
+    out.push(JSON.parse(line));
   } catch (e) {
-    throw new FileParseError(`line ${i + 1} is not valid JSON: ${(e as Error).message}`, i + 1);
+    throw new FileParseError(`line ${lineNo} is not valid JSON: ${(e as Error).message}`, lineNo);
   }
 }
 
 function fromNdjson(text: string): unknown[] {
   const out: unknown[] = [];
   const lines = ndjsonLines(text);
-  for (let i = 0; i < lines.length; i++) ndjsonLine(lines, i, out);
+  for (let i = 0; i < lines.length; i++) ndjsonLine(lines[i], i + 1, out);
+  return out;
+}
+
+/** `pieces` with the byte order mark the text they make may start with left out. */
+function* withoutBom(pieces: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const piece of pieces) {
+    if (first && piece) {
+      first = false;
+      if (piece.charCodeAt(0) === 0xfeff) {
+        yield piece.slice(1);
+        continue;
+      }
+    }
+    yield piece;
+  }
+}
+
+/**
+ * `fromNdjson` of the text `pieces` make together, a line at a time with `step()` after each
+ * line and each piece: the lines are cut from the pieces as they come (a line across pieces is
+ * joined from its parts), so the file is never one string. Joined and split whole, a 6 MB file
+ * was one step of ~30 ms on the test machine, most of it first touches of the fresh memory the
+ * whole text and its flat copy took (issue 37).
+ */
+async function ndjsonInSteps(pieces: Iterable<string>, step: () => Promise<void> | undefined): Promise<unknown[]> {
+  const out: unknown[] = [];
+  // The parts of the line not ended yet.
+  let open: string[] = [];
+  let lineNo = 0;
+  for (const piece of withoutBom(pieces)) {
+    let at = 0;
+    for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', at)) {
+      let line = piece.slice(at, nl);
+      if (open.length) {
+        open.push(line);
+        line = open.join('');
+        open = [];
+      }
+      // `\r\n` ends a line as `\n` does (split(/\r?\n/) in fromNdjson).
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      ndjsonLine(line, ++lineNo, out);
+      at = nl + 1;
+      await step();
+    }
+    if (at < piece.length) open.push(at ? piece.slice(at) : piece);
+    await step();
+  }
+  ndjsonLine(open.join(''), ++lineNo, out);
   return out;
 }
 
@@ -303,30 +353,32 @@ export function parseFile(
 }
 
 /**
- * `parseFile`, with `step()` (time-steps.ts) between the lines of an `.ndjson` file and between
- * the elements of a `.json` array, so a file of 10,000 items is not one long step of the event
- * loop (issue 37). A `.json` file that is not an array (an item, `{items: [...]}`) or is not
- * valid JSON, or an array of more than `maxSteppedElements` (more than the caller takes), is parsed
- * whole, as `parseFile` does. The items are those `parseFile` returns.
+ * `parseFile` of the text a file's `pieces` make together (it is decoded a piece at a time;
+ * `pieces()` reads it from its start, again for a second reading), with `step()` between the
+ * lines of an `.ndjson` file and between the elements of a `.json` array, both cut from the
+ * pieces as they come (`ndjsonInSteps`, `parseJsonArrayInSteps`), so a file of 10,000 items is
+ * neither one long step of the event loop (issue 37) nor one string. The other formats are joined
+ * (a step after each piece) and parsed whole, as is a `.json` file that is not an array (an item,
+ * `{items: [...]}`) or is not valid JSON, or an array of more than `maxSteppedElements` (more
+ * than the caller takes). The items are those `parseFile` returns.
  */
 export async function parseFileInSteps(
   filename: string,
   format: UploadFormat,
-  text: string,
+  pieces: () => Iterable<string>,
   step: () => Promise<void> | undefined,
   defaults: FileDefaults = {},
   maxSteppedElements?: number,
 ): Promise<unknown[]> {
-  if (format === 'ndjson') {
-    const out: unknown[] = [];
-    const lines = ndjsonLines(text);
-    for (let i = 0; i < lines.length; i++) {
-      ndjsonLine(lines, i, out);
-      await step();
-    }
-    return out;
+  if (format === 'ndjson') return ndjsonInSteps(pieces(), step);
+  if (format === 'json') {
+    const items = await parseJsonArrayInSteps(withoutBom(pieces()), step, maxSteppedElements);
+    if (items) return items;
   }
-  if (format === 'json')
-    return (await parseJsonArrayInSteps(text.replace(/^\uFEFF/, ''), step, maxSteppedElements)) ?? fromJson(text);
+  let text = '';
+  for (const piece of pieces()) {
+    text += piece;
+    await step();
+  }
   return parseFile(filename, format, text, defaults);
 }

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { loopThreadCpu, monitorEventLoop } from '../../../service/metrics/event-loop-delay';
 
@@ -30,6 +31,18 @@ describe('loopThreadCpu', () => {
     // The process as a whole spent the worker's spin (at least a part of it on a busy machine, and
     // the worker's start); the loop thread spent the worker's start and little else.
     expect((all.user + all.system) / 1e6 - loop).toBeGreaterThan(0.05);
+  });
+
+  linux('reads one handle per process, however many monitors read it', () => {
+    loopThreadCpu();
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    const monitors = Array.from({ length: 20 }, () => monitorEventLoop(10));
+    const readers = Array.from({ length: 20 }, () => loopThreadCpu());
+    expect(readers.every((r) => r() > 0)).toBe(true);
+    for (const m of monitors) m.stop();
+    // Each monitor and reader opened its own schedstat before (and never closed it).
+    expect(open()).toBe(before);
   });
 });
 

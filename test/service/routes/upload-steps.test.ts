@@ -3,8 +3,8 @@ import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'n
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { parseJsonArrayInSteps } from '../../../service/content/parse/json-array-steps';
-import { parseFile } from '../../../service/content/parse/parse-files';
-import { MAX_UPLOAD_ITEMS, uploadedItems, utf8InSteps, type Received } from '../../../service/routes/upload';
+import { FileParseError, parseFile, parseFileInSteps } from '../../../service/content/parse/parse-files';
+import { MAX_UPLOAD_ITEMS, uploadedItems, utf8Pieces, type Received } from '../../../service/routes/upload';
 import { monitorEventLoop } from '../../../service/metrics/event-loop-delay';
 import { stepper } from '../../../service/lib/yield-to-loop';
 import { buildTestApp, type TestApp } from '../../helpers/app';
@@ -53,7 +53,7 @@ describe('upload validation in steps', () => {
     'steps after every element parsed and every item validated, for %s of 2,000 items',
     async (_name, name, format, text) => {
       const counter = countingStep();
-      const received: Received = { files: [{ name, format, data: Buffer.from(text) }] };
+      const received: Received = { files: [{ name, format, data: [Buffer.from(text)] }] };
       const out = await uploadedItems(received, counter.step);
       expect(out).toHaveLength(N);
       expect(out[N - 1]).toMatchObject({ id: `item-${N - 1}`, title: `Item ${N - 1}` });
@@ -63,7 +63,7 @@ describe('upload validation in steps', () => {
     },
   );
 
-  it('parses a JSON array in steps to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
+  it('parses a JSON array in steps, whole or in pieces, to exactly what JSON.parse gives, or leaves it to JSON.parse', async () => {
     const same = async (text: string) => {
       let whole: unknown;
       try {
@@ -73,6 +73,14 @@ describe('upload validation in steps', () => {
       }
       const stepped = await parseJsonArrayInSteps(text, () => undefined);
       if (stepped !== undefined) expect(stepped).toEqual(whole);
+      // The same text in pieces (as an upload's is decoded), cut anywhere: inside strings,
+      // escapes, elements, between them.
+      for (const size of [1, 2, 3, 7]) {
+        const pieces = Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+          text.slice(i * size, (i + 1) * size),
+        );
+        expect(await parseJsonArrayInSteps(pieces, () => undefined)).toEqual(stepped);
+      }
       // Every valid array is parsed in steps (nothing large falls back to one parse).
       if (Array.isArray(whole)) expect(stepped).toBeDefined();
     };
@@ -108,6 +116,44 @@ describe('upload validation in steps', () => {
     );
   }, 300_000); // a hang guard only: the runs are bounded by numRuns
 
+  it('parses an .ndjson file cut into pieces anywhere to what parseFile gives, errors and their lines included', async () => {
+    /** The items, or the error's message and line. */
+    const outcome = async (parse: () => unknown[] | Promise<unknown[]>): Promise<unknown> => {
+      try {
+        return await parse();
+      } catch (e) {
+        if (!(e instanceof FileParseError)) throw e;
+        return { error: e.message, line: e.line };
+      }
+    };
+    const line = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.constantFrom('', ' ', '{', 'x', '\r', '"\\n"'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n', '\r', '\n\n', '')), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async (bom, lines, cuts) => {
+          const text = (bom ? '\uFEFF' : '') + lines.map(([l, eol]) => l + eol).join('');
+          const at = [0, ...cuts.map((c) => c % (text.length + 1)).sort((a, b) => a - b), text.length];
+          const pieces = at.slice(1).map((end, i) => text.slice(at[i], end));
+          const stepped = await outcome(() =>
+            parseFileInSteps(
+              'a.ndjson',
+              'ndjson',
+              () => pieces,
+              () => undefined,
+            ),
+          );
+          expect(stepped).toEqual(await outcome(() => parseFile('a.ndjson', 'ndjson', text)));
+        },
+      ),
+      { numRuns: 2000, seed: 37 },
+    );
+  }, 300_000); // a hang guard only: the runs are bounded by numRuns
+
   it('leaves an array of more elements than an upload takes to one JSON.parse (no call per tiny element)', async () => {
     const text = `[${'1,'.repeat(20)}1]`;
     expect(await parseJsonArrayInSteps(text, () => undefined, 21)).toHaveLength(21);
@@ -118,7 +164,7 @@ describe('upload validation in steps', () => {
     const text = JSON.stringify(items.slice(0, 50));
     const counter = countingStep();
     const out = await uploadedItems(
-      { files: [{ name: 'a.json', format: 'json', data: Buffer.from(text) }] },
+      { files: [{ name: 'a.json', format: 'json', data: [Buffer.from(text)] }] },
       counter.step,
     );
     expect(out.map((i) => i.title)).toEqual(
@@ -172,7 +218,7 @@ describe('POST /api/upload of many items with 50 tags each, measured inside the 
     const file = Buffer.from(JSON.stringify(manyItems(MAX_UPLOAD_ITEMS)));
     const loop = monitorEventLoop(5);
     loop.take();
-    const out = await uploadedItems({ files: [{ name: 'many.json', format: 'json', data: file }] }, stepper());
+    const out = await uploadedItems({ files: [{ name: 'many.json', format: 'json', data: [file] }] }, stepper());
     const held = loop.take();
     loop.stop();
     expect(out).toHaveLength(MAX_UPLOAD_ITEMS);
@@ -212,26 +258,27 @@ describe('POST /api/upload of many items with 50 tags each, measured inside the 
   }, 120_000);
 });
 
-describe('utf8InSteps', () => {
-  it('decodes to exactly what toString gives, whatever slice a character or a bad byte is cut at', async () => {
+describe('utf8Pieces', () => {
+  it('decodes to exactly what toString gives, whatever piece or slice a character or a bad byte is cut at', () => {
     const bytes = fc.oneof(
       fc.uint8Array({ maxLength: 64 }),
       fc.string({ unit: 'binary', maxLength: 32 }).map((s) => new Uint8Array(Buffer.from(`\uFEFF${s}`, 'utf8'))),
     );
-    await fc.assert(
-      fc.asyncProperty(bytes, fc.integer({ min: 1, max: 9 }), async (data, slice) => {
-        let steps = 0;
-        const text = await utf8InSteps(
-          data,
-          () => {
-            steps++;
-            return undefined;
-          },
-          slice,
-        );
-        expect(text).toBe(Buffer.from(data).toString('utf8'));
-        expect(steps).toBe(Math.ceil(data.length / slice));
-      }),
+    fc.assert(
+      fc.property(
+        bytes,
+        fc.array(fc.nat(64), { maxLength: 4 }),
+        fc.integer({ min: 1, max: 9 }),
+        (data, cuts, slice) => {
+          // The bytes as received: cut into pieces at `cuts`.
+          const at = [0, ...cuts.map((c) => Math.min(c, data.length)).sort((a, b) => a - b), data.length];
+          const received = at.slice(1).map((end, i) => data.subarray(at[i], end));
+          const pieces = [...utf8Pieces(received, slice)];
+          expect(pieces.join('')).toBe(Buffer.from(data).toString('utf8'));
+          // A piece per slice of each received piece.
+          expect(pieces).toHaveLength(received.reduce((n, r) => n + Math.ceil(r.length / slice), 0));
+        },
+      ),
       { numRuns: 3000, seed: 37 },
     );
   }, 300_000); // a hang guard only: the runs are bounded by numRuns
