@@ -16,9 +16,11 @@ import { keepPlainText, plainText, plainTextOf } from './plain-text';
 import { stepper } from '../lib/yield-to-loop';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 
-/** What changed in the in-memory copy: some items upserted, or a reload merged in (`reset`: `all` then holds all of it). */
+/** What changed in the in-memory copy: some items upserted and some ids deleted, or a reload merged in (`reset`: `all` then holds all of it). */
 export interface ContentChange {
   readonly upserted: readonly Item[];
+  /** Ids no longer held (deleted here or by another replica); empty on a reset (`all` is the whole content). */
+  readonly removed: readonly string[];
   /** True after a reload from the store (merged in, never replacing); `all` then holds every item. */
   readonly reset: boolean;
   readonly all?: readonly Item[];
@@ -167,7 +169,7 @@ export class ContentService {
       for (const l of this.listings.values()) l.reset();
       for (const t of this.tagIndexes.values()) t.reset();
       this.loaded = true;
-      await this.notify({ upserted, reset: true, all: [...this.items.values()] });
+      await this.notify({ upserted, removed: [], reset: true, all: [...this.items.values()] });
     } finally {
       this.touchedDuringResync.delete(touched);
       if (reread) this.touchedDuringResync.delete(reread);
@@ -205,7 +207,7 @@ export class ContentService {
       for (const t of this.touchedDuringResync) t.add(i.id);
       await step();
     }
-    await this.notify({ upserted: items, reset: false });
+    await this.notify({ upserted: items, removed: [], reset: false });
   }
 
   private async notify(change: ContentChange): Promise<void> {
@@ -276,7 +278,7 @@ export class ContentService {
     const written: Item[] = [];
     for (const r of byId.values()) if (r.change !== 'unchanged') written.push(r.item);
     if (written.length) {
-      const put = this.store.putMany(written);
+      const put = this.store.write(written);
       this.writesInFlight.add(put);
       try {
         await put;

@@ -67,15 +67,20 @@ export const WRITE_STATES: readonly WriteStatus['state'][] = ['ok', 'disk_full',
 
 /**
  * Durable home of the content. The in-memory copy and search index are rebuilt from it at
- * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
+ * start and follow it afterwards: `write` for this process's writes, `onRemoteChange` for other
  * replicas' writes (shared stores only).
  */
 export interface ContentStore {
   readonly kind: StoreKind;
   /** Opens the store and returns every item. */
   load(): Promise<Item[]>;
-  /** Stores `items` all-or-nothing; once it resolves they survive a crash. */
-  putMany(items: readonly Item[]): Promise<void>;
+  /**
+   * Stores `items` (added, or replacing the item of their id) and deletes the items of `removed`,
+   * all or nothing; once it resolves the write survives a crash, at the store's durability level.
+   * An id is in at most one of the two; an id of `removed` the store does not hold is ignored.
+   * Other replicas are told of both (a deleted id reads as absent: `RemoteChange`).
+   */
+  write(items: readonly Item[], removed?: readonly string[]): Promise<void>;
   /** Reads the current value of some ids (for remote changes); absent ids are left out. */
   getMany(ids: readonly string[]): Promise<Item[]>;
   /**

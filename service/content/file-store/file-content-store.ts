@@ -158,7 +158,9 @@ export class FileContentStore implements ContentStore {
     return next;
   }
 
-  async putMany(items: readonly Item[]): Promise<void> {
+  async write(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
+    // TODO(issue 39, life-core): deletion records; removed in this branch's base only.
+    if (removed.length) throw new Error('deletes are not implemented in the file store yet');
     if (!items.length) return;
     await this.serial(async () => {
       await appendBatch(this.state, this.health, items);
