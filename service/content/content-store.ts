@@ -3,9 +3,15 @@ import type { Item } from './item';
 /** Which store holds the content. */
 export type StoreKind = 'file' | 'kvstore';
 
-/** Items changed by another replica; the receiver re-reads them (absent = deleted). */
+/** Items changed by another replica; the receiver re-reads them. */
 export interface RemoteChange {
   readonly ids: readonly string[];
+  /**
+   * Those of `ids` the change deleted: read as absent, they leave the receiver's copy. An id
+   * absent on the re-read that the change did not delete was lost by the store (a kvstore that
+   * restarted empty), not deleted: the receiver keeps it, and its resync writes it back.
+   */
+  readonly removed?: readonly string[];
 }
 
 /** Receiver of other replicas' writes. A rejected promise makes the store resync in full. */
