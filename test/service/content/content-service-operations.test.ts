@@ -176,6 +176,27 @@ describe('ContentService.write (issue 39)', () => {
     });
   });
 
+  it('a write applied while delete_where scans in steps is planned against: a match it changed is not deleted, a patch is merged into it', async () => {
+    await withContent(async ({ content, reopen }) => {
+      // Enough items for the scan to take several steps of the event loop.
+      const many = Array.from({ length: 20_000 }, (_, k) => input(`old-${k}`, { tags: ['old'], body: 'b' }));
+      await content.ingest([...many, input('p', { body: 'first body' })]);
+      const big = content.write({ deleteWhere: { tag: 'old' }, patch: [{ id: 'p', fields: { title: 'Patched' } }] });
+      // Another write lands between two steps of the scan: old-0 no longer matches, p's body changes.
+      await new Promise((r) => setImmediate(r));
+      const other = content.ingest([
+        input('old-0', { tags: ['keep'], body: 'b' }),
+        input('p', { title: 'Title p', body: 'second body' }),
+      ]);
+      const [out] = await Promise.all([big, other]);
+      expect(out.deletedWhere).toHaveLength(19_999);
+      expect(content.get('old-0')?.tags).toEqual(['keep']);
+      expect(content.get('p')?.body).toBe('second body');
+      expect(content.size).toBe(2);
+      expect(await reopen()).toEqual(['old-0', 'p']);
+    });
+  }, 120_000);
+
   it('a remote change deletes the ids it says were deleted and keeps ids the store lost', async () => {
     await withContent(async ({ content, store }) => {
       await content.ingest([input('a'), input('b')]);
