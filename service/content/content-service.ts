@@ -9,16 +9,33 @@ import {
   type ItemInput,
   type ItemType,
 } from './item';
-import { catalogueRank, unwrapItem } from './lazy-item';
+import { matches, type FilterFields } from './item-filter';
+import { catalogueRank, listingFields, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
 import { stepper } from '../lib/yield-to-loop';
 import { StoreUnavailableError, type ContentStore } from './content-store';
+import {
+  matchedAndNamed,
+  patchedInput,
+  refuseSharedIds,
+  unknownPatch,
+  type ContentOperations,
+  type OperationsOutcome,
+  type WrittenItem,
+} from './operations';
 
-/** What changed in the in-memory copy: some items upserted, or a reload merged in (`reset`: `all` then holds all of it). */
+/** What a filter reads of an item: a catalogue's lazy item answers from its listing keys, unparsed. */
+function filterFields(item: Item): FilterFields {
+  return { type: item.type, ...listingFields(item) };
+}
+
+/** What changed in the in-memory copy: some items upserted and some ids deleted, or a reload merged in (`reset`: `all` then holds all of it). */
 export interface ContentChange {
   readonly upserted: readonly Item[];
+  /** Ids no longer held (deleted here or by another replica); empty on a reset (`all` is the whole content). */
+  readonly removed: readonly string[];
   /** True after a reload from the store (merged in, never replacing); `all` then holds every item. */
   readonly reset: boolean;
   readonly all?: readonly Item[];
@@ -88,9 +105,15 @@ export class ContentService {
    */
   async start(): Promise<void> {
     this.store.onRemoteChange({
-      change: async ({ ids }) => {
+      change: async ({ ids, removed = [] }) => {
+        // An id another replica deleted and the store no longer holds leaves this copy too (one
+        // absent that was not deleted was lost by the store: kept, and written back by a resync).
         const items = await this.store.getMany(ids);
-        await this.apply(items);
+        const present = new Set(items.map((i) => i.id));
+        await this.apply(
+          items,
+          removed.filter((id) => !present.has(id)),
+        );
       },
       resync: async () => {
         await this.resync();
@@ -167,7 +190,7 @@ export class ContentService {
       for (const l of this.listings.values()) l.reset();
       for (const t of this.tagIndexes.values()) t.reset();
       this.loaded = true;
-      await this.notify({ upserted, reset: true, all: [...this.items.values()] });
+      await this.notify({ upserted, removed: [], reset: true, all: [...this.items.values()] });
     } finally {
       this.touchedDuringResync.delete(touched);
       if (reread) this.touchedDuringResync.delete(reread);
@@ -187,25 +210,38 @@ export class ContentService {
   }
 
   /**
-   * Enters stored items in the in-memory copy, its listings and tag indexes, an item at a time in steps
-   * of the event loop (time-steps.ts): for the 10,000 items of a full upload, with the listings
-   * and tag indexes built, one step was ~10-25 ms (issue 37). Each item enters whole; a read
-   * between two steps sees some of a write's items and not yet the others, as the search index
-   * (which indexes a write an item at a time) already shows it. The write is acknowledged only
-   * once all are in.
+   * Enters a write in the in-memory copy, its listings and tag indexes, an id at a time in steps
+   * of the event loop (time-steps.ts): `removed` ids leave it, then `items` enter (the two are
+   * disjoint). For the 10,000 items of a full upload, with the listings and tag indexes built,
+   * one step was ~10-25 ms (issue 37). Each item enters or leaves whole; a read between two steps
+   * sees some of a write's changes and not yet the others, as the search index (which indexes a
+   * write an item at a time) already shows it. The write is acknowledged only once all are in,
+   * and the listeners (the search index) are told of both.
    */
-  private async apply(items: readonly Item[]): Promise<void> {
-    if (!items.length) return;
+  private async apply(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
+    const gone: string[] = [];
     const step = stepper();
+    for (const id of removed) {
+      const previous = this.items.get(id);
+      for (const t of this.touchedDuringResync) t.add(id);
+      if (previous === undefined) continue;
+      for (const l of this.listings.values()) l.mark(id, previous);
+      for (const t of this.tagIndexes.values()) t.mark(id, previous, undefined);
+      this.items.delete(id);
+      gone.push(id);
+      const s = step();
+      if (s) await s;
+    }
     for (const i of items) {
       const previous = this.items.get(i.id);
       for (const l of this.listings.values()) l.mark(i.id, previous);
       for (const t of this.tagIndexes.values()) t.mark(i.id, previous, i);
       this.items.set(i.id, i);
       for (const t of this.touchedDuringResync) t.add(i.id);
-      await step();
+      const s = step();
+      if (s) await s;
     }
-    await this.notify({ upserted: items, reset: false });
+    if (items.length || gone.length) await this.notify({ upserted: items, removed: gone, reset: false });
   }
 
   private async notify(change: ContentChange): Promise<void> {
@@ -230,24 +266,78 @@ export class ContentService {
    * other while both were reported stored. Callers refuse colliding ids with the items named
    * (`id-collisions.ts`); this is the guard for one that does not.
    */
-  async ingestWithChanges(
-    inputs: ReadonlyArray<ItemInput & { id: string }>,
-  ): Promise<Array<{ item: Item; change: ItemChange }>> {
+  async ingestWithChanges(inputs: ReadonlyArray<ItemInput & { id: string }>): Promise<WrittenItem[]> {
     const ids = new Set<string>();
     for (const input of inputs) {
       if (ids.has(input.id))
         throw new Error(`id "${input.id}" appears more than once in one write; nothing was stored`);
       ids.add(input.id);
     }
+    return [...(await this.write({ items: inputs })).items];
+  }
+
+  /**
+   * Applies one request's operations (operations.ts: `delete_where`, `delete`, `patch`, `items`)
+   * as ONE store write of puts and deletes, all or nothing, and resolves once it is durable, the
+   * in-memory copy, listings and tag indexes follow it and the listeners (search index, result
+   * cache) were told. Every operation is evaluated against the in-memory copy as it is when the
+   * write runs: `delete_where` deletes every item that matches then, `delete` reports the ids not
+   * held as `notFound`, a patch is merged into the stored item and validated whole (as ingest
+   * validates), and an item equal to its stored version is not written again.
+   *
+   * Refused as a whole, nothing written (`OperationRefused`): an id named by two of `delete`,
+   * `patch` and `items`, a `delete_where` match that `patch` or `items` names (an id it matches
+   * may also be in `delete`: deleted, reported by both), a patch of an id not held, a patch
+   * that breaks a field rule. Throws `StoreUnavailableError` when the store cannot write now.
+   *
+   * The work over many ids runs in steps of the event loop (the `delete_where` scan over every
+   * item, plain texts, stamping); what it was planned against is checked again after the last
+   * step, in the step of the store write, and planned again for every id whose entry changed
+   * meanwhile (another write applied between two steps), so the write is as if planned in one step.
+   */
+  async write(ops: ContentOperations): Promise<OperationsOutcome> {
+    refuseSharedIds(ops);
+    const step = stepper();
+    const pause = async () => {
+      const s = step();
+      if (s) await s;
+    };
+    // delete_where: every item that matches, in steps (a catalogue's lazy item is matched by its
+    // listing keys, not parsed), each with the entry it was matched on.
+    const matched = new Map<string, Item>();
+    const filter = ops.deleteWhere;
+    if (filter) {
+      for (const [id, item] of this.items) {
+        if (matches(filter, filterFields(item))) matched.set(id, item);
+        await pause();
+      }
+    }
+    const patches = ops.patch ?? [];
+    const items = ops.items ?? [];
+    // What each patch and item is written from: a patch re-merged if its stored item changed.
+    const inputs: Array<{ id: string; input: () => ItemInput & { id: string } }> = [
+      ...patches.map((p, k) => ({
+        id: p.id,
+        input: () => {
+          const stored = this.items.get(p.id);
+          if (stored === undefined) throw unknownPatch(p.id, k);
+          return patchedInput(p, k, unwrapItem(stored));
+        },
+      })),
+      ...items.map((i) => ({ id: i.id, input: () => i })),
+    ];
+    const named = new Map<string, string>();
+    patches.forEach((p, k) => named.set(p.id, `patch.${k}.id`));
+    items.forEach((i, k) => named.set(i.id, `items.${k}.id`));
     // The plain text of each new body, once, at write time (stored with the item, read by chat),
     // an item at a time in steps of the event loop: a batch's bodies may be megabytes.
     const plain = new Map<string, string>();
-    const step = stepper();
-    for (const input of inputs) {
+    const firstInputs = inputs.map((x) => x.input());
+    for (const input of firstInputs) {
       const previous = this.items.get(input.id);
       if (previous && sameContent(input, previous)) continue;
       plain.set(input.body, plainText(input.body));
-      await step();
+      await pause();
     }
     // Each item compared with the in-memory copy and stamped, also in steps (for 10,000 items of 50
     // tags this was ~40 ms in one step: issue 37). What it compares against must be the in-memory copy
@@ -266,29 +356,51 @@ export class ContentService {
       else keepPlainText(item, text);
       return { item, change: previous ? ('updated' as const) : ('created' as const), against: previous };
     };
-    for (const input of inputs) {
+    for (const input of firstInputs) {
       byId.set(input.id, outcome(input));
-      await step();
+      await pause();
     }
-    for (const input of inputs) {
-      if (this.items.get(input.id) !== byId.get(input.id)!.against) byId.set(input.id, outcome(input));
+    // After the last step, in the step of the store write: the plan checked against the in-memory copy now.
+    for (const x of inputs) {
+      if (this.items.get(x.id) !== byId.get(x.id)!.against) byId.set(x.id, outcome(x.input()));
     }
+    for (const [id, was] of matched) {
+      const current = this.items.get(id);
+      if (current === was) continue;
+      if (current !== undefined && matches(filter!, filterFields(current))) matched.set(id, current);
+      else matched.delete(id);
+    }
+    for (const id of matched.keys()) {
+      const place = named.get(id);
+      if (place !== undefined) throw matchedAndNamed(id, place);
+    }
+    const deleted: string[] = [];
+    const notFound: string[] = [];
+    for (const id of new Set(ops.delete ?? [])) (this.items.has(id) ? deleted : notFound).push(id);
+    const removed = [...new Set([...matched.keys(), ...deleted])];
     const written: Item[] = [];
     for (const r of byId.values()) if (r.change !== 'unchanged') written.push(r.item);
-    if (written.length) {
-      const put = this.store.putMany(written);
+    if (written.length || removed.length) {
+      const put = this.store.write(written, removed);
       this.writesInFlight.add(put);
       try {
         await put;
       } finally {
         this.writesInFlight.delete(put);
       }
-      await this.apply(written);
+      await this.apply(written, removed);
     }
-    return inputs.map((i) => {
-      const { item, change } = byId.get(i.id)!;
+    const result = (id: string): WrittenItem => {
+      const { item, change } = byId.get(id)!;
       return { item, change };
-    });
+    };
+    return {
+      deletedWhere: [...matched.keys()],
+      deleted,
+      notFound,
+      patched: patches.map((p) => result(p.id)),
+      items: items.map((i) => result(i.id)),
+    };
   }
 
   /** One item, or undefined. (A store may load items lazily: the in-memory copy keeps the plain item once read.) */

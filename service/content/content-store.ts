@@ -3,9 +3,15 @@ import type { Item } from './item';
 /** Which store holds the content. */
 export type StoreKind = 'file' | 'kvstore';
 
-/** Items changed by another replica; the receiver re-reads them (absent = deleted). */
+/** Items changed by another replica; the receiver re-reads them. */
 export interface RemoteChange {
   readonly ids: readonly string[];
+  /**
+   * Those of `ids` the change deleted: read as absent, they leave the receiver's copy. An id
+   * absent on the re-read that the change did not delete was lost by the store (a kvstore that
+   * restarted empty), not deleted: the receiver keeps it, and its resync writes it back.
+   */
+  readonly removed?: readonly string[];
 }
 
 /** Receiver of other replicas' writes. A rejected promise makes the store resync in full. */
@@ -67,15 +73,20 @@ export const WRITE_STATES: readonly WriteStatus['state'][] = ['ok', 'disk_full',
 
 /**
  * Durable home of the content. The in-memory copy and search index are rebuilt from it at
- * start and follow it afterwards: `putMany` for this process's writes, `onRemoteChange` for other
+ * start and follow it afterwards: `write` for this process's writes, `onRemoteChange` for other
  * replicas' writes (shared stores only).
  */
 export interface ContentStore {
   readonly kind: StoreKind;
   /** Opens the store and returns every item. */
   load(): Promise<Item[]>;
-  /** Stores `items` all-or-nothing; once it resolves they survive a crash. */
-  putMany(items: readonly Item[]): Promise<void>;
+  /**
+   * Stores `items` (added, or replacing the item of their id) and deletes the items of `removed`,
+   * all or nothing; once it resolves the write survives a crash, at the store's durability level.
+   * An id is in at most one of the two; an id of `removed` the store does not hold is ignored.
+   * Other replicas are told of both (a deleted id reads as absent: `RemoteChange`).
+   */
+  write(items: readonly Item[], removed?: readonly string[]): Promise<void>;
   /** Reads the current value of some ids (for remote changes); absent ids are left out. */
   getMany(ids: readonly string[]): Promise<Item[]>;
   /**

@@ -1,7 +1,9 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
+import type { z } from 'zod';
 import { batchVocabularyProblem, validateItem, type ItemChange, type ItemInput, type ItemIssue } from '../content/item';
 import { MAX_NAMED_COLLIDING, describeItems, idCollisions, type CollidingItem } from '../content/id-collisions';
-import { MAX_BATCH_ITEMS, batchRequest } from '../http/contract/ingest';
+import { MAX_BATCH_ITEMS, MAX_BATCH_OPERATIONS, batchRequest } from '../http/contract/ingest';
+import { OperationRefused } from '../content/operations';
 import { validate } from '../http/contract/validate';
 import { HttpError } from '../http/errors';
 import { jsonBody } from '../http/json-body';
@@ -61,6 +63,75 @@ function refuseCollisions(
   valid.splice(0, valid.length, ...kept);
 }
 
+/**
+ * A request with `delete`, `delete_where` or `patch` (issue 39): all or nothing. An invalid item
+ * refuses it whole (422 `invalid_items` with the per-item results), as does a refused operation
+ * (`OperationRefused`: 422 naming the field); otherwise one store write applies everything
+ * (ContentService.write) and the answer says what each operation did: 201 when it held items,
+ * 200 when it held only operations.
+ */
+async function applyOperations(
+  ctx: FeatureContext,
+  request: z.output<typeof batchRequest>,
+  valid: ReadonlyArray<{ index: number; input: ItemInput & { id: string } }>,
+  results: BatchResult[],
+  res: Response,
+): Promise<void> {
+  if (results.length) {
+    results.sort((a, b) => a.index - b.index);
+    const first = results[0] as Extract<BatchResult, { status: 'invalid' }>;
+    res.status(422).json({
+      error: 'invalid_items',
+      message: `nothing was applied (a request with delete, delete_where or patch is all or nothing); item ${first.index}: ${first.field ? `${first.field}: ` : ''}${first.message}`,
+      stored: 0,
+      failed: results.length,
+      results,
+    });
+    return;
+  }
+  const out = await storeWrite(async () => {
+    try {
+      return await ctx.content.write({
+        items: valid.map((v) => v.input),
+        ...(request.delete ? { delete: request.delete } : {}),
+        ...(request.delete_where ? { deleteWhere: request.delete_where } : {}),
+        ...(request.patch ? { patch: request.patch.map(({ id, ...fields }) => ({ id, fields })) } : {}),
+      });
+    } catch (e) {
+      if (e instanceof OperationRefused)
+        throw new HttpError(422, e.code, e.message, { field: e.field, ...(e.issues ? { issues: e.issues } : {}) });
+      throw e;
+    }
+  });
+  const stored: BatchResult[] = out.items.map(({ item, change }, k) => ({
+    index: valid[k].index,
+    status: 'stored',
+    id: item.id,
+    updated_at: item.updated_at,
+    change,
+  }));
+  const where = out.deletedWhere;
+  res.status(valid.length ? 201 : 200).json({
+    stored: stored.length,
+    failed: 0,
+    results: stored,
+    operations: {
+      deleted: out.deleted,
+      not_found: out.notFound,
+      patched: out.patched.map(({ item, change }) => ({ id: item.id, updated_at: item.updated_at, change })),
+      ...(request.delete_where
+        ? {
+            delete_where: {
+              count: where.length,
+              ids: where.slice(0, MAX_BATCH_OPERATIONS),
+              truncated: where.length > MAX_BATCH_OPERATIONS,
+            },
+          }
+        : {}),
+    },
+  });
+}
+
 /** What a 415 or 400 on an ingest suggests sending (the OpenAPI example is http/contract/item.ts's `ITEM_EXAMPLE`). */
 const ITEM_BODY_HINT = '{"type": "article", "title": "Hello", "body": "# Hello\\n..."}';
 
@@ -82,7 +153,10 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
     res.status(201).json(item);
   });
   r.post(HTTP_ROUTES.ingestBatch.path, guard, body, async (req, res) => {
-    const { items } = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_BODY_HINT}]}`));
+    const request = validate(batchRequest, jsonObject(req, `{"items": [${ITEM_BODY_HINT}]}`));
+    const items = request.items ?? [];
+    const withOperations =
+      request.delete !== undefined || request.delete_where !== undefined || request.patch !== undefined;
     if (items.length > MAX_BATCH_ITEMS) {
       throw new HttpError(
         413,
@@ -115,6 +189,10 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
       step,
     );
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'items' });
+    if (withOperations) {
+      await applyOperations(ctx, request, valid, results, res);
+      return;
+    }
     if (valid.length) {
       const stored = await storeWrite(() => ctx.content.ingestWithChanges(valid.map((x) => x.input)));
       stored.forEach(({ item, change }, i) =>

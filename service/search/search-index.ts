@@ -45,6 +45,8 @@ export interface SearchIndex {
   readonly analyzer: Analyzer;
   /** Adds or replaces items by id. */
   upsert(items: readonly Item[]): Promise<void>;
+  /** Removes items by id; unknown ids are ignored. */
+  remove(ids: readonly string[]): Promise<void>;
   /** Replaces the whole content. */
   replaceAll(items: readonly Item[]): Promise<void>;
   /** Ranked hits, best first; ties broken by id (ascending), so pages are stable. */

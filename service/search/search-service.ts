@@ -29,7 +29,10 @@ export class SearchService {
   ) {
     content.onChange(async (change) => {
       if (change.reset) await index.replaceAll(change.all ?? []);
-      else await index.upsert(change.upserted);
+      else {
+        if (change.removed.length) await index.remove(change.removed);
+        await index.upsert(change.upserted);
+      }
       cache.clear();
     });
   }

@@ -62,9 +62,12 @@ export function valid(schema: Json): fc.Arbitrary<unknown> {
         );
       }
       const required = new Set((s.required ?? []) as string[]);
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v)])), {
+      const record = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v)])), {
         requiredKeys: [...required],
       });
+      // "At least one of" (a batch's operations, a filter's fields).
+      const least = Number(s.minProperties ?? 0);
+      return least ? record.filter((v) => Object.keys(v).length >= least) : record;
     }
     default:
       return fc.constant(undefined);

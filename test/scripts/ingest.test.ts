@@ -159,7 +159,76 @@ describe('npm run ingest, against the real service process', () => {
     }
   });
 
+  it('--prune with --tag mirrors a folder: what left the folder is deleted, nothing outside the tag is touched', async () => {
+    const mirror = mkdtempSync(join(tmpdir(), 'ingest-mirror-'));
+    const items = () => svc.request('/health').then((r) => r.json<{ content: { items: number } }>().content.items);
+    try {
+      for (const n of ['alpha', 'beta', 'gamma'])
+        writeFileSync(join(mirror, `${n}.md`), `# Mirror ${n}\n\ntext of ${n}`);
+      const before = await items();
+      const first = await ingestFolder({ dir: mirror, url, token: TOKEN, tag: 'mirrored', prune: true, out: output() });
+      expect(first).toMatchObject({ created: 3, deleted: [], failed: [] });
+      expect(await items()).toBe(before + 3);
+      expect((await svc.request('/api/v1/articles/alpha')).json<{ tags: string[] }>().tags).toEqual(['mirrored']);
+      rmSync(join(mirror, 'gamma.md'));
+      // A dry run says what would go and deletes nothing.
+      const dry = output();
+      await ingestFolder({ dir: mirror, url, token: TOKEN, tag: 'mirrored', prune: true, dryRun: true, out: dry });
+      expect(dry.text()).toMatch(/prune \(tag mirrored\): 1 items no longer in the folder \(dry run/);
+      expect((await svc.request('/api/v1/articles/gamma')).status).toBe(200);
+      const out = output();
+      const second = await ingestFolder({ dir: mirror, url, token: TOKEN, tag: 'mirrored', prune: true, out });
+      expect(second).toMatchObject({ unchanged: 2, deleted: ['gamma'] });
+      expect(out.text()).toMatch(/1 deleted, 0 not found/);
+      expect((await svc.request('/api/v1/articles/gamma')).status).toBe(404);
+      expect(await items()).toBe(before + 2);
+      // An item that fails: nothing is pruned (its stored version must not go for a typo).
+      writeFileSync(join(mirror, 'beta.md'), '---\ntitle: [unclosed\n---\nbroken');
+      rmSync(join(mirror, 'alpha.md'));
+      const skipped = output();
+      const third = await ingestFolder({ dir: mirror, url, token: TOKEN, tag: 'mirrored', prune: true, out: skipped });
+      expect(third.deleted).toEqual([]);
+      expect(skipped.text()).toMatch(/not pruned: 1 items failed/);
+      expect(await items()).toBe(before + 2);
+    } finally {
+      rmSync(mirror, { recursive: true, force: true });
+    }
+  });
+
+  it('--prune by type deletes the items of the type the folder no longer holds; --delete deletes ids', async () => {
+    const projects = mkdtempSync(join(tmpdir(), 'ingest-projects-'));
+    try {
+      for (const n of ['one', 'two']) writeFileSync(join(projects, `${n}.md`), `# Project ${n}\n\nabout ${n}`);
+      const articles = () => svc.request('/api/v1/articles').then((r) => r.json<{ total: number }>().total);
+      const articlesBefore = await articles();
+      await ingestFolder({ dir: projects, url, token: TOKEN, type: 'project', out: output() });
+      rmSync(join(projects, 'two.md'));
+      const pruned = await ingestFolder({
+        dir: projects,
+        url,
+        token: TOKEN,
+        type: 'project',
+        prune: true,
+        out: output(),
+      });
+      expect(pruned.deleted).toEqual(['two']);
+      // The articles (another type) are untouched.
+      expect(await articles()).toBe(articlesBefore);
+      const out = output();
+      const del = await ingestFolder({ url, token: TOKEN, delete: ['one', 'never-was'], out });
+      expect(del).toMatchObject({ files: 0, deleted: ['one'], notFound: ['never-was'] });
+      expect(out.text()).toMatch(/not found: never-was/);
+      expect((await svc.request('/api/v1/projects')).json<{ total: number }>().total).toBe(0);
+    } finally {
+      rmSync(projects, { recursive: true, force: true });
+    }
+  });
+
   it('parses its arguments', () => {
+    expect(parseArgs(['--delete', 'a', 'b', '--url', 'http://x'])).toEqual({ delete: ['a', 'b'], url: 'http://x' });
+    expect(parseArgs(['./notes', '--prune', '--tag', 'notes'])).toEqual({ dir: './notes', prune: true, tag: 'notes' });
+    expect(() => parseArgs(['--prune'])).toThrow(/give DIR/);
+    expect(() => parseArgs(['./notes', '--delete'])).toThrow(/at least one id/);
     expect(parseArgs(['./notes', '--url', 'http://x', '--type', 'project', '--dry-run'])).toEqual({
       dir: './notes',
       url: 'http://x',

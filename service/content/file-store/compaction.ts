@@ -68,7 +68,11 @@ export class Compaction {
           await writeAll(fh, rec);
           bytes += rec.length;
         }
-        const end = encodeRecord({ op: 'end', count: all.length } satisfies EndRecord);
+        const end = encodeRecord({
+          op: 'end',
+          count: all.length,
+          ...(this.s.lossy ? { lossy: true } : {}),
+        } satisfies EndRecord);
         await writeAll(fh, end);
         bytes += end.length;
         await fh.sync();

@@ -269,6 +269,8 @@ interface ScannedRecord {
   plain?: number[];
   version?: number;
   count?: number;
+  /** A put record's deleted ids. */
+  removed?: unknown;
 }
 
 /** The top-level keys of the record JSON `buf[p, end)` (an object), with the ranges of `items` and `plain`. */
@@ -292,6 +294,7 @@ function scanRecord(buf: Buffer, p: number, end: number): ScannedRecord {
       if (key === 'op') r.op = JSON.parse(raw) as string;
       else if (key === 'plain_text_version') r.version = Number(raw);
       else if (key === 'count') r.count = Number(raw);
+      else if (key === 'removed') r.removed = JSON.parse(raw);
     }
     q = buf[e] === 0x2c ? e + 1 : e;
   }
@@ -357,6 +360,9 @@ export async function buildCatalogue(
       const r = scanRecord(buf, js, je);
       if ((snapshot && r.op === 'snapshot') || (!snapshot && r.op === 'put')) {
         if (!r.items) return undefined;
+        // A write's deletes, then its items (disjoint): a deleted id is not catalogued.
+        if (!snapshot && Array.isArray(r.removed))
+          for (const id of r.removed) if (typeof id === 'string') at.delete(id);
         const n = r.items.length / 2;
         const form =
           r.plain === undefined || r.plain.length !== r.items.length

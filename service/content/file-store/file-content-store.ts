@@ -54,9 +54,11 @@ export interface FileContentStoreOptions {
  * The embedded durable store: generation `g` is a snapshot file `content-g.snapshot` plus an
  * append-only log `content-g.log`, both made of checksummed records (record-log.ts).
  *
- * - A write appends one record holding the whole batch and `fdatasync`s before resolving, so a
- *   batch is all-or-nothing: a kill mid-append leaves a torn last record that the next start
- *   detects by length and CRC and cuts off.
+ * - A write appends one record holding the whole batch, its items and the ids it deletes, and
+ *   `fdatasync`s before resolving, so a batch is all-or-nothing and a delete as durable as a
+ *   put: a kill mid-append leaves a torn last record that the next start detects by length and
+ *   CRC and cuts off. Compaction writes only the items held, so a deleted item's text leaves the
+ *   files with the generation that held it.
  * - Compaction writes `content-(g+1).snapshot.tmp`, fsyncs it, renames it into place and fsyncs
  *   the folder; only then is generation g deleted. A kill at any point leaves either
  *   generation complete.
@@ -66,9 +68,10 @@ export interface FileContentStoreOptions {
  *   logged and counted (`compaction()`), and is retried with backoff (`COMPACTION_RETRY`) by a
  *   timer until one succeeds; writes go on meanwhile, into the growing log.
  * - Damage costs the damaged records only: the reader skips them and keeps every intact record
- *   after them. Every generation present is loaded, oldest first, newer content winning (items
- *   are never deleted), so a missing snapshot or a restored old one loses nothing that is on
- *   disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
+ *   after them. Every generation present is loaded, oldest first, newer content winning and
+ *   deletes applied; a whole snapshot replaces the older generations (it holds all they held
+ *   but what was deleted before it), a damaged or missing one is merged with them, so it loses
+ *   nothing that is on disk. After damage, a missing snapshot or several generations, `load` logs what it skipped
  *   and rewrites everything readable into a new generation; damaged files are kept as
  *   `<file>.damaged`.
  * - Each item's record carries the plain text of its body (`ItemsRecord`; null when it is the
@@ -158,10 +161,10 @@ export class FileContentStore implements ContentStore {
     return next;
   }
 
-  async putMany(items: readonly Item[]): Promise<void> {
-    if (!items.length) return;
+  async write(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
+    if (!items.length && !removed.length) return;
     await this.serial(async () => {
-      await appendBatch(this.state, this.health, items);
+      await appendBatch(this.state, this.health, items, removed);
       // After this write, not inside it: its record is durable, so it resolves whatever the
       // compaction does. While a failed compaction waits for its retry, writes do not start
       // another one.

@@ -16,18 +16,30 @@ export interface ItemsRecord {
   plain?: Array<string | null>;
   plain_text_version?: number;
 }
-/** A write's batch, appended to the log. */
+/**
+ * A write, appended to the log: its items, and the ids it deleted (`removed`, absent when none;
+ * disjoint from the items). Puts and deletes of one write are one record, so a crash keeps both
+ * or neither. A version without deletes reads such a record's items and ignores `removed`.
+ */
 export interface PutRecord extends ItemsRecord {
   op: 'put';
+  removed?: string[];
 }
 /** A part of a snapshot (its items in chunks). */
 export interface SnapshotRecord extends ItemsRecord {
   op: 'snapshot';
 }
-/** The last record of a complete snapshot: how many items it holds. */
+/**
+ * The last record of a complete snapshot: how many items it holds, and whether it was written
+ * while items were missing (`lossy`: after a start that found a snapshot missing or files
+ * damaged, until older files were merged back in). A whole snapshot replaces older generations
+ * at a start (deleted items stay deleted); a lossy one is merged with them instead, so the file
+ * an operator puts back (the missing snapshot, a backup) restores what was lost.
+ */
 export interface EndRecord {
   op: 'end';
   count: number;
+  lossy?: boolean;
 }
 
 /**
@@ -63,6 +75,12 @@ export function recordItems(r: ItemsRecord): Item[] {
 export function isPutRecord(r: unknown): r is PutRecord {
   return (r as PutRecord | null)?.op === 'put' && Array.isArray((r as PutRecord).items);
 }
+/** The ids a put record deleted (none when it holds no well-formed `removed`). */
+export function removedIds(r: PutRecord): readonly string[] {
+  const { removed } = r;
+  return Array.isArray(removed) ? removed.filter((id): id is string => typeof id === 'string') : [];
+}
+
 /** Whether a decoded record is a snapshot record. */
 export function isSnapshotRecord(r: unknown): r is SnapshotRecord {
   return (r as SnapshotRecord | null)?.op === 'snapshot' && Array.isArray((r as SnapshotRecord).items);

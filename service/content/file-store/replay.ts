@@ -6,7 +6,7 @@ import type { Item } from '../item';
 import { lazyItem } from '../lazy-item';
 import { CatalogueError, decodeCatalogue, typeOf, type Catalogue } from './content-catalogue';
 import { CATALOGUE_FILE, GENERATION_FILE } from './generation-files';
-import { isEndRecord, isPutRecord, isSnapshotRecord, recordItems } from './log-records';
+import { isEndRecord, isPutRecord, isSnapshotRecord, recordItems, removedIds } from './log-records';
 import { decodeRecords, type ByteRange } from './record-log';
 import type { FileStoreState } from './store-state';
 
@@ -50,11 +50,15 @@ export async function replayFolder(s: FileStoreState): Promise<Replay> {
   s.gen = gens[gens.length - 1] ?? 0;
   s.items.clear();
   s.base = undefined;
+  s.baseRemoved.clear();
+  s.lossy = false;
   s.snapshotBytes = 0;
   s.logBytes = 0;
-  // Items are never deleted, so every generation present is replayed, oldest first, newer
-  // content winning. Normally that is one generation; more are left by a crash mid-compaction
-  // or put back by an operator (a restored snapshot), and both are merged rather than dropped.
+  // Every generation present is replayed, oldest first, newer content winning and deletes
+  // applied. Normally that is one generation; more are left by a crash mid-compaction or put back
+  // by an operator (a restored snapshot). A whole snapshot replaces what older generations held
+  // (it holds all of it but the items deleted before it: readSnapshot); a damaged or missing one
+  // is merged with them, so what it lost is loaded from them.
   const damagedFiles: string[] = [];
   // Every file is read at once (one read request each, off the event loop) and parsed in
   // order: a log is read while the snapshot before it is parsed.
@@ -80,6 +84,7 @@ export async function replayFolder(s: FileStoreState): Promise<Replay> {
     if (files.get(g)?.log && !(await replayLog(s, g, reads, covered ?? 0))) damagedFiles.push(s.path(g, 'log'));
   }
   const missing = s.gen > 0 && !files.get(s.gen)?.snapshot;
+  if (missing || damagedFiles.length) s.lossy = true;
   if (missing) {
     const file = s.path(s.gen, 'snapshot');
     s.logger.error(
@@ -146,7 +151,10 @@ async function fromCatalogue(
       return mismatch(`${f.name} is shorter or longer than it covers`);
     if (crc32(buf.subarray(0, f.bytes)) !== f.crc) return mismatch(`${f.name} changed since it was made`);
     sources.push(buf);
-    if (snapshot) s.snapshotBytes = buf.length;
+    if (snapshot) {
+      s.snapshotBytes = buf.length;
+      s.lossy = lastRecordLossy(buf);
+    }
   }
   const { ids, types, fingerprint, start, end, plainStart, plainEnd, listing } = cat;
   const base = new Array<Item>(ids.length);
@@ -177,6 +185,13 @@ async function fromCatalogue(
   return { covered: cat.files.find((f) => f.name.endsWith('.log'))?.bytes ?? 0, upgrade };
 }
 
+/** Whether the last record of a snapshot (its end record) says it is lossy (`EndRecord`). */
+function lastRecordLossy(buf: Buffer): boolean {
+  const from = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
+  const [end] = decodeRecords(buf.subarray(from)).records;
+  return isEndRecord(end) && end.lossy === true;
+}
+
 /** Loads the readable part of snapshot `gen`; false when the file is damaged. */
 async function readSnapshot(
   s: FileStoreState,
@@ -188,16 +203,44 @@ async function readSnapshot(
   const { records, damaged, torn, keepBytes } = decodeRecords(buf);
   let count = 0;
   let expected: number | undefined;
+  let lossy = false;
+  const held = new Map<string, Item>();
   for (const r of records) {
     if (isSnapshotRecord(r)) {
-      for (const i of recordItems(r)) s.items.set(i.id, i);
+      for (const i of recordItems(r)) held.set(i.id, i);
       count += r.items.length;
-    } else if (isEndRecord(r)) expected = r.count;
+    } else if (isEndRecord(r)) {
+      expected = r.count;
+      lossy = r.lossy === true;
+    }
   }
   if (gen === s.gen) s.snapshotBytes = buf.length;
   // A snapshot is renamed into place only once complete and fsynced: damage here is
   // corruption, not a crash.
-  if (!damaged.length && !torn && expected === count) return true;
+  const whole = !damaged.length && !torn && expected === count;
+  if (whole && lossy) {
+    // Written while items were missing: merged with older files (what an operator put back),
+    // and still lossy when there were none.
+    s.lossy = s.items.size === 0;
+    for (const [id, i] of held) s.items.set(id, i);
+    return true;
+  }
+  if (whole) {
+    // Whole, it holds everything older generations held but what was deleted before it: it
+    // replaces them (merged, a deleted item would come back).
+    s.lossy = false;
+    if (s.items.size) {
+      const dropped = [...s.items.keys()].filter((id) => !held.has(id)).length;
+      if (dropped)
+        s.logger.warn(
+          { file, olderGenerationItems: s.items.size, notInSnapshot: dropped },
+          `content snapshot ${file} is whole: ${dropped} items of older generations that it does not hold (deleted before it was written) are not loaded`,
+        );
+    }
+    s.items = held;
+    return true;
+  }
+  for (const [id, i] of held) s.items.set(id, i);
   const lost = expected === undefined ? 'an unknown number of' : String(Math.max(0, expected - count));
   s.logger.error(
     {
@@ -224,7 +267,11 @@ async function replayLog(
   const { records, torn } = tail;
   const damaged = tail.damaged.map((r) => ({ start: r.start + from, end: r.end + from }));
   const keepBytes = tail.keepBytes + from;
-  for (const r of records) if (isPutRecord(r)) for (const i of recordItems(r)) s.items.set(i.id, i);
+  for (const r of records) {
+    if (!isPutRecord(r)) continue;
+    for (const id of removedIds(r)) s.remove(id);
+    for (const i of recordItems(r)) s.put(i);
+  }
   if (damaged.length) {
     s.logger.error(
       {

@@ -18,12 +18,19 @@ export class FileStoreState {
    * into a map cost most of a second, and a start needs only the list (`ordered`).
    */
   base: Item[] | undefined;
+  /** Ids of `base` deleted since (a write or the log after the catalogue); each may be written again into `items`. */
+  baseRemoved = new Set<string>();
   /** The generation in use: writes append to its log. */
   gen = 0;
   log: FileHandle | undefined;
   /** Bytes of the current log up to its last acknowledged write. */
   logBytes = 0;
   snapshotBytes = 0;
+  /**
+   * Items may be missing: the start found a snapshot missing or files damaged, or loaded a lossy
+   * snapshot alone (`EndRecord.lossy`); snapshots are written lossy while it holds.
+   */
+  lossy = false;
   /** A write or compaction left the files so that writes must not go on: refused until restart. */
   broken: Error | undefined;
 
@@ -38,23 +45,34 @@ export class FileStoreState {
     return join(this.dir, generationFileName(gen, kind));
   }
 
+  /** Enters a written item (added, or replacing the item of its id). */
+  put(item: Item): void {
+    this.items.set(item.id, item);
+  }
+
+  /** Deletes `id` (nothing when it is not held). */
+  remove(id: string): void {
+    this.items.delete(id);
+    if (this.base) this.baseRemoved.add(id);
+  }
+
   /**
    * Every item in the store's order, as one map of them would list it: the catalogue's items with
-   * later versions in their place, then the ids they do not hold, in the order first written.
+   * later versions in their place (deleted ones left out), then the ids they do not hold, in the
+   * order first written.
    */
   ordered(): Item[] {
-    const { base, items } = this;
+    const { base, items, baseRemoved } = this;
     if (!base) return [...items.values()];
-    if (items.size === 0) return base.slice();
-    const out = new Array<Item>(base.length);
+    if (items.size === 0 && baseRemoved.size === 0) return base.slice();
+    const out: Item[] = [];
     const replaced = new Set<string>();
     for (let i = 0; i < base.length; i++) {
       const later = items.get(base[i].id);
-      if (later === undefined) out[i] = base[i];
-      else {
-        out[i] = later;
+      if (later !== undefined) {
+        out.push(later);
         replaced.add(later.id);
-      }
+      } else if (!baseRemoved.has(base[i].id)) out.push(base[i]);
     }
     for (const [id, item] of items) if (!replaced.has(id)) out.push(item);
     return out;
@@ -62,13 +80,14 @@ export class FileStoreState {
 
   /** The map of every item (the catalogue's items entered into it now, once, if still apart). */
   allItems(): Map<string, Item> {
-    const { base } = this;
+    const { base, baseRemoved } = this;
     if (base) {
       const all = new Map<string, Item>();
-      for (const item of base) all.set(item.id, item);
+      for (const item of base) if (!baseRemoved.has(item.id)) all.set(item.id, item);
       for (const [id, item] of this.items) all.set(id, item);
       this.items = all;
       this.base = undefined;
+      this.baseRemoved = new Set();
     }
     return this.items;
   }

@@ -10,12 +10,17 @@ import type { FileStoreState } from './store-state';
 import type { WriteHealth } from './write-health';
 
 /**
- * Appends a batch to the current log as one record and `fdatasync`s it, then enters its items:
- * all or nothing. A failed append is cut off the log again (or, when it cannot be, writes are
+ * Appends a write (its items and the ids it deletes) to the current log as one record and
+ * `fdatasync`s it, then enters it: all or nothing, deletes as durable as puts. A failed append is cut off the log again (or, when it cannot be, writes are
  * refused until restart) and throws the error the client gets (`WriteHealth.refused`). Runs in
  * the store's queue, one writer at a time.
  */
-export async function appendBatch(s: FileStoreState, health: WriteHealth, items: readonly Item[]): Promise<void> {
+export async function appendBatch(
+  s: FileStoreState,
+  health: WriteHealth,
+  items: readonly Item[],
+  removed: readonly string[] = [],
+): Promise<void> {
   if (s.broken)
     throw new StoreUnavailableError(
       `content store is read-only after a write error (${errorCode(s.broken)}); nothing was stored`,
@@ -24,7 +29,11 @@ export async function appendBatch(s: FileStoreState, health: WriteHealth, items:
   if (!log) throw new StoreUnavailableError('content store is not open');
   const step = stepper();
   const record = await encodeRecordInSteps(
-    { op: 'put', ...(await itemsRecord(items, step)) } satisfies PutRecord,
+    {
+      op: 'put',
+      ...(removed.length ? { removed: [...removed] } : {}),
+      ...(await itemsRecord(items, step)),
+    } satisfies PutRecord,
     step,
   );
   try {
@@ -39,8 +48,12 @@ export async function appendBatch(s: FileStoreState, health: WriteHealth, items:
   s.logBytes += record.length;
   health.succeeded();
   // In steps too: the writes queue behind this one until all are in.
+  for (const id of removed) {
+    s.remove(id);
+    await step();
+  }
   for (const i of items) {
-    s.items.set(i.id, i);
+    s.put(i);
     await step();
   }
 }

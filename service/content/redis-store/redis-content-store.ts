@@ -170,7 +170,9 @@ export class RedisContentStore implements ContentStore {
     }
   }
 
-  async putMany(items: readonly Item[]): Promise<void> {
+  async write(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
+    // TODO(issue 39, life-redis): deletes with tombstones; removed in this branch's base only.
+    if (removed.length) throw new Error('deletes are not implemented in the Redis store yet');
     if (!items.length) return;
     // Each item's record in steps of the event loop (time-steps.ts): the 10,000 items of a full
     // upload (~12 MB of JSON) were one loop (issue 37). Nothing is sent until all are made: still

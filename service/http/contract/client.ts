@@ -4,7 +4,7 @@ import { parseSse } from '../../chat/sse';
 import type { chatAnswerSchema, chatEvents, chatRequest } from './chat';
 import type { listQuery, listResponseSchema } from './content';
 import type { ErrorBody } from './errors';
-import type { batchRefusedSchema, batchResponseSchema } from './ingest';
+import type { batchRefusedSchema, batchResponseSchema, itemFilterSchema, itemPatchDoc } from './ingest';
 import type { itemInput, itemSchema } from './item';
 import type { searchParams, SearchResponse } from './search';
 
@@ -26,6 +26,12 @@ export type BatchResponse = z.output<typeof batchResponseSchema>;
 export type BatchRefused = z.output<typeof batchRefusedSchema>;
 /** What a batch answers with its per-item results: 201 (all stored), 207 (some) or 422 (none). */
 export type BatchOutcome = BatchResponse | BatchRefused;
+/** Which items `deleteWhere` deletes: at least one of `type`, `tag`, `date_before` (`YYYY-MM-DD`). */
+export type ItemFilter = z.input<typeof itemFilterSchema>;
+/** A patch: the item's id and the fields that replace its stored ones. */
+export type ItemPatch = z.input<typeof itemPatchDoc>;
+/** What `delete`, `deleteWhere` and `patch` did (`BatchResponse.operations`). */
+export type OperationsOutcome = NonNullable<BatchResponse['operations']>;
 export type ChatRequest = z.input<typeof chatRequest>;
 export type ChatAnswer = z.output<typeof chatAnswerSchema>;
 export type ItemType = Item['type'];
@@ -63,6 +69,12 @@ export interface SearchClient {
   ingest(item: ItemInput): Promise<Item>;
   /** 201, 207 and 422 (none stored) resolve with every item's result; `stored` and `failed` count them. */
   ingestBatch(items: readonly ItemInput[]): Promise<BatchOutcome>;
+  /** Deletes items by id (up to 1,000): ids not held come back in `not_found`, not as an error. */
+  delete(ids: readonly string[]): Promise<OperationsOutcome>;
+  /** Deletes every item that matches `filter`; `delete_where` says how many and which. */
+  deleteWhere(filter: ItemFilter): Promise<OperationsOutcome>;
+  /** Replaces some fields of existing items (up to 1,000); all or nothing (a 422 names the field or id at fault). */
+  patch(patches: readonly ItemPatch[]): Promise<OperationsOutcome>;
   chat(request: ChatRequest): Promise<ChatAnswer>;
   /** The answer as it streams (`Accept: text/event-stream`): `sources`, `delta`…, `usage`, then `done` or `error`. */
   chatStream(request: ChatRequest): AsyncGenerator<ChatEvent>;
@@ -97,6 +109,11 @@ async function* chunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Ar
     if (done) return;
     yield value;
   }
+}
+
+/** The `operations` of a batch answer (always present when the request held operations). */
+function operations(answer: BatchResponse): OperationsOutcome {
+  return answer.operations ?? { deleted: [], not_found: [], patched: [] };
 }
 
 /** The client. */
@@ -145,6 +162,11 @@ export function createClient(opts: ClientOptions): SearchClient {
     },
     ingest: (item) => call(R.ingest.method, R.ingest.path, item, true),
     ingestBatch: (items) => call(R.ingestBatch.method, R.ingestBatch.path, { items }, true, [422]),
+    delete: async (ids) => operations(await call(R.ingestBatch.method, R.ingestBatch.path, { delete: ids }, true)),
+    deleteWhere: async (filter) =>
+      operations(await call(R.ingestBatch.method, R.ingestBatch.path, { delete_where: filter }, true)),
+    patch: async (patches) =>
+      operations(await call(R.ingestBatch.method, R.ingestBatch.path, { patch: patches }, true)),
     chat: (request) => call(R.chat.method, R.chat.path, request),
     async *chatStream(request) {
       const res = await send(R.chat.method, R.chat.path, request, false, 'text/event-stream');

@@ -151,17 +151,24 @@ export const OPERATIONS: readonly ContractOperation[] = [
   },
   {
     ...route('ingestBatch'),
-    summary: 'Store up to 1,000 items in one atomic write',
+    summary: 'Store, delete and patch items in one atomic write',
     tag: 'ingest',
     bearer: true,
+    description:
+      'Up to 1,000 `items`, and beside them `delete` (up to 1,000 ids), `delete_where` (a filter) and `patch` (up to 1,000 `{id, ...fields}`); at least one of the four. A request of items alone stores the valid ones (207 when some are invalid); one with `delete`, `delete_where` or `patch` is all or nothing. Every operation is evaluated against the content as it is when the request runs; an id may be named once across `delete`, `patch` and `items` (an id `delete_where` matches may also be in `delete`). A delete of an id not held is reported in `not_found`, not refused. The answer says what each operation did (`operations`).',
     body: { contentType: 'application/json', schema: batchRequestDoc },
     responses: {
-      201: { description: 'Every item stored.', content: json(batchResponseSchema) },
+      200: { description: 'Operations without items applied.', content: json(batchResponseSchema) },
+      201: { description: 'Every item stored (and every operation applied).', content: json(batchResponseSchema) },
       207: { description: 'Some items stored; the results say which and why not.', content: json(batchResponseSchema) },
       400: BAD_REQUEST,
       413: TOO_LARGE,
       415: UNSUPPORTED,
-      422: { description: 'None stored: every item was invalid.', content: json(batchRefusedSchema) },
+      422: {
+        description:
+          'Nothing stored: every item was invalid (`invalid_items`, with the per-item results), or, in a request with operations, an invalid item (`invalid_items`) or a refused operation: a patch that breaks a field rule (`invalid_item`, with `issues`), of an id not held (`unknown_id`) or of an unknown field (`unknown_field`), an id named by two operations (`id_in_two_operations`); `field` names it.',
+        content: json(batchRefusedSchema.or(errorSchema)),
+      },
       ...WRITE_REFUSALS,
     },
   },

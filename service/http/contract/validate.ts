@@ -15,8 +15,10 @@ export function validate<S extends z.ZodType>(
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const field = issue.path.length ? issue.path.map(String).join('.') : (opts.whole ?? 'body');
+  // An unknown key of a strict object is named itself (`delete_where.colour`), not its object.
+  const path = issue.code === 'unrecognized_keys' && issue.keys.length ? [...issue.path, issue.keys[0]] : issue.path;
+  const field = path.length ? path.map(String).join('.') : (opts.whole ?? 'body');
   // Messages that start with the field's name say it already ("q is required …").
-  const message = !issue.path.length || issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+  const message = !path.length || issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
   throw new HttpError(400, opts.code ?? 'bad_request', message, { field });
 }

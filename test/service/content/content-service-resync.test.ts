@@ -90,7 +90,7 @@ class ModelStore implements ContentStore {
     return out;
   }
 
-  async putMany(items: readonly Item[], replyLost = false): Promise<void> {
+  async write(items: readonly Item[], _removed: readonly string[] = [], replyLost = false): Promise<void> {
     const token = `${this.origin}-${++this.tokens}`;
     // Remembered before it is sent (as RedisContentStore does): the reader may see the entry first.
     this.unconfirmed.add(token);
@@ -232,9 +232,9 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
       const r = rs[c.replica];
       const body = `v${++version}`;
       clock.advance(1);
-      const putMany = r.store.putMany.bind(r.store);
+      const write = r.store.write.bind(r.store);
       // One write of this replica has its reply lost (it ran, but the replica does not know).
-      if (c.replyLost) r.store.putMany = (items) => ((r.store.putMany = putMany), putMany(items, true));
+      if (c.replyLost) r.store.write = (items) => ((r.store.write = write), write(items, [], true));
       try {
         // Tags and type change between versions, so the replicas' tag indexes move items around.
         await r.content.ingest([

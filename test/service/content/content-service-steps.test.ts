@@ -19,7 +19,7 @@ class MapStore implements ContentStore {
   async load(): Promise<Item[]> {
     return [...this.items.values()];
   }
-  async putMany(items: readonly Item[]): Promise<void> {
+  async write(items: readonly Item[]): Promise<void> {
     if (this.gate) await this.gate;
     for (const i of items) this.items.set(i.id, i);
   }

@@ -90,7 +90,7 @@ describe('FileContentStore content catalogue', () => {
     const before = readdirSync(dir).find((f) => f.endsWith('.snapshot'));
     const c = await open(64);
     const batch = Array.from({ length: 60 }, (_, k) => item(`t-${k}`, k));
-    await c.store.putMany(batch);
+    await c.store.write(batch);
     await c.store.close();
     const after = readdirSync(dir).find((f) => f.endsWith('.snapshot'));
     expect(after).not.toBe(before);
@@ -100,8 +100,8 @@ describe('FileContentStore content catalogue', () => {
   /** A snapshot and a log, both with items, an updated item and a catalogue of both. */
   const fill = async () => {
     const s = await open(4096);
-    for (let i = 0; i < 40; i += 4) await s.store.putMany([0, 1, 2, 3].map((k) => item(`i-${i + k}`, i + k)));
-    await s.store.putMany([item('i-3', 103), item('new', 7)]);
+    for (let i = 0; i < 40; i += 4) await s.store.write([0, 1, 2, 3].map((k) => item(`i-${i + k}`, i + k)));
+    await s.store.write([item('i-3', 103), item('new', 7)]);
     await s.store.close();
     const again = await open(4096);
     await again.store.close();
@@ -113,7 +113,7 @@ describe('FileContentStore content catalogue', () => {
     const s = await open();
     const big = (k: number) => ({ ...item(`big-${k}`, 2 * k + 1), body: `plain ${'x'.repeat(100_000)} ${k}` });
     // Three put records of ~400 KB each: under the old rule (a pause every 256 records) none.
-    for (let r = 0; r < 3; r++) await s.store.putMany([0, 1, 2, 3].map((k) => big(4 * r + k)));
+    for (let r = 0; r < 3; r++) await s.store.write([0, 1, 2, 3].map((k) => big(4 * r + k)));
     const items = await s.store.getMany(Array.from({ length: 12 }, (_, k) => `big-${k}`));
     await s.store.close();
     const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
@@ -148,7 +148,7 @@ describe('FileContentStore content catalogue', () => {
     await fill();
     const s = await open(1 << 30);
     expect(s.fromCatalogue).toBe(true);
-    await s.store.putMany([item('after', 1), item('i-0', 200)]);
+    await s.store.write([item('after', 1), item('i-0', 200)]);
     // Look-ups by id see the catalogue's items and the writes after it.
     expect(seen(await s.store.getMany(['after', 'i-0', 'i-5', 'nope']))).toEqual(
       seen([item('after', 1), item('i-0', 200), item('i-5', 5)]),
@@ -263,7 +263,7 @@ describe('FileContentStore content catalogue', () => {
     await fill();
     // Writes after the catalogue (replayed from the log at the start, not ranked by it), one moving an item to the top.
     const w = await open(1 << 30);
-    await w.store.putMany([
+    await w.store.write([
       { ...item('late', 11), date: '2027-01-01' },
       { ...item('i-8', 12), date: '2027-02-01' },
       item('i-9', 13),
@@ -323,7 +323,7 @@ describe('FileContentStore content catalogue', () => {
 
   it('a catalogue whose items hold no tag at all (an empty section) is used', async () => {
     const w = await open(4096);
-    await w.store.putMany([0, 1, 2].map((n) => ({ ...item(`bare-${n}`, n), tags: [] })));
+    await w.store.write([0, 1, 2].map((n) => ({ ...item(`bare-${n}`, n), tags: [] })));
     await w.store.close();
     const s = await open(4096);
     expect(s.fromCatalogue).toBe(true);

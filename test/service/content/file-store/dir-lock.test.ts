@@ -61,9 +61,7 @@ describe('DATA_DIR lock', () => {
     expect((err as Error).message).toContain(`DATA_DIR ${dir} is in use`);
     expect((err as Error).message).toContain('must not share a DATA_DIR');
     // The refused store wrote nothing and did not take the lock away.
-    await first.putMany([
-      { id: 'a', type: 'article', title: 'a', body: '', tags: [], created_at: 'c', updated_at: 'u' },
-    ]);
+    await first.write([{ id: 'a', type: 'article', title: 'a', body: '', tags: [], created_at: 'c', updated_at: 'u' }]);
     await second.close();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
     await first.close();

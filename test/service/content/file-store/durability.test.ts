@@ -69,7 +69,7 @@ describe('FileContentStore durability against damage', () => {
     await store.load();
     for (let b = 0; b < N / BATCH; b++) {
       const batch = Array.from({ length: BATCH }, (_, i) => item(`b${b}-${i}`));
-      await store.putMany(batch);
+      await store.write(batch);
       acked.push(...batch.map((i) => i.id));
     }
     await store.close();
@@ -91,8 +91,8 @@ describe('FileContentStore durability against damage', () => {
     expect(loaded.map((i) => i.id).sort()).toEqual([...expected].sort());
     for (const i of loaded) expect(i).toEqual(item(i.id));
     // Appends after the damage are readable: never glued onto damaged bytes.
-    await store.putMany([item('after-1')]);
-    await store.putMany([item('after-2'), item('after-3')]);
+    await store.write([item('after-1')]);
+    await store.write([item('after-2'), item('after-3')]);
     await store.close();
     const again = capture();
     const second = new FileContentStore({ dir, logger: again.logger });

@@ -51,7 +51,7 @@ describe('FileContentStore when compaction fails', () => {
     return { store, items, lines };
   };
   const write20 = async (store: FileContentStore, prefix: string) => {
-    for (let i = 0; i < 20; i++) await store.putMany([item(`${prefix}-${i}`)]);
+    for (let i = 0; i < 20; i++) await store.write([item(`${prefix}-${i}`)]);
   };
 
   const FAULTS = [
@@ -135,7 +135,7 @@ describe('FileContentStore when compaction fails', () => {
     mkdirSync(join(dir, 'content-1.log'));
     await write20(store, 'a');
     expect(store.compaction().state).toBe('failing');
-    await store.putMany([item('a-3', 'updated after the failed compaction')]);
+    await store.write([item('a-3', 'updated after the failed compaction')]);
     await store.close();
     expect(contentFiles(dir).sort()).toEqual(['content-0.log', 'content-1.log']);
     rmSync(join(dir, 'content-1.log'), { recursive: true });
@@ -164,7 +164,7 @@ describe('FileContentStore when compaction fails', () => {
         mkdirSync(join(process.argv[1], process.argv[2]));
         for (let b = 0; ; b++) {
           const items = Array.from({ length: 20 }, (_, i) => ({ id: 'b' + b + '-' + i, type: 'article', title: 't', body: 'x'.repeat(100), tags: [], created_at: 'c', updated_at: 'u' }));
-          await s.putMany(items);
+          await s.write(items);
           process.stdout.write(b + ' ' + s.compaction().failures + '\\n');
         }
       })();`;
@@ -219,7 +219,7 @@ describe('FileContentStore when compaction fails', () => {
         .filter((f) => f.startsWith('content-'))
         .sort(),
     ).toEqual(['content-0.log', 'content-0.log.damaged', 'content-1.log', 'content-1.snapshot']);
-    await store.putMany([item('new')]);
+    await store.write([item('new')]);
     rmSync(join(dir, 'content-0.log.damaged'), { recursive: true });
     await until('a successful retry', () => store.compaction().state === 'ok');
     await store.close();

@@ -53,13 +53,13 @@ describe('FileContentStore when the disk fills', () => {
       const { logger, lines } = recordingLogger();
       const store = new FileContentStore({ dir, logger, freeBytes: async () => 0 });
       await store.load();
-      await store.putMany([item('a'), item('b')]);
+      await store.write([item('a'), item('b')]);
       const log = join(dir, 'content-0.log');
       const whole = statSync(log).size;
       const limit = limitLog(store);
       // Room for part of the next record: the first write is short, the second throws.
       limit.capacity = whole + 100;
-      const err = await store.putMany([item('c')]).catch((e: unknown) => e);
+      const err = await store.write([item('c')]).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreUnavailableError);
       expect((err as Error).message).toBe(
         'could not write to the content store (DATA_DIR): the disk is full (ENOSPC); nothing was stored. Writes succeed again once space is freed; retrying is safe',
@@ -69,12 +69,12 @@ describe('FileContentStore when the disk fills', () => {
       expect(store.writes()).toMatchObject({ state: 'disk_full', failures: 1, lastError: 'ENOSPC' });
       expect(lines.some((l) => l.code === 'ENOSPC' && /no space left/.test(String(l.msg)))).toBe(true);
       // Still full: refused again, the log unchanged.
-      await expect(store.putMany([item('d')])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.write([item('d')])).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(statSync(log).size).toBe(whole);
       expect(store.writes()).toMatchObject({ state: 'disk_full', failures: 2 });
       // Space returns: the next write succeeds, without reopening, and the state is ok again.
       limit.capacity = Infinity;
-      await store.putMany([item('e')]);
+      await store.write([item('e')]);
       expect(store.writes()).toMatchObject({ state: 'ok', failures: 2, lastError: 'ENOSPC' });
       expect(lines.some((l) => l.msg === 'content writes to DATA_DIR succeed again')).toBe(true);
       await store.close();
@@ -89,11 +89,11 @@ describe('FileContentStore when the disk fills', () => {
     await withTempDir('file-store-full-', async (dir) => {
       const store = new FileContentStore({ dir, logger: pino({ level: 'silent' }), freeBytes: async () => 0 });
       await store.load();
-      await store.putMany([item('a')]);
+      await store.write([item('a')]);
       const limit = limitLog(store);
       // Exactly one byte short of the record: one short write, then ENOSPC.
       limit.capacity = statSync(join(dir, 'content-0.log')).size * 2 - 1;
-      await expect(store.putMany([item('b')])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.write([item('b')])).rejects.toBeInstanceOf(StoreUnavailableError);
       await store.close();
       const again = new FileContentStore({ dir, logger: pino({ level: 'silent' }) });
       expect((await again.load()).map((i) => i.id)).toEqual(['a']);
@@ -113,7 +113,7 @@ describe('FileContentStore when the disk fills', () => {
       await store.load();
       const limit = limitLog(store);
       limit.capacity = 0;
-      await expect(store.putMany([item('a')])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.write([item('a')])).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(store.writes().state).toBe('disk_full');
       // A little space, less than the refused record: still full.
       free = 10;
@@ -133,11 +133,11 @@ describe('FileContentStore when the disk fills', () => {
       await store.load();
       const limit = limitLog(store, 'EIO');
       limit.capacity = 0;
-      const err = await store.putMany([item('a')]).catch((e: unknown) => e);
+      const err = await store.write([item('a')]).catch((e: unknown) => e);
       expect((err as Error).message).toBe('could not write to the content store (DATA_DIR): EIO; nothing was stored');
       expect(store.writes()).toMatchObject({ state: 'failing', lastError: 'EIO' });
       limit.capacity = Infinity;
-      await store.putMany([item('b')]);
+      await store.write([item('b')]);
       expect(store.writes().state).toBe('ok');
       await store.close();
     });

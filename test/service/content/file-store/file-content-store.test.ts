@@ -30,8 +30,8 @@ describe('FileContentStore', () => {
   it('starts empty in a new folder and keeps writes across reopening', async () => {
     const first = await open();
     expect(first.items).toEqual([]);
-    await first.store.putMany([item('a'), item('b')]);
-    await first.store.putMany([item('a', 'second version')]);
+    await first.store.write([item('a'), item('b')]);
+    await first.store.write([item('a', 'second version')]);
     await first.store.close();
     const second = await open();
     expect(second.items.map((i) => [i.id, i.body]).sort()).toEqual([
@@ -44,13 +44,13 @@ describe('FileContentStore', () => {
 
   it('drops a batch cut off mid-write (all or nothing), truncates it and appends after it', async () => {
     const s = await open();
-    await s.store.putMany([item('kept')]);
+    await s.store.write([item('kept')]);
     await s.store.close();
     const half = encodeRecord({ op: 'put', items: [item('lost-1'), item('lost-2')] });
     appendFileSync(join(dir, 'content-0.log'), half.subarray(0, Math.floor(half.length / 2)));
     const reopened = await open();
     expect(reopened.items.map((i) => i.id)).toEqual(['kept']);
-    await reopened.store.putMany([item('after')]);
+    await reopened.store.write([item('after')]);
     await reopened.store.close();
     const last = await open();
     expect(last.items.map((i) => i.id).sort()).toEqual(['after', 'kept']);
@@ -59,8 +59,8 @@ describe('FileContentStore', () => {
 
   it('compacts into a snapshot generation and still loads everything', async () => {
     const s = await open(2048);
-    for (let i = 0; i < 30; i++) await s.store.putMany([item(`i-${i}`, 'x'.repeat(200))]);
-    await s.store.putMany([item('i-3', 'updated')]);
+    for (let i = 0; i < 30; i++) await s.store.write([item(`i-${i}`, 'x'.repeat(200))]);
+    await s.store.write([item('i-3', 'updated')]);
     await s.store.close();
     const files = readdirSync(dir).sort();
     expect(files.some((f) => /^content-[1-9]\d*\.snapshot$/.test(f))).toBe(true);
@@ -73,7 +73,7 @@ describe('FileContentStore', () => {
 
   it('ignores a half-written snapshot (.tmp) left by a crash during compaction', async () => {
     const s = await open();
-    await s.store.putMany([item('a')]);
+    await s.store.write([item('a')]);
     await s.store.close();
     writeFileSync(join(dir, 'content-1.snapshot.tmp'), 'garbage');
     const re = await open();
@@ -94,9 +94,9 @@ describe('FileContentStore', () => {
     await re.store.close();
   });
 
-  it('merges an older generation put back beside the current one; newer content wins', async () => {
+  it('an older generation put back beside a whole snapshot: newer content wins, and what the snapshot does not hold (deleted before it) stays out', async () => {
     const s = await open(2048);
-    for (let i = 0; i < 20; i++) await s.store.putMany([item(`i-${i}`, 'x'.repeat(200))]);
+    for (let i = 0; i < 20; i++) await s.store.write([item(`i-${i}`, 'x'.repeat(200))]);
     await s.store.close();
     const snap = readdirSync(dir).find((f) => f.endsWith('.snapshot'))!;
     const gen = Number(/\d+/.exec(snap)![0]);
@@ -109,12 +109,15 @@ describe('FileContentStore', () => {
       ]),
     );
     const re = await open(2048);
-    expect(re.items).toHaveLength(21);
+    // A whole snapshot holds everything older generations held but what was deleted before it
+    // (issue 39): merged, the backup would bring a deleted item back.
+    expect(re.items).toHaveLength(20);
+    expect(re.items.map((i) => i.id)).not.toContain('only-in-backup');
     expect(re.items.find((i) => i.id === 'i-0')?.body).toBe('x'.repeat(200));
     await re.store.close();
     expect(readdirSync(dir).filter((f) => f.endsWith('.snapshot'))).toEqual([`content-${gen + 1}.snapshot`]);
     const last = await open();
-    expect(last.items).toHaveLength(21);
+    expect(last.items).toHaveLength(20);
     await last.store.close();
   });
 
@@ -129,7 +132,7 @@ describe('FileContentStore', () => {
         await s.load();
         for (let b = 0; ; b++) {
           const items = Array.from({ length: 20 }, (_, i) => ({ id: 'b' + b + '-' + i, type: 'article', title: 't', body: 'x'.repeat(100), tags: [], created_at: 'c', updated_at: 'u' }));
-          await s.putMany(items);
+          await s.write(items);
           process.stdout.write(b + '\\n');
         }
       })();`;
@@ -170,7 +173,7 @@ describe('FileContentStore write failures', () => {
       await store.load();
       // A real fs failure: the log's descriptor closed under the store (EBADF on the append).
       await (store as unknown as { state: { log: { close(): Promise<void> } } }).state.log.close();
-      const err = await store.putMany([item('x')]).catch((e: Error) => e);
+      const err = await store.write([item('x')]).catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
       const message = (err as Error).message;
       expect(message).toMatch(/^could not write to the content store \(DATA_DIR\): [A-Z_]+; nothing was stored$/);
