@@ -30,8 +30,8 @@ export class TagIndex {
     this.built = false;
   }
 
-  /** `id` was written as `next`, replacing `previous` (either may be of another type). */
-  mark(id: string, previous: Item | undefined, next: Item): void {
+  /** `id` was written as `next`, replacing `previous` (either may be of another type), or deleted (`next` undefined). */
+  mark(id: string, previous: Item | undefined, next: Item | undefined): void {
     if (!this.built) return;
     const tags = new Set<string>();
     for (const i of [previous, next]) if (i?.type === this.type) for (const t of foldedTags(i)) tags.add(t);
