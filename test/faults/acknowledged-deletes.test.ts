@@ -6,7 +6,10 @@ import { StoreUnavailableError } from '../../service/content/content-store';
 import type { FeatureSet } from '../../service/features';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { deleteIds } from '../helpers/content-deletes';
+import { waitFor } from '../../tools/harness/ports';
+import { RedisCluster } from '../../tools/harness/redis-cluster';
 import { RedisServer } from '../../tools/harness/redis';
+import { RedisSentinelSetup } from '../../tools/harness/redis-sentinel';
 import { sleep } from './fault-run';
 import { ITEMS } from './measure';
 
@@ -19,6 +22,12 @@ import { ITEMS } from './measure';
  * is restarted. After each step: every deleted id is 404 on both replicas and absent from search
  * and listings, every patched item shows its new body, every survivor is served, Redis holds
  * exactly the survivors, and `store_losses` is 0 (nothing was lost).
+ *
+ * And on Sentinel (master kill -9, failover, old master back as a replica) and Cluster (the
+ * content slot's master kill -9, a replica promoted, the old master back): four writers over two
+ * replicas create, patch and delete their own items while the fault runs (`mixedRun`); every id
+ * whose last acknowledged operation was a delete is absent from Redis and from both replicas,
+ * every other one holds its last acknowledged body, `store_losses` 0.
  *
  * The operations go through `ContentService` (the delete through `deleteIds`, the stand-in for
  * life-core's `ContentService.write({ delete })` until the branches merge; then the HTTP route).
@@ -201,4 +210,190 @@ describe('acknowledged gone means gone everywhere: deletes through two replicas 
       await bare.stop();
     }
   }, 60_000);
+});
+
+/** What writers saw of one id (ids are owned by one writer, so its operations are sequential). */
+interface IdFate {
+  /** The last acknowledged operation: written (with this body) or deleted. */
+  last?: { kind: 'put'; body: string } | { kind: 'deleted' };
+  /** An operation answered 503 "may or may not" after the last acknowledged one: either outcome allowed. */
+  unsure: boolean;
+}
+
+/**
+ * Writers over two in-process replicas that create items, patch (send again with a new body) and
+ * delete their own earlier items, one operation at a time each, while `inject` runs a fault; then
+ * every replica and Redis are checked: no deleted item served or stored, no acknowledged item
+ * missing or stale, `store_losses` 0.
+ */
+async function mixedRun(opts: {
+  apps: readonly TestApp[];
+  prefix: string;
+  inject: () => Promise<void>;
+  stored: () => Promise<Map<string, string>>;
+}): Promise<{ acknowledged: number; deletes: number }> {
+  const fates = new Map<string, IdFate>();
+  let acknowledged = 0;
+  let deletes = 0;
+  let stop = false;
+  const writer = async (w: number) => {
+    const live: string[] = [];
+    for (let i = 0; !stop; i++) {
+      const c = content(opts.apps[(w + i) % opts.apps.length]);
+      let id: string;
+      let op: () => Promise<unknown>;
+      let after: IdFate['last'];
+      if (i % 4 === 3 && live.length) {
+        id = live.shift()!;
+        op = () => deleteIds(c, [id]);
+        after = { kind: 'deleted' };
+      } else if (i % 4 === 2 && live.length) {
+        id = live[live.length - 1];
+        const b = body(id, `p${i}`);
+        op = () => c.ingest([{ id, type: 'article', title: id, body: b }]);
+        after = { kind: 'put', body: b };
+      } else {
+        id = `${opts.prefix}-w${w}-${i}`;
+        const b = body(id, 'v1');
+        op = () => c.ingest([{ id, type: 'article', title: id, body: b }]);
+        after = { kind: 'put', body: b };
+      }
+      const fate = fates.get(id) ?? { unsure: false };
+      fates.set(id, fate);
+      try {
+        await op();
+        fate.last = after;
+        fate.unsure = false;
+        acknowledged++;
+        if (after.kind === 'deleted') deletes++;
+        else if (!live.includes(id)) live.push(id);
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError)) throw e;
+        if (/may or may not/.test(e.message)) fate.unsure = true;
+        // An id whose delete may not have run stays out of further operations.
+        if (after.kind === 'deleted' && !fate.unsure) live.push(id);
+        await sleep(50);
+      }
+    }
+  };
+  const writers = [0, 1, 2, 3].map(writer);
+  try {
+    await eventually(async () => acknowledged >= 40, 30_000);
+    await opts.inject();
+    const before = acknowledged;
+    await eventually(async () => acknowledged >= before + 40, 30_000);
+  } finally {
+    stop = true;
+    await Promise.all(writers);
+  }
+  const stored = await opts.stored();
+  for (const [id, fate] of fates) {
+    if (fate.unsure || !fate.last) continue;
+    const want = fate.last.kind === 'put' ? fate.last.body : undefined;
+    expect([id, stored.has(id) ? JSON.parse(stored.get(id)!).body : undefined]).toEqual([id, want]);
+    for (const t of opts.apps)
+      await eventually(async () => content(t).get(id)?.body === want, 20_000).catch(() =>
+        expect([id, content(t).get(id)?.body]).toEqual([id, want]),
+      );
+  }
+  for (const t of opts.apps)
+    expect((await request(t.app).get('/health')).body.content.store_losses).toEqual({ events: 0, items: 0 });
+  return { acknowledged, deletes };
+}
+
+describe('acknowledged gone means gone everywhere: Sentinel master killed while writes, patches and deletes run', () => {
+  let setup: RedisSentinelSetup;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    setup = await RedisSentinelSetup.start({ replicas: 2 });
+    const input: SettingsInput = {
+      service: { environment: 'testing' },
+      kvstore: setup.kvstoreSettings(),
+      rateLimit: { enabled: false },
+    };
+    a = await buildTestApp(input);
+    b = await buildTestApp(input);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await setup?.stop();
+  });
+
+  it('master kill -9 (failover), the old master back as a replica: nothing deleted served, nothing acknowledged lost', async () => {
+    const r = await mixedRun({
+      apps: [a, b],
+      prefix: 'snd',
+      inject: async () => {
+        const old = await setup.currentMaster();
+        await setup.failover();
+        await sleep(1000);
+        await setup.restartAsReplica(old);
+      },
+      stored: async () => {
+        const c = setup.client();
+        try {
+          await c.connect();
+          return new Map(Object.entries(await c.hgetall(ITEMS)));
+        } finally {
+          c.disconnect();
+        }
+      },
+    });
+    expect(r.deletes).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('acknowledged gone means gone everywhere: Cluster content master killed while writes, patches and deletes run', () => {
+  let cluster: RedisCluster;
+  let a: TestApp;
+  let b: TestApp;
+  const key = '{svc-ai-search:content}:items';
+  beforeAll(async () => {
+    cluster = await RedisCluster.start({ masters: 3, replicas: 2 });
+    const input: SettingsInput = {
+      service: { environment: 'testing' },
+      kvstore: {
+        url: cluster.url(0),
+        topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) },
+        durability: 'replica',
+      },
+      rateLimit: { enabled: false },
+    };
+    a = await buildTestApp(input);
+    b = await buildTestApp(input);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await cluster?.stop();
+  });
+
+  it("the content slot's master kill -9, a replica promoted, the old master back: nothing deleted served, nothing acknowledged lost", async () => {
+    const r = await mixedRun({
+      apps: [a, b],
+      prefix: 'cld',
+      inject: async () => {
+        const old = await cluster.masterOf(key);
+        await cluster.kill(old);
+        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, {
+          timeoutMs: 20_000,
+          intervalMs: 100,
+        });
+        await sleep(1000);
+        await cluster.restart(old);
+      },
+      stored: async () => {
+        const c = cluster.client();
+        try {
+          await c.connect();
+          return new Map(Object.entries(await c.hgetall(key)));
+        } finally {
+          c.disconnect();
+        }
+      },
+    });
+    expect(r.deletes).toBeGreaterThan(0);
+  }, 120_000);
 });
