@@ -143,6 +143,7 @@ export function createContentStore(deps: FeatureDeps): ContentStore {
       prefix: settings.kvstore.keyPrefix,
       durability: deps.kvstore.durability,
       durabilityWaitMs: Math.max(10, Math.floor(settings.kvstore.commandTimeoutMs * 0.8)),
+      clock: deps.clock,
     });
   }
   return new FileContentStore({

@@ -55,6 +55,9 @@ export interface StoreLosses {
   readonly items: number;
 }
 
+/** Write-backs remembered for taking deleted items off `store_losses` again (see `uncountWriteBacks`). */
+const MAX_WRITE_BACKS_REMEMBERED = 100_000;
+
 /** The order of types in a listing of every item. */
 const TYPE_ORDER: Readonly<Record<ItemType, number>> = { article: 0, project: 1, experience: 2 };
 
@@ -78,6 +81,13 @@ export class ContentService {
   private readonly tagIndexes = new Map<ItemType, TagIndex>();
   private loaded = false;
   private losses: StoreLosses = { events: 0, items: 0 };
+  /**
+   * Ids this replica wrote back and counted in `losses`, with the reload that did (the newest
+   * `MAX_WRITE_BACKS_REMEMBERED`), and how many of each reload's stay counted: one that another
+   * replica's restored deletion removes again was a deleted item, not a loss (`uncountWriteBacks`).
+   */
+  private readonly writtenBack = new Map<string, number>();
+  private readonly writtenBackPerEvent = new Map<number, number>();
   /** One set per running resync: the ids applied since it began (their value in the in-memory copy wins). */
   private readonly touchedDuringResync = new Set<Set<string>>();
   /** This replica's store writes not settled yet (a reload waits for those sent before it began). */
@@ -105,15 +115,26 @@ export class ContentService {
    */
   async start(): Promise<void> {
     this.store.onRemoteChange({
-      change: async ({ ids, removed = [] }) => {
-        // An id another replica deleted and the store no longer holds leaves this copy too (one
-        // absent that was not deleted was lost by the store: kept, and written back by a resync).
+      change: async ({ ids, deleted = {}, restoredDeletions }) => {
+        // An id the change deleted and the store no longer holds leaves this copy too, unless this
+        // replica holds a newer version (written after the deletion: the store lost it) or wrote
+        // it again while the read was out (its entry changed since). One absent that the change
+        // did not delete was lost by the store: kept (the next reload writes it back).
+        const named = Object.keys(deleted);
+        const before = named.map((id) => this.items.get(id));
         const items = await this.store.getMany(ids);
         const present = new Set(items.map((i) => i.id));
-        await this.apply(
-          items,
-          removed.filter((id) => !present.has(id)),
-        );
+        const unchanged = named.filter((id, k) => !present.has(id) && this.items.get(id) === before[k]);
+        const newer = (id: string) => Date.parse(this.items.get(id)?.updated_at ?? '') > deleted[id];
+        const absent = unchanged.filter((id) => !newer(id));
+        // Held newer than the deletion (writes of the id landed out of their clocks' order, or the
+        // store lost the newer one): the store's tombstones decide, as at a reload.
+        const suspect = unchanged.filter(newer);
+        if (suspect.length)
+          for (const id of await this.writeBack(suspect))
+            if (this.items.get(id) === before[named.indexOf(id)]) absent.push(id);
+        await this.apply(items, absent);
+        if (restoredDeletions) this.uncountWriteBacks(absent);
       },
       resync: async () => {
         await this.resync();
@@ -136,27 +157,34 @@ export class ContentService {
   /**
    * Reloads from the store and MERGES what it holds into the in-memory copy; never replaces it.
    *
-   * Items are never deleted, so the in-memory copy never shrinks:
+   * An id the scan lacks was either lost by the store (written back) or deleted while this
+   * replica was not listening (dropped); the store tells which (its tombstones: `restore`):
    *
-   * 1. Load (the store notes its change-stream position first; changes after it are replayed).
+   * 1. Load (the store notes its change-stream position first; changes after it are replayed;
+   *    a shared store also writes back the deletions it remembers that it lost, so a deletion it
+   *    lost is known again before any write-back below can resurrect the item).
    * 2. Wait for this replica's writes sent before the load ended to settle, so each is either
    *    acknowledged (in the in-memory copy) or failed.
-   * 3. Every id the in-memory copy holds that the scan did not return is written back with the
-   *    in-memory copy's value, each only where still absent (HSETNX: a newer write wins, and an item
-   *    written after the scan began is left as it is). That covers items confirmed before the
-   *    reload and lost by the store (a Redis that restarted without persistence, was flushed, or
-   *    failed over to a copy without them) and writes the store lost while they were in flight.
-   *    The replica serves them all the while.
-   * 4. Ids the in-memory copy applied while 1–2 ran (this replica's own writes, whose change notices it
+   * 3. Ids the in-memory copy applied while 1–2 ran (this replica's own writes, whose change notices it
    *    skips) are read again: the scan may predate them, and they may predate the scan. Each
    *    takes the value read, unless applied again since the read was sent (a write sent after
    *    the load ended follows the stream position, so anything newer is replayed).
+   * 4. Every id the in-memory copy holds that the scan did not return (for an id of step 3: that
+   *    the read again did not return either) is written back with the in-memory copy's value,
+   *    each only where still absent (a newer write wins, and an item written after the scan
+   *    began is left as it is). That covers items confirmed before the reload and lost by the
+   *    store (a Redis that restarted without persistence, was flushed, or failed over to a copy
+   *    without them) and writes the store lost while they were in flight. The replica serves
+   *    them all the while. An id the store holds a deletion of (at least as new as the held
+   *    item) is not written back: it was deleted, and leaves the in-memory copy here (unless
+   *    applied again since step 3's read was sent: that write is newer).
    * 5. Every other id takes the scan's value.
    *
-   * `store_losses` counts the items step 3 found absent and wrote: items confirmed stored (or
+   * `store_losses` counts the items step 4 found absent and wrote: items confirmed stored (or
    * sent) and then lost by the store. One another replica wrote back first is counted there, so
-   * summed over replicas each lost item counts once. A failed step throws (the reader resyncs and
-   * tries again) and leaves the in-memory copy as it was.
+   * summed over replicas each lost item counts once; one that another replica's restored deletion
+   * removes again is taken off the count (it had been deleted, not lost). A failed step throws
+   * (the reader resyncs and tries again) and leaves the in-memory copy as it was.
    */
   private async resync(): Promise<void> {
     const touched = new Set<string>();
@@ -167,15 +195,16 @@ export class ContentService {
       await Promise.allSettled([...this.writesInFlight]);
       // Only a reload can find items missing (the first load has nothing to compare with).
       const present = this.loaded ? new Set(stored.map((i) => i.id)) : undefined;
-      const missing = present ? [...this.items.keys()].filter((id) => !present.has(id)) : [];
-      if (missing.length) await this.writeBack(missing, stored.length);
       const again = [...touched];
-      let fresh: Item[] = [];
-      if (again.length) {
-        reread = new Set<string>();
-        this.touchedDuringResync.add(reread);
-        fresh = await this.store.getMany(again);
-      }
+      reread = new Set<string>();
+      this.touchedDuringResync.add(reread);
+      const fresh = again.length ? await this.store.getMany(again) : [];
+      const readAgain = new Set(fresh.map((i) => i.id));
+      // Held ids the scan lacks, and ids applied meanwhile that the read again lacks too.
+      const missing = present
+        ? [...this.items.keys()].filter((id) => !present.has(id) && (!touched.has(id) || !readAgain.has(id)))
+        : [];
+      const deleted = missing.length ? await this.writeBack(missing, stored.length) : [];
       const upserted: Item[] = [];
       for (const i of stored) {
         if (touched.has(i.id)) continue;
@@ -187,6 +216,7 @@ export class ContentService {
         this.items.set(i.id, i);
         upserted.push(i);
       }
+      for (const id of deleted) if (!reread.has(id)) this.items.delete(id);
       for (const l of this.listings.values()) l.reset();
       for (const t of this.tagIndexes.values()) t.reset();
       this.loaded = true;
@@ -197,16 +227,55 @@ export class ContentService {
     }
   }
 
-  /** Writes back held items the store lacks (see `resync`), counting the ones it really wrote. */
-  private async writeBack(ids: readonly string[], storeItems: number): Promise<void> {
+  /**
+   * Writes back held items the store lacks (see `resync`), counting the ones it really wrote;
+   * resolves with the ids the store holds deletions of (the caller drops them).
+   */
+  private async writeBack(ids: readonly string[], storeItems?: number): Promise<readonly string[]> {
     const lost = ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
-    const written = this.store.restore ? await this.store.restore(lost) : lost.length;
-    if (written === 0) return;
-    this.losses = { events: this.losses.events + 1, items: this.losses.items + written };
+    const { written, deleted } = this.store.restore
+      ? await this.store.restore(lost)
+      : { written: lost.map((i) => i.id), deleted: [] };
+    if (deleted.length)
+      this.logger.info(
+        { deleted_items: deleted.length },
+        'items this replica held were deleted in the shared store while it was not listening; dropping them',
+      );
+    if (written.length === 0) return deleted;
+    const event = this.losses.events + 1;
+    this.losses = { events: event, items: this.losses.items + written.length };
+    for (const id of written) {
+      this.writtenBack.delete(id);
+      this.writtenBack.set(id, event);
+      if (this.writtenBack.size > MAX_WRITE_BACKS_REMEMBERED)
+        this.writtenBack.delete(this.writtenBack.keys().next().value!);
+    }
+    this.writtenBackPerEvent.set(event, written.length);
     this.logger.warn(
-      { held_items: this.items.size, store_items: storeItems, lost_items: written },
+      { held_items: this.items.size, store_items: storeItems, lost_items: written.length },
       'the shared content store lost items this replica holds (kvstore restarted without persistence, flushed, or failed over to a copy without them); keeping them and writing them back',
     );
+    return deleted;
+  }
+
+  /**
+   * Takes `ids` off `store_losses` where this replica had counted them as written back: another
+   * replica wrote back its deletion of them (it knew they were deleted before the store lost
+   * them), so they were deleted items, not losses. A reload whose every item is taken off stops
+   * counting as an event.
+   */
+  private uncountWriteBacks(ids: readonly string[]): void {
+    let { events, items } = this.losses;
+    for (const id of ids) {
+      const event = this.writtenBack.get(id);
+      if (event === undefined) continue;
+      this.writtenBack.delete(id);
+      items--;
+      const left = (this.writtenBackPerEvent.get(event) ?? 1) - 1;
+      this.writtenBackPerEvent.set(event, left);
+      if (left === 0) events--;
+    }
+    this.losses = { events, items };
   }
 
   /**

@@ -3,15 +3,32 @@ import type { Item } from './item';
 /** Which store holds the content. */
 export type StoreKind = 'file' | 'kvstore';
 
-/** Items changed by another replica; the receiver re-reads them. */
+/** Items changed by another replica; the receiver re-reads them (absent = deleted). */
 export interface RemoteChange {
   readonly ids: readonly string[];
   /**
-   * Those of `ids` the change deleted: read as absent, they leave the receiver's copy. An id
-   * absent on the re-read that the change did not delete was lost by the store (a kvstore that
-   * restarted empty), not deleted: the receiver keeps it, and its resync writes it back.
+   * The ids among `ids` that the change deleted, each with the deletion's stamp (ms): the receiver
+   * drops those it reads as absent and holds at most as new as the stamp. An id read as absent
+   * that the change did not delete (or that the receiver holds newer) was lost by the store: the
+   * receiver keeps it, and its next reload writes it back.
    */
-  readonly removed?: readonly string[];
+  readonly deleted?: Readonly<Record<string, number>>;
+  /**
+   * True when another replica wrote back deletions the store had lost (`restore`'s tombstones):
+   * an id among them that this replica wrote back as lost was a deleted item, not a loss.
+   */
+  readonly restoredDeletions?: boolean;
+}
+
+/** What `ContentStore.restore` did with the items it was given. */
+export interface RestoreOutcome {
+  /** Ids that were absent and are written back now. */
+  readonly written: readonly string[];
+  /**
+   * Ids not written back because the store holds a deletion of them at least as new as the item
+   * (a replica that missed the delete): gone, the caller drops them.
+   */
+  readonly deleted: readonly string[];
 }
 
 /** Receiver of other replicas' writes. A rejected promise makes the store resync in full. */
@@ -91,10 +108,11 @@ export interface ContentStore {
   getMany(ids: readonly string[]): Promise<Item[]>;
   /**
    * Writes back items the store lost, each only if its id is still absent (so a newer write is
-   * never overwritten), and tells the other replicas (shared stores only). Resolves with how many
-   * were absent and written (ids another writer had put back meanwhile are not counted).
+   * never overwritten) and not deleted since the item's `updated_at` (so a deleted item is never
+   * written back), and tells the other replicas (shared stores only). Resolves with the ids
+   * written (not those another writer had put back meanwhile) and the ids found deleted.
    */
-  restore?(items: readonly Item[]): Promise<number>;
+  restore?(items: readonly Item[]): Promise<RestoreOutcome>;
   /** Registers the receiver of other replicas' changes (shared stores only). */
   onRemoteChange(handlers: RemoteChangeHandlers): void;
   /** State of background compaction (stores that compact: the file store). */

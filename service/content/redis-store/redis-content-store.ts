@@ -5,10 +5,18 @@ import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../.
 import type { RedisClient } from '../../kvstore/client-factory';
 import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../../kvstore/connection';
 import { keySlot } from '../../kvstore/key-slot';
-import { contentKeys } from './redis-keys';
+import { contentKeys, type ContentKeys } from './redis-keys';
+import { CONTENT_SCRIPTS, runScript, scriptKeys } from './redis-scripts';
+import { RecentDeletions } from './recent-deletions';
 import type { Item } from '../item';
 import { fromRecord, toRecord, type ItemRecord } from '../item-record';
-import { StoreUnavailableError, type ContentStore, type RemoteChangeHandlers } from '../content-store';
+import {
+  StoreUnavailableError,
+  type ContentStore,
+  type RemoteChangeHandlers,
+  type RestoreOutcome,
+} from '../content-store';
+import { systemClock, type Clock } from '../../lib/clock';
 import { eventOrTimeout } from '../../lib/event-or-timeout';
 import { stepper } from '../../lib/yield-to-loop';
 
@@ -36,9 +44,24 @@ export interface RedisContentStoreOptions {
    * command timeout. @default 200
    */
   readonly durabilityWaitMs?: number;
+  /**
+   * How long a deletion's tombstone is kept, in Redis and in this replica's memory: a replica
+   * that missed a delete and comes back within it drops the item; after it, the tombstone is
+   * compacted away. @default DEFAULT_TOMBSTONE_RETENTION_MS (7 days)
+   */
+  readonly tombstoneRetentionMs?: number;
+  /** Deletions this replica remembers to write back after Redis lost them. @default 100000 */
+  readonly rememberedDeletions?: number;
+  /** Stamps deletions (the same clock as items' `updated_at`). @default systemClock */
+  readonly clock?: Clock;
 }
 
+/** How long tombstones are kept (see `RedisContentStoreOptions.tombstoneRetentionMs`). */
+export const DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
 const SCAN_COUNT = 500;
+/** Tombstones per `restoreDeletions` call. */
+const DELETIONS_PER_CALL = 1000;
 /** Unconfirmed writes remembered (oldest forgotten first): a write Redis never ran leaves no notice. */
 const MAX_UNCONFIRMED = 1000;
 
@@ -47,9 +70,12 @@ const MAX_UNCONFIRMED = 1000;
  *
  * - `<prefix>:items`: one hash, field = item id, value = the item's record (its JSON plus the
  *   plain text of its body, item-record.ts).
- * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` in the same MULTI as the
- *   HSETs, so no replica sees the data without the notice or the notice without the data.
+ * - `<prefix>:changes`: a stream; every write adds `{ids, origin}` (and the deleted ids' stamps)
+ *   in the same atomic step as the data, so no replica sees the data without the notice or the
+ *   notice without the data.
  * - `<prefix>:epoch`: a random marker set (NX) by the first load; it vanishes with the data.
+ * - `<prefix>:deleted`, `<prefix>:revived`: sorted sets of tombstones and of deletions a later
+ *   write superseded (redis-scripts.ts), each kept for the tombstone retention.
  *
  * Every replica reads the stream with XREAD BLOCK on its own duplicate connection and re-reads
  * the changed ids (a stream, unlike pub/sub, keeps entries while a reader reconnects). After any
@@ -60,22 +86,35 @@ const MAX_UNCONFIRMED = 1000;
  *
  * Writes fail fast with `StoreUnavailableError` while Redis is down (no offline queue); reads and
  * search go on from the replica's in-memory index. Writes go on a third duplicate connection, and
- * are acknowledged at the durability level (`KVSTORE_DURABILITY`: WAIT / WAITAOF after the MULTI,
+ * are acknowledged at the durability level (`KVSTORE_DURABILITY`: WAIT / WAITAOF after the write script,
  * on that connection, so a wait never holds up the heartbeat PING, rate limiting or reads).
  *
- * A write whose MULTI was sent but not confirmed (a command timeout on a paused server, a
+ * A write whose script call was sent but not confirmed (a command timeout on a paused server, a
  * connection lost mid-reply) may have run, or may still run once the server resumes. Its outcome
  * is unknown, and the 503 says so ("may or may not have been stored; retrying is safe": ingest
  * replaces by id). Each write's notice carries a token; the replica remembers the token from
  * before sending until the write is acknowledged or certainly not stored, and when such a notice
- * shows up in the stream (the write did run: data and notice are one MULTI) it re-reads those ids
+ * shows up in the stream (the write did run: data and notice are one atomic step) it re-reads those ids
  * like another replica's change instead of skipping its own entry. Other replicas index it anyway, so all of them converge on what Redis holds.
+ *
+ * Deletes (issue 39) go in the same atomic step as the puts (the `write` script, redis-scripts.ts),
+ * at the same durability level, and leave tombstones in `<prefix>:deleted` for the retention
+ * period: a replica that missed a delete finds the id absent at its reload, and its write-back
+ * (`restore`) finds the tombstone and drops the item instead of writing it back. Every replica
+ * also remembers the deletions it made or read in the stream (`RecentDeletions`, bounded) and
+ * writes them back at each reload (`restoreDeletions`), so a Redis that lost its tombstones (a
+ * restart without persistence, a failover to a copy without them) still converges on "gone",
+ * whichever replica's write-back comes first.
  */
 export class RedisContentStore implements ContentStore {
   readonly kind = 'kvstore' as const;
   private readonly itemsKey: string;
   private readonly streamKey: string;
   private readonly epochKey: string;
+  private readonly keys: ContentKeys;
+  /** Deletions this replica made or read in the stream, written back at each load. */
+  private readonly deletions: RecentDeletions;
+  private readonly clock: Clock;
   /** The epoch marker seen by the last load. */
   private epoch: string | undefined;
   private lastEpochCheck = 0;
@@ -84,7 +123,7 @@ export class RedisContentStore implements ContentStore {
   private cursor: string | undefined;
   private reader: RedisClient | undefined;
   /**
-   * Writes (MULTI, then WAIT/WAITAOF) go on their own connection: WAIT blocks the connection it
+   * Writes (the write script, then WAIT/WAITAOF) go on their own connection: WAIT blocks the connection it
    * runs on, and on the shared one it would hold up the heartbeat PING, rate limiting and reads.
    */
   private writer: RedisClient | undefined;
@@ -118,6 +157,12 @@ export class RedisContentStore implements ContentStore {
     this.itemsKey = keys.items;
     this.streamKey = keys.changes;
     this.epochKey = keys.epoch;
+    this.keys = keys;
+    this.clock = opts.clock ?? systemClock;
+    this.deletions = new RecentDeletions(
+      opts.tombstoneRetentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS,
+      opts.rememberedDeletions ?? 100_000,
+    );
     this.durability = opts.durability ?? defaultDurability(opts.connection.mode);
     opts.connection.eviction.on('evicted', this.onEvicted);
   }
@@ -145,6 +190,7 @@ export class RedisContentStore implements ContentStore {
       // Marker first: data lost after it is seen by the next epoch check, never missed.
       await c.set(this.epochKey, randomUUID(), 'NX');
       const epoch = (await c.get(this.epochKey)) ?? undefined;
+      await this.restoreDeletions(c);
       const last = await c.xrevrange(this.streamKey, '+', '-', 'COUNT', 1);
       const cursorAtStart = last[0]?.[0] ?? '0-0';
       const items: Item[] = [];
@@ -171,12 +217,10 @@ export class RedisContentStore implements ContentStore {
   }
 
   async write(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
-    // TODO(issue 39, life-redis): deletes with tombstones; removed in this branch's base only.
-    if (removed.length) throw new Error('deletes are not implemented in the Redis store yet');
-    if (!items.length) return;
+    if (!items.length && !removed.length) return;
     // Each item's record in steps of the event loop (time-steps.ts): the 10,000 items of a full
     // upload (~12 MB of JSON) were one loop (issue 37). Nothing is sent until all are made: still
-    // one MULTI of one HSET and one XADD, and the checks below see the state of the sending.
+    // one script call, and the checks below see the state of the sending.
     const fields: string[] = [];
     const step = stepper();
     for (const i of items) {
@@ -188,47 +232,74 @@ export class RedisContentStore implements ContentStore {
     const refusal = this.opts.connection.eviction.refusal;
     if (refusal) throw new StoreUnavailableError(`content writes are refused: ${refusal}; nothing was stored`);
     const conn = await this.writeConnection();
-    const idList = items.map((i) => i.id);
+    const idList = [...items.map((i) => i.id), ...removed];
     const token = randomUUID();
     // Remembered before sending: the reader may see the notice before this call learns the outcome.
     this.remember(token, idList);
-    let res: Array<[Error | null, unknown]> | null;
     const seq = (this.sent.get(conn) ?? 0) + 1;
     this.sent.set(conn, seq);
+    const now = this.clock.now();
+    let stamps: unknown;
     try {
-      res = await conn
-        .multi()
-        .hset(this.itemsKey, ...fields)
-        .xadd(
-          this.streamKey,
-          'MAXLEN',
-          '~',
-          String(this.opts.streamMaxLen ?? 10000),
-          '*',
-          'ids',
-          JSON.stringify(idList),
-          'origin',
-          this.origin,
-          'write',
-          token,
-        )
-        .exec();
+      stamps = await runScript(conn, CONTENT_SCRIPTS.write, scriptKeys(this.keys), [
+        String(this.opts.streamMaxLen ?? 10000),
+        this.origin,
+        token,
+        String(now),
+        removed.length ? String(now - this.deletions.retentionMs) : '',
+        String(items.length),
+        ...fields,
+        ...removed,
+      ]);
     } catch (e) {
       this.reportFailure(e);
       const message = (e as Error).message;
-      // Refused before sending (the connection dropped just now), or discarded by the server
-      // (EXECABORT: a queued command was refused, e.g. MOVED after a failover): certainly not stored.
-      if (!isCommandTimeout(e) && /enableOfflineQueue|isn't writeable|EXECABORT|MOVED|CLUSTERDOWN/i.test(message)) {
+      // Refused before running (the connection dropped just now; a replica after a failover; MOVED
+      // or CLUSTERDOWN on a Cluster): certainly not stored.
+      if (
+        !isCommandTimeout(e) &&
+        /enableOfflineQueue|isn't writeable|EXECABORT|MOVED|CLUSTERDOWN|READONLY/i.test(message)
+      ) {
         this.unconfirmed.delete(token);
         if (conn !== this.writer && this.writer instanceof Cluster) this.writer.refreshSlotsCache();
         throw new StoreUnavailableError(`the key-value store refused the write (${message}); nothing was stored`);
       }
       throw this.unknownOutcome(idList, message);
     }
-    const failed = res?.find(([err]) => err);
-    if (!res || failed) throw this.unknownOutcome(idList, `refused: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    // Remembered once the script ran (the primary holds the deletions), whatever the level says.
+    for (const i of items) this.deletions.forget(i.id, Date.parse(i.updated_at));
+    this.noteDeletions(removed.map((id, k) => [id, Number((stamps as unknown[])[k])] as const));
     await this.confirmDurable(conn, seq, idList);
     this.unconfirmed.delete(token);
+  }
+
+  /** Remembers deletions (this replica's or ones read in the stream) to write back should Redis lose them. */
+  private noteDeletions(deletions: ReadonlyArray<readonly [string, number]>): void {
+    for (const [id, stamp] of deletions) if (Number.isFinite(stamp)) this.deletions.remember(id, stamp);
+  }
+
+  /**
+   * Writes back the deletions this replica remembers (see the class comment), in calls of
+   * `DELETIONS_PER_CALL`: a no-op for each that Redis holds (or a newer deletion of the id, or a
+   * write that superseded it); otherwise the tombstone again, and the item if it is at most as new.
+   */
+  private async restoreDeletions(c: RedisClient): Promise<void> {
+    const all = this.deletions.entries(this.clock.now());
+    const step = stepper();
+    for (let start = 0; start < all.length; start += DELETIONS_PER_CALL) {
+      const args: string[] = [String(this.opts.streamMaxLen ?? 10000), this.origin];
+      for (const [id, stamp] of all.slice(start, start + DELETIONS_PER_CALL)) args.push(id, String(stamp));
+      const [added, removed] = (await runScript(c, CONTENT_SCRIPTS.restoreDeletions, scriptKeys(this.keys), args)) as [
+        number,
+        string[],
+      ];
+      if (added > 0)
+        this.opts.logger.warn(
+          { tombstones: added, items_deleted: removed.length },
+          'the kvstore had lost deletions this replica remembers; wrote them back',
+        );
+      await step();
+    }
   }
 
   /**
@@ -399,46 +470,39 @@ export class RedisContentStore implements ContentStore {
     );
     return new StoreUnavailableError(
       `the key-value store did not confirm the write (${reason}): the write may or may not have been stored; ` +
-        'retrying is safe (items are replaced by id)',
+        'retrying is safe (items are replaced by id; deleting an id again changes nothing)',
     );
   }
 
   /**
-   * Writes back lost items with HSETNX (a write another replica made since wins), in MULTIs of
-   * `SCAN_COUNT` items, each with its change notice so the other replicas re-read them.
+   * Writes back lost items (the `restore` script, redis-scripts.ts): each only where its id is
+   * absent (a write another replica made since wins) and no tombstone at least as new as the item
+   * exists (a deleted item is never written back), in calls of `SCAN_COUNT` items, each with its
+   * change notice so the other replicas re-read what was written.
    */
-  async restore(items: readonly Item[]): Promise<number> {
+  async restore(items: readonly Item[]): Promise<RestoreOutcome> {
     const c = this.client();
-    let written = 0;
+    const written: string[] = [];
+    const deleted: string[] = [];
     for (let start = 0; start < items.length; start += SCAN_COUNT) {
       const chunk = items.slice(start, start + SCAN_COUNT);
-      const tx = c.multi();
-      for (const i of chunk) tx.hsetnx(this.itemsKey, i.id, JSON.stringify(toRecord(i)));
-      const ids = JSON.stringify(chunk.map((i) => i.id));
-      tx.xadd(
-        this.streamKey,
-        'MAXLEN',
-        '~',
-        String(this.opts.streamMaxLen ?? 10000),
-        '*',
-        'ids',
-        ids,
-        'origin',
-        this.origin,
-      );
+      const args: string[] = [String(this.opts.streamMaxLen ?? 10000), this.origin];
+      for (const i of chunk) args.push(i.id, String(Date.parse(i.updated_at)), JSON.stringify(toRecord(i)));
+      let codes: number[];
       try {
-        const res = await tx.exec();
-        const failed = res?.find(([err]) => err);
-        if (!res || failed) throw failed?.[0] ?? new Error('transaction aborted');
-        for (let k = 0; k < chunk.length; k++) written += Number(res[k][1]);
+        codes = (await runScript(c, CONTENT_SCRIPTS.restore, scriptKeys(this.keys), args)) as number[];
       } catch (e) {
         this.opts.connection.commandFailed(e);
         throw new StoreUnavailableError(
           `could not write lost content back to the key-value store: ${(e as Error).message}`,
         );
       }
+      chunk.forEach((i, k) => {
+        if (codes[k] === 1) written.push(i.id);
+        else if (codes[k] === -1) deleted.push(i.id);
+      });
     }
-    return written;
+    return { written, deleted };
   }
 
   async getMany(ids: readonly string[]): Promise<Item[]> {
@@ -515,16 +579,24 @@ export class RedisContentStore implements ContentStore {
           for (const [id, kv] of entries) {
             this.cursor = id;
             const fields = pairs(kv);
-            // Own writes are in the in-memory copy already, except those Redis ran without telling us.
-            if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
             let ids: string[];
+            let deletions: Record<string, number>;
             try {
               ids = JSON.parse(fields.ids ?? '[]') as string[];
+              deletions = JSON.parse(fields.deleted ?? '{}') as Record<string, number>;
             } catch {
               this.opts.logger.warn({ entry: id }, 'ignoring a malformed content change notice');
               continue;
             }
-            await this.handlers?.change({ ids });
+            // Every replica remembers the deletions it reads (to write them back should Redis lose them).
+            this.noteDeletions(Object.entries(deletions));
+            // Own writes are in the in-memory copy already, except those Redis ran without telling us.
+            if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
+            await this.handlers?.change({
+              ids,
+              deleted: deletions,
+              restoredDeletions: fields.kind === 'restore-deletions',
+            });
           }
         }
       } catch (e) {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { SettingsInput } from '../../../../configs';
+import type { FeatureSet } from '../../../../service/features';
 import { contentKeys } from '../../../../service/content/redis-store/redis-keys';
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { waitFor } from '../../../../tools/harness/ports';
@@ -13,6 +14,8 @@ describe('content keys', () => {
       items: '{svc-ai-search:content}:items',
       changes: '{svc-ai-search:content}:changes',
       epoch: '{svc-ai-search:content}:epoch',
+      deleted: '{svc-ai-search:content}:deleted',
+      revived: '{svc-ai-search:content}:revived',
     });
     expect(contentKeys('blog:{content}', 'cluster').items).toBe('blog:{content}:items');
     expect(contentKeys('svc-ai-search:content', 'standalone').items).toBe('svc-ai-search:content:items');
@@ -75,6 +78,38 @@ describe('content on a three-master Redis Cluster, shared by two replicas (real 
     }
     const health = (await request(a.app).get('/health')).body;
     expect(health).toMatchObject({ status: 'ok', kvstore: 'connected', kvstore_mode: 'cluster' });
+  });
+
+  it('deletes through both replicas interleaved with writes and patches: one slot (no CROSSSLOT), gone on both, tombstones kept', async () => {
+    const ca = (a.deps.features as FeatureSet).context.content;
+    const cb = (b.deps.features as FeatureSet).context.content;
+    const ids = Array.from({ length: 20 }, (_, i) => `c-${i}`);
+    await ca.ingest(ids.map((id) => ({ id, type: 'article' as const, title: id, body: `Okapis ${id}` })));
+    await waitFor('b to hold them', async () => cb.size === 20);
+    await Promise.all([
+      ca.write({ delete: ids.slice(0, 5) }),
+      cb.write({ delete: ids.slice(5, 10) }),
+      cb.ingest(ids.slice(10, 15).map((id) => ({ id, type: 'article' as const, title: id, body: `patched ${id}` }))),
+    ]);
+    for (const t of [a, b]) {
+      await waitFor(
+        'the deletes to reach every replica',
+        async () => (await request(t.app).get('/api/v1/articles')).body.total === 10,
+      );
+      for (const id of ids.slice(0, 10)) expect((await request(t.app).get(`/api/v1/articles/${id}`)).status).toBe(404);
+      await waitFor(
+        'the patches too',
+        async () => (await request(t.app).get('/api/v1/articles/c-12')).body.body === 'patched c-12',
+      );
+    }
+    const c = cluster.client();
+    await c.connect();
+    try {
+      expect(await c.hlen('{svc-ai-search:content}:items')).toBe(10);
+      expect(await c.zcard('{svc-ai-search:content}:deleted')).toBe(10);
+    } finally {
+      c.disconnect();
+    }
   });
 
   it('the content master killed and restarted empty: reads never 5xx, and the replicas write their content back', async () => {
