@@ -106,6 +106,29 @@ describe('incremental updates', () => {
     }
   });
 
+  it('removes many items in slices: a query is answered between them, from one state, and the rest rank as built', async () => {
+    // A slice of 0 ms: the remove yields after every item, whatever the machine's speed.
+    const live = new ExhaustiveIndex({ indexSliceMs: 0, minMergeDocs: 16 });
+    const items = Array.from({ length: 300 }, (_, i) => item(i, [WORDS[i % 11], WORDS[(i * 7) % 11], 'photon']));
+    await live.upsert(items);
+    const q: IndexQuery = { text: 'photon alpha', limit: 5, offset: 0, snippets: true };
+    const done: string[] = [];
+    const gone = items.slice(0, 200).map((i) => i.id);
+    const removing = live.remove(gone).then(() => done.push('remove'));
+    // Some turns of the event loop: the remove is under way (an item a turn), not done.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    const during = await live.search(q);
+    done.push('query');
+    await removing;
+    // Before issue 39 the remove ran in one synchronous loop: the query came after it.
+    expect(done).toEqual(['query', 'remove']);
+    expect(during.total).toBeGreaterThan(100);
+    expect(during.total).toBeLessThan(300);
+    const rebuilt = new EmbeddedIndex(live.ranking);
+    await rebuilt.replaceAll(items.slice(200));
+    expect(await live.search(q)).toEqual(await rebuilt.search(q));
+  });
+
   it('forgets a removed item at once, and ignores unknown ids', async () => {
     const idx = new EmbeddedIndex();
     await idx.replaceAll([item(1, ['photon', 'beam']), item(2, ['photon'])]);
