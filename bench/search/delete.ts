@@ -12,7 +12,7 @@
  *    against an index built from the survivors alone: heap per live document after a forced GC
  *    (`node --expose-gc`), and their ratio.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size]`
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size] [--no-memory]`
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,9 +40,9 @@ export interface DeleteRun {
   readonly buildSeconds: number;
   readonly remove: WatchedPhase;
   readonly merge: WatchedPhase;
-  /** Heap bytes per live document: after deleting half and merging, and built from the survivors. */
-  readonly heapAfterDelete: number;
-  readonly heapSurvivors: number;
+  /** Heap bytes per live document: after deleting half and merging, and built from the survivors (unless `--no-memory`). */
+  readonly heapAfterDelete?: number;
+  readonly heapSurvivors?: number;
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
@@ -118,7 +118,11 @@ async function heapPerLiveDocument(
 }
 
 /** Runs the delete bench at `size` documents. */
-export async function deletes(size: number, log: (line: string) => void = () => undefined): Promise<DeleteRun> {
+export async function deletes(
+  size: number,
+  log: (line: string) => void = () => undefined,
+  memory = true,
+): Promise<DeleteRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
   // Items as the API hands them to the index: JSON-parsed, flat strings (a perturbed body is a
@@ -155,6 +159,7 @@ export async function deletes(size: number, log: (line: string) => void = () => 
   const docs = index.size() + tenth.length;
 
   index = new EmbeddedIndex();
+  if (!memory) return { docs, removed: tenth.length, buildSeconds, remove, merge };
   // 3. Memory: a random half removed from a fresh index (never queried), merged; then the survivors built alone.
   const gone = new Set<string>();
   for (const i of items) if (random() < 0.5) gone.add(i.id);
@@ -176,7 +181,9 @@ export function deleteReport(r: DeleteRun, load: string): string {
     row(`\`remove\` of ${r.removed.toLocaleString('en')}`, r.remove),
     row('the merge that follows (`checkpoint`)', r.merge),
     '',
-    `Heap per live document after removing a random half and merging, against an index built from the survivors alone (forced GC, never queried): ${Math.round(r.heapAfterDelete)} B / ${Math.round(r.heapSurvivors)} B = **${(r.heapAfterDelete / r.heapSurvivors).toFixed(3)}×**.`,
+    r.heapAfterDelete === undefined || r.heapSurvivors === undefined
+      ? 'Memory not measured (`--no-memory`).'
+      : `Heap per live document after removing a random half and merging, against an index built from the survivors alone (forced GC, never queried): ${Math.round(r.heapAfterDelete)} B / ${Math.round(r.heapSurvivors)} B = **${(r.heapAfterDelete / r.heapSurvivors).toFixed(3)}×**.`,
     '',
   ].join('\n');
 }
