@@ -195,7 +195,8 @@ export async function run(): Promise<string> {
     .map((x) => x.toFixed(2))
     .join(', ');
   const size = Number(process.env.SEARCH_BENCH_DELETE_SIZE ?? 1_000_000);
-  const report = deleteReport(await deletes(size, (line) => process.stderr.write(`${line}\n`)), load);
+  const memory = !process.argv.includes('--no-memory');
+  const report = deleteReport(await deletes(size, (line) => process.stderr.write(`${line}\n`), memory), load);
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'delete.md'), report);
