@@ -6,6 +6,7 @@
 import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
 import { run as search } from './search/run';
+import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
 
 async function main(): Promise<void> {
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     ['rate limiting', rateLimit],
     ['rate limiting: Redis Cluster vs standalone', rateLimitCluster],
     ['search', search],
+    ['search: deletes at 1M (issue 39)', deletes],
     ['text passes before and after issue 29', text],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);

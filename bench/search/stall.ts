@@ -53,7 +53,7 @@ function p99(xs: number[]): number {
 }
 
 /** Runs `work` with queries one at a time beside it (unless `withQueries` is false); the loop's delay meanwhile. */
-async function watch(
+export async function watch(
   index: EmbeddedIndex,
   texts: readonly string[],
   withQueries: boolean,
@@ -113,6 +113,7 @@ async function watch(
     maxGc: Math.round(maxGc * 10) / 10,
     queries: times.length,
     maxQuery: Math.max(0, ...times),
+    p50Query: [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 0,
     p99Query: p99(times),
   };
 }

@@ -186,6 +186,11 @@ export class EmbeddedIndex implements SearchIndex {
     return this.store.settled();
   }
 
+  /** `IndexLifecycle.checkpoint`: merges what was written since the last merge now, and settles once it is served (benchmarks). */
+  checkpoint(): Promise<void> {
+    return this.store.checkpoint();
+  }
+
   /** Where the index served since the start came from; undefined before the first `replaceAll` ends. */
   get startedFrom(): IndexOrigin | undefined {
     return this.store.startedFrom;

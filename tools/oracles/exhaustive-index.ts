@@ -121,13 +121,8 @@ export class ExhaustiveIndex implements SearchIndex {
     let hits = this.runExact(plan.scored, keep);
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
-    if (expand && hits.length > 0) {
-      const feedback = topHits(hits, x.fbDocs).map((h) => ({
-        score: h.score,
-        vector: this.seams.vector(this.shortId(h.id)),
-      }));
-      hits = this.runExact([...rm3Weights(terms, feedback, x, plan.synonyms)], keep);
-    }
+    if (expand && hits.length > 0)
+      hits = this.runExact(this.expanded(terms, topHits(hits, x.fbDocs), plan.synonyms), keep);
     hits.sort(byRank);
     const p = this.ranking.proximity;
     const source = p.weight > 0 ? exhaustiveProximitySource(this.seams.postingsView()) : undefined;
@@ -136,6 +131,27 @@ export class ExhaustiveIndex implements SearchIndex {
       hits = atOnce(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
     }
     return { terms, highlight, hits };
+  }
+
+  /**
+   * RM3's feedback of a long query: the first pass's top `fbDocs` (the feedback documents, best
+   * first) and the expanded query's weighted terms, as `match` uses them; undefined when the query
+   * is short or not expanded (expansion off, too few documents, or no match).
+   */
+  feedback(query: RankQuery): { docs: Scored[]; terms: WeightedTerm[] } | undefined {
+    const plan = this.plan(query.text);
+    const x = this.ranking.expansion;
+    if (!plan.terms.length || plan.short || !x.enabled || this.size() < x.minDocs) return undefined;
+    const hits = this.runExact(plan.scored, this.seams.filter(query.type, query.tag));
+    if (!hits.length) return undefined;
+    const docs = topHits(hits, x.fbDocs);
+    return { docs, terms: this.expanded(plan.terms, docs, plan.synonyms) };
+  }
+
+  /** RM3's weighted terms of `terms` with the feedback documents `docs` (their term vectors from the forward index). */
+  private expanded(terms: readonly string[], docs: readonly Scored[], synonyms: QueryPlan['synonyms']): WeightedTerm[] {
+    const feedback = docs.map((h) => ({ score: h.score, vector: this.seams.vector(this.shortId(h.id)) }));
+    return [...rm3Weights(terms, feedback, this.ranking.expansion, synonyms)];
   }
 
   /**

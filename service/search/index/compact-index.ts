@@ -24,8 +24,10 @@ import { TimeSlicer } from '../../lib/yield-to-loop';
  * The vocabulary's prefix and fuzzy look-ups go to a `Vocabulary` (sorted terms and a trigram
  * index in typed arrays, built in the background; MiniSearch's radix tree's answers).
  *
- * Scores are MiniSearch's BM25 to the last bit: the same expression, live document frequencies,
- * and field-length averages kept with MiniSearch's running formula.
+ * Scores are MiniSearch's BM25 expression over live document frequencies and live field-length
+ * averages; an average is the live lengths' exact sum over the live documents (MiniSearch keeps a
+ * running average, whose last bits depend on the order of adds and removes), so the index after
+ * any sequence of writes scores as one built from the surviving documents, to the last bit.
  *
  * The class is built in layers, one concern a file: storage, appends and merges
  * (`SegmentedIndex`, segmented-index.ts, with the merge job in merge.ts and the base's runs in
@@ -65,7 +67,13 @@ export class CompactIndex extends PostingsIndex {
     c.mapEnd = n;
     c.next = n;
     c.live = n;
-    c.avg.set(sealed.avg);
+    // The sums from the lengths (the file's averages are those sums over its documents, but an
+    // older file's are MiniSearch's running averages, a few bits off).
+    for (let d = 0; d < n; d++) {
+      for (let f = 0; f < nf; f++) c.lengthSum[f] += sealed.lengths[d * nf + f];
+      if (d % (MERGE_STEP_DOCS * 64) === 0) await slicer.maybeYield();
+    }
+    for (let f = 0; f < nf; f++) c.avg[f] = n ? c.lengthSum[f] / n : 0;
     c.lengths = sealed.lengths;
     c.fps = sealed.fingerprints;
     c.fwdStart = sealed.fwdStart;

@@ -14,7 +14,7 @@ export interface SealedIndex {
   readonly ids: readonly string[];
   /** Per document, the fingerprint it was added with (the caller's content version). */
   readonly fingerprints: Uint32Array;
-  /** Per field, MiniSearch's running average field length when the merge began. */
+  /** Per field, the live documents' average field length when the merge began (their lengths' sum over their count). */
   readonly avg: Float64Array;
   /** Per document and field, terms counted with repeats. */
   readonly lengths: Int32Array;

@@ -26,7 +26,7 @@ export interface PostingsView {
   eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void;
   /** Terms in document `doc`'s field `f`, repeats counted (its BM25 length). */
   fieldLength(doc: number, f: number): number;
-  /** Field `f`'s average length (MiniSearch's running average). */
+  /** Field `f`'s average length over the live documents (their lengths' exact sum over their count). */
   averageLength(f: number): number;
   /** The external id of a short document id. */
   externalId(doc: number): string;

@@ -26,6 +26,13 @@ export class SegmentedIndex {
   protected mapEnd = 0;
   protected next = 0;
   protected live = 0;
+  /**
+   * Per field, the live documents' length (terms counted with repeats) summed: an integer, exact
+   * in a double, so `avg` is a function of the live set alone, whatever order documents came and
+   * went in (issue 39: an index after any writes ranks as one built from its survivors, to the bit).
+   */
+  protected readonly lengthSum: Float64Array;
+  /** Per field, the live documents' average length: `lengthSum / live` (0 when none). */
   protected readonly avg: Float64Array;
   protected lengths: Int32Array = new Int32Array(0);
   protected fps: Uint32Array = new Uint32Array(0);
@@ -76,6 +83,7 @@ export class SegmentedIndex {
     this.posField = opts.positions === undefined ? -1 : (this.fieldIds[opts.positions] ?? -1);
     if (opts.positions !== undefined && this.posField < 0)
       throw new Error(`CompactIndex: positions of ${opts.positions}, not a field`);
+    this.lengthSum = new Float64Array(this.nf);
     this.avg = new Float64Array(this.nf);
     this.df = fields.map(() => new Int32Array(0));
     this.tail = fields.map(() => new AppendedPostings());
@@ -232,8 +240,8 @@ export class SegmentedIndex {
     let posEnd = this.posStart[d];
     for (let f = 0; f < nf; f++) {
       const tokens = fieldTerms[f] ?? [];
-      // MiniSearch's running average (`addFieldLength`), so scores match it bit for bit.
-      this.avg[f] = (this.avg[f] * this.live + tokens.length) / (this.live + 1);
+      this.lengthSum[f] += tokens.length;
+      this.avg[f] = this.lengthSum[f] / (this.live + 1);
       this.lengths[d * nf + f] = tokens.length;
       // Distinct terms in order of first occurrence, counted in place: `fwdTerm` from `first` on,
       // with `slot` (stamped per field of a document) pointing a term id at its entry.
@@ -282,8 +290,8 @@ export class SegmentedIndex {
     if (d === undefined) return false;
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
-      // MiniSearch's `removeFieldLength`.
-      this.avg[f] = this.live === 1 ? 0 : (this.avg[f] * this.live - this.lengths[d * nf + f]) / (this.live - 1);
+      this.lengthSum[f] -= this.lengths[d * nf + f];
+      this.avg[f] = this.live === 1 ? 0 : this.lengthSum[f] / (this.live - 1);
       const df = this.df[f];
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }

@@ -9,24 +9,9 @@ import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../../service/se
 import type { IndexHit, IndexQuery } from '../../../../service/search/search-index';
 import { ExhaustiveIndex } from '../../../../tools/oracles/exhaustive-index';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
+import { searchQuery, WORDS } from '../../../helpers/search-arbitraries';
 
 const at = '2026-01-01T00:00:00.000Z';
-const WORDS = [
-  'alpha',
-  'beta',
-  'gamma',
-  'delta',
-  'epsilon',
-  'zeta',
-  'theta',
-  'kappa',
-  'lambda',
-  'sigma',
-  'omega',
-  'photon',
-  'proton',
-  'neutron',
-];
 
 /**
  * Pruned and exhaustive pages agree: ids where scores differ by more than 1e-9, scores everywhere.
@@ -99,15 +84,7 @@ describe('MaxScore pruning', () => {
       { minLength: 1, maxLength: 80 },
     )
     .map((docs) => docs.map((d, n) => item(n, d.words, d.tags, d.type)));
-  const query = fc.record({
-    text: fc
-      .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
-      .map((w) => w.join(' ')),
-    limit: fc.integer({ min: 1, max: 12 }),
-    offset: fc.integer({ min: 0, max: 5 }),
-    type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
-    tag: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }),
-  });
+  const query = searchQuery;
 
   it.each([
     ['default ranking', {}],
