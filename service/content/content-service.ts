@@ -366,6 +366,23 @@ export class ContentService {
    */
   async write(ops: ContentOperations): Promise<OperationsOutcome> {
     refuseSharedIds(ops);
+    // A shared store may hold ids this replica has not heard of yet (their change notice is on
+    // its way): a delete of one sent here is still a delete. The store is asked about the ids of
+    // `delete` the in-memory copy lacks; those it holds are deleted like held ones.
+    const unheard = (ops.delete ?? []).filter((id) => !this.items.has(id));
+    const heard = new Set<string>();
+    if (unheard.length && this.store.kind === 'kvstore') {
+      let held: readonly Item[];
+      try {
+        held = await this.store.getMany(unheard);
+      } catch (e) {
+        if (e instanceof StoreUnavailableError) throw e;
+        throw new StoreUnavailableError(
+          `could not read the ids to delete: ${(e as Error).message}; nothing was stored`,
+        );
+      }
+      for (const i of held) heard.add(i.id);
+    }
     const step = stepper();
     const pause = async () => {
       const s = step();
@@ -445,7 +462,7 @@ export class ContentService {
     }
     const deleted: string[] = [];
     const notFound: string[] = [];
-    for (const id of new Set(ops.delete ?? [])) (this.items.has(id) ? deleted : notFound).push(id);
+    for (const id of new Set(ops.delete ?? [])) (this.items.has(id) || heard.has(id) ? deleted : notFound).push(id);
     const removed = [...new Set([...matched.keys(), ...deleted])];
     const written: Item[] = [];
     for (const r of byId.values()) if (r.change !== 'unchanged') written.push(r.item);

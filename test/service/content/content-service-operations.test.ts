@@ -200,7 +200,7 @@ describe('ContentService.write (issue 39)', () => {
   it('a remote change deletes the ids it says were deleted and keeps ids the store lost', async () => {
     await withContent(async ({ content, store }) => {
       await content.ingest([input('a'), input('b')]);
-      const handlers: { change?: (c: { ids: string[]; removed?: string[] }) => Promise<void> } = {};
+      const handlers: { change?: (c: { ids: string[]; deleted?: Record<string, number> }) => Promise<void> } = {};
       // The file store has no other writers: its handlers are taken as a shared store would use them.
       (store as unknown as { onRemoteChange: (h: typeof handlers) => void }).onRemoteChange = (h) =>
         Object.assign(handlers, h);
@@ -208,7 +208,7 @@ describe('ContentService.write (issue 39)', () => {
       await remote.start();
       // `a` was deleted by another replica; `b` reads absent without a delete (a store that lost it).
       store.getMany = async () => [];
-      await handlers.change!({ ids: ['a', 'b'], removed: ['a'] });
+      await handlers.change!({ ids: ['a', 'b'], deleted: { a: Date.parse('2026-01-02T00:00:00.000Z') } });
       expect(remote.get('a')).toBeUndefined();
       expect(remote.get('b')).toBeDefined();
     });
