@@ -463,7 +463,10 @@ export class ContentService {
     const deleted: string[] = [];
     const notFound: string[] = [];
     for (const id of new Set(ops.delete ?? [])) (this.items.has(id) || heard.has(id) ? deleted : notFound).push(id);
-    const removed = [...new Set([...matched.keys(), ...deleted])];
+    // On a shared store an id found nowhere is deleted too (a tombstone): the store may have lost
+    // it (a Redis restarted empty) while a replica still holds it and would write it back.
+    const shared = this.store.kind === 'kvstore';
+    const removed = [...new Set([...matched.keys(), ...deleted, ...(shared ? notFound : [])])];
     const written: Item[] = [];
     for (const r of byId.values()) if (r.change !== 'unchanged') written.push(r.item);
     if (written.length || removed.length) {

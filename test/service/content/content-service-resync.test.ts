@@ -322,14 +322,8 @@ function required(ops: readonly Op[]): 'gone' | 'served' | undefined {
 }
 
 /**
- * Runs `commands` all at once under the scheduler; returns the violations found, if any.
- *
- * OPEN (issue 39): writes of ONE id sent at once to ONE replica, with their replies lost, can
- * leave a deletion not honoured. Found with the stand-in for the delete and still found with the
- * merged `ContentService.write({ delete })`: without the one-at-a-time rule below, seed
- * -1353269217 gives delete a (replica 0), ingest a (replica 0), delete a (replica 1), each reply
- * lost, and "a deleted (acknowledged) but back in the store". Until that is fixed, such pairs
- * are run one after the other.
+ * Runs `commands` all at once under the scheduler (operations on one id at one replica too:
+ * issue 39's deletes interleave freely with writes); returns the violations found, if any.
  */
 async function run(s: fc.Scheduler, commands: readonly Command[]) {
   const redis = new SharedModel();
@@ -343,7 +337,6 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
   // Ids no command deletes keep issue 26's promise at every moment: acknowledged, then held.
   const deletedSomewhere = new Set(commands.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])));
   const ingested = new Set(commands.flatMap((c) => (c.kind === 'ingest' ? [c.id] : [])));
-  const serial = new Map<string, Promise<void>>();
   const started = commands.map(async (c) => {
     await s.schedule(Promise.resolve());
     if (c.kind === 'wipe') {
@@ -353,13 +346,6 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
     } else if (c.kind === 'reconnect') await rs[c.replica].store.reconnect();
     else if (c.kind === 'deliver') await rs[c.replica].store.deliver();
     else {
-      // Operations on one id at one replica run one at a time (see OPEN below); across replicas
-      // and ids they interleave freely.
-      const key = `${c.replica}:${c.id}`;
-      const previous = serial.get(key) ?? Promise.resolve();
-      let release!: () => void;
-      serial.set(key, new Promise<void>((r) => (release = r)));
-      await previous;
       const r = rs[c.replica];
       const op: Op = { kind: c.kind, start: ++tick };
       ops.get(c.id)!.push(op);
@@ -396,7 +382,6 @@ async function run(s: fc.Scheduler, commands: readonly Command[]) {
         op.acked = false;
       } finally {
         op.end = ++tick;
-        release();
       }
     }
     // Whatever ran, every item a replica acknowledged (and nobody deletes) stays in its in-memory copy.
