@@ -97,15 +97,20 @@ describe('MaxScore pruning', () => {
       { minLength: 1, maxLength: 80 },
     )
     .map((docs) => docs.map((d, n) => item(n, d.words, d.tags, d.type)));
-  const query = fc.record({
-    text: fc
-      .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
-      .map((w) => w.join(' ')),
-    limit: fc.integer({ min: 1, max: 12 }),
-    offset: fc.integer({ min: 0, max: 5 }),
-    type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
-    tag: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }),
-  });
+  const query = fc
+    .record({
+      text: fc
+        .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
+        .map((w) => w.join(' ')),
+      limit: fc.integer({ min: 1, max: 12 }),
+      offset: fc.integer({ min: 0, max: 5 }),
+      type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
+      tag: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }),
+    })
+    .map(({ type, tag, ...q }) => ({
+      ...q,
+      filter: { ...(type ? { type: [type] } : {}), ...(tag ? { tag: [tag] } : {}) },
+    }));
 
   it.each([
     ['default ranking', {}],

@@ -1,0 +1,167 @@
+import { ITEM_TYPES, type ItemType } from '../content/item';
+import { dayNumber, type ItemFilter } from '../content/item-filter';
+
+/** What the filters, facets and sorts of a search read of a document. */
+export interface DocAttributes {
+  readonly type: ItemType;
+  /** Lower-cased. */
+  readonly tags: readonly string[];
+  /** `itemDay` as YYYYMMDD (`dayNumber`). */
+  readonly day: number;
+  /** `updated_at`, milliseconds since the epoch. */
+  readonly updated: number;
+}
+
+/** The documents of the index served, as `DocColumns` reads them. */
+export interface ColumnSource {
+  /** Short ids are below this. */
+  readonly idLimit: number;
+  /** Changes when short ids are renumbered (`SegmentedIndex.numbering`). */
+  readonly numbering: object;
+  /** A short id's document id, undefined once deleted. */
+  externalId(doc: number): string | undefined;
+  /** The attributes of document `id`, short id `doc`. */
+  attributes(id: string, doc: number): DocAttributes | undefined;
+}
+
+/** Type codes by type (a deleted or unknown document's is `NO_TYPE`). */
+const TYPE_CODE = new Map<ItemType, number>(ITEM_TYPES.map((t, i) => [t, i]));
+const NO_TYPE = 255;
+// Documents entered between yields while the columns are extended.
+const STEP_DOCS = 4096;
+
+const grown = <A extends Int32Array | Uint8Array | Float64Array>(a: A, n: number, make: (n: number) => A): A => {
+  if (a.length >= n) return a;
+  const b = make(Math.max(n, a.length * 2, 1024));
+  b.set(a);
+  return b;
+};
+
+/**
+ * A filter compiled against the columns: checks by short id, a few array reads each. `type`,
+ * `tag` and `date` are its three parts (each true when not given), so that a disjunctive facet
+ * can leave its own part out.
+ */
+export interface CompiledFilter {
+  /** Whether no part is given (every live document passes). */
+  readonly empty: boolean;
+  type(doc: number): boolean;
+  tag(doc: number): boolean;
+  date(doc: number): boolean;
+  /** All three parts. */
+  all(doc: number): boolean;
+}
+
+/**
+ * The documents' types, tags, days and update times in typed arrays by short id (tags as codes
+ * into a dictionary, in CSR form), so that a search checks its filters on each candidate before
+ * scoring it, counts facets and sorts by date in passes over arrays instead of looking each
+ * document's metadata up by id. Short ids only grow between merges (a replaced item gets a new
+ * one, the old one is deleted), so the columns are extended with the documents added since, and
+ * rebuilt only when a merge renumbers them (`ColumnSource.numbering`). Entries of deleted
+ * documents stay until then: readers check `externalId`.
+ */
+export class DocColumns {
+  types = new Uint8Array(0);
+  days = new Int32Array(0);
+  updated = new Float64Array(0);
+  /** Document d's tag codes are `tagCodes[tagStart[d] … tagStart[d + 1] - 1]`. */
+  tagStart = new Int32Array(1);
+  tagCodes = new Int32Array(0);
+  /** Tag names by code (lower-cased). */
+  readonly tagNames: string[] = [];
+  private readonly tagCode = new Map<string, number>();
+  /** Documents entered: short ids below this. */
+  built = 0;
+  private numbering: object | undefined;
+  /** Bumped whenever the columns change (entered documents, a rebuild): derived orders hold for one. */
+  generation = 0;
+
+  /**
+   * Brings the columns up to the index's documents, yielding every few thousand documents (a
+   * rebuild at a million documents enters them all: a few hundred ms of work in slices).
+   */
+  *update(src: ColumnSource): Generator<void, void> {
+    if (src.numbering !== this.numbering) {
+      this.numbering = src.numbering;
+      this.built = 0;
+      this.tagStart = new Int32Array(1);
+      this.generation += 1;
+    }
+    const limit = src.idLimit;
+    if (this.built >= limit) return;
+    this.types = grown(this.types, limit, (n) => new Uint8Array(n));
+    this.days = grown(this.days, limit, (n) => new Int32Array(n));
+    this.updated = grown(this.updated, limit, (n) => new Float64Array(n));
+    this.tagStart = grown(this.tagStart, limit + 1, (n) => new Int32Array(n));
+    let at = this.tagStart[this.built];
+    for (let d = this.built; d < limit; d++) {
+      const id = src.externalId(d);
+      const a = id === undefined ? undefined : src.attributes(id, d);
+      if (!a) {
+        this.types[d] = NO_TYPE;
+        this.days[d] = 0;
+        this.updated[d] = 0;
+      } else {
+        this.types[d] = TYPE_CODE.get(a.type) ?? NO_TYPE;
+        this.days[d] = a.day;
+        this.updated[d] = a.updated;
+        this.tagCodes = grown(this.tagCodes, at + a.tags.length, (n) => new Int32Array(n));
+        for (const t of a.tags) this.tagCodes[at++] = this.codeOf(t);
+      }
+      this.tagStart[d + 1] = at;
+      this.built = d + 1;
+      if ((d + 1) % STEP_DOCS === 0) yield;
+    }
+    this.generation += 1;
+  }
+
+  private codeOf(tag: string): number {
+    let c = this.tagCode.get(tag);
+    if (c === undefined) {
+      c = this.tagNames.length;
+      this.tagNames.push(tag);
+      this.tagCode.set(tag, c);
+    }
+    return c;
+  }
+
+  /** Tag codes in the dictionary (`tagNames.length`). */
+  get tagCount(): number {
+    return this.tagNames.length;
+  }
+
+  /** `f` compiled against the columns as they are now (tags not in the dictionary match nothing). */
+  compile(f: ItemFilter | undefined): CompiledFilter {
+    const { types, days, tagStart, tagCodes } = this;
+    let mask = 0;
+    for (const t of f?.type ?? []) mask |= 1 << (TYPE_CODE.get(t) ?? 31);
+    let wanted: Uint8Array | undefined;
+    if (f?.tag?.length) {
+      wanted = new Uint8Array(this.tagCount);
+      for (const t of f.tag) {
+        const c = this.tagCode.get(t.toLowerCase());
+        if (c !== undefined) wanted[c] = 1;
+      }
+    }
+    const from = f?.date_from !== undefined ? dayNumber(f.date_from) : -Infinity;
+    const to = f?.date_to !== undefined ? dayNumber(f.date_to) : Infinity;
+    const dated = f?.date_from !== undefined || f?.date_to !== undefined;
+    const type = mask === 0 ? () => true : (doc: number) => ((mask >>> types[doc]) & 1) === 1 && types[doc] < 31;
+    const w = wanted;
+    const tag = !w
+      ? () => true
+      : (doc: number) => {
+          for (let i = tagStart[doc], e = tagStart[doc + 1]; i < e; i++) if (w[tagCodes[i]] === 1) return true;
+          return false;
+        };
+    const date = !dated ? () => true : (doc: number) => days[doc] >= from && days[doc] <= to;
+    return {
+      empty: mask === 0 && !w && !dated,
+      type,
+      tag,
+      date,
+      all: (doc) => type(doc) && tag(doc) && date(doc),
+    };
+  }
+}
