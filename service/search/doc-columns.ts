@@ -1,5 +1,6 @@
 import { ITEM_TYPES, type ItemType } from '../content/item';
-import { dayNumber, type ItemFilter } from '../content/item-filter';
+import { dayNumber, normalFilter, type ItemFilter } from '../content/item-filter';
+import type { DocKeep } from './index/postings-index';
 
 /** What the filters, facets and sorts of a search read of a document. */
 export interface DocAttributes {
@@ -48,9 +49,12 @@ export interface CompiledFilter {
   type(doc: number): boolean;
   tag(doc: number): boolean;
   date(doc: number): boolean;
-  /** All three parts. */
-  all(doc: number): boolean;
+  /** All three parts; with a bitmap of the documents passing them (a count ANDs it a word at a time). */
+  readonly all: DocKeep;
 }
+
+// Compiled filters kept per generation of the columns (their bitmaps cost a pass over the documents).
+const KEPT_FILTERS = 16;
 
 /**
  * The documents' types, tags, days and update times in typed arrays by short id (tags as codes
@@ -76,6 +80,9 @@ export class DocColumns {
   private numbering: object | undefined;
   /** Bumped whenever the columns change (entered documents, a rebuild): derived orders hold for one. */
   generation = 0;
+  // Compiled filters of this generation by their normal form, most recent last.
+  private compiled = new Map<string, CompiledFilter>();
+  private compiledAt = -1;
 
   /**
    * Brings the columns up to the index's documents, yielding every few thousand documents (a
@@ -131,8 +138,31 @@ export class DocColumns {
     return this.tagNames.length;
   }
 
-  /** `f` compiled against the columns as they are now (tags not in the dictionary match nothing). */
+  /**
+   * `f` compiled against the columns as they are now (tags not in the dictionary match nothing),
+   * with the bitmap of the documents passing it: made in one pass over the columns (about 1 ms
+   * per 200,000 documents) and kept for the generation, the last few filters, so that a filtered
+   * query's count costs what an unfiltered one's does.
+   */
   compile(f: ItemFilter | undefined): CompiledFilter {
+    if (this.compiledAt !== this.generation) {
+      this.compiled.clear();
+      this.compiledAt = this.generation;
+    }
+    const key = JSON.stringify(normalFilter(f));
+    const hit = this.compiled.get(key);
+    if (hit) {
+      this.compiled.delete(key);
+      this.compiled.set(key, hit);
+      return hit;
+    }
+    const made = this.make(f);
+    if (this.compiled.size >= KEPT_FILTERS) this.compiled.delete(this.compiled.keys().next().value!);
+    this.compiled.set(key, made);
+    return made;
+  }
+
+  private make(f: ItemFilter | undefined): CompiledFilter {
     const { types, days, tagStart, tagCodes } = this;
     let mask = 0;
     for (const t of f?.type ?? []) mask |= 1 << (TYPE_CODE.get(t) ?? 31);
@@ -156,12 +186,11 @@ export class DocColumns {
           return false;
         };
     const date = !dated ? () => true : (doc: number) => days[doc] >= from && days[doc] <= to;
-    return {
-      empty: mask === 0 && !w && !dated,
-      type,
-      tag,
-      date,
-      all: (doc) => type(doc) && tag(doc) && date(doc),
-    };
+    const empty = mask === 0 && !w && !dated;
+    if (empty) return { empty, type, tag, date, all: () => true };
+    const bits = new Int32Array((this.built + 31) >>> 5);
+    for (let d = 0; d < this.built; d++) if (type(d) && tag(d) && date(d)) bits[d >>> 5] |= 1 << (d & 31);
+    const all = Object.assign((doc: number) => ((bits[doc >>> 5] >>> (doc & 31)) & 1) === 1, { bits });
+    return { empty, type, tag, date, all };
   }
 }

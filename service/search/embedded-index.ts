@@ -8,6 +8,7 @@ import { buildSnippet, leadSnippet } from './analysis/snippet';
 import { DayOrder, FacetTally, firstK, sortOrder } from './browse';
 import { DocColumns, type ColumnSource, type CompiledFilter } from './doc-columns';
 import type { CompactIndex } from './index/compact-index';
+import type { DocKeep } from './index/postings-index';
 import type { PostingsView } from './index/postings-view';
 import type { SegmentStore } from './index/segment-store';
 import { IndexLifecycle, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
@@ -104,7 +105,7 @@ interface PrunedPass {
   /** Awaited between a term's postings and the next, and between windows of documents. */
   readonly pause: () => Promise<void>;
   readonly terms: readonly WeightedTerm[];
-  readonly keep: ((doc: number) => boolean) | undefined;
+  readonly keep: DocKeep | undefined;
   /**
    * Counts the total through this instead of `keep`: called once per matching document (in
    * short-id order), it answers whether the document counts (a facet tally, a collector).
