@@ -75,3 +75,19 @@ function jsonItems(item: z.ZodType): Record<string, unknown> {
   delete schema.$schema;
   return schema;
 }
+
+/** A `YYYY-MM-DD` bound of the date filter (inclusive; zod's ISO date: a real calendar day); empty is absent. */
+export const dayParam = (name: string, what: string) =>
+  z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.iso
+        .date({
+          error: (i) =>
+            Array.isArray(i.input)
+              ? `${name} must be a calendar date YYYY-MM-DD, given once`
+              : `${name} must be a calendar date YYYY-MM-DD`,
+        })
+        .optional(),
+    )
+    .meta({ description: what, example: '2024-01-31' });

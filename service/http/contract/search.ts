@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ITEM_TYPES } from '../../content/item';
 import { FACET_NAMES } from '../../content/item-filter';
 import { itemTypeSchema } from './item';
-import { intParam, listParam } from './params';
+import { dayParam, intParam, listParam } from './params';
 
 /** Longest accepted query, characters. */
 export const MAX_QUERY_CHARS = 500;
@@ -16,22 +16,6 @@ export type SearchSort = (typeof SEARCH_SORTS)[number];
 export const MAX_FILTER_VALUES = 20;
 /** Tags in the tag facet: default and most. */
 export const FACET_LIMIT = { default: 20, max: 100 } as const;
-
-/** A `YYYY-MM-DD` bound of the date filter (inclusive; zod's ISO date: a real calendar day); empty is absent. */
-const dayParam = (name: string, what: string) =>
-  z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z.iso
-        .date({
-          error: (i) =>
-            Array.isArray(i.input)
-              ? `${name} must be a calendar date YYYY-MM-DD, given once`
-              : `${name} must be a calendar date YYYY-MM-DD`,
-        })
-        .optional(),
-    )
-    .meta({ description: what, example: '2024-01-31' });
 
 const tagValue = z.string().max(64);
 
