@@ -51,6 +51,8 @@ export interface CompiledFilter {
   date(doc: number): boolean;
   /** All three parts; with a bitmap of the documents passing them (a count ANDs it a word at a time). */
   readonly all: DocKeep;
+  /** Each given part's bitmap (as `all.bits`); absent: the part is not given. */
+  readonly bits: { readonly type?: Int32Array; readonly tag?: Int32Array; readonly date?: Int32Array };
 }
 
 // Compiled filters kept per generation of the columns (their bitmaps cost a pass over the documents).
@@ -133,6 +135,22 @@ export class DocColumns {
     return c;
   }
 
+  /** Per type code, the bitmap of the documents of that type (made once per generation). */
+  typeBitmaps(): Int32Array[] {
+    if (this.typeBitsAt === this.generation && this.typeBits) return this.typeBits;
+    const words = (this.built + 31) >>> 5;
+    const out = ITEM_TYPES.map(() => new Int32Array(words));
+    for (let d = 0; d < this.built; d++) {
+      const c = this.types[d];
+      if (c < out.length) out[c][d >>> 5] |= 1 << (d & 31);
+    }
+    this.typeBits = out;
+    this.typeBitsAt = this.generation;
+    return out;
+  }
+  private typeBits: Int32Array[] | undefined;
+  private typeBitsAt = -1;
+
   /** Tag codes in the dictionary (`tagNames.length`). */
   get tagCount(): number {
     return this.tagNames.length;
@@ -187,10 +205,24 @@ export class DocColumns {
         };
     const date = !dated ? () => true : (doc: number) => days[doc] >= from && days[doc] <= to;
     const empty = mask === 0 && !w && !dated;
-    if (empty) return { empty, type, tag, date, all: () => true };
-    const bits = new Int32Array((this.built + 31) >>> 5);
-    for (let d = 0; d < this.built; d++) if (type(d) && tag(d) && date(d)) bits[d >>> 5] |= 1 << (d & 31);
+    if (empty) return { empty, type, tag, date, all: () => true, bits: {} };
+    const words = (this.built + 31) >>> 5;
+    const bits = new Int32Array(words);
+    const tb = mask !== 0 ? new Int32Array(words) : undefined;
+    const gb = w ? new Int32Array(words) : undefined;
+    const db = dated ? new Int32Array(words) : undefined;
+    for (let d = 0; d < this.built; d++) {
+      const bit = 1 << (d & 31);
+      const at = d >>> 5;
+      const t = type(d);
+      const g = tag(d);
+      const x = date(d);
+      if (tb && t) tb[at] |= bit;
+      if (gb && g) gb[at] |= bit;
+      if (db && x) db[at] |= bit;
+      if (t && g && x) bits[at] |= bit;
+    }
     const all = Object.assign((doc: number) => ((bits[doc >>> 5] >>> (doc & 31)) & 1) === 1, { bits });
-    return { empty, type, tag, date, all };
+    return { empty, type, tag, date, all, bits: { type: tb, tag: gb, date: db } };
   }
 }
