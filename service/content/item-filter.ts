@@ -39,6 +39,21 @@ export function dayNumber(day: string): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** The filter of parsed parameters (a search's, a chat's, a listing's), its absent or empty parts left out. */
+export function filterOf(p: {
+  readonly type?: readonly ItemType[];
+  readonly tag?: readonly string[];
+  readonly date_from?: string;
+  readonly date_to?: string;
+}): ItemFilter {
+  return {
+    ...(p.type?.length ? { type: p.type } : {}),
+    ...(p.tag?.length ? { tag: p.tag } : {}),
+    ...(p.date_from ? { date_from: p.date_from } : {}),
+    ...(p.date_to ? { date_to: p.date_to } : {}),
+  };
+}
+
 /** Whether a filter keeps every item (no part given). */
 export function isEmptyFilter(f: ItemFilter | undefined): boolean {
   return !f || (!f.type?.length && !f.tag?.length && f.date_from === undefined && f.date_to === undefined);

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { filterOf } from '../content/item-filter';
 import { badRequest } from '../http/errors';
 import { searchParams } from '../http/contract/search';
 import { validate } from '../http/contract/validate';
@@ -14,12 +15,7 @@ export const SEARCH_BODY_BYTES = 16 * 1024;
 /** Validates search parameters (a query string or a JSON body) with the route's schema. */
 export function parseSearch(input: unknown): SearchRequest {
   const p = validate(searchParams, input);
-  const filter = {
-    ...(p.type ? { type: p.type } : {}),
-    ...(p.tag ? { tag: p.tag } : {}),
-    ...(p.date_from ? { date_from: p.date_from } : {}),
-    ...(p.date_to ? { date_to: p.date_to } : {}),
-  };
+  const filter = filterOf(p);
   return {
     q: p.q,
     ...(Object.keys(filter).length ? { filter } : {}),
