@@ -5,6 +5,7 @@
  */
 import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
+import { run as filters } from './search/filters';
 import { run as search } from './search/run';
 import { run as text } from './text/run';
 
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     ['rate limiting', rateLimit],
     ['rate limiting: Redis Cluster vs standalone', rateLimitCluster],
     ['search', search],
+    ['search: filters, facets, browsing (200,000 documents)', () => filters()],
     ['text passes before and after issue 29', text],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);

@@ -11,7 +11,7 @@
  * - browsing without words by date (`date:desc`), at offsets 0 … 10,000, unfiltered and by type;
  * - the longest event-loop delay seen over each part (`monitorEventLoopDelay`, 1 ms resolution).
  *
- *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps]
+ *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse]
  *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
@@ -83,8 +83,18 @@ const FILTERS: Array<[string, ItemFilter]> = [
   ['a year (~10 %)', { date_from: '2020-01-01', date_to: '2020-12-31' }],
 ];
 
+/** The parts of a run. */
+export type FilterBenchPart = 'filtered' | 'facets' | 'browse';
+const ALL_PARTS: readonly FilterBenchPart[] = ['filtered', 'facets', 'browse'];
+
 /** One size's report lines. */
-export async function filtersAt(v: Vaswani, size: number, reps: number, log: (l: string) => void): Promise<string[]> {
+export async function filtersAt(
+  v: Vaswani,
+  size: number,
+  reps: number,
+  log: (l: string) => void,
+  parts: readonly FilterBenchPart[] = ALL_PARTS,
+): Promise<string[]> {
   const items = attributedCorpus(v, size);
   const index = new EmbeddedIndex({ indexSliceMs: 1000 });
   let t = performance.now();
@@ -110,10 +120,12 @@ export async function filtersAt(v: Vaswani, size: number, reps: number, log: (l:
     '| queries | filter | unfiltered p50 / p99 | filtered p50 / p99 | p50 ratio | per-query ratio p50 / p90 | max loop delay |',
   );
   out.push('|---|---|---|---|---|---|---|');
-  for (const [kind, qs] of [
-    ['full', texts],
-    ['2-word', twoWordQueries(texts)],
-  ] as const) {
+  for (const [kind, qs] of parts.includes('filtered')
+    ? ([
+        ['full', texts],
+        ['2-word', twoWordQueries(texts)],
+      ] as const)
+    : []) {
     for (const [name, filter] of FILTERS) {
       const { value, maxDelayMs } = await stallOf(async () => {
         const plain: number[][] = qs.map(() => []);
@@ -138,7 +150,8 @@ export async function filtersAt(v: Vaswani, size: number, reps: number, log: (l:
   }
   // Facets on the queries matching 100,000 documents or more.
   const big: string[] = [];
-  for (const text of texts) if ((await index.search(q(text))).total >= 100_000) big.push(text);
+  if (parts.includes('facets'))
+    for (const text of texts) if ((await index.search(q(text))).total >= 100_000) big.push(text);
   out.push('');
   if (big.length) {
     const { value, maxDelayMs } = await stallOf(async () => {
@@ -158,12 +171,14 @@ export async function filtersAt(v: Vaswani, size: number, reps: number, log: (l:
     const line = `- facets (type, tag) on the ${big.length} full queries matching ≥ 100,000: p50 ${median(value.faceted).toFixed(2)} ms (p99 ${p99(value.faceted).toFixed(2)}), the same queries without facets ${median(value.plain).toFixed(2)} ms; max loop delay ${maxDelayMs.toFixed(1)} ms`;
     out.push(line);
     log(line);
-  } else out.push('- no full query matches 100,000 documents at this size');
+  } else if (parts.includes('facets')) out.push('- no full query matches 100,000 documents at this size');
   // Browsing without words, newest first.
-  for (const [name, filter] of [
-    ['all', undefined],
-    ['type project', { type: ['project'] }],
-  ] as Array<[string, ItemFilter | undefined]>) {
+  for (const [name, filter] of (parts.includes('browse')
+    ? [
+        ['all', undefined],
+        ['type project', { type: ['project'] }],
+      ]
+    : []) as Array<[string, ItemFilter | undefined]>) {
     const cells: string[] = [];
     let worst = 0;
     for (const offset of [0, 100, 1_000, 5_000, 10_000]) {
@@ -186,10 +201,15 @@ export async function filtersAt(v: Vaswani, size: number, reps: number, log: (l:
 }
 
 /** `make bench`'s part: 200,000 documents, 3 repetitions; writes bench/results/filters.md. */
-export async function run(sizes: readonly number[] = [200_000], reps = 3): Promise<string> {
+export async function run(
+  sizes: readonly number[] = [200_000],
+  reps = 3,
+  parts: readonly FilterBenchPart[] = ALL_PARTS,
+): Promise<string> {
   const v = loadVaswani();
   const lines = ['### Filters, facets and browsing (issue 40), in process', ''];
-  for (const size of sizes) lines.push(...(await filtersAt(v, size, reps, (l) => process.stderr.write(`${l}\n`))), '');
+  for (const size of sizes)
+    lines.push(...(await filtersAt(v, size, reps, (l) => process.stderr.write(`${l}\n`), parts)), '');
   const md = lines.join('\n');
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
@@ -198,8 +218,9 @@ export async function run(sizes: readonly number[] = [200_000], reps = 3): Promi
 }
 
 if (require.main === module) {
-  const [sizesArg, repsArg] = process.argv.slice(2);
-  run((sizesArg ?? '200000').split(',').map(Number), Number(repsArg ?? 3)).then(
+  const [sizesArg, repsArg, partsArg] = process.argv.slice(2);
+  const parts = (partsArg ? partsArg.split(',') : ALL_PARTS) as FilterBenchPart[];
+  run((sizesArg ?? '200000').split(',').map(Number), Number(repsArg ?? 3), parts).then(
     (md) => process.stdout.write(`${md}\n`),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

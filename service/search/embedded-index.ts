@@ -8,7 +8,7 @@ import { buildSnippet, leadSnippet } from './analysis/snippet';
 import { DayOrder, FacetTally, firstK, sortOrder } from './browse';
 import { DocColumns, type ColumnSource, type CompiledFilter } from './doc-columns';
 import type { CompactIndex } from './index/compact-index';
-import type { DocKeep } from './index/postings-index';
+import { popcount, type DocKeep } from './index/postings-index';
 import type { PostingsView } from './index/postings-view';
 import type { SegmentStore } from './index/segment-store';
 import { IndexLifecycle, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
@@ -398,6 +398,13 @@ export class EmbeddedIndex implements SearchIndex {
     const live = (doc: number) => compact.externalId(doc) !== undefined;
     const keep = cf.empty ? live : (doc: number) => live(doc) && cf.all(doc);
     let total: number | undefined = cf.empty ? compact.documentCount : undefined;
+    // No deleted documents since the last merge (every short id is live): the filter's bitmap
+    // counts the total a word at a time, and the page walk stops at the page.
+    const bits = cf.all.bits;
+    if (total === undefined && bits && compact.documentCount === n) {
+      total = 0;
+      for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
+    }
     if (tally) {
       // Every live document, a 32-document word at a time (the tally counts words by popcounts).
       total = 0;
