@@ -5,6 +5,7 @@
  */
 import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
+import { run as filters } from './search/filters';
 import { run as search } from './search/run';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     ['rate limiting: Redis Cluster vs standalone', rateLimitCluster],
     ['search', search],
     ['search: deletes at 1M (issue 39)', deletes],
+    ['search: filters, facets, browsing (200,000 documents)', () => filters()],
     ['text passes before and after issue 29', text],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);

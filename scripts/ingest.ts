@@ -121,7 +121,7 @@ async function idsInScope(api: SearchClient, opts: IngestOptions): Promise<strin
   for (const c of collections) {
     for (let offset = 0; ; offset += 100) {
       const page = await withRetries(
-        () => api.list(c, { limit: 100, offset, ...(opts.tag !== undefined ? { tag: opts.tag } : {}) }),
+        () => api.list(c, { limit: 100, offset, ...(opts.tag !== undefined ? { tag: [opts.tag] } : {}) }),
         opts,
       );
       ids.push(...page.items.map((i) => i.id));

@@ -1,5 +1,6 @@
 import type { ContentService } from '../content/content-service';
 import type { ItemType } from '../content/item';
+import type { ItemFilter } from '../content/item-filter';
 import type { Analyzer } from '../search/analysis/analyzer';
 import type { SearchIndex } from '../search/search-index';
 import { PASSAGE_CHARS } from '../content/sentences';
@@ -28,6 +29,8 @@ export interface ChatSource {
 export interface ChatInput {
   readonly message: string;
   readonly history: readonly ChatMessage[];
+  /** Only items it keeps are retrieved (search's filters). */
+  readonly filter?: ItemFilter;
 }
 
 /** The body of `POST /api/chat`. */
@@ -139,6 +142,7 @@ export class ChatService {
   ): Promise<{ req: CompletionRequest; sources: ChatSource[] }> {
     const page = await this.opts.index.search({
       text: input.message,
+      ...(input.filter ? { filter: input.filter } : {}),
       limit: this.opts.contextDocuments,
       offset: 0,
       snippets: false,

@@ -9,7 +9,7 @@ import {
   type ItemInput,
   type ItemType,
 } from './item';
-import { matches, type FilterFields } from './item-filter';
+import { itemDay, isEmptyFilter, matches, type FilterFields, type ItemFilter } from './item-filter';
 import { catalogueRank, listingFields, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
@@ -62,6 +62,20 @@ const MAX_WRITE_BACKS_REMEMBERED = 100_000;
 const TYPE_ORDER: Readonly<Record<ItemType, number>> = { article: 0, project: 1, experience: 2 };
 
 /** A page of a listing. */
+/** The orders of a listing (`date:desc`: `compareNewestFirst`, the listing's own). */
+export type ListSort = 'date:desc' | 'date:asc' | 'updated:desc';
+
+const byId = (a: Item, b: Item) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** The other sorts of a listing: by the item's day ascending, or by `updated_at` descending; ties by id. */
+const LIST_ORDERS: Record<Exclude<ListSort, 'date:desc'>, (a: Item, b: Item) => number> = {
+  'date:asc': (a, b) => {
+    const x = itemDay(a);
+    const y = itemDay(b);
+    return x < y ? -1 : x > y ? 1 : byId(a, b);
+  },
+  'updated:desc': (a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : byId(a, b)),
+};
+
 export interface ListPage {
   readonly total: number;
   readonly items: readonly Item[];
@@ -394,7 +408,7 @@ export class ContentService {
     const filter = ops.deleteWhere;
     if (filter) {
       for (const [id, item] of this.items) {
-        if (matches(filter, filterFields(item))) matched.set(id, item);
+        if (matches(filterFields(item), filter)) matched.set(id, item);
         await pause();
       }
     }
@@ -453,7 +467,7 @@ export class ContentService {
     for (const [id, was] of matched) {
       const current = this.items.get(id);
       if (current === was) continue;
-      if (current !== undefined && matches(filter!, filterFields(current))) matched.set(id, current);
+      if (current !== undefined && matches(filterFields(current), filter!)) matched.set(id, current);
       else matched.delete(id);
     }
     for (const id of matched.keys()) {
@@ -542,19 +556,29 @@ export class ContentService {
 
   /**
    * A page of one type, newest first, optionally only items with `tag` (case-insensitive, from the
-   * type's tag index: tag-index.ts). Only the page's items are parsed (see `all`).
+   * type's tag index: tag-index.ts). Only the page's items are parsed (see `all`). With a filter
+   * of several tags or dates, the type's listing is filtered (`matches`, on fields a lazy item
+   * reads without parsing); another `sort` sorts the kept items per request (ties by id).
    */
-  list(type: ItemType, opts: { limit: number; offset: number; tag?: string }): ListPage {
+  list(
+    type: ItemType,
+    opts: { limit: number; offset: number; tag?: string; filter?: ItemFilter; sort?: ListSort },
+  ): ListPage {
+    const filter = opts.filter ?? {};
+    const tags = opts.tag ? [opts.tag] : (filter.tag ?? []);
     let items: readonly Item[];
-    if (opts.tag) {
+    if (tags.length === 1) {
       let index = this.tagIndexes.get(type);
       if (!index) this.tagIndexes.set(type, (index = new TagIndex(type, compareNewestFirst)));
       items = index.items(
-        opts.tag,
+        tags[0],
         () => this.all(type),
         (id) => this.items.get(id),
       );
     } else items = this.all(type);
+    const rest: ItemFilter = { ...filter, ...(tags.length > 1 ? { tag: tags } : { tag: undefined }) };
+    if (!isEmptyFilter(rest)) items = items.filter((i) => matches(i, rest));
+    if (opts.sort && opts.sort !== 'date:desc') items = [...items].sort(LIST_ORDERS[opts.sort]);
     const page = items.slice(opts.offset, opts.offset + opts.limit).map((i) => this.keepPlain(i.id, i));
     return { total: items.length, items: page };
   }

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { filterOf } from '../content/item-filter';
 import type { ChatInput } from '../chat/chat-service';
 import { formatSse } from '../chat/sse';
 import { ProviderError } from '../chat/types';
@@ -20,7 +21,7 @@ export const CHAT_BODY_BYTES = 1024 * 1024;
 
 function parseChat(req: Request): ChatInput {
   const r = validate(chatRequest, jsonObject(req, '{"message": "What have you written about Kubernetes?"}'));
-  return { message: r.message, history: r.history ?? [] };
+  return { message: r.message, history: r.history ?? [], filter: filterOf(r) };
 }
 
 /**

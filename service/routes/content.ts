@@ -12,7 +12,7 @@ function listed(item: Item): Omit<Item, 'body'> {
 }
 
 /**
- * `GET /api/v1/{articles,projects,experiences}?limit=&offset=&tag=`: newest first, without
+ * `GET /api/v1/{articles,projects,experiences}?limit=&offset=&tag=&date_from=&date_to=&sort=`: newest first (or as `sort` says), without
  * bodies; `GET /api/v1/{collection}/{id}`: one item (404 when absent or of another type).
  *
  * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
@@ -21,8 +21,13 @@ export function contentRouter(ctx: FeatureContext, r: Router = Router()): Router
   for (const collection of Object.keys(CONTENT_COLLECTIONS) as ContentCollection[]) {
     const type = COLLECTION_ITEM_TYPES[collection];
     r.get(HTTP_ROUTES[CONTENT_COLLECTIONS[collection].list].path, (req, res) => {
-      const { limit, offset, tag } = validate(listQuery, req.query);
-      const page = ctx.content.list(type, { limit, offset, ...(tag ? { tag } : {}) });
+      const { limit, offset, tag, date_from, date_to, sort } = validate(listQuery, req.query);
+      const filter = {
+        ...(tag ? { tag } : {}),
+        ...(date_from ? { date_from } : {}),
+        ...(date_to ? { date_to } : {}),
+      };
+      const page = ctx.content.list(type, { limit, offset, filter, ...(sort ? { sort } : {}) });
       res.json({ items: page.items.map(listed), total: page.total, limit, offset });
     });
     r.get(HTTP_ROUTES[CONTENT_COLLECTIONS[collection].item].path, (req, res) => {

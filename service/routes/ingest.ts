@@ -94,7 +94,16 @@ async function applyOperations(
       return await ctx.content.write({
         items: valid.map((v) => v.input),
         ...(request.delete ? { delete: request.delete } : {}),
-        ...(request.delete_where ? { deleteWhere: request.delete_where } : {}),
+        ...(request.delete_where
+          ? {
+              // One type and one tag a request: the search side's filter holds lists.
+              deleteWhere: {
+                ...(request.delete_where.type ? { type: [request.delete_where.type] } : {}),
+                ...(request.delete_where.tag ? { tag: [request.delete_where.tag] } : {}),
+                ...(request.delete_where.date_before ? { date_before: request.delete_where.date_before } : {}),
+              },
+            }
+          : {}),
         ...(request.patch ? { patch: request.patch.map(({ id, ...fields }) => ({ id, fields })) } : {}),
       });
     } catch (e) {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { filterOf } from '../content/item-filter';
 import { badRequest } from '../http/errors';
 import { searchParams } from '../http/contract/search';
 import { validate } from '../http/contract/validate';
@@ -14,10 +15,12 @@ export const SEARCH_BODY_BYTES = 16 * 1024;
 /** Validates search parameters (a query string or a JSON body) with the route's schema. */
 export function parseSearch(input: unknown): SearchRequest {
   const p = validate(searchParams, input);
+  const filter = filterOf(p);
   return {
     q: p.q,
-    ...(p.type ? { type: p.type } : {}),
-    ...(p.tag ? { tag: p.tag } : {}),
+    ...(Object.keys(filter).length ? { filter } : {}),
+    ...(p.sort ? { sort: p.sort } : {}),
+    ...(p.facets ? { facets: p.facets, facetLimit: p.facet_limit } : {}),
     limit: p.limit,
     offset: p.offset,
   };
@@ -47,7 +50,7 @@ export function parsedQueries(): (url: string, parse: () => SearchRequest) => Se
 }
 
 /**
- * `GET /api/search?q=&type=&tag=&limit=&offset=` and the same as a JSON body on
+ * `GET /api/search?q=&type=&tag=&date_from=&date_to=&sort=&facets=&facet_limit=&limit=&offset=` and the same as a JSON body on
  * `POST /api/search`: ranked results with snippets, from the result cache when repeated.
  *
  * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).

@@ -1,10 +1,14 @@
 import type { WeightedTerm } from './index/cursor';
-import type { Item, ItemType } from '../content/item';
+import type { Item } from '../content/item';
+import { isEmptyFilter, type ItemFilter } from '../content/item-filter';
 import { plainText } from '../content/plain-text';
-import { inSlices, TimeSlicer } from '../lib/yield-to-loop';
+import { atOnce, inSlices, TimeSlicer, type Stepwise } from '../lib/yield-to-loop';
 import { Analyzer } from './analysis/analyzer';
 import { buildSnippet, leadSnippet } from './analysis/snippet';
+import { DayOrder, FacetTally, firstK, sortOrder } from './browse';
+import { DocColumns, type ColumnSource, type CompiledFilter } from './doc-columns';
 import type { CompactIndex } from './index/compact-index';
+import { popcount, type DocKeep } from './index/postings-index';
 import type { PostingsView } from './index/postings-view';
 import type { SegmentStore } from './index/segment-store';
 import { IndexLifecycle, type ExitPersist, type IndexOrigin, type Keep } from './index-lifecycle';
@@ -89,8 +93,11 @@ export function proximityUnit(r: RankingOptions, expanded: boolean, terms: reado
 export interface IndexSeams {
   /** `EmbeddedIndex.plan`. */
   plan(text: string): QueryPlan;
-  /** The type and tag filter of a query (undefined: every document). */
-  filter(type?: ItemType, tag?: string): Keep | undefined;
+  /**
+   * The filter of a query as the pruned path checks it, by short id (undefined: every
+   * document); the oracle filters by `matches` on its own items and may compare with it.
+   */
+  filter(filter: ItemFilter | undefined): Keep | undefined;
   /** The term vector of an indexed document (RM3's feedback), from the forward index. */
   vector(doc: number): TermVector;
   /** Query terms (`groups`: each with its expansions) of which a document holds one. */
@@ -106,7 +113,12 @@ interface PrunedPass {
   /** Awaited between a term's postings and the next, and between windows of documents. */
   readonly pause: () => Promise<void>;
   readonly terms: readonly WeightedTerm[];
-  readonly keep: Keep | undefined;
+  readonly keep: DocKeep | undefined;
+  /**
+   * Counts the total through this instead of `keep`: called once per matching document (in
+   * short-id order), it answers whether the document counts (a facet tally, a collector).
+   */
+  readonly visit?: (doc: number) => boolean;
   /** Hits wanted. */
   readonly k: number;
   /** A short query's groups (a query term and its expansions), for coordination; the pass then scores term at a time. */
@@ -148,6 +160,9 @@ export class EmbeddedIndex implements SearchIndex {
   // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
   private readonly gate = new QueryGate();
   private readonly synonyms: SynonymTable;
+  // The documents' filter and sort attributes by short id, and their order by day (browsing).
+  private readonly columns = new DocColumns();
+  private readonly dayOrder = new DayOrder();
 
   constructor(opts: EmbeddedIndexOptions = {}) {
     const {
@@ -257,7 +272,12 @@ export class EmbeddedIndex implements SearchIndex {
   seams(): IndexSeams {
     return {
       plan: (text) => this.plan(text),
-      filter: (type, tag) => this.store.filterFor(type, tag),
+      filter: (filter) => {
+        if (isEmptyFilter(filter)) return undefined;
+        atOnce(this.columns.update(this.columnSource()));
+        const all = this.columns.compile(filter).all;
+        return (_id, doc) => all(doc);
+      },
       vector: (doc) => this.vector(doc),
       groupsMatched: (doc, groups) => this.groupsMatched(doc, groups),
       snippet: (hit, wanted) => this.snippet(hit, wanted),
@@ -290,17 +310,45 @@ export class EmbeddedIndex implements SearchIndex {
   private async searchPruned(query: IndexQuery): Promise<IndexPage> {
     const slicer = new TimeSlicer(this.querySliceMs);
     const pause = () => slicer.maybeYield();
-    const plan = this.plan(query.text);
+    const text = query.text.trim();
+    const sort = query.sort ?? (text ? 'relevance' : 'date:desc');
+    const facets = query.facets ?? [];
+    // Filters, facets and sorts read the documents' columns, brought up to the index first.
+    const columnar = !isEmptyFilter(query.filter) || facets.length > 0 || sort !== 'relevance' || !text;
+    if (columnar) await this.steps(this.columns.update(this.columnSource()), pause);
+    const cf = columnar ? this.columns.compile(query.filter) : undefined;
+    const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
+    const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
+    if (!text) return { ...(await this.browse(query, sort, cf!, tally, pause)), ...counts() };
+    const plan = this.plan(text);
     const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!plan.terms.length) return { total: 0, hits: [] };
-    const keep = this.store.filterFor(query.type, query.tag);
+    if (!plan.terms.length) return { total: 0, hits: [], ...counts() };
+    const keep = cf && !cf.empty ? cf.all : undefined;
+    const visit = tally?.visit;
     const r = this.ranking;
     const k = query.offset + query.limit;
+    const x = r.expansion;
+    const expand = !plan.short && x.enabled && this.compact.documentCount >= x.minDocs;
     let page: { total: number; hits: DocHit[] };
-    if (plan.short) page = await this.runPruned({ pause, terms: plan.scored, keep, k, groups: plan.groups });
+    if (sort !== 'relevance') {
+      // Every match (of the terms a relevance search would score last) passing the filter, in the sort's order.
+      let terms = plan.scored;
+      if (expand) {
+        const first = await this.runPruned({ pause, terms, keep, k: x.fbDocs, count: false, reread: true });
+        if (first.hits.length > 0) terms = this.rm3(plan.terms, first.hits, plan.synonyms);
+      }
+      const matched: number[] = [];
+      const total = await this.countMatches(terms, pause, (doc) => {
+        const kept = visit ? visit(doc) : !keep || keep(doc);
+        if (kept) matched.push(doc);
+        return kept;
+      });
+      const idOf = (doc: number) => this.compact.externalId(doc);
+      const docs = firstK(matched, k, sortOrder(sort, this.columns, idOf));
+      page = { total, hits: docs.map((doc) => ({ doc, id: idOf(doc), score: 0 })) };
+    } else if (plan.short)
+      page = await this.runPruned({ pause, terms: plan.scored, keep, visit, k, groups: plan.groups });
     else {
-      const x = r.expansion;
-      const expand = x.enabled && this.compact.documentCount >= x.minDocs;
       // Proximity re-scores the exact top `depth` of the final pass: that pass asks for at least as many.
       const source = r.proximity.weight > 0 ? this.compact.proximitySource() : undefined;
       const last = source ? Math.max(k, r.proximity.depth) : k;
@@ -309,16 +357,19 @@ export class EmbeddedIndex implements SearchIndex {
         pause,
         terms: plan.scored,
         keep,
+        visit,
         k: expand ? x.fbDocs : last,
         count: !expand,
         reread: expand,
       });
       if (expand && page.hits.length > 0) {
-        const feedback = page.hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.doc) }));
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
         const known = page.hits.slice(0, x.fbDocs).map((h) => h.doc);
-        const terms = [...rm3Weights(plan.terms, feedback, x, plan.synonyms)];
-        page = await this.runPruned({ pause, terms, keep, k: last, known });
+        const terms = this.rm3(plan.terms, page.hits, plan.synonyms);
+        page = await this.runPruned({ pause, terms, keep, visit, k: last, known });
+      } else if (expand && tally) {
+        // Nothing passed the filter: the facets still count the original terms' matches.
+        await this.countMatches(plan.scored, pause, tally.visit);
       }
       if (source && page.hits.length > 0) {
         const docs = page.hits.map((h) => h.doc);
@@ -329,13 +380,124 @@ export class EmbeddedIndex implements SearchIndex {
         page = { total: page.total, hits: hits.slice(0, k) };
       }
     }
+    return { total: page.total, hits: await this.pageHits(page.hits, query, highlight, pause), ...counts() };
+  }
+
+  /** RM3's expanded terms from the first pass's best hits (the feedback documents). */
+  private rm3(terms: readonly string[], hits: readonly DocHit[], synonyms: QueryPlan['synonyms']): WeightedTerm[] {
+    const x = this.ranking.expansion;
+    const feedback = hits.slice(0, x.fbDocs).map((h) => ({ score: h.score, vector: this.vector(h.doc) }));
+    return [...rm3Weights(terms, feedback, x, synonyms)];
+  }
+
+  /** The hits `query.offset …` of `hits`, with their snippets for the index terms `highlight`. */
+  private async pageHits(
+    hits: readonly DocHit[],
+    query: IndexQuery,
+    highlight: ReadonlySet<string>,
+    pause: () => Promise<void>,
+  ): Promise<IndexHit[]> {
     const wanted = query.snippets === false ? undefined : highlight;
-    const hits: IndexHit[] = [];
-    for (const h of page.hits.slice(query.offset)) {
+    const out: IndexHit[] = [];
+    for (const h of hits.slice(query.offset)) {
       if (wanted) await pause();
-      hits.push({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' });
+      out.push({ id: h.id, score: h.score, snippet: wanted ? this.snippet(h, wanted) : '' });
     }
-    return { total: page.total, hits };
+    return out;
+  }
+
+  /**
+   * A search without words: every live document `cf` keeps, in `sort`'s order (`relevance`
+   * means `date:desc` here), scores 0; facets counted over every live document. By date the page
+   * is read off the documents grouped by day (`DayOrder`); by update time the best of those kept.
+   */
+  private async browse(
+    query: IndexQuery,
+    sort: NonNullable<IndexQuery['sort']>,
+    cf: CompiledFilter,
+    tally: FacetTally | undefined,
+    pause: () => Promise<void>,
+  ): Promise<IndexPage> {
+    const compact = this.compact;
+    const n = compact.idLimit;
+    const idOf = (doc: number) => compact.externalId(doc);
+    const live = (doc: number) => compact.externalId(doc) !== undefined;
+    const keep = cf.empty ? live : (doc: number) => live(doc) && cf.all(doc);
+    let total: number | undefined = cf.empty ? compact.documentCount : undefined;
+    // No deleted documents since the last merge (every short id is live): the filter's bitmap
+    // counts the total a word at a time, and the page walk stops at the page.
+    const bits = cf.all.bits;
+    if (total === undefined && bits && compact.documentCount === n) {
+      total = 0;
+      for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
+    }
+    if (tally) {
+      // Every live document, a 32-document word at a time (the tally counts words by popcounts).
+      total = 0;
+      const word = tally.visit.word!;
+      for (let w = 0; w << 5 < n; w++) {
+        let x = 0;
+        for (let d = w << 5, e = Math.min(n, d + 32); d < e; d++) if (live(d)) x |= 1 << (d & 31);
+        if (x !== 0) total += word(w, x);
+        if ((w & 2047) === 2047) await pause();
+      }
+    }
+    const k = query.offset + query.limit;
+    let docs: number[];
+    if (sort === 'updated:desc') {
+      const kept: number[] = [];
+      for (let d = 0; d < n; d++) {
+        if (keep(d)) kept.push(d);
+        if ((d & 65_535) === 65_535) await pause();
+      }
+      total = kept.length;
+      docs = firstK(kept, k, sortOrder(sort, this.columns, idOf)).slice(query.offset);
+    } else {
+      if (this.dayOrder.generation !== this.columns.generation)
+        await this.steps(this.dayOrder.build(this.columns, n), pause);
+      const desc = sort !== 'date:asc';
+      const p = this.dayOrder.page({ desc, offset: query.offset, limit: query.limit, total }, keep, idOf);
+      docs = p.docs;
+      total = p.total;
+    }
+    const hits = docs.map((doc) => ({ doc, id: idOf(doc), score: 0 }));
+    return { total, hits: await this.pageHits(hits, { ...query, offset: 0 }, new Set(), pause) };
+  }
+
+  /**
+   * Counts the documents matching any of `terms` through `visit` (each once, in short-id order):
+   * those it answers true for.
+   */
+  private async countMatches(
+    terms: readonly WeightedTerm[],
+    pause: () => Promise<void>,
+    visit: (doc: number) => boolean,
+  ): Promise<number> {
+    const r = this.ranking;
+    const bm25 = { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta };
+    const { total } = await this.steps(this.compact.cursorJob(terms, r.boost, bm25, true, visit, false), pause);
+    return total;
+  }
+
+  /** Runs a job to its end, `pause()` awaited between its steps. */
+  private async steps<T>(job: Stepwise<T>, pause: () => Promise<void>): Promise<T> {
+    let step = job.next();
+    while (!step.done) {
+      await pause();
+      step = job.next();
+    }
+    return step.value;
+  }
+
+  /** The served index's documents as the columns read them. */
+  private columnSource(): ColumnSource {
+    const compact = this.compact;
+    return {
+      idLimit: compact.idLimit,
+      numbering: compact.numbering,
+      externalId: (doc) => compact.externalId(doc),
+      attributes: (id, doc) => this.store.attributes(id, doc),
+    };
   }
 
   /**
@@ -345,26 +507,21 @@ export class EmbeddedIndex implements SearchIndex {
    * `PrunedPass`).
    */
   private async runPruned(pass: PrunedPass): Promise<{ total: number; hits: DocHit[] }> {
-    const { pause, terms, keep, k, groups, count = true, known, reread = false } = pass;
+    const { pause, terms, keep: keepDoc, visit, k, groups, count = true, known, reread = false } = pass;
     const r = this.ranking;
     const compact = this.compact;
-    const keepDoc = keep && ((docId: number) => keep(compact.externalId(docId), docId));
-    // A short query's scorer meets every matching document: it counts them (the total) as it goes.
-    const counted = groups && count && k > 0 ? { matched: 0 } : undefined;
+    // A short query's scorer meets every matching document: it counts them (the total) as it
+    // goes, unless each must be visited (facets).
+    const counted = groups && count && k > 0 && !visit ? { matched: 0 } : undefined;
     const job = compact.cursorJob(
       terms,
       r.boost,
       { k: r.bm25.k1, b: r.bm25.b, d: r.bm25.delta },
       count && !counted,
-      keepDoc,
+      visit ?? keepDoc,
       reread,
     );
-    let step = job.next();
-    while (!step.done) {
-      await pause();
-      step = job.next();
-    }
-    const { cursors, total, whole } = step.value;
+    const { cursors, total, whole } = await this.steps(job, pause);
     const coordination = !r.coordination
       ? undefined
       : groups

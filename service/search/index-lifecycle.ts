@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { Item, ItemType } from '../content/item';
+import { dayNumber, itemDay } from '../content/item-filter';
 import { itemFingerprint } from '../content/item-fingerprint';
 import { plainTextOf, plainTextOfInSteps } from '../content/plain-text';
 import { TimeSlicer } from '../lib/yield-to-loop';
@@ -7,6 +8,7 @@ import { Analyzer } from './analysis/analyzer';
 import { CompactIndex } from './index/compact-index';
 import type { SealedIndex } from './index/merge';
 import type { SegmentStore } from './index/segment-store';
+import type { DocAttributes } from './doc-columns';
 import type { QueryGate } from './query-gate';
 import type { IndexedField } from './ranking';
 
@@ -23,11 +25,8 @@ const NO_TAGS: readonly string[] = [];
 // The field whose token positions are kept, for proximity (`proximity.ts`): `text` holds every term.
 const POSITIONS_FIELD: IndexedField = 'text';
 
-/** What a hit's filter and snippet read of a document. */
-export interface DocMeta {
-  readonly type: ItemType;
-  /** Lower-cased. */
-  readonly tags: readonly string[];
+/** What a hit's filter, sort and snippet read of a document. */
+export interface DocMeta extends DocAttributes {
   /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
   body: string;
   plain: boolean;
@@ -36,6 +35,12 @@ export interface DocMeta {
 
 const lowerTags = (tags: readonly string[]): readonly string[] =>
   tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS;
+
+/** The day (`itemDay` as `dayNumber`) and update time of an item, as `DocAttributes` keeps them. */
+const datesOf = (item: Item): { day: number; updated: number } => ({
+  day: dayNumber(itemDay(item)),
+  updated: Date.parse(item.updated_at),
+});
 
 /**
  * The metadata of a document taken from a persisted segment: read from its item when first
@@ -60,6 +65,12 @@ class RestoredMeta implements DocMeta {
   }
   get summary(): string {
     return this.item.summary ?? '';
+  }
+  get day(): number {
+    return dayNumber(itemDay(this.item));
+  }
+  get updated(): number {
+    return Date.parse(this.item.updated_at);
   }
 }
 
@@ -486,7 +497,7 @@ export class IndexLifecycle {
     const bodyTerms =
       body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), body, plain: true, summary };
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), ...datesOf(item), body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 
@@ -594,7 +605,7 @@ export class IndexLifecycle {
           this.origin = { from: 'segment', documents: compact.documentCount, reindexed: restored.reindexed };
           // The id map is filled in the background (writes need it; queries look nothing up by
           // id). Queries find a restored document's metadata by its short id (`meta`,
-          // `filterFor`): it is entered from the first write on (`enterRestored`), not after
+          // `attributes`): it is entered from the first write on (`enterRestored`), not after
           // ready, where entering it (a million objects at 1M) took ~7% of the first 10 s of
           // queries' CPU. Unless the restore re-indexed items: its merge (`checkpoint`)
           // renumbers the documents, so it is entered now, as before.
@@ -620,21 +631,16 @@ export class IndexLifecycle {
   }
 
   /**
-   * The type and tag filter. A restored document whose metadata is not entered yet is judged
-   * from its item, found by its short id (as `meta` finds it; a lazy item answers its type and
-   * tags without being parsed), so a filtered query does not enter every restored document first.
+   * What the filters, facets and sorts read of document `id`, short id `doc` (`DocColumns`). A
+   * restored document whose metadata is not entered yet is read from its item, found by its short
+   * id (as `meta` finds it; a lazy item answers its type, tags and dates without being parsed), so
+   * a filtered query does not enter every restored document first.
    */
-  filterFor(type?: ItemType, tag?: string): Keep | undefined {
-    if (!type && !tag) return undefined;
-    const t = tag?.toLowerCase();
-    return (id, doc) => {
-      const d = this.docs.get(id);
-      if (d) return (!type || d.type === type) && (!t || d.tags.includes(t));
-      const item = this.pendingMeta && this.pendingByDoc?.[doc];
-      if (item && item.id === id)
-        return (!type || item.type === type) && (!t || item.tags.some((x) => x.toLowerCase() === t));
-      const m = this.pendingMeta && this.metaDocs().get(id);
-      return !!m && (!type || m.type === type) && (!t || m.tags.includes(t));
-    };
+  attributes(id: string, doc: number): DocAttributes | undefined {
+    const d = this.docs.get(id);
+    if (d) return d;
+    const item = this.pendingMeta && this.pendingByDoc?.[doc];
+    if (item && item.id === id) return { type: item.type, tags: lowerTags(item.tags), ...datesOf(item) };
+    return this.pendingMeta && this.metaDocs().get(id);
   }
 }

@@ -1,13 +1,21 @@
-import type { Item, ItemType } from '../content/item';
+import type { Item } from '../content/item';
+import type { FacetName, ItemFilter } from '../content/item-filter';
 import type { Analyzer } from './analysis/analyzer';
+import type { SearchSort } from '../http/contract/search';
+import type { FacetCounts } from './browse';
 
 /** One search as the index sees it (already validated). */
 export interface IndexQuery {
-  /** The user's words. */
+  /** The user's words; empty (only spaces): every item the filter keeps (a placeholder search). */
   readonly text: string;
-  readonly type?: ItemType;
-  /** Only items carrying this tag (case-insensitive). */
-  readonly tag?: string;
+  /** Only the items it keeps (`matches`). */
+  readonly filter?: ItemFilter;
+  /** @default 'relevance' with words, 'date:desc' without (where relevance means the same) */
+  readonly sort?: SearchSort;
+  /** Facets to count over every match (disjunctive: each without its own part of the filter). */
+  readonly facets?: readonly FacetName[];
+  /** Most tags in the tag facet. @default 20 */
+  readonly facetLimit?: number;
   /** Hits to return. */
   readonly limit: number;
   /** Hits to skip. */
@@ -24,10 +32,12 @@ export interface IndexHit {
   readonly snippet: string;
 }
 
-/** A page of ranked hits and the number of all matches. */
+/** A page of ranked hits, the number of all matches and the facets asked for. */
 export interface IndexPage {
   readonly total: number;
   readonly hits: readonly IndexHit[];
+  /** Present when `IndexQuery.facets` asked for some. */
+  readonly facets?: FacetCounts;
 }
 
 /**
@@ -49,7 +59,7 @@ export interface SearchIndex {
   remove(ids: readonly string[]): Promise<void>;
   /** Replaces the whole content. */
   replaceAll(items: readonly Item[]): Promise<void>;
-  /** Ranked hits, best first; ties broken by id (ascending), so pages are stable. */
+  /** Hits in the query's order (best first by default); ties broken by id (ascending), so pages are stable. */
   search(query: IndexQuery): Promise<IndexPage>;
   /** Items indexed. */
   size(): number;

@@ -1,14 +1,19 @@
 import type { ContentService } from '../content/content-service';
-import type { ItemType } from '../content/item';
-import type { SearchResponse, SearchResult } from '../http/contract/search';
+import { normalFilter, type FacetName, type ItemFilter } from '../content/item-filter';
+import type { SearchResponse, SearchResult, SearchSort } from '../http/contract/search';
 import type { ResultCache } from './result-cache';
 import type { SearchIndex } from './search-index';
 
 /** A validated search request. */
 export interface SearchRequest {
+  /** Empty: every item the filter keeps. */
   readonly q: string;
-  readonly type?: ItemType;
-  readonly tag?: string;
+  readonly filter?: ItemFilter;
+  /** @default relevance with words, date:desc without */
+  readonly sort?: SearchSort;
+  readonly facets?: readonly FacetName[];
+  /** Most tags in the tag facet. @default 20 */
+  readonly facetLimit?: number;
   readonly limit: number;
   readonly offset: number;
 }
@@ -39,10 +44,14 @@ export class SearchService {
 
   /** Cache key: every parameter that changes the answer, normalized. */
   static key(req: SearchRequest): string {
+    const q = req.q.trim().toLowerCase().replace(/\s+/g, ' ');
+    const facets = [...new Set(req.facets ?? [])].sort();
     return JSON.stringify([
-      req.q.trim().toLowerCase().replace(/\s+/g, ' '),
-      req.type ?? '',
-      req.tag?.toLowerCase() ?? '',
+      q,
+      normalFilter(req.filter),
+      req.sort ?? (q ? 'relevance' : 'date:desc'),
+      facets,
+      facets.includes('tag') ? (req.facetLimit ?? 20) : 0,
       req.limit,
       req.offset,
     ]);
@@ -55,8 +64,10 @@ export class SearchService {
     if (hit) return { ...hit, took_ms: elapsed(started), cached: true };
     const page = await this.index.search({
       text: req.q,
-      type: req.type,
-      tag: req.tag,
+      filter: req.filter,
+      sort: req.sort,
+      facets: req.facets,
+      facetLimit: req.facetLimit,
       limit: req.limit,
       offset: req.offset,
     });
@@ -73,7 +84,12 @@ export class SearchService {
         url: item.url ?? null,
       });
     }
-    const body: CachedSearch = { query: req.q, total: page.total, results };
+    const body: CachedSearch = {
+      query: req.q,
+      total: page.total,
+      results,
+      ...(page.facets ? { facets: page.facets } : {}),
+    };
     this.cache.set(key, body);
     return { ...body, took_ms: elapsed(started), cached: false };
   }

@@ -31,12 +31,17 @@ export const WORDS = [
 export const TAGS = ['x', 'y'] as const;
 
 /** A query over `WORDS`: prefix fragments and a near spelling too, a page, and sometimes a type or a tag filter. */
-export const searchQuery: fc.Arbitrary<Omit<IndexQuery, 'snippets'>> = fc.record({
-  text: fc
-    .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
-    .map((w) => w.join(' ')),
-  limit: fc.integer({ min: 1, max: 12 }),
-  offset: fc.integer({ min: 0, max: 5 }),
-  type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
-  tag: fc.option(fc.constantFrom(...TAGS), { nil: undefined }),
-});
+export const searchQuery: fc.Arbitrary<Omit<IndexQuery, 'snippets'>> = fc
+  .record({
+    text: fc
+      .array(fc.constantFrom(...WORDS, 'phot', 'neutr', 'gamm', 'sigmo'), { minLength: 1, maxLength: 8 })
+      .map((w) => w.join(' ')),
+    limit: fc.integer({ min: 1, max: 12 }),
+    offset: fc.integer({ min: 0, max: 5 }),
+    type: fc.option(fc.constantFrom<Item['type']>('article', 'project'), { nil: undefined }),
+    tag: fc.option(fc.constantFrom(...TAGS), { nil: undefined }),
+  })
+  .map(({ type, tag, ...q }) => ({
+    ...q,
+    filter: { ...(type ? { type: [type] } : {}), ...(tag ? { tag: [tag] } : {}) },
+  }));

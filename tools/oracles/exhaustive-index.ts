@@ -1,6 +1,8 @@
 import type { WeightedTerm } from '../../service/search/index/cursor';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from '../../service/search/search-index';
-import type { Item } from '../../service/content/item';
+import { ITEM_TYPES, type Item } from '../../service/content/item';
+import { itemDay, matches, withoutPart, type ItemFilter } from '../../service/content/item-filter';
+import type { FacetCounts } from '../../service/search/browse';
 import {
   EmbeddedIndex,
   proximityUnit,
@@ -19,7 +21,7 @@ import { rm3Weights } from '../../service/search/query/expansion';
 import { byRank, topHits, type Scored } from '../../service/search/scoring/top-hits';
 import { scoreTerms } from './exhaustive-scorer';
 
-type RankQuery = Pick<IndexQuery, 'text' | 'type' | 'tag'>;
+type RankQuery = Pick<IndexQuery, 'text' | 'filter'>;
 
 /**
  * The exhaustive search, kept as the reference that the service's pruned search is compared
@@ -35,6 +37,8 @@ export class ExhaustiveIndex implements SearchIndex {
   /** The index whose contents, plan and snippets the exhaustive search reads; `search` is its pruned one. */
   readonly pruned: EmbeddedIndex;
   private readonly seams: IndexSeams;
+  // The items written, by id: filters, facets and sorts are judged on them (`matches`, `itemDay`).
+  private items = new Map<string, Item>();
 
   constructor(opts: EmbeddedIndexOptions = {}) {
     this.pruned = new EmbeddedIndex(opts);
@@ -54,14 +58,17 @@ export class ExhaustiveIndex implements SearchIndex {
   }
 
   upsert(items: readonly Item[]): Promise<void> {
+    for (const item of items) this.items.set(item.id, item);
     return this.pruned.upsert(items);
   }
 
   remove(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.items.delete(id);
     return this.pruned.remove(ids);
   }
 
   replaceAll(items: readonly Item[]): Promise<void> {
+    this.items = new Map(items.map((i) => [i.id, i]));
     return this.pruned.replaceAll(items);
   }
 
@@ -82,9 +89,29 @@ export class ExhaustiveIndex implements SearchIndex {
     return this.pruned.queryTerms(text);
   }
 
-  /** `search`'s page, every match scored: the oracle of the pruned search (same ids, scores, total, snippets). */
+  /**
+   * `search`'s page, every match scored: the oracle of the pruned search (same ids, scores, total,
+   * snippets, facets). Filters are `matches` on the items written; a sort other than relevance
+   * orders every match passing them by the items' fields (scores 0); facets count every match
+   * (every item without words) passing the filter without the facet's own part.
+   */
   exhaustive(query: IndexQuery): IndexPage {
-    const { highlight, hits } = this.match(query);
+    const text = query.text.trim();
+    const sort = query.sort ?? (text ? 'relevance' : 'date:desc');
+    let hits: Scored[];
+    let matched: string[];
+    let highlight = new Set<string>();
+    if (!text) {
+      matched = [...this.items.keys()];
+      hits = matched.filter((id) => this.passes(id, query.filter)).map((id) => ({ id, score: 0 }));
+    } else {
+      const m = this.match(query);
+      highlight = m.highlight;
+      hits = m.hits;
+      matched = m.matched;
+      if (sort !== 'relevance') hits = hits.map((h) => ({ id: h.id, score: 0 }));
+    }
+    if (sort !== 'relevance' || !text) hits.sort(this.order(sort === 'relevance' ? 'date:desc' : sort));
     const page = hits.slice(0, query.offset + query.limit).slice(query.offset);
     const wanted = query.snippets === false ? undefined : highlight;
     return {
@@ -94,11 +121,51 @@ export class ExhaustiveIndex implements SearchIndex {
         score: h.score,
         snippet: wanted ? this.seams.snippet({ ...h, doc: this.shortId(h.id) }, wanted) : '',
       })),
+      ...(query.facets?.length ? { facets: this.facets(matched, query) } : {}),
     };
   }
 
+  /** Whether item `id` passes `filter` (none: every item). */
+  private passes(id: string, filter: ItemFilter | undefined): boolean {
+    return !filter || matches(this.items.get(id)!, filter);
+  }
+
+  /** The order of `sort` on the items: by day or update time, ties by id. */
+  private order(sort: 'date:desc' | 'date:asc' | 'updated:desc'): (a: Scored, b: Scored) => number {
+    const key = (h: Scored) => {
+      const item = this.items.get(h.id)!;
+      return sort === 'updated:desc' ? Date.parse(item.updated_at) : Number(itemDay(item).replace(/-/g, ''));
+    };
+    const sign = sort === 'date:asc' ? 1 : -1;
+    return (a, b) => sign * (key(a) - key(b)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  }
+
+  /** Disjunctive facet counts over `matched`: each facet counts the items passing the filter without its own part. */
+  private facets(matched: readonly string[], query: IndexQuery): FacetCounts {
+    const f = query.filter ?? {};
+    const out: FacetCounts = {};
+    if (query.facets?.includes('type')) {
+      const counts: Record<string, number> = Object.fromEntries(ITEM_TYPES.map((t) => [t, 0]));
+      const g = withoutPart(f, 'type');
+      for (const id of matched) if (this.passes(id, g)) counts[this.items.get(id)!.type] += 1;
+      out.type = counts;
+    }
+    if (query.facets?.includes('tag')) {
+      const counts = new Map<string, number>();
+      const g = withoutPart(f, 'tag');
+      for (const id of matched) {
+        if (!this.passes(id, g)) continue;
+        for (const t of new Set(this.items.get(id)!.tags.map((x) => x.toLowerCase())))
+          counts.set(t, (counts.get(t) ?? 0) + 1);
+      }
+      const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      out.tag = Object.fromEntries(top.slice(0, query.facetLimit ?? 20));
+    }
+    return out;
+  }
+
   /** Every matching id with its score, best first (ties by id): the full ranking, to any depth. */
-  rank(query: RankQuery): { terms: string[]; ranked: Scored[] } {
+  rank(query: RankQuery & { filter?: ItemFilter }): { terms: string[]; ranked: Scored[] } {
     const { terms, hits } = this.match(query);
     return { terms, ranked: hits };
   }
@@ -109,20 +176,29 @@ export class ExhaustiveIndex implements SearchIndex {
    * terms, then expand with RM3 (both through `scoreTerms`), then the top `depth` are re-scored
    * by proximity (`exhaustiveProximitySource`: window counts and frequencies found plainly).
    */
-  private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[] } {
+  private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[]; matched: string[] } {
     const plan = this.plan(query.text);
     const { terms } = plan;
     // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.
     const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!terms.length) return { terms, highlight, hits: [] };
-    const keep = this.seams.filter(query.type, query.tag);
+    if (!terms.length) return { terms, highlight, hits: [], matched: [] };
+    const filter = query.filter;
+    const keep: Keep | undefined = filter ? (id) => this.passes(id, filter) : undefined;
+    // Every document holding a term scored last, whatever the filter (facets count them).
+    const all = (scored: readonly WeightedTerm[]) => this.runExact(scored, undefined).map((h) => h.id);
     // Short queries are matched literally (prefixes as you type); expansion serves longer ones.
-    if (plan.short) return { terms, highlight, hits: this.runExact(plan.scored, keep, plan.groups).sort(byRank) };
+    if (plan.short) {
+      const hits = this.runExact(plan.scored, keep, plan.groups).sort(byRank);
+      return { terms, highlight, hits, matched: all(plan.scored) };
+    }
     let hits = this.runExact(plan.scored, keep);
+    let last = plan.scored;
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
-    if (expand && hits.length > 0)
-      hits = this.runExact(this.expanded(terms, topHits(hits, x.fbDocs), plan.synonyms), keep);
+    if (expand && hits.length > 0) {
+      last = this.expanded(terms, topHits(hits, x.fbDocs), plan.synonyms);
+      hits = this.runExact(last, keep);
+    }
     hits.sort(byRank);
     const p = this.ranking.proximity;
     const source = p.weight > 0 ? exhaustiveProximitySource(this.seams.postingsView()) : undefined;
@@ -130,7 +206,7 @@ export class ExhaustiveIndex implements SearchIndex {
       const docs = hits.slice(0, p.depth).map((h) => this.shortId(h.id));
       hits = atOnce(proximityRerank(source, terms, hits, docs, p, proximityUnit(this.ranking, expand, terms)));
     }
-    return { terms, highlight, hits };
+    return { terms, highlight, hits, matched: all(last) };
   }
 
   /**
@@ -142,7 +218,7 @@ export class ExhaustiveIndex implements SearchIndex {
     const plan = this.plan(query.text);
     const x = this.ranking.expansion;
     if (!plan.terms.length || plan.short || !x.enabled || this.size() < x.minDocs) return undefined;
-    const hits = this.runExact(plan.scored, this.seams.filter(query.type, query.tag));
+    const hits = this.runExact(plan.scored, this.seams.filter(query.filter));
     if (!hits.length) return undefined;
     const docs = topHits(hits, x.fbDocs);
     return { docs, terms: this.expanded(plan.terms, docs, plan.synonyms) };

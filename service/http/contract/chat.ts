@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { itemTypeSchema } from './item';
+import { searchParams } from './search';
 
 /** Longest question, characters. */
 export const MAX_MESSAGE_CHARS = 4000;
 /** Most earlier turns sent along. */
 export const MAX_HISTORY = 20;
 
-/** `POST /api/chat` `{message, history?}`. */
+/** `POST /api/chat` `{message, history?, type?, tag?, date_from?, date_to?}`: the filters are search's, for the retrieval. */
 export const chatRequest = z
   .object({
     message: z
@@ -26,6 +27,7 @@ export const chatRequest = z
       )
       .max(MAX_HISTORY, { error: `history holds more than ${MAX_HISTORY} messages` })
       .optional(),
+    ...searchParams.pick({ type: true, tag: true, date_from: true, date_to: true }).shape,
   })
   .meta({ id: 'ChatRequest', example: { message: 'How does the service limit request rates?' } });
 export type ChatRequest = z.input<typeof chatRequest>;

@@ -15,8 +15,8 @@ import type { searchParams, SearchResponse } from './search';
  * run time, so the search page (service/web/page/, bundled by scripts/build-page.ts) and the
  * ingest CLI (scripts/ingest.ts) send their requests with it too.
  */
-/** The parameters as the route reads them (the schema's output: its input side accepts the query's strings too). */
-export type SearchParams = Pick<z.output<typeof searchParams>, 'q'> & Partial<Omit<z.output<typeof searchParams>, 'q'>>;
+/** The parameters as the route reads them (the schema's output: its input side accepts the query's strings too); lists go as repeated parameters. */
+export type SearchParams = Partial<z.output<typeof searchParams>>;
 export type { SearchResponse } from './search';
 export type ItemInput = z.input<typeof itemInput>;
 export type Item = z.output<typeof itemSchema>;
@@ -85,9 +85,13 @@ function fill(path: string, params: Readonly<Record<string, string>>): string {
   return path.replace(/:([A-Za-z_$][\w$]*)/g, (_, name: string) => encodeURIComponent(params[name]));
 }
 
+/** A query string of `params`; an array is the parameter repeated (`type=article&type=project`). */
 function query(params: object): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (Array.isArray(v)) for (const x of v as unknown[]) q.append(k, String(x));
+    else if (v !== undefined && v !== null) q.set(k, String(v));
+  }
   const s = q.toString();
   return s ? `?${s}` : '';
 }

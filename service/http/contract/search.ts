@@ -1,38 +1,81 @@
 import { z } from 'zod';
 import { ITEM_TYPES } from '../../content/item';
+import { FACET_NAMES } from '../../content/item-filter';
 import { itemTypeSchema } from './item';
-import { intParam } from './params';
+import { dayParam, intParam, listParam } from './params';
 
 /** Longest accepted query, characters. */
 export const MAX_QUERY_CHARS = 500;
 
+/** Every order of a search's results, the default with words first; ties always by id, ascending. */
+export const SEARCH_SORTS = ['relevance', 'date:desc', 'date:asc', 'updated:desc'] as const;
+/** One of `SEARCH_SORTS`. */
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
+/** Most values of a list parameter (`type`, `tag`). */
+export const MAX_FILTER_VALUES = 20;
+/** Tags in the tag facet: default and most. */
+export const FACET_LIMIT = { default: 20, max: 100 } as const;
+
+const tagValue = z.string().max(64);
+
 /**
  * The parameters of `GET /api/search` (query string) and `POST /api/search` (JSON body): one
- * schema for both. `q` is trimmed; an empty `type` or `tag` is no filter.
+ * schema for both. `q` is trimmed; an absent or empty `q` is a search without words (every item
+ * the filters keep). Lists repeat in a query string and are arrays in a body; an empty value is
+ * no filter.
  */
 export const searchParams = z.object({
   q: z
     .string({
       error: (i) =>
-        i.input === undefined || i.input === null
-          ? 'q is required: the words to search for'
-          : Array.isArray(i.input)
-            ? 'query parameter q must be given once, as a string'
-            : 'q must be a string',
+        Array.isArray(i.input) ? 'query parameter q must be given once, as a string' : 'q must be a string',
     })
     .max(MAX_QUERY_CHARS, { error: `q is longer than ${MAX_QUERY_CHARS} characters` })
     .trim()
-    .min(1, { error: 'q is required: the words to search for' })
-    .meta({ description: 'The words to search for.', example: 'rate limit' }),
-  type: z
-    .preprocess((v) => (v === '' ? undefined : v), itemTypeSchema.optional())
-    .meta({ description: `Only items of this type (${ITEM_TYPES.join(', ')}).` }),
-  tag: z
-    .string({ error: 'tag must be a string of at most 64 characters' })
-    .max(64, { error: 'tag must be a string of at most 64 characters' })
-    .trim()
-    .optional()
-    .meta({ description: 'Only items with this tag (case-insensitive).' }),
+    .default('')
+    .meta({
+      description: 'The words to search for; absent or empty: every item the filters keep (browsing).',
+      example: 'rate limit',
+    }),
+  type: listParam(itemTypeSchema, {
+    max: MAX_FILTER_VALUES,
+    comma: true,
+    message: `type must be one or more of ${ITEM_TYPES.join(', ')}`,
+  }).meta({
+    description: `Only items of any of these types (${ITEM_TYPES.join(', ')}): repeated or a comma list, an array in a body.`,
+  }),
+  tag: listParam(tagValue, {
+    max: MAX_FILTER_VALUES,
+    message: `tag must be at most ${MAX_FILTER_VALUES} tags of at most 64 characters`,
+  }).meta({
+    description:
+      'Only items with any of these tags (case-insensitive): repeated (a tag may hold a comma), an array in a body.',
+  }),
+  date_from: dayParam('date_from', 'Only items dated this day or later (their `date`, else the day of `created_at`).'),
+  date_to: dayParam('date_to', 'Only items dated this day or earlier (their `date`, else the day of `created_at`).'),
+  sort: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.enum(SEARCH_SORTS, { error: `sort must be one of ${SEARCH_SORTS.join(', ')}` }).optional(),
+    )
+    .meta({
+      description:
+        'The order: relevance (the default with words), date:desc (the default without), date:asc, updated:desc; ties by id.',
+    }),
+  facets: listParam(z.enum(FACET_NAMES), {
+    max: FACET_NAMES.length,
+    comma: true,
+    message: `facets must be a comma list of ${FACET_NAMES.join(', ')}`,
+  }).meta({
+    description: `Facets to count over every match (${FACET_NAMES.join(', ')}): a comma list, an array in a body.`,
+  }),
+  facet_limit: intParam(
+    1,
+    FACET_LIMIT.max,
+    FACET_LIMIT.default,
+    `facet_limit must be an integer from 1 to ${FACET_LIMIT.max}`,
+  ).meta({ description: 'Most tags in the tag facet, the most frequent first.' }),
   limit: intParam(1, 100, 10, 'limit must be an integer from 1 to 100').meta({ description: 'Results per page.' }),
   offset: intParam(0, 10_000, 0, 'offset must be an integer from 0 to 10000').meta({ description: 'Results to skip.' }),
 });
@@ -45,7 +88,7 @@ export const searchResultSchema = z
     type: itemTypeSchema,
     title: z.string(),
     snippet: z.string().meta({ description: 'HTML-safe text with the matches in <mark>.' }),
-    score: z.number(),
+    score: z.number().meta({ description: 'The relevance score under sort=relevance; 0 under the other sorts.' }),
     url: z.string().nullable(),
   })
   .meta({ id: 'SearchResult' });
@@ -58,6 +101,16 @@ export const searchResponseSchema = z
     query: z.string(),
     total: z.int().min(0),
     results: z.array(searchResultSchema),
+    facets: z
+      .object({
+        type: z.record(z.string(), z.int().min(0)).optional(),
+        tag: z.record(z.string(), z.int().min(0)).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          "With `facets`: per facet, its values and the matches holding each, counted with every filter but the facet's own (disjunctive). Every type, 0 included; the `facet_limit` most frequent tags, most first.",
+      }),
     took_ms: z.number().min(0),
     cached: z.boolean(),
   })

@@ -17,6 +17,27 @@ export interface Bm25Params {
  */
 export const UNION_BITMAP_DENSITY = 2;
 
+/**
+ * Which documents a count keeps: a predicate by short id, and optionally the same as a bitmap
+ * (bit d of word d >> 5 for document d; words past its end keep nothing), which `unionSize` ANDs
+ * a word at a time instead of calling the predicate per document.
+ */
+export type DocKeep = ((docId: number) => boolean) & {
+  readonly bits?: Int32Array;
+  /**
+   * Takes the union's documents a 32-document word at a time instead (word `w`, its bits `x`,
+   * never 0) and answers how many of them count: a facet tally reads them so.
+   */
+  readonly word?: (w: number, x: number) => number;
+};
+
+/** Set bits of a 32-bit word. */
+export function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
 /** Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` … `lo·32 + 31`; returns `words`. */
 function setBits(docs: Int32Array, words: Int32Array, lo: number): Int32Array {
   for (let i = 0; i < docs.length; i++) {
@@ -241,7 +262,7 @@ export class PostingsIndex extends SegmentedIndex {
     boost: Readonly<Record<string, number>>,
     bm25: Bm25Params,
     count: boolean,
-    keep?: (docId: number) => boolean,
+    keep?: DocKeep,
   ): { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number } {
     const job = this.cursorJob(terms, boost, bm25, count, keep, true);
     for (;;) {
@@ -262,7 +283,7 @@ export class PostingsIndex extends SegmentedIndex {
     boost: Readonly<Record<string, number>>,
     bm25: Bm25Params,
     count: boolean,
-    keep?: (docId: number) => boolean,
+    keep?: DocKeep,
     keepValues = true,
   ): Generator<void, { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number }> {
     const fields = this.searched(boost);
@@ -330,7 +351,7 @@ export class PostingsIndex extends SegmentedIndex {
     cursors: readonly ScoreCursor[],
     parts: ReadonlyArray<TermPostings['parts'][number]>,
     terms: readonly string[],
-    keep?: (docId: number) => boolean,
+    keep?: DocKeep,
   ): Generator<void, number> {
     const words = (this.next + 31) >>> 5;
     if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
@@ -365,11 +386,18 @@ export class PostingsIndex extends SegmentedIndex {
       yield;
     }
     let total = 0;
+    const kept = keep?.bits;
+    const word = keep?.word;
     for (let w = lo; w < hi; w++) {
       let x = bits[w];
       if (x === 0) continue;
       bits[w] = 0;
-      if (keep) {
+      if (word) {
+        total += word(w, x);
+        continue;
+      }
+      if (kept) x &= w < kept.length ? kept[w] : 0;
+      else if (keep) {
         for (; x !== 0; x &= x - 1) if (keep((w << 5) + 31 - Math.clz32(x & -x))) total += 1;
         continue;
       }

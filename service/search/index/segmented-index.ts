@@ -100,6 +100,19 @@ export class SegmentedIndex {
     return this.live;
   }
 
+  /** Short ids are below this (deleted documents' included, until a merge drops them). */
+  get idLimit(): number {
+    return this.next;
+  }
+
+  /**
+   * The same object until short ids are renumbered (a merge's base swapped in): what is kept by
+   * short id (the search's document columns) holds while it stays the same.
+   */
+  get numbering(): object {
+    return this.ids;
+  }
+
   /** Whether `id` is indexed. */
   has(id: string): boolean {
     return this.idMap().has(id);

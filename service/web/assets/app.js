@@ -164,7 +164,10 @@
   }
   function query(params) {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) if (v !== void 0 && v !== null) q.set(k, String(v));
+    for (const [k, v] of Object.entries(params)) {
+      if (Array.isArray(v)) for (const x of v) q.append(k, String(x));
+      else if (v !== void 0 && v !== null) q.set(k, String(v));
+    }
     const s = q.toString();
     return s ? `?${s}` : "";
   }
@@ -180,6 +183,9 @@
       if (done) return;
       yield value2;
     }
+  }
+  function operations(answer) {
+    return answer.operations ?? { deleted: [], not_found: [], patched: [] };
   }
   function createClient(opts) {
     const base = opts.baseUrl.replace(/\/+$/, "");
@@ -214,6 +220,9 @@
       },
       ingest: (item) => call(R.ingest.method, R.ingest.path, item, true),
       ingestBatch: (items) => call(R.ingestBatch.method, R.ingestBatch.path, { items }, true, [422]),
+      delete: async (ids) => operations(await call(R.ingestBatch.method, R.ingestBatch.path, { delete: ids }, true)),
+      deleteWhere: async (filter) => operations(await call(R.ingestBatch.method, R.ingestBatch.path, { delete_where: filter }, true)),
+      patch: async (patches) => operations(await call(R.ingestBatch.method, R.ingestBatch.path, { patch: patches }, true)),
       chat: (request) => call(R.chat.method, R.chat.path, request),
       async *chatStream(request) {
         const res = await send(R.chat.method, R.chat.path, request, false, "text/event-stream");
@@ -226,6 +235,9 @@
 
   // service/web/page/app.ts
   var PAGE = 10;
+  var TAG_CHOICES = 15;
+  var SORTS = ["relevance", "date:desc", "date:asc", "updated:desc"];
+  var checked = { type: /* @__PURE__ */ new Set(), tag: /* @__PURE__ */ new Set() };
   var api = createClient({ baseUrl: location.origin });
   var $ = (id) => document.getElementById(id);
   var value = (id) => $(id).value;
@@ -254,26 +266,60 @@
     const params = new URLSearchParams();
     const q = value("q").trim();
     if (q) params.set("q", q);
-    if (value("type")) params.set("type", value("type"));
-    if (value("tag").trim()) params.set("tag", value("tag").trim());
+    for (const t of checked.type) params.append("type", t);
+    for (const t of checked.tag) params.append("tag", t);
+    for (const id of ["date_from", "date_to", "sort"]) if (value(id)) params.set(id, value(id));
     return params;
+  }
+  function showFacet(name, counts) {
+    const box = $(`facet-${name}`);
+    box.querySelectorAll("label").forEach((l) => l.remove());
+    const values = Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    for (const v of checked[name]) if (!(v in counts)) values.push([v, 0]);
+    for (const [v, n] of name === "type" ? values.sort((a, b) => a[0] < b[0] ? -1 : 1) : values) {
+      const label = document.createElement("label");
+      const input = document.createElement("input");
+      input.type = "checkbox";
+      input.name = name;
+      input.value = v;
+      input.checked = checked[name].has(v);
+      input.addEventListener("change", () => {
+        if (input.checked) checked[name].add(v);
+        else checked[name].delete(v);
+        offset = 0;
+        void search(true);
+      });
+      label.appendChild(input);
+      label.appendChild(text("span", ` ${v} (${n})`));
+      box.appendChild(label);
+    }
+  }
+  function showFacets(body) {
+    showFacet("type", body.facets?.type ?? {});
+    showFacet("tag", body.facets?.tag ?? {});
   }
   async function search(push) {
     const form = formParams();
     if (push) history.replaceState(null, "", `/?${form.toString()}`);
     $("results").textContent = "";
-    const q = form.get("q");
-    if (!q) {
-      $("status").textContent = "";
-      return;
-    }
-    const params = { q, limit: PAGE, offset };
-    if (form.get("type")) params.type = form.get("type");
-    if (form.get("tag")) params.tag = form.get("tag");
+    const params = {
+      q: form.get("q") ?? "",
+      type: [...checked.type],
+      tag: [...checked.tag],
+      facets: ["type", "tag"],
+      facet_limit: TAG_CHOICES,
+      limit: PAGE,
+      offset
+    };
+    if (form.get("date_from")) params.date_from = form.get("date_from");
+    if (form.get("date_to")) params.date_to = form.get("date_to");
+    const sort = form.get("sort");
+    if (sort) params.sort = sort;
     try {
       const body = await api.search(params);
       $("status").className = "";
       $("status").textContent = `${body.total} result${body.total === 1 ? "" : "s"}`;
+      showFacets(body);
       for (const r of body.results) {
         const li = document.createElement("li");
         const h = document.createElement("h3");
@@ -315,8 +361,16 @@
   document.addEventListener("DOMContentLoaded", () => {
     const params = new URLSearchParams(location.search);
     $("q").value = params.get("q") || "";
-    $("type").value = params.get("type") || "";
-    $("tag").value = params.get("tag") || "";
+    for (const t of params.getAll("type")) checked.type.add(t);
+    for (const t of params.getAll("tag")) checked.tag.add(t);
+    for (const id of ["date_from", "date_to"]) $(id).value = params.get(id) || "";
+    const sort = params.get("sort") || "";
+    $("sort").value = SORTS.includes(sort) ? sort : "";
+    for (const id of ["sort", "date_from", "date_to"])
+      $(id).addEventListener("change", () => {
+        offset = 0;
+        void search(true);
+      });
     $("search-form").addEventListener("submit", (e) => {
       e.preventDefault();
       offset = 0;
@@ -335,6 +389,6 @@
       const m = value("message").trim();
       if (m) void ask(m);
     });
-    if (value("q")) void search(false);
+    void search(false);
   });
 })();

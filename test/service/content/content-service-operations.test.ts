@@ -100,7 +100,7 @@ describe('ContentService.write (issue 39)', () => {
         input('proj', { type: 'project', tags: ['Retired'] }),
         input('art', { tags: ['retired'] }),
       ]);
-      expect((await content.write({ deleteWhere: { tag: 'RETIRED', type: 'project' } })).deletedWhere).toEqual([
+      expect((await content.write({ deleteWhere: { tag: ['RETIRED'], type: ['project'] } })).deletedWhere).toEqual([
         'proj',
       ]);
       expect((await content.write({ deleteWhere: { date_before: '2026-01-01' } })).deletedWhere).toEqual(['old']);
@@ -160,7 +160,7 @@ describe('ContentService.write (issue 39)', () => {
         code: 'id_in_two_operations',
         field: 'patch.0.id',
       });
-      expect(await refused(content.write({ deleteWhere: { tag: 't' }, items: [input('a')] }))).toMatchObject({
+      expect(await refused(content.write({ deleteWhere: { tag: ['t'] }, items: [input('a')] }))).toMatchObject({
         code: 'id_in_two_operations',
         field: 'items.0.id',
       });
@@ -168,7 +168,7 @@ describe('ContentService.write (issue 39)', () => {
       expect(content.size).toBe(2);
       expect(content.get('b')).toBeDefined();
       // delete_where and delete may name one id: deleted, reported by both.
-      expect(await content.write({ deleteWhere: { tag: 't' }, delete: ['a'] })).toMatchObject({
+      expect(await content.write({ deleteWhere: { tag: ['t'] }, delete: ['a'] })).toMatchObject({
         deletedWhere: ['a'],
         deleted: ['a'],
         notFound: [],
@@ -181,7 +181,7 @@ describe('ContentService.write (issue 39)', () => {
       // Enough items for the scan to take several steps of the event loop.
       const many = Array.from({ length: 20_000 }, (_, k) => input(`old-${k}`, { tags: ['old'], body: 'b' }));
       await content.ingest([...many, input('p', { body: 'first body' })]);
-      const big = content.write({ deleteWhere: { tag: 'old' }, patch: [{ id: 'p', fields: { title: 'Patched' } }] });
+      const big = content.write({ deleteWhere: { tag: ['old'] }, patch: [{ id: 'p', fields: { title: 'Patched' } }] });
       // Another write lands between two steps of the scan: old-0 no longer matches, p's body changes.
       await new Promise((r) => setImmediate(r));
       const other = content.ingest([

@@ -72,6 +72,25 @@ describe('POST /api/chat with the extractive provider', () => {
     expect(after - before).toBe(res.body.usage.total_tokens);
   });
 
+  it("retrieves only what search's filters keep (issue 40)", async () => {
+    const message = 'How does BM25 search rank documents?';
+    const all = await request(t.app).post('/api/chat').send({ message });
+    expect(all.body.sources.map((s: { type: string }) => s.type)).toContain('article');
+    const projects = await request(t.app)
+      .post('/api/chat')
+      .send({ message, type: ['project'] });
+    expect(projects.status).toBe(200);
+    expect(projects.body.sources.length).toBeGreaterThan(0);
+    expect(projects.body.sources.every((s: { type: string }) => s.type === 'project')).toBe(true);
+    const dated = await request(t.app).post('/api/chat').send({ message, date_from: '2099-01-01' });
+    expect(dated.body.sources).toEqual([]);
+    const bad = await request(t.app)
+      .post('/api/chat')
+      .send({ message, type: ['podcast'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('type');
+  });
+
   it('says so when nothing matches', async () => {
     const res = await request(t.app).post('/api/chat').send({ message: 'zyxwvut' });
     expect(res.body.sources).toEqual([]);

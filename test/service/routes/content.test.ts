@@ -31,6 +31,42 @@ describe('GET /api/v1/{articles,projects,experiences}', () => {
     expect(tagged.body.items.map((i: { id: string }) => i.id)).toEqual(['bm25-explained']);
   });
 
+  it('filters by several tags and a date range, and sorts oldest first or by update (issue 40)', async () => {
+    const ids = async (qs: string) => {
+      const res = await request(t.app).get(`/api/v1/articles?${qs}`);
+      expect(res.status).toBe(200);
+      return { total: res.body.total, ids: res.body.items.map((i: { id: string }) => i.id) };
+    };
+    expect(await ids('tag=search&tag=HOMELAB')).toEqual({ total: 2, ids: ['bm25-explained', 'kubernetes-at-home'] });
+    expect(await ids('date_from=2024-01-01')).toEqual({ total: 2, ids: ['bm25-explained', 'kubernetes-at-home'] });
+    expect(await ids('date_to=2024-03-09')).toEqual({ total: 2, ids: ['kubernetes-at-home', 'prometheus-alerting'] });
+    expect(await ids('date_from=2024-03-09&date_to=2024-03-09&tag=kubernetes')).toEqual({
+      total: 1,
+      ids: ['kubernetes-at-home'],
+    });
+    expect(await ids('sort=date:asc')).toEqual({
+      total: 3,
+      ids: ['prometheus-alerting', 'kubernetes-at-home', 'bm25-explained'],
+    });
+    expect(await ids('sort=date:asc&limit=1&offset=1')).toEqual({ total: 3, ids: ['kubernetes-at-home'] });
+    // Seeded in one batch: one updated_at, so ties by id.
+    expect(await ids('sort=updated:desc')).toEqual({
+      total: 3,
+      ids: ['bm25-explained', 'kubernetes-at-home', 'prometheus-alerting'],
+    });
+  });
+
+  it.each([
+    ['sort=relevance', 'sort', /sort must be one of date:desc, date:asc, updated:desc/],
+    ['date_from=2024-02-30', 'date_from', /date_from must be a calendar date/],
+    ['date_to=x', 'date_to', /date_to must be a calendar date/],
+  ])('answers 400 to %s naming %s', async (qs, field, message) => {
+    const res = await request(t.app).get(`/api/v1/articles?${qs}`);
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe(field);
+    expect(res.body.message).toMatch(message);
+  });
+
   it.each([
     ['/api/v1/projects', ['ai-search-backend', 'weather-station']],
     ['/api/v1/experiences', ['platform-engineer-acme']],

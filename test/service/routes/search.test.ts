@@ -83,16 +83,23 @@ describe('GET /api/search', () => {
   });
 
   it.each([
-    ['', 'q', /q is required/],
-    ['?q=', 'q', /q is required/],
-    ['?q=%20%20', 'q', /q is required/],
     [`?q=${'a'.repeat(501)}`, 'q', /longer than 500/],
     ['?q=a&q=b', 'q', /given once/],
     ['?q=a&limit=0', 'limit', /limit must be an integer from 1 to 100/],
     ['?q=a&limit=101', 'limit', /from 1 to 100/],
     ['?q=a&limit=ten', 'limit', /integer/],
     ['?q=a&offset=-1', 'offset', /offset/],
-    ['?q=a&type=podcast', 'type', /type must be one of/],
+    ['?q=a&type=podcast', 'type', /type must be one or more of article, project, experience/],
+    ['?q=a&type=article&type=podcast', 'type', /type must be one or more of/],
+    ['?date_from=2020-13-45', 'date_from', /date_from must be a calendar date YYYY-MM-DD/],
+    ['?date_to=2021-02-29', 'date_to', /date_to must be a calendar date/],
+    ['?date_to=2021-01-01&date_to=2021-01-02', 'date_to', /date_to must be a calendar date YYYY-MM-DD, given once/],
+    ['?sort=sideways', 'sort', /sort must be one of relevance, date:desc, date:asc, updated:desc/],
+    ['?facets=nosuch', 'facets', /facets must be a comma list of type, tag/],
+    ['?facets=type,nosuch', 'facets', /facets must be/],
+    ['?facets=tag&facet_limit=101', 'facet_limit', /facet_limit must be an integer from 1 to 100/],
+    [`?tag=${'t'.repeat(65)}`, 'tag', /tag must be at most 20 tags of at most 64 characters/],
+    [`?${Array.from({ length: 21 }, (_, i) => `tag=t${i}`).join('&')}`, 'tag', /at most 20 tags/],
   ])('answers 400 to %s naming %s', async (qs, field, message) => {
     const res = await request(t.app).get(`/api/search${qs}`);
     expect(res.status).toBe(400);

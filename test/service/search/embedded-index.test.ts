@@ -1,4 +1,5 @@
 import type { Item } from '../../../service/content/item';
+import type { ItemFilter } from '../../../service/content/item-filter';
 import { Analyzer } from '../../../service/search/analysis/analyzer';
 import { rm3Weights } from '../../../service/search/query/expansion';
 import { EmbeddedIndex } from '../../../service/search/embedded-index';
@@ -71,10 +72,16 @@ describe('EmbeddedIndex', () => {
   });
 
   it('filters by type and tag (case-insensitive)', async () => {
-    expect((await index.search({ text: 'temperature', type: 'article', limit: 10, offset: 0 })).total).toBe(0);
-    expect((await index.search({ text: 'temperature', type: 'project', limit: 10, offset: 0 })).total).toBe(1);
-    expect((await index.search({ text: 'storage', tag: 'KUBERNETES', limit: 10, offset: 0 })).total).toBe(1);
-    expect((await index.search({ text: 'storage', tag: 'search', limit: 10, offset: 0 })).total).toBe(0);
+    expect(
+      (await index.search({ text: 'temperature', filter: { type: ['article'] }, limit: 10, offset: 0 })).total,
+    ).toBe(0);
+    expect(
+      (await index.search({ text: 'temperature', filter: { type: ['project'] }, limit: 10, offset: 0 })).total,
+    ).toBe(1);
+    expect((await index.search({ text: 'storage', filter: { tag: ['KUBERNETES'] }, limit: 10, offset: 0 })).total).toBe(
+      1,
+    );
+    expect((await index.search({ text: 'storage', filter: { tag: ['search'] }, limit: 10, offset: 0 })).total).toBe(0);
   });
 
   it('replaces an upserted id instead of duplicating it', async () => {
@@ -107,12 +114,11 @@ describe('EmbeddedIndex', () => {
   });
 
   it('filters, replaces and breaks ties on long queries too (exact scoring path)', async () => {
-    const q = (text: string, extra: Partial<{ type: 'project' | 'article'; tag: string }> = {}) =>
-      index.search({ text, limit: 10, offset: 0, ...extra });
+    const q = (text: string, filter: ItemFilter = {}) => index.search({ text, limit: 10, offset: 0, filter });
     expect((await q('raspberry measures temperature')).hits.map((h) => h.id)).toEqual(['pi']);
-    expect((await q('raspberry measures temperature', { type: 'article' })).total).toBe(0);
-    expect((await q('storage clusters volumes', { tag: 'KUBERNETES' })).total).toBe(1);
-    expect((await q('storage clusters volumes', { tag: 'search' })).total).toBe(0);
+    expect((await q('raspberry measures temperature', { type: ['article'] })).total).toBe(0);
+    expect((await q('storage clusters volumes', { tag: ['KUBERNETES'] })).total).toBe(1);
+    expect((await q('storage clusters volumes', { tag: ['search'] })).total).toBe(0);
     await index.upsert([doc('k8s', 'Kubernetes at home', 'Nothing about disks any more.', { tags: ['kubernetes'] })]);
     expect((await q('storage clusters volumes')).total).toBe(0);
     const twins = new EmbeddedIndex();

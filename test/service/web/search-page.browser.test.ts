@@ -102,6 +102,31 @@ describe('the search page in a real browser', () => {
     expect(problems).toEqual([]);
   }, 60000);
 
+  test('an empty box browses every item newest first, with facet counts, a sort and a date range', async () => {
+    await page.goto(`${svc.url}/`, { waitUntil: 'networkidle' });
+    await page.waitForSelector('#results li');
+    const status = (await page.textContent('#status')) ?? '';
+    const total = Number(status.split(' ')[0]);
+    expect(total).toBeGreaterThan(10);
+    // The type facet's counts sum to the total (no type is checked).
+    const counts = await page.$$eval('#facet-type label', (ls) =>
+      ls.map((l) => Number(/\((\d+)\)/.exec(l.textContent ?? '')?.[1] ?? NaN)),
+    );
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(await page.$$eval('#facet-tag input', (is) => is.length)).toBeGreaterThan(0);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('sort=date%3Aasc') || r.url().includes('sort=date:asc')),
+      page.selectOption('#sort', 'date:asc'),
+    ]);
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('date:asc');
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('date_from=2999-01-01')),
+      page.fill('#date_from', '2999-01-01'),
+    ]);
+    await waitFor('nothing dated after 2999', async () => (await page.textContent('#status')) === '0 results');
+    expect(problems).toEqual([]);
+  }, 60000);
+
   test('the chat panel streams an answer with its sources as links', async () => {
     await page.goto(`${svc.url}/`, { waitUntil: 'networkidle' });
     await page.fill('#message', 'How does rate limiting work?');
@@ -123,30 +148,32 @@ describe('the search page in a real browser', () => {
     expect(secondPage.length).toBeGreaterThan(0);
     expect(secondPage).not.toEqual(firstPage);
     expect(await page.isVisible('#prev')).toBe(true);
-    // Tag filter: the demo tags each section with its document's name.
-    await page.fill('#tag', 'stack');
-    await Promise.all([
-      page.waitForResponse((r) => r.url().includes('tag=stack')),
-      page.click('#search-form button[type=submit]'),
-    ]);
+    // Tag filter, from a shared link: the demo tags each section with its document's name; the
+    // checked tag is offered as a checked box with its count.
+    await page.goto(`${svc.url}/?q=${encodeURIComponent('rate limit')}&tag=stack`, { waitUntil: 'networkidle' });
     await page.waitForSelector('#results li');
     const hrefs = await page.$$eval('#results li h3 a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
     expect(hrefs.length).toBeGreaterThan(0);
     expect(hrefs.every((h) => h.startsWith('/docs/stack.md'))).toBe(true);
-    // Type filter: the demo holds articles only.
-    await page.fill('#tag', '');
-    await page.selectOption('#type', 'project');
+    expect(await page.isChecked('#facet-tag input[value="stack"]')).toBe(true);
+    // Type facet: every type with its count under the tag filter (the demo holds articles only);
+    // checking projects finds none, unchecking the tag then the type widens again.
+    expect(await page.textContent('#facet-type')).toMatch(/project \(0\)/);
     await Promise.all([
       page.waitForResponse((r) => r.url().includes('type=project')),
-      page.click('#search-form button[type=submit]'),
+      page.check('#facet-type input[value="project"]'),
     ]);
     await waitFor('an empty result for projects', async () => (await page.textContent('#status')) === '0 results');
-    // Following a source link opens the document it cites.
-    await page.selectOption('#type', '');
+    expect(new URL(page.url()).searchParams.getAll('type')).toEqual(['project']);
     await Promise.all([
       page.waitForResponse((r) => r.url().includes('/api/search?')),
-      page.click('#search-form button[type=submit]'),
+      page.uncheck('#facet-type input[value="project"]'),
     ]);
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/api/search?') && !r.url().includes('tag=')),
+      page.uncheck('#facet-tag input[value="stack"]'),
+    ]);
+    // Following a source link opens the document it cites.
     await page.waitForSelector('#results li h3 a');
     const target = (await page.getAttribute('#results li h3 a', 'href')) ?? '';
     const [doc] = await Promise.all([page.waitForNavigation(), page.click('#results li h3 a')]);

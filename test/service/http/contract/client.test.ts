@@ -67,8 +67,8 @@ describe('the typed client against a listening service', () => {
 
   it('checks parameters at compile time', () => {
     const compileOnly = (): unknown => [
-      // @ts-expect-error q is required
-      api.search({ limit: 5 }),
+      // @ts-expect-error sort is one of the sorts
+      api.search({ q: 'x', sort: 'sideways' }),
       // @ts-expect-error type is one of the item types
       api.search({ q: 'x', type: 'podcast' }),
       // @ts-expect-error an item needs a title

@@ -56,8 +56,8 @@ const QUERIES: IndexQuery[] = [
   { text: 'alpha photon', limit: 10, offset: 0 },
   { text: 'laser beam gamma delta zeta', limit: 5, offset: 2 },
   { text: 'neutr', limit: 10, offset: 0 },
-  { text: 'theta kappa', limit: 10, offset: 0, type: 'project' },
-  { text: 'beta epsilon proton', limit: 10, offset: 0, tag: 'tagged' },
+  { text: 'theta kappa', limit: 10, offset: 0, filter: { type: ['project'] } },
+  { text: 'beta epsilon proton', limit: 10, offset: 0, filter: { tag: ['tagged'] } },
 ];
 const RANKING: EmbeddedIndexOptions = {
   coordination: true,
@@ -175,7 +175,7 @@ describe('persisted search segments', () => {
     const written: IndexQuery[] = [
       { text: 'omega', limit: 10, offset: 0 },
       { text: 'omega photon beam', limit: 10, offset: 0 },
-      { text: 'omega laser', limit: 10, offset: 0, type: 'article' },
+      { text: 'omega laser', limit: 10, offset: 0, filter: { type: ['article'] } },
     ];
     const same = async () => {
       await expectServesLike(b.index, want);

@@ -1,0 +1,216 @@
+import fc from 'fast-check';
+import type { Item, ItemType } from '../../../service/content/item';
+import type { FacetName, ItemFilter } from '../../../service/content/item-filter';
+import type { SearchSort } from '../../../service/http/contract/search';
+import type { EmbeddedIndexOptions } from '../../../service/search/embedded-index';
+import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
+import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
+import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
+
+/*
+ * Filters, sorts, facets and searches without words (issue 40): the pruned search against the
+ * exhaustive oracle (tools/oracles/exhaustive-index.ts, which judges filters with `matches` on
+ * the items themselves), on known items and on random corpora with writes, deletes and merges.
+ */
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'photon', 'proton', 'laser', 'beam', 'kappa', 'sigma'];
+const TYPES: readonly ItemType[] = ['article', 'project', 'experience'];
+const TAGS = ['x', 'y', 'K8s', 'go'];
+const DAYS = ['2021-03-01', '2023-01-01', '2023-06-15', '2024-02-29'];
+const STAMPS = ['2024-01-01T00:00:00.000Z', '2025-05-05T10:00:00.000Z', '2026-01-01T00:00:00.000Z'];
+
+/**
+ * Pages agree: total, facets, and ids in order, where relevance scores tied within 1e-9 may swap
+ * (their order is the pruned scorer's floating-point sum against the oracle's).
+ */
+function expectSame(pruned: IndexPage, full: IndexPage, label: string): void {
+  expect({ label, total: pruned.total, facets: pruned.facets }).toEqual({
+    label,
+    total: full.total,
+    facets: full.facets,
+  });
+  expect(pruned.hits.length).toBe(full.hits.length);
+  const wrong: string[] = [];
+  pruned.hits.forEach((h, i) => {
+    const f = full.hits;
+    if (!(Math.abs(h.score - f[i].score) <= 1e-9)) wrong.push(`#${i}: score ${h.score} where ${f[i].score}`);
+    if (h.id === f[i].id) return;
+    let tied = 0;
+    for (let j = i; j >= 0 && Math.abs(f[j].score - h.score) <= 1e-9; j--) tied += 1;
+    for (let j = i + 1; j < f.length && Math.abs(f[j].score - h.score) <= 1e-9; j++) tied += 1;
+    if (tied <= 1 || h.score === 0) wrong.push(`#${i}: ${h.id} where ${f[i].id} (score ${h.score})`);
+  });
+  expect({ label, wrong }).toEqual({ label, wrong: [] });
+}
+
+const itemArb = fc.record({
+  words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 20 }),
+  type: fc.constantFrom(...TYPES),
+  tags: fc.subarray(TAGS),
+  date: fc.option(fc.constantFrom(...DAYS, '2023-06-15T23:30:00+05:00'), { nil: undefined }),
+  created: fc.constantFrom(...STAMPS),
+  updated: fc.constantFrom(...STAMPS),
+});
+type Drawn = typeof itemArb extends fc.Arbitrary<infer T> ? T : never;
+const toItem = (d: Drawn, id: string): Item => ({
+  id,
+  type: d.type,
+  title: d.words.slice(0, 2).join(' '),
+  body: d.words.join(' '),
+  tags: d.tags,
+  ...(d.date ? { date: d.date } : {}),
+  created_at: d.created,
+  updated_at: d.updated,
+});
+
+const filterArb: fc.Arbitrary<ItemFilter> = fc
+  .record({
+    type: fc.option(fc.subarray([...TYPES], { minLength: 1 }), { nil: undefined }),
+    tag: fc.option(fc.subarray(['x', 'Y', 'k8s', 'nosuch'], { minLength: 1 }), { nil: undefined }),
+    date_from: fc.option(fc.constantFrom(...DAYS, '2022-12-31'), { nil: undefined }),
+    date_to: fc.option(fc.constantFrom(...DAYS, '2023-06-14'), { nil: undefined }),
+  })
+  .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as ItemFilter);
+
+const queryArb: fc.Arbitrary<IndexQuery> = fc.record({
+  text: fc.oneof(
+    fc.constant(''),
+    fc.array(fc.constantFrom(...WORDS, 'phot', 'las'), { minLength: 1, maxLength: 6 }).map((w) => w.join(' ')),
+  ),
+  filter: filterArb,
+  sort: fc.option(fc.constantFrom<SearchSort>('relevance', 'date:desc', 'date:asc', 'updated:desc'), {
+    nil: undefined,
+  }),
+  facets: fc.subarray<FacetName>(['type', 'tag']),
+  facetLimit: fc.integer({ min: 1, max: 5 }),
+  limit: fc.integer({ min: 1, max: 12 }),
+  offset: fc.integer({ min: 0, max: 10 }),
+  snippets: fc.constant(false),
+});
+
+describe('filters, sorts and facets: pruned against the exhaustive oracle', () => {
+  it.each([
+    ['default ranking', {}],
+    [
+      'RM3 on small corpora, merges after a few writes',
+      {
+        minMergeDocs: 3,
+        expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+      },
+    ],
+  ] as Array<[string, EmbeddedIndexOptions]>)(
+    'gives the same pages, totals and facets for random filters, sorts and queries (%s)',
+    async (_name, opts) => {
+      const property = fc.asyncProperty(
+        fc.array(itemArb, { minLength: 1, maxLength: 50 }),
+        fc.array(itemArb, { maxLength: 10 }),
+        fc.array(fc.nat(60), { maxLength: 5 }),
+        fc.array(queryArb, { minLength: 1, maxLength: 6 }),
+        async (first, later, removed, queries) => {
+          const index = new ExhaustiveIndex(opts);
+          await index.replaceAll(first.map((d, n) => toItem(d, `d${n}`)));
+          // Writes after the build: replaced items (new short ids, the old ones deleted), new ones, removals.
+          await index.upsert(later.map((d, n) => toItem(d, `d${(n * 7) % (first.length + 5)}`)));
+          await index.remove(removed.map((n) => `d${n}`));
+          for (const q of queries) {
+            const label = JSON.stringify(q);
+            expectSame(await index.search(q), index.exhaustive(q), label);
+          }
+          await index.pruned.settled();
+          const q = queries[0];
+          expectSame(await index.search(q), index.exhaustive(q), `after merges: ${JSON.stringify(q)}`);
+        },
+      );
+      await fc.assert(property, { numRuns: 60 });
+    },
+    // A hang guard only: the property is bounded by numRuns and the sizes drawn (test/helpers/property.ts).
+    PROPERTY_HANG_GUARD_MS,
+  );
+});
+
+describe('filters, sorts and facets on known items', () => {
+  const at = (day: string) => `${day}T12:00:00.000Z`;
+  const item = (id: string, type: ItemType, tags: string[], date: string, body: string, updated = date): Item => ({
+    id,
+    type,
+    title: id,
+    body,
+    tags,
+    date,
+    created_at: at('2020-01-01'),
+    updated_at: at(updated),
+  });
+  const ITEMS: Item[] = [
+    item('a1', 'article', ['kubernetes', 'go'], '2023-01-10', 'clusters and pods'),
+    item('a2', 'article', ['kubernetes'], '2023-05-01', 'pods scheduling'),
+    item('a3', 'article', ['rust'], '2024-02-29', 'ownership and borrowing', '2026-01-01'),
+    item('a4', 'article', [], '2022-12-31', 'notes on nothing'),
+    item('p1', 'project', ['Kubernetes', 'helm'], '2023-05-01', 'a helm chart for pods'),
+    item('p2', 'project', ['go'], '2021-07-07', 'a small go tool'),
+    item('e1', 'experience', ['kubernetes'], '2024-01-01', 'ran clusters at scale'),
+  ];
+  let index: ExhaustiveIndex;
+  beforeAll(async () => {
+    index = new ExhaustiveIndex();
+    await index.replaceAll(ITEMS);
+  });
+  const browse = (q: Partial<IndexQuery>) => index.search({ text: '', limit: 100, offset: 0, snippets: false, ...q });
+  const ids = async (q: Partial<IndexQuery>) => (await browse(q)).hits.map((h) => h.id);
+
+  it('counts exactly what each filter keeps, with no words (a placeholder search)', async () => {
+    const cases: Array<[ItemFilter, number]> = [
+      [{}, 7],
+      [{ type: ['article'] }, 4],
+      [{ type: ['article', 'project'] }, 6],
+      [{ tag: ['kubernetes'] }, 4],
+      [{ tag: ['KUBERNETES', 'go'] }, 5],
+      [{ tag: ['nosuch'] }, 0],
+      [{ date_from: '2023-05-01' }, 4],
+      [{ date_to: '2023-05-01' }, 5],
+      [{ date_from: '2023-05-01', date_to: '2023-05-01' }, 2],
+      [{ type: ['article'], tag: ['kubernetes'], date_from: '2023-02-01' }, 1],
+    ];
+    for (const [filter, total] of cases) {
+      const page = await browse({ filter });
+      expect({ filter, total: page.total, hits: page.hits.length }).toEqual({ filter, total, hits: total });
+      expect(index.exhaustive({ text: '', filter, limit: 100, offset: 0 }).total).toBe(total);
+    }
+  });
+
+  it('browses newest first by default, ties by id; oldest first; by update time', async () => {
+    expect(await ids({})).toEqual(['a3', 'e1', 'a2', 'p1', 'a1', 'a4', 'p2']);
+    expect(await ids({ sort: 'relevance' })).toEqual(['a3', 'e1', 'a2', 'p1', 'a1', 'a4', 'p2']);
+    expect(await ids({ sort: 'date:asc' })).toEqual(['p2', 'a4', 'a1', 'a2', 'p1', 'e1', 'a3']);
+    expect(await ids({ sort: 'updated:desc' })).toEqual(['a3', 'e1', 'a2', 'p1', 'a1', 'a4', 'p2']);
+    expect(await ids({ sort: 'date:desc', offset: 2, limit: 2 })).toEqual(['a2', 'p1']);
+  });
+
+  it('counts facets disjunctively: each facet applies every filter but its own', async () => {
+    const page = await browse({ filter: { type: ['article'], tag: ['kubernetes'] }, facets: ['type', 'tag'] });
+    expect(page.total).toBe(2);
+    // type: items tagged kubernetes, of any type; tag: articles, any tag.
+    expect(page.facets).toEqual({
+      type: { article: 2, project: 1, experience: 1 },
+      tag: { kubernetes: 2, go: 1, rust: 1 },
+    });
+    // Tags most frequent first, ties by name, at most facetLimit.
+    const all = await browse({ facets: ['tag'], facetLimit: 2 });
+    expect(Object.entries(all.facets!.tag!)).toEqual([
+      ['kubernetes', 4],
+      ['go', 2],
+    ]);
+  });
+
+  it('filters and sorts a search with words; its type facet sums to the unfiltered total', async () => {
+    const q = { text: 'pods clusters', limit: 10, offset: 0, snippets: false } as const;
+    const plain = await index.search({ ...q, facets: ['type'] });
+    expect(plain.total).toBe(4);
+    expect(Object.values(plain.facets!.type!).reduce((a, b) => a + b, 0)).toBe(plain.total);
+    for (const type of TYPES) {
+      expect((await index.search({ ...q, filter: { type: [type] } })).total).toBe(plain.facets!.type![type]);
+    }
+    const byDate = await index.search({ ...q, sort: 'date:asc' });
+    expect(byDate.hits.map((h) => h.id)).toEqual(['a1', 'a2', 'p1', 'e1']);
+    expect(byDate.hits.every((h) => h.score === 0)).toBe(true);
+  });
+});
