@@ -15,8 +15,16 @@ import type { searchParams, SearchResponse } from './search';
  * run time, so the search page (service/web/page/, bundled by scripts/build-page.ts) and the
  * ingest CLI (scripts/ingest.ts) send their requests with it too.
  */
-/** The parameters as the route reads them (the schema's output: its input side accepts the query's strings too); lists go as repeated parameters. */
-export type SearchParams = Partial<z.output<typeof searchParams>>;
+/** A list parameter's value in the client: one value, or several. */
+type OneOrList<T> = T extends ReadonlyArray<infer U> ? U | readonly U[] : T;
+/**
+ * The parameters as the route reads them (the schema's output: its input side accepts the
+ * query's strings too); a list parameter takes one value or several, which go as repeated
+ * parameters (`type: 'article'` or `type: ['article', 'project']`).
+ */
+export type SearchParams = Partial<{
+  [K in keyof z.output<typeof searchParams>]: OneOrList<z.output<typeof searchParams>[K]>;
+}>;
 export type { SearchResponse } from './search';
 export type ItemInput = z.input<typeof itemInput>;
 export type Item = z.output<typeof itemSchema>;
