@@ -298,6 +298,16 @@ describe('POST /api/chat with the OpenAI-compatible provider', () => {
 describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
   let t: TestApp;
   let fake: FakeOpenAi;
+  let AI: {
+    provider: 'openai';
+    baseUrl: string;
+    model: string;
+    timeoutMs: number;
+    maxRetries: number;
+    maxTokens: number;
+    answerMaxChars: number;
+    answerTimeoutMs: number;
+  };
   const metric = async (name: string) =>
     Number(
       new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(t.app).get('/api/metrics/prometheus')).text)?.[1] ??
@@ -305,19 +315,17 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
     );
   beforeAll(async () => {
     fake = await FakeOpenAi.start();
-    t = await buildTestApp({
-      service: { environment: 'testing' },
-      ai: {
-        provider: 'openai',
-        baseUrl: fake.url,
-        model: 'gpt-test',
-        timeoutMs: 5000,
-        maxRetries: 0,
-        maxTokens: 100,
-        answerMaxChars: 100,
-        answerTimeoutMs: 600,
-      },
-    });
+    AI = {
+      provider: 'openai',
+      baseUrl: fake.url,
+      model: 'gpt-test',
+      timeoutMs: 5000,
+      maxRetries: 0,
+      maxTokens: 100,
+      answerMaxChars: 100,
+      answerTimeoutMs: 600,
+    } as const;
+    t = await buildTestApp({ service: { environment: 'testing' }, ai: AI });
     await seedSite(t.app);
   });
   beforeEach(() => fake.reset());
@@ -327,9 +335,21 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
   });
 
   it('cuts an answer at AI_ANSWER_MAX_CHARS: exactly that text, then an error event naming the limit; the request counts as failed', async () => {
+    // An app of its own whose answer timeout is out of reach: the suite's 600 ms (for the drip
+    // test below) could end a slow machine's flood before its first 100 characters (issue 36).
+    const own = await buildTestApp({
+      service: { environment: 'testing' },
+      ai: { ...AI, answerTimeoutMs: 120_000 },
+    });
+    await seedSite(own.app);
+    const metricOf = async (name: string) =>
+      Number(
+        new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(own.app).get('/api/metrics/prometheus')).text)?.[1] ??
+          'NaN',
+      );
     fake.enqueue({ kind: 'flood', deltas: Infinity, deltaChars: 30 });
-    const failed = await metric('svc_ai_search_requests_failed');
-    const res = await sse(request(t.app).post('/api/chat').send({ message: 'kubernetes storage' }));
+    const failed = await metricOf('svc_ai_search_requests_failed');
+    const res = await sse(request(own.app).post('/api/chat').send({ message: 'kubernetes storage' }));
     const evs = events(res.body as string);
     expect(
       evs
@@ -341,7 +361,8 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
       'error',
       expect.objectContaining({ error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' }),
     ]);
-    expect(await metric('svc_ai_search_requests_failed')).toBe(failed + 1);
+    expect(await metricOf('svc_ai_search_requests_failed')).toBe(failed + 1);
+    await own.close();
   });
 
   it('ends a stream of empty chunks at AI_ANSWER_TIMEOUT_MS with an error event, and counts the estimate', async () => {
