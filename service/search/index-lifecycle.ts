@@ -1,6 +1,5 @@
 import { crc32 } from 'node:zlib';
-import type { Item, ItemType } from '../content/item';
-import { dayNumber, itemDay } from '../content/item-filter';
+import type { Item } from '../content/item';
 import { itemFingerprint } from '../content/item-fingerprint';
 import { plainTextOf, plainTextOfInSteps } from '../content/plain-text';
 import { TimeSlicer } from '../lib/yield-to-loop';
@@ -9,6 +8,7 @@ import { CompactIndex } from './index/compact-index';
 import type { SealedIndex } from './index/merge';
 import type { SegmentStore } from './index/segment-store';
 import type { DocAttributes } from './doc-columns';
+import { datesOf, lowerTags, RestoredMeta, type DocMeta } from './doc-meta';
 import type { QueryGate } from './query-gate';
 import type { IndexedField } from './ranking';
 
@@ -21,58 +21,8 @@ import type { IndexedField } from './ranking';
 
 // The fields of `CompactIndex`, in the order their scores are summed (MiniSearch's field order before).
 const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
-const NO_TAGS: readonly string[] = [];
 // The field whose token positions are kept, for proximity (`proximity.ts`): `text` holds every term.
 const POSITIONS_FIELD: IndexedField = 'text';
-
-/** What a hit's filter, sort and snippet read of a document. */
-export interface DocMeta extends DocAttributes {
-  /** The body as plain text once `plain`; until then as stored (markdown), made plain at its first snippet. */
-  body: string;
-  plain: boolean;
-  readonly summary: string;
-}
-
-const lowerTags = (tags: readonly string[]): readonly string[] =>
-  tags.length ? tags.map((t) => t.toLowerCase()) : NO_TAGS;
-
-/** The day (`itemDay` as `dayNumber`) and update time of an item, as `DocAttributes` keeps them. */
-const datesOf = (item: Item): { day: number; updated: number } => ({
-  day: dayNumber(itemDay(item)),
-  updated: Date.parse(item.updated_at),
-});
-
-/**
- * The metadata of a document taken from a persisted segment: read from its item when first
- * needed, so that a start does not read every item (a store may parse items lazily).
- */
-class RestoredMeta implements DocMeta {
-  plain = false;
-  private lowered: readonly string[] | undefined;
-  private text: string | undefined;
-  constructor(
-    readonly type: ItemType,
-    private readonly item: Item,
-  ) {}
-  get tags(): readonly string[] {
-    return (this.lowered ??= lowerTags(this.item.tags));
-  }
-  get body(): string {
-    return this.text ?? this.item.body;
-  }
-  set body(text: string) {
-    this.text = text;
-  }
-  get summary(): string {
-    return this.item.summary ?? '';
-  }
-  get day(): number {
-    return dayNumber(itemDay(this.item));
-  }
-  get updated(): number {
-    return Date.parse(this.item.updated_at);
-  }
-}
 
 /** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
 interface Analysed {
