@@ -3,10 +3,11 @@ import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_KVSTORE, defaultDurability, type KvstoreDurability } from '../../../configs';
 import type { RedisClient } from '../../kvstore/client-factory';
-import { isCommandTimeout, type KvstoreConnection, type WriteConfirmation } from '../../kvstore/connection';
+import { isCommandTimeout, type KvstoreConnection } from '../../kvstore/connection';
 import { keySlot } from '../../kvstore/key-slot';
 import { contentKeys, type ContentKeys } from './redis-keys';
 import { CONTENT_SCRIPTS, runScript, scriptKeys } from './redis-scripts';
+import { DurableWrites } from './durable-writes';
 import { RecentDeletions } from './recent-deletions';
 import type { Item } from '../item';
 import { fromRecord, toRecord, type ItemRecord } from '../item-record';
@@ -128,10 +129,8 @@ export class RedisContentStore implements ContentStore {
    */
   private writer: RedisClient | undefined;
   private readonly durability: KvstoreDurability;
-  private probe: NodeJS.Timeout | undefined;
-  /** Writes sent per write connection, and the waits in flight on it with the last write each covers. */
-  private readonly sent = new WeakMap<RedisClient, number>();
-  private readonly waitsInFlight = new WeakMap<RedisClient, Array<{ covers: number; reply: Promise<number[]> }>>();
+  /** The waits for `KVSTORE_DURABILITY` after each write (durable-writes.ts). */
+  private readonly durable: DurableWrites;
   private readerLoop: Promise<void> | undefined;
   private closed = false;
   private handlers: RemoteChangeHandlers | undefined;
@@ -164,6 +163,9 @@ export class RedisContentStore implements ContentStore {
       opts.rememberedDeletions ?? 100_000,
     );
     this.durability = opts.durability ?? defaultDurability(opts.connection.mode);
+    this.durable = new DurableWrites(this.durability, opts.connection, opts.durabilityWaitMs ?? 200, (e) =>
+      this.reportFailure(e),
+    );
     opts.connection.eviction.on('evicted', this.onEvicted);
   }
 
@@ -236,8 +238,7 @@ export class RedisContentStore implements ContentStore {
     const token = randomUUID();
     // Remembered before sending: the reader may see the notice before this call learns the outcome.
     this.remember(token, idList);
-    const seq = (this.sent.get(conn) ?? 0) + 1;
-    this.sent.set(conn, seq);
+    const seq = this.durable.numberWrite(conn);
     const now = this.clock.now();
     let stamps: unknown;
     try {
@@ -269,7 +270,8 @@ export class RedisContentStore implements ContentStore {
     // Remembered once the script ran (the primary holds the deletions), whatever the level says.
     for (const i of items) this.deletions.forget(i.id, Date.parse(i.updated_at));
     this.noteDeletions(removed.map((id, k) => [id, Number((stamps as unknown[])[k])] as const));
-    await this.confirmDurable(conn, seq, idList);
+    const notDurable = await this.durable.confirm(conn, seq);
+    if (notDurable) throw this.unknownOutcome(idList, notDurable);
     this.unconfirmed.delete(token);
   }
 
@@ -341,118 +343,6 @@ export class RedisContentStore implements ContentStore {
       );
     }
     return node;
-  }
-
-  /**
-   * Waits until the write just made on `c` meets the durability level. A write the primary took
-   * whose level was not met in time is answered like any unconfirmed write (503, "may or may not
-   * have been stored; retrying is safe"), and the connection reports why (no replica, not on disk)
-   * for `/health`: while a level cannot be met, content cannot be written, by design.
-   */
-  private async confirmDurable(c: RedisClient, seq: number, ids: readonly string[]): Promise<void> {
-    const level = this.durability;
-    if (level === 'primary') return;
-    const waitMs = this.opts.durabilityWaitMs ?? 200;
-    let local: number;
-    let replicas: number;
-    try {
-      [local, replicas] = await this.durableWait(c, seq, waitMs);
-    } catch (e) {
-      if (!aofDisabled(e)) {
-        this.reportFailure(e);
-        throw this.unknownOutcome(
-          ids,
-          `${level === 'replica' ? 'WAIT' : 'WAITAOF'} for KVSTORE_DURABILITY=${level} failed: ${(e as Error).message}`,
-        );
-      }
-      // The primary answers, without an append-only file (CONFIG SET appendonly no): not on disk.
-      [local, replicas] = [0, 0];
-    }
-    let problem: WriteConfirmation = 'ok';
-    let where = 'the primary';
-    if (local < 1) problem = 'not_on_disk';
-    else if ((level === 'replica' || level === 'replica-disk') && replicas < 1) {
-      // WAITAOF counts replicas that fsynced it: one that holds it in memory (no AOF, or one
-      // fsynced only every second) is a disk problem of the replica's, not a missing replica.
-      problem = level === 'replica-disk' && (await this.replicaHolds(c)) ? 'not_on_disk' : 'no_replica';
-      where = 'a replica';
-    }
-    this.opts.connection.writeConfirmation(problem, level);
-    if (problem !== 'ok') this.probeDurability(c);
-    if (problem === 'no_replica')
-      throw this.unknownOutcome(
-        ids,
-        `no replica to confirm the write within ${waitMs} ms (KVSTORE_DURABILITY=${level}): the primary holds it, a failover may lose it`,
-      );
-    if (problem === 'not_on_disk')
-      throw this.unknownOutcome(
-        ids,
-        `${where} did not confirm it on disk within ${waitMs} ms (KVSTORE_DURABILITY=${level})`,
-      );
-  }
-
-  /** True when a replica acknowledged the last write of `c` in memory (`WAIT 1` with a short timeout); false when unknown. */
-  private async replicaHolds(c: RedisClient): Promise<boolean> {
-    try {
-      return Number(await c.call('WAIT', 1, 20)) >= 1;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * While the level is not met, asks again every 500 ms without writing (a WAIT on the write
-   * connection counts the replicas that hold its last write), so `/health` says when writes can
-   * be confirmed again even if none is sent.
-   */
-  private probeDurability(c: RedisClient): void {
-    if (this.probe || this.closed) return;
-    this.probe = setInterval(() => {
-      if (this.opts.connection.writes === 'ok' || this.closed || c.status !== 'ready') {
-        if (this.opts.connection.writes === 'ok' || this.closed) {
-          clearInterval(this.probe);
-          this.probe = undefined;
-        }
-        return;
-      }
-      const waitMs = this.opts.durabilityWaitMs ?? 200;
-      this.durableWait(c, this.sent.get(c) ?? 0, waitMs).then(
-        ([local, replicas]) => {
-          const needsReplica = this.durability === 'replica' || this.durability === 'replica-disk';
-          if (local >= 1 && (!needsReplica || replicas >= 1))
-            this.opts.connection.writeConfirmation('ok', this.durability);
-        },
-        () => undefined,
-      );
-    }, 500);
-    this.probe.unref();
-  }
-
-  /**
-   * One WAIT (or WAITAOF) on `c` that covers write number `seq` of that connection: one sent
-   * after it is still waiting (it counts every earlier write of the connection, so concurrent
-   * writes share one wait and never queue one wait each), or a new one. Resolves with [copies
-   * on the primary's disk, replicas].
-   */
-  private durableWait(c: RedisClient, seq: number, waitMs: number): Promise<number[]> {
-    const inFlight = this.waitsInFlight.get(c) ?? [];
-    const shared = inFlight.find((w) => w.covers >= seq);
-    if (shared) return shared.reply;
-    const level = this.durability;
-    // Below the command timeout, so the wait answers (with counts) before the client gives up on it.
-    const reply: Promise<number[]> =
-      level === 'replica'
-        ? c.call('WAIT', 1, waitMs).then((n) => [1, Number(n)])
-        : c.call('WAITAOF', 1, level === 'replica-disk' ? 1 : 0, waitMs).then((r) => (r as unknown[]).map(Number));
-    const entry = { covers: this.sent.get(c) ?? seq, reply };
-    inFlight.push(entry);
-    this.waitsInFlight.set(c, inFlight);
-    const done = () => {
-      const i = inFlight.indexOf(entry);
-      if (i >= 0) inFlight.splice(i, 1);
-    };
-    reply.then(done, done);
-    return reply;
   }
 
   /** Remembers a write whose outcome is not known yet (oldest forgotten past `MAX_UNCONFIRMED`). */
@@ -631,16 +521,11 @@ export class RedisContentStore implements ContentStore {
   async close(): Promise<void> {
     this.closed = true;
     this.opts.connection.eviction.off('evicted', this.onEvicted);
-    if (this.probe) clearInterval(this.probe);
+    this.durable.close();
     this.reader?.disconnect();
     this.writer?.disconnect();
     await this.readerLoop?.catch(() => undefined);
   }
-}
-
-/** WAITAOF's refusal on a primary without an append-only file (`numlocal is set but appendonly is disabled`). */
-function aofDisabled(e: unknown): boolean {
-  return e instanceof Error && /appendonly is disabled/i.test(e.message);
 }
 
 function pairs(kv: string[]): Record<string, string> {
