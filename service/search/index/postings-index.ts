@@ -123,16 +123,7 @@ export class PostingsIndex extends SegmentedIndex {
     const run = this.runs.get(this.base, this.nf, t);
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
-    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
-    const stats: ValueStats = {
-      lengths: this.lengths,
-      short,
-      nf: this.nf,
-      avg: this.avg,
-      k: bm25.k,
-      b: bm25.b,
-      d: bm25.d,
-    };
+    const stats = this.valueStats(bm25);
     const parts: TermPostings['parts'] = [];
     if (run) {
       // The values and the exact bounds, per block and in all: one pass over the run (cached
@@ -213,6 +204,12 @@ export class PostingsIndex extends SegmentedIndex {
     return entry;
   }
 
+  /** What term values are computed from: the field lengths (with the short form of the base's) and BM25's parameters. */
+  private valueStats(bm25: Bm25Params): ValueStats {
+    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
+    return { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
+  }
+
   /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
   private fillValues(
     term: string,
@@ -221,16 +218,7 @@ export class PostingsIndex extends SegmentedIndex {
     boost: readonly number[],
     bm25: Bm25Params,
   ): void {
-    const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
-    const stats: ValueStats = {
-      lengths: this.lengths,
-      short,
-      nf: this.nf,
-      avg: this.avg,
-      k: bm25.k,
-      b: bm25.b,
-      d: bm25.d,
-    };
+    const stats = this.valueStats(bm25);
     let added = 0;
     for (const part of p.parts) {
       part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
