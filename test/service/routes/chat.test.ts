@@ -308,10 +308,9 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
     answerMaxChars: number;
     answerTimeoutMs: number;
   };
-  const metric = async (name: string) =>
+  const metric = async (name: string, app = t.app) =>
     Number(
-      new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(t.app).get('/api/metrics/prometheus')).text)?.[1] ??
-        'NaN',
+      new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(app).get('/api/metrics/prometheus')).text)?.[1] ?? 'NaN',
     );
   beforeAll(async () => {
     fake = await FakeOpenAi.start();
@@ -342,13 +341,8 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
       ai: { ...AI, answerTimeoutMs: 120_000 },
     });
     await seedSite(own.app);
-    const metricOf = async (name: string) =>
-      Number(
-        new RegExp(`^${name} (\\S+)$`, 'm').exec((await request(own.app).get('/api/metrics/prometheus')).text)?.[1] ??
-          'NaN',
-      );
     fake.enqueue({ kind: 'flood', deltas: Infinity, deltaChars: 30 });
-    const failed = await metricOf('svc_ai_search_requests_failed');
+    const failed = await metric('svc_ai_search_requests_failed', own.app);
     const res = await sse(request(own.app).post('/api/chat').send({ message: 'kubernetes storage' }));
     const evs = events(res.body as string);
     expect(
@@ -361,7 +355,7 @@ describe('POST /api/chat: limits and honest tokens (issue 37)', () => {
       'error',
       expect.objectContaining({ error: 'upstream_error', status: 502, limit: 'AI_ANSWER_MAX_CHARS' }),
     ]);
-    expect(await metricOf('svc_ai_search_requests_failed')).toBe(failed + 1);
+    expect(await metric('svc_ai_search_requests_failed', own.app)).toBe(failed + 1);
     await own.close();
   });
 
