@@ -383,9 +383,10 @@ export class ContentService {
     // A shared store may hold ids this replica has not heard of yet (their change notice is on
     // its way): a delete of one sent here is still a delete. The store is asked about the ids of
     // `delete` the in-memory copy lacks; those it holds are deleted like held ones.
+    const shared = this.store.kind === 'kvstore';
     const unheard = (ops.delete ?? []).filter((id) => !this.items.has(id));
     const heard = new Set<string>();
-    if (unheard.length && this.store.kind === 'kvstore') {
+    if (unheard.length && shared) {
       let held: readonly Item[];
       try {
         held = await this.store.getMany(unheard);
@@ -479,7 +480,6 @@ export class ContentService {
     for (const id of new Set(ops.delete ?? [])) (this.items.has(id) || heard.has(id) ? deleted : notFound).push(id);
     // On a shared store an id found nowhere is deleted too (a tombstone): the store may have lost
     // it (a Redis restarted empty) while a replica still holds it and would write it back.
-    const shared = this.store.kind === 'kvstore';
     const removed = [...new Set([...matched.keys(), ...deleted, ...(shared ? notFound : [])])];
     const written: Item[] = [];
     for (const r of byId.values()) if (r.change !== 'unchanged') written.push(r.item);
