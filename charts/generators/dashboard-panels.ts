@@ -178,10 +178,14 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'AI tokens per hour (HighTokenSpend)',
-          description: `Tokens used by the AI provider over the last hour; red from ${promNumber(r.tokensPerHour)} (ALERT_TOKENS_PER_HOUR).`,
+          description: `Tokens used by the AI provider over the last hour, and the part of them the service estimated itself (${METRICS.tokensEstimatedTotal}: no usable usage reported); red from ${promNumber(r.tokensPerHour)} (ALERT_TOKENS_PER_HOUR).`,
           kind: 'timeseries',
           unit: 'short',
-          queries: [{ expr: by('job', `increase(${q.select(m.totalTokensUsed)}[1h])`), legend: 'tokens / h' }],
+          queries: [
+            { expr: by('job', `increase(${q.select(m.totalTokensUsed)}[1h])`), legend: 'tokens / h' },
+            // The part the service counted itself (the provider reported no usable usage): a bill to check.
+            { expr: by('job', `increase(${q.select(m.tokensEstimatedTotal)}[1h])`), legend: 'estimated / h' },
+          ],
           thresholds: { direction: 'above', values: [r.tokensPerHour], source: 'ALERT_TOKENS_PER_HOUR' },
         },
       ],
@@ -240,6 +244,18 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
               legend: '{{backend}} {{instance}}',
             },
             { expr: by('job', rate(m.rateLimitStoreErrorsTotal)), legend: 'kvstore errors / s' },
+          ],
+        },
+        {
+          title: 'Kvstore evictions (KvstoreEvictingKeys)',
+          description: `Keys each kvstore evicted for want of memory over the last hour (${METRICS.kvstoreEvictedKeysTotal}, the worst pod's view): content keys among them are reloaded and written back; rate-limit windows may reset.`,
+          kind: 'timeseries',
+          unit: 'short',
+          queries: [
+            {
+              expr: `max by (store) (increase(${q.select(m.kvstoreEvictedKeysTotal)}[1h]))`,
+              legend: '{{store}}',
+            },
           ],
         },
       ],

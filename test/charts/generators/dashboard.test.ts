@@ -54,6 +54,17 @@ describe('grafanaDashboard', () => {
       expect(titles.some((x) => x.startsWith(t))).toBe(true);
   });
 
+  it('shows the estimated part of the tokens and the kvstore evictions beside their alerts', () => {
+    const tokens = byTitle('AI tokens per hour').targets.map((t: Json) => t.expr as string);
+    expect(tokens.some((e: string) => /increase\(svc_ai_search_tokens_estimated_total\{[^}]*\}\[1h\]\)/.test(e))).toBe(
+      true,
+    );
+    const evictions = byTitle('Kvstore evictions (KvstoreEvictingKeys)').targets.map((t: Json) => t.expr as string);
+    expect(evictions).toEqual([
+      expect.stringMatching(/^max by \(store\) \(increase\(svc_ai_search_kvstore_evicted_keys_total\{/),
+    ]);
+  });
+
   it('queries through the Prometheus data source variable, never a fixed data source', () => {
     expect((dashboard.templating as Json).list).toEqual([
       expect.objectContaining({ type: 'datasource', name: DATASOURCE_VARIABLE, query: 'prometheus' }),
