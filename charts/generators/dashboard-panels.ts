@@ -1,4 +1,5 @@
 import type { Settings } from '../../configs';
+import { RULE_WINDOWS } from './alert-rules';
 import { promNumber } from './format';
 import { settingsQueries } from './promql';
 import { BURN_RATE_ALERTS, errorBudget } from './slo-rules';
@@ -182,9 +183,15 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
           kind: 'timeseries',
           unit: 'short',
           queries: [
-            { expr: by('job', `increase(${q.select(m.totalTokensUsed)}[1h])`), legend: 'tokens / h' },
+            {
+              expr: by('job', `increase(${q.select(m.totalTokensUsed)}[${RULE_WINDOWS.tokenSpend}])`),
+              legend: 'tokens / h',
+            },
             // The part the service counted itself (the provider reported no usable usage): a bill to check.
-            { expr: by('job', `increase(${q.select(m.tokensEstimatedTotal)}[1h])`), legend: 'estimated / h' },
+            {
+              expr: by('job', `increase(${q.select(m.tokensEstimatedTotal)}[${RULE_WINDOWS.tokenSpend}])`),
+              legend: 'estimated / h',
+            },
           ],
           thresholds: { direction: 'above', values: [r.tokensPerHour], source: 'ALERT_TOKENS_PER_HOUR' },
         },
@@ -248,12 +255,12 @@ export function dashboardPanels(settings: Settings): DashboardRow[] {
         },
         {
           title: 'Kvstore evictions (KvstoreEvictingKeys)',
-          description: `Keys each kvstore evicted for want of memory over the last hour (${METRICS.kvstoreEvictedKeysTotal}, the worst pod's view): content keys among them are reloaded and written back; rate-limit windows may reset.`,
+          description: `Keys each kvstore evicted for want of memory over the alert's window, ${RULE_WINDOWS.evictions} (${METRICS.kvstoreEvictedKeysTotal}, the worst pod's view): content keys among them are reloaded and written back; rate-limit windows may reset.`,
           kind: 'timeseries',
           unit: 'short',
           queries: [
             {
-              expr: `max by (store) (increase(${q.select(m.kvstoreEvictedKeysTotal)}[1h]))`,
+              expr: `max by (store) (increase(${q.select(m.kvstoreEvictedKeysTotal)}[${RULE_WINDOWS.evictions}]))`,
               legend: '{{store}}',
             },
           ],
