@@ -49,11 +49,12 @@ lint: install
 # worker runs (docs/testing.md), so a busy machine only makes the run longer.
 TEST_WORKERS ?= 3
 
-# Every test: types and lint side by side (each is one thread), then both jest projects (test
-# tiers): fast, and process (real redis-server, promtool, amtool, the service process, the
-# browser, e2e).
-test: install system-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target typecheck lint
+# Every test: types and lint side by side (each is one thread), and beside them the system
+# packages (on a machine that has them, the valkey download of a fresh clone: ~9 s of network,
+# no CPU); then both jest projects (test tiers): fast, and process (real redis-server, promtool,
+# amtool, the service process, the browser, e2e).
+test: install
+	$(MAKE) --no-print-directory -j3 --output-sync=target typecheck lint system-deps
 	npx jest --ci --maxWorkers=$(TEST_WORKERS)
 
 # The fast tier only (docs/architecture.md, test/tiers.js): unit, generator and in-process app
