@@ -5,10 +5,8 @@ import type { ContentService } from '../../service/content/content-service';
 import { StoreUnavailableError } from '../../service/content/content-store';
 import type { FeatureSet } from '../../service/features';
 import { buildTestApp, type TestApp } from '../helpers/app';
-import { waitFor } from '../../tools/harness/ports';
-import { RedisCluster } from '../../tools/harness/redis-cluster';
 import { RedisServer } from '../../tools/harness/redis';
-import { RedisSentinelSetup } from '../../tools/harness/redis-sentinel';
+import { replicasOnCluster, replicasOnSentinel } from '../helpers/replicated-kvstore';
 import { sleep } from './fault-run';
 import { ITEMS } from './measure';
 
@@ -229,7 +227,7 @@ interface IdFate {
 async function mixedRun(opts: {
   apps: readonly TestApp[];
   prefix: string;
-  inject: () => Promise<void>;
+  inject: () => Promise<unknown>;
   stored: () => Promise<Map<string, string>>;
 }): Promise<{ acknowledged: number; deletes: number }> {
   const fates = new Map<string, IdFate>();
@@ -302,97 +300,28 @@ async function mixedRun(opts: {
 }
 
 describe('acknowledged gone means gone everywhere: Sentinel master killed while writes, patches and deletes run', () => {
-  let setup: RedisSentinelSetup;
-  let a: TestApp;
-  let b: TestApp;
-  beforeAll(async () => {
-    setup = await RedisSentinelSetup.start({ replicas: 2 });
-    const input: SettingsInput = {
-      service: { environment: 'testing' },
-      kvstore: setup.kvstoreSettings(),
-      rateLimit: { enabled: false },
-    };
-    a = await buildTestApp(input);
-    b = await buildTestApp(input);
-  }, 60_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await setup?.stop();
-  });
+  const sentinel = replicasOnSentinel(2);
 
   it('master kill -9 (failover), the old master back as a replica: nothing deleted served, nothing acknowledged lost', async () => {
     const r = await mixedRun({
-      apps: [a, b],
+      apps: sentinel.apps(),
       prefix: 'snd',
-      inject: async () => {
-        const old = await setup.currentMaster();
-        await setup.failover();
-        await sleep(1000);
-        await setup.restartAsReplica(old);
-      },
-      stored: async () => {
-        const c = setup.client();
-        try {
-          await c.connect();
-          return new Map(Object.entries(await c.hgetall(ITEMS)));
-        } finally {
-          c.disconnect();
-        }
-      },
+      inject: () => sentinel.failover(),
+      stored: () => sentinel.storedItems(),
     });
     expect(r.deletes).toBeGreaterThan(0);
   }, 120_000);
 });
 
 describe('acknowledged gone means gone everywhere: Cluster content master killed while writes, patches and deletes run', () => {
-  let cluster: RedisCluster;
-  let a: TestApp;
-  let b: TestApp;
-  const key = '{svc-ai-search:content}:items';
-  beforeAll(async () => {
-    cluster = await RedisCluster.start({ masters: 3, replicas: 2 });
-    const input: SettingsInput = {
-      service: { environment: 'testing' },
-      kvstore: {
-        url: cluster.url(0),
-        topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) },
-        durability: 'replica',
-      },
-      rateLimit: { enabled: false },
-    };
-    a = await buildTestApp(input);
-    b = await buildTestApp(input);
-  }, 60_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await cluster?.stop();
-  });
+  const cluster = replicasOnCluster();
 
   it("the content slot's master kill -9, a replica promoted, the old master back: nothing deleted served, nothing acknowledged lost", async () => {
     const r = await mixedRun({
-      apps: [a, b],
+      apps: cluster.apps(),
       prefix: 'cld',
-      inject: async () => {
-        const old = await cluster.masterOf(key);
-        await cluster.kill(old);
-        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, {
-          timeoutMs: 20_000,
-          intervalMs: 100,
-        });
-        await sleep(1000);
-        await cluster.restart(old);
-      },
-      stored: async () => {
-        const c = cluster.client();
-        try {
-          await c.connect();
-          return new Map(Object.entries(await c.hgetall(key)));
-        } finally {
-          c.disconnect();
-        }
-      },
+      inject: () => cluster.failover(),
+      stored: () => cluster.storedItems(),
     });
     expect(r.deletes).toBeGreaterThan(0);
   }, 120_000);

@@ -5,12 +5,11 @@ import Redis from 'ioredis';
 import type { SettingsInput } from '../../configs';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { waitFor, waitForPort } from '../../tools/harness/ports';
-import { RedisCluster } from '../../tools/harness/redis-cluster';
 import { RedisServer } from '../../tools/harness/redis';
-import { RedisSentinelSetup } from '../../tools/harness/redis-sentinel';
 import { ServiceProcess } from '../../tools/harness/service-process';
+import { replicasOnCluster, replicasOnSentinel } from '../helpers/replicated-kvstore';
 import { sleep, type ReplicaClient } from './fault-run';
-import { expectPromiseHeld, hkeys, inProcess, item, ITEMS, measure, zero } from './measure';
+import { expectPromiseHeld, hkeys, inProcess, item, measure, zero } from './measure';
 
 /**
  * Issue 26's proof: writers (one sequential client and six concurrent ones, unique ids, spread
@@ -202,38 +201,17 @@ describe('acknowledged means served: a service replica killed with kill -9 (two 
 describe.each([1, 2])(
   'acknowledged means served: Sentinel master killed (%i replica(s), three sentinels)',
   (replicaCount) => {
-    let setup: RedisSentinelSetup;
-    let a: TestApp;
-    let b: TestApp;
-    beforeAll(async () => {
-      setup = await RedisSentinelSetup.start({ replicas: replicaCount });
-      const input: SettingsInput = {
-        service: { environment: 'testing' },
-        kvstore: setup.kvstoreSettings(),
-        rateLimit: { enabled: false },
-      };
-      a = await buildTestApp(input);
-      b = await buildTestApp(input);
-    }, 60_000);
-    afterAll(async () => {
-      await a?.close();
-      await b?.close();
-      await setup?.stop();
-    });
+    const sentinel = replicasOnSentinel(replicaCount);
 
     it('master kill -9, the old master restarted as a replica a second after the switch', async () => {
+      const [a, b] = sentinel.apps();
       const r = await measure({
         fault: `Sentinel (${replicaCount} replica${replicaCount > 1 ? 's' : ''}): master kill -9, old master back as a replica 1 s after the switch`,
         durability: 'replica (sentinel default)',
         replicas: [inProcess('a', a), inProcess('b', b)],
         prefix: `sn${replicaCount}`,
         inject: async () => {
-          const old = await setup.currentMaster();
-          await setup.failover();
-          const switchedAt = Date.now();
-          await sleep(1000);
-          // As the Bitnami chart's start script does: ask the sentinels, start as the new master's replica.
-          await setup.restartAsReplica(old);
+          const { switchedAt } = await sentinel.failover();
           // With one replica, the promoted master has none until the old one is in sync; with two,
           // the other replica follows the new master at the switch.
           return {
@@ -242,15 +220,7 @@ describe.each([1, 2])(
             levelMetAt: replicaCount > 1 ? switchedAt : Date.now(),
           };
         },
-        stored: async () => {
-          const c = setup.client();
-          try {
-            await c.connect();
-            return new Set(await c.hkeys(ITEMS));
-          } finally {
-            c.disconnect();
-          }
-        },
+        stored: async () => new Set((await sentinel.storedItems()).keys()),
         truth: zero,
       });
       expectPromiseHeld(r);
@@ -267,31 +237,10 @@ describe.each([1, 2])(
  * writes at `replica` resume once the cluster converges, without waiting for the old master.
  */
 describe('acknowledged means served: Cluster master killed (three masters with two replicas each)', () => {
-  let cluster: RedisCluster;
-  let a: TestApp;
-  let b: TestApp;
-  const key = '{svc-ai-search:content}:items';
-  beforeAll(async () => {
-    cluster = await RedisCluster.start({ masters: 3, replicas: 2 });
-    const input: SettingsInput = {
-      service: { environment: 'testing' },
-      kvstore: {
-        url: cluster.url(0),
-        topology: { mode: 'cluster', nodes: cluster.seeds.slice(1) },
-        durability: 'replica',
-      },
-      rateLimit: { enabled: false },
-    };
-    a = await buildTestApp(input);
-    b = await buildTestApp(input);
-  }, 60_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await cluster?.stop();
-  });
+  const cluster = replicasOnCluster();
 
   it("the content slot's master kill -9, a replica promoted, the other follows it, the old master back a second later", async () => {
+    const [a, b] = cluster.apps();
     const r = await measure({
       fault:
         "Cluster, 2 replicas per master: content slot's master kill -9, replica promoted, old master back 1 s later",
@@ -299,16 +248,7 @@ describe('acknowledged means served: Cluster master killed (three masters with t
       replicas: [inProcess('a', a), inProcess('b', b)],
       prefix: 'cl',
       inject: async () => {
-        const old = await cluster.masterOf(key);
-        const killedAt = Date.now();
-        await cluster.kill(old);
-        await waitFor('a replica promoted', async () => (await cluster.masterOf(key).catch(() => old)) !== old, {
-          timeoutMs: 20_000,
-          intervalMs: 100,
-        });
-        const switchedAt = Date.now();
-        await sleep(1000);
-        await cluster.restart(old);
+        const { killedAt, switchedAt } = await cluster.failover();
         // The level can be met from the promotion on: the other replica follows the new master.
         return {
           from: switchedAt,
@@ -316,15 +256,7 @@ describe('acknowledged means served: Cluster master killed (three masters with t
           levelMetAt: switchedAt,
         };
       },
-      stored: async () => {
-        const c = cluster.client();
-        try {
-          await c.connect();
-          return new Set(await c.hkeys(key));
-        } finally {
-          c.disconnect();
-        }
-      },
+      stored: async () => new Set((await cluster.storedItems()).keys()),
       truth: zero,
     });
     expectPromiseHeld(r);

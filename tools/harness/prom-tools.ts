@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { RULE_TESTS_FILE, RULES_FILE } from '../validate/promtool';
 import { workspace, type ToolResult, type ToolRunner } from '../validate/tools';
 import { requireBinary, runTool } from './binary';
@@ -10,32 +10,59 @@ import { requireBinary, runTool } from './binary';
  * The real `promtool` and `amtool` (Debian packages, installed by `make test`) behind the
  * `ToolRunner` the validation module takes; `make validate` uses the same runner.
  *
- * `promtool test rules` (seconds per run: every test evaluates every rule minute by minute over
- * days of samples) is run once per distinct input in a process: its verdict depends only on the
- * files of its folder (the test file and the rule files it names, evaluated from time 0), so a
- * second run on byte-identical files (another test of the same file re-validating the default
- * stack) reuses the first run's result. Every other tool run, and every first run, is real.
+ * Two kinds of run are made once per distinct input in a process, and a second run on
+ * byte-identical input (another test of the same file re-validating the default stack, or a
+ * variant whose change leaves that file as it was) reuses the first run's result:
+ * - `promtool test rules` (seconds per run: every test evaluates every rule minute by minute over
+ *   days of samples): its verdict depends only on the files of its folder (the test file and the
+ *   rule files it names, evaluated from time 0);
+ * - `amtool config routes test --config.file=<file> labels…` (one process per route case, 41
+ *   cases per stack: 380 runs in test/tools/validate/validate-stack.test.ts, 119 of them
+ *   distinct): Alertmanager's router resolves the labels against that one file, which amtool
+ *   parses and reads nothing else for.
+ * Every other tool run, and every first run, is real.
  */
 export const promTools: ToolRunner = (name, args, options = {}) => {
-  if (name !== 'promtool' || args[0] !== 'test' || args[1] !== 'rules' || !options.cwd)
-    return runTool(name, args, { cwd: options.cwd });
-  const key = inputKey(name, args, options.cwd);
-  const seen = testRulesRuns.get(key);
-  if (seen) return restorePaths(seen, options.cwd);
+  const folder = reusableInputFolder(name, args, options.cwd);
+  if (!folder) return runTool(name, args, { cwd: options.cwd });
+  const key = inputKey(name, args, folder.dir, folder.files);
+  const seen = reusableRuns.get(key);
+  if (seen) return restorePaths(seen, folder.dir);
   const result = runTool(name, args, { cwd: options.cwd });
-  testRulesRuns.set(key, relativePaths(result, options.cwd));
+  reusableRuns.set(key, relativePaths(result, folder.dir));
   return result;
 };
 
-/** Results of `promtool test rules` by input (folder contents and arguments), folder paths replaced by FOLDER. */
-const testRulesRuns = new Map<string, ToolResult>();
+/**
+ * The folder a reusable run reads its input from, and which of its files (all when undefined);
+ * undefined for a run that is always real.
+ */
+function reusableInputFolder(
+  name: string,
+  args: readonly string[],
+  cwd: string | undefined,
+): { dir: string; files?: readonly string[] } | undefined {
+  if (name === 'promtool' && args[0] === 'test' && args[1] === 'rules' && cwd) return { dir: cwd };
+  if (name === 'amtool' && args[0] === 'config' && args[1] === 'routes' && args[2] === 'test') {
+    const configs = args.filter((a) => a.startsWith(AMTOOL_CONFIG_FLAG));
+    if (configs.length !== 1) return undefined;
+    const path = configs[0].slice(AMTOOL_CONFIG_FLAG.length);
+    if (!isAbsolute(path)) return undefined;
+    return { dir: dirname(path), files: [basename(path)] };
+  }
+  return undefined;
+}
+const AMTOOL_CONFIG_FLAG = '--config.file=';
+
+/** Results of reusable runs by input (folder contents and arguments), folder paths replaced by FOLDER. */
+const reusableRuns = new Map<string, ToolResult>();
 const FOLDER = '\u0000folder\u0000';
 
-/** A digest of the arguments (folder-relative) and of every file in the folder, by name. */
-function inputKey(name: string, args: readonly string[], dir: string): string {
+/** A digest of the arguments (folder-relative) and of the files of the folder (`files`, else every one), by name. */
+function inputKey(name: string, args: readonly string[], dir: string, files?: readonly string[]): string {
   const hash = createHash('sha256').update(name);
   for (const a of args) hash.update(`\u0000arg ${a.split(dir).join(FOLDER)}`);
-  for (const f of readdirSync(dir).sort()) {
+  for (const f of files ?? readdirSync(dir).sort()) {
     const path = join(dir, f);
     if (statSync(path).isFile()) hash.update(`\u0000file ${f}\u0000`).update(readFileSync(path));
   }
@@ -71,8 +98,8 @@ export async function testRulesAhead(
         ws.write(RULES_FILE, pair.rulesText);
         const args = ['test', 'rules', ws.write(RULE_TESTS_FILE, pair.testsText)];
         const key = inputKey('promtool', args, ws.dir);
-        if (!testRulesRuns.has(key))
-          testRulesRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
+        if (!reusableRuns.has(key))
+          reusableRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
       } finally {
         ws.dispose();
       }
