@@ -93,14 +93,21 @@ export class PostingsIndex extends SegmentedIndex {
   // Scratch bitmap of `unionSize`, all zero between calls.
   private unionBits = new Int32Array(0);
 
-  /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
-  private postings(
+  /**
+   * The term's postings as sorted arrays of BM25 values, from the cache or built from the
+   * segments, a step at a time: a common term's first use at an index version (its base run
+   * built, the field lengths' table after a merge, its live postings gathered, their values) is
+   * several passes over ~500k postings at 1M documents, each a step of its own (issue 39). Its
+   * scratch is the query's (queries run one at a time, query-gate.ts) and the index does not
+   * change between the steps.
+   */
+  private *postings(
     term: string,
     fields: readonly number[],
     boost: readonly number[],
     bm25: Bm25Params,
     keepValues: boolean,
-  ): TermPostings | undefined {
+  ): Generator<void, TermPostings | undefined> {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
@@ -121,20 +128,27 @@ export class PostingsIndex extends SegmentedIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.runs.get(this.base, this.nf, t);
+    yield;
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
     const stats = this.valueStats(bm25);
+    yield;
     const parts: TermPostings['parts'] = [];
     if (run) {
       // The values and the exact bounds, per block and in all: one pass over the live postings
       // (cached with the postings for the index version, so repeated queries between writes do
       // not pay it again).
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      const live = this.deadBase > 0 ? liveOf(run.docs, runTfs, ids) : { docs: run.docs, tfs: runTfs };
+      let live = { docs: run.docs, tfs: runTfs };
+      if (this.deadBase > 0) {
+        live = liveOf(run.docs, runTfs, ids);
+        yield;
+      }
       if (live.docs.length) {
         const { docs, tfs } = live;
         const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
         parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+        yield;
       }
     }
     this.ensureScratch();
@@ -270,7 +284,7 @@ export class PostingsIndex extends SegmentedIndex {
     };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
-      const p = this.postings(term, fields, boosts, bm25, keepValues);
+      const p = yield* this.postings(term, fields, boosts, bm25, keepValues);
       if (!p) continue;
       // A term's parts hold disjoint documents: each document meets the term in one cursor,
       // in the term's place in the query, so sums and distinct-term counts are unchanged.
