@@ -22,6 +22,7 @@ import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
+import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 import { attribute, summarize, type AttributedStall } from './stall-attribution';
 
 /** What one run measured, milliseconds unless named otherwise. */
@@ -75,10 +76,18 @@ export async function watch(
   };
   let cpuStall = 0;
   let last = process.cpuUsage();
+  // The loop thread's own CPU between two ticks (schedstat, as the service's busy-max gauge):
+  // without the GC's helper threads, which the process's CPU counts.
+  const loopCpu = loopThreadCpu();
+  let loopStall = 0;
+  let lastLoop = loopCpu();
   const tick = setInterval(() => {
     const now = process.cpuUsage();
     cpuStall = Math.max(cpuStall, (now.user - last.user + now.system - last.system) / 1000);
     last = now;
+    const loop = loopCpu();
+    loopStall = Math.max(loopStall, (loop - lastLoop) * 1000);
+    lastLoop = loop;
   }, 1);
   let maxGc = 0;
   const gc = new PerformanceObserver((list) => {
@@ -110,6 +119,7 @@ export async function watch(
     p99Stall: ms(h.percentile(99)),
     meanStall: ms(h.mean),
     cpuStall: Math.round(cpuStall * 10) / 10,
+    loopStall: Math.round(loopStall * 10) / 10,
     maxGc: Math.round(maxGc * 10) / 10,
     queries: times.length,
     maxQuery: Math.max(0, ...times),

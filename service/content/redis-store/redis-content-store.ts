@@ -269,7 +269,14 @@ export class RedisContentStore implements ContentStore {
     }
     // Remembered once the script ran (the primary holds the deletions), whatever the level says.
     for (const i of items) this.deletions.forget(i.id, Date.parse(i.updated_at));
-    this.noteDeletions(removed.map((id, k) => [id, Number((stamps as unknown[])[k])] as const));
+    // In steps, one id after another (no pair made per id): a delete_where's 100,000 ids were one
+    // step of the loop here (issue 39).
+    const stamped = stamps as unknown[];
+    for (let k = 0; k < removed.length; k++) {
+      const stamp = Number(stamped[k]);
+      if (Number.isFinite(stamp)) this.deletions.remember(removed[k], stamp);
+      await step();
+    }
     const notDurable = await this.durable.confirm(conn, seq);
     if (notDurable) throw this.unknownOutcome(idList, notDurable);
     this.unconfirmed.delete(token);

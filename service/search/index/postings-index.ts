@@ -1,4 +1,4 @@
-import { BLOCK_SHIFT, blockCount, type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
 import { SegmentedIndex } from './segmented-index';
 import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 import { wholeScorer } from './whole-score';
@@ -93,14 +93,21 @@ export class PostingsIndex extends SegmentedIndex {
   // Scratch bitmap of `unionSize`, all zero between calls.
   private unionBits = new Int32Array(0);
 
-  /** The term's postings as sorted arrays of BM25 values, from the cache or built from the segments. */
-  private postings(
+  /**
+   * The term's postings as sorted arrays of BM25 values, from the cache or built from the
+   * segments, a step at a time: a common term's first use at an index version (its base run
+   * built, the field lengths' table after a merge, its live postings gathered, their values) is
+   * several passes over ~500k postings at 1M documents, each a step of its own (issue 39). Its
+   * scratch is the query's (queries run one at a time, query-gate.ts) and the index does not
+   * change between the steps.
+   */
+  private *postings(
     term: string,
     fields: readonly number[],
     boost: readonly number[],
     bm25: Bm25Params,
     keepValues: boolean,
-  ): TermPostings | undefined {
+  ): Generator<void, TermPostings | undefined> {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
       this.postingCache.clear();
@@ -121,43 +128,27 @@ export class PostingsIndex extends SegmentedIndex {
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = this.runs.get(this.base, this.nf, t);
+    yield;
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
     const stats = this.valueStats(bm25);
+    yield;
     const parts: TermPostings['parts'] = [];
     if (run) {
-      // The values and the exact bounds, per block and in all: one pass over the run (cached
-      // with the postings for the index version, so repeated queries between writes do not pay it again).
-      const dead = this.deadBase > 0;
+      // The values and the exact bounds, per block and in all: one pass over the live postings
+      // (cached with the postings for the index version, so repeated queries between writes do
+      // not pay it again).
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
-      const { vals, blockMax } = termValues(
-        run.docs,
-        runTfs,
-        fields,
-        boost,
-        idf,
-        stats,
-        dead ? ids : undefined,
-        keepValues,
-      );
-      const maxImpact = largest(blockMax);
-      if (!dead) parts.push({ docs: run.docs, tfs: runTfs, maxImpact, blockMax, vals: keepValues ? vals : undefined });
-      else {
-        // The live postings' indices in the run, then each array gathered in a plain loop (at 1M
-        // documents with tombstones, a common term's run is ~500k postings, and a callback per
-        // element through `TypedArray.from` cost a query after each slice of a large delete).
-        const rd = run.docs;
-        let n = 0;
-        for (let i = 0; i < rd.length; i++) if (ids[rd[i]] !== undefined) n += 1;
-        if (n) {
-          const keep = new Int32Array(n);
-          for (let i = 0, k = 0; i < rd.length; i++) if (ids[rd[i]] !== undefined) keep[k++] = i;
-          const docs = gather(rd, keep, new Int32Array(n));
-          const tfs = runTfs.map((from) => (from ? gather(from, keep, new Uint16Array(n)) : null));
-          // A block of the kept postings takes the largest bound of the run blocks they come from.
-          const kept = keepValues ? vals.map((v) => v && gather(v, keep, new Float64Array(n))) : undefined;
-          parts.push({ docs, tfs, maxImpact, blockMax: keptBlockMax(blockMax, keep), vals: kept });
-        }
+      let live = { docs: run.docs, tfs: runTfs };
+      if (this.deadBase > 0) {
+        live = liveOf(run.docs, runTfs, ids);
+        yield;
+      }
+      if (live.docs.length) {
+        const { docs, tfs } = live;
+        const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+        parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+        yield;
       }
     }
     this.ensureScratch();
@@ -293,7 +284,7 @@ export class PostingsIndex extends SegmentedIndex {
     };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
-      const p = this.postings(term, fields, boosts, bm25, keepValues);
+      const p = yield* this.postings(term, fields, boosts, bm25, keepValues);
       if (!p) continue;
       // A term's parts hold disjoint documents: each document meets the term in one cursor,
       // in the term's place in the query, so sums and distinct-term counts are unchanged.
@@ -397,32 +388,39 @@ export class PostingsIndex extends SegmentedIndex {
   }
 }
 
-/** `out[k] = from[keep[k]]` for every k: the entries of `from` at the indices `keep`. */
-function gather<T extends Int32Array | Uint16Array | Float64Array>(from: T, keep: Int32Array, out: T): T {
-  for (let k = 0; k < keep.length; k++) out[k] = from[keep[k]];
-  return out;
+/**
+ * The postings of a base run whose documents are live (`ids` holds them), its documents and tfs
+ * per field gathered in plain loops (a callback per element through `TypedArray.from` cost a
+ * query after each slice of a large delete), before any value is computed: at 1M documents with
+ * tombstones a common term's run is ~500k postings, and its values computed over the whole run
+ * and then gathered were twice the fresh memory of one step (issue 39).
+ */
+function liveOf(
+  docs: Int32Array,
+  tfs: ReadonlyArray<Uint16Array | null>,
+  ids: ReadonlyArray<string | undefined>,
+): { docs: Int32Array; tfs: Array<Uint16Array | null> } {
+  if (keepScratch.length < docs.length) keepScratch = new Int32Array(Math.max(docs.length, keepScratch.length * 2));
+  const keep = keepScratch;
+  let n = 0;
+  for (let i = 0; i < docs.length; i++) if (ids[docs[i]] !== undefined) keep[n++] = i;
+  const out = new Int32Array(n);
+  for (let k = 0; k < n; k++) out[k] = docs[keep[k]];
+  const outTfs = tfs.map((from) => {
+    if (!from) return null;
+    const t = new Uint16Array(n);
+    for (let k = 0; k < n; k++) t[k] = from[keep[k]];
+    return t;
+  });
+  return { docs: out, tfs: outTfs };
 }
+
+// The indices of a run's live postings (`liveOf`), reused: it runs to its end in one step.
+let keepScratch = new Int32Array(0);
 
 /** The largest of `xs` (0 when empty). */
 function largest(xs: Float64Array): number {
   let most = 0;
   for (const x of xs) if (x > most) most = x;
   return most;
-}
-
-/**
- * Block bounds of the postings kept from a run (their indices `keep`, increasing): kept block c
- * holds kept postings c·BLOCK_SIZE .. (c + 1)·BLOCK_SIZE − 1, which sit in the run's blocks from
- * that of its first to that of its last; their largest bound is the kept block's.
- */
-function keptBlockMax(runMax: Float64Array, keep: Int32Array): Float64Array {
-  const out = new Float64Array(blockCount(keep.length));
-  for (let c = 0; c < out.length; c++) {
-    const from = keep[c << BLOCK_SHIFT] >> BLOCK_SHIFT;
-    const to = keep[Math.min(keep.length, (c + 1) << BLOCK_SHIFT) - 1] >> BLOCK_SHIFT;
-    let most = 0;
-    for (let b = from; b <= to; b++) if (runMax[b] > most) most = runMax[b];
-    out[c] = most;
-  }
-  return out;
 }

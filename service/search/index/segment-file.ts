@@ -73,6 +73,26 @@ function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
+/** Strings a piece of `jsonInSteps` holds: at 1M ids, ~0.3 MB of JSON a step. */
+const JSON_STEP_STRINGS = 16_384;
+
+/**
+ * `JSON.stringify(strings)` as UTF-8, the same bytes, in pieces of `JSON_STEP_STRINGS` strings
+ * with `pause()` awaited after each: the ids of a 1M-document segment stringified and encoded in
+ * one go were ~25 MB in one step of the event loop (issue 39).
+ */
+async function jsonInSteps(strings: readonly string[], pause: () => Promise<void>): Promise<Buffer[]> {
+  if (strings.length === 0) return [Buffer.from('[]', 'utf8')];
+  const out: Buffer[] = [];
+  for (let at = 0; at < strings.length; at += JSON_STEP_STRINGS) {
+    const end = Math.min(strings.length, at + JSON_STEP_STRINGS);
+    const inner = JSON.stringify(strings.slice(at, end)).slice(1, -1);
+    out.push(Buffer.from(`${at === 0 ? '[' : ','}${inner}${end === strings.length ? ']' : ''}`, 'utf8'));
+    await pause();
+  }
+  return out;
+}
+
 /**
  * The file's bytes, in parts to write in order. `pause` is awaited between steps of a few
  * milliseconds each (checksums, string encoding), so encoding never holds the event loop long.
@@ -82,10 +102,10 @@ export async function encodeSegment(
   meta: SegmentMeta,
   pause: () => Promise<void>,
 ): Promise<Buffer[]> {
-  const arrays: Array<[string, SectionType, Buffer]> = [];
-  arrays.push(['ids', 'json', Buffer.from(JSON.stringify(sealed.ids), 'utf8')]);
-  await pause();
-  arrays.push(['terms', 'json', Buffer.from(JSON.stringify(sealed.terms), 'utf8')]);
+  // A section's bytes may come in pieces (the JSON ones, made in steps): written one after another.
+  const arrays: Array<[string, SectionType, Buffer | Buffer[]]> = [];
+  arrays.push(['ids', 'json', await jsonInSteps(sealed.ids, pause)]);
+  arrays.push(['terms', 'json', await jsonInSteps(sealed.terms, pause)]);
   arrays.push(['fingerprints', 'u32', bytesOf(sealed.fingerprints)]);
   arrays.push(['avg', 'f64', bytesOf(sealed.avg)]);
   arrays.push(['lengths', 'i32', bytesOf(sealed.lengths)]);
@@ -103,8 +123,11 @@ export async function encodeSegment(
   const body: Buffer[] = [];
   let offset = 0;
   for (const [name, type, bytes] of arrays) {
-    sections.push({ name, type, offset, bytes: bytes.length });
-    offset += pushPadded(body, bytes);
+    const pieces = Array.isArray(bytes) ? bytes : [bytes];
+    const length = pieces.reduce((n, b) => n + b.length, 0);
+    sections.push({ name, type, offset, bytes: length });
+    for (const b of pieces.slice(0, -1)) body.push(b);
+    offset += length - pieces[pieces.length - 1].length + pushPadded(body, pieces[pieces.length - 1]);
   }
   const header: Header = {
     format: FORMAT,
