@@ -24,6 +24,7 @@
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Item, ItemType } from '../../service/content/item';
 import type { ItemFilter } from '../../service/content/item-filter';
@@ -93,14 +94,25 @@ async function timed(fn: () => Promise<unknown>): Promise<Took> {
   return { wall: performance.now() - t, cpu: (cpuSeconds() - c) * 1000 };
 }
 
-/** The longest event-loop delay over `fn` and the longest turn of the loop in CPU time, ms. */
-async function stallOf<T>(fn: () => Promise<T>): Promise<{ value: T; maxDelayMs: number; busyMs: number }> {
+/**
+ * The longest event-loop delay over `fn`, the longest turn of the loop in CPU time and the
+ * longest garbage collection (whose pause is part of a turn), ms.
+ */
+async function stallOf<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; maxDelayMs: number; busyMs: number; gcMs: number }> {
   const m = monitorEventLoop(1);
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs = Math.max(gcMs, e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   m.take();
   const value = await fn();
   const { max, busyMax } = m.take();
   m.stop();
-  return { value, maxDelayMs: max * 1000, busyMs: busyMax * 1000 };
+  gc.disconnect();
+  return { value, maxDelayMs: max * 1000, busyMs: busyMax * 1000, gcMs };
 }
 
 /** What the bench asks of an index (this tree's `EmbeddedIndex`, or another checkout's). */
@@ -165,7 +177,7 @@ export async function filtersAt(
     // The first filtered query builds the document columns (once per merge): timed apart.
     const first = await stallOf(() => timed(() => index.search(q('', { filter: { type: ['project'] } }))));
     out.push(
-      `- ${label}: document columns and day order built by the first browse: ${first.value.wall.toFixed(0)} ms (CPU ${first.value.cpu.toFixed(0)} ms), longest turn ${first.busyMs.toFixed(1)} ms CPU, max loop delay ${first.maxDelayMs.toFixed(1)} ms`,
+      `- ${label}: document columns and day order built by the first browse: ${first.value.wall.toFixed(0)} ms (CPU ${first.value.cpu.toFixed(0)} ms), longest turn ${first.busyMs.toFixed(1)} ms CPU, longest GC ${first.gcMs.toFixed(1)} ms, max loop delay ${first.maxDelayMs.toFixed(1)} ms`,
     );
     indexes.push([label, index]);
   }
@@ -175,7 +187,12 @@ export async function filtersAt(
   const measure = async (
     qs: readonly string[],
     asks: ReadonlyArray<(text: string) => IndexQuery>,
-  ): Promise<{ value: Array<Array<{ wall: number[]; cpu: number[] }>>; maxDelayMs: number; busyMs: number }> =>
+  ): Promise<{
+    value: Array<Array<{ wall: number[]; cpu: number[] }>>;
+    maxDelayMs: number;
+    busyMs: number;
+    gcMs: number;
+  }> =>
     stallOf(async () => {
       const runs = indexes.map(() => asks.map(() => qs.map(() => [] as Took[])));
       for (let r = 0; r <= reps; r++)
@@ -194,7 +211,7 @@ export async function filtersAt(
     });
   if (parts.includes('filtered')) {
     out.push(
-      '| index | queries | filter | unfiltered p50 / p99 (CPU) | filtered p50 / p99 (CPU) | p50 ratio CPU (wall) | per-query CPU ratio p50 / p90 | longest turn CPU / max loop delay |',
+      '| index | queries | filter | unfiltered p50 / p99 (CPU) | filtered p50 / p99 (CPU) | p50 ratio CPU (wall) | per-query CPU ratio p50 / p90 | longest turn CPU / longest GC / max loop delay |',
     );
     out.push('|---|---|---|---|---|---|---|---|');
     for (const [kind, qs] of [
@@ -206,7 +223,7 @@ export async function filtersAt(
         for (const [x, [label]] of indexes.entries()) {
           const [plain, filtered] = m.value[x];
           const ratios = plain.cpu.map((p, i) => filtered.cpu[i] / p).sort((a, b) => a - b);
-          const line = `| ${label} | ${kind} | ${name} | ${pp(plain.cpu)} ms | ${pp(filtered.cpu)} ms | ${(median(filtered.cpu) / median(plain.cpu)).toFixed(2)}× (${(median(filtered.wall) / median(plain.wall)).toFixed(2)}×) | ${median(ratios).toFixed(2)}× / ${ratios[Math.floor(ratios.length * 0.9)].toFixed(2)}× | ${m.busyMs.toFixed(1)} / ${m.maxDelayMs.toFixed(1)} ms |`;
+          const line = `| ${label} | ${kind} | ${name} | ${pp(plain.cpu)} ms | ${pp(filtered.cpu)} ms | ${(median(filtered.cpu) / median(plain.cpu)).toFixed(2)}× (${(median(filtered.wall) / median(plain.wall)).toFixed(2)}×) | ${median(ratios).toFixed(2)}× / ${ratios[Math.floor(ratios.length * 0.9)].toFixed(2)}× | ${m.busyMs.toFixed(1)} / ${m.gcMs.toFixed(1)} / ${m.maxDelayMs.toFixed(1)} ms |`;
           out.push(line);
           log(line);
         }
@@ -221,7 +238,7 @@ export async function filtersAt(
     const m = await measure(big, [(text) => q(text), (text) => q(text, { facets: ['type', 'tag'] })]);
     for (const [x, [label]] of indexes.entries()) {
       const [plain, faceted] = m.value[x];
-      const line = `- ${label}: facets (type, tag) on the ${big.length} full queries matching ≥ 100,000: p50 / p99 ${pp(faceted.cpu)} ms CPU (wall p50 ${median(faceted.wall).toFixed(2)}), the same queries without facets ${pp(plain.cpu)} ms CPU (wall p50 ${median(plain.wall).toFixed(2)}); per query the facets add p50 ${median(faceted.cpu.map((f, i) => f - plain.cpu[i])).toFixed(2)} ms CPU; longest turn ${m.busyMs.toFixed(1)} ms CPU, max loop delay ${m.maxDelayMs.toFixed(1)} ms`;
+      const line = `- ${label}: facets (type, tag) on the ${big.length} full queries matching ≥ 100,000: p50 / p99 ${pp(faceted.cpu)} ms CPU (wall p50 ${median(faceted.wall).toFixed(2)}), the same queries without facets ${pp(plain.cpu)} ms CPU (wall p50 ${median(plain.wall).toFixed(2)}); per query the facets add p50 ${median(faceted.cpu.map((f, i) => f - plain.cpu[i])).toFixed(2)} ms CPU; longest turn ${m.busyMs.toFixed(1)} ms CPU, longest GC ${m.gcMs.toFixed(1)} ms, max loop delay ${m.maxDelayMs.toFixed(1)} ms`;
       out.push(line);
       log(line);
     }
