@@ -9,18 +9,27 @@
  *   median of `reps` repetitions per query; p50 of those medians and of the per-query ratios;
  * - facets (`type`, `tag`) on the queries that match ≥ 100,000 documents: p50 with and without;
  * - browsing without words by date (`date:desc`), at offsets 0 … 10,000, unfiltered and by type;
- * - the longest event-loop delay seen over each part (`monitorEventLoopDelay`, 1 ms resolution).
+ * - the longest event-loop delay seen over each part and the longest turn of the loop in CPU time
+ *   of its thread (`monitorEventLoop`, 1 ms resolution: on a loaded machine the delay includes the
+ *   time the OS did not run the process, the CPU time does not).
+ *
+ * Times are given in wall-clock and in CPU time of the process (`process.cpuUsage`): with other
+ * work on the machine only the latter says what a query costs. With
+ * `FILTERS_BENCH_BASE=<another checkout>` the same corpus is indexed by that tree's
+ * `EmbeddedIndex` too and every measurement is made on both, interleaved query by query (A/B
+ * under the same load).
  *
  *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse]
  *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Item, ItemType } from '../../service/content/item';
 import type { ItemFilter } from '../../service/content/item-filter';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
+import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
@@ -61,21 +70,77 @@ export function attributedCorpus(v: Vaswani, size: number): Item[] {
   });
 }
 
-/** Times `fn` (ms). */
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
+/**
+ * CPU seconds of the process (`getrusage`: every thread, the GC's helpers too, so it errs long;
+ * the loop thread's own, `loopThreadCpu`, reads schedstat, which Linux brings up to date only at
+ * ticks and switches: too coarse for a query of a millisecond).
+ */
+const cpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** A measurement: wall-clock and CPU time of the process, ms. */
+interface Took {
+  readonly wall: number;
+  readonly cpu: number;
 }
 
-/** The longest event-loop delay over `fn`, ms. */
-async function stallOf<T>(fn: () => Promise<T>): Promise<{ value: T; maxDelayMs: number }> {
-  const h = monitorEventLoopDelay({ resolution: 1 });
-  h.enable();
-  const value = await fn();
-  h.disable();
-  return { value, maxDelayMs: h.max / 1e6 };
+/** Times `fn`. */
+async function timed(fn: () => Promise<unknown>): Promise<Took> {
+  const t = performance.now();
+  const c = cpuSeconds();
+  await fn();
+  return { wall: performance.now() - t, cpu: (cpuSeconds() - c) * 1000 };
 }
+
+/**
+ * The longest event-loop delay over `fn`, the longest turn of the loop in CPU time and the
+ * longest garbage collection (whose pause is part of a turn), ms.
+ */
+async function stallOf<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; maxDelayMs: number; busyMs: number; gcMs: number }> {
+  const m = monitorEventLoop(1);
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs = Math.max(gcMs, e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  m.take();
+  const value = await fn();
+  const { max, busyMax } = m.take();
+  m.stop();
+  gc.disconnect();
+  return { value, maxDelayMs: max * 1000, busyMs: busyMax * 1000, gcMs };
+}
+
+/** What the bench asks of an index (this tree's `EmbeddedIndex`, or another checkout's). */
+interface BenchIndex {
+  search(q: IndexQuery): Promise<{ total: number }>;
+  replaceAll(items: readonly Item[]): Promise<void>;
+  settled(): Promise<void>;
+}
+
+/** This tree's index and, with `FILTERS_BENCH_BASE`, that checkout's: label and a new index. */
+function indexMakers(): Array<[string, () => BenchIndex]> {
+  const out: Array<[string, () => BenchIndex]> = [['this', () => new EmbeddedIndex({ indexSliceMs: 1000 })]];
+  const base = process.env.FILTERS_BENCH_BASE;
+  if (base) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(join(base, 'service/search/embedded-index')) as { EmbeddedIndex: typeof EmbeddedIndex };
+    out.push(['base', () => new mod.EmbeddedIndex({ indexSliceMs: 1000 })]);
+  }
+  return out;
+}
+
+const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
+  text,
+  limit: 10,
+  offset: 0,
+  snippets: false,
+  ...extra,
+});
 
 const FILTERS: Array<[string, ItemFilter]> = [
   ['type article+project (90 %)', { type: ['article', 'project'] }],
@@ -87,6 +152,9 @@ const FILTERS: Array<[string, ItemFilter]> = [
 export type FilterBenchPart = 'filtered' | 'facets' | 'browse';
 const ALL_PARTS: readonly FilterBenchPart[] = ['filtered', 'facets', 'browse'];
 
+/** `xs`' p50 / p99 in ms, two decimals. */
+const pp = (xs: readonly number[]): string => `${median(xs).toFixed(2)} / ${p99(xs).toFixed(2)}`;
+
 /** One size's report lines. */
 export async function filtersAt(
   v: Vaswani,
@@ -96,81 +164,84 @@ export async function filtersAt(
   parts: readonly FilterBenchPart[] = ALL_PARTS,
 ): Promise<string[]> {
   const items = attributedCorpus(v, size);
-  const index = new EmbeddedIndex({ indexSliceMs: 1000 });
-  let t = performance.now();
-  await index.replaceAll(items);
-  await index.settled();
-  // The vocabulary's look-up structures before the first query (ab.ts does the same).
-  await (index as unknown as { compact: { fillVocabulary(ms: number): Promise<void> } }).compact.fillVocabulary(1000);
-  log(`${size}: indexed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const out: string[] = [`#### ${size.toLocaleString('en')} documents`, ''];
-  const texts = v.queries.map((q) => q.text);
-  const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
-    text,
-    limit: 10,
-    offset: 0,
-    snippets: false,
-    ...extra,
-  });
-  // The first filtered query builds the document columns (once per merge): timed apart.
-  t = performance.now();
-  await index.search(q('', { filter: { type: ['project'] } }));
-  out.push(`- document columns and day order built by the first browse: ${(performance.now() - t).toFixed(0)} ms`, '');
-  out.push(
-    '| queries | filter | unfiltered p50 / p99 | filtered p50 / p99 | p50 ratio | per-query ratio p50 / p90 | max loop delay |',
-  );
-  out.push('|---|---|---|---|---|---|---|');
-  for (const [kind, qs] of parts.includes('filtered')
-    ? ([
-        ['full', texts],
-        ['2-word', twoWordQueries(texts)],
-      ] as const)
-    : []) {
-    for (const [name, filter] of FILTERS) {
-      const { value, maxDelayMs } = await stallOf(async () => {
-        const plain: number[][] = qs.map(() => []);
-        const filtered: number[][] = qs.map(() => []);
-        for (let r = 0; r <= reps; r++) {
-          for (const [i, text] of qs.entries()) {
-            const a = await timed(() => index.search(q(text)));
-            const b = await timed(() => index.search(q(text, { filter })));
-            if (r === 0) continue;
-            plain[i].push(a);
-            filtered[i].push(b);
-          }
+  const indexes: Array<[string, BenchIndex]> = [];
+  for (const [label, make] of indexMakers()) {
+    const index = make();
+    const t = performance.now();
+    await index.replaceAll(items);
+    await index.settled();
+    // The vocabulary's look-up structures before the first query (ab.ts does the same).
+    await (index as unknown as { compact: { fillVocabulary(ms: number): Promise<void> } }).compact.fillVocabulary(1000);
+    log(`${size} ${label}: indexed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    // The first filtered query builds the document columns (once per merge): timed apart.
+    const first = await stallOf(() => timed(() => index.search(q('', { filter: { type: ['project'] } }))));
+    out.push(
+      `- ${label}: document columns and day order built by the first browse: ${first.value.wall.toFixed(0)} ms (CPU ${first.value.cpu.toFixed(0)} ms), longest turn ${first.busyMs.toFixed(1)} ms CPU, longest GC ${first.gcMs.toFixed(1)} ms, max loop delay ${first.maxDelayMs.toFixed(1)} ms`,
+    );
+    indexes.push([label, index]);
+  }
+  out.push('');
+  const texts = v.queries.map((x) => x.text);
+  // Per index: measurements of `ask` per query (the median of `reps`, interleaved query by query and index by index).
+  const measure = async (
+    qs: readonly string[],
+    asks: ReadonlyArray<(text: string) => IndexQuery>,
+  ): Promise<{
+    value: Array<Array<{ wall: number[]; cpu: number[] }>>;
+    maxDelayMs: number;
+    busyMs: number;
+    gcMs: number;
+  }> =>
+    stallOf(async () => {
+      const runs = indexes.map(() => asks.map(() => qs.map(() => [] as Took[])));
+      for (let r = 0; r <= reps; r++)
+        for (const [i, text] of qs.entries())
+          for (const [x, [, index]] of indexes.entries())
+            for (const [a, ask] of asks.entries()) {
+              const took = await timed(() => index.search(ask(text)));
+              if (r > 0) runs[x][a][i].push(took);
+            }
+      return runs.map((byAsk) =>
+        byAsk.map((byQuery) => ({
+          wall: byQuery.map((ts) => median(ts.map((t) => t.wall))),
+          cpu: byQuery.map((ts) => median(ts.map((t) => t.cpu))),
+        })),
+      );
+    });
+  if (parts.includes('filtered')) {
+    out.push(
+      '| index | queries | filter | unfiltered p50 / p99 (CPU) | filtered p50 / p99 (CPU) | p50 ratio CPU (wall) | per-query CPU ratio p50 / p90 | longest turn CPU / longest GC / max loop delay |',
+    );
+    out.push('|---|---|---|---|---|---|---|---|');
+    for (const [kind, qs] of [
+      ['full', texts],
+      ['2-word', twoWordQueries(texts)],
+    ] as const)
+      for (const [name, filter] of FILTERS) {
+        const m = await measure(qs, [(text) => q(text), (text) => q(text, { filter })]);
+        for (const [x, [label]] of indexes.entries()) {
+          const [plain, filtered] = m.value[x];
+          const ratios = plain.cpu.map((p, i) => filtered.cpu[i] / p).sort((a, b) => a - b);
+          const line = `| ${label} | ${kind} | ${name} | ${pp(plain.cpu)} ms | ${pp(filtered.cpu)} ms | ${(median(filtered.cpu) / median(plain.cpu)).toFixed(2)}× (${(median(filtered.wall) / median(plain.wall)).toFixed(2)}×) | ${median(ratios).toFixed(2)}× / ${ratios[Math.floor(ratios.length * 0.9)].toFixed(2)}× | ${m.busyMs.toFixed(1)} / ${m.gcMs.toFixed(1)} / ${m.maxDelayMs.toFixed(1)} ms |`;
+          out.push(line);
+          log(line);
         }
-        return { plain: plain.map(median), filtered: filtered.map(median) };
-      });
-      const ratios = value.plain.map((p, i) => value.filtered[i] / p);
-      const sorted = [...ratios].sort((a, b) => a - b);
-      const line = `| ${kind} | ${name} | ${median(value.plain).toFixed(2)} / ${p99(value.plain).toFixed(2)} ms | ${median(value.filtered).toFixed(2)} / ${p99(value.filtered).toFixed(2)} ms | ${(median(value.filtered) / median(value.plain)).toFixed(2)}× | ${median(ratios).toFixed(2)}× / ${sorted[Math.floor(sorted.length * 0.9)].toFixed(2)}× | ${maxDelayMs.toFixed(1)} ms |`;
-      out.push(line);
-      log(line);
-    }
+      }
+    out.push('');
   }
   // Facets on the queries matching 100,000 documents or more.
   const big: string[] = [];
   if (parts.includes('facets'))
-    for (const text of texts) if ((await index.search(q(text))).total >= 100_000) big.push(text);
-  out.push('');
+    for (const text of texts) if ((await indexes[0][1].search(q(text))).total >= 100_000) big.push(text);
   if (big.length) {
-    const { value, maxDelayMs } = await stallOf(async () => {
-      const plain: number[] = [];
-      const faceted: number[] = [];
-      for (let r = 0; r <= reps; r++) {
-        for (const text of big) {
-          const a = await timed(() => index.search(q(text)));
-          const b = await timed(() => index.search(q(text, { facets: ['type', 'tag'] })));
-          if (r === 0) continue;
-          plain.push(a);
-          faceted.push(b);
-        }
-      }
-      return { plain, faceted };
-    });
-    const line = `- facets (type, tag) on the ${big.length} full queries matching ≥ 100,000: p50 ${median(value.faceted).toFixed(2)} ms (p99 ${p99(value.faceted).toFixed(2)}), the same queries without facets ${median(value.plain).toFixed(2)} ms; max loop delay ${maxDelayMs.toFixed(1)} ms`;
-    out.push(line);
-    log(line);
+    const m = await measure(big, [(text) => q(text), (text) => q(text, { facets: ['type', 'tag'] })]);
+    for (const [x, [label]] of indexes.entries()) {
+      const [plain, faceted] = m.value[x];
+      const line = `- ${label}: facets (type, tag) on the ${big.length} full queries matching ≥ 100,000: p50 / p99 ${pp(faceted.cpu)} ms CPU (wall p50 ${median(faceted.wall).toFixed(2)}), the same queries without facets ${pp(plain.cpu)} ms CPU (wall p50 ${median(plain.wall).toFixed(2)}); per query the facets add p50 ${median(faceted.cpu.map((f, i) => f - plain.cpu[i])).toFixed(2)} ms CPU; longest turn ${m.busyMs.toFixed(1)} ms CPU, longest GC ${m.gcMs.toFixed(1)} ms, max loop delay ${m.maxDelayMs.toFixed(1)} ms`;
+      out.push(line);
+      log(line);
+    }
   } else if (parts.includes('facets')) out.push('- no full query matches 100,000 documents at this size');
   // Browsing without words, newest first.
   for (const [name, filter] of (parts.includes('browse')
@@ -179,23 +250,24 @@ export async function filtersAt(
         ['type project', { type: ['project'] }],
       ]
     : []) as Array<[string, ItemFilter | undefined]>) {
-    const cells: string[] = [];
+    const cells: string[][] = indexes.map(() => []);
     let worst = 0;
+    let busy = 0;
     for (const offset of [0, 100, 1_000, 5_000, 10_000]) {
-      const { value, maxDelayMs } = await stallOf(async () => {
-        const ts: number[] = [];
-        for (let r = 0; r <= Math.max(reps, 10); r++) {
-          const d = await timed(() => index.search(q('', { filter, sort: 'date:desc', offset, limit: 20 })));
-          if (r > 0) ts.push(d);
-        }
-        return ts;
-      });
-      worst = Math.max(worst, maxDelayMs);
-      cells.push(`${offset}: ${median(value).toFixed(2)}`);
+      const m = await measure(
+        Array.from({ length: Math.max(reps, 10) }, () => ''),
+        [() => q('', { filter, sort: 'date:desc', offset, limit: 20 })],
+      );
+      worst = Math.max(worst, m.maxDelayMs);
+      busy = Math.max(busy, m.busyMs);
+      for (const x of indexes.keys())
+        cells[x].push(`${offset}: ${median(m.value[x][0].cpu).toFixed(2)} (${median(m.value[x][0].wall).toFixed(2)})`);
     }
-    const line = `- browse by date:desc, ${name}, p50 ms at offset ${cells.join(', ')}; max loop delay ${worst.toFixed(1)} ms`;
-    out.push(line);
-    log(line);
+    for (const [x, [label]] of indexes.entries()) {
+      const line = `- ${label}: browse by date:desc, ${name}, p50 ms CPU (wall) at offset ${cells[x].join(', ')}; longest turn ${busy.toFixed(1)} ms CPU, max loop delay ${worst.toFixed(1)} ms`;
+      out.push(line);
+      log(line);
+    }
   }
   return out;
 }

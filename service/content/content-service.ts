@@ -9,7 +9,7 @@ import {
   type ItemInput,
   type ItemType,
 } from './item';
-import { itemDay, isEmptyFilter, matches, type FilterFields, type ItemFilter } from './item-filter';
+import { itemDay, isEmptyFilter, matches, normalFilter, type FilterFields, type ItemFilter } from './item-filter';
 import { catalogueRank, listingFields, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
@@ -76,6 +76,9 @@ const LIST_ORDERS: Record<Exclude<ListSort, 'date:desc'>, (a: Item, b: Item) => 
   'updated:desc': (a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : byId(a, b)),
 };
 
+/** Filtered or re-sorted listings `ContentService.list` keeps (each an array of references to the type's items). */
+const DERIVED_LISTINGS = 8;
+
 export interface ListPage {
   readonly total: number;
   readonly items: readonly Item[];
@@ -97,6 +100,12 @@ export class ContentService {
   private readonly listeners: ContentListener[] = [];
   /** The listings by scope, each kept in order by merging writes in (sorted-listing.ts). */
   private readonly listings = new Map<ItemType | 'all', SortedListing>();
+  /**
+   * Listings filtered or sorted otherwise than newest first (`list`), by type, filter and sort, with
+   * the listing each was made from (weakly: a replaced listing is not kept alive by it): valid
+   * while that listing is the one served (the most recent `DERIVED_LISTINGS`).
+   */
+  private readonly derivedListings = new Map<string, { from: WeakRef<readonly Item[]>; items: readonly Item[] }>();
   /** Each type's items by tag, kept in listing order (tag-index.ts). */
   private readonly tagIndexes = new Map<ItemType, TagIndex>();
   private loaded = false;
@@ -594,8 +603,22 @@ export class ContentService {
       );
     } else items = this.all(type);
     const rest: ItemFilter = { ...filter, ...(tags.length > 1 ? { tag: tags } : { tag: undefined }) };
-    if (!isEmptyFilter(rest)) items = items.filter((i) => matches(i, rest));
-    if (opts.sort && opts.sort !== 'date:desc') items = [...items].sort(LIST_ORDERS[opts.sort]);
+    const sort = opts.sort && opts.sort !== 'date:desc' ? opts.sort : undefined;
+    if (!isEmptyFilter(rest) || sort) {
+      // Filtered or sorted once per version of the listing it starts from (a write makes a new one).
+      const key = `${type}\u0000${tags.length === 1 ? tags[0].toLowerCase() : ''}\u0000${sort ?? ''}\u0000${JSON.stringify(normalFilter(rest))}`;
+      const kept = this.derivedListings.get(key);
+      if (kept?.from.deref() === items) items = kept.items;
+      else {
+        const from = items;
+        if (!isEmptyFilter(rest)) items = items.filter((i) => matches(i, rest));
+        if (sort) items = [...items].sort(LIST_ORDERS[sort]);
+        this.derivedListings.delete(key);
+        if (this.derivedListings.size >= DERIVED_LISTINGS)
+          this.derivedListings.delete(this.derivedListings.keys().next().value!);
+        this.derivedListings.set(key, { from: new WeakRef(from), items });
+      }
+    }
     const page = items.slice(opts.offset, opts.offset + opts.limit).map((i) => this.keepPlain(i.id, i));
     return { total: items.length, items: page };
   }

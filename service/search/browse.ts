@@ -1,7 +1,7 @@
 import type { FacetName } from '../content/item-filter';
 import { ITEM_TYPES } from '../content/item';
 import type { SearchSort } from '../http/contract/search';
-import type { CompiledFilter, DocColumns } from './doc-columns';
+import type { CompiledFilter, DocColumns, TagBitmaps } from './doc-columns';
 import { popcount, type DocKeep } from './index/postings-index';
 
 /** Facet counts: per facet asked for, its values and how many matching documents hold each. */
@@ -28,7 +28,12 @@ export class FacetTally {
   ) {
     this.typeCounts = facets.includes('type') ? new Int32Array(256) : undefined;
     this.tagCounts = facets.includes('tag') ? new Int32Array(cols.tagCount) : undefined;
+    this.tagBits = this.tagCounts ? cols.tagBitmaps() : undefined;
+    // Matching documents of a word from which the frequent tags' popcounts cost less than their steps.
+    this.denseWord = this.tagBits && this.tagBits.perDoc > 0 ? this.tagBits.codes.length / this.tagBits.perDoc : 33;
   }
+  private readonly tagBits: TagBitmaps | undefined;
+  private readonly denseWord: number;
 
   /**
    * Counts matching document `doc`; whether it passes the whole filter. `visit.word` counts a
@@ -38,7 +43,10 @@ export class FacetTally {
     word: (w: number, x: number): number => this.word(w, x),
   });
 
-  /** `word`: the types by popcounts of the bitmaps, the tags document by document. */
+  /**
+   * `word`: the types by popcounts of the bitmaps; the tags document by document, or in a word
+   * dense with matches the frequent tags by popcounts of their bitmaps (`DocColumns.tagBitmaps`).
+   */
   private word(w: number, x: number): number {
     const { typeCounts, tagCounts } = this;
     const b = this.f.bits;
@@ -53,10 +61,20 @@ export class FacetTally {
         for (let c = 0; c < byType.length; c++) if (w < byType[c].length) typeCounts[c] += popcount(gd & byType[c][w]);
       }
     }
-    if (tagCounts) {
-      const { tagStart, tagCodes } = this.cols;
-      for (let y = x & t & d; y !== 0; y &= y - 1) {
-        const doc = (w << 5) + 31 - Math.clz32(y & -y);
+    const y = x & t & d;
+    if (tagCounts && y !== 0) {
+      let tagStart: Int32Array = this.cols.tagStart;
+      let tagCodes: Int32Array = this.cols.tagCodes;
+      const tb = this.tagBits;
+      // A dense word: the frequent tags by popcounts, the others document by document.
+      if (tb && popcount(y) >= this.denseWord) {
+        const { codes, bits } = tb;
+        for (let i = 0; i < codes.length; i++) if (w < bits[i].length) tagCounts[codes[i]] += popcount(y & bits[i][w]);
+        tagStart = tb.rareStart;
+        tagCodes = tb.rareCodes;
+      }
+      for (let z = y; z !== 0; z &= z - 1) {
+        const doc = (w << 5) + 31 - Math.clz32(z & -z);
         for (let i = tagStart[doc], e = tagStart[doc + 1]; i < e; i++) tagCounts[tagCodes[i]] += 1;
       }
     }

@@ -435,9 +435,12 @@ export class EmbeddedIndex implements SearchIndex {
       // Every live document, a 32-document word at a time (the tally counts words by popcounts).
       total = 0;
       const word = tally.visit.word!;
+      // No deleted documents since the last merge: every word is full (but the last).
+      const allLive = compact.documentCount === n;
       for (let w = 0; w << 5 < n; w++) {
         let x = 0;
-        for (let d = w << 5, e = Math.min(n, d + 32); d < e; d++) if (live(d)) x |= 1 << (d & 31);
+        if (allLive) x = n - (w << 5) >= 32 ? -1 : (1 << (n - (w << 5))) - 1;
+        else for (let d = w << 5, e = Math.min(n, d + 32); d < e; d++) if (live(d)) x |= 1 << (d & 31);
         if (x !== 0) total += word(w, x);
         if ((w & 2047) === 2047) await pause();
       }

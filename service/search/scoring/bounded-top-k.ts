@@ -197,7 +197,8 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 /**
  * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
  * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
- * each of its postings to `score`. Returns the new count.
+ * each of its postings to `score`; with `keep.bits`, only the documents kept are listed and
+ * summed. Returns the new count.
  */
 function gather(
   c: ScoreCursor,
@@ -205,9 +206,23 @@ function gather(
   state: Uint8Array,
   cands: Int32Array,
   n: number,
-  keep: ((doc: number) => boolean) | undefined,
+  keep: TopKOptions['keep'],
 ): number {
   const { docs } = c;
+  const bits = keep?.bits;
+  if (bits) {
+    // A filter with a bitmap: the documents it leaves out are neither listed nor summed (one bit
+    // test per posting; a selective filter's query meets mostly those).
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (state[d] === 0 && (bits[d >>> 5] & (1 << (d & 31))) !== 0) {
+        state[d] = CANDIDATE;
+        cands[n++] = d;
+      }
+    }
+    addAlive(c, score, bits);
+    return n;
+  }
   for (let at = 0; at < docs.length; at++) {
     const d = docs[at];
     if (state[d] === 0) {

@@ -95,6 +95,16 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
         continue;
       }
     }
+    if (opts.keep && !opts.keep(doc)) {
+      // Left out by the filter: its postings are passed over unscored (it could never be offered).
+      while (heap.size > 0 && heap.topDoc() === doc) {
+        const i = heap.top();
+        pos[i] += 1;
+        if (pos[i] < cursors[i].docs.length) heap.replaceTop(i);
+        else heap.pop();
+      }
+      continue;
+    }
     let n = 0;
     let partial = 0;
     while (heap.size > 0 && heap.topDoc() === doc) {
@@ -123,7 +133,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
         matched[n++] = i;
       }
     }
-    const keep = !pruned && partial * maxCoord * SLACK >= threshold && (!opts.keep || opts.keep(doc));
+    const keep = !pruned && partial * maxCoord * SLACK >= threshold;
     let sum = 0;
     let distinct = 0;
     if (keep) {

@@ -15,8 +15,12 @@ export interface TopKOptions {
   readonly k: number;
   /** External id of a short document id (ties are broken by it). */
   readonly idOf: (doc: number) => string;
-  /** Keeps a document or not (type and tag filters). @default every document */
-  readonly keep?: (doc: number) => boolean;
+  /**
+   * Keeps a document or not (the query's filter); `bits`, when given, is the bitmap of the
+   * documents it keeps (bit `doc & 31` of word `doc >>> 5`; words past its end keep none).
+   * @default every document
+   */
+  readonly keep?: ((doc: number) => boolean) & { readonly bits?: Int32Array };
   /**
    * Multiplier of a document's summed score (the coordination factor), from the distinct terms
    * it matched. @default 1

@@ -51,6 +51,16 @@ describe('boundedTopK', () => {
                 (d) => !keep || keep(d),
               );
               expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
+              if (keep) {
+                // The filter with its bitmap (as a compiled filter carries it): boundedTopK then
+                // lists and sums only the documents kept; MaxScore passes the others by unscored.
+                const bits = new Int32Array(((docs.length + 31) >>> 5) + 1);
+                for (let d = 0; d < docs.length; d++) if (keep(d)) bits[d >>> 5] |= 1 << (d & 31);
+                const withBits = { ...opts, keep: Object.assign((d: number) => keep(d), { bits }) };
+                expect(boundedTopK(cursors, withBits)).toEqual(want);
+                expect(boundedTopK(cursors, { ...withBits, known })).toEqual(want);
+                expect(maxScoreTopK(cursors, withBits)).toEqual(want);
+              }
             }
           },
         ),
