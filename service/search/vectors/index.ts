@@ -4,12 +4,12 @@
  * search segment with its checksum and staleness rules. Imports nothing else of the search wing.
  */
 export { dotRow, exactTopK, TopK, type ScoredRows } from './exact-scan';
+export { HnswGraph, type GraphOptions } from './hnsw-graph';
 export { VectorFileError, type GraphRef, type VectorMeta } from './vector-file';
 export {
   VectorError,
   VectorIndex,
   type Accept,
-  type GraphOptions,
   type VectorHit,
   type VectorIndexOptions,
   type VectorSnapshot,

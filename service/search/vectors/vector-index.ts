@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Index, MetricKind, ScalarKind } from 'usearch';
 import { yieldToLoop } from '../../lib/yield-to-loop';
 import { dotRow, TopK } from './exact-scan';
+import { HnswGraph, type GraphOptions } from './hnsw-graph';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -14,21 +14,6 @@ import { dotRow, TopK } from './exact-scan';
  * added. A removed item's rows are marked dead at once and never returned, whatever the graph
  * still holds.
  */
-
-/** Settings of the HNSW graph. */
-export interface GraphOptions {
-  /** Links a node keeps (HNSW's M). @default 16 */
-  readonly connectivity?: number;
-  /** Candidates while adding (efConstruction). @default 128 */
-  readonly expansionAdd?: number;
-  /**
-   * Candidates while searching (ef): at 1M clustered vectors of 384 dimensions, 64 gave recall@10
-   * below 0.95 and 128 above (bench/results/vectors.md). @default 128
-   */
-  readonly expansionSearch?: number;
-  /** How the graph stores vectors: f16 halves its memory for no measurable loss of recall. @default 'f16' */
-  readonly quantization?: 'f16' | 'f32';
-}
 
 /** Options of `VectorIndex`. */
 export interface VectorIndexOptions {
@@ -106,7 +91,7 @@ export class VectorIndex {
   private readonly maxFetch: number;
   private readonly sliceMs: number;
   private readonly threads: number;
-  private readonly graphOptions: Required<GraphOptions>;
+  private readonly graphOptions: GraphOptions;
 
   private matrix: Float32Array;
   private rowSlot = new Int32Array(64);
@@ -118,7 +103,7 @@ export class VectorIndex {
   private fps = new Uint32Array(64);
   private liveRows = 0;
 
-  private graph: Index | undefined;
+  private graph: HnswGraph | undefined;
   // Rows before this one have been offered to the graph (dead ones skipped).
   private graphUpTo = 0;
   private draining: Promise<void> | undefined;
@@ -133,12 +118,7 @@ export class VectorIndex {
     this.maxFetch = opts.maxFetch ?? 4096;
     this.sliceMs = opts.sliceMs ?? 10;
     this.threads = opts.threads ?? Math.min(4, availableParallelism());
-    this.graphOptions = {
-      connectivity: opts.graph?.connectivity ?? 16,
-      expansionAdd: opts.graph?.expansionAdd ?? 128,
-      expansionSearch: opts.graph?.expansionSearch ?? 128,
-      quantization: opts.graph?.quantization ?? 'f16',
-    };
+    this.graphOptions = opts.graph ?? {};
     this.matrix = new Float32Array(64 * this.dims);
   }
 
@@ -164,8 +144,7 @@ export class VectorIndex {
 
   /** What the graph is built with: a persisted graph made otherwise is not used. */
   get graphKey(): string {
-    const g = this.graphOptions;
-    return `usearch:ip:${g.quantization}:m${g.connectivity}:ef${g.expansionAdd}:d${this.dims}`;
+    return (this.graph ?? this.newGraph()).key;
   }
 
   /** Whether `id` is held. */
@@ -230,12 +209,12 @@ export class VectorIndex {
     if (slot === undefined) return;
     const from = this.first[slot];
     const to = from + this.count[slot];
-    const inGraph: bigint[] = [];
+    const inGraph: number[] = [];
     for (let r = from; r < to; r++) {
       this.rowSlot[r] = -1;
-      if (this.graph && r < this.graphUpTo) inGraph.push(BigInt(r));
+      if (r < this.graphUpTo) inGraph.push(r);
     }
-    if (inGraph.length > 0) this.graph?.remove(BigUint64Array.from(inGraph));
+    this.graph?.remove(inGraph);
     this.liveRows -= to - from;
     this.ids[slot] = null;
     this.slots.delete(id);
@@ -343,12 +322,7 @@ export class VectorIndex {
       const had = found.get(slot);
       if (had === undefined || score > had) found.set(slot, score);
     };
-    const graph = this.graph as Index;
-    if (graph.size() > 0) {
-      const m = graph.search(q, fetch, 1);
-      // Inner product distance is 1 − dot.
-      for (let i = 0; i < m.keys.length; i++) offer(this.rowSlot[Number(m.keys[i])], 1 - m.distances[i]);
-    }
+    this.graph?.search(q, fetch, (row, score) => offer(this.rowSlot[row], score));
     for (let r = this.graphUpTo; r < this.rows; r++) {
       const slot = this.rowSlot[r];
       if (slot >= 0) offer(slot, dotRow(this.matrix, this.dims, r, q));
@@ -371,39 +345,27 @@ export class VectorIndex {
     });
   }
 
-  private newGraph(): Index {
-    const g = this.graphOptions;
-    return new Index({
-      dimensions: this.dims,
-      metric: MetricKind.IP,
-      quantization: g.quantization === 'f16' ? ScalarKind.F16 : ScalarKind.F32,
-      connectivity: g.connectivity,
-      expansion_add: g.expansionAdd,
-      expansion_search: g.expansionSearch,
-      multi: false,
-    });
+  private newGraph(): HnswGraph {
+    return new HnswGraph(this.dims, this.graphOptions, this.threads);
   }
 
   /** Feeds the rows not yet in the graph to it, one slice of about `sliceMs` a turn. */
   private async drain(): Promise<void> {
-    this.graph ??= this.newGraph();
+    const graph = (this.graph ??= this.newGraph());
     // The batch adapts so that one call to the library lasts about a slice.
     let batch = 32;
     while (!this.closed && this.graphUpTo < this.rows) {
       await yieldToLoop();
       const from = this.graphUpTo;
       const to = Math.min(this.rows, from + batch);
-      const keys: bigint[] = [];
-      for (let r = from; r < to; r++) if (this.rowSlot[r] >= 0) keys.push(BigInt(r));
+      const live: number[] = [];
+      for (let r = from; r < to; r++) if (this.rowSlot[r] >= 0) live.push(r);
       const started = performance.now();
-      if (keys.length === to - from)
-        this.graph.add(BigUint64Array.from(keys), this.matrix.subarray(from * this.dims, to * this.dims), this.threads);
-      else if (keys.length > 0) {
-        const packed = new Float32Array(keys.length * this.dims);
-        keys.forEach((r, i) =>
-          packed.set(this.matrix.subarray(Number(r) * this.dims, (Number(r) + 1) * this.dims), i * this.dims),
-        );
-        this.graph.add(BigUint64Array.from(keys), packed, this.threads);
+      if (live.length === to - from) graph.add(live, this.matrix.subarray(from * this.dims, to * this.dims));
+      else {
+        const packed = new Float32Array(live.length * this.dims);
+        live.forEach((r, i) => packed.set(this.matrix.subarray(r * this.dims, (r + 1) * this.dims), i * this.dims));
+        graph.add(live, packed);
       }
       const took = performance.now() - started;
       this.graphUpTo = to;
@@ -470,9 +432,9 @@ export class VectorIndex {
       index.graph = g;
       index.graphUpTo = graph.rows;
       // Rows that died after the graph was saved (the snapshot is newer) leave it now.
-      const dead: bigint[] = [];
-      for (let r = 0; r < graph.rows; r++) if (index.rowSlot[r] < 0) dead.push(BigInt(r));
-      if (dead.length > 0) g.remove(BigUint64Array.from(dead));
+      const dead: number[] = [];
+      for (let r = 0; r < graph.rows; r++) if (index.rowSlot[r] < 0) dead.push(r);
+      g.remove(dead);
     }
     index.schedule();
     return index;
