@@ -352,8 +352,9 @@ export class VectorIndex {
   /** Feeds the rows not yet in the graph to it, one slice of about `sliceMs` a turn. */
   private async drain(): Promise<void> {
     const graph = (this.graph ??= this.newGraph());
-    // The batch adapts so that one call to the library lasts about a slice.
-    let batch = 32;
+    // The batch adapts so that one call to the library lasts about a slice: it starts small
+    // (a graph's first inserts cost more than later ones) and at most doubles a slice.
+    let batch = 4;
     while (!this.closed && this.graphUpTo < this.rows) {
       await yieldToLoop();
       const from = this.graphUpTo;
@@ -369,7 +370,7 @@ export class VectorIndex {
       }
       const took = performance.now() - started;
       this.graphUpTo = to;
-      batch = Math.max(1, Math.min(4096, Math.round(batch * (took > 0.5 ? this.sliceMs / took : 2))));
+      batch = Math.max(1, Math.min(4096, Math.round(batch * Math.min(2, this.sliceMs / Math.max(took, 0.01)))));
     }
   }
 

@@ -33,7 +33,8 @@ describe('VectorIndex', () => {
     const vectors = rowsOf(clusteredVectors({ count: 5000, dims, seed: 41 }), dims);
     const queries = rowsOf(clusteredVectors({ count: 50, dims, seed: 4141 }), dims);
     // exactBelow 0: every query goes through the graph (the exact path would make recall 1 trivially).
-    const index = new VectorIndex({ dims, exactBelow: 0 });
+    // One thread: inserts in row order, so the graph does not depend on how threads interleave.
+    const index = new VectorIndex({ dims, exactBelow: 0, threads: 1 });
     const items = new Map<string, Float32Array[]>();
     vectors.forEach((v, i) => {
       index.add(`doc-${i}`, [v]);
