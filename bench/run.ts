@@ -7,6 +7,8 @@ import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
 import { run as search } from './search/run';
 import { run as text } from './text/run';
+import { run as vectorRoom } from './vectors/room';
+import { run as vectors } from './vectors/run';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -16,6 +18,8 @@ async function main(): Promise<void> {
     ['rate limiting: Redis Cluster vs standalone', rateLimitCluster],
     ['search', search],
     ['text passes before and after issue 29', text],
+    ['vector index libraries (issue 41)', () => vectors(['--glove', '100000'])],
+    ['the vector index of the service (issue 41)', () => vectorRoom(100_000)],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());
