@@ -75,20 +75,24 @@ export async function encodeVectors(
   meta: VectorMeta,
   pause: () => Promise<void>,
 ): Promise<Buffer[]> {
-  const arrays: Array<[string, SectionType, Buffer]> = [
-    ['ids', 'json', Buffer.from(JSON.stringify(snap.ids), 'utf8')],
-    ['fingerprints', 'u32', bytesOf(snap.fingerprints)],
-    ['first', 'i32', bytesOf(snap.first)],
-    ['count', 'i32', bytesOf(snap.count)],
-    ['rowSlot', 'i32', bytesOf(snap.rowSlot)],
-    ['vectors', 'f32', bytesOf(snap.vectors)],
+  // Each section in one or more parts (the vectors: the index's blocks), written one after the other.
+  const arrays: Array<[string, SectionType, Buffer[]]> = [
+    ['ids', 'json', [Buffer.from(JSON.stringify(snap.ids), 'utf8')]],
+    ['fingerprints', 'u32', [bytesOf(snap.fingerprints)]],
+    ['first', 'i32', [bytesOf(snap.first)]],
+    ['count', 'i32', [bytesOf(snap.count)]],
+    ['rowSlot', 'i32', [bytesOf(snap.rowSlot)]],
+    ['vectors', 'f32', snap.vectors.map(bytesOf)],
   ];
   const sections: Section[] = [];
   const body: Buffer[] = [];
   let offset = 0;
-  for (const [name, type, bytes] of arrays) {
-    sections.push({ name, type, offset, bytes: bytes.length });
-    offset += pushPadded(body, bytes);
+  for (const [name, type, parts] of arrays) {
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
+    sections.push({ name, type, offset, bytes });
+    body.push(...parts.slice(0, -1));
+    // Only the last part is padded: every part but the last holds whole 4-byte numbers, so the section is contiguous.
+    offset += bytes - (parts.at(-1)?.length ?? 0) + pushPadded(body, parts.at(-1) ?? Buffer.alloc(0));
   }
   const header: Header = {
     format: FORMAT,
@@ -152,7 +156,7 @@ export async function decodeVectors(
     first: view('first', 'i32', Int32Array),
     count: view('count', 'i32', Int32Array),
     rowSlot: view('rowSlot', 'i32', Int32Array),
-    vectors: view('vectors', 'f32', Float32Array),
+    vectors: [view('vectors', 'f32', Float32Array)],
   };
   const fail = (what: string): never => {
     throw new VectorFileError(`inconsistent: ${what}`);
@@ -162,7 +166,7 @@ export async function decodeVectors(
   if (!Number.isInteger(header.dims) || header.dims < 1) fail('dimensions');
   if (n !== header.items || rows !== header.rows) fail('item or row count');
   if (snap.fingerprints.length !== n || snap.first.length !== n || snap.count.length !== n) fail('per-item arrays');
-  if (snap.vectors.length !== rows * header.dims) fail('vectors');
+  if (snap.vectors[0].length !== rows * header.dims) fail('vectors');
   for (let s = 0; s < n; s++) {
     const from = snap.first[s];
     const c = snap.count[s];

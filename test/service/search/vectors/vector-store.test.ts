@@ -70,6 +70,25 @@ describe('VectorStore', () => {
     expect(loaded.index.search(vec(1), 1)[0].id).toBe('new');
   });
 
+  test('round trip across blocks of rows: 9,000 vectors (blocks of 4,096) written as one section and read back', async () => {
+    const { logger } = capture();
+    const small = clusteredVectors({ count: 9000, dims: 4, seed: 9 });
+    const opts = { dims: 4, exactBelow: Infinity };
+    const index = new VectorIndex(opts);
+    for (let i = 0; i < 9000; i++) index.add(`v${i}`, [small.subarray(i * 4, i * 4 + 4)]);
+    index.remove(['v4095', 'v4096', 'v8999']);
+    const store = new VectorStore({ dir, logger });
+    await store.save(index, EXPECT);
+    const loaded = await store.load(EXPECT, opts, rebuildSpy().rebuild);
+    expect(loaded.from).toBe('file');
+    expect(loaded.index.size).toBe(8997);
+    for (const i of [0, 4094, 4097, 8191, 8192, 8998]) {
+      const q = small.subarray(i * 4, i * 4 + 4);
+      expect(loaded.index.search(q, 5)).toEqual(index.search(q, 5));
+      expect(loaded.index.search(q, 1)[0].id).toBe(index.search(q, 1)[0].id);
+    }
+  });
+
   test('a second save replaces the first; older graphs are deleted', async () => {
     const { logger } = capture();
     const index = await built();
