@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { clusteredVectors, seededRandom } from '../../tools/corpus/clustered-vectors';
+import { clusteredVectors, clustersFor, seededRandom } from '../../tools/corpus/clustered-vectors';
 import { exactSearch, MetricKind } from 'usearch';
 import { exactTopK } from '../../service/search/vectors/exact-scan';
 import { benchDependencyFile } from '../deps';
@@ -46,7 +46,8 @@ function synthetic(count: number): DataSet {
     dims,
     count,
     vectors: clusteredVectors({ count, dims, seed: 41 }),
-    queries: clusteredVectors({ count: QUERIES, dims, seed: 4141 }),
+    // In the set's clusters (as queries of a real corpus are about its topics).
+    queries: clusteredVectors({ count: QUERIES, dims, seed: 4141, clusters: clustersFor(count) }),
   };
 }
 

@@ -24,12 +24,23 @@ function normal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
+/**
+ * Clusters of a set of `count` vectors when not given: 1000, or `count / 5` when smaller. The
+ * centres follow from the number of clusters (and `dims`), so queries drawn for a set must be
+ * drawn with the set's number of clusters (`clusters: clustersFor(count)`): with their own default
+ * (20 for 100 queries) they fall in none of the set's clusters, far from every vector, where the
+ * nearest ten are near-ties (top-10 cosine ~0.19, the 101st ~0.16, at 100,000 vectors).
+ */
+export function clustersFor(count: number): number {
+  return Math.max(1, Math.min(1000, Math.ceil(count / 5)));
+}
+
 /** Options of `clusteredVectors`. */
 export interface ClusteredOptions {
   readonly count: number;
   readonly dims: number;
   readonly seed: number;
-  /** @default 1000 (or `count / 5` when smaller) */
+  /** @default clustersFor(count) */
   readonly clusters?: number;
   /** Standard deviation of a vector around its centre, against 1 for the centres. @default 0.6 */
   readonly spread?: number;
@@ -39,7 +50,7 @@ export interface ClusteredOptions {
 export function clusteredVectors(opts: ClusteredOptions): Float32Array {
   const { count, dims, seed } = opts;
   const random = seededRandom(seed);
-  const nc = Math.max(1, opts.clusters ?? Math.min(1000, Math.ceil(count / 5)));
+  const nc = Math.max(1, opts.clusters ?? clustersFor(count));
   const spread = opts.spread ?? 0.6;
   // Centres from a seed of their own: queries made with another seed fall in the same clusters.
   const centreRandom = seededRandom(0x5eed ^ dims ^ nc);
