@@ -437,11 +437,23 @@ export class VectorIndex {
     index.count = Int32Array.from(snap.count);
     index.fps = Uint32Array.from(snap.fingerprints);
     index.rowSlot = Int32Array.from(snap.rowSlot);
+    // Whole blocks are views of the snapshot's arrays (a full block is never written again: at 1M
+    // rows copying them cost a second 1.5 GB at every start); a partial one is copied, to grow.
     for (const part of snap.vectors)
-      for (let at = 0; at < part.length; at += dims) {
-        if (index.rows % BLOCK_ROWS === 0) index.blocks.push(new Float32Array(BLOCK_ROWS * dims));
-        index.blocks[index.blocks.length - 1].set(part.subarray(at, at + dims), (index.rows % BLOCK_ROWS) * dims);
-        index.rows++;
+      for (let at = 0; at < part.length;) {
+        const left = (part.length - at) / dims;
+        const into = index.rows % BLOCK_ROWS;
+        if (into === 0 && left >= BLOCK_ROWS) {
+          index.blocks.push(part.subarray(at, at + BLOCK_ROWS * dims));
+          index.rows += BLOCK_ROWS;
+          at += BLOCK_ROWS * dims;
+          continue;
+        }
+        if (into === 0) index.blocks.push(new Float32Array(BLOCK_ROWS * dims));
+        const n = Math.min(left, BLOCK_ROWS - into);
+        index.blocks[index.blocks.length - 1].set(part.subarray(at, at + n * dims), into * dims);
+        index.rows += n;
+        at += n * dims;
       }
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
     for (let s = 0; s < n; s++) {
