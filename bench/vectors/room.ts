@@ -13,7 +13,9 @@
  * `npx ts-node -T bench/vectors/room.ts [count]` (default 100000); appends to
  * bench/results/vectors.md. Part of `make bench` after bench/vectors/run.ts. Graph settings from
  * `VECTOR_BENCH_GRAPH` (e.g. `connectivity=32,expansionAdd=128,expansionSearch=256`), else the
- * index's defaults.
+ * index's defaults; clusters from `VECTOR_BENCH_CLUSTERS`, else `clustersFor(count)` (1,000 from
+ * 5,000 vectors on: 100 vectors a cluster at 100,000, 1,000 at 1M; 100 clusters at 100,000 give
+ * the 1M set's neighbourhoods at a tenth of the build).
  */
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,9 +49,10 @@ function graphOptions(): GraphOptions {
 export async function run(count = 100_000): Promise<string> {
   const dims = 384;
   const graph = graphOptions();
-  const vectors = clusteredVectors({ count, dims, seed: 41 });
+  const clusters = Number(process.env.VECTOR_BENCH_CLUSTERS ?? clustersFor(count));
+  const vectors = clusteredVectors({ count, dims, seed: 41, clusters });
   // In the set's clusters (tools/corpus/clustered-vectors.ts: clustersFor).
-  const queries = clusteredVectors({ count: QUERIES, dims, seed: 4141, clusters: clustersFor(count) });
+  const queries = clusteredVectors({ count: QUERIES, dims, seed: 4141, clusters });
   const q = (i: number) => queries.subarray(i * dims, (i + 1) * dims);
   const before = rss();
   const wall = monitorEventLoopDelay({ resolution: 1 });
@@ -105,8 +108,11 @@ export async function run(count = 100_000): Promise<string> {
   );
   index.close();
   s = performance.now();
+  const cpu0 = process.cpuUsage();
   const loaded = await store.load({ key: 'bench', content: 'c' }, { dims, graph }, () => new VectorIndex({ dims }));
   const loadS = (performance.now() - s) / 1000;
+  const loadCpu = process.cpuUsage(cpu0);
+  const loadCpuS = (loadCpu.user + loadCpu.system) / 1e6;
   s = performance.now();
   loaded.index.search(q(0), 10);
   const firstQueryMs = performance.now() - s;
@@ -117,12 +123,12 @@ export async function run(count = 100_000): Promise<string> {
     '',
     `### The service's VectorIndex, ${count.toLocaleString('en')} × 384 (bench/vectors/room.ts)`,
     '',
-    `${new Date().toISOString().slice(0, 16)} UTC, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}. Exact below 2,000 vectors, graph \`${g}\`, ${graph.expansionSearch ?? 256} candidates searching, slices of ~10 ms; ${QUERIES} queries in the set's clusters.`,
+    `${new Date().toISOString().slice(0, 16)} UTC, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}. Exact below 2,000 vectors, graph \`${g}\`, ${graph.expansionSearch ?? 256} candidates searching, slices of ~10 ms; ${clusters.toLocaleString('en')} clusters, ${QUERIES} queries in them.`,
     '',
     `- added (one item at a time) in ${f(added / 1000, 1)} s; the graph held them all after **${f(built / 1000, 1)} s**; longest turn of the event loop meanwhile: **${f(loopCpu.busyMax * 1000, 1)} ms of the loop thread's CPU**, ${f(wall.max / 1e6, 1)} ms of wall clock`,
     `- recall@10 **${f(hits / (QUERIES * 10), 3)}** (ann-benchmarks' tolerance of ${EPSILON}: ${f(hitsTolerant / (QUERIES * 10), 3)}); the exact 10th and 11th neighbours differ by ${f(pct(gaps, 50), 4)} in cosine (median); query p50 / p99 **${f(pct(times, 50), 3)}** / ${f(pct(times, 99), 3)} ms; with a filter accepting 1 item in 100: ${f(pct(filtered, 50), 3)} / ${f(pct(filtered, 99), 3)} ms`,
     `- resident memory **${Math.round(perVector)} B a vector** (the f32 copy, 1,536 B, and the f16 graph)`,
-    `- persisted: save ${f(saveS)} s (${files.join(', ')} a vector); **load ${f(loadS)} s** (${loaded.from}, graph ${loaded.graph ? 'loaded' : 'rebuilt'}; read, both checksums, rows copied), first query after it ${f(firstQueryMs, 1)} ms`,
+    `- persisted: save ${f(saveS)} s (${files.join(', ')} a vector); **load ${f(loadS)} s, ${f(loadCpuS)} s of CPU** (${loaded.from}, graph ${loaded.graph ? 'loaded' : 'rebuilt'}; read, both checksums, rows copied), first query after it ${f(firstQueryMs, 1)} ms`,
     '',
   ].join('\n');
   appendFileSync(join(ROOT, 'bench', 'results', 'vectors.md'), md);
