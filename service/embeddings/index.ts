@@ -5,3 +5,4 @@ export * from './openai-embedder';
 export * from './query-cache';
 export * from './passages';
 export * from './create-embedder';
+export type { ItemVectors, SemanticStatus, VectorFeed, VectorFeedListener } from './vector-feed';
