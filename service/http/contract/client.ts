@@ -6,7 +6,7 @@ import type { listQuery, listResponseSchema } from './content';
 import type { ErrorBody } from './errors';
 import type { batchRefusedSchema, batchResponseSchema, itemFilterSchema, itemPatchDoc } from './ingest';
 import type { itemInput, itemSchema } from './item';
-import type { searchParams, SearchResponse } from './search';
+import type { SearchBody, searchParams, SearchResponse } from './search';
 
 /**
  * A small typed client of the service's API, typed by the same zod schemas the routes validate
@@ -25,7 +25,7 @@ type OneOrList<T> = T extends ReadonlyArray<infer U> ? U | readonly U[] : T;
 export type SearchParams = Partial<{
   [K in keyof z.output<typeof searchParams>]: OneOrList<z.output<typeof searchParams>[K]>;
 }>;
-export type { SearchResponse } from './search';
+export type { SearchBody, SearchResponse } from './search';
 export type ItemInput = z.input<typeof itemInput>;
 export type Item = z.output<typeof itemSchema>;
 export type ListParams = Partial<z.output<typeof listQuery>>;
@@ -72,6 +72,8 @@ export interface ClientOptions {
 
 export interface SearchClient {
   search(params: SearchParams): Promise<SearchResponse>;
+  /** `POST /api/search`: the parameters as a JSON body, which may carry a query `vector` (issue 41). */
+  searchBody(body: SearchBody): Promise<SearchResponse>;
   list(collection: Collection, params?: ListParams): Promise<ItemList>;
   item(collection: Collection, id: string): Promise<Item>;
   ingest(item: ItemInput): Promise<Item>;
@@ -164,6 +166,7 @@ export function createClient(opts: ClientOptions): SearchClient {
   const R = HTTP_ROUTES;
   return {
     search: (params) => call(R.searchGet.method, `${R.searchGet.path}${query(params)}`),
+    searchBody: (body) => call(R.searchPost.method, R.searchPost.path, body),
     list: (collection, params = {}) => {
       const route = R[CONTENT_COLLECTIONS[collection].list];
       return call(route.method, `${route.path}${query(params)}`);

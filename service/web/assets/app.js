@@ -210,6 +210,7 @@
     const R = HTTP_ROUTES;
     return {
       search: (params) => call(R.searchGet.method, `${R.searchGet.path}${query(params)}`),
+      searchBody: (body) => call(R.searchPost.method, R.searchPost.path, body),
       list: (collection, params = {}) => {
         const route = R[CONTENT_COLLECTIONS[collection].list];
         return call(route.method, `${route.path}${query(params)}`);

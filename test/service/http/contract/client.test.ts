@@ -30,8 +30,11 @@ describe('the typed client against a listening service', () => {
       { type: 'project', title: 'Schema first', body: 'One definition of each request.' },
     ]);
     expect(batch.stored).toBe(1);
-    const found = await api.search({ q: 'schemas compiler', limit: 5 });
+    const found = await api.search({ q: 'schemas compiler', limit: 5, mode: 'keyword' });
     expect(found.results[0].id).toBe('typed-clients');
+    expect(found.mode).toBe('keyword');
+    const posted = await api.searchBody({ q: 'schemas compiler', type: ['article'], semantic_ratio: 0.5 });
+    expect(posted.results.map((r) => r.id)).toEqual(['typed-clients']);
     expect((await api.list('projects', { limit: 10 })).items.map((i) => i.id)).toEqual(['schema-first']);
     expect((await api.item('articles', 'typed-clients')).body).toContain('compiler');
     const answer = await api.chat({ message: 'What checks the typed client?' });
@@ -71,6 +74,10 @@ describe('the typed client against a listening service', () => {
       api.search({ q: 'x', sort: 'sideways' }),
       // @ts-expect-error type is one of the item types
       api.search({ q: 'x', type: 'podcast' }),
+      // @ts-expect-error mode is keyword, semantic or hybrid
+      api.search({ q: 'x', mode: 'meaning' }),
+      // @ts-expect-error a query vector is numbers
+      api.searchBody({ vector: ['x'] }),
       // @ts-expect-error an item needs a title
       api.ingest({ type: 'article', body: '' }),
       // @ts-expect-error history roles are user or assistant
