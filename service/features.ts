@@ -43,6 +43,7 @@ import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
 import { segmentDir, SegmentStore } from './search/index/segment-store';
+import { createVectorSide, type VectorSide } from './vectors';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {
@@ -120,6 +121,8 @@ async function persistSegment(index: EmbeddedIndex, deps: FeatureDeps, logger: F
 /** Features plus their parts, for tests and benchmarks. */
 export interface FeatureSet extends Features {
   readonly context: FeatureContext;
+  /** The stored items' vectors and the embedder (issue 41): `vectors.feed` for the search side. */
+  readonly vectors: VectorSide;
 }
 
 /** Replacements for tests and benchmarks. */
@@ -189,6 +192,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   // Only where content is in the kvstore: there a write can be refused for want of confirmation.
   if (store.kind === 'kvstore') registerKvstoreWriteMetrics(deps.registry, () => deps.kvstore.writes);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
+  const vectors = createVectorSide(deps, content, store);
   // The persisted index lives beside the file store's data (the default store) or in INDEX_DIR;
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
@@ -228,6 +232,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     router,
     cache,
     context,
+    vectors,
     contentHealth() {
       const losses = content.storeLosses;
       return {
@@ -258,6 +263,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       // The persisted search segment is read while the content loads (the index wants both).
       segments?.prefetch();
       await content.start();
+      await vectors.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
       // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips
       // the demo with a warning: the service starts degraded, as it does without the demo, and
@@ -289,6 +295,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       );
     },
     async close() {
+      await vectors.close();
       if (segments) await persistSegment(index, deps, segments.logger);
       await segments?.close();
       await store.close();
