@@ -287,7 +287,11 @@ export function validateItem(raw: unknown, opts: ItemValidationOptions = {}): It
   if (!r.success) {
     return {
       ok: false,
-      issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message })),
+      // A vector's problem names `vector`, not the number's place in it.
+      issues: r.error.issues.map((i) => ({
+        field: i.path[0] === 'vector' ? 'vector' : i.path.map(String).join('.'),
+        message: i.message,
+      })),
     };
   }
   const v = r.data;
