@@ -18,6 +18,10 @@ import { redisServerForSuite } from '../../helpers/redis-server';
 
 const DIMS = 8;
 
+// A hang guard only (issue 36): every wait below polls for a state, none measures time; the
+// worker's backoff is at most 200 ms here (EMBEDDINGS_RETRY_MAX_WAIT_MS).
+jest.setTimeout(120_000);
+
 function feedOf(t: TestApp): VectorFeed {
   return (t.deps.features as FeatureSet).vectors.feed;
 }
