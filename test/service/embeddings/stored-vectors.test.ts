@@ -5,6 +5,8 @@ import request from 'supertest';
 import type { SettingsInput } from '../../../configs';
 import type { ItemVectors, VectorFeed } from '../../../service/embeddings';
 import type { FeatureSet } from '../../../service/features';
+import { itemFingerprint } from '../../../service/content/item-fingerprint';
+import type { Item } from '../../../service/content/item';
 import { FakeOpenAi } from '../../../tools/harness/fake-openai';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { redisServerForSuite } from '../../helpers/redis-server';
@@ -325,5 +327,27 @@ describe('vectors in Redis, two replicas', () => {
     await until(() => feedOf(a).pending() === 0 && feedOf(b).pending() === 0);
     expect(feedOf(a).status()).toBe('ok');
     for (let k = 0; k < 4; k++) expect(held(feedOf(b)).has(`late-${k}`)).toBe(true);
+  });
+
+  it('a claim left by a replica that crashed holds the item off until its lease ends; then another replica embeds it', async () => {
+    fake.embeddingFallback = { kind: 'status', status: 503 };
+    let item: Item;
+    try {
+      const res = await request(a.app)
+        .post('/api/ingest')
+        .send({ id: 'orphan', type: 'article', title: 'Orphan', body: 'A kid with a big dwelling.' });
+      expect(res.status).toBe(201);
+      item = res.body as Item;
+      await until(() => feedOf(a).status() === 'degraded' || feedOf(b).status() === 'degraded');
+      // What a replica that claimed this version and then died leaves: its claim, with a lease.
+      const claim = `svc-ai-search:content:vclaim:orphan:${itemFingerprint(item)}`;
+      // (Taken when no replica holds it: one retrying against the failing provider holds it for a moment.)
+      await until(async () => (await redis.client.set(claim, 'crashed-replica', 'PX', 1500, 'NX')) === 'OK');
+    } finally {
+      fake.embeddingFallback = { kind: 'vectors' };
+    }
+    const before = inputs(fake).length;
+    await until(() => held(feedOf(a)).has('orphan') && held(feedOf(b)).has('orphan'));
+    expect(inputs(fake).slice(before)).toEqual(['Orphan\nA kid with a big dwelling.']);
   });
 });
