@@ -163,7 +163,7 @@ module.exports = {
     },
     // issue 38: rooms of service/search
     // The search wing's rooms (docs/architecture.md): index/ (storage), vocabulary/, scoring/,
-    // query/, analysis/, and the glue directly in service/search/ (the embedded index, its
+    // query/, analysis/, vectors/ (issue 41), and the glue directly in service/search/ (the embedded index, its
     // lifecycle, the service), which may import every room. test/import-rules-search.test.ts
     // proves each rule bites.
     {
@@ -196,6 +196,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^service/search/query/' },
       to: { path: '^service/search/', pathNot: '^service/search/(query/|vocabulary/|index/cursor\\.ts$)' },
+    },
+    {
+      name: 'search-vectors-imports-no-other-room',
+      comment:
+        'The vector index (service/search/vectors/: exact scan, HNSW graph, its file) imports nothing else of the search wing; the glue combines it with the rest.',
+      severity: 'error',
+      from: { path: '^service/search/vectors/' },
+      to: { path: '^service/search/', pathNot: '^service/search/vectors/' },
     },
     {
       name: 'search-analysis-imports-no-other-room',

@@ -9,6 +9,8 @@ import { run as filters } from './search/filters';
 import { run as search } from './search/run';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
+import { run as vectorRoom } from './vectors/room';
+import { run as vectors } from './vectors/run';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
     ['search: deletes at 1M (issue 39)', deletes],
     ['search: filters, facets, browsing (200,000 documents)', () => filters()],
     ['text passes before and after issue 29', text],
+    ['vector index libraries (issue 41)', () => vectors(['--glove', '100000'])],
+    ['the vector index of the service (issue 41)', () => vectorRoom(100_000)],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());

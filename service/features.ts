@@ -20,7 +20,7 @@ import {
   type WriteStatus,
 } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
-import type { CompactionHealth, ContentHealth, WritesHealth } from './http/contract/ops';
+import type { CompactionHealth, ContentHealth, SemanticHealth, WritesHealth } from './http/contract/ops';
 import { loadDemoContent } from './demo/demo-content';
 import {
   registerContentMetrics,
@@ -42,6 +42,8 @@ import { rankingOptions } from './search/ranking';
 import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
+import { createSemanticSearch } from './search/semantic-search';
+import type { VectorFeed } from './embeddings';
 import { segmentDir, SegmentStore } from './search/index/segment-store';
 import { createVectorSide, type VectorSide } from './vectors';
 
@@ -53,6 +55,8 @@ export interface Features {
   readonly cache: CacheStats;
   /** The content part of the health record. @default absent (a stand-in without content) */
   contentHealth?(): ContentHealth;
+  /** Search by meaning's part of the health record. @default absent */
+  semanticHealth?(): SemanticHealth;
   /** Loads content and builds indexes; the service is ready after it resolves. */
   start(): Promise<void>;
   /**
@@ -133,6 +137,8 @@ export interface FeaturesOptions {
   readonly provider?: ChatProvider;
   /** Ranking and snippet options of the embedded index, over those the settings give. @default `rankingOptions(settings.search)` (service/search/ranking.ts) */
   readonly index?: EmbeddedIndexOptions;
+  /** The items' vectors for search by meaning. @default the stored vectors (`vectors.feed`: service/vectors.ts) */
+  readonly vectorFeed?: VectorFeed;
 }
 
 /** The content store the settings ask for. */
@@ -202,7 +208,13 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,
   });
-  const search = new SearchService(index, content, cache);
+  const semantic = createSemanticSearch(settings, {
+    feed: opts.vectorFeed ?? vectors.feed,
+    embedder: vectors.embedder,
+    dir,
+    logger: logger.child({ component: 'search-vectors' }),
+  });
+  const search = new SearchService(index, content, cache, semantic);
   const chat = new ChatService({
     provider: opts.provider ?? createProvider(deps, index),
     index,
@@ -243,6 +255,9 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
         ...(store.writes ? { writes: writesHealth(store.writes()) } : {}),
       };
     },
+    semanticHealth() {
+      return { status: semantic.index.status(), pending: semantic.index.pending(), items: semantic.index.size };
+    },
     async start() {
       const access = writeAccess(settings);
       if (access === 'open') {
@@ -263,7 +278,9 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       // The persisted search segment is read while the content loads (the index wants both).
       segments?.prefetch();
       await content.start();
+      // The feed reads the stored vectors before the vector index takes its current ones.
       await vectors.start();
+      await semantic.index.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
       // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips
       // the demo with a warning: the service starts degraded, as it does without the demo, and
@@ -297,6 +314,8 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     async close() {
       await vectors.close();
       if (segments) await persistSegment(index, deps, segments.logger);
+      await semantic.index.persist().catch((e: Error) => logger.warn({ err: e.message }, 'vector index not persisted'));
+      semantic.index.close();
       await segments?.close();
       await store.close();
     },

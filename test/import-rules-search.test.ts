@@ -23,8 +23,10 @@ const TREE: Record<string, string> = {
     "import type { Cursor } from '../index/cursor';\nimport { TERMS } from '../vocabulary/terms';\nexport const plan = (c?: Cursor) => [c, TERMS];\n",
   [`${S}/analysis/analyzer.ts`]: "export const analyze = (s: string) => s.split(' ');\n",
   [`${S}/analysis/snippet.ts`]: "import { analyze } from './analyzer';\nexport const snippet = analyze;\n",
+  [`${S}/vectors/exact.ts`]: 'export const dot = (a: number[]) => a.length;\n',
+  [`${S}/vectors/vector-index.ts`]: "import { dot } from './exact';\nexport const nearest = dot;\n",
   [`${S}/embedded.ts`]:
-    "import { cursors } from './index/store';\nimport { rank } from './scoring/rank';\nimport { plan } from './query/plan';\nimport { snippet } from './analysis/snippet';\nimport { TERMS } from './vocabulary/terms';\nexport const search = () => [rank(cursors()), plan(), snippet('a'), TERMS];\n",
+    "import { nearest } from './vectors/vector-index';\nimport { cursors } from './index/store';\nimport { rank } from './scoring/rank';\nimport { plan } from './query/plan';\nimport { snippet } from './analysis/snippet';\nimport { TERMS } from './vocabulary/terms';\nexport const search = () => [rank(cursors()), plan(), snippet('a'), TERMS, nearest];\n",
   // forbidden
   [`${S}/index/bad-scoring.ts`]: "import type { topK } from '../scoring/top-k';\nexport type X = typeof topK;\n",
   [`${S}/index/bad-query.ts`]: "import { plan } from '../query/plan';\nexport const x = plan;\n",
@@ -34,6 +36,9 @@ const TREE: Record<string, string> = {
   [`${S}/scoring/bad-query.ts`]: "import type { plan } from '../query/plan';\nexport type X = typeof plan;\n",
   [`${S}/query/bad-store.ts`]: "import type { cursors } from '../index/store';\nexport type X = typeof cursors;\n",
   [`${S}/query/bad-scoring.ts`]: "import { topK } from '../scoring/top-k';\nexport const x = topK;\n",
+  [`${S}/vectors/bad-index.ts`]: "import type { Cursor } from '../index/cursor';\nexport type X = Cursor;\n",
+  [`${S}/vectors/bad-analysis.ts`]: "import { analyze } from '../analysis/analyzer';\nexport const x = analyze;\n",
+  [`${S}/scoring/bad-vectors.ts`]: "import { nearest } from '../vectors/vector-index';\nexport const x = nearest;\n",
   [`${S}/analysis/bad-vocabulary.ts`]: "import { TERMS } from '../vocabulary/terms';\nexport const x = TERMS;\n",
 };
 
@@ -48,6 +53,9 @@ test('every forbidden import between the rooms of service/search fails lint unde
     `search-query-reads-index-through-cursor: ${S}/query/bad-store.ts → ${S}/index/store.ts`,
     `search-scoring-reads-index-through-cursor: ${S}/scoring/bad-query.ts → ${S}/query/plan.ts`,
     `search-scoring-reads-index-through-cursor: ${S}/scoring/bad-store.ts → ${S}/index/store.ts`,
+    `search-scoring-reads-index-through-cursor: ${S}/scoring/bad-vectors.ts → ${S}/vectors/vector-index.ts`,
+    `search-vectors-imports-no-other-room: ${S}/vectors/bad-analysis.ts → ${S}/analysis/analyzer.ts`,
+    `search-vectors-imports-no-other-room: ${S}/vectors/bad-index.ts → ${S}/index/cursor.ts`,
     `search-vocabulary-imports-no-other-room: ${S}/vocabulary/bad-index.ts → ${S}/index/cursor.ts`,
   ]);
 });

@@ -126,12 +126,12 @@ export class ExhaustiveIndex implements SearchIndex {
   }
 
   /** Whether item `id` passes `filter` (none: every item). */
-  private passes(id: string, filter: ItemFilter | undefined): boolean {
+  passes(id: string, filter: ItemFilter | undefined): boolean {
     return !filter || matches(this.items.get(id)!, filter);
   }
 
   /** The order of `sort` on the items: by day or update time, ties by id. */
-  private order(sort: 'date:desc' | 'date:asc' | 'updated:desc'): (a: Scored, b: Scored) => number {
+  order(sort: 'date:desc' | 'date:asc' | 'updated:desc'): (a: Scored, b: Scored) => number {
     const key = (h: Scored) => {
       const item = this.items.get(h.id)!;
       return sort === 'updated:desc' ? Date.parse(item.updated_at) : Number(itemDay(item).replace(/-/g, ''));
@@ -141,7 +141,7 @@ export class ExhaustiveIndex implements SearchIndex {
   }
 
   /** Disjunctive facet counts over `matched`: each facet counts the items passing the filter without its own part. */
-  private facets(matched: readonly string[], query: IndexQuery): FacetCounts {
+  facets(matched: readonly string[], query: IndexQuery): FacetCounts {
     const f = query.filter ?? {};
     const out: FacetCounts = {};
     if (query.facets?.includes('type')) {
@@ -171,12 +171,14 @@ export class ExhaustiveIndex implements SearchIndex {
   }
 
   /**
-   * Every matching id with its score, best first (ties by id), and the index terms to highlight.
+   * Every matching id with its score, best first (ties by id), and the index terms to highlight
+   * (`hits`: those passing the filter; `matched`: every match, for facets; also read by
+   * exhaustive-hybrid.ts).
    * Short queries score their terms with prefix and fuzzy expansions; longer ones score exact
    * terms, then expand with RM3 (both through `scoreTerms`), then the top `depth` are re-scored
    * by proximity (`exhaustiveProximitySource`: window counts and frequencies found plainly).
    */
-  private match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[]; matched: string[] } {
+  match(query: RankQuery): { terms: string[]; highlight: Set<string>; hits: Scored[]; matched: string[] } {
     const plan = this.plan(query.text);
     const { terms } = plan;
     // Snippets highlight what the user asked for (and its prefix and fuzzy matches), not RM3's terms.

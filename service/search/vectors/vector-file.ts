@@ -1,0 +1,185 @@
+import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../lib/framed-file';
+import type { VectorSnapshot } from './vector-index';
+
+/**
+ * The on-disk form of a vector index's state (`VectorSnapshot`), in the layout of the search
+ * segment (index/segment-file.ts, lib/framed-file.ts): the 8 bytes `SRCHVEC1`; the header's byte
+ * length and CRC-32; the header, JSON; padding to 8; the body, one section per array at an offset
+ * that is a multiple of 8, with its length and CRC-32 in the header. The header carries the
+ * index's `key` (model, dimensions: what the vectors were made with; a file of another key is
+ * refused), the `content` fingerprint of the items it holds (the caller refuses a file whose
+ * content is not the live content's, as for the segment), and the graph file beside it that
+ * matches it: its name, byte length, CRC-32 and the rows it holds (vector-store.ts). Anything
+ * that does not add up is refused with the reason; nothing is trusted before both checksums pass.
+ */
+
+const MAGIC = Buffer.from('SRCHVEC1', 'latin1');
+const FORMAT = 1;
+
+type SectionType = 'i32' | 'u32' | 'f32' | 'json';
+
+interface Section {
+  readonly name: string;
+  readonly type: SectionType;
+  readonly offset: number;
+  readonly bytes: number;
+}
+
+/** The graph file that goes with a vector file. */
+export interface GraphRef {
+  /** File name, in the same folder. */
+  readonly file: string;
+  /** What the graph was built with (`VectorIndex.graphKey`). */
+  readonly key: string;
+  readonly bytes: number;
+  readonly crc: number;
+  /** Rows of the snapshot it holds (the first ones). */
+  readonly rows: number;
+}
+
+interface Header {
+  readonly format: number;
+  readonly key: string;
+  readonly content: string;
+  readonly dims: number;
+  readonly items: number;
+  readonly rows: number;
+  readonly graph: GraphRef | null;
+  readonly sections: readonly Section[];
+  readonly bodyBytes: number;
+  readonly bodyCrc: number;
+}
+
+/** What a vector file says about itself besides the snapshot. */
+export interface VectorMeta {
+  /** What the vectors were made with (model, dimensions): a file of another key is refused. */
+  readonly key: string;
+  /** Fingerprint of the content it holds (`contentFingerprint` of its items' fingerprints). */
+  readonly content: string;
+  readonly graph: GraphRef | null;
+}
+
+/** A vector file that cannot be used, and why. */
+export class VectorFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VectorFileError';
+  }
+}
+
+const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** The file's bytes, in parts to write in order; `pause` is awaited between checksum steps. */
+export async function encodeVectors(
+  snap: VectorSnapshot,
+  meta: VectorMeta,
+  pause: () => Promise<void>,
+): Promise<Buffer[]> {
+  // Each section in one or more parts (the vectors: the index's blocks), written one after the other.
+  const arrays: Array<[string, SectionType, Buffer[]]> = [
+    ['ids', 'json', [Buffer.from(JSON.stringify(snap.ids), 'utf8')]],
+    ['fingerprints', 'u32', [bytesOf(snap.fingerprints)]],
+    ['first', 'i32', [bytesOf(snap.first)]],
+    ['count', 'i32', [bytesOf(snap.count)]],
+    ['rowSlot', 'i32', [bytesOf(snap.rowSlot)]],
+    ['vectors', 'f32', snap.vectors.map(bytesOf)],
+  ];
+  const sections: Section[] = [];
+  const body: Buffer[] = [];
+  let offset = 0;
+  for (const [name, type, parts] of arrays) {
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
+    sections.push({ name, type, offset, bytes });
+    body.push(...parts.slice(0, -1));
+    // Only the last part is padded: every part but the last holds whole 4-byte numbers, so the section is contiguous.
+    offset += bytes - (parts.at(-1)?.length ?? 0) + pushPadded(body, parts.at(-1) ?? Buffer.alloc(0));
+  }
+  const header: Header = {
+    format: FORMAT,
+    key: meta.key,
+    content: meta.content,
+    dims: snap.dims,
+    items: snap.ids.length,
+    rows: snap.rowSlot.length,
+    graph: meta.graph,
+    sections,
+    bodyBytes: offset,
+    bodyCrc: await crcInSteps(body, pause),
+  };
+  return [encodeHead(MAGIC, header), ...body];
+}
+
+/**
+ * The snapshot and meta of a vector file's bytes, after checking both checksums, every section's
+ * place and every array's length and values against the others. Arrays are views into `buf`
+ * (copied when it is not 8-byte aligned).
+ */
+export async function decodeVectors(
+  buf: Buffer,
+  key: string,
+  pause: () => Promise<void>,
+): Promise<{ snap: VectorSnapshot; meta: VectorMeta }> {
+  const head = decodeHead(buf, MAGIC, 'vector file', (reason) => new VectorFileError(reason));
+  const header = head.header as Header;
+  if (header.format !== FORMAT)
+    throw new VectorFileError(`format ${String(header.format)}, this version reads ${FORMAT}`);
+  if (header.key !== key)
+    throw new VectorFileError(`made with ${JSON.stringify(header.key)}, this index uses ${JSON.stringify(key)}`);
+  const end = head.bodyStart + header.bodyBytes;
+  if (buf.length !== end)
+    throw new VectorFileError(
+      `${buf.length < end ? 'truncated' : 'extended'}: ${buf.length} bytes, the header says ${end}`,
+    );
+  let body = buf.subarray(head.bodyStart);
+  if ((await crcInSteps([body], pause)) !== header.bodyCrc)
+    throw new VectorFileError('damaged: body checksum mismatch');
+  if (body.byteOffset % 8 !== 0) body = Buffer.from(body);
+  const byName = new Map(header.sections.map((s) => [s.name, s]));
+  const section = (name: string, type: SectionType): Buffer => {
+    const s = byName.get(name);
+    if (!s || s.type !== type || s.offset % 8 !== 0 || s.offset + s.bytes > body.length)
+      throw new VectorFileError(`section ${name} is missing or out of place`);
+    return body.subarray(s.offset, s.offset + s.bytes);
+  };
+  const view = <T>(name: string, type: SectionType, make: new (b: ArrayBufferLike, o: number, n: number) => T): T => {
+    const b = section(name, type);
+    if (b.length % 4 !== 0) throw new VectorFileError(`section ${name} has a partial element`);
+    return new make(b.buffer, b.byteOffset, b.length / 4);
+  };
+  const ids = JSON.parse(section('ids', 'json').toString('utf8')) as unknown;
+  if (!Array.isArray(ids) || !ids.every((x) => x === null || typeof x === 'string'))
+    throw new VectorFileError('section ids is not a list of strings and nulls');
+  const snap: VectorSnapshot = {
+    dims: header.dims,
+    ids: ids as Array<string | null>,
+    fingerprints: view('fingerprints', 'u32', Uint32Array),
+    first: view('first', 'i32', Int32Array),
+    count: view('count', 'i32', Int32Array),
+    rowSlot: view('rowSlot', 'i32', Int32Array),
+    vectors: [view('vectors', 'f32', Float32Array)],
+  };
+  const fail = (what: string): never => {
+    throw new VectorFileError(`inconsistent: ${what}`);
+  };
+  const n = snap.ids.length;
+  const rows = snap.rowSlot.length;
+  if (!Number.isInteger(header.dims) || header.dims < 1) fail('dimensions');
+  if (n !== header.items || rows !== header.rows) fail('item or row count');
+  if (snap.fingerprints.length !== n || snap.first.length !== n || snap.count.length !== n) fail('per-item arrays');
+  if (snap.vectors[0].length !== rows * header.dims) fail('vectors');
+  for (let s = 0; s < n; s++) {
+    const from = snap.first[s];
+    const c = snap.count[s];
+    if (from < 0 || c < 0 || from + c > rows) fail(`rows of item ${s}`);
+    if (snap.ids[s] !== null)
+      for (let r = from; r < from + c; r++) if (snap.rowSlot[r] !== s) fail(`rows of item ${s}`);
+  }
+  for (let r = 0; r < rows; r++) {
+    const s = snap.rowSlot[r];
+    if (s < -1 || s >= n || (s >= 0 && snap.ids[s] === null)) fail(`row ${r}`);
+  }
+  const g = header.graph;
+  if (g !== null && (typeof g.file !== 'string' || !/^[\w.-]+$/.test(g.file) || !(g.rows >= 0 && g.rows <= rows)))
+    fail('graph reference');
+  return { snap, meta: { key: header.key, content: header.content, graph: g } };
+}

@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { crcInSteps } from '../../lib/framed-file';
+import { readWholeFile } from '../../lib/read-whole-file';
+import { writeAll } from '../../lib/write-all';
+import { yieldToLoop } from '../../lib/yield-to-loop';
+import { decodeVectors, encodeVectors, type GraphRef, VectorFileError } from './vector-file';
+import { VectorIndex, type VectorIndexOptions } from './vector-index';
+
+/** Name of the vector file in its folder (beside the search segment, `search-segment.bin`). */
+export const VECTOR_FILE = 'search-vectors.bin';
+const GRAPH_PREFIX = 'search-vectors.';
+const GRAPH_SUFFIX = '.usearch';
+
+/** Options of `VectorStore`. */
+export interface VectorStoreOptions {
+  /** Folder of the files; created when missing (the search segment's folder). */
+  readonly dir: string;
+  readonly logger: Logger;
+}
+
+/** What a vector file is checked against: a file made otherwise is stale and not used. */
+export interface VectorFileExpect {
+  /** What the vectors are made with (model, dimensions). */
+  readonly key: string;
+  /** Fingerprint of the live content (the segment's `contentFingerprint` of its items' fingerprints). */
+  readonly content: string;
+}
+
+/** An index read back or rebuilt, and from where. */
+export interface LoadedVectors {
+  readonly index: VectorIndex;
+  /** `file`: the persisted index (`graph`: whether its graph file was used too); `rebuilt`: built again. */
+  readonly from: 'file' | 'rebuilt';
+  readonly graph: boolean;
+}
+
+/**
+ * Where a vector index is kept between starts, beside the search segment and with its rules: two
+ * files, `search-vectors.bin` (the items, their vectors and fingerprints, framed and checksummed:
+ * vector-file.ts) and the HNSW graph in usearch's own format, `search-vectors.<generation>.usearch`,
+ * whose name, length, CRC-32 and rows the `.bin` file's header records. A write saves the graph
+ * under a new generation's name, then the `.bin` file to a temp file, fsynced, renamed over the old
+ * one, the folder fsynced, and only then deletes older graphs: at any moment the `.bin` in place
+ * names a whole graph. A `.bin` that is damaged, of another key or of other content is refused
+ * and rebuilt, never served; a graph that does not match its record is rebuilt from the vectors.
+ */
+export class VectorStore {
+  readonly file: string;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: VectorStoreOptions) {
+    this.file = join(opts.dir, VECTOR_FILE);
+  }
+
+  /**
+   * Writes `index` (its state when the write starts: the snapshot and the graph are taken in one
+   * turn) with `meta`; writes are done one after the other. The graph is written by the library in one
+   * synchronous call (usearch's `save` has no asynchronous form).
+   */
+  save(index: VectorIndex, meta: VectorFileExpect): Promise<void> {
+    const dir = this.opts.dir;
+    const run = async (): Promise<void> => {
+      const started = performance.now();
+      await mkdir(dir, { recursive: true });
+      // The snapshot, the graph and the rows it holds in one turn: nothing changes in between.
+      const snap = index.snapshot();
+      const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+      const graphFile = `${GRAPH_PREFIX}${generation}${GRAPH_SUFFIX}`;
+      const graphTmp = join(dir, `${graphFile}.tmp`);
+      const rows = index.graphRows;
+      const hasGraph = index.saveGraph(graphTmp);
+      let graph: GraphRef | null = null;
+      if (hasGraph) {
+        const bytes = await readWholeFile(graphTmp);
+        graph = {
+          file: graphFile,
+          key: index.graphKey,
+          bytes: bytes.length,
+          crc: await crcInSteps([bytes], yieldToLoop),
+          rows,
+        };
+        await syncFile(graphTmp);
+        await rename(graphTmp, join(dir, graphFile));
+      }
+      const parts = await encodeVectors(snap, { ...meta, graph }, yieldToLoop);
+      const tmp = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        const fh = await open(tmp, 'w');
+        try {
+          for (const p of parts) await writeAll(fh, p);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        await rename(tmp, this.file);
+        await syncFile(dir);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+      for (const n of await readdir(dir))
+        if (n !== graphFile && n.startsWith(GRAPH_PREFIX) && (n.endsWith(GRAPH_SUFFIX) || n.endsWith('.tmp')))
+          await rm(join(dir, n), { force: true });
+      this.opts.logger.info(
+        { file: this.file, items: index.size, graph: graph?.file, ms: Math.round(performance.now() - started) },
+        'vector index persisted',
+      );
+    };
+    const done = this.writing.then(run);
+    this.writing = done.catch(() => undefined);
+    return done;
+  }
+
+  /**
+   * The persisted index if it is whole and made with `expect` (its graph too when that matches),
+   * else `rebuild()`'s (the reason logged). Never serves a stale or damaged file.
+   */
+  async load(
+    expect: VectorFileExpect,
+    options: VectorIndexOptions,
+    rebuild: () => VectorIndex | Promise<VectorIndex>,
+  ): Promise<LoadedVectors> {
+    const why = await this.read(expect, options);
+    if (typeof why !== 'string') return why;
+    this.opts.logger.warn({ file: this.file, reason: why }, `persisted vector index not used (${why}): rebuilding it`);
+    return { index: await rebuild(), from: 'rebuilt', graph: false };
+  }
+
+  /** The persisted index, or why it cannot be used. */
+  private async read(expect: VectorFileExpect, options: VectorIndexOptions): Promise<LoadedVectors | string> {
+    let buf: Buffer;
+    try {
+      buf = await readWholeFile(this.file);
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'none yet' : `unreadable: ${(e as Error).message}`;
+    }
+    let decoded;
+    try {
+      decoded = await decodeVectors(buf, expect.key, yieldToLoop);
+    } catch (e) {
+      if (e instanceof VectorFileError) return e.message;
+      throw e;
+    }
+    const { snap, meta } = decoded;
+    if (meta.content !== expect.content)
+      return `stale: it holds content ${meta.content}, the live content is ${expect.content}`;
+    if (snap.dims !== options.dims) return `made with ${snap.dims} dimensions, the index has ${options.dims}`;
+    const graph = await this.graphOf(meta.graph, new VectorIndex(options).graphKey);
+    if (typeof graph === 'string')
+      this.opts.logger.warn({ file: this.file, reason: graph }, `vector graph not used (${graph}): rebuilding it`);
+    const usable = typeof graph === 'string' ? undefined : graph;
+    return { index: VectorIndex.restore(options, snap, usable), from: 'file', graph: usable !== undefined };
+  }
+
+  /** The graph file `ref` names, checked against it; undefined when there is none; or why not. */
+  private async graphOf(
+    ref: GraphRef | null,
+    key: string,
+  ): Promise<{ path: string; rows: number } | undefined | string> {
+    if (!ref) return undefined;
+    if (ref.key !== key) return `built with ${ref.key}, the index uses ${key}`;
+    const path = join(this.opts.dir, ref.file);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => -1,
+    );
+    if (size !== ref.bytes)
+      return size < 0 ? `${ref.file} is missing` : `${ref.file} has ${size} bytes, not ${ref.bytes}`;
+    const crc = await crcInSteps([await readWholeFile(path)], yieldToLoop);
+    if (crc !== ref.crc) return `${ref.file} is damaged: checksum mismatch`;
+    return { path, rows: ref.rows };
+  }
+
+  /** Settles once the writes asked for are done. */
+  async flush(): Promise<void> {
+    await this.writing;
+  }
+}
+
+async function syncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
