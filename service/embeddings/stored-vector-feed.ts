@@ -4,7 +4,7 @@ import type { VectorRecord, VectorRecords } from '../content/content-store';
 import type { Item } from '../content/item';
 import { itemFingerprint } from '../content/item-fingerprint';
 import { itemPassages, type ItemPassages } from './passages';
-import type { Embedder } from './types';
+import { EmbeddingError, type Embedder } from './types';
 import type { ItemVectors, SemanticStatus, VectorFeed, VectorFeedListener } from './vector-feed';
 
 /** The `source` of an item's own `vector`. */
@@ -61,6 +61,12 @@ export class StoredVectorFeed implements VectorFeed {
   private failing = false;
   /** After a failed provider call: the worker embeds nothing before this time (ms). */
   private resumeAt = 0;
+  /**
+   * Items of a batch the provider refused as such (a 4xx, an answer not of the vectors asked):
+   * perhaps one item's fault, so each is embedded alone from then on, and the rest of the backlog
+   * is not held up by it.
+   */
+  private readonly alone = new Set<string>();
   private closed = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -182,6 +188,7 @@ export class StoredVectorFeed implements VectorFeed {
     const stale: string[] = [];
     for (const id of change.removed) {
       this.todo.delete(id);
+      this.alone.delete(id);
       if (this.held.delete(id)) stale.push(id);
     }
     for (const item of change.upserted) {
@@ -225,8 +232,12 @@ export class StoredVectorFeed implements VectorFeed {
       const batch: string[] = [];
       let next = Infinity;
       for (const [id, notBefore] of this.todo) {
-        if (notBefore <= now) batch.push(id);
-        else next = Math.min(next, notBefore);
+        if (notBefore > now) next = Math.min(next, notBefore);
+        else if (!this.alone.has(id)) batch.push(id);
+        else if (!batch.length) {
+          batch.push(id);
+          break;
+        }
         if (batch.length >= this.batchItems) break;
       }
       if (!batch.length) {
@@ -330,6 +341,7 @@ export class StoredVectorFeed implements VectorFeed {
       const { vectors } = await this.opts.embedder!.embed(texts, { signal: this.abort.signal });
       this.failing = false;
       this.waitMs = this.backoff.initialMs;
+      for (const { item } of jobs) this.alone.delete(item.id);
       let at = 0;
       for (const { item, fp, passages } of jobs) {
         const n = passages.passages.length;
@@ -345,9 +357,21 @@ export class StoredVectorFeed implements VectorFeed {
           'embedding failed; the items stay in the backlog (embeddings_pending) and are tried again with backoff',
         );
       this.failing = true;
-      const wait = this.waitMs;
-      this.waitMs = Math.min(this.backoff.maxMs, this.waitMs * 2);
-      this.resumeAt = Date.now() + wait;
+      const reason = e instanceof EmbeddingError ? e.reason : undefined;
+      if (reason === 'client_error' || reason === 'invalid_answer' || reason === 'too_large') {
+        // Not the provider's state but what was sent: each item alone next (at once), and an item
+        // refused alone waits the longest backoff, behind the rest of the backlog.
+        const at = jobs.length > 1 ? 0 : Date.now() + this.backoff.maxMs;
+        for (const { item } of jobs) {
+          this.alone.add(item.id);
+          this.todo.delete(item.id);
+          this.todo.set(item.id, at);
+        }
+      } else {
+        const wait = this.waitMs;
+        this.waitMs = Math.min(this.backoff.maxMs, this.waitMs * 2);
+        this.resumeAt = Date.now() + wait;
+      }
       await Promise.allSettled(jobs.map((j) => this.opts.records!.release(j.item.id, j.fp)));
     }
   }

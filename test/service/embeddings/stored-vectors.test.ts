@@ -197,6 +197,28 @@ describe('vectors in the file store (DATA_DIR)', () => {
       await again.close();
     }
   });
+
+  it('a batch the provider refuses (a 400) is embedded an item at a time, so one bad item does not hold up the rest', async () => {
+    fake.reset();
+    fake.enqueueEmbeddings({ kind: 'status', status: 400, body: '{"error":{"message":"bad input"}}' });
+    const t = await buildTestApp(settings('openai'));
+    try {
+      const items = ['one', 'two', 'three'].map((w) => ({
+        id: `solo-${w}`,
+        type: 'article',
+        title: `Solo ${w}`,
+        body: w,
+      }));
+      expect((await request(t.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+      const feed = feedOf(t);
+      await until(() => items.every((i) => held(feed).has(i.id)));
+      expect(feed.pending()).toBe(0);
+      const calls = fake.requests.filter((r) => r.path === '/v1/embeddings').map((r) => [r.body.input].flat().length);
+      expect(calls).toEqual([3, 1, 1, 1]);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('vectors in Redis, two replicas', () => {
