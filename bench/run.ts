@@ -6,6 +6,7 @@
 import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
 import { run as filters } from './search/filters';
+import { run as hybrid } from './search/hybrid';
 import { run as search } from './search/run';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     ['text passes before and after issue 29', text],
     ['vector index libraries (issue 41)', () => vectors(['--glove', '100000'])],
     ['the vector index of the service (issue 41)', () => vectorRoom(100_000)],
+    ['hybrid against keyword search (issue 41, 100,000 documents)', () => hybrid()],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());

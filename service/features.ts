@@ -222,6 +222,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     stats: deps.stats,
     analyzer: index.analyzer,
     contextDocuments: settings.ai.contextDocuments,
+    retrieve: (text, filter, limit) => search.retrieve(text, filter, limit),
     maxTokens: settings.ai.maxTokens,
     temperature: settings.ai.temperature,
     limits: { maxChars: settings.ai.answerMaxChars, totalMs: settings.ai.answerTimeoutMs },

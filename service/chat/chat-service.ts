@@ -83,6 +83,11 @@ export interface ChatServiceOptions {
   readonly analyzer: Analyzer;
   /** Passages retrieved per answer (`CHAT_CONTEXT_DOCUMENTS`). */
   readonly contextDocuments: number;
+  /**
+   * The items an answer draws on, best first (issue 41: the search service's hybrid retrieval
+   * when items have vectors). @default the index's keyword search
+   */
+  readonly retrieve?: (text: string, filter: ItemFilter | undefined, limit: number) => Promise<readonly string[]>;
   readonly maxTokens: number;
   readonly temperature: number;
   readonly limits: AnswerLimits;
@@ -140,19 +145,23 @@ export class ChatService {
     input: ChatInput,
     signal?: AbortSignal,
   ): Promise<{ req: CompletionRequest; sources: ChatSource[] }> {
-    const page = await this.opts.index.search({
-      text: input.message,
-      ...(input.filter ? { filter: input.filter } : {}),
-      limit: this.opts.contextDocuments,
-      offset: 0,
-      snippets: false,
-    });
+    const ids = this.opts.retrieve
+      ? await this.opts.retrieve(input.message, input.filter, this.opts.contextDocuments)
+      : (
+          await this.opts.index.search({
+            text: input.message,
+            ...(input.filter ? { filter: input.filter } : {}),
+            limit: this.opts.contextDocuments,
+            offset: 0,
+            snippets: false,
+          })
+        ).hits.map((h) => h.id);
     const sources: ChatSource[] = [];
     const passages: Passage[] = [];
     // A source found by a synonym gives the passage that holds the synonym.
-    const synonyms = page.hits.length ? (this.opts.index.synonymTerms?.(input.message) ?? []) : [];
-    for (const h of page.hits) {
-      const item = this.opts.content.get(h.id);
+    const synonyms = ids.length ? (this.opts.index.synonymTerms?.(input.message) ?? []) : [];
+    for (const id of ids) {
+      const item = this.opts.content.get(id);
       if (!item) continue;
       sources.push({ id: item.id, type: item.type, title: item.title, url: item.url ?? null });
       passages.push(passageFor(item, input.message, this.opts.analyzer, PASSAGE_CHARS, synonyms));

@@ -143,6 +143,15 @@ export class SearchService {
     return { ...body, took_ms: elapsed(started), cached: false };
   }
 
+  /**
+   * The items a chat answer draws on (issue 41), best first: the search's default mode (hybrid
+   * when items have vectors and the words can be embedded, else keyword), with the same filters.
+   */
+  async retrieve(text: string, filter: ItemFilter | undefined, limit: number): Promise<string[]> {
+    const res = await this.search({ q: text, ...(filter ? { filter } : {}), limit, offset: 0 });
+    return res.results.map((r) => r.id);
+  }
+
   /** Today's search by words; `cache`: whether the answer is kept (a degraded answer is not). */
   private async keyword(req: SearchRequest, started: number, cache = true): Promise<SearchResponse> {
     const key = SearchService.key(req);

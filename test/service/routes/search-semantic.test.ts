@@ -170,6 +170,16 @@ describe('search by meaning (issue 41): mode, semantic_ratio, vector', () => {
     expect((await request(t.app).get('/health')).body.semantic.status).toBe('ok');
   });
 
+  it('chat retrieves by meaning: a question sharing no word with an item still cites it, under the same filters', async () => {
+    const res = await request(t.app).post('/api/chat').send({ message: 'vehicle' });
+    expect(res.status).toBe(200);
+    expect(res.body.sources.map((s: { id: string }) => s.id)).toContain('automobile-care');
+    const filtered = await request(t.app)
+      .post('/api/chat')
+      .send({ message: 'vehicle', tag: ['home'] });
+    expect(filtered.body.sources.map((s: { id: string }) => s.id)).toEqual(['garden']);
+  });
+
   it('follows the feed: a removed item leaves semantic results, a put one joins them', async () => {
     const q = { q: 'physician', mode: 'semantic', limit: 1 };
     expect(ids(await request(t.app).get('/api/search').query(q))).toEqual(['doctor-visit']);

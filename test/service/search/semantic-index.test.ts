@@ -1,0 +1,97 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../../service/lib/logger';
+import { contentKey, SemanticIndex } from '../../../service/search/semantic-index';
+import { VECTOR_FILE, VectorStore } from '../../../service/search/vectors';
+import { MemoryVectorFeed } from '../../helpers/memory-vector-feed';
+
+const logger = silentLogger();
+const DIMS = 4;
+const unit = (i: number) => Array.from({ length: DIMS }, (_v, d) => (d === i % DIMS ? 1 : 0.1 * (d + 1)));
+
+describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'semantic-index-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const feedOf = (n: number) => {
+    const feed = new MemoryVectorFeed();
+    feed.put(...Array.from({ length: n }, (_v, i) => ({ id: `i${i}`, vector: unit(i), fingerprint: i + 1 })));
+    return feed;
+  };
+  const open = (feed: MemoryVectorFeed, key = 'm/4') =>
+    new SemanticIndex({ feed, dims: DIMS, key, store: new VectorStore({ dir, logger }), logger });
+
+  it('reads the current vectors at start, then follows puts and removes (also those told during the start)', async () => {
+    const feed = feedOf(3);
+    const s = new SemanticIndex({ feed, dims: DIMS, key: 'm/4', logger });
+    const started = s.start();
+    feed.put({ id: 'late', vector: unit(3) });
+    await started;
+    expect(s.size).toBe(4);
+    expect(s.nearest(unit(3), 1)[0].id).toBe('late');
+    feed.remove('late');
+    expect(s.nearest(unit(3), 4).map((h) => h.id)).not.toContain('late');
+    expect(s.status()).toBe('ok');
+    s.queryFailed();
+    expect(s.status()).toBe('degraded');
+    s.queryEmbedded();
+    expect(s.status()).toBe('ok');
+    s.close();
+  });
+
+  it('is persisted on persist() and read back at the next start when made from the same content and key', async () => {
+    const feed = feedOf(5);
+    const first = open(feed);
+    await first.start();
+    expect(first.origin).toBe('rebuilt'); // no file yet
+    await first.persist();
+    first.close();
+    const again = open(feed);
+    await again.start();
+    expect(again.origin).toBe('file');
+    expect(again.nearest(unit(2), 1)[0].id).toBe('i2');
+    again.close();
+  });
+
+  it('rebuilds, never serves, a file of other content, of another key, or damaged', async () => {
+    const feed = feedOf(5);
+    const first = open(feed);
+    await first.start();
+    await first.persist();
+    first.close();
+    // An item changed while the service was down: its content version (fingerprint) differs.
+    feed.put({ id: 'i1', vector: unit(3), fingerprint: 99 });
+    const changed = open(feed);
+    await changed.start();
+    expect(changed.origin).toBe('rebuilt');
+    expect(changed.nearest(unit(3), 2).map((h) => h.id)).toContain('i1');
+    changed.close();
+    const otherKey = open(feed, 'other-model/4');
+    await otherKey.start();
+    expect(otherKey.origin).toBe('rebuilt');
+    await otherKey.persist();
+    otherKey.close();
+    const file = join(dir, VECTOR_FILE);
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 5] ^= 0xff;
+    writeFileSync(file, bytes);
+    const damaged = open(feed, 'other-model/4');
+    await damaged.start();
+    expect(damaged.origin).toBe('rebuilt');
+    expect(damaged.size).toBe(5);
+    damaged.close();
+  });
+
+  it('contentKey does not depend on the order of the items', () => {
+    const a = [
+      { id: 'x', fingerprint: 1 },
+      { id: 'y', fingerprint: 2 },
+    ];
+    expect(contentKey(a)).toBe(contentKey([...a].reverse()));
+    expect(contentKey(a)).not.toBe(contentKey([{ id: 'x', fingerprint: 1 }]));
+  });
+});
