@@ -103,6 +103,12 @@ describe('search by meaning, end to end with the fake embeddings server', () => 
     expect((await tokensUsed()) - tokensBefore).toBe(fake.embeddingTokensBilled);
   });
 
+  it('the chat retrieves by meaning: a question sharing no word with an item cites it', async () => {
+    const res = await request(t.app).post('/api/chat').send({ message: 'How should I look after my vehicle?' });
+    expect(res.status).toBe(200);
+    expect(res.body.sources.map((s: { id: string }) => s.id)).toContain('automobile-care');
+  });
+
   it('with the server stopped, a write answers 201 and hybrid answers 200 with keyword results', async () => {
     await fake.close();
     const write = await request(t.app)
