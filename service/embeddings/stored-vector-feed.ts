@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { stepper } from '../lib/yield-to-loop';
 import type { ContentChange, ContentService } from '../content/content-service';
 import type { VectorRecord, VectorRecords } from '../content/content-store';
 import type { Item } from '../content/item';
@@ -71,6 +72,8 @@ export class StoredVectorFeed implements VectorFeed {
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private reloads: Promise<void> = Promise.resolve();
+  /** Ids a content change named while a reload ran in steps: the change's decision stands for them. */
+  private touched: Set<string> | undefined;
   private readonly abort = new AbortController();
 
   constructor(private readonly opts: StoredVectorFeedOptions) {
@@ -159,21 +162,32 @@ export class StoredVectorFeed implements VectorFeed {
       const byId = new Map(stored.map((r) => [r.id, r]));
       const put: ItemVectors[] = [];
       const seen = new Set<string>();
-      for (const item of this.opts.content.all()) {
-        seen.add(item.id);
-        const fp = itemFingerprint(item);
-        if (this.held.get(item.id)?.fingerprint === fp) continue;
-        const r = byId.get(item.id);
-        if (r && r.fingerprint === fp && this.usable(r)) {
-          put.push(StoredVectorFeed.vectorsOf(r, fp));
-          this.todo.delete(item.id);
-        } else this.todo.set(item.id, 0);
+      // In steps of the event loop (a million items are a pass of their own); a content change
+      // applied meanwhile decides for the ids it names (`touched`), the pass for the others.
+      const touched = (this.touched = new Set<string>());
+      const step = stepper();
+      try {
+        for (const item of this.opts.content.all()) {
+          seen.add(item.id);
+          const s = step();
+          if (s) await s;
+          if (touched.has(item.id)) continue;
+          const fp = itemFingerprint(item);
+          if (this.held.get(item.id)?.fingerprint === fp) continue;
+          const r = byId.get(item.id);
+          if (r && r.fingerprint === fp && this.usable(r)) {
+            put.push(StoredVectorFeed.vectorsOf(r, fp));
+            this.todo.delete(item.id);
+          } else this.todo.set(item.id, 0);
+        }
+      } finally {
+        this.touched = undefined;
       }
-      const gone = [...this.held.keys()].filter((id) => !seen.has(id));
+      const gone = [...this.held.keys()].filter((id) => !seen.has(id) && !touched.has(id));
       for (const id of gone) this.held.delete(id);
-      for (const id of [...this.todo.keys()]) if (!seen.has(id)) this.todo.delete(id);
+      for (const id of [...this.todo.keys()]) if (!seen.has(id) && !touched.has(id)) this.todo.delete(id);
       this.remove(gone);
-      this.put(put);
+      this.put(put.filter((v) => !touched.has(v.id)));
       this.wake?.();
     });
     return this.reloads;
@@ -186,6 +200,8 @@ export class StoredVectorFeed implements VectorFeed {
       return;
     }
     const stale: string[] = [];
+    for (const id of change.removed) this.touched?.add(id);
+    for (const item of change.upserted) this.touched?.add(item.id);
     for (const id of change.removed) {
       this.todo.delete(id);
       this.alone.delete(id);
