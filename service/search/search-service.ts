@@ -85,7 +85,9 @@ export class SearchService {
   /** The mode a request is answered in when its words or vector allow it. */
   private modeOf(req: SearchRequest): SearchMode {
     if (!this.semantic || !this.index.sorted) return 'keyword';
-    const mode = req.mode ?? (this.semantic.index.hasVectors ? 'hybrid' : 'keyword');
+    // Hybrid by default only when it can be done: items have vectors and the query has one, or its words can be embedded.
+    const able = this.semantic.index.hasVectors && (req.vector !== undefined || this.semantic.embedQuery !== undefined);
+    const mode = req.mode ?? (able ? 'hybrid' : 'keyword');
     // Without words there is nothing to fuse: every item matches them (browsing).
     return mode === 'hybrid' && !req.q.trim() ? 'semantic' : mode;
   }

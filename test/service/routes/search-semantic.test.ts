@@ -215,3 +215,36 @@ describe('search without an embedder or vectors', () => {
     expect((await request(t.app).get('/health')).body.semantic).toEqual({ status: 'off', pending: 0, items: 0 });
   });
 });
+
+describe('client-provided vectors without an embedder', () => {
+  let t: TestApp;
+  const feed = new MemoryVectorFeed();
+  beforeAll(async () => {
+    t = await buildTestApp(
+      { service: { environment: 'testing' }, rateLimit: { enabled: false }, embeddings: { dimensions: DIMS } },
+      { featureOptions: { vectorFeed: feed } },
+    );
+    const items = ITEMS.map((i) => ({ ...i, type: 'article' }));
+    expect((await request(t.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+    feed.put(...ITEMS.map((i) => ({ id: i.id, vector: vectorOf(i) })));
+  });
+  afterAll(() => t.close());
+
+  it('searches by words by default (the words cannot be embedded), and by a POSTed vector: hybrid with words, semantic without', async () => {
+    const words = await request(t.app).get('/api/search').query({ q: 'car' });
+    expect(words.body.mode).toBe('keyword');
+    expect(words.body.semantic).toBeUndefined();
+    const vector = Array.from(fakeEmbedding('automobile', DIMS));
+    const hybrid = await request(t.app).post('/api/search').send({ q: 'car', vector });
+    expect(hybrid.body.mode).toBe('hybrid');
+    expect(ids(hybrid).slice(0, 2).sort()).toEqual(['automobile-care', 'car-sharing']);
+    const semantic = await request(t.app).post('/api/search').send({ vector, limit: 1 });
+    expect(semantic.body).toMatchObject({ mode: 'semantic', total: ITEMS.length });
+    expect(ids(semantic)).toEqual(['automobile-care']);
+    expect((await request(t.app).get('/health')).body.semantic).toEqual({
+      status: 'ok',
+      pending: 0,
+      items: ITEMS.length,
+    });
+  });
+});
