@@ -42,9 +42,10 @@ import { rankingOptions } from './search/ranking';
 import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
-import { createSemanticSearch, NO_VECTORS } from './search/semantic-search';
-import { createEmbedder, type VectorFeed } from './embeddings';
+import { createSemanticSearch } from './search/semantic-search';
+import type { VectorFeed } from './embeddings';
 import { segmentDir, SegmentStore } from './search/index/segment-store';
+import { createVectorSide, type VectorSide } from './vectors';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
 export interface Features {
@@ -124,6 +125,8 @@ async function persistSegment(index: EmbeddedIndex, deps: FeatureDeps, logger: F
 /** Features plus their parts, for tests and benchmarks. */
 export interface FeatureSet extends Features {
   readonly context: FeatureContext;
+  /** The stored items' vectors and the embedder (issue 41): `vectors.feed` for the search side. */
+  readonly vectors: VectorSide;
 }
 
 /** Replacements for tests and benchmarks. */
@@ -134,7 +137,7 @@ export interface FeaturesOptions {
   readonly provider?: ChatProvider;
   /** Ranking and snippet options of the embedded index, over those the settings give. @default `rankingOptions(settings.search)` (service/search/ranking.ts) */
   readonly index?: EmbeddedIndexOptions;
-  /** The items' vectors for search by meaning. @default none yet (the content side provides them) */
+  /** The items' vectors for search by meaning. @default the stored vectors (`vectors.feed`: service/vectors.ts) */
   readonly vectorFeed?: VectorFeed;
 }
 
@@ -195,6 +198,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
   // Only where content is in the kvstore: there a write can be refused for want of confirmation.
   if (store.kind === 'kvstore') registerKvstoreWriteMetrics(deps.registry, () => deps.kvstore.writes);
   const content = new ContentService(store, deps.clock, logger.child({ component: 'content' }));
+  const vectors = createVectorSide(deps, content, store);
   // The persisted index lives beside the file store's data (the default store) or in INDEX_DIR;
   // for a store handed in (tests, benchmarks) its folder is unknown, so INDEX_DIR only.
   const dir = segmentDir(settings.search.indexDir, settings.service.dataDir, opts.store ? 'memory' : store.kind);
@@ -204,10 +208,9 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,
   });
-  const embedder = createEmbedder(settings, { tokens: deps.stats, logger: logger.child({ component: 'embeddings' }) });
   const semantic = createSemanticSearch(settings, {
-    feed: opts.vectorFeed ?? NO_VECTORS,
-    embedder,
+    feed: opts.vectorFeed ?? vectors.feed,
+    embedder: vectors.embedder,
     dir,
     logger: logger.child({ component: 'search-vectors' }),
   });
@@ -242,6 +245,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     router,
     cache,
     context,
+    vectors,
     contentHealth() {
       const losses = content.storeLosses;
       return {
@@ -275,6 +279,8 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       // The persisted search segment is read while the content loads (the index wants both).
       segments?.prefetch();
       await content.start();
+      // The feed reads the stored vectors before the vector index takes its current ones.
+      await vectors.start();
       await semantic.index.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
       // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips
@@ -307,6 +313,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       );
     },
     async close() {
+      await vectors.close();
       if (segments) await persistSegment(index, deps, segments.logger);
       await semantic.index.persist().catch((e: Error) => logger.warn({ err: e.message }, 'vector index not persisted'));
       semantic.index.close();

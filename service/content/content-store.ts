@@ -119,6 +119,57 @@ export interface ContentStore {
   compaction?(): CompactionStatus;
   /** Whether writes go through now (stores that write files: the file store). */
   writes?(): WriteStatus;
+  /** The items' vectors (issue 41), kept beside them. */
+  readonly vectors?: VectorRecords;
   /** Releases files and connections. */
   close(): Promise<void>;
+}
+
+/**
+ * The vectors of one content version of one item, as a store keeps them (issue 41): valid only
+ * while `fingerprint` is the item's current `itemFingerprint`, so a reader checks it against the
+ * item and a stale record is never served.
+ */
+export interface VectorRecord {
+  readonly id: string;
+  /** `itemFingerprint` of the content version they were computed from. */
+  readonly fingerprint: number;
+  /** The embedder's key (`model/dimensions`), or `client` for an item's own `vector`. */
+  readonly source: string;
+  /**
+   * `ItemPassages.textHash` of the texts embedded (empty for a client's vector): a later version
+   * with the same texts (a tags-only change) takes these vectors without a provider call.
+   */
+  readonly textHash: string;
+  /** One vector a passage, each of the same length. */
+  readonly vectors: readonly Float32Array[];
+}
+
+/**
+ * Where a store keeps the items' vectors (issue 41), beside the items: read at every start and
+ * resync instead of embedding again, shared by every replica of a shared store. Records of deleted
+ * items are removed by the store's delete (in its atomic write where it can; otherwise ignored by
+ * readers, which match every record against the item's current fingerprint).
+ */
+export interface VectorRecords {
+  /** Every record held (stale ones included: the reader matches fingerprints). */
+  load(): Promise<VectorRecord[]>;
+  /** The records of some ids; absent ids are left out. */
+  getMany(ids: readonly string[]): Promise<VectorRecord[]>;
+  /**
+   * Stores each record only while its item is still at the version it was computed from (the
+   * store holds the id with `updatedAt`): a slow embedding of an older version never replaces a
+   * newer version's vectors. Other replicas are told (shared stores). Resolves with the ids written.
+   */
+  write(records: ReadonlyArray<{ readonly record: VectorRecord; readonly updatedAt: string }>): Promise<string[]>;
+  /**
+   * Claims the embedding of one item version for `leaseMs` (one replica embeds it, so it is billed
+   * once); false when another holder's lease runs. A claim is not released on success (its lease
+   * ends by itself), so a replica that looks a moment later finds the vectors, not a free claim.
+   */
+  claim(id: string, fingerprint: number, leaseMs: number): Promise<boolean>;
+  /** Gives up a claim held here (the embedding failed), so another replica may take it at once. */
+  release(id: string, fingerprint: number): Promise<void>;
+  /** Registers the receiver of ids whose vectors another replica wrote (shared stores only). */
+  onRemoteVectors(listener: (ids: readonly string[]) => void): void;
 }

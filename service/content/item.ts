@@ -25,6 +25,11 @@ export interface Item {
   readonly created_at: string;
   /** When the service last stored this id (ISO 8601, UTC). */
   readonly updated_at: string;
+  /**
+   * The client's own vector of the item (`EMBEDDINGS_DIMENSIONS` finite numbers), searched by
+   * meaning in place of the embedder's (issue 41); absent for most items.
+   */
+  readonly vector?: readonly number[];
 }
 
 /** An item as a client sends it: no timestamps, `id` and `tags` optional. */
@@ -48,6 +53,8 @@ export const ITEM_LIMITS = {
    * megabyte holds some 10–20 thousand.
    */
   distinctWords: 20_000,
+  /** Numbers of a client's `vector` at most, whatever `EMBEDDINGS_DIMENSIONS` says (the settings allow no more). */
+  vectorLength: 4096,
 } as const;
 
 /** Limits on one write of many items (a batch or an upload); larger ones are refused whole. */
@@ -175,6 +182,20 @@ export const itemInputSchema = z.object({
   date: optionalText(40, 'date').refine((v) => v === undefined || isRealDate(v), {
     error: 'date must be a calendar date YYYY-MM-DD or an ISO 8601 date-time',
   }),
+  // Its length is checked against EMBEDDINGS_DIMENSIONS by `validateItem` (the schema has no settings).
+  vector: z
+    .array(
+      z
+        .number({ error: 'vector must hold finite numbers only' })
+        .refine(Number.isFinite, 'vector must hold finite numbers only'),
+      {
+        error: 'vector must be an array of numbers',
+      },
+    )
+    .max(ITEM_LIMITS.vectorLength, { error: `vector holds more than ${ITEM_LIMITS.vectorLength} numbers` })
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
 });
 
 /** One problem with one field of one item. */
@@ -245,8 +266,20 @@ export async function batchVocabularyProblem(
     : undefined;
 }
 
-/** Validates a raw value as an item; on success the id is filled in (slug of the title when absent). */
-export function validateItem(raw: unknown): ItemValidation {
+/** What `validateItem` checks beyond the item's own rules. */
+export interface ItemValidationOptions {
+  /**
+   * Length every `vector` must have (`EMBEDDINGS_DIMENSIONS`); absent: a vector's length is not
+   * checked (a stored item validated again, whose vector was checked when it was written).
+   */
+  readonly vectorDimensions?: number;
+}
+
+/**
+ * Validates a raw value as an item; on success the id is filled in (slug of the title when absent).
+ * A `vector` of another length than `opts.vectorDimensions` is refused naming `vector`.
+ */
+export function validateItem(raw: unknown, opts: ItemValidationOptions = {}): ItemValidation {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, issues: [{ field: '', message: 'an item must be a JSON object' }] };
   }
@@ -254,7 +287,11 @@ export function validateItem(raw: unknown): ItemValidation {
   if (!r.success) {
     return {
       ok: false,
-      issues: r.error.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message })),
+      // A vector's problem names `vector`, not the number's place in it.
+      issues: r.error.issues.map((i) => ({
+        field: i.path[0] === 'vector' ? 'vector' : i.path.map(String).join('.'),
+        message: i.message,
+      })),
     };
   }
   const v = r.data;
@@ -262,6 +299,11 @@ export function validateItem(raw: unknown): ItemValidation {
   if (countDistinctWords(textsOf(v), max) > max) {
     const message = `the item holds more than ${max} distinct words (title, summary, tags and body together); split it into several items`;
     return { ok: false, issues: [{ field: 'body', message }] };
+  }
+  const dims = opts.vectorDimensions;
+  if (v.vector !== undefined && dims !== undefined && v.vector.length !== dims) {
+    const message = `vector holds ${v.vector.length} numbers; EMBEDDINGS_DIMENSIONS is ${dims}`;
+    return { ok: false, issues: [{ field: 'vector', message }] };
   }
   const item: ItemInput & { id: string } = {
     id: v.id ?? slugify(v.title),
@@ -272,6 +314,7 @@ export function validateItem(raw: unknown): ItemValidation {
     ...(v.summary !== undefined ? { summary: v.summary } : {}),
     ...(v.url !== undefined ? { url: v.url } : {}),
     ...(v.date !== undefined ? { date: v.date } : {}),
+    ...(v.vector !== undefined ? { vector: v.vector } : {}),
   };
   return { ok: true, item };
 }
@@ -290,8 +333,14 @@ export function sameContent(input: ItemInput & { id: string }, previous: Item): 
     input.url === previous.url &&
     input.date === previous.date &&
     tags.length === previous.tags.length &&
-    tags.every((t, i) => t === previous.tags[i])
+    tags.every((t, i) => t === previous.tags[i]) &&
+    sameVector(input.vector, previous.vector)
   );
+}
+
+function sameVector(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** A stored item from validated input: `created_at` kept from `previous`, `updated_at` = now. */

@@ -13,7 +13,7 @@ import type { ItemFilter } from './item-filter';
  */
 
 /** Fields a patch may give; `id` names the item, the timestamps are the service's. */
-export const PATCHABLE_FIELDS = ['type', 'title', 'body', 'summary', 'tags', 'url', 'date'] as const;
+export const PATCHABLE_FIELDS = ['type', 'title', 'body', 'summary', 'tags', 'url', 'date', 'vector'] as const;
 
 /** One patch: the item's id and the fields that replace its stored ones (absent fields are kept). */
 export interface ItemPatch {
@@ -123,8 +123,9 @@ export function patchedInput(p: ItemPatch, k: number, stored: Item): ItemInput &
         `patch.${k}.${key}: a patch gives some of ${PATCHABLE_FIELDS.join(', ')} (the id names the item; timestamps are the service's); nothing was applied`,
       );
   }
-  const { id, type, title, body, summary, tags, url, date } = stored;
-  const v = validateItem({ id, type, title, body, summary, tags, url, date, ...p.fields });
+  const { id, type, title, body, summary, tags, url, date, vector } = stored;
+  // The vector's length is checked where the patch is read (the route knows EMBEDDINGS_DIMENSIONS).
+  const v = validateItem({ id, type, title, body, summary, tags, url, date, vector, ...p.fields });
   if (!v.ok) {
     const issues = v.issues.map((i) => ({ field: `patch.${k}${i.field ? `.${i.field}` : ''}`, message: i.message }));
     const first = issues[0];

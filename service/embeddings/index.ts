@@ -6,3 +6,4 @@ export * from './query-cache';
 export * from './passages';
 export * from './create-embedder';
 export type { ItemVectors, SemanticStatus, VectorFeed, VectorFeedListener } from './vector-feed';
+export * from './stored-vector-feed';

@@ -6,9 +6,12 @@ import { validate } from '../http/contract/validate';
 import type { FeatureContext } from './context';
 import { CONTENT_COLLECTIONS, HTTP_ROUTES, type ContentCollection } from '../../contract';
 
-/** An item in a listing: everything but the body (fetch `/{id}` for it). */
-function listed(item: Item): Omit<Item, 'body'> {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'body')) as Omit<Item, 'body'>;
+/** An item in a listing: everything but the body and the client's vector (fetch `/{id}` for them). */
+function listed(item: Item): Omit<Item, 'body' | 'vector'> {
+  return Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'body' && k !== 'vector')) as Omit<
+    Item,
+    'body' | 'vector'
+  >;
 }
 
 /**

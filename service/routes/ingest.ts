@@ -64,6 +64,24 @@ function refuseCollisions(
 }
 
 /**
+ * A patch's `vector` of another length than `EMBEDDINGS_DIMENSIONS`: 422 naming `patch.k.vector`,
+ * nothing applied (its other rules are checked with the patched item: `patchedInput`).
+ */
+function refuseVectorLengths(patches: ReadonlyArray<Record<string, unknown>>, dims: number): void {
+  patches.forEach((p, k) => {
+    const v = p.vector;
+    if (!Array.isArray(v) || v.length === dims) return;
+    const field = `patch.${k}.vector`;
+    throw new HttpError(
+      422,
+      'invalid_item',
+      `${field}: vector holds ${v.length} numbers; EMBEDDINGS_DIMENSIONS is ${dims}; nothing was applied`,
+      { field, issues: [{ field, message: `vector holds ${v.length} numbers; EMBEDDINGS_DIMENSIONS is ${dims}` }] },
+    );
+  });
+}
+
+/**
  * A request with `delete`, `delete_where` or `patch` (issue 39): all or nothing. An invalid item
  * refuses it whole (422 `invalid_items` with the per-item results), as does a refused operation
  * (`OperationRefused`: 422 naming the field); otherwise one store write applies everything
@@ -89,6 +107,7 @@ async function applyOperations(
     });
     return;
   }
+  refuseVectorLengths(request.patch ?? [], ctx.deps.settings.embeddings.dimensions);
   const out = await storeWrite(async () => {
     try {
       return await ctx.content.write({
@@ -155,8 +174,9 @@ const ITEM_BODY_HINT = '{"type": "article", "title": "Hello", "body": "# Hello\\
 export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router {
   const guard = requireWriteAccess(ctx.deps.settings);
   const body = jsonBody(ctx.deps.settings.service.maxBodyBytes);
+  const dims = ctx.deps.settings.embeddings.dimensions;
   r.post(HTTP_ROUTES.ingest.path, guard, body, async (req, res) => {
-    const v = validateItem(jsonObject(req, ITEM_BODY_HINT));
+    const v = validateItem(jsonObject(req, ITEM_BODY_HINT), { vectorDimensions: dims });
     if (!v.ok) throw invalidItem(v.issues);
     const [item] = await storeWrite(() => ctx.content.ingest([v.item]));
     res.status(201).json(item);
@@ -180,7 +200,7 @@ export function ingestRouter(ctx: FeatureContext, r: Router = Router()): Router 
     // validation, word counts and plain texts took ~0.6 s in one step.
     const step = stepper();
     for (let index = 0; index < items.length; index++) {
-      const v = validateItem(items[index]);
+      const v = validateItem(items[index], { vectorDimensions: dims });
       if (v.ok) valid.push({ index, input: v.item });
       else
         results.push({

@@ -225,6 +225,7 @@ export function* utf8Pieces(data: readonly Uint8Array[], sliceBytes = DECODE_SLI
 export async function uploadedItems(
   received: Received,
   step: () => Promise<void> | undefined,
+  vectorDimensions?: number,
 ): Promise<Array<ItemInput & { id: string }>> {
   const out: Array<ItemInput & { id: string }> = [];
   const origins: CollidingItem[] = [];
@@ -254,7 +255,7 @@ export async function uploadedItems(
     }
     if (!raws.length) throw badRequest(`${f.name}: holds no items`, { field: 'file', file: f.name });
     for (let index = 0; index < raws.length; index++) {
-      const v = validateItem(raws[index]);
+      const v = validateItem(raws[index], { vectorDimensions });
       if (!v.ok) {
         const where = raws.length > 1 ? `${f.name} item ${index}: ` : `${f.name}: `;
         const err = invalidItem(v.issues, where);
@@ -334,7 +335,7 @@ export function uploadRouter(ctx: FeatureContext, r: Router = Router()): Router 
     if (!received.files.length)
       throw badRequest('no file: attach one or more files in the field "file"', { field: 'file' });
     const step = stepper();
-    const items = await uploadedItems(received, step);
+    const items = await uploadedItems(received, step, ctx.deps.settings.embeddings.dimensions);
     const vocabulary = await batchVocabularyProblem(items, step);
     if (vocabulary) throw new HttpError(413, 'batch_vocabulary_too_large', vocabulary, { field: 'file' });
     const stored = await storeWrite(() => ctx.content.ingest(items));

@@ -10,6 +10,7 @@ import { COMPACTION_RETRY, CompactionRetries } from './compaction-retries';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { replayFolder } from './replay';
 import { FileStoreState } from './store-state';
+import { FileVectorLog } from './vector-log';
 import { appendBatch } from './write-path';
 import { SPACE_CHECK_MS, WriteHealth, statfsFreeBytes } from './write-health';
 
@@ -88,6 +89,8 @@ export interface FileContentStoreOptions {
  */
 export class FileContentStore implements ContentStore {
   readonly kind = 'file' as const;
+  /** The items' vectors, in `vectors.log` beside the content (vector-log.ts). */
+  readonly vectors: FileVectorLog;
   private readonly state: FileStoreState;
   private readonly health: WriteHealth;
   private readonly compactor: Compaction;
@@ -115,6 +118,7 @@ export class FileContentStore implements ContentStore {
       serial: (fn) => this.serial(fn),
     });
     this.catalogue = new CatalogueWriter(this.state, opts.catalogueTailBytes ?? CATALOGUE_TAIL_BYTES);
+    this.vectors = new FileVectorLog(opts.dir, (id) => this.state.allItems().get(id)?.updated_at, opts.logger);
   }
 
   async load(): Promise<Item[]> {
@@ -170,6 +174,11 @@ export class FileContentStore implements ContentStore {
       // another one.
       this.retries.afterWrite();
     });
+    // After the delete is durable; a record left by a crash here belongs to no item and is ignored.
+    if (removed.length)
+      await this.vectors
+        .forget(removed)
+        .catch((e: Error) => this.opts.logger.warn({ err: e.message }, 'vector log: could not forget deleted items'));
   }
 
   /** How compaction is doing, for `/health` and the failure counter. */
@@ -191,6 +200,7 @@ export class FileContentStore implements ContentStore {
   onRemoteChange(): void {}
 
   async close(): Promise<void> {
+    await this.vectors.close();
     this.retries.stop();
     this.health.stop();
     await this.catalogue.stop();

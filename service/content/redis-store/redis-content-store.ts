@@ -9,6 +9,7 @@ import { contentKeys, type ContentKeys } from './redis-keys';
 import { CONTENT_SCRIPTS, runScript, scriptKeys } from './redis-scripts';
 import { DurableWrites } from './durable-writes';
 import { RecentDeletions } from './recent-deletions';
+import { RedisVectorRecords } from './redis-vectors';
 import type { Item } from '../item';
 import { fromRecord, toRecord, type ItemRecord } from '../item-record';
 import {
@@ -109,6 +110,8 @@ const MAX_UNCONFIRMED = 1000;
  */
 export class RedisContentStore implements ContentStore {
   readonly kind = 'kvstore' as const;
+  /** The items' vectors, in `<prefix>:vectors` (redis-vectors.ts). */
+  readonly vectors: RedisVectorRecords;
   private readonly itemsKey: string;
   private readonly streamKey: string;
   private readonly epochKey: string;
@@ -167,6 +170,7 @@ export class RedisContentStore implements ContentStore {
       this.reportFailure(e),
     );
     opts.connection.eviction.on('evicted', this.onEvicted);
+    this.vectors = new RedisVectorRecords(opts.connection, keys, this.origin, opts.streamMaxLen ?? 10000, opts.logger);
   }
 
   private client(): RedisClient {
@@ -487,6 +491,10 @@ export class RedisContentStore implements ContentStore {
             }
             // Every replica remembers the deletions it reads (to write them back should Redis lose them).
             this.noteDeletions(Object.entries(deletions));
+            if (fields.vectors !== undefined) {
+              if (fields.origin !== this.origin) this.vectors.heard(JSON.parse(fields.vectors) as string[]);
+              continue;
+            }
             // Own writes are in the in-memory copy already, except those Redis ran without telling us.
             if (fields.origin === this.origin && !this.unconfirmed.delete(fields.write ?? '')) continue;
             await this.handlers?.change({

@@ -12,6 +12,10 @@ export interface ContentKeys {
   readonly deleted: string;
   /** Sorted set: id deleted and then written again → the stamp of the deletion that write superseded. */
   readonly revived: string;
+  /** Hash: item id → its vectors' record (binary: redis-vectors.ts), issue 41. */
+  readonly vectors: string;
+  /** Prefix of the claims of item versions being embedded (`<prefix>:vclaim:<id>:<fingerprint>`, each a key with a lease). */
+  readonly vectorClaims: string;
 }
 
 /**
@@ -29,5 +33,7 @@ export function contentKeys(prefix: string, mode: KvstoreMode): ContentKeys {
     epoch: `${base}:epoch`,
     deleted: `${base}:deleted`,
     revived: `${base}:revived`,
+    vectors: `${base}:vectors`,
+    vectorClaims: `${base}:vclaim`,
   };
 }

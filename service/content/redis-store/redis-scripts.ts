@@ -16,6 +16,7 @@ import type { ContentKeys } from './redis-keys';
  * - `write`: the puts and the deletes of one write and its change notice.
  * - `restore`: writes back a lost item only where the id is absent and no tombstone at least as
  *   new as the item's `updated_at` exists (a write-back never resurrects a deleted item).
+ * - `writeVectors`: an item version's vectors, only while the item is at that version (issue 41).
  * - `restoreDeletions`: writes back tombstones a replica remembers (after Redis lost them), unless
  *   Redis holds that deletion or a newer one, or a write that superseded it; an item at most as
  *   new as the tombstone is deleted with it.
@@ -23,7 +24,7 @@ import type { ContentKeys } from './redis-keys';
 
 /** Redis < 7 replicates scripts verbatim unless told to replicate effects; 7+ always does. */
 const PREAMBLE = `if not redis.REDIS_VERSION_NUM and redis.replicate_commands then redis.replicate_commands() end
-local items, deleted, revived, changes = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local items, deleted, revived, changes, vectors = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 -- The updated_at of a stored record in ms (days from civil, proleptic Gregorian), or nil. Only a
 -- top-level key matches: inside a JSON string every quote is escaped.
 local function updated_ms(rec)
@@ -80,6 +81,7 @@ for a = last_put + 1, #ARGV do
     if u and u > s then s = u end
     redis.call('HDEL', items, id)
   end
+  redis.call('HDEL', vectors, id)
   local t = tonumber(redis.call('ZSCORE', deleted, id))
   if t and t >= s then s = t else redis.call('ZADD', deleted, s, id) end
   ids[#ids + 1] = id
@@ -153,6 +155,7 @@ for a = 3, #ARGV, 2 do
     if not old or (u and u <= s) then
       if old then
         redis.call('HDEL', items, id)
+        redis.call('HDEL', vectors, id)
         removed[#removed + 1] = id
         dels[id] = s
       end
@@ -165,6 +168,26 @@ if #removed > 0 then
   notice({ 'ids', cjson.encode(removed), 'origin', ARGV[2], 'kind', 'restore-deletions', 'deleted', cjson.encode(dels) })
 end
 return { added, removed }
+`;
+
+/**
+ * KEYS items, deleted, revived, changes, vectors. ARGV: stream max length, origin, then per record
+ * its id, the item's `updated_at` it was computed from, and the record. A record is written only
+ * while the stored item has that `updated_at` (a slow embedding of an older version never
+ * replaces the vectors of a newer one). Reply: the ids written; one notice (`vectors`) names them.
+ */
+const WRITE_VECTORS = `${PREAMBLE}
+local written = {}
+for a = 3, #ARGV, 3 do
+  local id = ARGV[a]
+  local rec = redis.call('HGET', items, id)
+  if rec and string.find(rec, '"updated_at":"' .. ARGV[a + 1] .. '"', 1, true) then
+    redis.call('HSET', vectors, id, ARGV[a + 2])
+    written[#written + 1] = id
+  end
+end
+if #written > 0 then notice({ 'ids', '[]', 'origin', ARGV[2], 'vectors', cjson.encode(written) }) end
+return written
 `;
 
 /** A Lua script known by its SHA1 (what EVALSHA sends). */
@@ -182,6 +205,7 @@ export const CONTENT_SCRIPTS = {
   write: script(WRITE),
   restore: script(RESTORE),
   restoreDeletions: script(RESTORE_DELETIONS),
+  writeVectors: script(WRITE_VECTORS),
 } as const;
 
 /** True for Redis's "script not in cache" reply (a restart, a failover, SCRIPT FLUSH): the script did not run. */
@@ -189,9 +213,9 @@ function isNoScript(e: unknown): boolean {
   return e instanceof Error && /^NOSCRIPT(?:\s|$)/.test(e.message);
 }
 
-/** The four content keys every script takes, in its order. */
+/** The five content keys every script takes, in its order. */
 export function scriptKeys(keys: ContentKeys): string[] {
-  return [keys.items, keys.deleted, keys.revived, keys.changes];
+  return [keys.items, keys.deleted, keys.revived, keys.changes, keys.vectors];
 }
 
 /**
@@ -202,7 +226,7 @@ export async function runScript(
   c: RedisClient,
   s: ContentScript,
   keys: readonly string[],
-  args: readonly (string | number)[],
+  args: readonly (string | number | Buffer)[],
 ): Promise<unknown> {
   try {
     return await c.call('EVALSHA', s.sha, keys.length, ...keys, ...args);

@@ -43,6 +43,10 @@ const itemFields = {
   date: z.string().optional().meta({ description: 'Publication date, YYYY-MM-DD or an ISO 8601 date-time.' }),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
+  vector: z
+    .array(z.number())
+    .optional()
+    .meta({ description: "The client's own vector of the item (EMBEDDINGS_DIMENSIONS numbers), when it gave one." }),
 };
 
 /** One item as stored and served. */
@@ -60,4 +64,4 @@ export const itemSchema = z.object({ ...itemFields, body: z.string() }).meta({
 });
 
 /** An item in a listing: everything but the body. */
-export const listedItemSchema = z.object(itemFields).meta({ id: 'ListedItem' });
+export const listedItemSchema = z.object(itemFields).omit({ vector: true }).meta({ id: 'ListedItem' });

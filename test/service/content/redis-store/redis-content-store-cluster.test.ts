@@ -16,6 +16,8 @@ describe('content keys', () => {
       epoch: '{svc-ai-search:content}:epoch',
       deleted: '{svc-ai-search:content}:deleted',
       revived: '{svc-ai-search:content}:revived',
+      vectors: '{svc-ai-search:content}:vectors',
+      vectorClaims: '{svc-ai-search:content}:vclaim',
     });
     expect(contentKeys('blog:{content}', 'cluster').items).toBe('blog:{content}:items');
     expect(contentKeys('svc-ai-search:content', 'standalone').items).toBe('svc-ai-search:content:items');
