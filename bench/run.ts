@@ -7,6 +7,7 @@ import { run as rateLimitCluster } from './ratelimit/cluster';
 import { run as rateLimit } from './ratelimit/run';
 import { run as filters } from './search/filters';
 import { run as search } from './search/run';
+import { run as semanticQuality } from './search/semantic-quality';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
 import { run as vectorRoom } from './vectors/room';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     ['text passes before and after issue 29', text],
     ['vector index libraries (issue 41)', () => vectors(['--glove', '100000'])],
     ['the vector index of the service (issue 41)', () => vectorRoom(100_000)],
+    ['search by meaning: quality with GloVe vectors (issue 41)', () => semanticQuality()],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());
