@@ -10,7 +10,7 @@ import { RequestStats } from './metrics/request-stats';
 import { ServiceMetrics } from './metrics/service-metrics';
 import { createRateLimiter, type RateLimiter } from './ratelimit';
 import type { CoreDeps, FeatureDeps } from './core-deps';
-import { createFeatures, type Features } from './features';
+import { createFeatures, type Features, type FeaturesOptions } from './features';
 
 export type { CoreDeps, FeatureDeps } from './core-deps';
 
@@ -24,6 +24,8 @@ export interface AppDeps extends CoreDeps {
 export type DepsOverrides = Partial<Omit<AppDeps, 'settings'>> & {
   /** Also register Node process metrics. @default false (tests), main sets true */
   processMetrics?: boolean;
+  /** Replacements inside the features (tests: a content store, a vector feed) when `features` is not given. */
+  featureOptions?: FeaturesOptions;
 };
 
 /**
@@ -52,7 +54,7 @@ export function createDeps(settings: Settings, overrides: DepsOverrides = {}): A
   const stats = overrides.stats ?? new RequestStats(clock);
   const lifecycle = overrides.lifecycle ?? new Lifecycle(clock.now());
   const base: FeatureDeps = { settings, logger, registry, clock, kvstore, rateLimitKvstore, stats, lifecycle };
-  const features = overrides.features ?? createFeatures(base);
+  const features = overrides.features ?? createFeatures(base, overrides.featureOptions);
   const metrics =
     overrides.metrics ??
     new ServiceMetrics(

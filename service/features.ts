@@ -20,7 +20,7 @@ import {
   type WriteStatus,
 } from './content/content-store';
 import type { FeatureDeps } from './core-deps';
-import type { CompactionHealth, ContentHealth, WritesHealth } from './http/contract/ops';
+import type { CompactionHealth, ContentHealth, SemanticHealth, WritesHealth } from './http/contract/ops';
 import { loadDemoContent } from './demo/demo-content';
 import {
   registerContentMetrics,
@@ -42,6 +42,8 @@ import { rankingOptions } from './search/ranking';
 import type { SearchIndex } from './search/search-index';
 import { ResultCache } from './search/result-cache';
 import { SearchService, type CachedSearch } from './search/search-service';
+import { createSemanticSearch, NO_VECTORS } from './search/semantic-search';
+import { createEmbedder, type VectorFeed } from './embeddings';
 import { segmentDir, SegmentStore } from './search/index/segment-store';
 
 /** The functional API (search, chat, ingest, upload, export, eval, content) as the app sees it. */
@@ -52,6 +54,8 @@ export interface Features {
   readonly cache: CacheStats;
   /** The content part of the health record. @default absent (a stand-in without content) */
   contentHealth?(): ContentHealth;
+  /** Search by meaning's part of the health record. @default absent */
+  semanticHealth?(): SemanticHealth;
   /** Loads content and builds indexes; the service is ready after it resolves. */
   start(): Promise<void>;
   /**
@@ -130,6 +134,8 @@ export interface FeaturesOptions {
   readonly provider?: ChatProvider;
   /** Ranking and snippet options of the embedded index, over those the settings give. @default `rankingOptions(settings.search)` (service/search/ranking.ts) */
   readonly index?: EmbeddedIndexOptions;
+  /** The items' vectors for search by meaning. @default none yet (the content side provides them) */
+  readonly vectorFeed?: VectorFeed;
 }
 
 /** The content store the settings ask for. */
@@ -198,7 +204,14 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     maxSize: settings.search.cacheMaxSize,
     ttlSeconds: settings.search.cacheTtlSeconds,
   });
-  const search = new SearchService(index, content, cache);
+  const embedder = createEmbedder(settings, { tokens: deps.stats, logger: logger.child({ component: 'embeddings' }) });
+  const semantic = createSemanticSearch(settings, {
+    feed: opts.vectorFeed ?? NO_VECTORS,
+    embedder,
+    dir,
+    logger: logger.child({ component: 'search-vectors' }),
+  });
+  const search = new SearchService(index, content, cache, semantic);
   const chat = new ChatService({
     provider: opts.provider ?? createProvider(deps, index),
     index,
@@ -238,6 +251,9 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
         ...(store.writes ? { writes: writesHealth(store.writes()) } : {}),
       };
     },
+    semanticHealth() {
+      return { status: semantic.index.status(), pending: semantic.index.pending(), items: semantic.index.size };
+    },
     async start() {
       const access = writeAccess(settings);
       if (access === 'open') {
@@ -258,6 +274,7 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
       // The persisted search segment is read while the content loads (the index wants both).
       segments?.prefetch();
       await content.start();
+      await semantic.index.start();
       // Only an empty store gets the demo: a DATA_DIR or kvstore that holds content is never touched.
       // A store that cannot take writes now (a kvstore unreachable or refusing the password) skips
       // the demo with a warning: the service starts degraded, as it does without the demo, and
@@ -290,6 +307,8 @@ export function createFeatures(deps: FeatureDeps, opts: FeaturesOptions = {}): F
     },
     async close() {
       if (segments) await persistSegment(index, deps, segments.logger);
+      await semantic.index.persist().catch((e: Error) => logger.warn({ err: e.message }, 'vector index not persisted'));
+      semantic.index.close();
       await segments?.close();
       await store.close();
     },

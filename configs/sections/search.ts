@@ -1,4 +1,4 @@
-import { bool, int, num, str } from '../parsers';
+import { bool, int, num, oneOf, str } from '../parsers';
 import { variable, type VariableSpec } from '../variables';
 
 /** Search, its ranking and its result cache. Ranking defaults are tuned on Vaswani (BENCHMARKS.md). */
@@ -46,6 +46,21 @@ export interface SearchSettings {
    * @default undefined: no synonyms
    */
   readonly synonymsFile?: string;
+  /**
+   * How hybrid search (issue 41) fuses its keyword and semantic rankings: `rrf`, reciprocal rank
+   * fusion with k = 60 (ranks only, so BM25's unbounded scores need no calibration against
+   * cosine similarities), or `normalized` (min-max per list, then the convex combination).
+   * @default 'rrf' (docs/semantic-search.md, "Querying by meaning")
+   */
+  readonly hybridFusion: 'rrf' | 'normalized';
+  /** Weight of the semantic ranking in hybrid search when a query gives no `semantic_ratio`, 0..1. @default 0.5 */
+  readonly semanticRatio: number;
+  /**
+   * Semantic candidates of a query: the items nearest it over the whole collection, before any
+   * filter (docs/api.md, "Search by meaning"). Semantic and hybrid results are drawn from them
+   * (hybrid: with every keyword match). @default 100
+   */
+  readonly semanticCandidates: number;
 }
 
 export const DEFAULT_SEARCH: SearchSettings = {
@@ -61,7 +76,13 @@ export const DEFAULT_SEARCH: SearchSettings = {
   proximityWindow: 4,
   indexDir: undefined,
   synonymsFile: undefined,
+  hybridFusion: 'rrf',
+  semanticRatio: 0.5,
+  semanticCandidates: 100,
 };
+
+/** Search by meaning's settings are left out of the ConfigMap while no embedder is configured: manifests stay as they were. */
+const SEMANTIC_DORMANT = { dormantWhen: { path: 'embeddings.provider', value: 'none' } } as const;
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable(
@@ -125,5 +146,26 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'search.synonymsFile',
     str({ pattern: /^[^\x00-\x1f]+$/, accepted: 'a file path (no control characters)' }),
     "Synonyms file in Solr's format (a, b, c equivalents; a => b one-way), applied at query time by search and chat; read at start (docs/api.md#synonyms). Unset: no synonyms",
+  ),
+  variable(
+    'SEARCH_HYBRID_FUSION',
+    'search.hybridFusion',
+    oneOf(['rrf', 'normalized']),
+    'Hybrid search: fuse the keyword and semantic rankings by reciprocal rank (rrf, k = 60) or by min-max normalised scores (normalized)',
+    SEMANTIC_DORMANT,
+  ),
+  variable(
+    'SEARCH_SEMANTIC_RATIO',
+    'search.semanticRatio',
+    num({ min: 0, max: 1 }),
+    'Hybrid search: weight of the semantic ranking when a query gives no semantic_ratio (0 = keyword only, 1 = semantic only)',
+    SEMANTIC_DORMANT,
+  ),
+  variable(
+    'SEARCH_SEMANTIC_CANDIDATES',
+    'search.semanticCandidates',
+    int({ min: 1, max: 10000 }),
+    'Semantic and hybrid search: the items nearest the query (over the whole collection, before filters) that semantic results are drawn from',
+    SEMANTIC_DORMANT,
   ),
 ];

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { type TIER_NAMES } from '../../configs';
 import type { CoreDeps } from '../core-deps';
-import type { ContentHealth, HealthRecord } from '../http/contract/ops';
+import type { ContentHealth, HealthRecord, SemanticHealth } from '../http/contract/ops';
 import { openApiDocument } from '../http/contract/openapi';
 import type { CacheStats } from '../metrics/service-metrics';
 import type { RateLimiter } from '../ratelimit/types';
@@ -17,7 +17,7 @@ import { HTTP_ROUTES, SERVICE_NAME } from '../../contract';
  */
 export interface OpsDeps extends CoreDeps {
   readonly rateLimiter: Pick<RateLimiter, 'status' | 'backend'>;
-  readonly features: { readonly cache: CacheStats; contentHealth?(): ContentHealth };
+  readonly features: { readonly cache: CacheStats; contentHealth?(): ContentHealth; semanticHealth?(): SemanticHealth };
 }
 
 /** The health record of `/health` and `/api/health`. */
@@ -56,6 +56,7 @@ export function healthRecord(deps: OpsDeps): HealthRecord {
         }
       : {}),
     content,
+    ...(deps.features.semanticHealth ? { semantic: deps.features.semanticHealth() } : {}),
     rate_limit: deps.rateLimiter.status(),
     rate_limit_backend: deps.rateLimiter.backend(),
     health_score: score,

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { filterOf } from '../content/item-filter';
 import { badRequest } from '../http/errors';
-import { searchParams } from '../http/contract/search';
+import { searchBody, searchParams } from '../http/contract/search';
 import { validate } from '../http/contract/validate';
 import { jsonBody } from '../http/json-body';
 import type { SearchRequest } from '../search/search-service';
@@ -9,12 +9,22 @@ import type { FeatureContext } from './context';
 import { HTTP_ROUTES } from '../../contract';
 
 export { MAX_QUERY_CHARS } from '../http/contract/search';
-/** Largest `POST /api/search` body, bytes (capped by `MAX_BODY_SIZE`): a query and a few parameters. */
-export const SEARCH_BODY_BYTES = 16 * 1024;
+/**
+ * Largest `POST /api/search` body, bytes (capped by `MAX_BODY_SIZE`): a query, a few parameters
+ * and a query vector (`MAX_VECTOR_NUMBERS` numbers at ~20 characters each in JSON).
+ */
+export const SEARCH_BODY_BYTES = 256 * 1024;
 
 /** Validates search parameters (a query string or a JSON body) with the route's schema. */
-export function parseSearch(input: unknown): SearchRequest {
-  const p = validate(searchParams, input);
+export function parseSearch(input: unknown, dimensions?: number): SearchRequest {
+  // A query vector comes in a JSON body only (`POST`), where `dimensions` is given.
+  const p =
+    dimensions === undefined ? { ...validate(searchParams, input), vector: undefined } : validate(searchBody, input);
+  if (p.vector && dimensions !== undefined && p.vector.length !== dimensions) {
+    throw badRequest(`vector must hold EMBEDDINGS_DIMENSIONS = ${dimensions} numbers, got ${p.vector.length}`, {
+      field: 'vector',
+    });
+  }
   const filter = filterOf(p);
   return {
     q: p.q,
@@ -23,6 +33,9 @@ export function parseSearch(input: unknown): SearchRequest {
     ...(p.facets ? { facets: p.facets, facetLimit: p.facet_limit } : {}),
     limit: p.limit,
     offset: p.offset,
+    ...(p.mode ? { mode: p.mode } : {}),
+    ...(p.semantic_ratio !== undefined ? { semanticRatio: p.semantic_ratio } : {}),
+    ...(p.vector ? { vector: p.vector } : {}),
   };
 }
 
@@ -50,8 +63,8 @@ export function parsedQueries(): (url: string, parse: () => SearchRequest) => Se
 }
 
 /**
- * `GET /api/search?q=&type=&tag=&date_from=&date_to=&sort=&facets=&facet_limit=&limit=&offset=` and the same as a JSON body on
- * `POST /api/search`: ranked results with snippets, from the result cache when repeated.
+ * `GET /api/search?q=&type=&tag=&date_from=&date_to=&sort=&facets=&facet_limit=&limit=&offset=&mode=&semantic_ratio=` and the same as a JSON body on
+ * `POST /api/search` (which may carry a query `vector` too): ranked results with snippets, from the result cache when repeated.
  *
  * Routes are added to `r` (createFeatures passes one router for every group, so a request walks one).
  */
@@ -70,7 +83,7 @@ export function searchRouter(ctx: FeatureContext, r: Router = Router()): Router 
           field: 'body',
         });
       }
-      res.json(await ctx.search.search(parseSearch(body)));
+      res.json(await ctx.search.search(parseSearch(body, ctx.deps.settings.embeddings.dimensions)));
     },
   );
   return r;

@@ -314,15 +314,38 @@ export class EmbeddedIndex implements SearchIndex {
     const sort = query.sort ?? (text ? 'relevance' : 'date:desc');
     const facets = query.facets ?? [];
     // Filters, facets and sorts read the documents' columns, brought up to the index first.
-    const columnar = !isEmptyFilter(query.filter) || facets.length > 0 || sort !== 'relevance' || !text;
+    const keyword = query.keyword !== false;
+    const also = text || !keyword ? (query.also ?? []) : [];
+    const columnar =
+      !isEmptyFilter(query.filter) || facets.length > 0 || sort !== 'relevance' || !text || also.length > 0;
     if (columnar) await this.steps(this.columns.update(this.columnSource()), pause);
     const cf = columnar ? this.columns.compile(query.filter) : undefined;
     const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
     const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
+    // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
+    // (`extra`): counted, and tallied in the facets, after the passes that counted the matches.
+    const extras = (terms: readonly WeightedTerm[], total: number) => {
+      if (!also.length) return { total };
+      const extra: string[] = [];
+      const kept: string[] = [];
+      for (const id of also) {
+        const doc = this.compact.shortId(id);
+        if (doc === undefined) continue;
+        // Every field's terms are in `text` too: holding one there is matching the query.
+        if (terms.some(([t, w]) => w > 0 && this.compact.hasTerm(doc, 'text', t))) {
+          if (cf!.empty || cf!.all(doc)) kept.push(id);
+        } else if (tally ? tally.visit(doc) : cf!.empty || cf!.all(doc)) {
+          kept.push(id);
+          extra.push(id);
+        }
+      }
+      return { total: total + extra.length, extra, kept };
+    };
+    if (!keyword) return { hits: [], ...extras([], 0), ...counts() };
     if (!text) return { ...(await this.browse(query, sort, cf!, tally, pause)), ...counts() };
     const plan = this.plan(text);
     const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!plan.terms.length) return { total: 0, hits: [], ...counts() };
+    if (!plan.terms.length) return { hits: [], ...extras([], 0), ...counts() };
     const keep = cf && !cf.empty ? cf.all : undefined;
     const visit = tally?.visit;
     const r = this.ranking;
@@ -330,6 +353,8 @@ export class EmbeddedIndex implements SearchIndex {
     const x = r.expansion;
     const expand = !plan.short && x.enabled && this.compact.documentCount >= x.minDocs;
     let page: { total: number; hits: DocHit[] };
+    // The terms whose matches `total` counts.
+    let counted: readonly WeightedTerm[] = plan.scored;
     if (sort !== 'relevance') {
       // Every match (of the terms a relevance search would score last) passing the filter, in the sort's order.
       let terms = plan.scored;
@@ -337,6 +362,7 @@ export class EmbeddedIndex implements SearchIndex {
         const first = await this.runPruned({ pause, terms, keep, k: x.fbDocs, count: false, reread: true });
         if (first.hits.length > 0) terms = this.rm3(plan.terms, first.hits, plan.synonyms);
       }
+      counted = terms;
       const matched: number[] = [];
       const total = await this.countMatches(terms, pause, (doc) => {
         const kept = visit ? visit(doc) : !keep || keep(doc);
@@ -366,6 +392,7 @@ export class EmbeddedIndex implements SearchIndex {
         // The feedback documents hold the expanded query's terms: their scores start its pruning.
         const known = page.hits.slice(0, x.fbDocs).map((h) => h.doc);
         const terms = this.rm3(plan.terms, page.hits, plan.synonyms);
+        counted = terms;
         page = await this.runPruned({ pause, terms, keep, visit, k: last, known });
       } else if (expand && tally) {
         // Nothing passed the filter: the facets still count the original terms' matches.
@@ -380,7 +407,37 @@ export class EmbeddedIndex implements SearchIndex {
         page = { total: page.total, hits: hits.slice(0, k) };
       }
     }
-    return { total: page.total, hits: await this.pageHits(page.hits, query, highlight, pause), ...counts() };
+    const hits = await this.pageHits(page.hits, query, highlight, pause);
+    return { hits, ...extras(counted, page.total), ...counts() };
+  }
+
+  /**
+   * `ids` in the order of `sort` (not relevance), as a search sorts its hits: by the documents'
+   * columns, ties by id; ids not indexed left out (hybrid search's pages, issue 41).
+   */
+  sorted(ids: readonly string[], sort: Exclude<IndexQuery['sort'] & string, 'relevance'>): Promise<string[]> {
+    return this.gate.run(async () => {
+      atOnce(this.columns.update(this.columnSource()));
+      const compact = this.compact;
+      const docs: number[] = [];
+      for (const id of ids) {
+        const doc = compact.shortId(id);
+        if (doc !== undefined) docs.push(doc);
+      }
+      const idOf = (doc: number) => compact.externalId(doc);
+      return docs.sort(sortOrder(sort, this.columns, idOf)).map(idOf);
+    });
+  }
+
+  /**
+   * The snippet of item `id` for a query of `text` (hybrid search's page, issue 41): around its
+   * best match of the query's terms, else its lead; '' for an id not indexed.
+   */
+  snippetOf(id: string, text: string): string {
+    const doc = this.compact.shortId(id);
+    if (doc === undefined) return '';
+    const highlight = new Set(text.trim() ? this.plan(text).scored.map(([t]) => t) : []);
+    return this.snippet({ doc, id, score: 0 }, highlight);
   }
 
   /** RM3's expanded terms from the first pass's best hits (the feedback documents). */

@@ -22,6 +22,15 @@ export interface IndexQuery {
   readonly offset: number;
   /** Whether to build snippets. @default true */
   readonly snippets?: boolean;
+  /**
+   * Ids that belong to the result set besides the keyword matches (hybrid search's semantic
+   * candidates, issue 41): each indexed one that the filter keeps and no scored term of the query
+   * matches is counted in `total` and in the facets, and listed in `IndexPage.extra`. A search
+   * without words matches every item already. @default none
+   */
+  readonly also?: readonly string[];
+  /** False: no keyword matches, the result set is `also`'s ids the filter keeps (semantic search). @default true */
+  readonly keyword?: boolean;
 }
 
 /** One ranked item. */
@@ -38,6 +47,10 @@ export interface IndexPage {
   readonly hits: readonly IndexHit[];
   /** Present when `IndexQuery.facets` asked for some. */
   readonly facets?: FacetCounts;
+  /** With `IndexQuery.also`: those of its ids the filter keeps that are no keyword match, in its order (counted in `total`). */
+  readonly extra?: readonly string[];
+  /** With `IndexQuery.also`: those of its ids the filter keeps, keyword matches or not, in its order. */
+  readonly kept?: readonly string[];
 }
 
 /**
@@ -68,4 +81,8 @@ export interface SearchIndex {
    * chat picks passages with both. @default none
    */
   synonymTerms?(text: string): string[];
+  /** The snippet of an item for a query's words (search by meaning's pages, issue 41). @default none */
+  snippetOf?(id: string, text: string): string;
+  /** Ids in a sort's order (not relevance), ties by id (search by meaning's pages). @default none */
+  sorted?(ids: readonly string[], sort: Exclude<SearchSort, 'relevance'>): Promise<string[]>;
 }

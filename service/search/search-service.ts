@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { ContentService } from '../content/content-service';
 import { normalFilter, type FacetName, type ItemFilter } from '../content/item-filter';
-import type { SearchResponse, SearchResult, SearchSort } from '../http/contract/search';
+import type { SearchMode, SearchResponse, SearchResult, SearchSort } from '../http/contract/search';
+import type { FusionMethod } from './fusion';
+import { meaningPage, type HybridCapableIndex } from './hybrid-search';
 import type { ResultCache } from './result-cache';
-import type { SearchIndex } from './search-index';
+import type { IndexHit, SearchIndex } from './search-index';
+import type { SemanticIndex } from './semantic-index';
 
 /** A validated search request. */
 export interface SearchRequest {
@@ -16,6 +20,24 @@ export interface SearchRequest {
   readonly facetLimit?: number;
   readonly limit: number;
   readonly offset: number;
+  /** @default hybrid when items have vectors, else keyword */
+  readonly mode?: SearchMode;
+  /** Weight of the semantic ranking in hybrid search, 0..1. @default `SEARCH_SEMANTIC_RATIO` */
+  readonly semanticRatio?: number;
+  /** A query vector (`EMBEDDINGS_DIMENSIONS` finite numbers): searched by meaning instead of embedding `q`. */
+  readonly vector?: readonly number[];
+}
+
+/** Search by meaning as the search service uses it (issue 41). */
+export interface SemanticSearch {
+  readonly index: SemanticIndex;
+  /** The vector of a query's words (the embedder through its query cache); absent without an embedder. */
+  readonly embedQuery?: (text: string) => Promise<Float32Array>;
+  readonly fusion: FusionMethod;
+  /** `SEARCH_SEMANTIC_RATIO`. */
+  readonly ratio: number;
+  /** `SEARCH_SEMANTIC_CANDIDATES`. */
+  readonly candidates: number;
 }
 
 /** What the result cache keeps of a response. */
@@ -31,6 +53,8 @@ export class SearchService {
     readonly index: SearchIndex,
     private readonly content: ContentService,
     readonly cache: ResultCache<CachedSearch>,
+    /** Search by meaning: absent, every search is by keyword. */
+    readonly semantic?: SemanticSearch,
   ) {
     content.onChange(async (change) => {
       if (change.reset) await index.replaceAll(change.all ?? []);
@@ -43,10 +67,11 @@ export class SearchService {
   }
 
   /** Cache key: every parameter that changes the answer, normalized. */
-  static key(req: SearchRequest): string {
+  static key(req: SearchRequest, meaning: unknown[] = []): string {
     const q = req.q.trim().toLowerCase().replace(/\s+/g, ' ');
     const facets = [...new Set(req.facets ?? [])].sort();
     return JSON.stringify([
+      ...meaning,
       q,
       normalFilter(req.filter),
       req.sort ?? (q ? 'relevance' : 'date:desc'),
@@ -57,10 +82,71 @@ export class SearchService {
     ]);
   }
 
+  /** The mode a request is answered in when its words or vector allow it. */
+  private modeOf(req: SearchRequest): SearchMode {
+    if (!this.semantic || !this.index.sorted) return 'keyword';
+    const mode = req.mode ?? (this.semantic.index.hasVectors ? 'hybrid' : 'keyword');
+    // Without words there is nothing to fuse: every item matches them (browsing).
+    return mode === 'hybrid' && !req.q.trim() ? 'semantic' : mode;
+  }
+
   async search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
-    const key = SearchService.key(req);
+    const mode = this.modeOf(req);
+    if (mode === 'keyword') return this.keyword(req, started);
+    const s = this.semantic!;
+    const ratio = req.semanticRatio ?? s.ratio;
+    const vectorKey = req.vector ? vectorHash(req.vector) : '';
+    const key = SearchService.key(req, [mode, ratio, vectorKey, s.index.generation]);
     const hit = this.cache.get(key);
+    if (hit) return { ...hit, took_ms: elapsed(started), cached: true };
+    let vector: ArrayLike<number> | undefined = req.vector;
+    let semantic: CachedSearch['semantic'];
+    if (!vector && req.q.trim() && s.embedQuery) {
+      try {
+        vector = await s.embedQuery(req.q);
+        s.index.queryEmbedded();
+      } catch {
+        // Degraded, not down (issue 41): the keyword answer, saying so.
+        s.index.queryFailed();
+        semantic = 'degraded';
+      }
+    } else if (!vector) semantic = s.embedQuery ? undefined : 'off';
+    if (!vector) return { ...(await this.keyword(req, started, false)), ...(semantic ? { semantic } : {}) };
+    const index: HybridCapableIndex = {
+      search: (q) => this.index.search(q),
+      sorted: (ids, sort) => this.index.sorted!(ids, sort),
+    };
+    const page = await meaningPage(index, {
+      mode,
+      text: req.q,
+      filter: req.filter,
+      sort: req.sort,
+      facets: req.facets,
+      facetLimit: req.facetLimit,
+      limit: req.limit,
+      offset: req.offset,
+      nearest: s.index.nearest(vector, s.candidates),
+      ratio,
+      fusion: s.fusion,
+      candidates: s.candidates,
+    });
+    const snippet = (id: string) => this.index.snippetOf?.(id, req.q) ?? '';
+    const body: CachedSearch = {
+      query: req.q,
+      mode,
+      total: page.total,
+      results: this.results(page.hits.map((h) => ({ ...h, snippet: snippet(h.id) }))),
+      ...(page.facets ? { facets: page.facets } : {}),
+    };
+    this.cache.set(key, body);
+    return { ...body, took_ms: elapsed(started), cached: false };
+  }
+
+  /** Today's search by words; `cache`: whether the answer is kept (a degraded answer is not). */
+  private async keyword(req: SearchRequest, started: number, cache = true): Promise<SearchResponse> {
+    const key = SearchService.key(req);
+    const hit = cache ? this.cache.get(key) : undefined;
     if (hit) return { ...hit, took_ms: elapsed(started), cached: true };
     const page = await this.index.search({
       text: req.q,
@@ -71,8 +157,21 @@ export class SearchService {
       limit: req.limit,
       offset: req.offset,
     });
+    const body: CachedSearch = {
+      query: req.q,
+      mode: 'keyword',
+      total: page.total,
+      results: this.results(page.hits),
+      ...(page.facets ? { facets: page.facets } : {}),
+    };
+    if (cache) this.cache.set(key, body);
+    return { ...body, took_ms: elapsed(started), cached: false };
+  }
+
+  /** The results of hits, from the in-memory copy (an item deleted meanwhile left out). */
+  private results(hits: readonly IndexHit[]): SearchResult[] {
     const results: SearchResult[] = [];
-    for (const h of page.hits) {
+    for (const h of hits) {
       const item = this.content.get(h.id);
       if (!item) continue;
       results.push({
@@ -84,15 +183,13 @@ export class SearchService {
         url: item.url ?? null,
       });
     }
-    const body: CachedSearch = {
-      query: req.q,
-      total: page.total,
-      results,
-      ...(page.facets ? { facets: page.facets } : {}),
-    };
-    this.cache.set(key, body);
-    return { ...body, took_ms: elapsed(started), cached: false };
+    return results;
   }
+}
+
+/** A query vector's part of a cache key. */
+function vectorHash(v: readonly number[]): string {
+  return createHash('sha1').update(new Float64Array(v)).digest('base64');
 }
 
 function elapsed(started: number): number {

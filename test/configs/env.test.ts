@@ -138,6 +138,9 @@ describe('loadSettings: every variable parses', () => {
     SEARCH_PROXIMITY_WINDOW: '8',
     INDEX_DIR: '/var/lib/x/index',
     SEARCH_SYNONYMS_FILE: '/etc/svc-ai-search/synonyms.txt',
+    SEARCH_HYBRID_FUSION: 'normalized',
+    SEARCH_SEMANTIC_RATIO: '0.3',
+    SEARCH_SEMANTIC_CANDIDATES: '250',
     CONTENT_COMPACTION_BYTES: '1mb',
     KVSTORE_KEY_PREFIX: 'blog:{content}',
     KVSTORE_DURABILITY: 'replica-disk',
@@ -267,6 +270,9 @@ describe('loadSettings: every variable parses', () => {
       proximityWindow: 8,
       indexDir: '/var/lib/x/index',
       synonymsFile: '/etc/svc-ai-search/synonyms.txt',
+      hybridFusion: 'normalized',
+      semanticRatio: 0.3,
+      semanticCandidates: 250,
     });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
@@ -328,6 +334,9 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['SEARCH_PROXIMITY_WINDOW', '4.5', 'an integer from 2 to 64'],
     ['INDEX_DIR', 'a\nb', 'a folder path (no control characters), or off'],
     ['SEARCH_SYNONYMS_FILE', 'a\nb', 'a file path (no control characters)'],
+    ['SEARCH_HYBRID_FUSION', 'rank', 'one of rrf, normalized'],
+    ['SEARCH_SEMANTIC_RATIO', '1.5', 'a number >= 0 and <= 1'],
+    ['SEARCH_SEMANTIC_CANDIDATES', '0', 'an integer from 1 to 10000'],
     ['AI_ANSWER_MAX_CHARS', '0', 'an integer from 1'],
     ['AI_ANSWER_TIMEOUT_MS', '50', 'an integer from 100'],
     ['AI_FIRST_BYTE_TIMEOUT_MS', 'soon', 'an integer from 100'],

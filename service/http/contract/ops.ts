@@ -79,6 +79,18 @@ export const healthSchema = z
           .optional(),
       })
       .optional(),
+    /**
+     * Search by meaning (issue 41): `off` (no embedder, no item with vectors), `ok`, or `degraded`
+     * (the embedder's last call or the last query's embedding failed: searches answer by keyword
+     * and say so); `pending` items wait for their vectors, `items` have them.
+     */
+    semantic: z
+      .looseObject({
+        status: z.enum(['off', 'ok', 'degraded']),
+        pending: z.int().min(0),
+        items: z.int().min(0),
+      })
+      .optional(),
     rate_limit: z.enum(['enabled', 'disabled', 'unknown']),
     rate_limit_backend: z.enum(['kvstore', 'memory']),
     health_score: z.number(),
@@ -88,6 +100,8 @@ export const healthSchema = z
 
 /** The health record of `/health` and `/api/health`: the schema's output (service/routes/ops.ts builds it). */
 export type HealthRecord = z.output<typeof healthSchema>;
+/** `semantic` of the health record (service/features.ts builds it). */
+export type SemanticHealth = NonNullable<HealthRecord['semantic']>;
 /** `content` of the health record (service/features.ts builds it). */
 export type ContentHealth = NonNullable<HealthRecord['content']>;
 /** `content.compaction` of the health record. */

@@ -15,7 +15,7 @@ import { exportNameDoc } from './export';
 import { batchRefusedSchema, batchRequestDoc, batchResponseSchema } from './ingest';
 import { itemInput, itemSchema } from './item';
 import { healthSchema, liveSchema, metricsSchema, rateLimitRecordSchema, readySchema } from './ops';
-import { searchParams, searchResponseSchema } from './search';
+import { searchBody, searchParams, searchResponseSchema } from './search';
 import { uploadRequestDoc, uploadResponseSchema } from './upload';
 
 /** One answer of an operation: a JSON body (schema), another media type, or none. */
@@ -97,7 +97,7 @@ export const OPERATIONS: readonly ContractOperation[] = [
     ...route('searchPost'),
     summary: 'Search the content (parameters as a JSON body)',
     tag: 'search',
-    body: { contentType: 'application/json', schema: searchParams },
+    body: { contentType: 'application/json', schema: searchBody },
     responses: {
       200: { description: 'The ranked results.', content: json(searchResponseSchema) },
       400: BAD_REQUEST,

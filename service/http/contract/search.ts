@@ -12,6 +12,14 @@ export const SEARCH_SORTS = ['relevance', 'date:desc', 'date:asc', 'updated:desc
 /** One of `SEARCH_SORTS`. */
 export type SearchSort = (typeof SEARCH_SORTS)[number];
 
+/** The modes of a search (issue 41): by words, by meaning, or both fused. */
+export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+/** One of `SEARCH_MODES`. */
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** Most numbers in a query `vector` (the route checks it against `EMBEDDINGS_DIMENSIONS`). */
+export const MAX_VECTOR_NUMBERS = 8192;
+
 /** Most values of a list parameter (`type`, `tag`). */
 export const MAX_FILTER_VALUES = 20;
 /** Tags in the tag facet: default and most. */
@@ -78,8 +86,47 @@ export const searchParams = z.object({
   ).meta({ description: 'Most tags in the tag facet, the most frequent first.' }),
   limit: intParam(1, 100, 10, 'limit must be an integer from 1 to 100').meta({ description: 'Results per page.' }),
   offset: intParam(0, 10_000, 0, 'offset must be an integer from 0 to 10000').meta({ description: 'Results to skip.' }),
+  mode: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.enum(SEARCH_MODES, { error: `mode must be one of ${SEARCH_MODES.join(', ')}` }).optional(),
+    )
+    .meta({
+      description:
+        'keyword (by words), semantic (by meaning) or hybrid (both, fused); the default is hybrid when items have vectors, else keyword. Without an embedder (or when it fails) the answer is by keyword and says so (docs/api.md, "Search by meaning").',
+    }),
+  semantic_ratio: z
+    .preprocess(
+      (v) => (v === '' ? undefined : typeof v === 'string' && /^\s*\d*\.?\d+\s*$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'semantic_ratio must be a number from 0 to 1' })
+        .min(0, { error: 'semantic_ratio must be a number from 0 to 1' })
+        .max(1, { error: 'semantic_ratio must be a number from 0 to 1' })
+        .optional(),
+    )
+    .meta({
+      description:
+        'Hybrid search: weight of the semantic ranking, 0 (keyword only) to 1 (semantic only); default SEARCH_SEMANTIC_RATIO (0.5).',
+    }),
 });
 export type SearchParams = z.input<typeof searchParams>;
+
+/** The body of `POST /api/search`: the parameters of `searchParams`, and a query vector. */
+export const searchBody = searchParams.extend({
+  vector: z
+    .array(z.number({ error: 'vector must be an array of finite numbers' }), {
+      error: 'vector must be an array of finite numbers (in a POST body)',
+    })
+    .min(1, { error: 'vector must be an array of finite numbers' })
+    .max(MAX_VECTOR_NUMBERS, { error: `vector must hold at most ${MAX_VECTOR_NUMBERS} numbers` })
+    .optional()
+    .meta({
+      description:
+        'POST only: a query vector of EMBEDDINGS_DIMENSIONS finite numbers, searched by meaning instead of embedding q (semantic, or hybrid with q).',
+    }),
+});
+/** The body of `POST /api/search` as a client sends it. */
+export type SearchBody = z.input<typeof searchBody>;
 
 /** One ranked result. */
 export const searchResultSchema = z
@@ -111,6 +158,11 @@ export const searchResponseSchema = z
         description:
           "With `facets`: per facet, its values and the matches holding each, counted with every filter but the facet's own (disjunctive). Every type, 0 included; the `facet_limit` most frequent tags, most first.",
       }),
+    mode: z.enum(SEARCH_MODES).meta({ description: 'The mode the answer was found in.' }),
+    semantic: z.enum(['off', 'degraded']).optional().meta({
+      description:
+        'Present when the search by meaning asked for (or the default hybrid) was not done: off (no embedder and no vector), degraded (the query could not be embedded); the answer is then by keyword.',
+    }),
     took_ms: z.number().min(0),
     cached: z.boolean(),
   })
@@ -130,6 +182,7 @@ export const searchResponseSchema = z
           url: null,
         },
       ],
+      mode: 'keyword',
       took_ms: 0.4,
       cached: false,
     },

@@ -80,9 +80,11 @@ describe('property tests from the OpenAPI document', () => {
     async (path, schema) => {
       await fc.assert(
         fc.asyncProperty(valid(schema), async (body) => {
+          // A query vector's length is EMBEDDINGS_DIMENSIONS, a setting the document cannot state:
+          // left out here (test/service/routes/search-semantic.test.ts sends right and wrong ones).
           const res = await request(t.app)
             .post(path)
-            .send(body as object);
+            .send({ ...(body as object), vector: undefined });
           expect(res.status).toBe(200);
         }),
         { numRuns: 15, seed: 25 },
