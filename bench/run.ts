@@ -8,6 +8,7 @@ import { run as rateLimit } from './ratelimit/run';
 import { run as filters } from './search/filters';
 import { run as hybrid } from './search/hybrid';
 import { run as search } from './search/run';
+import { run as semanticQuality } from './search/semantic-quality';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
 import { run as vectorRoom } from './vectors/room';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     ['vector index libraries (issue 41)', () => vectors([String(VECTOR_SIZE), '--glove', '100000'])],
     ['the vector index of the service (issue 41)', () => vectorRoom(VECTOR_SIZE)],
     ['hybrid against keyword search (issue 41, 100,000 documents)', () => hybrid()],
+    ['search by meaning: quality with GloVe vectors (issue 41)', () => semanticQuality()],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);
     parts.push(await bench());
