@@ -76,8 +76,8 @@ export const DEFAULT_SEARCH: SearchSettings = {
   proximityWindow: 4,
   indexDir: undefined,
   synonymsFile: undefined,
-  hybridFusion: 'rrf',
-  semanticRatio: 0.5,
+  hybridFusion: 'normalized',
+  semanticRatio: 0.1,
   semanticCandidates: 100,
 };
 
@@ -151,7 +151,7 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'SEARCH_HYBRID_FUSION',
     'search.hybridFusion',
     oneOf(['rrf', 'normalized']),
-    'Hybrid search: fuse the keyword and semantic rankings by reciprocal rank (rrf, k = 60) or by min-max normalised scores (normalized)',
+    'Hybrid search: fuse the keyword and semantic rankings by min-max normalised scores (normalized, the default) or by reciprocal rank (rrf, k = 60); BENCHMARKS.md, search by meaning',
     SEMANTIC_DORMANT,
   ),
   variable(

@@ -138,7 +138,7 @@ describe('loadSettings: every variable parses', () => {
     SEARCH_PROXIMITY_WINDOW: '8',
     INDEX_DIR: '/var/lib/x/index',
     SEARCH_SYNONYMS_FILE: '/etc/svc-ai-search/synonyms.txt',
-    SEARCH_HYBRID_FUSION: 'normalized',
+    SEARCH_HYBRID_FUSION: 'rrf',
     SEARCH_SEMANTIC_RATIO: '0.3',
     SEARCH_SEMANTIC_CANDIDATES: '250',
     CONTENT_COMPACTION_BYTES: '1mb',
@@ -270,7 +270,7 @@ describe('loadSettings: every variable parses', () => {
       proximityWindow: 8,
       indexDir: '/var/lib/x/index',
       synonymsFile: '/etc/svc-ai-search/synonyms.txt',
-      hybridFusion: 'normalized',
+      hybridFusion: 'rrf',
       semanticRatio: 0.3,
       semanticCandidates: 250,
     });

@@ -106,7 +106,7 @@ export const searchParams = z.object({
     )
     .meta({
       description:
-        'Hybrid search: weight of the semantic ranking, 0 (keyword only) to 1 (semantic only); default SEARCH_SEMANTIC_RATIO (0.5).',
+        'Hybrid search: weight of the semantic ranking, 0 (keyword only) to 1 (semantic only); default SEARCH_SEMANTIC_RATIO (0.1).',
     }),
 });
 export type SearchParams = z.input<typeof searchParams>;
