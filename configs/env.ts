@@ -1,7 +1,14 @@
 import { SettingsError, type SettingsIssue } from './errors';
 import { ParseFailure } from './parsers';
 import { ENVIRONMENTS, type Environment } from './sections/service';
-import { VARIABLES, invalidValue, parseSettings, type Settings, type SettingsInput } from './settings';
+import {
+  DEFAULT_SETTINGS,
+  VARIABLES,
+  invalidValue,
+  parseSettings,
+  type Settings,
+  type SettingsInput,
+} from './settings';
 import { getPath, setPath, type VariableSpec } from './variables';
 
 /** An environment: `process.env` or a test's literal. */
@@ -60,14 +67,21 @@ export function formatValue(value: unknown): string {
 /**
  * The environment that reproduces `settings` in the service: every non-secret, non-synth-only
  * variable with a value, but those of a feature that is off (`dormantWhen`: their defaults are
- * the service's too). The charts put this in the backend's ConfigMap; secrets go by reference.
+ * the service's too; with `unlessChanged`, one set to another value is written all the same).
+ * The charts put this in the backend's ConfigMap; secrets go by reference.
  */
 export function serviceEnvironment(settings: Settings): Record<string, string> {
   const out: Record<string, string> = {};
   for (const spec of VARIABLES) {
     if (spec.secret || spec.synthOnly) continue;
-    if (spec.dormantWhen && getPath(settings, spec.dormantWhen.path) === spec.dormantWhen.value) continue;
     const value = getPath(settings, spec.path);
+    const dormant = spec.dormantWhen;
+    if (
+      dormant &&
+      getPath(settings, dormant.path) === dormant.value &&
+      !(dormant.unlessChanged && formatValue(value) !== formatValue(getPath(DEFAULT_SETTINGS, spec.path)))
+    )
+      continue;
     if (value !== undefined) out[spec.name] = formatValue(value);
   }
   return out;

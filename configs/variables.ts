@@ -22,9 +22,18 @@ export interface VariableSpec<T = unknown> {
   readonly secretIsPassword?: boolean;
   /**
    * Left out of the service's environment (the ConfigMap) while the setting at `path` is
-   * `value`: a feature that is off adds nothing to the manifests.
+   * `value`: a feature that is off adds nothing to the manifests. With `unlessChanged`, a value
+   * other than the default is written all the same: the variable also applies without the
+   * feature (the vector length and hybrid ranking of client-provided vectors, with no embedder).
    */
-  readonly dormantWhen?: { readonly path: string; readonly value: string };
+  readonly dormantWhen?: DormantWhen;
+}
+
+/** See `VariableSpec.dormantWhen`. */
+export interface DormantWhen {
+  readonly path: string;
+  readonly value: string;
+  readonly unlessChanged?: boolean;
 }
 
 /** Shorthand for a `VariableSpec` literal. */
@@ -37,7 +46,7 @@ export function variable<T>(
     secret?: boolean;
     synthOnly?: boolean;
     secretIsPassword?: boolean;
-    dormantWhen?: { readonly path: string; readonly value: string };
+    dormantWhen?: DormantWhen;
   } = {},
 ): VariableSpec<T> {
   return { name, path, parser, description, ...flags };

@@ -98,8 +98,8 @@ export const EMBEDDINGS_VARIABLES: readonly VariableSpec[] = [
     'EMBEDDINGS_DIMENSIONS',
     'embeddings.dimensions',
     int({ min: 1, max: 8192 }),
-    'Length of every vector; answers of another length are refused',
-    DORMANT,
+    "Length of every vector (the embedder's and a client's `vector`); answers and vectors of another length are refused",
+    { dormantWhen: { ...DORMANT.dormantWhen, unlessChanged: true } },
   ),
   variable(
     'EMBEDDINGS_SEND_DIMENSIONS',

@@ -82,7 +82,11 @@ export const DEFAULT_SEARCH: SearchSettings = {
 };
 
 /** Search by meaning's settings are left out of the ConfigMap while no embedder is configured: manifests stay as they were. */
-const SEMANTIC_DORMANT = { dormantWhen: { path: 'embeddings.provider', value: 'none' } } as const;
+/**
+ * Hybrid ranking applies to client-provided vectors too, with no embedder: written to the
+ * ConfigMap without a provider when set to other than the default.
+ */
+const SEMANTIC_DORMANT = { dormantWhen: { path: 'embeddings.provider', value: 'none', unlessChanged: true } } as const;
 
 export const SEARCH_VARIABLES: readonly VariableSpec[] = [
   variable(

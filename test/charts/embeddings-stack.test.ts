@@ -22,12 +22,20 @@ describe('the embedder in the stack', () => {
     const off = synthStack({
       EMBEDDINGS_PROVIDER: 'none',
       EMBEDDINGS_MODEL: 'nomic-embed-text',
-      EMBEDDINGS_DIMENSIONS: '768',
+      EMBEDDINGS_DIMENSIONS: '1536',
       EMBEDDINGS_BASE_URL: 'http://ollama:11434/v1',
       EMBEDDINGS_API_KEY: 'sk-embeddings-never-written',
     });
     expect([...off.files.keys()]).toEqual([...plain.files.keys()]);
     for (const [name, text] of plain.files) expect(`${name}: ${off.files.get(name) === text}`).toBe(`${name}: true`);
+  });
+
+  it('with no provider, a changed vector length reaches the ConfigMap: client-provided vectors are checked against it', () => {
+    const off = synthStack({ EMBEDDINGS_PROVIDER: 'none', EMBEDDINGS_DIMENSIONS: '384', SEARCH_HYBRID_FUSION: 'rrf' });
+    const data = find(off.manifests, 'ConfigMap', 'backend-config').data;
+    expect(data).toMatchObject({ EMBEDDINGS_DIMENSIONS: '384', SEARCH_HYBRID_FUSION: 'rrf' });
+    expect(data.EMBEDDINGS_PROVIDER).toBeUndefined();
+    expect(data.EMBEDDINGS_MODEL).toBeUndefined();
   });
 
   it('with a provider: its settings in the ConfigMap, its key from the Secret (optional), no secret value anywhere', () => {

@@ -121,9 +121,20 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
     });
   });
 
-  it('writes nothing to the service environment (the ConfigMap) while off, and round-trips when on', () => {
-    const off = serviceEnvironment(loadSettings({ EMBEDDINGS_MODEL: 'other', EMBEDDINGS_DIMENSIONS: '8' }));
-    expect(Object.keys(off).filter((k) => k.startsWith('EMBEDDINGS_'))).toEqual([]);
+  it('writes nothing to the service environment (the ConfigMap) while off but a changed vector length, and round-trips when on', () => {
+    const off = serviceEnvironment(loadSettings({ EMBEDDINGS_MODEL: 'other' }));
+    expect(Object.keys(off).filter((k) => k.startsWith('EMBEDDINGS_') || k.startsWith('SEARCH_SEMANTIC'))).toEqual([]);
+    // Client-provided vectors need their length and ranking with no embedder too.
+    const clientVectors = { EMBEDDINGS_MODEL: 'other', EMBEDDINGS_DIMENSIONS: '8', SEARCH_SEMANTIC_RATIO: '0.3' };
+    const written = serviceEnvironment(loadSettings(clientVectors));
+    expect(
+      Object.entries(written).filter(([k]) => k.startsWith('EMBEDDINGS_') || k.startsWith('SEARCH_SEMANTIC')),
+    ).toEqual([
+      ['SEARCH_SEMANTIC_RATIO', '0.3'],
+      ['EMBEDDINGS_DIMENSIONS', '8'],
+    ]);
+    expect(loadSettings(written).embeddings.dimensions).toBe(8);
+    expect(loadSettings(written).search.semanticRatio).toBe(0.3);
     const s = loadSettings({ EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_DIMENSIONS: '384' });
     const on = serviceEnvironment(s);
     expect(Object.keys(on).filter((k) => k.startsWith('EMBEDDINGS_'))).toEqual([
