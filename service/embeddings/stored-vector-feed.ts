@@ -178,7 +178,8 @@ export class StoredVectorFeed implements VectorFeed {
           if (r && r.fingerprint === fp && this.usable(r)) {
             put.push(StoredVectorFeed.vectorsOf(r, fp));
             this.todo.delete(item.id);
-          } else this.todo.set(item.id, 0);
+          } else if (this.mayGetVectors(item)) this.todo.set(item.id, 0);
+          else this.todo.delete(item.id);
         }
       } finally {
         this.touched = undefined;
@@ -214,7 +215,8 @@ export class StoredVectorFeed implements VectorFeed {
         this.held.delete(item.id);
         stale.push(item.id);
       }
-      this.todo.set(item.id, 0);
+      if (this.mayGetVectors(item)) this.todo.set(item.id, 0);
+      else this.todo.delete(item.id);
     }
     this.remove(stale);
     if (change.upserted.length) this.wake?.();
@@ -238,8 +240,22 @@ export class StoredVectorFeed implements VectorFeed {
     this.put(put);
   }
 
+  /**
+   * Whether the worker can give `item` vectors: with an embedder every item, else only one with
+   * its own `vector` (another replica's record of it arrives by its notice, `heard`). Without
+   * this, a batch of 10,000 items with no embedder went through the worker's rounds for nothing.
+   */
+  private mayGetVectors(item: Item): boolean {
+    return this.opts.embedder !== undefined || item.vector !== undefined;
+  }
+
   private async run(): Promise<void> {
+    // Rounds whose store reads resolve at once (the file store) would otherwise follow each other
+    // in one turn of the event loop: a backlog of thousands of items held it for tens of ms.
+    const step = stepper();
     while (!this.closed) {
+      const s = step();
+      if (s) await s;
       const now = Date.now();
       if (now < this.resumeAt) {
         await this.sleep(this.resumeAt - now);

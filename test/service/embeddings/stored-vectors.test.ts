@@ -8,6 +8,7 @@ import type { FeatureSet } from '../../../service/features';
 import { itemFingerprint } from '../../../service/content/item-fingerprint';
 import type { Item } from '../../../service/content/item';
 import { FakeOpenAi } from '../../../tools/harness/fake-openai';
+import { FileVectorLog } from '../../../service/content/file-store/vector-log';
 import { buildTestApp, type TestApp } from '../../helpers/app';
 import { redisServerForSuite } from '../../helpers/redis-server';
 
@@ -149,6 +150,28 @@ describe('vectors in the file store (DATA_DIR)', () => {
       expect(held(feedOf(again)).get('own')?.source).toBe('client');
     } finally {
       await again.close();
+    }
+  });
+
+  it('without an embedder, items with no vector of their own never reach the worker (a batch of them costs it nothing)', async () => {
+    const t = await buildTestApp(settings('none'));
+    // Calls through: the worker's store reads, by the ids it was given.
+    const spy = jest.spyOn(FileVectorLog.prototype, 'getMany');
+    try {
+      const items = Array.from({ length: 200 }, (_, i) => ({
+        id: `plain-${i}`,
+        type: 'article',
+        title: `Plain ${i}`,
+        body: 'x',
+      }));
+      items.push({ id: 'mine', type: 'article', title: 'Mine', body: 'x', vector: vec(2) } as (typeof items)[number]);
+      expect((await request(t.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+      const feed = feedOf(t);
+      await until(() => held(feed).has('mine'));
+      expect(spy.mock.calls.flatMap(([ids]) => ids)).toEqual(['mine']);
+    } finally {
+      spy.mockRestore();
+      await t.close();
     }
   });
 
