@@ -41,6 +41,7 @@ export function createVectorSide(deps: FeatureDeps, content: ContentService, sto
     embedder,
     maxPassages: settings.embeddings.maxPassages,
     dimensions: settings.embeddings.dimensions,
+    leaseMs: settings.embeddings.claimLeaseMs,
     // A backlog waits as a single call's retries do: from 1 s, doubling, at most EMBEDDINGS_RETRY_MAX_WAIT_MS.
     backoff: {
       initialMs: Math.min(1000, settings.embeddings.retryMaxWaitMs),

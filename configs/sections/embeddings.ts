@@ -54,6 +54,13 @@ export interface EmbeddingsSettings {
   readonly queryCacheSize: number;
   /** Most passages embedded per item; text past them is found by keyword search only. @default 32 */
   readonly maxPassages: number;
+  /**
+   * How long a replica's claim on an item version holds the others off it, milliseconds: the
+   * claimer embeds it, the others wait for its record; a claimer that died is replaced once its
+   * claim runs out. At least one provider call with every retry (`embeddingsIssues`), so a slow
+   * provider does not make two replicas embed (and bill) the same version. @default 300000
+   */
+  readonly claimLeaseMs: number;
 }
 
 export const DEFAULT_EMBEDDINGS: EmbeddingsSettings = {
@@ -70,6 +77,7 @@ export const DEFAULT_EMBEDDINGS: EmbeddingsSettings = {
   retryMaxWaitMs: 30000,
   queryCacheSize: 1000,
   maxPassages: 32,
+  claimLeaseMs: 300_000,
 };
 
 /** Left out of the ConfigMap while no embedder is configured: manifests stay as they were. */
@@ -157,7 +165,22 @@ export const EMBEDDINGS_VARIABLES: readonly VariableSpec[] = [
     'Most passages embedded per item',
     DORMANT,
   ),
+  variable(
+    'EMBEDDINGS_CLAIM_LEASE_MS',
+    'embeddings.claimLeaseMs',
+    int({ min: 1000, max: 86_400_000 }),
+    "How long a replica's claim on an item version holds the other replicas off embedding it, ms (a claimer that died is replaced after it); at least one call with all its retries",
+    DORMANT,
+  ),
 ];
+
+/**
+ * The longest one embeddings call can take with its retries, ms: every attempt timing out and the
+ * longest wait before each retry.
+ */
+export function longestEmbeddingCallMs(e: EmbeddingsSettings): number {
+  return e.timeoutMs * (e.maxRetries + 1) + e.retryMaxWaitMs * e.maxRetries;
+}
 
 /** Where the embedder's calls go: its own URL and key, else the chat provider's. */
 export interface EmbeddingsEndpoint {
@@ -195,6 +218,15 @@ export function embeddingsIssues(e: EmbeddingsSettings): SettingsIssue[] {
       variable: 'EMBEDDINGS_BATCH_SIZE',
       value: String(e.batchSize),
       message: `EMBEDDINGS_BATCH_SIZE=${e.batchSize} × EMBEDDINGS_DIMENSIONS=${e.dimensions} is more than ${EMBEDDINGS_MAX_ANSWER_NUMBERS} numbers in one answer; accepted: a batch of at most ${Math.floor(EMBEDDINGS_MAX_ANSWER_NUMBERS / e.dimensions)} texts at these dimensions`,
+    });
+  }
+  const longest = longestEmbeddingCallMs(e);
+  if (e.provider !== 'none' && e.claimLeaseMs < longest) {
+    issues.push({
+      code: 'ERR_SETTINGS_CONFLICT',
+      variable: 'EMBEDDINGS_CLAIM_LEASE_MS',
+      value: String(e.claimLeaseMs),
+      message: `EMBEDDINGS_CLAIM_LEASE_MS=${e.claimLeaseMs} is shorter than one embeddings call with its retries (EMBEDDINGS_TIMEOUT_MS=${e.timeoutMs} × (EMBEDDINGS_MAX_RETRIES=${e.maxRetries} + 1) + EMBEDDINGS_RETRY_MAX_WAIT_MS=${e.retryMaxWaitMs} × ${e.maxRetries} = ${longest} ms): another replica would embed the same item version while it is under way; accepted: at least ${longest}`,
     });
   }
   return issues;

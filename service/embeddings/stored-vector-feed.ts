@@ -23,7 +23,7 @@ export interface StoredVectorFeedOptions {
   /** Length of every vector (`EMBEDDINGS_DIMENSIONS`): a stored record of another length is stale. */
   readonly dimensions: number;
   readonly logger: Logger;
-  /** How long a claim of an item version holds another replica off it. @default 120_000 */
+  /** How long a claim of an item version holds another replica off it (`EMBEDDINGS_CLAIM_LEASE_MS`). @default 300_000 */
   readonly leaseMs?: number;
   /** Items a round of the worker takes. @default 16 */
   readonly batchItems?: number;
@@ -78,7 +78,7 @@ export class StoredVectorFeed implements VectorFeed {
 
   constructor(private readonly opts: StoredVectorFeedOptions) {
     this.source = opts.embedder ? `${opts.embedder.model}/${opts.embedder.dimensions}` : undefined;
-    this.leaseMs = opts.leaseMs ?? 120_000;
+    this.leaseMs = opts.leaseMs ?? 300_000;
     this.batchItems = opts.batchItems ?? 16;
     this.backoff = opts.backoff ?? { initialMs: 1000, maxMs: 60_000 };
     this.waitMs = this.backoff.initialMs;

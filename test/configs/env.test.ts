@@ -171,6 +171,7 @@ describe('loadSettings: every variable parses', () => {
     EMBEDDINGS_RETRY_MAX_WAIT_MS: '500',
     EMBEDDINGS_QUERY_CACHE_SIZE: '10',
     EMBEDDINGS_MAX_PASSAGES: '2',
+    EMBEDDINGS_CLAIM_LEASE_MS: '60000',
     CHAT_WEBHOOK_URL: 'https://chat.example.com/hook',
     SMTP_HOST: 'mail.example.com',
     SMTP_PORT: '25',

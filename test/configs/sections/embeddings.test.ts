@@ -34,6 +34,7 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
       retryMaxWaitMs: 30000,
       queryCacheSize: 1000,
       maxPassages: 32,
+      claimLeaseMs: 300000,
     });
   });
 
@@ -52,6 +53,7 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
       EMBEDDINGS_RETRY_MAX_WAIT_MS: '1000',
       EMBEDDINGS_QUERY_CACHE_SIZE: '0',
       EMBEDDINGS_MAX_PASSAGES: '4',
+      EMBEDDINGS_CLAIM_LEASE_MS: '9000',
     });
     expect(s.embeddings).toEqual({
       provider: 'openai',
@@ -67,6 +69,7 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
       retryMaxWaitMs: 1000,
       queryCacheSize: 0,
       maxPassages: 4,
+      claimLeaseMs: 9000,
     });
   });
 
@@ -121,6 +124,32 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
     });
   });
 
+  it('refuses a claim lease shorter than one call with its retries, naming it, the value and the least accepted', () => {
+    const err = errorOf({
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_TIMEOUT_MS: '10000',
+      EMBEDDINGS_MAX_RETRIES: '2',
+      EMBEDDINGS_RETRY_MAX_WAIT_MS: '5000',
+      EMBEDDINGS_CLAIM_LEASE_MS: '39999',
+    });
+    expect(err.code).toBe('ERR_SETTINGS_CONFLICT');
+    expect(err.issues.map((i) => i.variable)).toEqual(['EMBEDDINGS_CLAIM_LEASE_MS']);
+    expect(err.message).toContain('EMBEDDINGS_CLAIM_LEASE_MS=39999 is shorter than one embeddings call');
+    expect(err.message).toContain('accepted: at least 40000');
+    expect(
+      loadSettings({
+        EMBEDDINGS_PROVIDER: 'openai',
+        EMBEDDINGS_TIMEOUT_MS: '10000',
+        EMBEDDINGS_MAX_RETRIES: '2',
+        EMBEDDINGS_RETRY_MAX_WAIT_MS: '5000',
+        EMBEDDINGS_CLAIM_LEASE_MS: '40000',
+      }).embeddings.claimLeaseMs,
+    ).toBe(40000);
+    // The defaults hold together (30 s × 4 + 30 s × 3 = 210 s ≤ 300 s), and with no provider there is no claim.
+    expect(loadSettings({ EMBEDDINGS_PROVIDER: 'openai' }).embeddings.claimLeaseMs).toBe(300000);
+    expect(loadSettings({ EMBEDDINGS_CLAIM_LEASE_MS: '1000' }).embeddings.claimLeaseMs).toBe(1000);
+  });
+
   it('writes nothing to the service environment (the ConfigMap) while off but a changed vector length, and round-trips when on', () => {
     const off = serviceEnvironment(loadSettings({ EMBEDDINGS_MODEL: 'other' }));
     expect(Object.keys(off).filter((k) => k.startsWith('EMBEDDINGS_') || k.startsWith('SEARCH_SEMANTIC'))).toEqual([]);
@@ -149,6 +178,7 @@ describe('the embedder settings (configs/sections/embeddings.ts)', () => {
       'EMBEDDINGS_RETRY_MAX_WAIT_MS',
       'EMBEDDINGS_QUERY_CACHE_SIZE',
       'EMBEDDINGS_MAX_PASSAGES',
+      'EMBEDDINGS_CLAIM_LEASE_MS',
     ]);
     expect(loadSettings(on).embeddings).toEqual(s.embeddings);
   });

@@ -154,7 +154,9 @@ describe('vectors in the file store (DATA_DIR)', () => {
   });
 
   it('without an embedder, items with no vector of their own never reach the worker (a batch of them costs it nothing)', async () => {
-    const t = await buildTestApp(settings('none'));
+    // A folder of its own: the next tests count what the provider is asked for in theirs.
+    const own = mkdtempSync(join(tmpdir(), 'vectors-plain-'));
+    const t = await buildTestApp({ ...settings('none'), service: { environment: 'testing', dataDir: own } });
     // Calls through: the worker's store reads, by the ids it was given.
     const spy = jest.spyOn(FileVectorLog.prototype, 'getMany');
     try {
@@ -172,6 +174,7 @@ describe('vectors in the file store (DATA_DIR)', () => {
     } finally {
       spy.mockRestore();
       await t.close();
+      rmSync(own, { recursive: true, force: true });
     }
   });
 
