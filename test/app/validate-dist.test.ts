@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { synth } from '../../app/main';
 import { formatResults, validateDist } from '../../scripts/validate-dist';
 import { requirePromTools } from '../../tools/harness/prom-tools';
+import { TS_LOADER_ARGS } from '../../tools/harness/service-process';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -36,7 +37,7 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): 
 }
 
 const validateCommand = (dir: string, env: NodeJS.ProcessEnv) =>
-  run('node', ['-r', 'ts-node/register/transpile-only', 'scripts/validate-dist.ts', dir], env);
+  run('node', [...TS_LOADER_ARGS, 'scripts/validate-dist.ts', dir], env);
 
 /** The external-kvstore variant's environment (secrets in it too, as `make secrets` would have them: the leak check searches for them). */
 const EXTERNAL_ENV = {

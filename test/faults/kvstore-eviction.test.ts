@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { METRICS, PATHS } from '../../contract';
 import { freePort, waitFor } from '../../tools/harness/ports';
 import { RedisServer } from '../../tools/harness/redis';
-import { REPO_ROOT, ServiceProcess } from '../../tools/harness/service-process';
+import { REPO_ROOT, ServiceProcess, TS_LOADER_ARGS } from '../../tools/harness/service-process';
 import { ITEMS } from './measure';
 
 /**
@@ -53,7 +53,7 @@ function env(url: string, more: Record<string, string> = {}): Record<string, str
 async function runUntilExit(e: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   const port = String(await freePort());
   return new Promise((resolve, reject) => {
-    const child = spawn('node', ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+    const child = spawn('node', [...TS_LOADER_ARGS, 'service/main.ts'], {
       cwd: REPO_ROOT,
       env: { ...e, PORT: port },
     });

@@ -10,6 +10,12 @@ const REQUEST_HANG_GUARD_MS = 60_000;
 /** The repository root (where `service/main.ts` and `node_modules/` are). */
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
+/**
+ * node's arguments that load TypeScript in a child process (the service, a script): ts-node's
+ * transpile-only SWC output, with the output of each file kept between starts (ts-register.js).
+ */
+export const TS_LOADER_ARGS: readonly string[] = ['-r', resolve(__dirname, 'ts-register.js')];
+
 /** A finished HTTP exchange with the service. */
 export interface ServiceResponse {
   readonly status: number;
@@ -44,9 +50,9 @@ export interface ServiceProcessOptions {
 }
 
 /**
- * The real service as a child process: `node -r ts-node/register/transpile-only service/main.ts`,
- * exactly what `main` does in production minus the build step (transpile-only: types are the
- * typecheck's job). Ready means `/health/ready` answers 200.
+ * The real service as a child process: `node -r tools/harness/ts-register.js service/main.ts`
+ * (`TS_LOADER_ARGS`: what `-r ts-node/register/transpile-only` did, cached), exactly what `main`
+ * does in production minus the build step (transpile-only: types are the typecheck's job). Ready means `/health/ready` answers 200.
  */
 export class ServiceProcess {
   readonly process: ManagedProcess;
@@ -55,13 +61,10 @@ export class ServiceProcess {
     readonly port: number,
     env: Readonly<Record<string, string | undefined>>,
   ) {
-    this.process = new ManagedProcess(
-      'service',
-      'node',
-      ['-r', 'ts-node/register/transpile-only', 'service/main.ts'],
-      REPO_ROOT,
-      { ...env, PORT: String(port) },
-    );
+    this.process = new ManagedProcess('service', 'node', [...TS_LOADER_ARGS, 'service/main.ts'], REPO_ROOT, {
+      ...env,
+      PORT: String(port),
+    });
   }
 
   /** Starts the service and waits until it is ready. */
