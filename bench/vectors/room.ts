@@ -84,7 +84,7 @@ export async function run(count = 100_000): Promise<string> {
     const tenth = exact.scores[9];
     gaps.push(tenth - exact.scores[10]);
     let s = performance.now();
-    const got = index.search(q(i), 10);
+    const got = await index.search(q(i), 10);
     times.push(performance.now() - s);
     for (const h of got) {
       const row = Number(h.id.slice(1));
@@ -95,7 +95,7 @@ export async function run(count = 100_000): Promise<string> {
       if (dot >= tenth - EPSILON) hitsTolerant++;
     }
     s = performance.now();
-    index.search(q(i), 10, accept);
+    await index.search(q(i), 10, accept);
     filtered.push(performance.now() - s);
   }
   const dir = mkdtempSync(join(tmpdir(), 'vector-room-'));
@@ -114,7 +114,7 @@ export async function run(count = 100_000): Promise<string> {
   const loadCpu = process.cpuUsage(cpu0);
   const loadCpuS = (loadCpu.user + loadCpu.system) / 1e6;
   s = performance.now();
-  loaded.index.search(q(0), 10);
+  await loaded.index.search(q(0), 10);
   const firstQueryMs = performance.now() - s;
   if (!process.env.VECTOR_BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
   const f = (x: number, d = 2) => x.toFixed(d);

@@ -128,7 +128,7 @@ export class SearchService {
       facetLimit: req.facetLimit,
       limit: req.limit,
       offset: req.offset,
-      nearest: s.index.nearest(vector, s.candidates),
+      nearest: await s.index.nearest(vector, s.candidates),
       ratio,
       fusion: s.fusion,
       candidates: s.candidates,

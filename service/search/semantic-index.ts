@@ -37,7 +37,20 @@ export class SemanticIndex {
   origin?: VectorOrigin;
 
   constructor(private readonly opts: SemanticIndexOptions) {
-    this.index = new VectorIndex({ ...opts.vectors, dims: opts.dims });
+    this.index = new VectorIndex(this.indexOptions());
+  }
+
+  /** The vector index's options: a failed graph worker is logged (queries go on, exactly). */
+  private indexOptions(): VectorIndexOptions {
+    return {
+      ...this.opts.vectors,
+      dims: this.opts.dims,
+      onGraphFailure: (reason) =>
+        this.opts.logger?.error(
+          { reason },
+          `vector graph lost (${reason}): search by meaning answers by exact scan, slower, until a restart rebuilds it`,
+        ),
+    };
   }
 
   /** Reads the feed's current vectors (or the persisted index made from them), then follows its changes. */
@@ -52,7 +65,7 @@ export class SemanticIndex {
       remove: (ids) => (live ? this.drop(ids) : queued.push(() => this.drop(ids))),
     });
     const current = [...this.opts.feed.current()];
-    const options = { ...this.opts.vectors, dims: this.opts.dims };
+    const options = this.indexOptions();
     const build = () => {
       const index = new VectorIndex(options);
       for (const v of current) index.add(v.id, v.vectors, v.fingerprint);
@@ -108,7 +121,7 @@ export class SemanticIndex {
   }
 
   /** The `k` items nearest `query`, best first (cosine similarity of each item's best passage). */
-  nearest(query: ArrayLike<number>, k: number): VectorHit[] {
+  nearest(query: ArrayLike<number>, k: number): Promise<VectorHit[]> {
     return this.index.search(query, k);
   }
 
@@ -122,10 +135,13 @@ export class SemanticIndex {
     this.queryFailedAt = 0;
   }
 
-  /** `degraded` when the feed says so or the last query embedding failed; `off` with neither vectors nor embedder; else `ok`. */
+  /**
+   * `degraded` when the feed says so, the last query embedding failed or the vector graph's worker
+   * thread failed; `off` with neither vectors nor embedder; else `ok`.
+   */
   status(): SemanticStatus {
     const feed = this.opts.feed.status();
-    if (feed === 'degraded' || this.queryFailedAt > 0) return 'degraded';
+    if (feed === 'degraded' || this.queryFailedAt > 0 || this.index.graphFailure) return 'degraded';
     if (feed === 'off' && !this.hasVectors) return 'off';
     return 'ok';
   }
@@ -138,7 +154,8 @@ export class SemanticIndex {
   /** Persists the index (when a store is given): on a graceful stop. */
   async persist(): Promise<void> {
     if (!this.opts.store || !this.started || !this.hasVectors) return;
-    await this.index.settle();
+    // No wait for the graph to take every row: the file records the rows it holds, and the next
+    // start adds the others to it in the background.
     const snap = this.index.snapshot();
     const items: Array<{ id: string; fingerprint: number }> = [];
     snap.ids.forEach((id, slot) => {
@@ -147,7 +164,7 @@ export class SemanticIndex {
     await this.opts.store.save(this.index, { key: this.opts.key, content: contentKey(items) });
   }
 
-  /** Stops following the feed and frees the index. */
+  /** Stops following the feed and frees the index (its graph's worker thread ends). */
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;

@@ -32,9 +32,9 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     feed.put({ id: 'late', vector: unit(3) });
     await started;
     expect(s.size).toBe(4);
-    expect(s.nearest(unit(3), 1)[0].id).toBe('late');
+    expect((await s.nearest(unit(3), 1))[0].id).toBe('late');
     feed.remove('late');
-    expect(s.nearest(unit(3), 4).map((h) => h.id)).not.toContain('late');
+    expect((await s.nearest(unit(3), 4)).map((h) => h.id)).not.toContain('late');
     expect(s.status()).toBe('ok');
     s.queryFailed();
     expect(s.status()).toBe('degraded');
@@ -53,7 +53,7 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     const again = open(feed);
     await again.start();
     expect(again.origin).toBe('file');
-    expect(again.nearest(unit(2), 1)[0].id).toBe('i2');
+    expect((await again.nearest(unit(2), 1))[0].id).toBe('i2');
     again.close();
   });
 
@@ -68,7 +68,7 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     const changed = open(feed);
     await changed.start();
     expect(changed.origin).toBe('rebuilt');
-    expect(changed.nearest(unit(3), 2).map((h) => h.id)).toContain('i1');
+    expect((await changed.nearest(unit(3), 2)).map((h) => h.id)).toContain('i1');
     changed.close();
     const otherKey = open(feed, 'other-model/4');
     await otherKey.start();
