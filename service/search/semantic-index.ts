@@ -16,7 +16,17 @@ export interface SemanticIndexOptions {
   /** Options of the vector index, over the dimensions. */
   readonly vectors?: Omit<VectorIndexOptions, 'dims'>;
   readonly logger?: Logger;
+  /**
+   * Longest wait of `start` for the persisted index (or the build) before it returns and lets the
+   * service be ready, ms: the rest loads in the background (`loading`), semantic and hybrid
+   * queries answering by keyword meanwhile (the service: `SEMANTIC_START_WAIT_MS`). @default no
+   * limit: `start` returns once the index is loaded
+   */
+  readonly startWaitMs?: number;
 }
+
+/** `SemanticStatus`, and `loading` while the vector index is read or built at the start. */
+export type SemanticIndexStatus = SemanticStatus | 'loading';
 
 /** Whether the persisted vector index was used at the start. */
 export type VectorOrigin = 'file' | 'rebuilt' | 'built';
@@ -33,7 +43,12 @@ export class SemanticIndex {
   private queryFailedAt = 0;
   private changes = 0;
   private started = false;
-  /** Where the index served came from; undefined before `start` ends. */
+  private loadingNow = false;
+  private closed = false;
+  // Items the feed held at the start: vectors exist while the index that holds them loads.
+  private expected = 0;
+  private loadedIndex: Promise<void> = Promise.resolve();
+  /** Where the index served came from; undefined before the load at the start ends. */
   origin?: VectorOrigin;
 
   constructor(private readonly opts: SemanticIndexOptions) {
@@ -53,10 +68,47 @@ export class SemanticIndex {
     };
   }
 
-  /** Reads the feed's current vectors (or the persisted index made from them), then follows its changes. */
+  /**
+   * Reads the feed's current vectors (or the persisted index made from them), then follows its
+   * changes. Returns when that is done or after `startWaitMs`, whichever comes first: the rest
+   * goes on in the background (`loading`, `loaded()`).
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.loadingNow = true;
+    const load = this.load()
+      .catch((e: Error) => {
+        // Not fatal: the index stays as it is (empty, exact), the changes that follow fill it.
+        this.opts.logger?.error({ err: e.message }, 'vector index not loaded: search by meaning starts empty');
+      })
+      .finally(() => {
+        this.loadingNow = false;
+      });
+    this.loadedIndex = load;
+    const waitMs = this.opts.startWaitMs;
+    let timer: NodeJS.Timeout | undefined;
+    if (waitMs === undefined) await load;
+    else await Promise.race([load, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+    if (this.loadingNow)
+      this.opts.logger?.info(
+        { items: this.expected },
+        'vector index still loading: semantic and hybrid queries answer by keyword until it is loaded',
+      );
+  }
+
+  /** Settles once the load at the start has ended. */
+  loaded(): Promise<void> {
+    return this.loadedIndex;
+  }
+
+  /** Whether the vector index is still being read or built at the start. */
+  get loading(): boolean {
+    return this.loadingNow;
+  }
+
+  private async load(): Promise<void> {
     // Changes told while the current vectors are read apply after them, in their order.
     const queued: Array<() => void> = [];
     let live = false;
@@ -65,6 +117,7 @@ export class SemanticIndex {
       remove: (ids) => (live ? this.drop(ids) : queued.push(() => this.drop(ids))),
     });
     const current = [...this.opts.feed.current()];
+    this.expected = current.length;
     const options = this.indexOptions();
     const build = () => {
       const index = new VectorIndex(options);
@@ -82,9 +135,12 @@ export class SemanticIndex {
       this.origin = 'built';
     }
     previous.close();
+    // Closed while loading (a stop during the start): the loaded index's worker ends too.
+    if (this.closed) this.index.close();
     live = true;
     this.changes += 1;
     for (const apply of queued) apply();
+    this.opts.logger?.info({ items: this.index.size, from: this.origin }, 'vector index loaded');
   }
 
   private put(vectors: readonly ItemVectors[]): void {
@@ -115,13 +171,17 @@ export class SemanticIndex {
     return this.index.size;
   }
 
-  /** Whether any item has vectors (hybrid search is the default then). */
+  /** Whether any item has vectors (hybrid search is the default then), counting those still loading. */
   get hasVectors(): boolean {
-    return this.index.size > 0;
+    return this.index.size > 0 || (this.loadingNow && this.expected > 0);
   }
 
-  /** The `k` items nearest `query`, best first (cosine similarity of each item's best passage). */
-  nearest(query: ArrayLike<number>, k: number): Promise<VectorHit[]> {
+  /**
+   * The `k` items nearest `query`, best first (cosine similarity of each item's best passage); waits
+   * for the load at the start (the search asks `loading` first and answers by keyword meanwhile).
+   */
+  async nearest(query: ArrayLike<number>, k: number): Promise<VectorHit[]> {
+    await this.loadedIndex;
     return this.index.search(query, k);
   }
 
@@ -137,11 +197,13 @@ export class SemanticIndex {
 
   /**
    * `degraded` when the feed says so, the last query embedding failed or the vector graph's worker
-   * thread failed; `off` with neither vectors nor embedder; else `ok`.
+   * thread failed; `loading` while the index is read or built at the start; `off` with neither
+   * vectors nor embedder; else `ok`.
    */
-  status(): SemanticStatus {
+  status(): SemanticIndexStatus {
     const feed = this.opts.feed.status();
     if (feed === 'degraded' || this.queryFailedAt > 0 || this.index.graphFailure) return 'degraded';
+    if (this.loadingNow) return 'loading';
     if (feed === 'off' && !this.hasVectors) return 'off';
     return 'ok';
   }
@@ -153,7 +215,7 @@ export class SemanticIndex {
 
   /** Persists the index (when a store is given): on a graceful stop. */
   async persist(): Promise<void> {
-    if (!this.opts.store || !this.started || !this.hasVectors) return;
+    if (!this.opts.store || !this.started || this.loadingNow || this.index.size === 0) return;
     // No wait for the graph to take every row: the file records the rows it holds, and the next
     // start adds the others to it in the background.
     const snap = this.index.snapshot();
@@ -166,6 +228,7 @@ export class SemanticIndex {
 
   /** Stops following the feed and frees the index (its graph's worker thread ends). */
   close(): void {
+    this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.index.close();

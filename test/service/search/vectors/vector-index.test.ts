@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { Worker } from 'node:worker_threads';
 import { VectorError, VectorIndex, type VectorHit } from '../../../../service/search/vectors';
 import { clusteredVectors, clustersFor, seededRandom } from '../../../../tools/corpus/clustered-vectors';
 import { cosine, exhaustiveVectorSearch } from '../../../../tools/oracles/exhaustive-vectors';
@@ -251,5 +252,67 @@ describe('VectorIndex', () => {
   test('deterministic seeds make the same vectors', () => {
     expect(clusteredVectors({ count: 3, dims: 4, seed: 1 })).toEqual(clusteredVectors({ count: 3, dims: 4, seed: 1 }));
     expect(seededRandom(1)()).toBe(seededRandom(1)());
+  });
+});
+
+describe("VectorIndex's graph worker thread (issue 41)", () => {
+  const dims = 8;
+  const vectors = rowsOf(clusteredVectors({ count: 300, dims, seed: 5 }), dims);
+  const items = new Map(vectors.map((v, i) => [`d${i}`, [v]] as const));
+  /** The worker thread of an index's graph (a private: the test ends it as a crash would). */
+  const workerOf = (index: VectorIndex) => (index as unknown as { graph: { worker: Worker } }).graph.worker;
+  const built = async () => {
+    const failures: string[] = [];
+    const index = new VectorIndex({ dims, exactBelow: 100, onGraphFailure: (r) => failures.push(r) });
+    for (const [id, v] of items) index.add(id, v);
+    await index.settle();
+    expect(index.hasGraph).toBe(true);
+    return { index, failures };
+  };
+  const failed = (failures: string[]) =>
+    new Promise<void>((resolve) => {
+      const poll = () => (failures.length > 0 ? resolve() : setTimeout(poll, 10));
+      poll();
+    });
+
+  test.each([
+    ['ended (terminated)', (w: Worker) => void w.terminate()],
+    // A chunk whose vectors do not match its rows: usearch throws inside the worker, uncaught there.
+    [
+      'crashed (an exception in the thread)',
+      (w: Worker) =>
+        w.postMessage({ t: 'add', rows: Float64Array.of(9999), vectors: new Float32Array(1), end: 10_000 }),
+    ],
+  ])('a worker thread %s: no crash, every query exact from then on, the failure told once', async (_how, kill) => {
+    const { index, failures } = await built();
+    kill(workerOf(index));
+    await failed(failures);
+    expect(failures).toHaveLength(1);
+    expect(index.hasGraph).toBe(false);
+    expect(index.graphFailure).toBe(failures[0]);
+    const q = vectors[7];
+    const all = new Map([...items].map(([id, [v]]) => [id, cosine(v, q)]));
+    expectSameAnswer(await index.search(q, 10), exhaustiveVectorSearch(items, q, 10), all);
+    // Adds and removes go on, exactly.
+    // (fresh has d7's vector: the two tie at the top.)
+    index.add('fresh', [q]);
+    expect((await index.search(q, 2)).map((h) => h.id).sort()).toEqual(['d7', 'fresh']);
+    index.remove(['fresh']);
+    expect((await index.search(q, 2)).map((h) => h.id)).not.toContain('fresh');
+    await index.settle();
+    index.close();
+  });
+
+  test('close() ends the worker thread (nothing is left to keep the process alive), and the index still answers exactly', async () => {
+    const { index, failures } = await built();
+    const worker = workerOf(index);
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    index.close();
+    await exited;
+    expect(worker.threadId).toBe(-1);
+    expect(failures).toEqual([]);
+    expect(index.graphFailure).toBeUndefined();
+    const q = vectors[3];
+    expect((await index.search(q, 1))[0].id).toBe('d3');
   });
 });
