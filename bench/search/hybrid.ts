@@ -101,7 +101,7 @@ async function hybridAt(v: Vaswani, size: number, reps: number, log: (l: string)
               facets: extra.facets,
               limit: 10,
               offset: 0,
-              nearest: vectors.search(queryVector(i), CANDIDATES),
+              nearest: await vectors.search(queryVector(i), CANDIDATES),
               ratio: 0.5,
               fusion: 'rrf',
               candidates: mode === 'hybrid20' ? 20 : CANDIDATES,

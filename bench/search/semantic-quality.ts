@@ -186,12 +186,12 @@ async function collection(name: string, v: Vaswani, lazy: LazyServer): Promise<C
   const vectors = new VectorIndex({ dims: emb.queries[0].length });
   items.forEach((item, i) => vectors.add(item.id, emb.items[i]));
   await vectors.settle();
-  const semantic: RankedDoc[][] = emb.queries.map((q) => vectors.search(q, DEPTH));
+  const semantic: RankedDoc[][] = await Promise.all(emb.queries.map((q) => vectors.search(q, DEPTH)));
   vectors.close();
   // The same vectors scanned exactly: what the graph's approximation costs, if anything.
   const exact = new VectorIndex({ dims: emb.queries[0].length, exactBelow: Infinity });
   items.forEach((item, i) => exact.add(item.id, emb.items[i]));
-  const semanticExact: RankedDoc[][] = emb.queries.map((q) => exact.search(q, DEPTH));
+  const semanticExact: RankedDoc[][] = await Promise.all(emb.queries.map((q) => exact.search(q, DEPTH)));
   const overlap = (k: number) =>
     mean(
       semantic.map((run, i) => {

@@ -97,6 +97,8 @@ export class SearchService {
     const mode = this.modeOf(req);
     if (mode === 'keyword') return this.keyword(req, started);
     const s = this.semantic!;
+    // The vector index still loads at the start: by keyword, saying so.
+    if (s.index.loading) return { ...(await this.keyword(req, started, false)), semantic: 'loading' };
     const ratio = req.semanticRatio ?? s.ratio;
     const vectorKey = req.vector ? vectorHash(req.vector) : '';
     const key = SearchService.key(req, [mode, ratio, vectorKey, s.index.generation]);
@@ -128,7 +130,7 @@ export class SearchService {
       facetLimit: req.facetLimit,
       limit: req.limit,
       offset: req.offset,
-      nearest: s.index.nearest(vector, s.candidates),
+      nearest: await s.index.nearest(vector, s.candidates),
       ratio,
       fusion: s.fusion,
       candidates: s.candidates,

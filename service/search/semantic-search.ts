@@ -12,6 +12,12 @@ import { VectorStore } from './vectors';
 export const QUERY_EMBED_TIMEOUT_MS = 2000;
 /** Retries of a query's embedding call: one, a search cannot wait for backoff. */
 export const QUERY_EMBED_RETRIES = 1;
+/**
+ * Longest wait of the start for the vector index, ms: a larger one loads in the background, semantic
+ * and hybrid queries answering by keyword (`semantic: 'loading'`) until it is loaded (issue 41:
+ * restart to ready within 2 s of a start without vectors).
+ */
+export const SEMANTIC_START_WAIT_MS = 1000;
 
 /** A feed without vectors: what the search side follows until the content side provides one. */
 export const NO_VECTORS: VectorFeed = {
@@ -46,7 +52,14 @@ export function createSemanticSearch(
   const { embedder, logger } = deps;
   const key = embedder ? `${embedder.model}/${embedder.dimensions}` : `client/${e.dimensions}`;
   const store = deps.dir ? new VectorStore({ dir: deps.dir, logger }) : undefined;
-  const index = new SemanticIndex({ feed: deps.feed, dims: e.dimensions, key, store, logger });
+  const index = new SemanticIndex({
+    feed: deps.feed,
+    dims: e.dimensions,
+    key,
+    store,
+    logger,
+    startWaitMs: SEMANTIC_START_WAIT_MS,
+  });
   const cache = embedder ? new QueryEmbeddingCache(embedder, e.queryCacheSize) : undefined;
   const timeoutMs = Math.min(QUERY_EMBED_TIMEOUT_MS, e.timeoutMs);
   return {

@@ -80,13 +80,15 @@ export const healthSchema = z
       })
       .optional(),
     /**
-     * Search by meaning (issue 41): `off` (no embedder, no item with vectors), `ok`, or `degraded`
-     * (the embedder's last call or the last query's embedding failed: searches answer by keyword
-     * and say so); `pending` items wait for their vectors, `items` have them.
+     * Search by meaning (issue 41): `off` (no embedder, no item with vectors), `ok`, `degraded`
+     * (the embedder's last call or the last query's embedding failed, or the vector graph's worker
+     * thread failed: searches answer by keyword and say so, or by exact scan), or `loading` (the
+     * vector index is still read or built after a start: searches answer by keyword and say so);
+     * `pending` items wait for their vectors, `items` have them.
      */
     semantic: z
       .looseObject({
-        status: z.enum(['off', 'ok', 'degraded']),
+        status: z.enum(['off', 'ok', 'degraded', 'loading']),
         pending: z.int().min(0),
         items: z.int().min(0),
       })

@@ -159,9 +159,9 @@ export const searchResponseSchema = z
           "With `facets`: per facet, its values and the matches holding each, counted with every filter but the facet's own (disjunctive). Every type, 0 included; the `facet_limit` most frequent tags, most first.",
       }),
     mode: z.enum(SEARCH_MODES).meta({ description: 'The mode the answer was found in.' }),
-    semantic: z.enum(['off', 'degraded']).optional().meta({
+    semantic: z.enum(['off', 'degraded', 'loading']).optional().meta({
       description:
-        'Present when the search by meaning asked for (or the default hybrid) was not done: off (no embedder and no vector), degraded (the query could not be embedded); the answer is then by keyword.',
+        'Present when the search by meaning asked for (or the default hybrid) was not done: off (no embedder and no vector), degraded (the query could not be embedded), loading (the vector index is still being loaded after a start); the answer is then by keyword.',
     }),
     took_ms: z.number().min(0),
     cached: z.boolean(),

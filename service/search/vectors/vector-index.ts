@@ -1,18 +1,22 @@
 import { availableParallelism } from 'node:os';
-import { yieldToLoop } from '../../lib/yield-to-loop';
 import { dotRow, TopK } from './exact-scan';
-import { HnswGraph, type GraphOptions } from './hnsw-graph';
+import { GraphWorker } from './graph-worker';
+import { graphKeyOf, type GraphOptions } from './hnsw-graph';
+import { ShardedMap } from './sharded-map';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
  * similarity, an item scoring as its best passage. Vectors are normalised when added and kept
  * in a `Float32Array` (the source of every exact answer, of the persisted file and of a rebuild);
  * from `exactBelow` live passage vectors on, a usearch HNSW graph (bench/vectors/run.ts chose it,
- * BENCHMARKS.md) answers unfiltered and mildly filtered queries. Passage vectors are added to the
- * graph in the background, a slice of about `sliceMs` a turn of the event loop; the rows not yet
- * in the graph are scanned exactly at each query, so an item is found from the moment it is
+ * BENCHMARKS.md) answers unfiltered and mildly filtered queries. The graph lives in a worker
+ * thread that owns it (graph-worker.ts, hnsw-worker.ts): passage vectors are copied to it in chunks
+ * and added there, so the library's adds and the capacity doublings inside them, its searches,
+ * saves and loads never run on the event loop; searches are therefore asynchronous. The rows not
+ * yet in the graph are scanned exactly at each query, so an item is found from the moment it is
  * added. A removed item's rows are marked dead at once and never returned, whatever the graph
- * still holds.
+ * still holds. When the worker fails or dies, every query is an exact scan from then on, and
+ * `onGraphFailure` is told why (the service logs it and reports search by meaning degraded).
  */
 
 /** Options of `VectorIndex`. */
@@ -36,10 +40,12 @@ export interface VectorIndexOptions {
    */
   readonly maxFetch?: number;
   readonly graph?: GraphOptions;
-  /** Length of one slice of graph building, ms. @default 10 */
+  /** Length of one slice of graph building in the worker (a search waits for one at most), ms. @default 10 */
   readonly sliceMs?: number;
   /** Threads one slice of graph building uses. @default the machine's cores, at most 4 */
   readonly threads?: number;
+  /** Told why, once, when the graph's worker thread fails or dies (queries are exact from then on). */
+  readonly onGraphFailure?: (reason: string) => void;
 }
 
 /** A vector that cannot be indexed, and why. */
@@ -85,6 +91,8 @@ const grow = <T extends Int32Array | Uint32Array | Float32Array>(a: T, need: num
 
 /** Rows a block of vectors holds (6 MiB at 384 dimensions). */
 const BLOCK_ROWS = 4096;
+/** Rows sent to the graph's worker ahead of what it has taken (each chunk a copy, at most a block). */
+const AHEAD_ROWS = 2 * BLOCK_ROWS;
 
 /** See the file's comment. */
 export class VectorIndex {
@@ -102,17 +110,17 @@ export class VectorIndex {
   private rowSlot = new Int32Array(64);
   private rows = 0;
   private ids: Array<string | null> = [];
-  private slots = new Map<string, number>();
+  // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (sharded-map.ts).
+  private slots = new ShardedMap<number>();
   private first = new Int32Array(64);
   private count = new Int32Array(64);
   private fps = new Uint32Array(64);
   private liveRows = 0;
 
-  private graph: HnswGraph | undefined;
-  // Rows before this one have been offered to the graph (dead ones skipped).
-  private graphUpTo = 0;
-  private draining: Promise<void> | undefined;
+  private graph: GraphWorker | undefined;
+  private pumpQueued = false;
   private closed = false;
+  private readonly onGraphFailure: (reason: string) => void;
 
   constructor(opts: VectorIndexOptions) {
     if (!Number.isInteger(opts.dims) || opts.dims < 1)
@@ -124,6 +132,7 @@ export class VectorIndex {
     this.sliceMs = opts.sliceMs ?? 10;
     this.threads = opts.threads ?? Math.min(4, availableParallelism());
     this.graphOptions = opts.graph ?? {};
+    this.onGraphFailure = opts.onGraphFailure ?? (() => undefined);
   }
 
   /** Items held. */
@@ -138,17 +147,23 @@ export class VectorIndex {
 
   /** Whether the graph answers (false: every query is an exact scan). */
   get hasGraph(): boolean {
-    return this.graph !== undefined;
+    return this.graph !== undefined && !this.graph.failed;
+  }
+
+  /** Why the graph's worker thread no longer answers (every query is exact); undefined while it does. */
+  get graphFailure(): string | undefined {
+    return this.graph?.failed === 'closed' ? undefined : this.graph?.failed;
   }
 
   /** Passage vectors added but not yet in the graph (scanned exactly at each query meanwhile). */
   get pending(): number {
-    return this.graph || this.liveRows >= this.exactBelow ? this.rows - this.graphUpTo : 0;
+    if (this.graph && !this.graph.failed) return this.rows - this.graph.upTo;
+    return this.liveRows >= this.exactBelow && !this.graph ? this.rows : 0;
   }
 
   /** What the graph is built with: a persisted graph made otherwise is not used. */
   get graphKey(): string {
-    return (this.graph ?? this.newGraph()).key;
+    return graphKeyOf(this.dims, this.graphOptions);
   }
 
   /** Whether `id` is held. */
@@ -214,12 +229,13 @@ export class VectorIndex {
     if (slot === undefined) return;
     const from = this.first[slot];
     const to = from + this.count[slot];
-    const inGraph: number[] = [];
+    const sent: number[] = [];
+    const sentUpTo = this.graph?.sent ?? 0;
     for (let r = from; r < to; r++) {
       this.rowSlot[r] = -1;
-      if (r < this.graphUpTo) inGraph.push(r);
+      if (r < sentUpTo) sent.push(r);
     }
-    this.graph?.remove(inGraph);
+    this.graph?.remove(sent);
     this.liveRows -= to - from;
     this.ids[slot] = null;
     this.slots.delete(id);
@@ -232,7 +248,7 @@ export class VectorIndex {
    * not yet in the graph scanned exactly; a filter that leaves too few after `maxFetch`
    * neighbours falls back to the exact scan of what it accepts.
    */
-  search(query: ArrayLike<number>, k: number, accept?: Accept): VectorHit[] {
+  async search(query: ArrayLike<number>, k: number, accept?: Accept): Promise<VectorHit[]> {
     const q = this.normalised(query);
     if (k <= 0 || this.slots.size === 0) return [];
     const test = this.slotTest(accept);
@@ -244,26 +260,37 @@ export class VectorIndex {
       }
       if (rows <= this.exactFilteredBelow) return this.exactOver(this.slotsOf(accept as ReadonlySet<string>), q, k);
     }
-    if (!this.graph || this.liveRows < this.exactBelow) return this.exact(q, k, test);
-    const perItem = Math.max(1, Math.ceil(this.liveRows / this.slots.size));
-    for (let fetch = Math.max(2 * k, 16) * perItem; ; fetch *= 4) {
+    const perItem = Math.max(1, Math.ceil(this.liveRows / Math.max(1, this.slots.size)));
+    for (let fetch = Math.max(2 * k, 16) * perItem; this.hasGraph && this.liveRows >= this.exactBelow; fetch *= 4) {
       const n = Math.min(fetch, this.maxFetch);
-      const found = this.fromGraph(q, n, test);
+      const answer = await this.fromGraph(q, n, test);
+      if (!answer) break;
       // Enough accepted items, or every row of the graph asked for: the answer. Else ask for more.
-      if (found.size >= k || n >= this.graphUpTo) return this.best(found, k);
+      if (answer.found.size >= k || n >= answer.upTo) return this.best(answer.found, k);
       if (n >= this.maxFetch) break;
     }
+    // No graph (small, failed, closed) or a filter that leaves too few: exact, over what is held now.
+    if (this.slots.size === 0) return [];
     return this.exact(q, k, test);
   }
 
-  /** Settles once every vector added so far is in the graph (or none is needed). */
+  /** Settles once every vector added so far is in the graph (or none is needed, or the graph failed). */
   async settle(): Promise<void> {
-    while (this.draining) await this.draining;
+    for (;;) {
+      this.pump();
+      const g = this.graph;
+      if (!g || g.failed || this.closed || g.upTo >= this.rows) return;
+      await g.settle();
+      // The worker has taken what was sent: more may be left to send.
+      if (g.sent >= this.rows && g.upTo >= this.rows) return;
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
-  /** Stops building the graph (a search still answers, exactly for what the graph lacks). */
+  /** Stops building the graph and ends its worker thread (a search still answers, exactly). */
   close(): void {
     this.closed = true;
+    this.graph?.close().catch(() => undefined);
   }
 
   private normalised(query: ArrayLike<number>): Float32Array {
@@ -326,24 +353,31 @@ export class VectorIndex {
     return Array.from(rows, (s, i) => ({ id: this.ids[s] as string, score: scores[i] }));
   }
 
-  /** Best score of each accepted live item among the graph's `fetch` neighbours and the rows not in the graph. */
-  private fromGraph(
+  /**
+   * Best score of each accepted live item among the graph's `fetch` neighbours and the rows not in
+   * the graph when it answered (its `upTo`); undefined when the graph did not answer.
+   */
+  private async fromGraph(
     q: Float32Array,
     fetch: number,
     test: ((slot: number) => boolean) | undefined,
-  ): Map<number, number> {
+  ): Promise<{ found: Map<number, number>; upTo: number } | undefined> {
+    const answer = await this.graph?.search(q, fetch);
+    if (!answer) return undefined;
+    // From here on, one turn: what the index holds now (rows removed meanwhile are dead, -1).
     const found = new Map<number, number>();
     const offer = (slot: number, score: number) => {
       if (slot < 0 || (test && !test(slot))) return;
       const had = found.get(slot);
       if (had === undefined || score > had) found.set(slot, score);
     };
-    this.graph?.search(q, fetch, (row, score) => offer(this.rowSlot[row], score));
-    for (let r = this.graphUpTo; r < this.rows; r++) {
+    const { keys, scores, upTo } = answer;
+    for (let i = 0; i < keys.length; i++) if (keys[i] < this.rows) offer(this.rowSlot[keys[i]], scores[i]);
+    for (let r = upTo; r < this.rows; r++) {
       const slot = this.rowSlot[r];
       if (slot >= 0) offer(slot, this.dot(r, q));
     }
-    return found;
+    return { found, upTo };
   }
 
   private best(found: Map<number, number>, k: number): VectorHit[] {
@@ -353,41 +387,43 @@ export class VectorIndex {
     return Array.from(rows, (s, i) => ({ id: this.ids[s] as string, score: scores[i] }));
   }
 
+  /** Sends the rows added this turn to the graph at the end of it (one chunk for many adds). */
   private schedule(): void {
-    if (this.closed || this.draining) return;
+    if (this.closed || this.pumpQueued) return;
     if (!this.graph && this.liveRows < this.exactBelow) return;
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
+    this.pumpQueued = true;
+    setImmediate(() => {
+      this.pumpQueued = false;
+      this.pump();
     });
   }
 
-  private newGraph(): HnswGraph {
-    return new HnswGraph(this.dims, this.graphOptions, this.threads);
+  private newGraph(): GraphWorker {
+    return new GraphWorker(
+      { dims: this.dims, options: this.graphOptions, threads: this.threads, sliceMs: this.sliceMs },
+      (reason) => this.onGraphFailure(reason),
+      () => this.pump(),
+    );
   }
 
-  /** Feeds the rows not yet in the graph to it, one slice of about `sliceMs` a turn. */
-  private async drain(): Promise<void> {
+  /**
+   * Sends the live rows not yet sent to the graph's worker, a copy of at most a block a chunk,
+   * while it has fewer than `AHEAD_ROWS` to take (its progress calls this again).
+   */
+  private pump(): void {
+    if (this.closed) return;
+    if (!this.graph && this.liveRows < this.exactBelow) return;
     const graph = (this.graph ??= this.newGraph());
-    // The batch adapts so that one call to the library lasts about a slice: it starts small
-    // (a graph's first inserts cost more than later ones) and at most doubles a slice.
-    let batch = 4;
-    while (!this.closed && this.graphUpTo < this.rows) {
-      await yieldToLoop();
-      const from = this.graphUpTo;
-      // A batch stays within one block (a view of consecutive rows, no copy).
-      const to = Math.min(this.rows, from + batch, (Math.floor(from / BLOCK_ROWS) + 1) * BLOCK_ROWS);
+    const { dims } = this;
+    while (!graph.failed && graph.sent < this.rows && graph.sent - graph.upTo < AHEAD_ROWS) {
+      const from = graph.sent;
+      const to = Math.min(this.rows, (Math.floor(from / BLOCK_ROWS) + 1) * BLOCK_ROWS);
       const live: number[] = [];
       for (let r = from; r < to; r++) if (this.rowSlot[r] >= 0) live.push(r);
-      const started = performance.now();
-      if (live.length === to - from) graph.add(live, this.rowsView(from, to));
-      else {
-        const packed = new Float32Array(live.length * this.dims);
-        live.forEach((r, i) => packed.set(this.rowsView(r, r + 1), i * this.dims));
-        graph.add(live, packed);
-      }
-      const took = performance.now() - started;
-      this.graphUpTo = to;
-      batch = Math.max(1, Math.min(4096, Math.round(batch * Math.min(2, this.sliceMs / Math.max(took, 0.01)))));
+      const vectors = new Float32Array(live.length * dims);
+      if (live.length === to - from) vectors.set(this.rowsView(from, to));
+      else live.forEach((r, i) => vectors.set(this.rowsView(r, r + 1), i * dims));
+      graph.add(Float64Array.from(live), vectors, to);
     }
   }
 
@@ -408,16 +444,13 @@ export class VectorIndex {
     };
   }
 
-  /** Writes the graph to `path` (usearch's own format); false when there is none. */
-  saveGraph(path: string): boolean {
-    if (!this.graph) return false;
-    this.graph.save(path);
-    return true;
-  }
-
-  /** Rows the graph holds (they are offered in order): what a saved graph covers. */
-  get graphRows(): number {
-    return this.graph ? this.graphUpTo : 0;
+  /**
+   * Writes the graph to `path` (usearch's own format, by the worker thread); the rows it holds
+   * (the first ones of the index), or undefined when there is no graph (or it failed).
+   */
+  async saveGraph(path: string): Promise<number | undefined> {
+    if (!this.graph || this.graph.failed) return undefined;
+    return this.graph.save(path);
   }
 
   /**
@@ -425,7 +458,11 @@ export class VectorIndex {
    * the first `rows` rows of `snap`; the rest are added to it in the background. Without one the
    * graph is rebuilt in the background when the index is large enough.
    */
-  static restore(opts: VectorIndexOptions, snap: VectorSnapshot, graph?: { path: string; rows: number }): VectorIndex {
+  static async restore(
+    opts: VectorIndexOptions,
+    snap: VectorSnapshot,
+    graph?: { path: string; rows: number },
+  ): Promise<VectorIndex> {
     const index = new VectorIndex(opts);
     if (snap.dims !== index.dims)
       throw new VectorError(`the snapshot has ${snap.dims} dimensions, expected ${index.dims}`);
@@ -464,13 +501,14 @@ export class VectorIndex {
     }
     if (graph) {
       const g = index.newGraph();
-      g.load(graph.path);
-      index.graph = g;
-      index.graphUpTo = graph.rows;
-      // Rows that died after the graph was saved (the snapshot is newer) leave it now.
+      // Rows that died after the graph was saved (the snapshot is newer) leave it once read.
       const dead: number[] = [];
       for (let r = 0; r < graph.rows; r++) if (index.rowSlot[r] < 0) dead.push(r);
-      g.remove(dead);
+      if (await g.load(graph.path, graph.rows, Float64Array.from(dead))) index.graph = g;
+      else {
+        // Not read (the worker says why through onGraphFailure): built again from the vectors.
+        await g.close();
+      }
     }
     index.schedule();
     return index;

@@ -8,6 +8,7 @@ import { readWholeFile } from '../../lib/read-whole-file';
 import { writeAll } from '../../lib/write-all';
 import { yieldToLoop } from '../../lib/yield-to-loop';
 import { decodeVectors, encodeVectors, type GraphRef, VectorFileError } from './vector-file';
+import { graphKeyOf } from './hnsw-graph';
 import { VectorIndex, type VectorIndexOptions } from './vector-index';
 
 /** Name of the vector file in its folder (beside the search segment, `search-segment.bin`). */
@@ -57,24 +58,24 @@ export class VectorStore {
   }
 
   /**
-   * Writes `index` (its state when the write starts: the snapshot and the graph are taken in one
-   * turn) with `meta`; writes are done one after the other. The graph is written by the library in one
-   * synchronous call (usearch's `save` has no asynchronous form).
+   * Writes `index` (its state when the graph has been written) with `meta`; writes are done one
+   * after the other. The graph is written by the library in its worker thread.
    */
   save(index: VectorIndex, meta: VectorFileExpect): Promise<void> {
     const dir = this.opts.dir;
     const run = async (): Promise<void> => {
       const started = performance.now();
       await mkdir(dir, { recursive: true });
-      // The snapshot, the graph and the rows it holds in one turn: nothing changes in between.
-      const snap = index.snapshot();
       const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
       const graphFile = `${GRAPH_PREFIX}${generation}${GRAPH_SUFFIX}`;
       const graphTmp = join(dir, `${graphFile}.tmp`);
-      const rows = index.graphRows;
-      const hasGraph = index.saveGraph(graphTmp);
+      // The graph first (its worker thread writes it, after every change sent before), then the
+      // snapshot, in the turn the graph's answer arrives: the snapshot holds every row the graph
+      // does, and a row removed since is dead in it (a restore takes it out of the graph).
+      const rows = await index.saveGraph(graphTmp);
+      const snap = index.snapshot();
       let graph: GraphRef | null = null;
-      if (hasGraph) {
+      if (rows !== undefined) {
         const { bytes, crc } = await crcOfFile(graphTmp);
         graph = { file: graphFile, key: index.graphKey, bytes, crc, rows };
         await syncFile(graphTmp);
@@ -143,11 +144,12 @@ export class VectorStore {
     if (meta.content !== expect.content)
       return `stale: it holds content ${meta.content}, the live content is ${expect.content}`;
     if (snap.dims !== options.dims) return `made with ${snap.dims} dimensions, the index has ${options.dims}`;
-    const graph = await this.graphOf(meta.graph, new VectorIndex(options).graphKey);
+    const graph = await this.graphOf(meta.graph, graphKeyOf(options.dims, options.graph));
     if (typeof graph === 'string')
       this.opts.logger.warn({ file: this.file, reason: graph }, `vector graph not used (${graph}): rebuilding it`);
     const usable = typeof graph === 'string' ? undefined : graph;
-    return { index: VectorIndex.restore(options, snap, usable), from: 'file', graph: usable !== undefined };
+    const index = await VectorIndex.restore(options, snap, usable);
+    return { index, from: 'file', graph: usable !== undefined && index.hasGraph };
   }
 
   /** The graph file `ref` names, checked against it; undefined when there is none; or why not. */

@@ -32,9 +32,9 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     feed.put({ id: 'late', vector: unit(3) });
     await started;
     expect(s.size).toBe(4);
-    expect(s.nearest(unit(3), 1)[0].id).toBe('late');
+    expect((await s.nearest(unit(3), 1))[0].id).toBe('late');
     feed.remove('late');
-    expect(s.nearest(unit(3), 4).map((h) => h.id)).not.toContain('late');
+    expect((await s.nearest(unit(3), 4)).map((h) => h.id)).not.toContain('late');
     expect(s.status()).toBe('ok');
     s.queryFailed();
     expect(s.status()).toBe('degraded');
@@ -53,7 +53,7 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     const again = open(feed);
     await again.start();
     expect(again.origin).toBe('file');
-    expect(again.nearest(unit(2), 1)[0].id).toBe('i2');
+    expect((await again.nearest(unit(2), 1))[0].id).toBe('i2');
     again.close();
   });
 
@@ -68,7 +68,7 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     const changed = open(feed);
     await changed.start();
     expect(changed.origin).toBe('rebuilt');
-    expect(changed.nearest(unit(3), 2).map((h) => h.id)).toContain('i1');
+    expect((await changed.nearest(unit(3), 2)).map((h) => h.id)).toContain('i1');
     changed.close();
     const otherKey = open(feed, 'other-model/4');
     await otherKey.start();
@@ -93,5 +93,66 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     ];
     expect(contentKey(a)).toBe(contentKey([...a].reverse()));
     expect(contentKey(a)).not.toBe(contentKey([{ id: 'x', fingerprint: 1 }]));
+  });
+});
+
+describe('SemanticIndex at a restart (issue 41: ready before the vector index is loaded)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'semantic-restart-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('start() returns after startWaitMs while the persisted index loads: loading, with vectors; then ok, served from the file', async () => {
+    const feed = new MemoryVectorFeed();
+    feed.put(...Array.from({ length: 50 }, (_v, i) => ({ id: `i${i}`, vector: unit(i), fingerprint: i + 1 })));
+    const store = () => new VectorStore({ dir, logger });
+    const first = new SemanticIndex({
+      feed,
+      dims: DIMS,
+      key: 'm/4',
+      store: store(),
+      logger,
+      vectors: { exactBelow: 10 },
+    });
+    await first.start();
+    await first.persist();
+    first.close();
+    // startWaitMs 0: start() returns before the file is read (the read takes at least a turn of the loop).
+    const again = new SemanticIndex({
+      feed,
+      dims: DIMS,
+      key: 'm/4',
+      store: store(),
+      logger,
+      vectors: { exactBelow: 10 },
+      startWaitMs: 0,
+    });
+    await again.start();
+    expect(again.loading).toBe(true);
+    expect(again.status()).toBe('loading');
+    expect(again.hasVectors).toBe(true);
+    // A change told while loading applies after the load.
+    feed.put({ id: 'late', vector: unit(3) });
+    // nearest() waits for the load.
+    const hits = await again.nearest(unit(2), 1);
+    expect(hits[0].id).toBe('i2');
+    expect(again.loading).toBe(false);
+    expect(again.status()).toBe('ok');
+    expect(again.origin).toBe('file');
+    expect(again.size).toBe(51);
+    again.close();
+  });
+
+  it('closed while loading: the loaded index is closed too (its graph worker ends)', async () => {
+    const feed = new MemoryVectorFeed();
+    feed.put(...Array.from({ length: 50 }, (_v, i) => ({ id: `i${i}`, vector: unit(i) })));
+    const s = new SemanticIndex({ feed, dims: DIMS, key: 'm/4', logger, vectors: { exactBelow: 10 }, startWaitMs: 0 });
+    await s.start();
+    s.close();
+    await s.loaded();
+    expect(s.status()).toBe('ok');
+    // The index built meanwhile was closed: its graph's worker thread is gone, queries are exact.
+    expect((await s.nearest(unit(1), 1))[0].id).toBe('i1');
   });
 });

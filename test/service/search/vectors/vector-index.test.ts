@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { Worker } from 'node:worker_threads';
 import { VectorError, VectorIndex, type VectorHit } from '../../../../service/search/vectors';
 import { clusteredVectors, clustersFor, seededRandom } from '../../../../tools/corpus/clustered-vectors';
 import { cosine, exhaustiveVectorSearch } from '../../../../tools/oracles/exhaustive-vectors';
@@ -50,7 +51,7 @@ describe('VectorIndex', () => {
       let hits = 0;
       for (const q of queries) {
         const truth = new Set(exhaustiveVectorSearch(items, q, 10).map((h) => h.id));
-        for (const h of index.search(q, 10)) if (truth.has(h.id)) hits++;
+        for (const h of await index.search(q, 10)) if (truth.has(h.id)) hits++;
       }
       expect(hits / (50 * 10)).toBeGreaterThanOrEqual(0.95);
       // A hang guard, not a bound: building the graph took 40-64 s at load 10-18 on 2 cores (issue 36).
@@ -58,29 +59,29 @@ describe('VectorIndex', () => {
     PROPERTY_HANG_GUARD_MS,
   );
 
-  test('an item scores as its best passage, and comes once', () => {
+  test('an item scores as its best passage, and comes once', async () => {
     const index = new VectorIndex({ dims: 3 });
     index.add('a', [
       [1, 0, 0],
       [0, 1, 0],
     ]);
     index.add('b', [[0.6, 0.8, 0]]);
-    const hits = index.search([0, 1, 0], 5);
+    const hits = await index.search([0, 1, 0], 5);
     expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
     expect(hits[0].score).toBeCloseTo(1, 6);
     expect(hits[1].score).toBeCloseTo(0.8, 6);
   });
 
-  test('cosine: vectors are normalised when added, queries when searched', () => {
+  test('cosine: vectors are normalised when added, queries when searched', async () => {
     const index = new VectorIndex({ dims: 2 });
     index.add('long', [[30, 40]]);
     index.add('short', [[0.1, 0]]);
-    const hits = index.search([2, 0], 2);
+    const hits = await index.search([2, 0], 2);
     expect(hits[0]).toEqual({ id: 'short', score: 1 });
     expect(hits[1].score).toBeCloseTo(0.6, 6);
   });
 
-  test('a vector of the wrong size, with a non-finite number or all zeros is refused with the reason', () => {
+  test('a vector of the wrong size, with a non-finite number or all zeros is refused with the reason', async () => {
     const index = new VectorIndex({ dims: 3 });
     expect(() => index.add('a', [[1, 2]])).toThrow(new VectorError('vector 0 of a has 2 numbers, expected 3'));
     expect(() =>
@@ -90,7 +91,7 @@ describe('VectorIndex', () => {
       ]),
     ).toThrow(/vector 1 of a has a non-finite number at 1/);
     expect(() => index.add('a', [[0, 0, 0]])).toThrow(/all zeros/);
-    expect(() => index.search([1, 2], 1)).toThrow(/the query vector has 2 numbers, expected 3/);
+    await expect(index.search([1, 2], 1)).rejects.toThrow(/the query vector has 2 numbers, expected 3/);
     expect(index.size).toBe(0);
   });
 
@@ -110,15 +111,15 @@ describe('VectorIndex', () => {
     index.add('d1', [vectors[3]]);
     expect(index.size).toBe(300);
     for (const q of vectors.slice(0, 40)) {
-      const hits = index.search(q, 20);
+      const hits = await index.search(q, 20);
       expect(hits).toHaveLength(20);
       for (const h of hits) expect(removed.has(h.id)).toBe(false);
     }
     // d1's old vector finds d1 no more as itself; its new one does.
-    expect(index.search(vectors[1], 1)[0].id).not.toBe('d1');
-    expect(index.search(vectors[3], 2).map((h) => h.id)).toEqual(expect.arrayContaining(['d1', 'd3']));
+    expect((await index.search(vectors[1], 1))[0].id).not.toBe('d1');
+    expect((await index.search(vectors[3], 2)).map((h) => h.id)).toEqual(expect.arrayContaining(['d1', 'd3']));
     index.remove([...Array.from({ length: 600 }, (_v, i) => `d${i}`)]);
-    expect(index.search(vectors[5], 5)).toEqual([]);
+    expect(await index.search(vectors[5], 5)).toEqual([]);
     expect(index.vectorCount).toBe(0);
   });
 
@@ -136,11 +137,11 @@ describe('VectorIndex', () => {
       expect(index.hasGraph).toBe(true);
     });
 
-    test('a predicate: only accepted items come back, the best of them (fetching more from the graph, or the exact scan when it rejects nearly all)', () => {
+    test('a predicate: only accepted items come back, the best of them (fetching more from the graph, or the exact scan when it rejects nearly all)', async () => {
       for (const keep of [(n: number) => n % 2 === 0, (n: number) => n % 100 === 7, (n: number) => n === 2999]) {
         const accept = (id: string) => keep(Number(id.slice(1)));
         for (const q of queries) {
-          const hits = index.search(q, 10, accept);
+          const hits = await index.search(q, 10, accept);
           for (const h of hits) expect(accept(h.id)).toBe(true);
           const want = exhaustiveVectorSearch(items, q, 10, accept);
           expect(hits).toHaveLength(want.length);
@@ -151,20 +152,20 @@ describe('VectorIndex', () => {
       }
     });
 
-    test('a small set of accepted ids is scanned exactly; a large one goes through the graph', () => {
+    test('a small set of accepted ids is scanned exactly; a large one goes through the graph', async () => {
       const small = new Set(Array.from({ length: 40 }, (_v, i) => `d${i * 70}`));
       const large = new Set(Array.from({ length: 1500 }, (_v, i) => `d${i * 2}`));
       for (const q of queries) {
         expectSameAnswer(
-          index.search(q, 10, small),
+          await index.search(q, 10, small),
           exhaustiveVectorSearch(items, q, 10, (id) => small.has(id)),
           scores(q),
         );
-        const hits = index.search(q, 10, large);
+        const hits = await index.search(q, 10, large);
         expect(hits).toHaveLength(10);
         for (const h of hits) expect(large.has(h.id)).toBe(true);
       }
-      expect(index.search(queries[0], 10, new Set(['nope']))).toEqual([]);
+      expect(await index.search(queries[0], 10, new Set(['nope']))).toEqual([]);
     });
   });
 
@@ -182,25 +183,25 @@ describe('VectorIndex', () => {
     expect(index.pending).toBe(0);
     const q = vectors[350];
     const all = new Map([...items].map(([id, [v]]) => [id, cosine(v, q)]));
-    expectSameAnswer(index.search(q, 10), exhaustiveVectorSearch(items, q, 10), all);
+    expectSameAnswer(await index.search(q, 10), exhaustiveVectorSearch(items, q, 10), all);
     // The 300th vector: the graph is due, and built in later turns.
     index.add('d299', [vectors[299]]);
     expect(index.pending).toBe(300);
     index.add('fresh', [vectors[350]]);
     // Not in the graph yet, found at once.
-    expect(index.search(q, 1)[0]).toEqual({ id: 'fresh', score: expect.closeTo(1, 5) as number });
+    expect((await index.search(q, 1))[0]).toEqual({ id: 'fresh', score: expect.closeTo(1, 5) as number });
     await index.settle();
     expect(index.hasGraph).toBe(true);
     expect(index.pending).toBe(0);
-    expect(index.search(q, 1)[0].id).toBe('fresh');
+    expect((await index.search(q, 1))[0].id).toBe('fresh');
     // Below the threshold again (removals): exact again, the graph kept for later.
     index.remove(Array.from({ length: 200 }, (_v, i) => `d${i}`));
-    expect(index.search(q, 3)).toHaveLength(3);
+    expect(await index.search(q, 3)).toHaveLength(3);
   });
 
   test(
     'property: the exact path equals brute force, with passages, replacements, removals and filters',
-    () => {
+    async () => {
       const dims = 6;
       const vec = fc
         .array(fc.integer({ min: -5, max: 5 }), { minLength: dims, maxLength: dims })
@@ -213,13 +214,13 @@ describe('VectorIndex', () => {
         }),
         fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 25 }) }),
       );
-      fc.assert(
-        fc.property(
+      await fc.assert(
+        fc.asyncProperty(
           fc.array(op, { maxLength: 60 }),
           vec,
           fc.integer({ min: 1, max: 12 }),
           fc.option(fc.integer({ min: 2, max: 5 })),
-          (ops, query, k, modulo) => {
+          async (ops, query, k, modulo) => {
             const index = new VectorIndex({ dims, exactBelow: Infinity });
             const items = new Map<string, number[][]>();
             for (const o of ops) {
@@ -234,7 +235,7 @@ describe('VectorIndex', () => {
               }
             }
             const accept = modulo === null ? undefined : (id: string) => Number(id.slice(1)) % modulo === 0;
-            const got = index.search(query, k, accept);
+            const got = await index.search(query, k, accept);
             const all = new Map([...items].map(([id, vs]) => [id, Math.max(...vs.map((v) => cosine(v, query)))]));
             expectSameAnswer(got, exhaustiveVectorSearch(items, query, k, accept), all);
             expect(index.size).toBe(items.size);
@@ -251,5 +252,67 @@ describe('VectorIndex', () => {
   test('deterministic seeds make the same vectors', () => {
     expect(clusteredVectors({ count: 3, dims: 4, seed: 1 })).toEqual(clusteredVectors({ count: 3, dims: 4, seed: 1 }));
     expect(seededRandom(1)()).toBe(seededRandom(1)());
+  });
+});
+
+describe("VectorIndex's graph worker thread (issue 41)", () => {
+  const dims = 8;
+  const vectors = rowsOf(clusteredVectors({ count: 300, dims, seed: 5 }), dims);
+  const items = new Map(vectors.map((v, i) => [`d${i}`, [v]] as const));
+  /** The worker thread of an index's graph (a private: the test ends it as a crash would). */
+  const workerOf = (index: VectorIndex) => (index as unknown as { graph: { worker: Worker } }).graph.worker;
+  const built = async () => {
+    const failures: string[] = [];
+    const index = new VectorIndex({ dims, exactBelow: 100, onGraphFailure: (r) => failures.push(r) });
+    for (const [id, v] of items) index.add(id, v);
+    await index.settle();
+    expect(index.hasGraph).toBe(true);
+    return { index, failures };
+  };
+  const failed = (failures: string[]) =>
+    new Promise<void>((resolve) => {
+      const poll = () => (failures.length > 0 ? resolve() : setTimeout(poll, 10));
+      poll();
+    });
+
+  test.each([
+    ['ended (terminated)', (w: Worker) => void w.terminate()],
+    // A chunk whose vectors do not match its rows: usearch throws inside the worker, uncaught there.
+    [
+      'crashed (an exception in the thread)',
+      (w: Worker) =>
+        w.postMessage({ t: 'add', rows: Float64Array.of(9999), vectors: new Float32Array(1), end: 10_000 }),
+    ],
+  ])('a worker thread %s: no crash, every query exact from then on, the failure told once', async (_how, kill) => {
+    const { index, failures } = await built();
+    kill(workerOf(index));
+    await failed(failures);
+    expect(failures).toHaveLength(1);
+    expect(index.hasGraph).toBe(false);
+    expect(index.graphFailure).toBe(failures[0]);
+    const q = vectors[7];
+    const all = new Map([...items].map(([id, [v]]) => [id, cosine(v, q)]));
+    expectSameAnswer(await index.search(q, 10), exhaustiveVectorSearch(items, q, 10), all);
+    // Adds and removes go on, exactly.
+    // (fresh has d7's vector: the two tie at the top.)
+    index.add('fresh', [q]);
+    expect((await index.search(q, 2)).map((h) => h.id).sort()).toEqual(['d7', 'fresh']);
+    index.remove(['fresh']);
+    expect((await index.search(q, 2)).map((h) => h.id)).not.toContain('fresh');
+    await index.settle();
+    index.close();
+  });
+
+  test('close() ends the worker thread (nothing is left to keep the process alive), and the index still answers exactly', async () => {
+    const { index, failures } = await built();
+    const worker = workerOf(index);
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    index.close();
+    await exited;
+    expect(worker.threadId).toBe(-1);
+    expect(failures).toEqual([]);
+    expect(index.graphFailure).toBeUndefined();
+    const q = vectors[3];
+    expect((await index.search(q, 1))[0].id).toBe('d3');
   });
 });

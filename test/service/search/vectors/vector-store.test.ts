@@ -22,7 +22,7 @@ async function built(): Promise<VectorIndex> {
   return index;
 }
 
-const answers = (index: VectorIndex) => queries.map((q) => index.search(q, 10));
+const answers = (index: VectorIndex) => Promise.all(queries.map((q) => index.search(q, 10)));
 
 describe('VectorStore', () => {
   let dir: string;
@@ -63,11 +63,11 @@ describe('VectorStore', () => {
     expect(loaded.index.has('d50')).toBe(false);
     expect(loaded.index.hasGraph).toBe(true);
     expect(loaded.index.pending).toBe(0);
-    expect(answers(loaded.index)).toEqual(answers(index));
+    expect(await answers(loaded.index)).toEqual(await answers(index));
     // It goes on: adds and removes after the restart.
     loaded.index.add('new', [vec(1)]);
     loaded.index.remove(['d1']);
-    expect(loaded.index.search(vec(1), 1)[0].id).toBe('new');
+    expect((await loaded.index.search(vec(1), 1))[0].id).toBe('new');
   });
 
   test('round trip across blocks of rows: 9,000 vectors (blocks of 4,096) written as one section and read back', async () => {
@@ -84,8 +84,8 @@ describe('VectorStore', () => {
     expect(loaded.index.size).toBe(8997);
     for (const i of [0, 4094, 4097, 8191, 8192, 8998]) {
       const q = small.subarray(i * 4, i * 4 + 4);
-      expect(loaded.index.search(q, 5)).toEqual(index.search(q, 5));
-      expect(loaded.index.search(q, 1)[0].id).toBe(index.search(q, 1)[0].id);
+      expect(await loaded.index.search(q, 5)).toEqual(await index.search(q, 5));
+      expect((await loaded.index.search(q, 1))[0].id).toBe((await index.search(q, 1))[0].id);
     }
   });
 
@@ -100,7 +100,7 @@ describe('VectorStore', () => {
     const loaded = await store.load({ ...EXPECT, content: 'later' }, OPTIONS, rebuildSpy().rebuild);
     expect(loaded.from).toBe('file');
     expect(loaded.index.has('d10')).toBe(false);
-    for (const q of queries) for (const h of loaded.index.search(q, 10)) expect(h.id).not.toBe('d10');
+    for (const q of queries) for (const h of await loaded.index.search(q, 10)) expect(h.id).not.toBe('d10');
   });
 
   test.each([

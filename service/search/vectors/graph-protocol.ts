@@ -1,0 +1,49 @@
+import type { GraphOptions } from './hnsw-graph';
+
+/**
+ * The messages between a `VectorIndex` (graph-worker.ts) and the worker thread that owns its HNSW
+ * graph (hnsw-worker.ts). Rows are the index's row numbers; a chunk's rows are ascending and the
+ * worker offers them to the graph in order, so "rows before `upTo`" is what the graph has taken.
+ */
+
+/** What the worker is started with. */
+export interface GraphWorkerData {
+  readonly dims: number;
+  readonly options: GraphOptions;
+  /** Threads one call of the library's `add` uses. */
+  readonly threads: number;
+  /** Length of one slice of adding, ms: a search waits for one slice at most. */
+  readonly sliceMs: number;
+}
+
+/** To the worker. */
+export type ToGraph =
+  /** Rows `rows` (live ones of the range that ends before `end`), their vectors one after the other. */
+  | { readonly t: 'add'; readonly rows: Float64Array; readonly vectors: Float32Array; readonly end: number }
+  /** Rows to take out (those not offered yet are skipped when they come). */
+  | { readonly t: 'remove'; readonly rows: readonly number[] }
+  | { readonly t: 'search'; readonly id: number; readonly query: Float32Array; readonly fetch: number }
+  | { readonly t: 'save'; readonly id: number; readonly path: string }
+  /** Reads a graph file holding the first `rows` rows, then takes `dead` out of it. */
+  | {
+      readonly t: 'load';
+      readonly id: number;
+      readonly path: string;
+      readonly rows: number;
+      readonly dead: Float64Array;
+    };
+
+/** From the worker. */
+export type FromGraph =
+  | { readonly t: 'progress'; readonly upTo: number }
+  /** A search's neighbours (rows) and similarities, and the rows the graph had taken then. */
+  | {
+      readonly t: 'found';
+      readonly id: number;
+      readonly keys: Float64Array;
+      readonly scores: Float64Array;
+      readonly upTo: number;
+    }
+  | { readonly t: 'saved'; readonly id: number; readonly upTo: number }
+  | { readonly t: 'loaded'; readonly id: number; readonly upTo: number }
+  | { readonly t: 'failed'; readonly id?: number; readonly message: string };
