@@ -1,4 +1,5 @@
 import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
 import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
 import { wholeScorer } from './whole-score';
@@ -193,6 +194,11 @@ export class PostingsIndex extends SegmentedIndex {
       this.postingCacheSizes.delete(old);
     }
     return entry;
+  }
+
+  /** The new base's 16-bit field lengths, made by the merge in its steps (`FieldLengths.seed`). */
+  protected override installed(r: MergeResult): void {
+    this.fieldLengths.seed(r.base, r.short, r.base.end);
   }
 
   /** What term values are computed from: the field lengths (with the short form of the base's) and BM25's parameters. */

@@ -148,6 +148,16 @@ export class FieldLengths {
   private end = 0;
   private per: Uint16Array[] = [];
 
+  /**
+   * Takes `per` (per field, the lengths of documents `0 … end - 1` of base `base` in 16 bits, as
+   * `get` makes them, possibly with room after them) as the table: a merge makes it in its steps.
+   */
+  seed(base: object, per: Uint16Array[], end: number): void {
+    this.of = base;
+    this.per = per;
+    this.end = end;
+  }
+
   /** The table for documents `0 … next - 1` of base `base` (any object that changes with the document numbering), from `lengths`. */
   get(base: object, lengths: Int32Array, nf: number, next: number): readonly Uint16Array[] {
     if (base !== this.of) {
