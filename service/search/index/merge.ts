@@ -1,4 +1,4 @@
-import { buildRun, type BaseRun, type BaseSegment } from './base-runs';
+import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
 import { IdMap } from './id-map';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
@@ -297,7 +297,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   let work = 0;
   for (const t of src.recentTerms()) {
     if (t >= nt) continue;
-    const run = buildRun(base, nf, t);
+    const run = yield* runSteps(base, nf, t);
     if (run) runs.set(t, run);
     work += run ? run.docs.length : 1;
     if (work >= MERGE_STEP_DOCS * 32) {

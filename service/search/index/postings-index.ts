@@ -141,7 +141,7 @@ export class PostingsIndex extends SegmentedIndex {
     // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
-    const run = this.runs.get(this.base, this.nf, t);
+    const run = yield* this.runs.getSteps(this.base, this.nf, t);
     yield;
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
