@@ -12,7 +12,8 @@
  *    against an index built from the survivors alone: heap per live document after a forced GC
  *    (`node --expose-gc`), and their ratio.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size] [--no-memory]`
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size] [--no-memory] [--attribute[=ms] [--units]]`
+ * (`--attribute`: each phase's stalls over that many ms with what filled them, as in stall.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +50,13 @@ export interface DeleteRun {
 
 const round = (x: number) => Math.round(x * 10) / 10;
 
+/** `--attribute[=ms]` (as stall.ts): of the stalls over that many ms (30), the 20 with the most loop-thread CPU and what filled them, on stderr. */
+function attributing(): number | undefined {
+  const a = process.argv.find((x) => x.startsWith('--attribute'));
+  if (!a) return undefined;
+  return Number(a.split('=')[1] ?? 30);
+}
+
 function collect(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('the delete bench measures heap after a forced GC: run node with --expose-gc');
@@ -63,7 +71,12 @@ const heapUsed = (): number => {
 
 /** Runs `work` with queries beside it (`watch` of stall.ts). */
 async function watched(index: EmbeddedIndex, texts: readonly string[], work: () => Promise<void>) {
-  const w = await watch(index, texts, true, work);
+  const w = await watch(index, texts, true, work, attributing());
+  // The stalls the loop's own thread made longest (on a busy machine wall time is mostly waiting for a core).
+  const byCpu = [...(w.stalls ?? [])].sort((a, b) => b.loopCpu - a.loopCpu).slice(0, 20);
+  for (const s of byCpu) process.stderr.write(`${JSON.stringify(s)}\n`);
+  for (const u of w.longUnits ?? [])
+    process.stderr.write(`unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   return {
     ms: Math.round(w.took),
     maxStall: w.maxStall,

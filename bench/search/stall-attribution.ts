@@ -8,6 +8,7 @@
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { TimeSlicer } from '../../service/lib/yield-to-loop';
+import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 
 interface Span {
   readonly start: number;
@@ -53,6 +54,12 @@ export interface AttributedStall {
   readonly slices: string[];
   /** Stall time covered by neither a slice nor a GC pause (a job's last slice, queries' tails, callbacks). */
   readonly other: number;
+  /**
+   * CPU time of the event loop's thread in the stall (`loopThreadCpu`): on a busy machine most of
+   * a stall's wall time can be time the thread waited for a core, so this is what tells which
+   * stalls the process itself made long.
+   */
+  readonly loopCpu: number;
 }
 
 const GC_KIND: Record<number, string> = {
@@ -125,14 +132,18 @@ export function attribute(
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  const stalls: Array<{ start: number; end: number }> = [];
+  const stalls: Array<{ start: number; end: number; cpu: number }> = [];
   const ticks: number[] = [];
+  const loopCpu = loopThreadCpu();
   let last = performance.now();
+  let lastCpu = loopCpu();
   const tick = setInterval(() => {
     const now = performance.now();
+    const cpu = loopCpu();
     ticks.push(now);
-    if (now - last > threshold) stalls.push({ start: last, end: now });
+    if (now - last > threshold) stalls.push({ start: last, end: now, cpu: (cpu - lastCpu) * 1000 });
     last = now;
+    lastCpu = cpu;
   }, 1);
   return {
     // Between two ticks of the timer the loop ran once (or more, when idle): how many slices ended
@@ -166,7 +177,7 @@ export function attribute(
       clearInterval(tick);
       observer.disconnect();
       proto.maybeYield = original;
-      return stalls.map(({ start, end }) => {
+      return stalls.map(({ start, end, cpu }) => {
         const gc: Record<string, number> = {};
         let gcMs = 0;
         for (const g of gcs) {
@@ -186,6 +197,7 @@ export function attribute(
           ),
           // GC pauses happen inside slices: what neither covers is the rest.
           other: round(Math.max(0, end - start - Math.max(sliced, gcMs))),
+          loopCpu: round(cpu),
         };
       });
     },

@@ -1,3 +1,5 @@
+import { atOnce } from '../../lib/yield-to-loop';
+
 /* The base segment's postings in CSR form, and a term's run merged over fields, kept per base. */
 
 /** A term's base postings merged over fields (`BaseRunCache`). */
@@ -42,6 +44,11 @@ export class BaseRunCache {
 
   /** Term `t`'s run in `base`, kept or built now (undefined when no field of the base holds it). */
   get(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
+    return atOnce(this.getSteps(base, nf, t));
+  }
+
+  /** `get`, a run built in steps (`runSteps`); `base` must stay the one served until it is done. */
+  *getSteps(base: BaseSegment, nf: number, t: number): Generator<void, BaseRun | undefined> {
     if (this.of !== base) {
       this.runs.clear();
       this.of = base;
@@ -53,7 +60,7 @@ export class BaseRunCache {
       this.runs.set(t, hit);
       return hit;
     }
-    const run = buildRun(base, nf, t);
+    const run = yield* runSteps(base, nf, t);
     if (run) this.keep(t, run);
     return run;
   }
@@ -77,21 +84,33 @@ export class BaseRunCache {
   }
 }
 
+/** Postings per step of `runSteps`. */
+export const RUN_STEP = 65_536;
+
 /**
  * The merged run of a term whose postings in one field cover its postings in every other field
  * (`lo`/`hi`: each field's range in `base`): that field's documents and tfs copied whole (a copy
  * of the range, not a k-way merge), undefined when no field covers the others. Copies, not views
  * into the base's arrays: with views warm queries were slower (2-word ~1.3x main's CPU in one
- * process at 1M, against ~1.1x with copies; not explained).
+ * process at 1M, against ~1.1x with copies; not explained). `RUN_STEP` postings a step.
  */
-function coveredRun(base: BaseSegment, nf: number, lo: readonly number[], hi: readonly number[]): BaseRun | undefined {
+function* coveredRun(
+  base: BaseSegment,
+  nf: number,
+  lo: readonly number[],
+  hi: readonly number[],
+): Generator<void, BaseRun | undefined> {
   let wide = 0;
   for (let f = 1; f < nf; f++) if (hi[f] - lo[f] > hi[wide] - lo[wide]) wide = f;
-  const docs = base.docs[wide].slice(lo[wide], hi[wide]);
+  const docs = new Int32Array(hi[wide] - lo[wide]);
+  yield* copySteps(base.docs[wide], lo[wide], hi[wide], docs);
   const tfs: Array<Uint16Array | null> = [];
   for (let f = 0; f < nf; f++) {
-    if (f === wide) tfs.push(base.tfs[f].slice(lo[f], hi[f]));
-    else if (hi[f] === lo[f]) tfs.push(null);
+    if (f === wide) {
+      const out = new Uint16Array(hi[f] - lo[f]);
+      yield* copySteps(base.tfs[f], lo[f], hi[f], out);
+      tfs.push(out);
+    } else if (hi[f] === lo[f]) tfs.push(null);
     else {
       const out = new Uint16Array(docs.length);
       const from = base.docs[f];
@@ -101,15 +120,35 @@ function coveredRun(base: BaseSegment, nf: number, lo: readonly number[], hi: re
         while (at < docs.length && docs[at] < doc) at++;
         if (at === docs.length || docs[at] !== doc) return undefined;
         out[at] = base.tfs[f][i];
+        if ((i - lo[f]) % RUN_STEP === RUN_STEP - 1) yield;
       }
       tfs.push(out);
+      yield;
     }
   }
   return { docs, tfs };
 }
 
-/** Term `t`'s run in `base`, every field merged (see `BaseRunCache`). */
+/** Copies `from[lo … hi - 1]` into `to` (of that length), `RUN_STEP` elements a step. */
+function* copySteps<A extends Int32Array | Uint16Array>(from: A, lo: number, hi: number, to: A): Generator<void, void> {
+  for (let i = lo; i < hi; i += RUN_STEP) {
+    to.set(from.subarray(i, Math.min(hi, i + RUN_STEP)) as never, i - lo);
+    yield;
+  }
+}
+
+/** Term `t`'s run in `base`, every field merged (see `BaseRunCache`), at once. */
 export function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | undefined {
+  return atOnce(runSteps(base, nf, t));
+}
+
+/**
+ * `buildRun` a step at a time, `RUN_STEP` postings a step: at 1M documents a common term's run
+ * is ~500k postings, ~5 MB of fresh memory, and built in one step it was among the longest
+ * steps of a merge (the runs of recent terms) and of a query's first use of a term after one
+ * (issue 39). `base` must not change until it is done.
+ */
+export function* runSteps(base: BaseSegment, nf: number, t: number): Generator<void, BaseRun | undefined> {
   const lo = new Array<number>(nf).fill(0);
   const hi = new Array<number>(nf).fill(0);
   let fieldsWith = 0;
@@ -125,36 +164,34 @@ export function buildRun(base: BaseSegment, nf: number, t: number): BaseRun | un
     total += hi[f] - lo[f];
   }
   if (fieldsWith === 0) return undefined;
-  let run: BaseRun;
   if (fieldsWith === 1) {
-    run = {
+    return {
       docs: base.docs[only].subarray(lo[only], hi[only]),
       tfs: base.tfs.map((arr, f) => (f === only ? arr.subarray(lo[f], hi[f]) : null)),
     };
-  } else {
-    // When one field's run holds every document of the others (the index's `text` holds the
-    // title's and the tags' terms), its run is the documents, copied whole, and the others' tfs
-    // are placed along it. Else a merge of the fields' sorted runs.
-    const covered = coveredRun(base, nf, lo, hi);
-    if (covered) return covered;
-    const docs = new Int32Array(total);
-    const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
-    const pos = lo.slice();
-    let n = 0;
-    for (;;) {
-      let min = 0x7fffffff;
-      for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
-      if (min === 0x7fffffff) break;
-      docs[n] = min;
-      for (let f = 0; f < nf; f++) {
-        if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
-          tfs[f]![n] = base.tfs[f][pos[f]];
-          pos[f] += 1;
-        }
-      }
-      n += 1;
-    }
-    run = { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
   }
-  return run;
+  // When one field's run holds every document of the others (the index's `text` holds the
+  // title's and the tags' terms), its run is the documents, copied whole, and the others' tfs
+  // are placed along it. Else a merge of the fields' sorted runs.
+  const covered = yield* coveredRun(base, nf, lo, hi);
+  if (covered) return covered;
+  const docs = new Int32Array(total);
+  const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
+  const pos = lo.slice();
+  let n = 0;
+  for (;;) {
+    let min = 0x7fffffff;
+    for (let f = 0; f < nf; f++) if (pos[f] < hi[f] && base.docs[f][pos[f]] < min) min = base.docs[f][pos[f]];
+    if (min === 0x7fffffff) break;
+    docs[n] = min;
+    for (let f = 0; f < nf; f++) {
+      if (pos[f] < hi[f] && base.docs[f][pos[f]] === min) {
+        tfs[f]![n] = base.tfs[f][pos[f]];
+        pos[f] += 1;
+      }
+    }
+    n += 1;
+    if (n % RUN_STEP === 0) yield;
+  }
+  return { docs: docs.slice(0, n), tfs: tfs.map((a) => a && a.slice(0, n)) };
 }

@@ -1,4 +1,5 @@
-import { buildRun, type BaseRun, type BaseSegment } from './base-runs';
+import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
+import { IdMap } from './id-map';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
 
@@ -14,7 +15,7 @@ export interface SealedIndex {
   readonly ids: readonly string[];
   /** Per document, the fingerprint it was added with (the caller's content version). */
   readonly fingerprints: Uint32Array;
-  /** Per field, the live documents' average field length when the merge began (their lengths' sum over their count). */
+  /** Per field, its documents' average field length (their lengths' sum over their count). */
   readonly avg: Float64Array;
   /** Per document and field, terms counted with repeats. */
   readonly lengths: Int32Array;
@@ -41,9 +42,21 @@ export interface MergeResult {
   readonly base: BaseSegment;
   /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
   readonly runs: Map<number, BaseRun>;
-  /** New short id of each old one below the merge's end, −1 for documents already deleted. */
+  /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
   readonly newOf: Int32Array;
-  readonly shortIds: Map<string, number>;
+  readonly shortIds: IdMap;
+  /**
+   * The served index's ids by short id: `sealed.ids`' entries, in an array of its own (the
+   * sealed one is never written), with room for a quarter more documents. Filled in the job's
+   * steps: a copy of ~900,000 ids made when the new base was swapped in was that turn's
+   * longest part at 1M documents (issue 39).
+   */
+  readonly ids: Array<string | undefined>;
+  /**
+   * Per field, the new base's documents' lengths in 16 bits (`FieldLengths`), with room after
+   * them: made in the job's steps, so the first query after the swap does not make them whole.
+   */
+  readonly short: Uint16Array[];
   /**
    * The new base's per-document arrays with room after its documents (the sealed index holds
    * views of their used part): documents appended after the merge's start, or until the next
@@ -86,8 +99,6 @@ export interface MergeSource {
   readonly posField: number;
   readonly terms: readonly string[];
   readonly ids: ReadonlyArray<string | undefined>;
-  readonly avg: Float64Array;
-  readonly df: readonly Int32Array[];
   readonly lengths: Int32Array;
   readonly fps: Uint32Array;
   readonly fwdStart: Int32Array;
@@ -99,12 +110,37 @@ export interface MergeSource {
   recentTerms(): Iterable<number>;
 }
 
+/** Documents per step of a merge job's first pass, which only sizes the new arrays. */
+const SCAN_STEP_DOCS = 32_768;
+
 /**
- * One new base of every document live at the start (renumbered in order), in two passes over
- * the forward index, a step at a time. The live set, averages and document frequencies are
- * read at the start, in one step, so the result is the index as it was then; documents are
- * never changed in place (deletes are tombstones, appends reallocate), so the arrays read
- * later still hold what they held then.
+ * Elements per step of the passes over the vocabulary (counts summed, copied) and of the
+ * passes that write every page of a new postings array once, in order (256 KB of Int32 a
+ * step), before its postings are scattered into it. A page of fresh memory costs ~15–25 µs to
+ * fault in on the machines measured: written by the scatter, whose first documents reach
+ * thousands of terms' runs, the first steps of a field faulted thousands of pages each.
+ */
+const FILL_STEP = 65_536;
+
+/** Documents per step of the passes that scatter postings into a field's new run arrays. */
+const SCATTER_STEP_DOCS = 256;
+
+/** Lengths at or above this are read from the full table (`FieldLengths`'s long mark). */
+const LONG = 0xffff;
+
+/**
+ * One new base of the documents below `end` that are live when the job reaches them
+ * (renumbered in order), a step at a time: a pass that sizes the arrays, one that copies the
+ * forward index and counts each term's postings per field, prefix sums, and per field one that
+ * places the postings. Every step's work is bounded, nothing runs over the whole document set
+ * or vocabulary at once (issue 39: at 1M documents the first step read the live set, the
+ * document frequencies and the vocabulary in one step, ~190 ms).
+ *
+ * A document deleted while the job runs is in the new base if the copy pass reached it first
+ * (then `install` makes it a tombstone), else left out; the runs' sizes are counted from what
+ * was copied, so the base is consistent whatever was deleted meanwhile. Documents are never
+ * changed in place (deletes are tombstones, appends reallocate or go past `end`), so the
+ * arrays read later still hold what they held at the start.
  */
 export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeResult> {
   const { nf } = src;
@@ -119,55 +155,74 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     posStart: oldPosStart,
     posBytes: oldPos,
   } = src;
-  const newOf = new Int32Array(end).fill(-1);
-  let n = 0;
+  // Sizes of the documents live now: bounds, as documents below `end` can only be deleted.
+  let most = 0;
   let entries = 0;
   let posLength = 0;
   for (let d = 0; d < end; d++) {
-    if (oldIds[d] === undefined) continue;
-    newOf[d] = n++;
-    entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
-    posLength += oldPosStart[d + 1] - oldPosStart[d];
+    if (oldIds[d] !== undefined) {
+      most += 1;
+      entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
+      posLength += oldPosStart[d + 1] - oldPosStart[d];
+    }
+    if (d % SCAN_STEP_DOCS === SCAN_STEP_DOCS - 1) yield;
   }
-  const ids: string[] = new Array(n);
-  for (let d = 0; d < end; d++) if (newOf[d] >= 0) ids[newOf[d]] = oldIds[d] as string;
-  const avg = src.avg.slice();
-  // Live document frequencies are the run lengths: prefix sums place every run.
-  const starts = src.df.map((df) => {
-    const s = new Int32Array(nt + 1);
-    for (let t = 0; t < nt; t++) s[t + 1] = s[t] + df[t];
-    return s;
-  });
-  const terms = src.terms.slice(0, nt);
   yield;
-  const shortIds = new Map<string, number>();
   // Room for a quarter more documents (the next merge starts once an eighth is appended), with
   // their entries at a quarter above the average: appends until then, and those made while
-  // this merge runs, need no copy of these arrays.
-  const room = Math.max(src.minMergeDocs, Math.ceil(n / 4));
-  const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, n)) + 1024;
-  const fingerprints = new Uint32Array(n + room);
-  const lengths = new Int32Array((n + room) * nf);
-  const fwdStart = new Int32Array((n + room) * nf + 1);
+  // this merge runs, need no copy of these arrays. Typed arrays are allocated untouched; their
+  // pages are faulted in as the passes write them, in order.
+  const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
+  const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
+  const fingerprints = new Uint32Array(most + room);
+  const lengths = new Int32Array((most + room) * nf);
+  const fwdStart = new Int32Array((most + room) * nf + 1);
   const fwdTerm = new Int32Array(entries + roomEntries);
   const fwdTf = new Uint16Array(entries + roomEntries);
-  const posStart = new Int32Array(n + room + 1);
+  const posStart = new Int32Array(most + room + 1);
   const posBytes = new Uint8Array(
-    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, n)) + 1024 : 0),
+    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
   );
+  const short = Array.from({ length: nf }, () => new Uint16Array(most + room));
+  const newOf = new Int32Array(end);
+  // Per field, term t's postings counted at `t + 1`, then summed into run starts.
+  const starts = Array.from({ length: nf }, () => new Int32Array(nt + 1));
+  for (const s of starts) yield* touch(s);
+  // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own.
+  const ids: string[] = new Array<string>(most);
+  yield;
+  const served: Array<string | undefined> = new Array<string | undefined>(most + room);
+  yield;
+  const terms = src.terms.slice(0, nt);
+  yield;
+  const shortIds = new IdMap();
+  const lengthSum = new Float64Array(nf);
+  let n = 0;
   let at = 0;
   let posAt = 0;
   for (let d = 0; d < end; d++) {
-    const nd = newOf[d];
-    if (nd < 0) continue;
-    shortIds.set(ids[nd], nd);
+    const id = oldIds[d];
+    if (id === undefined) {
+      newOf[d] = -1;
+      continue;
+    }
+    const nd = n++;
+    newOf[d] = nd;
+    ids[nd] = id;
+    served[nd] = id;
+    shortIds.set(id, nd);
     fingerprints[nd] = oldFps[d];
     for (let f = 0; f < nf; f++) {
-      lengths[nd * nf + f] = oldLengths[d * nf + f];
+      const length = oldLengths[d * nf + f];
+      lengths[nd * nf + f] = length;
+      short[f][nd] = Math.min(length, LONG);
+      lengthSum[f] += length;
       const from = oldStart[d * nf + f];
       const to = oldStart[d * nf + f + 1];
       fwdTerm.set(oldTerm.subarray(from, to), at);
       fwdTf.set(oldTf.subarray(from, to), at);
+      const count = starts[f];
+      for (let i = from; i < to; i++) count[oldTerm[i] + 1] += 1;
       at += to - from;
       fwdStart[nd * nf + f + 1] = at;
     }
@@ -178,23 +233,44 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     posStart[nd + 1] = posAt;
     if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
   }
+  // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
+  if (n < most) ids.length = n;
+  served.length = n;
+  entries = at;
+  posLength = posAt;
+  const avg = new Float64Array(nf);
+  for (let f = 0; f < nf; f++) avg[f] = n ? lengthSum[f] / n : 0;
+  for (const s of starts) {
+    for (let t = 0; t < nt; t++) {
+      s[t + 1] += s[t];
+      if (t % FILL_STEP === FILL_STEP - 1) yield;
+    }
+    yield;
+  }
   const docs: Int32Array[] = [];
   const tfs: Uint16Array[] = [];
+  const fill = new Int32Array(nt);
   for (let f = 0; f < nf; f++) {
     const s = starts[f];
-    const fill = s.slice(0, nt);
+    for (let t = 0; t < nt; t += FILL_STEP) {
+      fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
+      yield;
+    }
     const fd = new Int32Array(s[nt]);
     const ft = new Uint16Array(s[nt]);
+    yield* touch(fd);
+    yield* touch(ft);
     for (let d = 0; d < n; d++) {
       for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
         const p = fill[fwdTerm[i]]++;
         fd[p] = d;
         ft[p] = fwdTf[i];
       }
-      if (d % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
+      if (d % SCATTER_STEP_DOCS === SCATTER_STEP_DOCS - 1) yield;
     }
     docs.push(fd);
     tfs.push(ft);
+    yield;
   }
   const sealed: SealedIndex = {
     fields: src.fields,
@@ -221,7 +297,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   let work = 0;
   for (const t of src.recentTerms()) {
     if (t >= nt) continue;
-    const run = buildRun(base, nf, t);
+    const run = yield* runSteps(base, nf, t);
     if (run) runs.set(t, run);
     work += run ? run.docs.length : 1;
     if (work >= MERGE_STEP_DOCS * 32) {
@@ -229,5 +305,13 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       yield;
     }
   }
-  return { sealed, base, runs, newOf, shortIds, forward };
+  return { sealed, base, runs, newOf, shortIds, ids: served, short, forward };
+}
+
+/** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */
+function* touch(arr: Int32Array | Uint16Array): Generator<void, void> {
+  for (let i = 0; i < arr.length; i += FILL_STEP) {
+    arr.fill(0, i, i + FILL_STEP);
+    yield;
+  }
 }

@@ -1,6 +1,16 @@
 import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
-import { FieldLengths, scaled, scoredBytes, scoredCacheBudget, termValues, type ValueStats } from './term-values';
+import {
+  FieldLengths,
+  scaled,
+  scoredBytes,
+  scoredCacheBudget,
+  termValueSteps,
+  VALUE_STEP,
+  type TermValues,
+  type ValueStats,
+} from './term-values';
 import { wholeScorer } from './whole-score';
 
 /** BM25 parameters in MiniSearch's names: saturation `k` (k1), length normalisation `b`, BM25+ floor `d`. */
@@ -92,6 +102,10 @@ export class PostingsIndex extends SegmentedIndex {
   private fieldLengths = new FieldLengths();
   // Scratch bitmap of `unionSize`, all zero between calls.
   private unionBits = new Int32Array(0);
+  // Scratch of a term's passes (its values' sums, the indices of its live postings), kept from
+  // query to query: the query's while it runs (one at a time), not fresh memory per term.
+  private valueSums = new Float64Array(0);
+  private liveKeep = new Int32Array(0);
 
   /**
    * The term's postings as sorted arrays of BM25 values, from the cache or built from the
@@ -119,7 +133,7 @@ export class PostingsIndex extends SegmentedIndex {
     if (cached) {
       this.postingCache.delete(term);
       this.postingCache.set(term, cached);
-      if (!cached.parts[0].vals) this.fillValues(term, cached, fields, boost, bm25);
+      if (!cached.parts[0].vals) yield* this.fillValues(term, cached, fields, boost, bm25);
       return cached;
     }
     const t = this.termIds.get(term);
@@ -127,7 +141,7 @@ export class PostingsIndex extends SegmentedIndex {
     // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
-    const run = this.runs.get(this.base, this.nf, t);
+    const run = yield* this.runs.getSteps(this.base, this.nf, t);
     yield;
     const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
@@ -141,12 +155,14 @@ export class PostingsIndex extends SegmentedIndex {
       const runTfs = fields.map((f) => run.tfs[f] ?? null);
       let live = { docs: run.docs, tfs: runTfs };
       if (this.deadBase > 0) {
-        live = liveOf(run.docs, runTfs, ids);
+        if (this.liveKeep.length < run.docs.length)
+          this.liveKeep = new Int32Array(Math.max(run.docs.length, this.liveKeep.length * 2));
+        live = yield* liveOf(run.docs, runTfs, ids, this.liveKeep);
         yield;
       }
       if (live.docs.length) {
         const { docs, tfs } = live;
-        const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+        const { vals, blockMax } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
         parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
         yield;
       }
@@ -176,7 +192,7 @@ export class PostingsIndex extends SegmentedIndex {
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
       const docs = Int32Array.from(appended);
-      const { vals, blockMax } = termValues(docs, tfs, fields, boost, idf, stats, undefined, keepValues);
+      const { vals, blockMax } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
       parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
     }
     if (!parts.length) return undefined;
@@ -195,24 +211,44 @@ export class PostingsIndex extends SegmentedIndex {
     return entry;
   }
 
+  /** The new base's 16-bit field lengths, made by the merge in its steps (`FieldLengths.seed`). */
+  protected override installed(r: MergeResult): void {
+    this.fieldLengths.seed(r.base, r.short, r.base.end);
+  }
+
   /** What term values are computed from: the field lengths (with the short form of the base's) and BM25's parameters. */
   private valueStats(bm25: Bm25Params): ValueStats {
     const short = this.fieldLengths.get(this.base, this.lengths, this.nf, this.next);
     return { lengths: this.lengths, short, nf: this.nf, avg: this.avg, k: bm25.k, b: bm25.b, d: bm25.d };
   }
 
+  /** `termValueSteps` with the index's scratch. */
+  private *values(
+    docs: Int32Array,
+    tfs: ReadonlyArray<Uint16Array | null>,
+    fields: readonly number[],
+    boost: readonly number[],
+    idf: readonly number[],
+    stats: ValueStats,
+    keep: boolean,
+  ): Generator<void, TermValues> {
+    if (this.valueSums.length < docs.length)
+      this.valueSums = new Float64Array(Math.max(docs.length, this.valueSums.length * 2));
+    return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep);
+  }
+
   /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
-  private fillValues(
+  private *fillValues(
     term: string,
     p: TermPostings,
     fields: readonly number[],
     boost: readonly number[],
     bm25: Bm25Params,
-  ): void {
+  ): Generator<void, void> {
     const stats = this.valueStats(bm25);
     let added = 0;
     for (const part of p.parts) {
-      part.vals = termValues(part.docs, part.tfs, fields, boost, p.idf, stats).vals;
+      part.vals = (yield* this.values(part.docs, part.tfs, fields, boost, p.idf, stats, true)).vals;
       for (const v of part.vals) added += v?.byteLength ?? 0;
     }
     this.countCached(term, added);
@@ -391,32 +427,45 @@ export class PostingsIndex extends SegmentedIndex {
 /**
  * The postings of a base run whose documents are live (`ids` holds them), its documents and tfs
  * per field gathered in plain loops (a callback per element through `TypedArray.from` cost a
- * query after each slice of a large delete), before any value is computed: at 1M documents with
- * tombstones a common term's run is ~500k postings, and its values computed over the whole run
- * and then gathered were twice the fresh memory of one step (issue 39).
+ * query after each slice of a large delete), before any value is computed, `VALUE_STEP`
+ * postings a step: at 1M documents with tombstones a common term's run is ~500k postings, and
+ * its live postings gathered in one step were among the longest turns of a query after a write
+ * (issue 39). `keep` (at least the run's length) is the caller's scratch until the job is done.
  */
-function liveOf(
+function* liveOf(
   docs: Int32Array,
   tfs: ReadonlyArray<Uint16Array | null>,
   ids: ReadonlyArray<string | undefined>,
-): { docs: Int32Array; tfs: Array<Uint16Array | null> } {
-  if (keepScratch.length < docs.length) keepScratch = new Int32Array(Math.max(docs.length, keepScratch.length * 2));
-  const keep = keepScratch;
+  keep: Int32Array,
+): Generator<void, { docs: Int32Array; tfs: Array<Uint16Array | null> }> {
   let n = 0;
-  for (let i = 0; i < docs.length; i++) if (ids[docs[i]] !== undefined) keep[n++] = i;
+  for (let at = 0; at < docs.length; at += VALUE_STEP) {
+    const to = Math.min(docs.length, at + VALUE_STEP);
+    for (let i = at; i < to; i++) if (ids[docs[i]] !== undefined) keep[n++] = i;
+    yield;
+  }
   const out = new Int32Array(n);
-  for (let k = 0; k < n; k++) out[k] = docs[keep[k]];
-  const outTfs = tfs.map((from) => {
-    if (!from) return null;
+  for (let at = 0; at < n; at += VALUE_STEP) {
+    const to = Math.min(n, at + VALUE_STEP);
+    for (let k = at; k < to; k++) out[k] = docs[keep[k]];
+    yield;
+  }
+  const outTfs: Array<Uint16Array | null> = [];
+  for (const from of tfs) {
+    if (!from) {
+      outTfs.push(null);
+      continue;
+    }
     const t = new Uint16Array(n);
-    for (let k = 0; k < n; k++) t[k] = from[keep[k]];
-    return t;
-  });
+    for (let at = 0; at < n; at += VALUE_STEP) {
+      const to = Math.min(n, at + VALUE_STEP);
+      for (let k = at; k < to; k++) t[k] = from[keep[k]];
+      yield;
+    }
+    outTfs.push(t);
+  }
   return { docs: out, tfs: outTfs };
 }
-
-// The indices of a run's live postings (`liveOf`), reused: it runs to its end in one step.
-let keepScratch = new Int32Array(0);
 
 /** The largest of `xs` (0 when empty). */
 function largest(xs: Float64Array): number {

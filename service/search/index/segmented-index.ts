@@ -1,6 +1,7 @@
 import { AppendedPostings } from './appended-postings';
 import { BaseRunCache, type BaseSegment } from './base-runs';
 import { grow } from './growable';
+import { IdMap } from './id-map';
 import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
@@ -20,7 +21,7 @@ export class SegmentedIndex {
   private readonly minMergeDocs: number;
   protected readonly fieldIds: Readonly<Record<string, number>>;
   protected ids: Array<string | undefined> = [];
-  private shortIds = new Map<string, number>();
+  private shortIds = new IdMap();
   /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
   protected mapAt = 0;
   protected mapEnd = 0;
@@ -124,7 +125,7 @@ export class SegmentedIndex {
   }
 
   /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
-  private idMap(): Map<string, number> {
+  private idMap(): IdMap {
     if (this.mapAt < this.mapEnd) {
       const { ids, shortIds } = this;
       for (let d = this.mapAt; d < this.mapEnd; d++) {
@@ -354,8 +355,6 @@ export class SegmentedIndex {
       posField: this.posField,
       terms: this.terms,
       ids: this.ids,
-      avg: this.avg,
-      df: this.df,
       lengths: this.lengths,
       fps: this.fps,
       fwdStart: this.fwdStart,
@@ -399,11 +398,10 @@ export class SegmentedIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, shortIds } = r;
+    const { sealed, newOf, shortIds, ids } = r;
     const n = sealed.ids.length;
     const extra = this.next - m.end;
     const next = n + extra;
-    const ids: Array<string | undefined> = sealed.ids.slice();
     let dead = 0;
     for (const d of m.deleted) {
       const nd = newOf[d];
@@ -484,9 +482,15 @@ export class SegmentedIndex {
     this.deadBase = dead;
     this.version += 1;
     this.merging = undefined;
+    this.installed(r);
     m.settle();
     this.onSealed?.(sealed);
     this.maybeMerge();
+  }
+
+  /** Called once a merge's base is swapped in (before `onSealed`): what a layer above keeps per base. */
+  protected installed(_r: MergeResult): void {
+    // Nothing kept here.
   }
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */

@@ -1,5 +1,6 @@
 import { grow } from './growable';
 import { BLOCK_SHIFT, blockCount } from './cursor';
+import { atOnce } from '../../lib/yield-to-loop';
 
 /** What a term's BM25 values are computed from: the index's document lengths and live statistics. */
 export interface ValueStats {
@@ -47,32 +48,69 @@ export function termValues(
   ids?: ReadonlyArray<string | undefined>,
   keep = true,
 ): TermValues {
+  if (sums.length < docs.length) sums = new Float64Array(Math.max(docs.length, sums.length * 2));
+  return atOnce(termValueSteps(docs, tfs, fields, boost, idf, s, sums, ids, keep));
+}
+
+/** Postings per step of `termValueSteps` (and of the other passes over a term's postings in a query). */
+export const VALUE_STEP = 65_536;
+
+/**
+ * `termValues` a step at a time, `VALUE_STEP` postings a step, with `sum` (at least
+ * `docs.length` long) as its scratch: at 1M documents a common term has ~500k postings, and its
+ * values (8 bytes each of fresh memory per field) made in one step were among the longest turns
+ * of a query after a write (issue 39). The values are the same, to the bit: each posting's sum
+ * is still taken field after field. The caller keeps `sum` to itself until the job is done.
+ */
+export function* termValueSteps(
+  docs: Int32Array,
+  tfs: ReadonlyArray<Uint16Array | null>,
+  fields: readonly number[],
+  boost: readonly number[],
+  idf: readonly number[],
+  s: ValueStats,
+  sum: Float64Array,
+  ids?: ReadonlyArray<string | undefined>,
+  keep = true,
+): Generator<void, TermValues> {
   const n = docs.length;
   const { lengths, short, nf, k, b, d } = s;
   const k1 = k + 1;
   // Each posting's Σ over fields of boost × value, summed field after field (the scorer's order).
-  const sum = scratch(n);
-  const vals = fields.map((f, j) => {
+  for (let at = 0; at < n; at += VALUE_STEP) {
+    sum.fill(0, at, Math.min(n, at + VALUE_STEP));
+    if (at + VALUE_STEP < n) yield;
+  }
+  const vals: Array<Float64Array | null> = [];
+  for (let j = 0; j < fields.length; j++) {
+    const f = fields[j];
     const t = tfs[j];
-    if (!t) return null;
+    if (!t) {
+      vals.push(null);
+      continue;
+    }
     const v = keep ? new Float64Array(n) : undefined;
     const w = idf[j];
     const avg = s.avg[f];
     const bj = boost[j];
     const len = short[f];
-    for (let i = 0; i < n; i++) {
-      const tf = t[i];
-      if (tf > 0) {
-        const doc = docs[i];
-        let l = len[doc];
-        if (l === LONG) l = lengths[doc * nf + f];
-        const x = w * (d + (tf * k1) / (tf + k * (1 - b + (b * l) / avg)));
-        if (v) v[i] = x;
-        sum[i] += bj * x;
+    for (let at = 0; at < n; at += VALUE_STEP) {
+      const to = Math.min(n, at + VALUE_STEP);
+      for (let i = at; i < to; i++) {
+        const tf = t[i];
+        if (tf > 0) {
+          const doc = docs[i];
+          let l = len[doc];
+          if (l === LONG) l = lengths[doc * nf + f];
+          const x = w * (d + (tf * k1) / (tf + k * (1 - b + (b * l) / avg)));
+          if (v) v[i] = x;
+          sum[i] += bj * x;
+        }
       }
+      yield;
     }
-    return v ?? null;
-  });
+    vals.push(v ?? null);
+  }
   const blockMax = new Float64Array(blockCount(n));
   for (let i = 0; i < n; i++) {
     if (ids && ids[docs[i]] === undefined) continue;
@@ -81,14 +119,8 @@ export function termValues(
   return { vals, blockMax };
 }
 
+// The scratch of `termValues` (one for the process: it runs to its end at once).
 let sums = new Float64Array(0);
-
-/** A zeroed scratch array of `n` sums (one for the process: `termValues` runs to its end in one step). */
-function scratch(n: number): Float64Array {
-  if (sums.length < n) sums = new Float64Array(Math.max(n, sums.length * 2));
-  else sums.fill(0, 0, n);
-  return sums;
-}
 
 /**
  * The least the cache of scored postings (`CompactIndex`'s terms' values and bounds of one
@@ -147,6 +179,16 @@ export class FieldLengths {
   private of: object | undefined;
   private end = 0;
   private per: Uint16Array[] = [];
+
+  /**
+   * Takes `per` (per field, the lengths of documents `0 … end - 1` of base `base` in 16 bits, as
+   * `get` makes them, possibly with room after them) as the table: a merge makes it in its steps.
+   */
+  seed(base: object, per: Uint16Array[], end: number): void {
+    this.of = base;
+    this.per = per;
+    this.end = end;
+  }
 
   /** The table for documents `0 … next - 1` of base `base` (any object that changes with the document numbering), from `lengths`. */
   get(base: object, lengths: Int32Array, nf: number, next: number): readonly Uint16Array[] {

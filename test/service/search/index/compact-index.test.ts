@@ -117,7 +117,7 @@ describe('CompactIndex segments', () => {
     PROPERTY_HANG_GUARD_MS,
   );
 
-  it('hands every new base to onSealed: the documents live when its merge began', async () => {
+  it('hands every new base to onSealed: the documents live when its copy pass reached them', async () => {
     const seen: string[][] = [];
     const c = new CompactIndex(['title', 'text'], {
       minMergeDocs: 2,
@@ -137,11 +137,12 @@ describe('CompactIndex segments', () => {
     });
     c.add('a', [['laser'], ['laser beam']]);
     c.add('b', [['water'], ['water']]);
-    // The merge began with a and b; c arrives and a goes while it runs.
+    // The merge began with a and b; c arrives and a goes while it runs, before its copy pass
+    // reached a (the merge is read in steps: issue 39), so its base holds b alone.
     c.add('c', [['bread'], ['bread']]);
     c.discard('a');
     await c.merged();
-    expect(seen[0]).toEqual(['a', 'b']);
+    expect(seen[0]).toEqual(['b']);
     expect(c.documentCount).toBe(2);
     expect(scoreTerms(c.postingsView(), [['laser', 1]], boost, bm25).ids).toEqual([]);
     expect(scoreTerms(c.postingsView(), [['bread', 1]], boost, bm25).ids).toEqual(['c']);
