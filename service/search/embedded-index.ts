@@ -319,7 +319,7 @@ export class EmbeddedIndex implements SearchIndex {
     const columnar =
       !isEmptyFilter(query.filter) || facets.length > 0 || sort !== 'relevance' || !text || also.length > 0;
     if (columnar) await this.steps(this.columns.update(this.columnSource()), pause);
-    const cf = columnar ? this.columns.compile(query.filter) : undefined;
+    const cf = columnar ? await this.steps(this.columns.compiling(query.filter), pause) : undefined;
     const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
     const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
     // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
@@ -372,7 +372,7 @@ export class EmbeddedIndex implements SearchIndex {
         return kept;
       });
       const idOf = (doc: number) => this.compact.externalId(doc);
-      const docs = firstK(matched, k, sortOrder(sort, this.columns, idOf));
+      const docs = await this.steps(firstK(matched, k, sortOrder(sort, this.columns, idOf)), pause);
       page = { total, hits: docs.map((doc) => ({ doc, id: idOf(doc), score: 0 })) };
     } else if (plan.short)
       page = await this.runPruned({ pause, terms: plan.scored, keep, visit, k, groups: plan.groups });
@@ -492,6 +492,7 @@ export class EmbeddedIndex implements SearchIndex {
     }
     if (tally) {
       // Every live document, a 32-document word at a time (the tally counts words by popcounts).
+      await this.steps(tally.prepare(), pause);
       total = 0;
       const word = tally.visit.word!;
       // No deleted documents since the last merge: every word is full (but the last).
@@ -513,12 +514,15 @@ export class EmbeddedIndex implements SearchIndex {
         if ((d & 65_535) === 65_535) await pause();
       }
       total = kept.length;
-      docs = firstK(kept, k, sortOrder(sort, this.columns, idOf)).slice(query.offset);
+      docs = (await this.steps(firstK(kept, k, sortOrder(sort, this.columns, idOf)), pause)).slice(query.offset);
     } else {
       if (this.dayOrder.generation !== this.columns.generation)
         await this.steps(this.dayOrder.build(this.columns, n), pause);
       const desc = sort !== 'date:asc';
-      const p = this.dayOrder.page({ desc, offset: query.offset, limit: query.limit, total }, keep, idOf);
+      const p = await this.steps(
+        this.dayOrder.page({ desc, offset: query.offset, limit: query.limit, total }, keep, idOf),
+        pause,
+      );
       docs = p.docs;
       total = p.total;
     }
