@@ -1,7 +1,7 @@
 import type { FacetName } from '../content/item-filter';
 import { ITEM_TYPES } from '../content/item';
 import type { SearchSort } from '../http/contract/search';
-import type { CompiledFilter, DocColumns, TagBitmaps } from './doc-columns';
+import type { CompiledFilter, DocColumns } from './doc-columns';
 import { popcount, type DocKeep } from './index/postings-index';
 
 /** Facet counts: per facet asked for, its values and how many matching documents hold each. */
@@ -29,22 +29,6 @@ export class FacetTally {
     this.typeCounts = facets.includes('type') ? new Int32Array(256) : undefined;
     this.tagCounts = facets.includes('tag') ? new Int32Array(cols.tagCount) : undefined;
   }
-  // The frequent tags' bitmaps, once `prepare` has made them (else `word` counts tags per document).
-  private tagBits: TagBitmaps | undefined;
-  // Matching documents of a word from which the frequent tags' popcounts cost less than their steps.
-  private denseWord = 33;
-
-  /**
-   * Makes the frequent tags' bitmaps for `word` when tags are counted (`DocColumns.tagBitmapsJob`,
-   * a step at a time): a browse reads every document a word at a time, where they pay.
-   */
-  *prepare(): Generator<void, void> {
-    if (!this.tagCounts) return;
-    const tb = yield* this.cols.tagBitmapsJob();
-    this.tagBits = tb;
-    if (tb.perDoc > 0) this.denseWord = tb.codes.length / tb.perDoc;
-  }
-
   /**
    * Counts matching document `doc`; whether it passes the whole filter. `visit.word` counts a
    * word of 32 matching documents at once from the filter's bitmaps (`DocKeep.word`).
@@ -93,10 +77,7 @@ export class FacetTally {
     return total;
   }
 
-  /**
-   * `word`: the types by popcounts of the bitmaps; the tags document by document, or in a word
-   * dense with matches the frequent tags by popcounts of their bitmaps (`DocColumns.tagBitmaps`).
-   */
+  /** `word`: the types by popcounts of the bitmaps, the tags document by document. */
   private word(w: number, x: number): number {
     const { typeCounts, tagCounts } = this;
     const b = this.f.bits;
@@ -113,16 +94,7 @@ export class FacetTally {
     }
     const y = x & t & d;
     if (tagCounts && y !== 0) {
-      let tagStart: Int32Array = this.cols.tagStart;
-      let tagCodes: Int32Array = this.cols.tagCodes;
-      const tb = this.tagBits;
-      // A dense word: the frequent tags by popcounts, the others document by document.
-      if (tb && popcount(y) >= this.denseWord) {
-        const { codes, bits } = tb;
-        for (let i = 0; i < codes.length; i++) if (w < bits[i].length) tagCounts[codes[i]] += popcount(y & bits[i][w]);
-        tagStart = tb.rareStart;
-        tagCodes = tb.rareCodes;
-      }
+      const { tagStart, tagCodes } = this.cols;
       for (let z = y; z !== 0; z &= z - 1) {
         const doc = (w << 5) + 31 - Math.clz32(z & -z);
         for (let i = tagStart[doc], e = tagStart[doc + 1]; i < e; i++) tagCounts[tagCodes[i]] += 1;

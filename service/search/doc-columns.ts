@@ -76,25 +76,6 @@ export interface FacetGroups {
   readonly tags: Int32Array;
 }
 
-/** `DocColumns.tagBitmaps`: the frequent tags' bitmaps and every document's other tags. */
-export interface TagBitmaps {
-  /** Tag codes with a bitmap, most held first. */
-  readonly codes: Int32Array;
-  /** `bits[i]`: the documents holding tag `codes[i]`. */
-  readonly bits: readonly Int32Array[];
-  /** Document d's tags without a bitmap are `rareCodes[rareStart[d] … rareStart[d + 1] - 1]`. */
-  readonly rareStart: Int32Array;
-  readonly rareCodes: Int32Array;
-  /** Tags with a bitmap a document holds on average. */
-  readonly perDoc: number;
-}
-
-// A tag gets a bitmap for facet counts when at least 1 in this many documents holds it (a
-// popcount per 32 documents then costs less than a step per holder in dense words), and at most
-// this many tags get one (8 MB at 1M documents).
-const TAG_BITMAP_SHARE = 64;
-const TAG_BITMAPS = 64;
-
 // Bits of a type code in a facet group's integer key (`NO_TYPE` as `ITEM_TYPES.length`).
 const TYPE_BITS = 32 - Math.clz32(ITEM_TYPES.length);
 // Slots of the facet groups' direct-mapped cache: 2^12 (32 KB).
@@ -276,55 +257,6 @@ export class DocColumns {
   }
   private typeBits: Int32Array[] | undefined;
   private typeBitsAt = -1;
-
-  /**
-   * The tags facets count by bitmap (made once per generation): those held by at least 1 in
-   * `TAG_BITMAP_SHARE` documents, the `TAG_BITMAPS` most held at most, each with the bitmap of its
-   * documents; and every document's other tags (`rareStart`/`rareCodes`, as `tagStart`/`tagCodes`).
-   * A word of 32 matching documents then costs a popcount per frequent tag instead of a step per
-   * document and tag; `perDoc` is how many frequent tags a document holds on average.
-   */
-  tagBitmaps(): TagBitmaps {
-    return atOnce(this.tagBitmapsJob());
-  }
-
-  /** `tagBitmaps` a step at a time (a pass over 1M documents' tags is ~50 ms: `STEP_DOCS` × 16 a step). */
-  *tagBitmapsJob(): Generator<void, TagBitmaps> {
-    if (this.tagBitsAt === this.generation && this.tagBits) return this.tagBits;
-    const n = this.built;
-    const { tagStart, tagCodes } = this;
-    const held = new Int32Array(this.tagCount);
-    for (let i = 0; i < tagStart[n]; i++) held[tagCodes[i]] += 1;
-    const codes = [...held.keys()]
-      .filter((c) => held[c] * TAG_BITMAP_SHARE >= n && held[c] > 0)
-      .sort((a, b) => held[b] - held[a] || a - b)
-      .slice(0, TAG_BITMAPS);
-    const slot = new Int32Array(this.tagCount).fill(-1);
-    codes.forEach((c, i) => (slot[c] = i));
-    const words = (n + 31) >>> 5;
-    const bits = codes.map(() => new Int32Array(words));
-    const rareStart = new Int32Array(n + 1);
-    const rareCodes = new Int32Array(tagStart[n]);
-    let at = 0;
-    let frequent = 0;
-    for (let d = 0; d < n; d++) {
-      for (let i = tagStart[d], e = tagStart[d + 1]; i < e; i++) {
-        const c = tagCodes[i];
-        const k = slot[c];
-        if (k >= 0) {
-          bits[k][d >>> 5] |= 1 << (d & 31);
-          frequent += 1;
-        } else rareCodes[at++] = c;
-      }
-      rareStart[d + 1] = at;
-      if ((d + 1) % (STEP_DOCS * 16) === 0) yield;
-    }
-    this.tagBits = { codes: Int32Array.from(codes), bits, rareStart, rareCodes, perDoc: n ? frequent / n : 0 };
-    this.tagBitsAt = this.generation;
-    return this.tagBits;
-  }
-  private tagBits: TagBitmaps | undefined;
-  private tagBitsAt = -1;
 
   /** Tag codes in the dictionary (`tagNames.length`). */
   get tagCount(): number {

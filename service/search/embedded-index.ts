@@ -491,18 +491,22 @@ export class EmbeddedIndex implements SearchIndex {
       for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
     }
     if (tally) {
-      // Every live document, a 32-document word at a time (the tally counts words by popcounts).
-      await this.steps(tally.prepare(), pause);
+      // Every live document as a bitmap, counted as a search's union is (`visit.words`), a
+      // slice of 8,192 words (262,144 documents) at a time.
       total = 0;
-      const word = tally.visit.word!;
+      const words = tally.visit.words!;
+      const live32 = new Int32Array((n + 31) >>> 5);
       // No deleted documents since the last merge: every word is full (but the last).
       const allLive = compact.documentCount === n;
       for (let w = 0; w << 5 < n; w++) {
         let x = 0;
         if (allLive) x = n - (w << 5) >= 32 ? -1 : (1 << (n - (w << 5))) - 1;
         else for (let d = w << 5, e = Math.min(n, d + 32); d < e; d++) if (live(d)) x |= 1 << (d & 31);
-        if (x !== 0) total += word(w, x);
-        if ((w & 2047) === 2047) await pause();
+        live32[w] = x;
+        if ((w & 8191) === 8191 || (w + 1) << 5 >= n) {
+          total += words(live32, w & ~8191, w + 1);
+          await pause();
+        }
       }
     }
     const k = query.offset + query.limit;
