@@ -27,6 +27,21 @@ import { TopKScratch } from './scoring/top-k-scratch';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 
+/**
+ * The documents below `n` that `keep` keeps, in short-id order, a step per 65,536: a browse by
+ * update time at 1M gathered them into an array in a loop of its async caller, ~110 ms CPU a
+ * query (and 1M-element arrays for the collector).
+ */
+function* keptDocs(n: number, keep: (doc: number) => boolean): Generator<void, Int32Array> {
+  const out = new Int32Array(n);
+  let k = 0;
+  for (let d = 0; d < n; d++) {
+    if (keep(d)) out[k++] = d;
+    if ((d & 65_535) === 65_535) yield;
+  }
+  return out.subarray(0, k);
+}
+
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {
   /** Longest snippet, characters. @default 200 */
@@ -512,11 +527,7 @@ export class EmbeddedIndex implements SearchIndex {
     const k = query.offset + query.limit;
     let docs: number[];
     if (sort === 'updated:desc') {
-      const kept: number[] = [];
-      for (let d = 0; d < n; d++) {
-        if (keep(d)) kept.push(d);
-        if ((d & 65_535) === 65_535) await pause();
-      }
+      const kept = await this.steps(keptDocs(n, keep), pause);
       total = kept.length;
       docs = (await this.steps(firstK(kept, k, sortOrder(sort, this.columns, idOf)), pause)).slice(query.offset);
     } else {
