@@ -1,5 +1,6 @@
 import { ITEM_TYPES, type ItemType } from '../content/item';
 import { dayNumber, normalFilter, type ItemFilter } from '../content/item-filter';
+import { atOnce } from '../lib/yield-to-loop';
 import type { DocKeep } from './index/postings-index';
 
 /** What the filters, facets and sorts of a search read of a document. */
@@ -49,30 +50,36 @@ export interface CompiledFilter {
   type(doc: number): boolean;
   tag(doc: number): boolean;
   date(doc: number): boolean;
+  /** The type part on a type code (as `DocColumns.types` holds them). */
+  typeCode(code: number): boolean;
+  /** The tag part on the tag codes `codes[from … to - 1]`. */
+  tagList(codes: Int32Array, from: number, to: number): boolean;
   /** All three parts; with a bitmap of the documents passing them (a count ANDs it a word at a time). */
   readonly all: DocKeep;
   /** Each given part's bitmap (as `all.bits`); absent: the part is not given. */
   readonly bits: { readonly type?: Int32Array; readonly tag?: Int32Array; readonly date?: Int32Array };
 }
 
-/** `DocColumns.tagBitmaps`: the frequent tags' bitmaps and every document's other tags. */
-export interface TagBitmaps {
-  /** Tag codes with a bitmap, most held first. */
-  readonly codes: Int32Array;
-  /** `bits[i]`: the documents holding tag `codes[i]`. */
-  readonly bits: readonly Int32Array[];
-  /** Document d's tags without a bitmap are `rareCodes[rareStart[d] … rareStart[d + 1] - 1]`. */
-  readonly rareStart: Int32Array;
-  readonly rareCodes: Int32Array;
-  /** Tags with a bitmap a document holds on average. */
-  readonly perDoc: number;
+/**
+ * `DocColumns.groups`: the documents grouped by their type and tags (a facet group), so that a
+ * facet count adds one per matching document to its group and spreads the groups' counts over
+ * types and tags once, at the end.
+ */
+export interface FacetGroups {
+  /** Document d's group. */
+  readonly of: Int32Array;
+  /** Groups: `type[g]` is group g's type code. */
+  readonly count: number;
+  readonly type: Uint8Array;
+  /** Group g's tag codes are `tags[start[g] … start[g + 1] - 1]` (a document's, sorted). */
+  readonly start: Int32Array;
+  readonly tags: Int32Array;
 }
 
-// A tag gets a bitmap for facet counts when at least 1 in this many documents holds it (a
-// popcount per 32 documents then costs less than a step per holder in dense words), and at most
-// this many tags get one (8 MB at 1M documents).
-const TAG_BITMAP_SHARE = 64;
-const TAG_BITMAPS = 64;
+// Bits of a type code in a facet group's integer key (`NO_TYPE` as `ITEM_TYPES.length`).
+const TYPE_BITS = 32 - Math.clz32(ITEM_TYPES.length);
+// Slots of the facet groups' direct-mapped cache: 2^12 (32 KB).
+const GROUP_CACHE_BITS = 12;
 
 // Compiled filters kept per generation of the columns (their bitmaps cost a pass over the documents).
 const KEPT_FILTERS = 16;
@@ -96,6 +103,17 @@ export class DocColumns {
   /** Tag names by code (lower-cased). */
   readonly tagNames: string[] = [];
   private readonly tagCode = new Map<string, number>();
+  /** Document d's facet group (`groups`). */
+  private groupOf = new Int32Array(0);
+  // The facet groups entered so far, by key (type code and sorted tag codes), kept across
+  // rebuilds as the tag dictionary is (cleared at a rebuild once they outnumber twice the documents).
+  private readonly groupKey = new Map<number | string, number>();
+  // `groupKey`'s integer keys, direct-mapped (-1: empty), and their groups.
+  private readonly groupCacheKey = new Int32Array(1 << GROUP_CACHE_BITS).fill(-1);
+  private readonly groupCacheGroup = new Int32Array(1 << GROUP_CACHE_BITS);
+  private groupType = new Uint8Array(0);
+  private groupStart = new Int32Array(1);
+  private groupTags = new Int32Array(0);
   /** Documents entered: short ids below this. */
   built = 0;
   private numbering: object | undefined;
@@ -115,10 +133,16 @@ export class DocColumns {
       this.built = 0;
       this.tagStart = new Int32Array(1);
       this.generation += 1;
+      if (this.groupKey.size > 2 * src.idLimit + 1024) {
+        this.groupKey.clear();
+        this.groupCacheKey.fill(-1);
+        this.groupStart = new Int32Array(1);
+      }
     }
     const limit = src.idLimit;
     if (this.built >= limit) return;
     this.types = grown(this.types, limit, (n) => new Uint8Array(n));
+    this.groupOf = grown(this.groupOf, limit, (n) => new Int32Array(n));
     this.days = grown(this.days, limit, (n) => new Int32Array(n));
     this.updated = grown(this.updated, limit, (n) => new Float64Array(n));
     this.tagStart = grown(this.tagStart, limit + 1, (n) => new Int32Array(n));
@@ -138,11 +162,75 @@ export class DocColumns {
         for (const t of a.tags) this.tagCodes[at++] = this.codeOf(t);
       }
       this.tagStart[d + 1] = at;
+      this.groupOf[d] = this.groupOfDoc(this.types[d], this.tagStart[d], at);
       this.built = d + 1;
       if ((d + 1) % STEP_DOCS === 0) yield;
     }
     this.generation += 1;
   }
+
+  /** The facet group of a document of type code `type` and tag codes `tagCodes[from … to - 1]` (sorted here), entered if new. */
+  private groupOfDoc(type: number, from: number, to: number): number {
+    const codes = this.tagCodes;
+    // Insertion sort: a document holds a few tags.
+    for (let i = from + 1; i < to; i++) {
+      const c = codes[i];
+      let j = i - 1;
+      for (; j >= from && codes[j] > c; j--) codes[j + 1] = codes[j];
+      codes[j + 1] = c;
+    }
+    // A few tags of codes below 511 keyed by an integer below 2^30 (the type's code in
+    // `TYPE_BITS` bits, 9 bits a tag), looked up in a direct-mapped cache before the map: a 1M
+    // rebuild made a string and a map look-up per document, ~200 ms; others by a string.
+    const t = type === NO_TYPE ? ITEM_TYPES.length : type;
+    let key: number | string = t;
+    const small = TYPE_BITS + 9 * (to - from) <= 30 && (to === from || codes[to - 1] < 511);
+    if (small) for (let i = from, m = 1 << TYPE_BITS; i < to; i++, m *= 512) key += m * (codes[i] + 1);
+    else for (let i = from; i < to; i++) key = `${key},${codes[i]}`;
+    const slot = small ? Math.imul(key as number, 0x9e3779b1) >>> (32 - GROUP_CACHE_BITS) : -1;
+    if (slot >= 0 && this.groupCacheKey[slot] === key) return this.groupCacheGroup[slot];
+    let g = this.groupKey.get(key);
+    if (g === undefined) g = this.enterGroup(key, type, from, to);
+    if (slot >= 0) {
+      this.groupCacheKey[slot] = key as number;
+      this.groupCacheGroup[slot] = g;
+    }
+    return g;
+  }
+
+  /** Enters a new facet group under `key`: type code `type`, the tag codes `tagCodes[from … to - 1]`. */
+  private enterGroup(key: number | string, type: number, from: number, to: number): number {
+    const codes = this.tagCodes;
+    const g = this.groupKey.size;
+    this.groupKey.set(key, g);
+    this.groupType = grown(this.groupType, g + 1, (n) => new Uint8Array(n));
+    this.groupStart = grown(this.groupStart, g + 2, (n) => new Int32Array(n));
+    const at = this.groupStart[g];
+    this.groupTags = grown(this.groupTags, at + to - from, (n) => new Int32Array(n));
+    this.groupTags.set(codes.subarray(from, to), at);
+    this.groupType[g] = type;
+    this.groupStart[g + 1] = at + to - from;
+    return g;
+  }
+
+  /** The documents' facet groups (their type and tags), as entered by `update`. */
+  groups(): FacetGroups {
+    return {
+      of: this.groupOf,
+      count: this.groupKey.size,
+      type: this.groupType,
+      start: this.groupStart,
+      tags: this.groupTags,
+    };
+  }
+
+  /** A zeroed array of a count per facet group, reused: its user leaves it zeroed. */
+  groupCounts(): Int32Array {
+    if (this.groupScratch.length < this.groupKey.size)
+      this.groupScratch = new Int32Array(Math.max(this.groupKey.size, this.groupScratch.length * 2));
+    return this.groupScratch;
+  }
+  private groupScratch = new Int32Array(0);
 
   private codeOf(tag: string): number {
     let c = this.tagCode.get(tag);
@@ -170,49 +258,6 @@ export class DocColumns {
   private typeBits: Int32Array[] | undefined;
   private typeBitsAt = -1;
 
-  /**
-   * The tags facets count by bitmap (made once per generation): those held by at least 1 in
-   * `TAG_BITMAP_SHARE` documents, the `TAG_BITMAPS` most held at most, each with the bitmap of its
-   * documents; and every document's other tags (`rareStart`/`rareCodes`, as `tagStart`/`tagCodes`).
-   * A word of 32 matching documents then costs a popcount per frequent tag instead of a step per
-   * document and tag; `perDoc` is how many frequent tags a document holds on average.
-   */
-  tagBitmaps(): TagBitmaps {
-    if (this.tagBitsAt === this.generation && this.tagBits) return this.tagBits;
-    const n = this.built;
-    const { tagStart, tagCodes } = this;
-    const held = new Int32Array(this.tagCount);
-    for (let i = 0; i < tagStart[n]; i++) held[tagCodes[i]] += 1;
-    const codes = [...held.keys()]
-      .filter((c) => held[c] * TAG_BITMAP_SHARE >= n && held[c] > 0)
-      .sort((a, b) => held[b] - held[a] || a - b)
-      .slice(0, TAG_BITMAPS);
-    const slot = new Int32Array(this.tagCount).fill(-1);
-    codes.forEach((c, i) => (slot[c] = i));
-    const words = (n + 31) >>> 5;
-    const bits = codes.map(() => new Int32Array(words));
-    const rareStart = new Int32Array(n + 1);
-    const rareCodes = new Int32Array(tagStart[n]);
-    let at = 0;
-    let frequent = 0;
-    for (let d = 0; d < n; d++) {
-      for (let i = tagStart[d], e = tagStart[d + 1]; i < e; i++) {
-        const c = tagCodes[i];
-        const k = slot[c];
-        if (k >= 0) {
-          bits[k][d >>> 5] |= 1 << (d & 31);
-          frequent += 1;
-        } else rareCodes[at++] = c;
-      }
-      rareStart[d + 1] = at;
-    }
-    this.tagBits = { codes: Int32Array.from(codes), bits, rareStart, rareCodes, perDoc: n ? frequent / n : 0 };
-    this.tagBitsAt = this.generation;
-    return this.tagBits;
-  }
-  private tagBits: TagBitmaps | undefined;
-  private tagBitsAt = -1;
-
   /** Tag codes in the dictionary (`tagNames.length`). */
   get tagCount(): number {
     return this.tagNames.length;
@@ -225,6 +270,15 @@ export class DocColumns {
    * query's count costs what an unfiltered one's does.
    */
   compile(f: ItemFilter | undefined): CompiledFilter {
+    return atOnce(this.compiling(f));
+  }
+
+  /**
+   * `compile` a step at a time: the pass over the documents that makes a filter's bitmaps is
+   * 12–50 ms at 1M (a new one after every write, which starts a generation), `STEP_DOCS` × 16
+   * documents a step.
+   */
+  *compiling(f: ItemFilter | undefined): Generator<void, CompiledFilter> {
     if (this.compiledAt !== this.generation) {
       this.compiled.clear();
       this.compiledAt = this.generation;
@@ -236,13 +290,13 @@ export class DocColumns {
       this.compiled.set(key, hit);
       return hit;
     }
-    const made = this.make(f);
+    const made = yield* this.make(f);
     if (this.compiled.size >= KEPT_FILTERS) this.compiled.delete(this.compiled.keys().next().value!);
     this.compiled.set(key, made);
     return made;
   }
 
-  private make(f: ItemFilter | undefined): CompiledFilter {
+  private *make(f: ItemFilter | undefined): Generator<void, CompiledFilter> {
     const { types, days, tagStart, tagCodes } = this;
     let mask = 0;
     for (const t of f?.type ?? []) mask |= 1 << (TYPE_CODE.get(t) ?? 31);
@@ -257,17 +311,20 @@ export class DocColumns {
     const from = f?.date_from !== undefined ? dayNumber(f.date_from) : -Infinity;
     const to = f?.date_to !== undefined ? dayNumber(f.date_to) : Infinity;
     const dated = f?.date_from !== undefined || f?.date_to !== undefined;
-    const type = mask === 0 ? () => true : (doc: number) => ((mask >>> types[doc]) & 1) === 1 && types[doc] < 31;
+    const typeCode = mask === 0 ? () => true : (c: number) => ((mask >>> c) & 1) === 1 && c < 31;
+    const type = mask === 0 ? () => true : (doc: number) => typeCode(types[doc]);
     const w = wanted;
-    const tag = !w
+    const tagList = !w
       ? () => true
-      : (doc: number) => {
-          for (let i = tagStart[doc], e = tagStart[doc + 1]; i < e; i++) if (w[tagCodes[i]] === 1) return true;
+      : (codes: Int32Array, s: number, e: number) => {
+          for (let i = s; i < e; i++) if (w[codes[i]] === 1) return true;
           return false;
         };
+    const tag = !w ? () => true : (doc: number) => tagList(tagCodes, tagStart[doc], tagStart[doc + 1]);
     const date = !dated ? () => true : (doc: number) => days[doc] >= from && days[doc] <= to;
     const empty = mask === 0 && !w && !dated;
-    if (empty) return { empty, type, tag, date, all: () => true, bits: {} };
+    const parts = { type, tag, date, typeCode, tagList };
+    if (empty) return { empty, ...parts, all: () => true, bits: {} };
     const words = (this.built + 31) >>> 5;
     const bits = new Int32Array(words);
     const tb = mask !== 0 ? new Int32Array(words) : undefined;
@@ -283,8 +340,9 @@ export class DocColumns {
       if (gb && g) gb[at] |= bit;
       if (db && x) db[at] |= bit;
       if (t && g && x) bits[at] |= bit;
+      if ((d + 1) % (STEP_DOCS * 16) === 0) yield;
     }
     const all = Object.assign((doc: number) => ((bits[doc >>> 5] >>> (doc & 31)) & 1) === 1, { bits });
-    return { empty, type, tag, date, all, bits: { type: tb, tag: gb, date: db } };
+    return { empty, ...parts, all, bits: { type: tb, tag: gb, date: db } };
   }
 }
