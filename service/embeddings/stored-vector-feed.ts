@@ -255,7 +255,11 @@ export class StoredVectorFeed implements VectorFeed {
     const step = stepper();
     while (!this.closed) {
       const s = step();
-      if (s) await s;
+      if (s) {
+        await s;
+        // Closed meanwhile: its wake-up was for a wait this loop had not begun.
+        if (this.closed) break;
+      }
       const now = Date.now();
       if (now < this.resumeAt) {
         await this.sleep(this.resumeAt - now);
