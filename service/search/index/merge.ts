@@ -1,5 +1,5 @@
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
-import { IdMap } from './id-map';
+import { ShardedMap } from '../../lib/sharded-map';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
 
@@ -44,7 +44,7 @@ export interface MergeResult {
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
   readonly newOf: Int32Array;
-  readonly shortIds: IdMap;
+  readonly shortIds: ShardedMap<number>;
   /**
    * The served index's ids by short id: `sealed.ids`' entries, in an array of its own (the
    * sealed one is never written), with room for a quarter more documents. Filled in the job's
@@ -195,7 +195,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   yield;
   const terms = src.terms.slice(0, nt);
   yield;
-  const shortIds = new IdMap();
+  const shortIds = new ShardedMap<number>();
   const lengthSum = new Float64Array(nf);
   let n = 0;
   let at = 0;

@@ -1,7 +1,7 @@
 import { AppendedPostings } from './appended-postings';
 import { BaseRunCache, type BaseSegment } from './base-runs';
 import { grow } from './growable';
-import { IdMap } from './id-map';
+import { ShardedMap } from '../../lib/sharded-map';
 import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
@@ -21,7 +21,7 @@ export class SegmentedIndex {
   private readonly minMergeDocs: number;
   protected readonly fieldIds: Readonly<Record<string, number>>;
   protected ids: Array<string | undefined> = [];
-  private shortIds = new IdMap();
+  private shortIds = new ShardedMap<number>();
   /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
   protected mapAt = 0;
   protected mapEnd = 0;
@@ -125,7 +125,7 @@ export class SegmentedIndex {
   }
 
   /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
-  private idMap(): IdMap {
+  private idMap(): ShardedMap<number> {
     if (this.mapAt < this.mapEnd) {
       const { ids, shortIds } = this;
       for (let d = this.mapAt; d < this.mapEnd; d++) {

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { dotRow, TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { graphKeyOf, type GraphOptions } from './hnsw-graph';
-import { ShardedMap } from './sharded-map';
+import { ShardedMap } from '../../lib/sharded-map';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -110,7 +110,7 @@ export class VectorIndex {
   private rowSlot = new Int32Array(64);
   private rows = 0;
   private ids: Array<string | null> = [];
-  // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (sharded-map.ts).
+  // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (lib/sharded-map.ts).
   private slots = new ShardedMap<number>();
   private first = new Int32Array(64);
   private count = new Int32Array(64);
