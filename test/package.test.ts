@@ -2,11 +2,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { TS_LOADER_ARGS } from '../tools/harness/service-process';
 import { withBuiltPackage } from './helpers/package-build';
 
 const ROOT = resolve(__dirname, '..');
 
-/** Runs `script` in a fresh node with ts-node, in an empty folder; returns what it printed and left behind. */
+/** Runs `script` in a fresh node loading TypeScript (`TS_LOADER_ARGS`), in an empty folder; returns what it printed and left behind. */
 function inCleanProcess(script: string): {
   status: number | null;
   signal: string | null;
@@ -16,12 +17,12 @@ function inCleanProcess(script: string): {
 } {
   const cwd = mkdtempSync(join(tmpdir(), 'svc-ai-search-import-'));
   try {
-    const r = spawnSync(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script], {
+    const r = spawnSync(process.execPath, [...TS_LOADER_ARGS, '-e', script], {
       cwd,
       encoding: 'utf8',
       // A server or a timer would keep the process alive: the timeout turns that into a failure.
       timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      env: { PATH: process.env.PATH ?? '' },
     });
     return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, left: readdirSync(cwd) };
   } finally {

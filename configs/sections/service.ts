@@ -91,6 +91,14 @@ export interface KvstoreSettings {
    * @default false
    */
   readonly acceptEviction: boolean;
+  /**
+   * How often, milliseconds, the service reads each kvstore's `maxmemory-policy` and
+   * `evicted_keys` while connected (CONFIG GET, INFO stats and INFO server: three small commands
+   * per poll and primary), the rate limiter's store too: a policy turned evicting, or an
+   * eviction, shows in `/health` and the metric within one interval.
+   * @default 5000
+   */
+  readonly evictionCheckMs: number;
 }
 
 export const DEFAULT_SERVICE: ServiceSettings = {
@@ -118,6 +126,7 @@ export const DEFAULT_KVSTORE: KvstoreSettings = {
   topology: DEFAULT_STORE_TOPOLOGY,
   durability: undefined,
   acceptEviction: false,
+  evictionCheckMs: 5000,
 };
 
 /**
@@ -267,6 +276,12 @@ export const SERVICE_VARIABLES: readonly VariableSpec[] = [
     'kvstore.acceptEviction',
     bool(),
     "Start although the kvstore's maxmemory-policy may evict content keys (allkeys-*): otherwise a startup error; /health then says the risk is accepted",
+  ),
+  variable(
+    'KVSTORE_EVICTION_CHECK_MS',
+    'kvstore.evictionCheckMs',
+    int({ min: 100, max: 3_600_000 }),
+    "How often each kvstore's maxmemory-policy and evicted_keys are read (CONFIG GET, INFO stats, INFO server per primary), ms: a policy turned evicting, or an eviction, shows in /health within this; the rate limiter's store too",
   ),
   variable(
     'KVSTORE_KEY_PREFIX',

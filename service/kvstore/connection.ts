@@ -65,7 +65,8 @@ export interface KvstoreConnectionOptions {
   readonly holdsContent?: boolean;
   /**
    * How often the memory policy and `evicted_keys` are read while connected, ms (CONFIG GET,
-   * INFO stats and INFO server: three small commands per poll and master). @default 5000
+   * INFO stats and INFO server: three small commands per poll and master).
+   * @default KVSTORE_EVICTION_CHECK_MS (5000)
    */
   readonly evictionCheckMs?: number;
   /** How long health stays degraded after an eviction seen in a store that holds content, ms. @default 300000 */
@@ -216,7 +217,10 @@ export class KvstoreConnection extends EventEmitter {
     });
     this.heartbeat = setInterval(() => this.ping(), options.heartbeatMs ?? 1000);
     this.heartbeat.unref();
-    this.evictionTimer = setInterval(() => this.checkEviction(), options.evictionCheckMs ?? 5000);
+    this.evictionTimer = setInterval(
+      () => this.checkEviction(),
+      options.evictionCheckMs ?? settings.kvstore.evictionCheckMs,
+    );
     this.evictionTimer.unref();
     this.client.on('error', (err: Error) => {
       this.lastError = err.message;

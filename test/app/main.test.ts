@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { synth } from '../../app/main';
+import { TS_LOADER_ARGS } from '../../tools/harness/service-process';
 import { monitoringDocuments, parseManifests, readDist } from '../../tools/read-manifests';
 import { referenceProblems } from '../../tools/validate/references';
 import { schemaProblems } from '../../tools/validate/schemas';
@@ -183,7 +184,7 @@ describe('npx cdk8s synth', () => {
   });
 
   it('exits non-zero with a message naming a bad setting', () => {
-    const r = spawnSync('node', ['-r', 'ts-node/register/transpile-only', 'app/main.ts'], {
+    const r = spawnSync('node', [...TS_LOADER_ARGS, 'app/main.ts'], {
       cwd: ROOT,
       env: { ...env, CDK8S_OUTDIR: join(tmpdir(), 'never-written'), PROMETHEUS_SCRAPE_INTERVAL: 'often' },
       encoding: 'utf8',

@@ -145,6 +145,7 @@ describe('loadSettings: every variable parses', () => {
     KVSTORE_KEY_PREFIX: 'blog:{content}',
     KVSTORE_DURABILITY: 'replica-disk',
     KVSTORE_ACCEPT_EVICTION: 'yes',
+    KVSTORE_EVICTION_CHECK_MS: '2000',
     AI_PROVIDER: 'openai',
     AI_BASE_URL: 'http://127.0.0.1:1234/v1',
     AI_API_KEY: 'sk-x',

@@ -200,13 +200,14 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
   }, 120_000);
 
   it('a policy changed to allkeys-lru while running: health degraded and content writes refused with 503 naming it, until it is changed back', async () => {
+    // Polled every 200 ms (KVSTORE_EVICTION_CHECK_MS; 5 s by default) so the two waits are short.
     await withRedis([...MEMORY, '--maxmemory-policy', 'noeviction'], (redis) =>
-      withService(env(redis.url), async (svc) => {
+      withService(env(redis.url, { KVSTORE_EVICTION_CHECK_MS: '200' }), async (svc) => {
         const admin = new Redis(redis.url);
         try {
           expect((await svc.request('/api/ingest', { method: 'POST', body: article('before', 100) })).status).toBe(201);
           await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
-          // Seen at the next poll (every 5 s); the bound only ends a wait that would never end.
+          // Seen at the next poll; the bound only ends a wait that would never end.
           await waitFor(
             'policy_risk evicts',
             async () => (await health(svc)).kvstore_eviction?.policy_risk === 'evicts',
@@ -268,10 +269,18 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
         // policy invites) until Redis evicts the item hash. With every key sampled
         // (maxmemory-samples 64) LRU is exact: the least recently used key goes first. The
         // service reads the epoch marker and the change stream every 5 s and never the item hash
-        // (nothing is written), so after 10 s idle the hash is the oldest key (Redis's LRU clock
-        // ticks once a second) and goes alone: the epoch check cannot see this loss, only the
-        // eviction watch can. A slower machine only makes the hash older.
-        await new Promise((r) => setTimeout(r, 10_000));
+        // (nothing is written), so the hash, given an hour's idle time (RESTORE IDLETIME of its
+        // own DUMP, in one script: the same key and contents, as if untouched for an hour, where
+        // waiting 10 s did the same for Redis's one-second LRU clock), is the oldest key and goes
+        // alone: the epoch check cannot see this loss, only the eviction watch can.
+        expect(
+          await admin.eval(
+            "redis.call('RESTORE', KEYS[1], 0, redis.call('DUMP', KEYS[1]), 'REPLACE', 'IDLETIME', 3600) return redis.call('OBJECT', 'IDLETIME', KEYS[1])",
+            1,
+            ITEMS,
+          ),
+        ).toBeGreaterThanOrEqual(3600);
+        // EXISTS below leaves a key's idle time as it is (HLEN would reset it).
         const filler = Buffer.alloc(512 * 1024, 'x');
         let n = 0;
         while ((await admin.exists(ITEMS)) === 1) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from '../../tools/harness/binary';
 import { freePort } from '../../tools/harness/ports';
-import { REPO_ROOT, ServiceProcess, type ServiceResponse } from '../../tools/harness/service-process';
+import { REPO_ROOT, ServiceProcess, TS_LOADER_ARGS, type ServiceResponse } from '../../tools/harness/service-process';
 import { hostileEnv } from './hostile-env';
 import { watchLiveness } from './liveness';
 
@@ -119,15 +119,9 @@ describe('the operator is told when one client can starve the others (issue 29, 
 
   test('a bad RATE_LIMIT_IP_GLOBAL_SHARE stops startup naming the variable, the value and what is accepted', async () => {
     const port = await freePort();
-    const proc = new ManagedProcess(
-      'service',
-      'node',
-      ['-r', 'ts-node/register/transpile-only', 'service/main.ts'],
-      REPO_ROOT,
-      {
-        ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
-      },
-    );
+    const proc = new ManagedProcess('service', 'node', [...TS_LOADER_ARGS, 'service/main.ts'], REPO_ROOT, {
+      ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
+    });
     proc.start();
     const deadline = Date.now() + 20000;
     while (proc.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -9,6 +9,7 @@ import { SettingsError, loadSettings, parseSettings } from '../../configs';
 import { openApiDocument } from '../../service/http/contract/openapi';
 import { listen, type RunningServer } from '../../service/server';
 import { freePort, waitFor } from '../../tools/harness/ports';
+import { TS_LOADER_ARGS } from '../../tools/harness/service-process';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { parseAnswer } from '../helpers/raw-http';
 
@@ -262,7 +263,7 @@ describe('the service process', () => {
   const root = join(__dirname, '..', '..');
 
   it('refuses to start on a bad setting, naming it', async () => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+    const child = spawn(process.execPath, [...TS_LOADER_ARGS, 'service/main.ts'], {
       cwd: root,
       env: { ...process.env, RATE_LIMIT_IP_REQUESTS: 'abc', PORT: '0' },
     });
@@ -279,7 +280,7 @@ describe('the service process', () => {
     const file = join(dir, 'synonyms.txt');
     writeFileSync(file, '# ours\ncar, automobile\nphone =>\n');
     try {
-      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+      const child = spawn(process.execPath, [...TS_LOADER_ARGS, 'service/main.ts'], {
         cwd: root,
         // A free port: were the file accepted, the process would serve there (and the test fail).
         env: {
@@ -304,7 +305,7 @@ describe('the service process', () => {
   it('serves on PORT and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const dataDir = join(root, '.tmp', `main-${port}`);
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'service/main.ts'], {
+    const child = spawn(process.execPath, [...TS_LOADER_ARGS, 'service/main.ts'], {
       cwd: root,
       env: { ...process.env, PORT: String(port), LOG_LEVEL: 'info', DATA_DIR: dataDir },
     });
@@ -313,7 +314,7 @@ describe('the service process', () => {
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    // Starting under ts-node takes seconds on a loaded machine; a process that exits fails at once.
+    // Starting takes seconds on a loaded machine; a process that exits fails at once.
     await Promise.race([
       waitFor('"msg":"ready"', () => stdout.includes('"msg":"ready"'), { timeoutMs: 45_000, intervalMs: 50 }),
       exited.then((code) => Promise.reject(new Error(`exited with ${code}`))),

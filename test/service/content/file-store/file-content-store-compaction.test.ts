@@ -6,6 +6,7 @@ import pino from 'pino';
 import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store';
 import type { Item } from '../../../../service/content/item';
 import { encodeRecord } from '../../../../service/content/file-store/record-log';
+import { TS_LOADER_ARGS } from '../../../../tools/harness/service-process';
 import { expectWholeBatches, testItem } from '../../../helpers/file-content-store';
 
 /** The folder's files besides the content catalogue (derived data, written in the background). */
@@ -168,9 +169,8 @@ describe('FileContentStore when compaction fails', () => {
           process.stdout.write(b + ' ' + s.compaction().failures + '\\n');
         }
       })();`;
-      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script, dir, fault], {
+      const child = spawn(process.execPath, [...TS_LOADER_ARGS, '-e', script, dir, fault], {
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
       });
       let acked = -1;
       let failures = 0;

@@ -6,6 +6,7 @@ import { FileContentStore } from '../../../../service/content/file-store/file-co
 import type { Item } from '../../../../service/content/item';
 import { encodeRecord } from '../../../../service/content/file-store/record-log';
 import { silentLogger } from '../../../../service/lib/logger';
+import { TS_LOADER_ARGS } from '../../../../tools/harness/service-process';
 import { expectWholeBatches, testItem, withTempDir } from '../../../helpers/file-content-store';
 
 const item = (id: string, body = `body of ${id}`): Item => testItem(id, body);
@@ -136,9 +137,8 @@ describe('FileContentStore', () => {
           process.stdout.write(b + '\\n');
         }
       })();`;
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script, dir], {
+    const child = spawn(process.execPath, [...TS_LOADER_ARGS, '-e', script, dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
     });
     let acked = -1;
     let err = '';
