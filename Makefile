@@ -91,8 +91,9 @@ $(BENCH_DEPS)/node_modules/.package-lock.json: bench/deps/package.json bench/dep
 
 bench-deps: $(BENCH_DEPS)/node_modules/.package-lock.json
 
-# The vector benches run at VECTOR_BENCH_SIZE vectors: 100000 by default (minutes), 1000000 for
-# issue 41's floors (`make bench VECTOR_BENCH_SIZE=1000000`: an hour or more on two shared cores).
+# The vector benches and the hybrid bench run at VECTOR_BENCH_SIZE vectors (documents): 100000 by
+# default (minutes), 1000000 for issue 41's floors (`make bench VECTOR_BENCH_SIZE=1000000`: an hour
+# or more on two shared cores).
 bench: build system-deps bench-deps
 	VECTOR_BENCH_SIZE=$(or $(VECTOR_BENCH_SIZE),100000) node --expose-gc -r ts-node/register/transpile-only bench/run.ts
 

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     ['text passes before and after issue 29', text],
     ['vector index libraries (issue 41)', () => vectors([String(VECTOR_SIZE), '--glove', '100000'])],
     ['the vector index of the service (issue 41)', () => vectorRoom(VECTOR_SIZE)],
-    ['hybrid against keyword search (issue 41, 100,000 documents)', () => hybrid()],
+    ['hybrid against keyword search (issue 41, VECTOR_BENCH_SIZE documents)', () => hybrid([VECTOR_SIZE])],
     ['search by meaning: quality with GloVe vectors (issue 41)', () => semanticQuality()],
   ] as const) {
     process.stderr.write(`\n== ${name} ==\n`);

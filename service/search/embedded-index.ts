@@ -330,16 +330,22 @@ export class EmbeddedIndex implements SearchIndex {
     const facets = query.facets ?? [];
     // Filters, facets and sorts read the documents' columns, brought up to the index first.
     const keyword = query.keyword !== false;
-    const also = text || !keyword ? (query.also ?? []) : [];
+    const alsoGiven = text || !keyword ? query.also : undefined;
     const columnar =
-      !isEmptyFilter(query.filter) || facets.length > 0 || sort !== 'relevance' || !text || also.length > 0;
+      !isEmptyFilter(query.filter) ||
+      facets.length > 0 ||
+      sort !== 'relevance' ||
+      !text ||
+      (alsoGiven !== undefined && (!Array.isArray(alsoGiven) || alsoGiven.length > 0));
     if (columnar) await this.steps(this.columns.update(this.columnSource()), pause);
     const cf = columnar ? await this.steps(this.columns.compiling(query.filter), pause) : undefined;
     const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
     const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
     // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
     // (`extra`): counted, and tallied in the facets, after the passes that counted the matches.
-    const extras = (terms: readonly WeightedTerm[], total: number) => {
+    // Awaited only here, after the passes: a vector search meanwhile runs beside them (hybrid search).
+    const extras = async (terms: readonly WeightedTerm[], total: number) => {
+      const also = (await alsoGiven) ?? [];
       if (!also.length) return { total };
       const extra: string[] = [];
       const kept: string[] = [];
@@ -358,11 +364,11 @@ export class EmbeddedIndex implements SearchIndex {
       }
       return { total: total + extra.length, extra, kept };
     };
-    if (!keyword) return { hits: [], ...extras([], 0), ...counts() };
+    if (!keyword) return { hits: [], ...(await extras([], 0)), ...counts() };
     if (!text) return { ...(await this.browse(query, sort, cf!, tally, pause)), ...counts() };
     const plan = this.plan(text);
     const highlight = new Set(plan.scored.map(([t]) => t));
-    if (!plan.terms.length) return { hits: [], ...extras([], 0), ...counts() };
+    if (!plan.terms.length) return { hits: [], ...(await extras([], 0)), ...counts() };
     const keep = cf && !cf.empty ? cf.all : undefined;
     const visit = tally?.visit;
     const r = this.ranking;
@@ -425,7 +431,7 @@ export class EmbeddedIndex implements SearchIndex {
       }
     }
     const hits = await this.pageHits(page.hits, query, highlight, pause);
-    return { hits, ...extras(counted, page.total), ...counts() };
+    return { hits, ...(await extras(counted, page.total)), ...counts() };
   }
 
   /**
@@ -451,10 +457,17 @@ export class EmbeddedIndex implements SearchIndex {
    * best match of the query's terms, else its lead; '' for an id not indexed.
    */
   snippetOf(id: string, text: string): string {
-    const doc = this.compact.shortId(id);
-    if (doc === undefined) return '';
+    return this.snippetsOf([id], text)[0];
+  }
+
+  /** `snippetOf` of each of `ids`, the query planned once (its terms' prefix and fuzzy matches). */
+  snippetsOf(ids: readonly string[], text: string): string[] {
+    if (!ids.length) return [];
     const highlight = new Set(text.trim() ? this.plan(text).scored.map(([t]) => t) : []);
-    return this.snippet({ doc, id, score: 0 }, highlight);
+    return ids.map((id) => {
+      const doc = this.compact.shortId(id);
+      return doc === undefined ? '' : this.snippet({ doc, id, score: 0 }, highlight);
+    });
   }
 
   /** RM3's expanded terms from the first pass's best hits (the feedback documents). */

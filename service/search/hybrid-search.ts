@@ -2,7 +2,7 @@ import type { FacetName, ItemFilter } from '../content/item-filter';
 import type { SearchMode, SearchSort } from '../http/contract/search';
 import type { FacetCounts } from './browse';
 import { fuse, type FusionMethod, type ScoredId } from './fusion';
-import type { IndexQuery, SearchIndex } from './search-index';
+import type { IndexPage, IndexQuery, SearchIndex } from './search-index';
 
 /** What a semantic or hybrid page needs of the keyword index beyond `SearchIndex`. */
 export type HybridCapableIndex = Pick<SearchIndex, 'search'> & {
@@ -31,6 +31,15 @@ export interface MeaningQuery {
   readonly candidates: number;
 }
 
+/**
+ * A `MeaningQuery` whose semantic candidates may still be coming (a vector search running
+ * meanwhile, say in a worker): a hybrid search by relevance starts the keyword search at once and
+ * reads the candidates after its passes over the postings, so the two run side by side.
+ */
+export type PendingMeaningQuery = Omit<MeaningQuery, 'nearest'> & {
+  readonly nearest: readonly ScoredId[] | PromiseLike<readonly ScoredId[]>;
+};
+
 /** A page of a semantic or hybrid search: ids with their scores, the total and the facets of the result set. */
 export interface MeaningPage {
   readonly total: number;
@@ -51,26 +60,88 @@ export interface MeaningPage {
  * `total` is the size of the result set and the facets count its members, each facet without its
  * own part of the filter (disjunctive), exactly: the keyword index counts M and adds the members
  * of C that are no keyword match (`IndexQuery.also`).
+ *
+ * `nearest` may be a promise (a vector search running meanwhile): a hybrid search by relevance
+ * then runs the keyword search beside it, the same page.
  */
-export async function meaningPage(index: HybridCapableIndex, q: MeaningQuery): Promise<MeaningPage> {
+export async function meaningPage(index: HybridCapableIndex, q: PendingMeaningQuery): Promise<MeaningPage> {
   const sort = q.sort ?? 'relevance';
   const end = q.offset + q.limit;
-  const similarity = new Map(q.nearest.map((h) => [h.id, h.score]));
-  const base: IndexQuery = {
+  if (q.mode === 'hybrid' && sort === 'relevance' && !Array.isArray(q.nearest)) return hybridPage(index, q, sort, end);
+  return pageOf(index, { ...q, nearest: await q.nearest }, sort, end);
+}
+
+/** A hybrid page by relevance: the keyword search started before the candidates are in. */
+async function hybridPage(
+  index: HybridCapableIndex,
+  q: PendingMeaningQuery,
+  sort: SearchSort,
+  end: number,
+): Promise<MeaningPage> {
+  const nearest = Promise.resolve(q.nearest);
+  const also = nearest.then((hits) => hits.map((h) => h.id));
+  // Read by the index after its passes; a failed vector search is reported below, not here.
+  also.then(undefined, () => undefined);
+  const pending = index.search(indexQuery(q, sort, end, also, Math.max(q.candidates, end)));
+  let candidates: readonly ScoredId[];
+  try {
+    candidates = await nearest;
+  } finally {
+    // The index holds its gate until it has read `also`: never left running on its own.
+    await pending.catch(() => undefined);
+  }
+  return fused(q, await pending, candidates, end);
+}
+
+/** The index's query for a page of search by meaning; `also`: the candidates' ids. */
+function indexQuery(
+  q: PendingMeaningQuery,
+  sort: SearchSort,
+  end: number,
+  also: IndexQuery['also'],
+  limit = end,
+): IndexQuery {
+  return {
     text: q.text,
     filter: q.filter,
     sort,
     facets: q.facets,
     facetLimit: q.facetLimit,
     offset: 0,
-    limit: end,
+    limit,
     snippets: false,
-    also: q.nearest.map((h) => h.id),
+    also,
   };
-  const counts = (p: { total: number; facets?: FacetCounts }) => ({
-    total: p.total,
-    ...(p.facets && { facets: p.facets }),
-  });
+}
+
+/** `total` and facets of an index page. */
+function counts(p: IndexPage): Omit<MeaningPage, 'hits'> {
+  return { total: p.total, ...(p.facets && { facets: p.facets }) };
+}
+
+/** The hybrid page by relevance from the keyword search with `limit` ≥ candidates (docs/api.md). */
+function fused(q: PendingMeaningQuery, page: IndexPage, nearest: readonly ScoredId[], end: number): MeaningPage {
+  const similarity = new Map(nearest.map((h) => [h.id, h.score]));
+  const n = q.candidates;
+  const keyword = page.hits.slice(0, n).map((h) => ({ id: h.id, score: h.score }));
+  const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
+  const ranked: ScoredId[] = fuse(keyword, semantic, { ratio: q.ratio, method: q.fusion });
+  if (ranked.length < end) {
+    const seen = new Set(ranked.map((h) => h.id));
+    for (const h of page.hits.slice(n)) if (!seen.has(h.id)) ranked.push({ id: h.id, score: 0 });
+  }
+  return { hits: ranked.slice(q.offset, end).map((h) => ({ id: h.id, score: h.score })), ...counts(page) };
+}
+
+/** A page with the candidates in hand. */
+async function pageOf(index: HybridCapableIndex, q: MeaningQuery, sort: SearchSort, end: number): Promise<MeaningPage> {
+  const similarity = new Map(q.nearest.map((h) => [h.id, h.score]));
+  const base = indexQuery(
+    q,
+    sort,
+    end,
+    q.nearest.map((h) => h.id),
+  );
   if (q.mode === 'semantic') {
     const page = await index.search({ ...base, keyword: false });
     const kept = page.kept ?? [];
@@ -83,14 +154,6 @@ export async function meaningPage(index: HybridCapableIndex, q: MeaningQuery): P
     const ids = await index.sorted([...page.hits.map((h) => h.id), ...(page.extra ?? [])], sort);
     return { hits: ids.slice(q.offset, end).map((id) => ({ id, score: 0 })), ...counts(page) };
   }
-  const n = q.candidates;
-  const page = await index.search({ ...base, limit: Math.max(n, end) });
-  const keyword = page.hits.slice(0, n).map((h) => ({ id: h.id, score: h.score }));
-  const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
-  const fused: ScoredId[] = fuse(keyword, semantic, { ratio: q.ratio, method: q.fusion });
-  if (fused.length < end) {
-    const seen = new Set(fused.map((h) => h.id));
-    for (const h of page.hits.slice(n)) if (!seen.has(h.id)) fused.push({ id: h.id, score: 0 });
-  }
-  return { hits: fused.slice(q.offset, end).map((h) => ({ id: h.id, score: h.score })), ...counts(page) };
+  const page = await index.search({ ...base, limit: Math.max(q.candidates, end) });
+  return fused(q, page, q.nearest, end);
 }

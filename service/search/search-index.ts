@@ -26,9 +26,11 @@ export interface IndexQuery {
    * Ids that belong to the result set besides the keyword matches (hybrid search's semantic
    * candidates, issue 41): each indexed one that the filter keeps and no scored term of the query
    * matches is counted in `total` and in the facets, and listed in `IndexPage.extra`. A search
-   * without words matches every item already. @default none
+   * without words matches every item already. May be a promise (the semantic candidates of a
+   * vector search running meanwhile): the index reads it only after its passes over the
+   * postings, so both run at once. @default none
    */
-  readonly also?: readonly string[];
+  readonly also?: readonly string[] | PromiseLike<readonly string[]>;
   /** False: no keyword matches, the result set is `also`'s ids the filter keeps (semantic search). @default true */
   readonly keyword?: boolean;
 }
@@ -83,6 +85,8 @@ export interface SearchIndex {
   synonymTerms?(text: string): string[];
   /** The snippet of an item for a query's words (search by meaning's pages, issue 41). @default none */
   snippetOf?(id: string, text: string): string;
+  /** `snippetOf` of each id, the query's words analysed once (a page of search by meaning). @default none */
+  snippetsOf?(ids: readonly string[], text: string): string[];
   /** Ids in a sort's order (not relevance), ties by id (search by meaning's pages). @default none */
   sorted?(ids: readonly string[], sort: Exclude<SearchSort, 'relevance'>): Promise<string[]>;
 }

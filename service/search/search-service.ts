@@ -130,17 +130,22 @@ export class SearchService {
       facetLimit: req.facetLimit,
       limit: req.limit,
       offset: req.offset,
-      nearest: await s.index.nearest(vector, s.candidates),
+      // A promise (the graph answers from its worker thread): the keyword search starts meanwhile.
+      nearest: s.index.nearest(vector, s.candidates),
       ratio,
       fusion: s.fusion,
       candidates: s.candidates,
     });
-    const snippet = (id: string) => this.index.snippetOf?.(id, req.q) ?? '';
+    const ids = page.hits.map((h) => h.id);
+    // The page's snippets only (the keyword search behind a hybrid page made none), the words planned once.
+    const snippets = this.index.snippetsOf
+      ? this.index.snippetsOf(ids, req.q)
+      : ids.map((id) => this.index.snippetOf?.(id, req.q) ?? '');
     const body: CachedSearch = {
       query: req.q,
       mode,
       total: page.total,
-      results: this.results(page.hits.map((h) => ({ ...h, snippet: snippet(h.id) }))),
+      results: this.results(page.hits.map((h, i) => ({ ...h, snippet: snippets[i] }))),
       ...(page.facets ? { facets: page.facets } : {}),
     };
     this.cache.set(key, body);
