@@ -31,24 +31,12 @@ import type { ItemFilter } from '../../service/content/item-filter';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
-import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: readonly number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
-
-/** A seeded generator in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TAGS = Array.from({ length: 40 }, (_, i) => `tag-${i}`);
 const START = Date.UTC(2016, 0, 1);
@@ -56,7 +44,7 @@ const DAY_MS = 86_400_000;
 
 /** The corpus of `size` documents with their attributes. */
 export function attributedCorpus(v: Vaswani, size: number): Item[] {
-  const r = random(40);
+  const r = mulberry32(40);
   return growCorpus(v.items, size).map((i): Item => {
     const x = r();
     const type: ItemType = x < 0.6 ? 'article' : x < 0.9 ? 'project' : 'experience';

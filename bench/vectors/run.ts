@@ -20,7 +20,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { clusteredVectors, clustersFor, seededRandom } from '../../tools/corpus/clustered-vectors';
+import { clusteredVectors, clustersFor } from '../../tools/corpus/clustered-vectors';
+import { mulberry32 } from '../../tools/corpus/grow-corpus';
 import { exactSearch, MetricKind } from 'usearch';
 import { exactTopK } from '../../service/search/vectors/exact-scan';
 import { benchDependencyFile } from '../deps';
@@ -59,7 +60,7 @@ function glove(limit: number): DataSet | { missing: string } {
   // The most frequent words first (the file's order), `limit` of them.
   const rows = Object.values(json.vectors).slice(0, limit + QUERIES);
   // 100 words held out as queries, chosen by a seed among the 20,000 most frequent (real queries are common words).
-  const random = seededRandom(7);
+  const random = mulberry32(7);
   const held = new Set<number>();
   while (held.size < QUERIES) held.add(Math.floor(random() * 20_000));
   const count = rows.length - QUERIES;

@@ -1,3 +1,4 @@
+import { mulberry32 } from './grow-corpus';
 /**
  * A clustered synthetic set of unit vectors, made from a seed (the same seed gives the same
  * vectors on every machine): `clusters` centres drawn from a standard normal, each vector a
@@ -5,18 +6,6 @@
  * this (topics), which is what approximate indexes are built for; a uniform set in 384
  * dimensions has no near neighbours to find. Shared by the vector index's tests and bench/.
  */
-
-/** A seeded pseudo-random source of uniform numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A standard normal number from `random` (Box–Muller). */
 function normal(random: () => number): number {
@@ -49,11 +38,11 @@ export interface ClusteredOptions {
 /** `count` unit vectors of `dims` numbers, one row after the other. */
 export function clusteredVectors(opts: ClusteredOptions): Float32Array {
   const { count, dims, seed } = opts;
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const nc = Math.max(1, opts.clusters ?? clustersFor(count));
   const spread = opts.spread ?? 0.6;
   // Centres from a seed of their own: queries made with another seed fall in the same clusters.
-  const centreRandom = seededRandom(0x5eed ^ dims ^ nc);
+  const centreRandom = mulberry32(0x5eed ^ dims ^ nc);
   const centres = new Float32Array(nc * dims);
   for (let i = 0; i < centres.length; i++) centres[i] = normal(centreRandom);
   const out = new Float32Array(count * dims);
