@@ -29,6 +29,9 @@ module.exports = {
   // Longest suites first, by the durations of a full run when jest has none of its own (a fresh clone).
   testSequencer: '<rootDir>/test/sequencer.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  // A folder of the run where its processes share promtool and amtool results (tools/harness/prom-tools.ts).
+  globalSetup: '<rootDir>/test/helpers/prom-tools-results-setup.js',
+  globalTeardown: '<rootDir>/test/helpers/prom-tools-results-teardown.js',
   projects: [
     {
       ...shared,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { synth } from '../../app/main';
 import { formatResults, validateDist } from '../../scripts/validate-dist';
-import { requirePromTools } from '../../tools/harness/prom-tools';
+import { requirePromTools, SHARED_RESULTS_ENV } from '../../tools/harness/prom-tools';
 import { TS_LOADER_ARGS } from '../../tools/harness/service-process';
 
 const ROOT = resolve(__dirname, '../..');
@@ -36,8 +36,12 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): 
   });
 }
 
+/** The command on `dir` with `env`, sharing the run's promtool and amtool results (the tests' in-process checks' too). */
 const validateCommand = (dir: string, env: NodeJS.ProcessEnv) =>
-  run('node', [...TS_LOADER_ARGS, 'scripts/validate-dist.ts', dir], env);
+  run('node', [...TS_LOADER_ARGS, 'scripts/validate-dist.ts', dir], {
+    ...env,
+    [SHARED_RESULTS_ENV]: process.env[SHARED_RESULTS_ENV],
+  });
 
 /** The external-kvstore variant's environment (secrets in it too, as `make secrets` would have them: the leak check searches for them). */
 const EXTERNAL_ENV = {

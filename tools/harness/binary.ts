@@ -30,15 +30,22 @@ export interface RunResult {
   readonly stderr: string;
 }
 
+/** How long one tool run may take before it counts as hung and is killed. */
+const TOOL_HANG_GUARD_MS = 600_000;
+
 /** Runs a binary to completion (promtool, amtool) and returns its output. */
 export function runTool(name: string, args: readonly string[], opts: { cwd?: string; input?: string } = {}): RunResult {
   const r = spawnSync(requireBinary(name), args, {
     encoding: 'utf8',
     cwd: opts.cwd,
     input: opts.input,
-    timeout: 60000,
+    // A hang guard, not a bound on speed: `promtool test rules` is seconds of CPU on a quiet
+    // machine, and took over the minute this was at a load of 21 on two cores (then killed, it
+    // failed a check that was right).
+    timeout: TOOL_HANG_GUARD_MS,
   });
-  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  const killed = r.signal ? `\n${name} was killed by ${r.signal}${r.error ? ` (${r.error.message})` : ''}` : '';
+  return { status: r.status, stdout: r.stdout ?? '', stderr: `${r.stderr ?? ''}${killed}` };
 }
 
 /** A long-running binary under test: its output is kept so a failing test can print it. */

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { load } from 'js-yaml';
 import { RULE_TESTS_FILE, RULES_FILE } from '../validate/promtool';
 import { workspace, type ToolResult, type ToolRunner } from '../validate/tools';
 import { requireBinary, runTool } from './binary';
@@ -25,15 +26,24 @@ import { requireBinary, runTool } from './binary';
  *   `amtool check-config <file>` (it parses the one file; the secret `*_file`s are read at send
  *   time): a quarter of a second each, 15 of the 28 runs of validate-stack.test.ts distinct.
  * Every other tool run, and every first run, is real.
+ *
+ * With `PROM_TOOLS_RESULTS_DIR` set (a jest run sets it to a folder of its own,
+ * test/helpers/prom-tools-results.js, and removes the folder at its end), the processes of that
+ * run share these results too: the test files and the `make validate` commands they start judge
+ * the same default and operator stacks, each paying seconds of promtool for the same verdict. A
+ * run on input another process is running waits for its result instead of running beside it.
  */
 export const promTools: ToolRunner = (name, args, options = {}) => {
   const folder = reusableInputFolder(name, args, options.cwd);
   if (!folder) return runTool(name, args, { cwd: options.cwd });
   const key = inputKey(name, args, folder.dir, folder.files);
-  const seen = reusableRuns.get(key);
-  if (seen) return restorePaths(seen, folder.dir);
-  const result = runTool(name, args, { cwd: options.cwd });
-  reusableRuns.set(key, relativePaths(result, folder.dir));
+  const seen = reusableRuns.get(key) ?? sharedResult(key);
+  if (seen) {
+    reusableRuns.set(key, seen);
+    return restorePaths(seen, folder.dir);
+  }
+  const result = claimed(key, () => runTool(name, args, { cwd: options.cwd }));
+  keep(key, relativePaths(result, folder.dir));
   return result;
 };
 
@@ -46,7 +56,8 @@ function reusableInputFolder(
   args: readonly string[],
   cwd: string | undefined,
 ): { dir: string; files?: readonly string[] } | undefined {
-  if (name === 'promtool' && args[0] === 'test' && args[1] === 'rules' && cwd) return { dir: cwd };
+  if (name === 'promtool' && args[0] === 'test' && args[1] === 'rules' && cwd)
+    return { dir: cwd, files: testInputs(args, cwd) };
   if (name === 'promtool' && args[0] === 'check' && ['rules', 'config'].includes(args[1]) && cwd) {
     // Only the form the validation module runs: flags, then one file of the folder.
     const files = args.slice(2).filter((a) => !a.startsWith('-'));
@@ -65,9 +76,120 @@ function reusableInputFolder(
 }
 const AMTOOL_CONFIG_FLAG = '--config.file=';
 
+/**
+ * What `promtool test rules <file>` reads: the test file and the rule files it names (relative to
+ * its folder; the other files there, such as prometheus.yml beside them in a validation
+ * workspace, are not read). Undefined (every file of the folder) for any other form: several
+ * test files, a glob or a path outside the folder among the rule files, a file that is no YAML.
+ */
+function testInputs(args: readonly string[], cwd: string): readonly string[] | undefined {
+  const files = args.slice(2);
+  if (files.length !== 1 || dirname(files[0]) !== cwd) return undefined;
+  try {
+    const doc = load(readFileSync(files[0], 'utf8')) as { rule_files?: unknown } | undefined;
+    const ruleFiles = doc?.rule_files ?? [];
+    if (!Array.isArray(ruleFiles) || !ruleFiles.every((f) => typeof f === 'string' && /^[\w.-]+$/.test(f)))
+      return undefined;
+    return [basename(files[0]), ...(ruleFiles as string[])];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Results of reusable runs by input (folder contents and arguments), folder paths replaced by FOLDER. */
 const reusableRuns = new Map<string, ToolResult>();
 const FOLDER = '\u0000folder\u0000';
+
+/** Keeps a run's result in this process and, when the run shares them, for its other processes. */
+function keep(key: string, result: ToolResult): void {
+  reusableRuns.set(key, result);
+  const dir = process.env[SHARED_RESULTS_ENV];
+  if (!dir) return;
+  // Written aside and renamed: a process reading it meanwhile sees all of it or nothing.
+  const tmp = join(dir, `${key}.${process.pid}.tmp`);
+  writeFileSync(tmp, JSON.stringify(result));
+  renameSync(tmp, join(dir, `${key}.json`));
+}
+
+/** The environment variable naming the folder where the processes of one test run share results. */
+export const SHARED_RESULTS_ENV = 'PROM_TOOLS_RESULTS_DIR';
+
+/**
+ * What the other processes of the run have for `key`: their result; 'wait' while another live
+ * process has claimed the run and not finished it; undefined when the run is this process's to
+ * make (it has claimed it now), or when nothing is shared.
+ */
+function sharedLook(key: string): ToolResult | undefined | 'wait' {
+  const dir = process.env[SHARED_RESULTS_ENV];
+  if (!dir) return undefined;
+  try {
+    return JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as ToolResult;
+  } catch {
+    // not kept yet
+  }
+  const claim = join(dir, `${key}.claim`);
+  try {
+    mkdirSync(claim);
+    writeFileSync(join(claim, 'pid'), String(process.pid));
+    return undefined;
+  } catch {
+    // claimed by another process: wait while it is alive; a claimant that died leaves the run to us
+  }
+  try {
+    const pid = Number(readFileSync(join(claim, 'pid'), 'utf8'));
+    return pid && pid !== process.pid && alive(pid) ? 'wait' : undefined;
+  } catch {
+    // the claimant is between making its claim and naming itself, unless it died there
+    return Date.now() - statSync(claim).mtimeMs < CLAIM_NAMING_MS ? 'wait' : undefined;
+  }
+}
+
+/** `sharedLook`, waiting out another process's run (synchronously: promTools is, as `spawnSync` is). */
+function sharedResult(key: string): ToolResult | undefined {
+  for (let r = sharedLook(key); ; r = sharedLook(key)) {
+    if (r !== 'wait') return r;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAIT_STEP_MS);
+  }
+}
+
+/** `sharedResult` without blocking the event loop. */
+async function sharedResultAsync(key: string): Promise<ToolResult | undefined> {
+  for (let r = sharedLook(key); ; r = sharedLook(key)) {
+    if (r !== 'wait') return r;
+    await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+  }
+}
+
+/** `run()`, giving up this process's claim on `key` if it throws, so that no other process waits for it. */
+function claimed<T>(key: string, run: () => T): T {
+  const release = () => {
+    const dir = process.env[SHARED_RESULTS_ENV];
+    if (dir) rmSync(join(dir, `${key}.claim`), { recursive: true, force: true });
+  };
+  try {
+    const r = run();
+    if (r instanceof Promise) r.catch(release);
+    return r;
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+/** A claim whose process has not named itself after this long was left by a process that died. */
+const CLAIM_NAMING_MS = 10_000;
+
+/** How often a process waiting for another's run looks for its result. */
+const WAIT_STEP_MS = 100;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** A digest of the arguments (folder-relative) and of the files of the folder (`files`, else every one), by name. */
 function inputKey(name: string, args: readonly string[], dir: string, files?: readonly string[]): string {
@@ -75,7 +197,9 @@ function inputKey(name: string, args: readonly string[], dir: string, files?: re
   for (const a of args) hash.update(`\u0000arg ${a.split(dir).join(FOLDER)}`);
   for (const f of files ?? readdirSync(dir).sort()) {
     const path = join(dir, f);
-    if (statSync(path).isFile()) hash.update(`\u0000file ${f}\u0000`).update(readFileSync(path));
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) hash.update(`\u0000missing ${f}\u0000`);
+    else if (stat.isFile()) hash.update(`\u0000file ${f}\u0000`).update(readFileSync(path));
   }
   return hash.digest('hex');
 }
@@ -108,9 +232,12 @@ export async function testRulesAhead(
       try {
         ws.write(RULES_FILE, pair.rulesText);
         const args = ['test', 'rules', ws.write(RULE_TESTS_FILE, pair.testsText)];
-        const key = inputKey('promtool', args, ws.dir);
-        if (!reusableRuns.has(key))
-          reusableRuns.set(key, relativePaths(await runAsync(requireBinary('promtool'), args, ws.dir), ws.dir));
+        const key = inputKey('promtool', args, ws.dir, testInputs(args, ws.dir));
+        if (reusableRuns.has(key)) continue;
+        const shared = await sharedResultAsync(key);
+        if (shared) reusableRuns.set(key, shared);
+        else
+          keep(key, relativePaths(await claimed(key, () => runAsync(requireBinary('promtool'), args, ws.dir)), ws.dir));
       } finally {
         ws.dispose();
       }
