@@ -348,6 +348,13 @@ describe('alertRules', () => {
       },
     } satisfies Record<string, Record<string, string>>;
 
+    /**
+     * A unit-test document as validateStack writes it (tools/validate/validate-stack.ts): the same
+     * bytes, so that a run of the same rules shares promtool's verdict with the validation suites
+     * (tools/harness/prom-tools.ts).
+     */
+    const testsYaml = (tests: ReturnType<typeof ruleUnitTests>) => dump(tests.file, { lineWidth: -1 });
+
     /** The rule file and unit tests of `env`. */
     const generated = (env: Record<string, string>) => {
       const s = loadStackSettings(env);
@@ -396,7 +403,7 @@ describe('alertRules', () => {
       requirePromTools();
       const judged = Object.values(ENVS).map((env) => {
         const { file, tests } = generated(env);
-        return { rulesText: toYaml(file), testsText: dump(tests.file) };
+        return { rulesText: toYaml(file), testsText: testsYaml(tests) };
       });
       const stories = [unguardedRules(), clientErrorRules()];
       await testRulesAhead([
@@ -412,7 +419,7 @@ describe('alertRules', () => {
       try {
         return {
           check: checkRules(promTools, ws, toYaml(file)),
-          test: testRules(promTools, ws, toYaml(file), dump(tests.file)),
+          test: testRules(promTools, ws, toYaml(file), testsYaml(tests)),
           tests,
         };
       } finally {
