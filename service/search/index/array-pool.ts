@@ -23,9 +23,14 @@ export class ArrayPool<A extends PooledArray> {
   // The buffers lent and not given back: weakly, so that one never given back is collected.
   private readonly lent = new WeakSet<ArrayBufferLike>();
 
+  /**
+   * @param make a new array of `n` elements
+   * @param budget bytes of free arrays kept (may be changed later: arrays already free stay
+   *   until the next `give`)
+   */
   constructor(
     private readonly make: (n: number) => A,
-    private readonly budget: number,
+    public budget: number,
   ) {}
 
   /** Bytes of free arrays held. */
