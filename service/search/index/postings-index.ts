@@ -1,3 +1,4 @@
+import { ArrayPool } from './array-pool';
 import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
 import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
@@ -26,6 +27,19 @@ export interface Bm25Params {
  * at most half the bytes of the part's document ids.
  */
 export const UNION_BITMAP_DENSITY = 2;
+
+/**
+ * The least bytes of free arrays each of the scored postings' pools keeps (`ArrayPool`): beyond
+ * it, a share of the scored postings' cache budget (`poolBudgets`).
+ */
+const POOL_MIN_BYTES = 32 << 20;
+
+/** The pools a term's live postings and values are taken from at one index version and given back to at the next. */
+interface PostingPools {
+  readonly docs: ArrayPool<Int32Array>;
+  readonly tfs: ArrayPool<Uint16Array>;
+  readonly vals: ArrayPool<Float64Array>;
+}
 
 /**
  * Which documents a count keeps: a predicate by short id, and optionally the same as a bitmap
@@ -102,7 +116,14 @@ export class PostingsIndex extends SegmentedIndex {
   // Bytes each cached entry holds beyond the base runs it shares (`scoredBytes`).
   private postingCacheSizes = new Map<string, number>();
   private postingCacheKey = '';
+  private postingCacheVersion = -1;
   private postingCacheSize = 0;
+  // What the cache's entries of one version took, given back when the version moves (see `postings`).
+  private readonly pools: PostingPools = {
+    docs: new ArrayPool((n) => new Int32Array(n), POOL_MIN_BYTES),
+    tfs: new ArrayPool((n) => new Uint16Array(n), POOL_MIN_BYTES),
+    vals: new ArrayPool((n) => new Float64Array(n), POOL_MIN_BYTES),
+  };
   // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
   private fieldLengths = new FieldLengths();
   // Scratch bitmap of `unionSize`, all zero between calls.
@@ -129,6 +150,14 @@ export class PostingsIndex extends SegmentedIndex {
   ): Generator<void, TermPostings | undefined> {
     const key = `${this.version}:${bm25.k}:${bm25.b}:${bm25.d}:${fields.map((f, i) => `${f}=${boost[i]}`).join(',')}`;
     if (key !== this.postingCacheKey) {
+      // A write moved the version: no query reads the entries any more (queries run one at a
+      // time, and the index changes only between them, query-gate.ts), so their arrays serve
+      // this version's. Not on a change of parameters alone, which a query in progress could make.
+      if (this.version !== this.postingCacheVersion) {
+        this.poolBudgets();
+        for (const entry of this.postingCache.values()) this.recycle(entry);
+      }
+      this.postingCacheVersion = this.version;
       this.postingCache.clear();
       this.postingCacheSizes.clear();
       this.postingCacheKey = key;
@@ -162,7 +191,7 @@ export class PostingsIndex extends SegmentedIndex {
       if (this.deadBase > 0) {
         if (this.liveKeep.length < run.docs.length)
           this.liveKeep = new Int32Array(Math.max(run.docs.length, this.liveKeep.length * 2));
-        live = yield* liveOf(run.docs, runTfs, ids, this.liveKeep);
+        live = yield* liveOf(run.docs, runTfs, ids, this.liveKeep, this.pools);
         yield;
       }
       if (live.docs.length) {
@@ -239,7 +268,33 @@ export class PostingsIndex extends SegmentedIndex {
   ): Generator<void, TermValues> {
     if (this.valueSums.length < docs.length)
       this.valueSums = new Float64Array(Math.max(docs.length, this.valueSums.length * 2));
-    return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep);
+    const vals = this.pools.vals;
+    return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep, (n) =>
+      vals.take(n),
+    );
+  }
+
+  /**
+   * Sizes the pools to the index: half the scored postings' cache budget in all, the values' pool
+   * half of that (8 bytes a posting and field against the documents' 4 and the tfs' 2): at 1M
+   * documents a full query's first pass can keep the values of a few million postings (tens of
+   * MB), and with 32 MB a pool a `delete_where` of 100,000 there still saw 7 mark-compacts in 68
+   * queries (28 in 190 without pools).
+   */
+  private poolBudgets(): void {
+    const cache = scoredCacheBudget(this.basePostingBytes());
+    this.pools.docs.budget = Math.max(POOL_MIN_BYTES, cache / 8);
+    this.pools.tfs.budget = Math.max(POOL_MIN_BYTES, cache / 8);
+    this.pools.vals.budget = Math.max(POOL_MIN_BYTES, cache / 4);
+  }
+
+  /** Gives an entry's pooled arrays back (those not from the pools, a base run's own, are left alone). */
+  private recycle(entry: TermPostings): void {
+    for (const part of entry.parts) {
+      this.pools.docs.give(part.docs);
+      for (const t of part.tfs) this.pools.tfs.give(t);
+      for (const v of part.vals ?? []) this.pools.vals.give(v);
+    }
   }
 
   /** Fills in the parts' values of a cached term whose first use did not keep them (`termValues`), and counts them in the cache. */
@@ -440,13 +495,15 @@ export class PostingsIndex extends SegmentedIndex {
  * query after each slice of a large delete), before any value is computed, `VALUE_STEP`
  * postings a step: at 1M documents with tombstones a common term's run is ~500k postings, and
  * its live postings gathered in one step were among the longest turns of a query after a write
- * (issue 39). `keep` (at least the run's length) is the caller's scratch until the job is done.
+ * (issue 39). `keep` (at least the run's length) is the caller's scratch until the job is done;
+ * the arrays returned are taken from `pools`.
  */
 function* liveOf(
   docs: Int32Array,
   tfs: ReadonlyArray<Uint16Array | null>,
   ids: ReadonlyArray<string | undefined>,
   keep: Int32Array,
+  pools: PostingPools,
 ): Generator<void, { docs: Int32Array; tfs: Array<Uint16Array | null> }> {
   let n = 0;
   for (let at = 0; at < docs.length; at += VALUE_STEP) {
@@ -454,7 +511,7 @@ function* liveOf(
     for (let i = at; i < to; i++) if (ids[docs[i]] !== undefined) keep[n++] = i;
     yield;
   }
-  const out = new Int32Array(n);
+  const out = pools.docs.take(n);
   for (let at = 0; at < n; at += VALUE_STEP) {
     const to = Math.min(n, at + VALUE_STEP);
     for (let k = at; k < to; k++) out[k] = docs[keep[k]];
@@ -466,7 +523,7 @@ function* liveOf(
       outTfs.push(null);
       continue;
     }
-    const t = new Uint16Array(n);
+    const t = pools.tfs.take(n);
     for (let at = 0; at < n; at += VALUE_STEP) {
       const to = Math.min(n, at + VALUE_STEP);
       for (let k = at; k < to; k++) t[k] = from[keep[k]];

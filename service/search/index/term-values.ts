@@ -61,6 +61,8 @@ export const VALUE_STEP = 65_536;
  * values (8 bytes each of fresh memory per field) made in one step were among the longest turns
  * of a query after a write (issue 39). The values are the same, to the bit: each posting's sum
  * is still taken field after field. The caller keeps `sum` to itself until the job is done.
+ * `take`, if given, makes the values' arrays (of any contents: they are cleared here), from a
+ * pool (`ArrayPool`) instead of fresh memory.
  */
 export function* termValueSteps(
   docs: Int32Array,
@@ -72,6 +74,7 @@ export function* termValueSteps(
   sum: Float64Array,
   ids?: ReadonlyArray<string | undefined>,
   keep = true,
+  take?: (n: number) => Float64Array,
 ): Generator<void, TermValues> {
   const n = docs.length;
   const { lengths, short, nf, k, b, d } = s;
@@ -89,13 +92,14 @@ export function* termValueSteps(
       vals.push(null);
       continue;
     }
-    const v = keep ? new Float64Array(n) : undefined;
+    const v = !keep ? undefined : take ? take(n) : new Float64Array(n);
     const w = idf[j];
     const avg = s.avg[f];
     const bj = boost[j];
     const len = short[f];
     for (let at = 0; at < n; at += VALUE_STEP) {
       const to = Math.min(n, at + VALUE_STEP);
+      if (v && take) v.fill(0, at, to);
       for (let i = at; i < to; i++) {
         const tf = t[i];
         if (tf > 0) {
