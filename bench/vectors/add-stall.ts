@@ -1,0 +1,95 @@
+/**
+ * The add phase of the vector index alone (issue 41's floor "no event-loop stall over 50 ms while
+ * vectors are added"): `count` clustered vectors of 384 dimensions added one item at a time, a
+ * turn each 1,000 (as the feed hands a batch over), each item's vector its own `Float32Array` as
+ * the feed holds them, the graph's worker building meanwhile. Measured inside the process: the
+ * CPU time of the loop's thread in each turn (service/metrics/event-loop-delay.ts: a timer every
+ * millisecond reads it), the longest per window of `count / 20` rows, every turn over 30 ms with
+ * the rows added by then (to set beside `--trace-gc`'s lines: both count ms from the start), and
+ * resident memory per vector once the rows are added (the feed's copies included). It stops when
+ * the add phase ends: the graph is not waited for.
+ *
+ * `node --expose-gc -r ts-node/register/transpile-only bench/vectors/add-stall.ts [count]`
+ * (default 100000); add `--trace-gc` to see the collector's pauses. Prints Markdown.
+ */
+import { readFileSync } from 'node:fs';
+import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
+import { VectorIndex } from '../../service/search/vectors';
+import { clusteredVectors } from '../../tools/corpus/clustered-vectors';
+
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** Resident bytes after a full collection and a second for the freed buffers to be returned. */
+const rss = async () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((r) => setTimeout(r, 1000));
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss;
+};
+
+/** The feed's form of the set: one array a vector (the set's one array dropped after). */
+function feedOf(count: number, dims: number): Float32Array[] {
+  const set = clusteredVectors({ count, dims, seed: 41 });
+  return Array.from({ length: count }, (_v, i) => set.slice(i * dims, (i + 1) * dims));
+}
+
+/** Runs the add phase; returns its Markdown. */
+export async function run(count = 100_000): Promise<string> {
+  const dims = 384;
+  const start = await rss();
+  const feed = feedOf(count, dims);
+  const before = await rss();
+  const loadBefore = loadavg();
+  const cpu = loopThreadCpu();
+  const window = Math.max(1, Math.floor(count / 20));
+  const windows: number[] = [];
+  const long: string[] = [];
+  let added = 0;
+  let lastWall = performance.now();
+  let lastCpu = cpu();
+  const sampler = setInterval(() => {
+    const wall = performance.now();
+    const c = cpu();
+    const turn = Math.min(c - lastCpu, (wall - lastWall) / 1000) * 1000;
+    const w = Math.floor(added / window);
+    windows[w] = Math.max(windows[w] ?? 0, turn);
+    if (turn > 30) long.push(`${turn.toFixed(1)} ms at ${Math.round(wall)} ms (${added.toLocaleString('en')} rows)`);
+    lastWall = wall;
+    lastCpu = c;
+  }, 1);
+  const started = performance.now();
+  const index = new VectorIndex({ dims });
+  for (let i = 0; i < count; i++) {
+    index.add(`d${i}`, [feed[i]]);
+    added = i + 1;
+    if (i % 1000 === 999) await new Promise((r) => setImmediate(r));
+  }
+  // The last chunks reach the worker.
+  await new Promise((r) => setTimeout(r, 100));
+  clearInterval(sampler);
+  const addedS = (performance.now() - started) / 1000;
+  const perVector = ((await rss()) - before) / count;
+  const feedPerVector = (before - start) / count;
+  const loadAfter = loadavg();
+  index.close();
+  const max = Math.max(...windows.filter((x) => x !== undefined));
+  return [
+    '',
+    `### Adding ${count.toLocaleString('en')} × 384 to the VectorIndex (bench/vectors/add-stall.ts)`,
+    '',
+    `${new Date().toISOString().slice(0, 16)} UTC, load ${loadBefore} → ${loadAfter}. Added in ${addedS.toFixed(1)} s.`,
+    '',
+    `- longest loop-thread CPU turn: **${max.toFixed(1)} ms**; per ${window.toLocaleString('en')} rows: ${windows.map((x) => (x ?? 0).toFixed(0)).join(', ')} ms`,
+    `- turns over 30 ms: ${long.length ? long.join('; ') : 'none'}`,
+    `- resident memory: the feed's ${feed.length.toLocaleString('en')} copies ${Math.round(feedPerVector)} B a vector; the index's rows and the graph built so far ${Math.round(perVector)} B a vector`,
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) {
+  run(Number(process.argv[2] ?? 100_000))
+    .then((md) => process.stdout.write(md))
+    .catch((e: unknown) => {
+      process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+      process.exit(1);
+    });
+}
