@@ -191,7 +191,8 @@ export class VectorIndex {
    */
   add(id: string, vectors: ReadonlyArray<ArrayLike<number>>, fingerprint = 0): void {
     const { dims } = this;
-    vectors.forEach((v, i) => {
+    // Each vector's scale to unit length, from the pass that checks it (one pass fewer a vector).
+    const scales = vectors.map((v, i) => {
       if (v.length !== dims) throw new VectorError(`vector ${i} of ${id} has ${v.length} numbers, expected ${dims}`);
       let norm = 0;
       for (let d = 0; d < dims; d++) {
@@ -199,6 +200,7 @@ export class VectorIndex {
         norm += v[d] * v[d];
       }
       if (norm === 0) throw new VectorError(`vector ${i} of ${id} is all zeros`);
+      return 1 / Math.sqrt(norm);
     });
     this.removeOne(id);
     if (vectors.length === 0) return;
@@ -212,11 +214,9 @@ export class VectorIndex {
     this.fps[slot] = fingerprint >>> 0;
     const need = this.rows + vectors.length;
     this.rowSlot = grow(this.rowSlot, need, (n) => new Int32Array(n));
-    for (const v of vectors) {
-      let norm = 0;
-      for (let d = 0; d < dims; d++) norm += v[d] * v[d];
-      this.rowSlot[this.blocks.append(v, 1 / Math.sqrt(norm))] = slot;
-    }
+    vectors.forEach((v, i) => {
+      this.rowSlot[this.blocks.append(v, scales[i])] = slot;
+    });
     this.liveRows += vectors.length;
     this.schedule();
   }
