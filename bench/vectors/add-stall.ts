@@ -11,9 +11,10 @@
  *
  * `node --expose-gc -r ts-node/register/transpile-only bench/vectors/add-stall.ts [count] [--dropped|--views]`
  * (default 100000; how the vectors are held: `feedOf`); add `--trace-gc` to node to see
- * the collector's pauses. Prints Markdown.
+ * the collector's pauses. Prints Markdown and appends it to bench/results/vectors.md.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 import { VectorIndex } from '../../service/search/vectors';
 import { clusteredVectors } from '../../tools/corpus/clustered-vectors';
@@ -40,9 +41,14 @@ function feedOf(count: number, dims: number, mode: FeedMode): (i: number) => Flo
   const set = clusteredVectors({ count, dims, seed: 41 });
   if (mode === 'views') return (i) => set.subarray(i * dims, (i + 1) * dims);
   if (mode === 'dropped') return (i) => set.slice(i * dims, (i + 1) * dims);
-  const held = Array.from({ length: count }, (_v, i) => set.slice(i * dims, (i + 1) * dims));
-  return (i) => held[i];
+  return heldFeed(Array.from({ length: count }, (_v, i) => set.slice(i * dims, (i + 1) * dims)));
 }
+
+/** Reads `held` (a closure of its own: one made in `feedOf` would keep the set's array alive too). */
+const heldFeed =
+  (held: readonly Float32Array[]) =>
+  (i: number): Float32Array =>
+    held[i];
 
 /** Runs the add phase; returns its Markdown. */
 export async function run(count = 100_000, mode: FeedMode = 'held'): Promise<string> {
@@ -86,7 +92,7 @@ export async function run(count = 100_000, mode: FeedMode = 'held'): Promise<str
   const loadAfter = loadavg();
   index.close();
   const max = Math.max(...windows.filter((x) => x !== undefined));
-  return [
+  const md = [
     '',
     `### Adding ${count.toLocaleString('en')} × 384 to the VectorIndex (bench/vectors/add-stall.ts)`,
     '',
@@ -97,6 +103,8 @@ export async function run(count = 100_000, mode: FeedMode = 'held'): Promise<str
     `- resident memory: the feed's vectors (${mode}) ${Math.round(feedPerVector)} B a vector; the index's rows and the graph built so far ${Math.round(perVector)} B a vector (${feed(0).length} numbers a vector)`,
     '',
   ].join('\n');
+  appendFileSync(join(__dirname, '..', 'results', 'vectors.md'), md);
+  return md;
 }
 
 if (require.main === module) {
