@@ -11,6 +11,7 @@ import { run as search } from './search/run';
 import { run as semanticQuality } from './search/semantic-quality';
 import { run as deletes } from './search/delete';
 import { run as text } from './text/run';
+import { run as vectorAdds } from './vectors/add-stall';
 import { run as vectorRoom } from './vectors/room';
 import { run as vectors } from './vectors/run';
 
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     ['text passes before and after issue 29', text],
     ['vector index libraries (issue 41)', () => vectors([String(VECTOR_SIZE), '--glove', '100000'])],
     ['the vector index of the service (issue 41)', () => vectorRoom(VECTOR_SIZE)],
+    ["the loop while vectors are added, the feed's copies held (issue 41)", () => vectorAdds(VECTOR_SIZE)],
     ['hybrid against keyword search (issue 41, VECTOR_BENCH_SIZE documents)', () => hybrid([VECTOR_SIZE])],
     ['search by meaning: quality with GloVe vectors (issue 41)', () => semanticQuality()],
   ] as const) {

@@ -2,8 +2,10 @@ import type { GraphOptions } from './hnsw-graph';
 
 /**
  * The messages between a `VectorIndex` (graph-worker.ts) and the worker thread that owns its HNSW
- * graph (hnsw-worker.ts). Rows are the index's row numbers; a chunk's rows are ascending and the
- * worker offers them to the graph in order, so "rows before `upTo`" is what the graph has taken.
+ * graph (hnsw-worker.ts). Rows are the index's row numbers; the worker offers them to the graph in
+ * ascending order, so "rows before `upTo`" is what the graph has taken. The rows' vectors live in
+ * blocks shared with the worker (row-blocks.ts): a block's buffer is sent once, and an `add` names
+ * a range of rows in it, so no message carries (and copies) rows.
  */
 
 /** What the worker is started with. */
@@ -18,8 +20,10 @@ export interface GraphWorkerData {
 
 /** To the worker. */
 export type ToGraph =
-  /** Rows `rows` (live ones of the range that ends before `end`), their vectors one after the other. */
-  | { readonly t: 'add'; readonly rows: Float64Array; readonly vectors: Float32Array; readonly end: number }
+  /** The shared buffer of block `block` (its rows start at `block × BLOCK_ROWS`), sent before any of its rows. */
+  | { readonly t: 'block'; readonly block: number; readonly buffer: SharedArrayBuffer }
+  /** Rows `from` to `end` (excluded, within one block) but `dead` (ascending: removed before they were sent). */
+  | { readonly t: 'add'; readonly from: number; readonly end: number; readonly dead: readonly number[] }
   /** Rows to take out (those not offered yet are skipped when they come). */
   | { readonly t: 'remove'; readonly rows: readonly number[] }
   | { readonly t: 'search'; readonly id: number; readonly query: Float32Array; readonly fetch: number }

@@ -24,6 +24,7 @@ export class GraphWorker {
   private next = 1;
   private readonly waiting = new Map<number, (r: Reply | undefined) => void>();
   private sentUpTo = 0;
+  private lastBlockGiven = -1;
   private upToNow = 0;
   private progressWaiters: Array<() => void> = [];
   private refed = false;
@@ -52,11 +53,22 @@ export class GraphWorker {
     return this.sentUpTo;
   }
 
-  /** Sends rows `rows` (ascending, the live ones of the range that ends before `end`) and their vectors. */
-  add(rows: Float64Array, vectors: Float32Array, end: number): void {
+  /** The block whose buffer the worker was handed last (blocks are handed in ascending order); −1 before. */
+  get lastBlock(): number {
+    return this.lastBlockGiven;
+  }
+
+  /** Hands the worker the shared buffer of block `block` (once, before any of its rows): shared, not copied. */
+  block(block: number, buffer: SharedArrayBuffer): void {
+    this.lastBlockGiven = block;
+    if (!this.failed) this.send({ t: 'block', block, buffer });
+  }
+
+  /** Sends rows `from` to `end` (excluded, in one block the worker has) but `dead` (ascending). */
+  add(from: number, end: number, dead: readonly number[]): void {
     this.sentUpTo = end;
     if (this.failed) return;
-    this.send({ t: 'add', rows, vectors, end }, [rows.buffer as ArrayBuffer, vectors.buffer as ArrayBuffer]);
+    this.send({ t: 'add', from, end, dead });
     this.updateRef();
   }
 

@@ -1,12 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { HnswGraph } from './hnsw-graph';
 import type { FromGraph, GraphWorkerData, ToGraph } from './graph-protocol';
+import { BLOCK_ROWS } from './row-blocks';
 
 /**
  * The worker thread that owns the HNSW graph (graph-worker.ts starts it): every call into usearch
  * (add and the capacity doubling inside it, remove, search, save, load) runs here, never on the
  * service's event loop. Rows come in chunks and go into the graph a slice of about `sliceMs` at a
  * time, a turn of this thread's loop between slices so that a search waits for one slice at most.
+ * The rows' vectors are read from the index's blocks, shared with this thread (row-blocks.ts).
  * Rows are offered in ascending order; `upTo` is the first row not offered yet (a row removed
  * before it is offered is skipped).
  */
@@ -16,9 +18,11 @@ const port = parentPort!;
 const graph = new HnswGraph(data.dims, data.options, data.threads);
 let upTo = 0;
 const deadAhead = new Set<number>();
-// Chunks not yet wholly in the graph: their rows (ascending, live when sent), vectors, the next one
-// to add, and the row after the chunk's range.
-const chunks: Array<{ rows: Float64Array; vectors: Float32Array; at: number; end: number }> = [];
+// The index's blocks of rows, shared with it (row-blocks.ts): read here, never written.
+const blocks: Float32Array[] = [];
+// Ranges not yet wholly in the graph (each within one block): the next row to offer, the row after
+// the range, and its rows that were dead when sent.
+const chunks: Array<{ at: number; end: number; dead: ReadonlySet<number> }> = [];
 let batch = 4;
 let adding = false;
 
@@ -28,34 +32,34 @@ function addSlice(): void {
   adding = false;
   const chunk = chunks[0];
   if (!chunk) return;
-  const to = Math.min(chunk.rows.length, chunk.at + batch);
+  const from = chunk.at;
+  const to = Math.min(chunk.end, from + batch);
   const rows: number[] = [];
-  const keep: number[] = [];
-  for (let i = chunk.at; i < to; i++) {
-    const r = chunk.rows[i];
-    if (deadAhead.delete(r)) continue;
-    rows.push(r);
-    keep.push(i);
-  }
+  for (let r = from; r < to; r++) if (!chunk.dead.has(r) && !deadAhead.delete(r)) rows.push(r);
   const started = performance.now();
   const { dims } = data;
-  const contiguous = keep.length === to - chunk.at;
+  const block = blocks[Math.floor(from / BLOCK_ROWS)];
+  const at = (from % BLOCK_ROWS) * dims;
+  // A view of the shared rows when they follow each other (nearly always), else the live ones packed.
   graph.add(
     rows,
-    contiguous ? chunk.vectors.subarray(chunk.at * dims, to * dims) : packRows(chunk.vectors, dims, keep),
+    rows.length === to - from ? block.subarray(at, at + rows.length * dims) : packRows(block, dims, rows),
   );
   const took = performance.now() - started;
   batch = Math.max(1, Math.min(4096, Math.round(batch * Math.min(2, data.sliceMs / Math.max(took, 0.01)))));
-  upTo = to < chunk.rows.length ? chunk.rows[to] : chunk.end;
+  upTo = to;
   chunk.at = to;
-  if (to >= chunk.rows.length) chunks.shift();
+  if (to >= chunk.end) chunks.shift();
   post({ t: 'progress', upTo });
   schedule();
 }
 
-function packRows(vectors: Float32Array, dims: number, keep: number[]): Float32Array {
-  const out = new Float32Array(keep.length * dims);
-  keep.forEach((i, j) => out.set(vectors.subarray(i * dims, (i + 1) * dims), j * dims));
+function packRows(block: Float32Array, dims: number, rows: readonly number[]): Float32Array {
+  const out = new Float32Array(rows.length * dims);
+  rows.forEach((r, j) => {
+    const at = (r % BLOCK_ROWS) * dims;
+    out.set(block.subarray(at, at + dims), j * dims);
+  });
   return out;
 }
 
@@ -68,8 +72,11 @@ function schedule(): void {
 port.on('message', (m: ToGraph) => {
   try {
     switch (m.t) {
+      case 'block':
+        blocks[m.block] = new Float32Array(m.buffer);
+        break;
       case 'add':
-        chunks.push({ rows: m.rows, vectors: m.vectors, at: 0, end: m.end });
+        chunks.push({ at: m.from, end: m.end, dead: new Set(m.dead) });
         schedule();
         break;
       case 'remove': {

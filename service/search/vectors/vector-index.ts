@@ -1,18 +1,21 @@
 import { availableParallelism } from 'node:os';
-import { dotRow, TopK } from './exact-scan';
+import { TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { graphKeyOf, type GraphOptions } from './hnsw-graph';
+import { BLOCK_ROWS, RowBlocks } from './row-blocks';
+import { ChunkedArray } from '../../lib/chunked-array';
 import { ShardedMap } from '../../lib/sharded-map';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
  * similarity, an item scoring as its best passage. Vectors are normalised when added and kept
- * in a `Float32Array` (the source of every exact answer, of the persisted file and of a rebuild);
- * from `exactBelow` live passage vectors on, a usearch HNSW graph (bench/vectors/run.ts chose it,
- * BENCHMARKS.md) answers unfiltered and mildly filtered queries. The graph lives in a worker
- * thread that owns it (graph-worker.ts, hnsw-worker.ts): passage vectors are copied to it in chunks
- * and added there, so the library's adds and the capacity doublings inside them, its searches,
- * saves and loads never run on the event loop; searches are therefore asynchronous. The rows not
+ * in shared blocks of rows (row-blocks.ts: the source of every exact answer, of the persisted file
+ * and of a rebuild); from `exactBelow` live passage vectors on, a usearch HNSW graph
+ * (bench/vectors/run.ts chose it, BENCHMARKS.md) answers unfiltered and mildly filtered queries.
+ * The graph lives in a worker thread that owns it (graph-worker.ts, hnsw-worker.ts): it reads the
+ * passage vectors from the same blocks (messages name rows, never copy them) and adds them, so the
+ * library's adds and the capacity doublings inside them, its searches, saves and loads never run
+ * on the event loop; searches are therefore asynchronous. The rows not
  * yet in the graph are scanned exactly at each query, so an item is found from the moment it is
  * added. A removed item's rows are marked dead at once and never returned, whatever the graph
  * still holds. When the worker fails or dies, every query is an exact scan from then on, and
@@ -89,9 +92,7 @@ const grow = <T extends Int32Array | Uint32Array | Float32Array>(a: T, need: num
   return b;
 };
 
-/** Rows a block of vectors holds (6 MiB at 384 dimensions). */
-const BLOCK_ROWS = 4096;
-/** Rows sent to the graph's worker ahead of what it has taken (each chunk a copy, at most a block). */
+/** Rows sent to the graph's worker ahead of what it has taken (a chunk is at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
 
 /** See the file's comment. */
@@ -104,12 +105,13 @@ export class VectorIndex {
   private readonly threads: number;
   private readonly graphOptions: GraphOptions;
 
-  // Rows in blocks of BLOCK_ROWS: adding never copies the rows already held (a doubling array
-  // did, 192 ms of CPU in one turn at 16k → 32k rows of 384 numbers).
-  private blocks: Float32Array[] = [];
+  // Rows in shared blocks of BLOCK_ROWS (row-blocks.ts), which the graph's worker reads too: adding
+  // never copies the rows already held (a doubling array did, 192 ms of CPU in one turn at 16k →
+  // 32k rows of 384 numbers), nor sends copies of them to the worker.
+  private blocks: RowBlocks;
   private rowSlot = new Int32Array(64);
-  private rows = 0;
-  private ids: Array<string | null> = [];
+  // Chunked: a JS array's growth copied 869,461 ids in one turn, 35 ms of CPU (lib/chunked-array.ts).
+  private ids = new ChunkedArray<string | null>();
   // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (lib/sharded-map.ts).
   private slots = new ShardedMap<number>();
   private first = new Int32Array(64);
@@ -133,6 +135,12 @@ export class VectorIndex {
     this.threads = opts.threads ?? Math.min(4, availableParallelism());
     this.graphOptions = opts.graph ?? {};
     this.onGraphFailure = opts.onGraphFailure ?? (() => undefined);
+    this.blocks = new RowBlocks(this.dims);
+  }
+
+  /** Rows held, live and dead. */
+  private get rows(): number {
+    return this.blocks.rows;
   }
 
   /** Items held. */
@@ -183,7 +191,8 @@ export class VectorIndex {
    */
   add(id: string, vectors: ReadonlyArray<ArrayLike<number>>, fingerprint = 0): void {
     const { dims } = this;
-    vectors.forEach((v, i) => {
+    // Each vector's scale to unit length, from the pass that checks it (one pass fewer a vector).
+    const scales = vectors.map((v, i) => {
       if (v.length !== dims) throw new VectorError(`vector ${i} of ${id} has ${v.length} numbers, expected ${dims}`);
       let norm = 0;
       for (let d = 0; d < dims; d++) {
@@ -191,11 +200,11 @@ export class VectorIndex {
         norm += v[d] * v[d];
       }
       if (norm === 0) throw new VectorError(`vector ${i} of ${id} is all zeros`);
+      return 1 / Math.sqrt(norm);
     });
     this.removeOne(id);
     if (vectors.length === 0) return;
-    const slot = this.ids.length;
-    this.ids.push(id);
+    const slot = this.ids.push(id);
     this.slots.set(id, slot);
     this.first = grow(this.first, slot + 1, (n) => new Int32Array(n));
     this.count = grow(this.count, slot + 1, (n) => new Int32Array(n));
@@ -205,16 +214,9 @@ export class VectorIndex {
     this.fps[slot] = fingerprint >>> 0;
     const need = this.rows + vectors.length;
     this.rowSlot = grow(this.rowSlot, need, (n) => new Int32Array(n));
-    for (const v of vectors) {
-      let norm = 0;
-      for (let d = 0; d < dims; d++) norm += v[d] * v[d];
-      const inv = 1 / Math.sqrt(norm);
-      if (this.rows % BLOCK_ROWS === 0) this.blocks.push(new Float32Array(BLOCK_ROWS * dims));
-      const block = this.blocks[this.blocks.length - 1];
-      const at = (this.rows % BLOCK_ROWS) * dims;
-      for (let d = 0; d < dims; d++) block[at + d] = v[d] * inv;
-      this.rowSlot[this.rows++] = slot;
-    }
+    vectors.forEach((v, i) => {
+      this.rowSlot[this.blocks.append(v, scales[i])] = slot;
+    });
     this.liveRows += vectors.length;
     this.schedule();
   }
@@ -237,7 +239,7 @@ export class VectorIndex {
     }
     this.graph?.remove(sent);
     this.liveRows -= to - from;
-    this.ids[slot] = null;
+    this.ids.set(slot, null);
     this.slots.delete(id);
   }
 
@@ -308,8 +310,8 @@ export class VectorIndex {
 
   private slotTest(accept: Accept | undefined): ((slot: number) => boolean) | undefined {
     if (!accept) return undefined;
-    if (typeof accept === 'function') return (slot) => accept(this.ids[slot] as string);
-    return (slot) => accept.has(this.ids[slot] as string);
+    if (typeof accept === 'function') return (slot) => accept(this.ids.get(slot) as string);
+    return (slot) => accept.has(this.ids.get(slot) as string);
   }
 
   private *slotsOf(ids: ReadonlySet<string>): Generator<number> {
@@ -320,7 +322,7 @@ export class VectorIndex {
   }
 
   private *liveSlots(): Generator<number> {
-    for (let s = 0; s < this.ids.length; s++) if (this.ids[s] !== null) yield s;
+    for (let s = 0; s < this.ids.length; s++) if (this.ids.get(s) !== null) yield s;
   }
 
   private slotScore(slot: number, q: Float32Array): number {
@@ -332,13 +334,7 @@ export class VectorIndex {
 
   /** Dot product of row `r` with `q`. */
   private dot(r: number, q: Float32Array): number {
-    return dotRow(this.blocks[Math.floor(r / BLOCK_ROWS)], this.dims, r % BLOCK_ROWS, q);
-  }
-
-  /** Rows `from..to` (within one block), a view. */
-  private rowsView(from: number, to: number): Float32Array {
-    const at = (from % BLOCK_ROWS) * this.dims;
-    return this.blocks[Math.floor(from / BLOCK_ROWS)].subarray(at, at + (to - from) * this.dims);
+    return this.blocks.dot(r, q);
   }
 
   private exact(q: Float32Array, k: number, test: ((slot: number) => boolean) | undefined): VectorHit[] {
@@ -350,7 +346,7 @@ export class VectorIndex {
     const top = new TopK(k);
     for (const s of slots) top.push(this.slotScore(s, q), s);
     const { rows, scores } = top.sorted();
-    return Array.from(rows, (s, i) => ({ id: this.ids[s] as string, score: scores[i] }));
+    return Array.from(rows, (s, i) => ({ id: this.ids.get(s) as string, score: scores[i] }));
   }
 
   /**
@@ -384,7 +380,7 @@ export class VectorIndex {
     const top = new TopK(k);
     for (const [slot, score] of found) top.push(score, slot);
     const { rows, scores } = top.sorted();
-    return Array.from(rows, (s, i) => ({ id: this.ids[s] as string, score: scores[i] }));
+    return Array.from(rows, (s, i) => ({ id: this.ids.get(s) as string, score: scores[i] }));
   }
 
   /** Sends the rows added this turn to the graph at the end of it (one chunk for many adds). */
@@ -407,23 +403,22 @@ export class VectorIndex {
   }
 
   /**
-   * Sends the live rows not yet sent to the graph's worker, a copy of at most a block a chunk,
-   * while it has fewer than `AHEAD_ROWS` to take (its progress calls this again).
+   * Names the rows not yet sent to the graph's worker, at most a block a chunk, while it has fewer
+   * than `AHEAD_ROWS` to take (its progress calls this again); it reads them from the shared
+   * blocks, each handed to it once.
    */
   private pump(): void {
     if (this.closed) return;
     if (!this.graph && this.liveRows < this.exactBelow) return;
     const graph = (this.graph ??= this.newGraph());
-    const { dims } = this;
     while (!graph.failed && graph.sent < this.rows && graph.sent - graph.upTo < AHEAD_ROWS) {
       const from = graph.sent;
-      const to = Math.min(this.rows, (Math.floor(from / BLOCK_ROWS) + 1) * BLOCK_ROWS);
-      const live: number[] = [];
-      for (let r = from; r < to; r++) if (this.rowSlot[r] >= 0) live.push(r);
-      const vectors = new Float32Array(live.length * dims);
-      if (live.length === to - from) vectors.set(this.rowsView(from, to));
-      else live.forEach((r, i) => vectors.set(this.rowsView(r, r + 1), i * dims));
-      graph.add(Float64Array.from(live), vectors, to);
+      const block = Math.floor(from / BLOCK_ROWS);
+      const to = Math.min(this.rows, (block + 1) * BLOCK_ROWS);
+      if (graph.lastBlock !== block) graph.block(block, this.blocks.shared(block));
+      const dead: number[] = [];
+      for (let r = from; r < to; r++) if (this.rowSlot[r] < 0) dead.push(r);
+      graph.add(from, to, dead);
     }
   }
 
@@ -435,12 +430,12 @@ export class VectorIndex {
     const n = this.ids.length;
     return {
       dims: this.dims,
-      ids: [...this.ids],
+      ids: this.ids.toArray(),
       fingerprints: this.fps.slice(0, n),
       first: this.first.slice(0, n),
       count: this.count.slice(0, n),
       rowSlot: this.rowSlot.slice(0, this.rows),
-      vectors: this.blocks.map((b, i) => b.subarray(0, Math.min(BLOCK_ROWS, this.rows - i * BLOCK_ROWS) * this.dims)),
+      vectors: this.blocks.parts(),
     };
   }
 
@@ -466,32 +461,16 @@ export class VectorIndex {
     const index = new VectorIndex(opts);
     if (snap.dims !== index.dims)
       throw new VectorError(`the snapshot has ${snap.dims} dimensions, expected ${index.dims}`);
-    const { dims } = index;
     const n = snap.ids.length;
     const rows = snap.rowSlot.length;
-    index.ids = [...snap.ids];
+    index.ids = ChunkedArray.from(snap.ids);
     index.first = Int32Array.from(snap.first);
     index.count = Int32Array.from(snap.count);
     index.fps = Uint32Array.from(snap.fingerprints);
     index.rowSlot = Int32Array.from(snap.rowSlot);
-    // Whole blocks are views of the snapshot's arrays (a full block is never written again: at 1M
-    // rows copying them cost a second 1.5 GB at every start); a partial one is copied, to grow.
-    for (const part of snap.vectors)
-      for (let at = 0; at < part.length;) {
-        const left = (part.length - at) / dims;
-        const into = index.rows % BLOCK_ROWS;
-        if (into === 0 && left >= BLOCK_ROWS) {
-          index.blocks.push(part.subarray(at, at + BLOCK_ROWS * dims));
-          index.rows += BLOCK_ROWS;
-          at += BLOCK_ROWS * dims;
-          continue;
-        }
-        if (into === 0) index.blocks.push(new Float32Array(BLOCK_ROWS * dims));
-        const n = Math.min(left, BLOCK_ROWS - into);
-        index.blocks[index.blocks.length - 1].set(part.subarray(at, at + n * dims), into * dims);
-        index.rows += n;
-        at += n * dims;
-      }
+    // Whole blocks are views of the snapshot's arrays (RowBlocks.from: at 1M rows copying them cost
+    // a second 1.5 GB at every start); a partial one is copied, to grow.
+    index.blocks = RowBlocks.from(index.dims, snap.vectors);
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
     for (let s = 0; s < n; s++) {
       const id = snap.ids[s];
