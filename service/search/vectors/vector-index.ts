@@ -103,6 +103,11 @@ export class VectorIndex {
   private readonly sliceMs: number;
   private readonly threads: number;
   private readonly graphOptions: GraphOptions;
+  /**
+   * Candidates a graph search uses (HNSW's ef; `GraphOptions.expansionSearch`, the graph's default
+   * when undefined). It may change between searches: the bench compares settings on one graph.
+   */
+  expansionSearch: number | undefined;
 
   // Rows in blocks of BLOCK_ROWS: adding never copies the rows already held (a doubling array
   // did, 192 ms of CPU in one turn at 16k → 32k rows of 384 numbers).
@@ -132,6 +137,7 @@ export class VectorIndex {
     this.sliceMs = opts.sliceMs ?? 10;
     this.threads = opts.threads ?? Math.min(4, availableParallelism());
     this.graphOptions = opts.graph ?? {};
+    this.expansionSearch = this.graphOptions.expansionSearch;
     this.onGraphFailure = opts.onGraphFailure ?? (() => undefined);
   }
 
@@ -362,7 +368,7 @@ export class VectorIndex {
     fetch: number,
     test: ((slot: number) => boolean) | undefined,
   ): Promise<{ found: Map<number, number>; upTo: number } | undefined> {
-    const answer = await this.graph?.search(q, fetch);
+    const answer = await this.graph?.search(q, fetch, this.expansionSearch);
     if (!answer) return undefined;
     // From here on, one turn: what the index holds now (rows removed meanwhile are dead, -1).
     const found = new Map<number, number>();
