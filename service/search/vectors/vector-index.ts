@@ -3,6 +3,7 @@ import { dotRow, TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { ShardedMap } from '../../lib/sharded-map';
+import { yieldToLoop } from '../../lib/yield-to-loop';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -93,6 +94,9 @@ const grow = <T extends Int32Array | Uint32Array | Float32Array>(a: T, need: num
 const BLOCK_ROWS = 4096;
 /** Rows sent to the graph's worker ahead of what it has taken (each chunk a copy, at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
+
+/** Items `restore` puts in its id map between two turns of the event loop. */
+const RESTORE_STEP_ITEMS = 16_384;
 
 /** See the file's comment. */
 export class VectorIndex {
@@ -500,6 +504,8 @@ export class VectorIndex {
       }
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
     for (let s = 0; s < n; s++) {
+      // In steps: 1M ids into the map in one turn held the loop for hundreds of ms at a start.
+      if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
       const id = snap.ids[s];
       if (id === null) continue;
       index.slots.set(id, s);
