@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { dotRow, TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
-import { graphKeyOf, type GraphOptions } from './hnsw-graph';
+import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { ShardedMap } from '../../lib/sharded-map';
 import { yieldToLoop } from '../../lib/yield-to-loop';
 
@@ -372,7 +372,10 @@ export class VectorIndex {
     fetch: number,
     test: ((slot: number) => boolean) | undefined,
   ): Promise<{ found: Map<number, number>; upTo: number } | undefined> {
-    const answer = await this.graph?.search(q, fetch, this.expansionSearch);
+    // Every candidate the search examined comes back (ef of them, or `fetch` when more), to be
+    // scored again on the f32 rows below: the same cost in the graph, a dot product each here.
+    const ef = this.expansionSearch ?? DEFAULT_EXPANSION_SEARCH;
+    const answer = await this.graph?.search(q, Math.max(fetch, ef), ef);
     if (!answer) return undefined;
     // From here on, one turn: what the index holds now (rows removed meanwhile are dead, -1).
     const found = new Map<number, number>();
@@ -381,8 +384,12 @@ export class VectorIndex {
       const had = found.get(slot);
       if (had === undefined || score > had) found.set(slot, score);
     };
-    const { keys, scores, upTo } = answer;
-    for (let i = 0; i < keys.length; i++) if (keys[i] < this.rows) offer(this.rowSlot[keys[i]], scores[i]);
+    const { keys, upTo } = answer;
+    // Scored on the f32 rows, not the graph's f16 copy: at 1M clustered vectors the 10th and 11th
+    // neighbours differ by ~0.0004 in cosine, under f16's rounding, and the graph's own scores
+    // ordered them wrongly (recall@10 0.842 at ef 128; BENCHMARKS.md, "Vector index libraries").
+    for (let i = 0; i < keys.length; i++)
+      if (keys[i] < this.rows && this.rowSlot[keys[i]] >= 0) offer(this.rowSlot[keys[i]], this.dot(keys[i], q));
     for (let r = upTo; r < this.rows; r++) {
       const slot = this.rowSlot[r];
       if (slot >= 0) offer(slot, this.dot(r, q));
