@@ -63,8 +63,8 @@ export interface SearchSettings {
   readonly semanticCandidates: number;
   /**
    * Candidates a search of the vector graph examines (HNSW's ef; a search asking for more
-   * neighbours examines that many): recall against latency. At 1M clustered vectors of 384
-   * dimensions (docs/semantic-search.md, "The vector graph's settings"). @default 128
+   * neighbours examines that many): recall against latency, measured at 1M clustered vectors of
+   * 384 dimensions (docs/semantic-search.md, "The graph's settings"). @default 256
    */
   readonly semanticEf: number;
 }
@@ -85,7 +85,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   hybridFusion: 'normalized',
   semanticRatio: 0.1,
   semanticCandidates: 100,
-  semanticEf: 128,
+  semanticEf: 256,
 };
 
 /** Search by meaning's settings are left out of the ConfigMap while no embedder is configured: manifests stay as they were. */

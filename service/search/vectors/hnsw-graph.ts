@@ -12,15 +12,16 @@ export interface GraphOptions {
   /** Links a node keeps (HNSW's M). @default 16 */
   readonly connectivity?: number;
   /**
-   * Candidates while adding (efConstruction). 64 builds 1.7× faster than 128 (usearch's default) for
-   * the same recall@10 within 0.003 at 50,000 clustered vectors of 384 dimensions (BENCHMARKS.md,
-   * "Vector index libraries", 1M). @default 64
+   * Candidates while adding (efConstruction; usearch's default). 64 builds 1.7× faster, for recall@10
+   * within 0.003 at 50,000 clustered vectors, but at 1M it gave 0.842 at ef 128 and 0.912 at 512
+   * (BENCHMARKS.md, "Vector index libraries", 1M); 128 gave 0.998 at 500,000. @default 128
    */
   readonly expansionAdd?: number;
   /**
    * Candidates while searching (ef; a search asking for more neighbours uses that many). Not part
    * of the graph: a search may ask for another (`HnswGraph.search`). Query cost grows about
-   * linearly with it (BENCHMARKS.md, "Vector index libraries", 1M). @default 128
+   * linearly with it: 1.35 ms awaited at 256, 2.1 ms at 512 at 1M (BENCHMARKS.md, "Vector index
+   * libraries", 1M). The service's is `SEARCH_SEMANTIC_EF`. @default 256
    */
   readonly expansionSearch?: number;
   /** How the graph stores vectors: f16 halves its memory for no measurable loss of recall. @default 'f16' */
@@ -28,9 +29,9 @@ export interface GraphOptions {
 }
 
 /** `GraphOptions.expansionAdd`'s default. */
-export const DEFAULT_EXPANSION_ADD = 64;
+export const DEFAULT_EXPANSION_ADD = 128;
 /** `GraphOptions.expansionSearch`'s default. */
-export const DEFAULT_EXPANSION_SEARCH = 128;
+export const DEFAULT_EXPANSION_SEARCH = 256;
 
 /** What a graph of `dims` dimensions built with `options` is made with: a persisted graph made otherwise is not used. */
 export function graphKeyOf(dims: number, options: GraphOptions = {}): string {

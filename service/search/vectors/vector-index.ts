@@ -385,9 +385,9 @@ export class VectorIndex {
       if (had === undefined || score > had) found.set(slot, score);
     };
     const { keys, upTo } = answer;
-    // Scored on the f32 rows, not the graph's f16 copy: at 1M clustered vectors the 10th and 11th
-    // neighbours differ by ~0.0004 in cosine, under f16's rounding, and the graph's own scores
-    // ordered them wrongly (recall@10 0.842 at ef 128; BENCHMARKS.md, "Vector index libraries").
+    // Scored on the f32 rows, not the graph's f16 copy: the same scale as the rows not yet in the
+    // graph and the exact path. (At 1M it did not change recall@10: the misses are neighbours the
+    // search never reached, not ones f16 ordered wrongly; BENCHMARKS.md, "Vector index libraries".)
     for (let i = 0; i < keys.length; i++)
       if (keys[i] < this.rows && this.rowSlot[keys[i]] >= 0) offer(this.rowSlot[keys[i]], this.dot(keys[i], q));
     for (let r = upTo; r < this.rows; r++) {
