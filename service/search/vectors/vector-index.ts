@@ -471,7 +471,7 @@ export class VectorIndex {
   }
 
   /**
-   * An index with `snap`'s items. `graph`: a graph file saved by `saveGraph` when the index held
+   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere). `graph`: a graph file saved by `saveGraph` when the index held
    * the first `rows` rows of `snap`; the rest are added to it in the background. Without one the
    * graph is rebuilt in the background when the index is large enough.
    */
@@ -487,10 +487,14 @@ export class VectorIndex {
     const n = snap.ids.length;
     const rows = snap.rowSlot.length;
     index.ids = [...snap.ids];
-    index.first = Int32Array.from(snap.first);
-    index.count = Int32Array.from(snap.count);
-    index.fps = Uint32Array.from(snap.fingerprints);
-    index.rowSlot = Int32Array.from(snap.rowSlot);
+    // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
+    // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. They
+    // grow by a copy when an add needs room, as the index's own arrays do.
+    // (Views of a file's buffer or `slice` copies: never of a SharedArrayBuffer.)
+    index.first = snap.first as Int32Array<ArrayBuffer>;
+    index.count = snap.count as Int32Array<ArrayBuffer>;
+    index.fps = snap.fingerprints as Uint32Array<ArrayBuffer>;
+    index.rowSlot = snap.rowSlot as Int32Array<ArrayBuffer>;
     // Whole blocks are views of the snapshot's arrays (a full block is never written again: at 1M
     // rows copying them cost a second 1.5 GB at every start); a partial one is copied, to grow.
     for (const part of snap.vectors)
