@@ -93,7 +93,8 @@ bench-deps: $(BENCH_DEPS)/node_modules/.package-lock.json
 
 # The vector benches and the hybrid bench run at VECTOR_BENCH_SIZE vectors (documents): 100000 by
 # default (minutes), 1000000 for issue 41's floors (`make bench VECTOR_BENCH_SIZE=1000000`: an hour
-# or more on two shared cores).
+# or more on two shared cores; the vector room's 1M graph alone took 33 min at load 15-24). With
+# VECTOR_BENCH_DIR=<folder> the room keeps its build there and a rerun reuses it (~10 min at 1M).
 bench: build system-deps bench-deps
 	VECTOR_BENCH_SIZE=$(or $(VECTOR_BENCH_SIZE),100000) node --expose-gc -r ts-node/register/transpile-only bench/run.ts
 

@@ -61,6 +61,12 @@ export interface SearchSettings {
    * (hybrid: with every keyword match). @default 100
    */
   readonly semanticCandidates: number;
+  /**
+   * Candidates a search of the vector graph examines (HNSW's ef; a search asking for more
+   * neighbours examines that many): recall against latency, measured at 1M clustered vectors of
+   * 384 dimensions (docs/semantic-search.md, "The graph's settings"). @default 256
+   */
+  readonly semanticEf: number;
 }
 
 export const DEFAULT_SEARCH: SearchSettings = {
@@ -79,6 +85,7 @@ export const DEFAULT_SEARCH: SearchSettings = {
   hybridFusion: 'normalized',
   semanticRatio: 0.1,
   semanticCandidates: 100,
+  semanticEf: 256,
 };
 
 /** Search by meaning's settings are left out of the ConfigMap while no embedder is configured: manifests stay as they were. */
@@ -170,6 +177,13 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'search.semanticCandidates',
     int({ min: 1, max: 10000 }),
     'Semantic and hybrid search: the items nearest the query (over the whole collection, before filters) that semantic results are drawn from',
+    SEMANTIC_DORMANT,
+  ),
+  variable(
+    'SEARCH_SEMANTIC_EF',
+    'search.semanticEf',
+    int({ min: 16, max: 4096 }),
+    "Semantic and hybrid search: candidates a search of the vector graph examines (HNSW's ef; more: better recall, slower queries); docs/semantic-search.md, the vector graph's settings",
     SEMANTIC_DORMANT,
   ),
 ];

@@ -42,7 +42,8 @@ export interface SemanticSearchDeps {
  * Search by meaning's query side as the settings ask for it (issue 41): a `SemanticIndex` fed by
  * `feed` (persisted beside the search segment when `dir` is given), queries embedded through the
  * query cache (`EMBEDDINGS_QUERY_CACHE_SIZE`) with a short timeout and one retry, and the fusion
- * settings (`SEARCH_HYBRID_FUSION`, `SEARCH_SEMANTIC_RATIO`, `SEARCH_SEMANTIC_CANDIDATES`).
+ * settings (`SEARCH_HYBRID_FUSION`, `SEARCH_SEMANTIC_RATIO`, `SEARCH_SEMANTIC_CANDIDATES`); the vector graph's
+ * searches examine `SEARCH_SEMANTIC_EF` candidates.
  */
 export function createSemanticSearch(
   settings: Pick<Settings, 'embeddings' | 'search'>,
@@ -58,6 +59,7 @@ export function createSemanticSearch(
     key,
     store,
     logger,
+    vectors: { graph: { expansionSearch: settings.search.semanticEf } },
     startWaitMs: SEMANTIC_START_WAIT_MS,
   });
   const cache = embedder ? new QueryEmbeddingCache(embedder, e.queryCacheSize) : undefined;

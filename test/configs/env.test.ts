@@ -141,6 +141,7 @@ describe('loadSettings: every variable parses', () => {
     SEARCH_HYBRID_FUSION: 'rrf',
     SEARCH_SEMANTIC_RATIO: '0.3',
     SEARCH_SEMANTIC_CANDIDATES: '250',
+    SEARCH_SEMANTIC_EF: '200',
     CONTENT_COMPACTION_BYTES: '1mb',
     KVSTORE_KEY_PREFIX: 'blog:{content}',
     KVSTORE_DURABILITY: 'replica-disk',
@@ -275,6 +276,7 @@ describe('loadSettings: every variable parses', () => {
       hybridFusion: 'rrf',
       semanticRatio: 0.3,
       semanticCandidates: 250,
+      semanticEf: 200,
     });
     expect(s.content).toEqual({ compactionBytes: 1024 * 1024 });
     expect(s.kvstore.keyPrefix).toBe('blog:{content}');
@@ -339,6 +341,7 @@ describe('loadSettings: bad values stop startup with one clear message', () => {
     ['SEARCH_HYBRID_FUSION', 'rank', 'one of rrf, normalized'],
     ['SEARCH_SEMANTIC_RATIO', '1.5', 'a number >= 0 and <= 1'],
     ['SEARCH_SEMANTIC_CANDIDATES', '0', 'an integer from 1 to 10000'],
+    ['SEARCH_SEMANTIC_EF', '8', 'an integer from 16 to 4096'],
     ['AI_ANSWER_MAX_CHARS', '0', 'an integer from 1'],
     ['AI_ANSWER_TIMEOUT_MS', '50', 'an integer from 100'],
     ['AI_FIRST_BYTE_TIMEOUT_MS', 'soon', 'an integer from 100'],

@@ -26,7 +26,14 @@ export type ToGraph =
   | { readonly t: 'add'; readonly from: number; readonly end: number; readonly dead: readonly number[] }
   /** Rows to take out (those not offered yet are skipped when they come). */
   | { readonly t: 'remove'; readonly rows: readonly number[] }
-  | { readonly t: 'search'; readonly id: number; readonly query: Float32Array; readonly fetch: number }
+  /** `ef`: candidates searched (the graph's `expansionSearch` when absent). */
+  | {
+      readonly t: 'search';
+      readonly id: number;
+      readonly query: Float32Array;
+      readonly fetch: number;
+      readonly ef?: number;
+    }
   | { readonly t: 'save'; readonly id: number; readonly path: string }
   /** Reads a graph file holding the first `rows` rows, then takes `dead` out of it. */
   | {

@@ -77,9 +77,12 @@ export class GraphWorker {
     if (rows.length > 0 && !this.failed) this.send({ t: 'remove', rows });
   }
 
-  /** The graph's `fetch` neighbours of `query` (unit length); undefined when the worker has failed. */
-  async search(query: Float32Array, fetch: number): Promise<GraphFound | undefined> {
-    const r = await this.request((id) => ({ t: 'search', id, query, fetch }));
+  /**
+   * The graph's `fetch` neighbours of `query` (unit length), searched with `ef` candidates (the
+   * graph's own when undefined); undefined when the worker has failed.
+   */
+  async search(query: Float32Array, fetch: number, ef?: number): Promise<GraphFound | undefined> {
+    const r = await this.request((id) => ({ t: 'search', id, query, fetch, ef }));
     return r?.t === 'found' ? r : undefined;
   }
 

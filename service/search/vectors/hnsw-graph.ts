@@ -11,23 +11,32 @@ import { Index, MetricKind, ScalarKind } from 'usearch';
 export interface GraphOptions {
   /** Links a node keeps (HNSW's M). @default 16 */
   readonly connectivity?: number;
-  /** Candidates while adding (efConstruction). @default 128 */
+  /**
+   * Candidates while adding (efConstruction; usearch's default). 64 builds 1.7× faster, for recall@10
+   * within 0.003 at 50,000 clustered vectors, but at 1M it gave 0.842 at ef 128 and 0.912 at 512
+   * (BENCHMARKS.md, "Vector index libraries", 1M); 128 gave 0.998 at 500,000. @default 128
+   */
   readonly expansionAdd?: number;
   /**
-   * Candidates while searching (ef). Recall@10 at 5,000 clustered vectors of 384 dimensions, 50
-   * queries: 128 gave 0.946–0.950 from one build to the next (the graph depends on how its inserts
-   * were sliced), 192 gave 0.982, 256 0.988; query cost grows about linearly with it
-   * (bench/results/vectors.md). @default 256
+   * Candidates while searching (ef; a search asking for more neighbours uses that many). Not part
+   * of the graph: a search may ask for another (`HnswGraph.search`). Query cost grows about
+   * linearly with it: 1.35 ms awaited at 256, 2.1 ms at 512 at 1M (BENCHMARKS.md, "Vector index
+   * libraries", 1M). The service's is `SEARCH_SEMANTIC_EF`. @default 256
    */
   readonly expansionSearch?: number;
   /** How the graph stores vectors: f16 halves its memory for no measurable loss of recall. @default 'f16' */
   readonly quantization?: 'f16' | 'f32';
 }
 
+/** `GraphOptions.expansionAdd`'s default. */
+export const DEFAULT_EXPANSION_ADD = 128;
+/** `GraphOptions.expansionSearch`'s default. */
+export const DEFAULT_EXPANSION_SEARCH = 256;
+
 /** What a graph of `dims` dimensions built with `options` is made with: a persisted graph made otherwise is not used. */
 export function graphKeyOf(dims: number, options: GraphOptions = {}): string {
   const quantization = options.quantization ?? 'f16';
-  return `usearch:ip:${quantization}:m${options.connectivity ?? 16}:ef${options.expansionAdd ?? 128}:d${dims}`;
+  return `usearch:ip:${quantization}:m${options.connectivity ?? 16}:ef${options.expansionAdd ?? DEFAULT_EXPANSION_ADD}:d${dims}`;
 }
 
 /**
@@ -36,6 +45,7 @@ export function graphKeyOf(dims: number, options: GraphOptions = {}): string {
  */
 export class HnswGraph {
   private readonly index: Index;
+  private readonly expansionSearch: number;
   /** What the graph is built with: a persisted graph made otherwise is not used. */
   readonly key: string;
 
@@ -45,7 +55,7 @@ export class HnswGraph {
     private readonly threads = 1,
   ) {
     const connectivity = options.connectivity ?? 16;
-    const expansionAdd = options.expansionAdd ?? 128;
+    const expansionAdd = options.expansionAdd ?? DEFAULT_EXPANSION_ADD;
     const quantization = options.quantization ?? 'f16';
     this.index = new Index({
       dimensions: dims,
@@ -53,9 +63,12 @@ export class HnswGraph {
       quantization: quantization === 'f16' ? ScalarKind.F16 : ScalarKind.F32,
       connectivity,
       expansion_add: expansionAdd,
-      expansion_search: options.expansionSearch ?? 256,
+      // Each search asks for max(ef, neighbours) itself (the library searches with the larger of
+      // its own setting and the neighbours asked for): ef is a search's choice, not the graph's.
+      expansion_search: 1,
       multi: false,
     });
+    this.expansionSearch = options.expansionSearch ?? DEFAULT_EXPANSION_SEARCH;
     this.key = graphKeyOf(dims, options);
   }
 
@@ -79,12 +92,15 @@ export class HnswGraph {
     if (rows.length > 0) this.index.remove(BigUint64Array.from(rows, BigInt));
   }
 
-  /** The `fetch` rows nearest `query` (unit length), with their similarity, to `visit`. */
-  search(query: Float32Array, fetch: number, visit: (row: number, score: number) => void): void {
+  /**
+   * The `fetch` rows nearest `query` (unit length), with their similarity, to `visit`, searched
+   * with `ef` candidates (the graph's `expansionSearch` when not given).
+   */
+  search(query: Float32Array, fetch: number, visit: (row: number, score: number) => void, ef?: number): void {
     if (this.index.size() === 0) return;
-    const m = this.index.search(query, fetch, 1);
-    // Inner product distance is 1 − dot.
-    for (let i = 0; i < m.keys.length; i++) visit(Number(m.keys[i]), 1 - m.distances[i]);
+    const m = this.index.search(query, Math.max(fetch, ef ?? this.expansionSearch), 1);
+    // Best first: the first `fetch`. Inner product distance is 1 − dot.
+    for (let i = 0; i < Math.min(fetch, m.keys.length); i++) visit(Number(m.keys[i]), 1 - m.distances[i]);
   }
 
   /** Writes the graph to `path` in usearch's format (one synchronous call: the library has no other). */

@@ -90,10 +90,15 @@ port.on('message', (m: ToGraph) => {
       case 'search': {
         const keys: number[] = [];
         const scores: number[] = [];
-        graph.search(m.query, m.fetch, (row, score) => {
-          keys.push(row);
-          scores.push(score);
-        });
+        graph.search(
+          m.query,
+          m.fetch,
+          (row, score) => {
+            keys.push(row);
+            scores.push(score);
+          },
+          m.ef,
+        );
         const k = Float64Array.from(keys);
         const s = Float64Array.from(scores);
         post({ t: 'found', id: m.id, keys: k, scores: s, upTo }, [k.buffer, s.buffer]);

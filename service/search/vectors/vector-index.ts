@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
-import { graphKeyOf, type GraphOptions } from './hnsw-graph';
+import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { BLOCK_ROWS, RowBlocks } from './row-blocks';
 import { ChunkedArray } from '../../lib/chunked-array';
 import { ShardedMap } from '../../lib/sharded-map';
+import { yieldToLoop } from '../../lib/yield-to-loop';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -95,6 +96,9 @@ const grow = <T extends Int32Array | Uint32Array | Float32Array>(a: T, need: num
 /** Rows sent to the graph's worker ahead of what it has taken (a chunk is at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
 
+/** Items `restore` puts in its id map between two turns of the event loop. */
+const RESTORE_STEP_ITEMS = 16_384;
+
 /** See the file's comment. */
 export class VectorIndex {
   readonly dims: number;
@@ -104,6 +108,11 @@ export class VectorIndex {
   private readonly sliceMs: number;
   private readonly threads: number;
   private readonly graphOptions: GraphOptions;
+  /**
+   * Candidates a graph search uses (HNSW's ef; `GraphOptions.expansionSearch`, the graph's default
+   * when undefined). It may change between searches: the bench compares settings on one graph.
+   */
+  expansionSearch: number | undefined;
 
   // Rows in shared blocks of BLOCK_ROWS (row-blocks.ts), which the graph's worker reads too: adding
   // never copies the rows already held (a doubling array did, 192 ms of CPU in one turn at 16k →
@@ -134,6 +143,7 @@ export class VectorIndex {
     this.sliceMs = opts.sliceMs ?? 10;
     this.threads = opts.threads ?? Math.min(4, availableParallelism());
     this.graphOptions = opts.graph ?? {};
+    this.expansionSearch = this.graphOptions.expansionSearch;
     this.onGraphFailure = opts.onGraphFailure ?? (() => undefined);
     this.blocks = new RowBlocks(this.dims);
   }
@@ -358,7 +368,10 @@ export class VectorIndex {
     fetch: number,
     test: ((slot: number) => boolean) | undefined,
   ): Promise<{ found: Map<number, number>; upTo: number } | undefined> {
-    const answer = await this.graph?.search(q, fetch);
+    // Every candidate the search examined comes back (ef of them, or `fetch` when more), to be
+    // scored again on the f32 rows below: the same cost in the graph, a dot product each here.
+    const ef = this.expansionSearch ?? DEFAULT_EXPANSION_SEARCH;
+    const answer = await this.graph?.search(q, Math.max(fetch, ef), ef);
     if (!answer) return undefined;
     // From here on, one turn: what the index holds now (rows removed meanwhile are dead, -1).
     const found = new Map<number, number>();
@@ -367,8 +380,12 @@ export class VectorIndex {
       const had = found.get(slot);
       if (had === undefined || score > had) found.set(slot, score);
     };
-    const { keys, scores, upTo } = answer;
-    for (let i = 0; i < keys.length; i++) if (keys[i] < this.rows) offer(this.rowSlot[keys[i]], scores[i]);
+    const { keys, upTo } = answer;
+    // Scored on the f32 rows, not the graph's f16 copy: the same scale as the rows not yet in the
+    // graph and the exact path. (At 1M it did not change recall@10: the misses are neighbours the
+    // search never reached, not ones f16 ordered wrongly; BENCHMARKS.md, "Vector index libraries".)
+    for (let i = 0; i < keys.length; i++)
+      if (keys[i] < this.rows && this.rowSlot[keys[i]] >= 0) offer(this.rowSlot[keys[i]], this.dot(keys[i], q));
     for (let r = upTo; r < this.rows; r++) {
       const slot = this.rowSlot[r];
       if (slot >= 0) offer(slot, this.dot(r, q));
@@ -449,7 +466,7 @@ export class VectorIndex {
   }
 
   /**
-   * An index with `snap`'s items. `graph`: a graph file saved by `saveGraph` when the index held
+   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere). `graph`: a graph file saved by `saveGraph` when the index held
    * the first `rows` rows of `snap`; the rest are added to it in the background. Without one the
    * graph is rebuilt in the background when the index is large enough.
    */
@@ -464,15 +481,21 @@ export class VectorIndex {
     const n = snap.ids.length;
     const rows = snap.rowSlot.length;
     index.ids = ChunkedArray.from(snap.ids);
-    index.first = Int32Array.from(snap.first);
-    index.count = Int32Array.from(snap.count);
-    index.fps = Uint32Array.from(snap.fingerprints);
-    index.rowSlot = Int32Array.from(snap.rowSlot);
+    // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
+    // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. They
+    // grow by a copy when an add needs room, as the index's own arrays do.
+    // (Views of a file's buffer or `slice` copies: never of a SharedArrayBuffer.)
+    index.first = snap.first as Int32Array<ArrayBuffer>;
+    index.count = snap.count as Int32Array<ArrayBuffer>;
+    index.fps = snap.fingerprints as Uint32Array<ArrayBuffer>;
+    index.rowSlot = snap.rowSlot as Int32Array<ArrayBuffer>;
     // Whole blocks are views of the snapshot's arrays (RowBlocks.from: at 1M rows copying them cost
     // a second 1.5 GB at every start); a partial one is copied, to grow.
     index.blocks = RowBlocks.from(index.dims, snap.vectors);
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
     for (let s = 0; s < n; s++) {
+      // In steps: 1M ids into the map in one turn held the loop for hundreds of ms at a start.
+      if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
       const id = snap.ids[s];
       if (id === null) continue;
       index.slots.set(id, s);

@@ -127,12 +127,21 @@ export class VectorStore {
 
   /** The persisted index, or why it cannot be used. */
   private async read(expect: VectorFileExpect, options: VectorIndexOptions): Promise<LoadedVectors | string> {
+    // How long each step took (ms), logged: a slow start says where its time went.
+    const steps: Record<string, number> = {};
+    let at = performance.now();
+    const step = (name: string) => {
+      const now = performance.now();
+      steps[name] = Math.round(now - at);
+      at = now;
+    };
     let buf: Buffer;
     try {
       buf = await readWholeFile(this.file);
     } catch (e) {
       return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'none yet' : `unreadable: ${(e as Error).message}`;
     }
+    step('read');
     let decoded;
     try {
       decoded = await decodeVectors(buf, expect.key, yieldToLoop);
@@ -140,15 +149,22 @@ export class VectorStore {
       if (e instanceof VectorFileError) return e.message;
       throw e;
     }
+    step('decode');
     const { snap, meta } = decoded;
     if (meta.content !== expect.content)
       return `stale: it holds content ${meta.content}, the live content is ${expect.content}`;
     if (snap.dims !== options.dims) return `made with ${snap.dims} dimensions, the index has ${options.dims}`;
     const graph = await this.graphOf(meta.graph, graphKeyOf(options.dims, options.graph));
+    step('graphChecksum');
     if (typeof graph === 'string')
       this.opts.logger.warn({ file: this.file, reason: graph }, `vector graph not used (${graph}): rebuilding it`);
     const usable = typeof graph === 'string' ? undefined : graph;
     const index = await VectorIndex.restore(options, snap, usable);
+    step('restore');
+    this.opts.logger.info(
+      { file: this.file, items: index.size, graph: usable !== undefined && index.hasGraph, steps },
+      'persisted vector index read',
+    );
     return { index, from: 'file', graph: usable !== undefined && index.hasGraph };
   }
 
