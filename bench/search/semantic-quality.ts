@@ -189,10 +189,14 @@ async function collection(name: string, v: Vaswani, lazy: LazyServer): Promise<C
   items.forEach((item, i) => vectors.add(item.id, emb.items[i]));
   await vectors.settle();
   const semantic: RankedDoc[][] = await Promise.all(emb.queries.map((q) => vectors.search(q, DEPTH)));
-  // Every keyword match, for the cross-check of normalised fusion (which fuses them all).
+  // Every keyword match, for the cross-check of normalised fusion (which fuses them all); kept are
+  // the first DEPTH and the semantic candidates, all that the fused top DEPTH can hold.
   const everyMatch: RankedDoc[][] = [];
-  for (const q of v.queries)
-    everyMatch.push([...(await index.search({ text: q.text, limit: items.length, offset: 0, snippets: false })).hits]);
+  for (const [i, q] of v.queries.entries()) {
+    const all = (await index.search({ text: q.text, limit: items.length, offset: 0, snippets: false })).hits;
+    const near = new Set(semantic[i].map((d) => d.id));
+    everyMatch.push(all.filter((h, r) => r < DEPTH || near.has(h.id)).map((h) => ({ id: h.id, score: h.score })));
+  }
   vectors.close();
   // The same vectors scanned exactly: what the graph's approximation costs, if anything.
   const exact = new VectorIndex({ dims: emb.queries[0].length, exactBelow: Infinity });
