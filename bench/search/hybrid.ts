@@ -10,7 +10,9 @@
  * - keyword: `EmbeddedIndex.search` (the page of 10 with its snippets);
  * - hybrid: the `SEARCH_SEMANTIC_CANDIDATES` (100) nearest + `meaningPage` (mode hybrid, the
  *   service's default fusion and ratio) + the page's snippets; and its parts: the vector search
- *   alone, and the keyword index's pass alone (100 results, the candidates counted with it).
+ *   alone, and the keyword index's pass alone (the one the tree's `meaningPage` asks for, the
+ *   candidates counted with it: 100 results by rrf; by normalized today the page's 10 and the
+ *   candidates' keyword scores).
  *
  * Both with and without facets (type, tag) and a filter (type article+project). The query vector is
  * given (a cached query costs no provider call; a provider's latency is its own). Wall and CPU
@@ -108,7 +110,7 @@ async function hybridAt(v: Vaswani, size: number, reps: number, log: (l: string)
     `- keyword index built in ${keywordBuild.toFixed(1)} s${ts.length > 1 ? ' (each tree)' : ''}, vector index (${size.toLocaleString('en')} × ${DIMS}) ${exact ? 'without a graph: the 100 nearest found by an exact scan before the timings, the vector search not in the hybrid figures' : `f16 HNSW in ${vectorBuild.toFixed(1)} s`}`,
     `- fusion ${DEFAULT_SEARCH.hybridFusion} at ratio ${DEFAULT_SEARCH.semanticRatio}, ${CANDIDATES} candidates; median of ${reps} per query, p50 / p99 over the 93 queries; wall ms (CPU ms)`,
     '',
-    '| tree | queries | keyword p50 / p99 | hybrid p50 / p99 | hybrid − keyword p50 | parts p50: vector search · keyword pass of 100 + candidates | load | max loop delay |',
+    '| tree | queries | keyword p50 / p99 | hybrid p50 / p99 | hybrid − keyword p50 | parts p50: vector search · the keyword pass + candidates | load | max loop delay |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const [label, extra] of [
@@ -132,7 +134,15 @@ async function hybridAt(v: Vaswani, size: number, reps: number, log: (l: string)
           const tree = ts[(ti + r) % ts.length];
           const at = ts.indexOf(tree);
           const idx = tree.index;
-          const hybridIndex = { search: (q: IndexQuery) => idx.search(q), sorted: idx.sorted.bind(idx) };
+          // The keyword search the hybrid page asks for, replayed alone as the pass.
+          let asked: IndexQuery | undefined;
+          const hybridIndex = {
+            search: (q: IndexQuery) => {
+              asked = q;
+              return idx.search(q);
+            },
+            sorted: idx.sorted.bind(idx),
+          };
           const steps: Record<Part, () => Promise<unknown> | unknown> = {
             keyword: () => idx.search({ text: texts[i], limit: 10, offset: 0, ...extra }),
             hybrid: async () => {
@@ -156,15 +166,7 @@ async function hybridAt(v: Vaswani, size: number, reps: number, log: (l: string)
               );
             },
             vector: () => (exact ? undefined : nearest(i)),
-            pass: () =>
-              idx.search({
-                text: texts[i],
-                limit: CANDIDATES,
-                offset: 0,
-                snippets: false,
-                also: candidateIds[i],
-                ...extra,
-              }),
+            pass: () => idx.search({ ...asked!, also: candidateIds[i] }),
           };
           for (const p of parts) {
             const c = process.cpuUsage();

@@ -49,7 +49,8 @@ export interface SearchSettings {
   /**
    * How hybrid search (issue 41) fuses its keyword and semantic rankings: `rrf`, reciprocal rank
    * fusion with k = 60 (ranks only, so BM25's unbounded scores need no calibration against
-   * cosine similarities), or `normalized` (min-max per list, then the convex combination).
+   * cosine similarities), or `normalized` (keyword scores over the best one, similarities
+   * min-max, then the convex combination).
    * @default 'rrf' (docs/semantic-search.md, "Querying by meaning")
    */
   readonly hybridFusion: 'rrf' | 'normalized';
@@ -162,7 +163,7 @@ export const SEARCH_VARIABLES: readonly VariableSpec[] = [
     'SEARCH_HYBRID_FUSION',
     'search.hybridFusion',
     oneOf(['rrf', 'normalized']),
-    'Hybrid search: fuse the keyword and semantic rankings by min-max normalised scores (normalized, the default) or by reciprocal rank (rrf, k = 60); BENCHMARKS.md, search by meaning',
+    'Hybrid search: fuse the keyword and semantic rankings by normalised scores (normalized, the default: keyword scores over the best one, similarities min-max) or by reciprocal rank (rrf, k = 60); BENCHMARKS.md, search by meaning',
     SEMANTIC_DORMANT,
   ),
   variable(

@@ -22,6 +22,7 @@ import { accumulatedTopK } from './scoring/accumulated-top-k';
 import { boundedTopK } from './scoring/bounded-top-k';
 import { maxScoreTopK } from './scoring/max-score';
 import { proximityRerank } from './scoring/proximity';
+import { exactScore } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
 import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
@@ -121,6 +122,21 @@ export interface IndexSeams {
   snippet(hit: DocHit, wanted: ReadonlySet<string>): string;
   /** The served index's postings and statistics (`CompactIndex.postingsView`). */
   postingsView(): PostingsView;
+}
+
+/** A relevance pass's scores: any document's (`IndexQuery.scoreAlso`). */
+interface RankedPass {
+  /** Document `doc`'s keyword score, as the ranking gives it (0 for one that matches no term). */
+  readonly scoreOf: (doc: number) => number;
+}
+
+/**
+ * `scoreOf` that answers from `hits` first: their scores are the ranking's last word (the top
+ * ones re-scored by proximity), the rest the pass's own.
+ */
+function scoredFirst(hits: readonly DocHit[], scoreOf: (doc: number) => number): (doc: number) => number {
+  const known = new Map(hits.map((h) => [h.doc, h.score]));
+  return (doc) => known.get(doc) ?? scoreOf(doc);
 }
 
 /** One scoring pass of `EmbeddedIndex.runPruned`. */
@@ -344,11 +360,13 @@ export class EmbeddedIndex implements SearchIndex {
     // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
     // (`extra`): counted, and tallied in the facets, after the passes that counted the matches.
     // Awaited only here, after the passes: a vector search meanwhile runs beside them (hybrid search).
-    const extras = async (terms: readonly WeightedTerm[], total: number) => {
+    const extras = async (terms: readonly WeightedTerm[], total: number, ranked?: RankedPass) => {
       const also = (await alsoGiven) ?? [];
       if (!also.length) return { total };
       const extra: string[] = [];
       const kept: string[] = [];
+      const scoreOf = query.scoreAlso && ranked ? ranked.scoreOf : undefined;
+      const keywordScores = scoreOf && new Map<string, number>();
       const scored = new Set(terms.filter(([, w]) => w > 0).map(([t]) => t));
       for (const id of also) {
         const doc = this.compact.shortId(id);
@@ -356,13 +374,15 @@ export class EmbeddedIndex implements SearchIndex {
         // Every field's terms are in `text` too: holding one there is matching the query (one
         // pass over the document's terms, not one per query term: RM3 scores ~45).
         if (scored.size > 0 && this.compact.heldTerms(doc, 'text', scored).size > 0) {
-          if (cf!.empty || cf!.all(doc)) kept.push(id);
+          if (!(cf!.empty || cf!.all(doc))) continue;
+          kept.push(id);
+          keywordScores?.set(id, scoreOf!(doc));
         } else if (tally ? tally.visit(doc) : cf!.empty || cf!.all(doc)) {
           kept.push(id);
           extra.push(id);
         }
       }
-      return { total: total + extra.length, extra, kept };
+      return { total: total + extra.length, extra, kept, ...(keywordScores && { keywordScores }) };
     };
     if (!keyword) return { hits: [], ...(await extras([], 0)), ...counts() };
     if (!text) return { ...(await this.browse(query, sort, cf!, tally, pause)), ...counts() };
@@ -375,7 +395,7 @@ export class EmbeddedIndex implements SearchIndex {
     const k = query.offset + query.limit;
     const x = r.expansion;
     const expand = !plan.short && x.enabled && this.compact.documentCount >= x.minDocs;
-    let page: { total: number; hits: DocHit[] };
+    let page: { total: number; hits: DocHit[] } & Partial<RankedPass>;
     // The terms whose matches `total` counts.
     let counted: readonly WeightedTerm[] = plan.scored;
     if (sort !== 'relevance') {
@@ -427,11 +447,12 @@ export class EmbeddedIndex implements SearchIndex {
           proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)),
           slicer,
         );
-        page = { total: page.total, hits: hits.slice(0, k) };
+        page = { ...page, hits: hits.slice(0, k), scoreOf: scoredFirst(hits, page.scoreOf!) };
       }
     }
     const hits = await this.pageHits(page.hits, query, highlight, pause);
-    return { hits, ...(await extras(counted, page.total)), ...counts() };
+    const ranked = page.scoreOf && { scoreOf: page.scoreOf };
+    return { hits, ...(await extras(counted, page.total, ranked)), ...counts() };
   }
 
   /**
@@ -600,7 +621,7 @@ export class EmbeddedIndex implements SearchIndex {
    * awaited between a term's postings and the next, and between windows of documents (see
    * `PrunedPass`).
    */
-  private async runPruned(pass: PrunedPass): Promise<{ total: number; hits: DocHit[] }> {
+  private async runPruned(pass: PrunedPass): Promise<{ total: number; hits: DocHit[] } & RankedPass> {
     const { pause, terms, keep: keepDoc, visit, k, groups, count = true, known, reread = false } = pass;
     const r = this.ranking;
     const compact = this.compact;
@@ -650,7 +671,9 @@ export class EmbeddedIndex implements SearchIndex {
       pause,
       { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace },
     );
-    return { total: counted ? counted.matched : total, hits };
+    // A document's score in this pass, as the scorer gives it (`IndexQuery.scoreAlso`).
+    const scoreOf = (doc: number) => exactScore(cursors, { whole, coordination }, doc);
+    return { total: counted ? counted.matched : total, hits, scoreOf };
   }
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */

@@ -31,6 +31,14 @@ export interface FusionOptions {
   readonly method: FusionMethod;
   /** RRF's rank constant. @default 60 (`RRF_K`) */
   readonly k?: number;
+  /**
+   * `normalized` only: how the keyword list's scores are scaled. `min-max` like the semantic
+   * list's; `best`: divided by the list's best score (BM25's scores are positive: 0 stays 0), so
+   * an item's keyword part does not depend on how deep the list goes, and equal fused scores are
+   * ordered by keyword score (best first) before id, so keyword matches of equal fused score keep
+   * the keyword order (the hybrid page's, docs/api.md). @default 'min-max'
+   */
+  readonly keywordScale?: 'min-max' | 'best';
 }
 
 /** One fused result: its fused score and where it stood in each list. */
@@ -60,7 +68,8 @@ export function fuse(keyword: readonly ScoredId[], semantic: readonly ScoredId[]
   if (!(k > 0 && Number.isFinite(k))) throw new RangeError(`fusion k must be a positive number, got ${k}`);
   const kw = ranked(keyword, 'keyword');
   const sem = ranked(semantic, 'semantic');
-  const kwPart = part(kw, 1 - ratio, method, k);
+  const best = method === 'normalized' && opts.keywordScale === 'best';
+  const kwPart = part(kw, 1 - ratio, method, k, best);
   const semPart = part(sem, ratio, method, k);
   const out: FusedId[] = [];
   const ids = new Set<string>([...kw.keys(), ...sem.keys()]);
@@ -74,7 +83,9 @@ export function fuse(keyword: readonly ScoredId[], semantic: readonly ScoredId[]
       ...(b && { semanticRank: b.rank }),
     });
   }
-  return out.sort(byScoreThenId);
+  if (!best) return out.sort(byScoreThenId);
+  const kwScore = (f: FusedId) => (f.keywordRank === undefined ? -Infinity : kw.get(f.id)!.score);
+  return out.sort((a, b) => b.score - a.score || kwScore(b) - kwScore(a) || byScoreThenId(a, b));
 }
 
 interface Ranked {
@@ -99,13 +110,19 @@ function ranked(list: readonly ScoredId[], name: string): Map<string, Ranked> {
   return out;
 }
 
-/** What one list adds to an id's fused score. */
-function part(list: Map<string, Ranked>, weight: number, method: FusionMethod, k: number): (r: Ranked) => number {
+/** What one list adds to an id's fused score; `best`: scaled by the list's best score alone (min 0). */
+function part(
+  list: Map<string, Ranked>,
+  weight: number,
+  method: FusionMethod,
+  k: number,
+  best = false,
+): (r: Ranked) => number {
   if (method === 'rrf') return (r) => weight / (k + r.rank);
-  let min = Infinity;
+  let min = best ? 0 : Infinity;
   let max = -Infinity;
   for (const r of list.values()) {
-    min = Math.min(min, r.score);
+    if (!best) min = Math.min(min, r.score);
     max = Math.max(max, r.score);
   }
   const span = max - min;

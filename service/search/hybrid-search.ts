@@ -27,7 +27,7 @@ export interface MeaningQuery {
   /** Weight of the semantic ranking (hybrid). */
   readonly ratio: number;
   readonly fusion: FusionMethod;
-  /** Keyword results fused (hybrid): the first this many (`SEARCH_SEMANTIC_CANDIDATES`). */
+  /** Keyword results fused (hybrid by `rrf`): the first this many (`SEARCH_SEMANTIC_CANDIDATES`). */
   readonly candidates: number;
 }
 
@@ -53,9 +53,11 @@ export interface MeaningPage {
  *
  * - semantic: the result set is C ∩ F; by relevance in similarity order (score: the cosine
  *   similarity), else in the sort's order.
- * - hybrid: the result set is (M ∪ C) ∩ F. By relevance: the fusion (`fuse`) of the first
- *   `candidates` keyword results and C ∩ F, then the keyword matches past them that C does not hold, in
- *   keyword order, scored 0; else every member in the sort's order.
+ * - hybrid: the result set is (M ∪ C) ∩ F. By relevance: `normalized`, the fusion (`fuse`, the
+ *   keyword scores over the best one) of every keyword match and C ∩ F, for which the keyword
+ *   search need go no deeper than the page (`fusedQuery`); `rrf`, the fusion of the first
+ *   `candidates` keyword results and C ∩ F, then the keyword matches past them that C does not
+ *   hold, in keyword order, scored 0. Else every member in the sort's order.
  *
  * `total` is the size of the result set and the facets count its members, each facet without its
  * own part of the filter (disjunctive), exactly: the keyword index counts M and adds the members
@@ -82,7 +84,7 @@ async function hybridPage(
   const also = nearest.then((hits) => hits.map((h) => h.id));
   // Read by the index after its passes; a failed vector search is reported below, not here.
   also.then(undefined, () => undefined);
-  const pending = index.search(indexQuery(q, sort, end, also, Math.max(q.candidates, end)));
+  const pending = index.search(fusedQuery(q, sort, end, also));
   let candidates: readonly ScoredId[];
   try {
     candidates = await nearest;
@@ -114,14 +116,35 @@ function indexQuery(
   };
 }
 
+/**
+ * The keyword search a page by relevance fuses: by `rrf` the first `candidates` results (their
+ * ranks); by `normalized` the page's own depth and the candidates' keyword scores (`scoreAlso`):
+ * a keyword match's part is its score over the best one, so one past the page that is no
+ * candidate never outranks the page's (`fused`).
+ */
+function fusedQuery(q: PendingMeaningQuery, sort: SearchSort, end: number, also: IndexQuery['also']): IndexQuery {
+  if (q.fusion === 'normalized') return { ...indexQuery(q, sort, end, also), scoreAlso: true };
+  return indexQuery(q, sort, end, also, Math.max(q.candidates, end));
+}
+
 /** `total` and facets of an index page. */
 function counts(p: IndexPage): Omit<MeaningPage, 'hits'> {
   return { total: p.total, ...(p.facets && { facets: p.facets }) };
 }
 
-/** The hybrid page by relevance from the keyword search with `limit` ≥ candidates (docs/api.md). */
+/** The hybrid page by relevance from the keyword search `fusedQuery` asked for (docs/api.md). */
 function fused(q: PendingMeaningQuery, page: IndexPage, nearest: readonly ScoredId[], end: number): MeaningPage {
   const similarity = new Map(nearest.map((h) => [h.id, h.score]));
+  if (q.fusion === 'normalized') {
+    // Every keyword match keeps its score over the best: the page's keyword results and the
+    // candidates that match hold every member that can rank before `end`.
+    const keyword: ScoredId[] = page.hits.map((h) => ({ id: h.id, score: h.score }));
+    const listed = new Set(keyword.map((h) => h.id));
+    for (const [id, score] of page.keywordScores ?? []) if (!listed.has(id)) keyword.push({ id, score });
+    const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
+    const ranked = fuse(keyword, semantic, { ratio: q.ratio, method: 'normalized', keywordScale: 'best' });
+    return { hits: ranked.slice(q.offset, end).map((h) => ({ id: h.id, score: h.score })), ...counts(page) };
+  }
   const n = q.candidates;
   const keyword = page.hits.slice(0, n).map((h) => ({ id: h.id, score: h.score }));
   const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
@@ -154,6 +177,6 @@ async function pageOf(index: HybridCapableIndex, q: MeaningQuery, sort: SearchSo
     const ids = await index.sorted([...page.hits.map((h) => h.id), ...(page.extra ?? [])], sort);
     return { hits: ids.slice(q.offset, end).map((id) => ({ id, score: 0 })), ...counts(page) };
   }
-  const page = await index.search({ ...base, limit: Math.max(q.candidates, end) });
+  const page = await index.search(fusedQuery(q, sort, end, base.also));
   return fused(q, page, q.nearest, end);
 }

@@ -33,6 +33,12 @@ export interface IndexQuery {
   readonly also?: readonly string[] | PromiseLike<readonly string[]>;
   /** False: no keyword matches, the result set is `also`'s ids the filter keeps (semantic search). @default true */
   readonly keyword?: boolean;
+  /**
+   * With `also`, by relevance: `IndexPage.keywordScores` gives the keyword score of each of its
+   * kept ids that is a keyword match, wherever it ranks (hybrid search's normalized fusion, which
+   * then needs no deeper page than its own). @default false
+   */
+  readonly scoreAlso?: boolean;
 }
 
 /** One ranked item. */
@@ -53,6 +59,8 @@ export interface IndexPage {
   readonly extra?: readonly string[];
   /** With `IndexQuery.also`: those of its ids the filter keeps, keyword matches or not, in its order. */
   readonly kept?: readonly string[];
+  /** With `IndexQuery.scoreAlso`: the keyword score of each of `kept`'s ids that is a keyword match, as its ranking gives it. */
+  readonly keywordScores?: ReadonlyMap<string, number>;
 }
 
 /**

@@ -37,6 +37,9 @@ export function exhaustiveMeaningPage(index: ExhaustiveIndex, q: MeaningQuery): 
     ranked = members.map((id) => ({ id, score: 0 })).sort(index.order(sort));
   } else if (q.mode === 'semantic') {
     ranked = kept.map((h) => ({ id: h.id, score: h.score }));
+  } else if (q.fusion === 'normalized') {
+    // Every keyword match, its score over the best one.
+    ranked = fuse(m.hits, kept, { ratio: q.ratio, method: 'normalized', keywordScale: 'best' });
   } else {
     const first = m.hits.slice(0, q.candidates);
     ranked = fuse(first, kept, { ratio: q.ratio, method: q.fusion });

@@ -156,19 +156,7 @@ export function knownFloor(cursors: readonly ScoreCursor[], opts: TopKOptions): 
   const given = opts.floor ?? -Infinity;
   const known = opts.known;
   if (!known || known.length < opts.k) return given;
-  const { whole } = opts;
-  const scores = known.map((doc) => {
-    if (whole && !opts.coordination) return whole(doc);
-    let sum = 0;
-    let distinct = 0;
-    for (const c of cursors) {
-      const at = seek(c.docs, 0, doc);
-      if (at >= c.docs.length || c.docs[at] !== doc) continue;
-      sum += cursorScore(c, at);
-      if (c.distinct) distinct += 1;
-    }
-    return opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
-  });
+  const scores = known.map((doc) => exactScore(cursors, opts, doc));
   const kth = scores.sort((a, b) => b - a)[opts.k - 1];
   return Math.max(given, kth > 0 ? kth * (1 - 1e-9) : -Infinity);
 }
@@ -196,6 +184,28 @@ export function cursorScore(c: ScoreCursor, at: number): number {
         c.factors[f] * (c.idf[f] * (d + (tf * k1) / (tf + k * (1 - b + (b * lengths[doc * nf + fields[f]]) / avg[f]))));
   }
   return s;
+}
+
+/**
+ * Document `doc`'s exact score over `cursors` (0 where none holds it): `opts.whole`'s sum, else
+ * a galloping search per cursor, times the coordination factor when there is one.
+ */
+export function exactScore(
+  cursors: readonly ScoreCursor[],
+  opts: Pick<TopKOptions, 'whole' | 'coordination'>,
+  doc: number,
+): number {
+  const { whole } = opts;
+  if (whole && !opts.coordination) return whole(doc);
+  let sum = 0;
+  let distinct = 0;
+  for (const c of cursors) {
+    const at = seek(c.docs, 0, doc);
+    if (at >= c.docs.length || c.docs[at] !== doc) continue;
+    sum += cursorScore(c, at);
+    if (c.distinct) distinct += 1;
+  }
+  return opts.coordination ? sum * opts.coordination(doc, distinct) : sum;
 }
 
 /** Document `doc`'s score over `cursors`, summed in their order (as the exhaustive scorer sums). */

@@ -62,6 +62,32 @@ describe('fuse', () => {
     ]);
   });
 
+  test("normalized, keyword scale 'best': keyword scores over the best one (min 0); ties by keyword score, then id", () => {
+    const got = fuse(keyword, semantic, { ratio: 0.25, method: 'normalized', keywordScale: 'best' });
+    const sem = (s: number) => (s - 0.1) / 0.8;
+    const byId = new Map(got.map((g) => [g.id, g.score]));
+    expect(byId.get('a')).toBeCloseTo(0.75 + 0.25 * sem(0.1), 12);
+    expect(byId.get('b')).toBeCloseTo(0.75 * (8 / 12), 12);
+    expect(byId.get('c')).toBeCloseTo(0.75 * (2 / 12) + 0.25 * sem(0.9), 12);
+    expect(byId.get('d')).toBeCloseTo(0.25 * sem(0.7), 12);
+    // Ratio 1: every keyword match scores its semantic part alone; those of none keep keyword order, not id order.
+    const one = fuse(
+      [
+        { id: 'a', score: 1 },
+        { id: 'z', score: 3 },
+        { id: 'm', score: 2 },
+      ],
+      [{ id: 'q', score: 0.5 }],
+      { ratio: 1, method: 'normalized', keywordScale: 'best' },
+    );
+    expect(one.map((g) => [g.id, g.score])).toEqual([
+      ['q', 1],
+      ['z', 0],
+      ['m', 0],
+      ['a', 0],
+    ]);
+  });
+
   test('ratio 0 is the keyword ranking, ratio 1 the semantic ranking (the other list only breaks ties)', () => {
     for (const method of ['rrf', 'normalized'] as const) {
       expect(ids(fuse(keyword, semantic, { ratio: 0, method })).slice(0, 3)).toEqual(['a', 'b', 'c']);

@@ -84,6 +84,21 @@ describe('meaningPage with pending candidates', () => {
     },
   );
 
+  it('asks the keyword search for the page alone with normalized fusion, for the first `candidates` with rrf', async () => {
+    const asked = async (fusion: MeaningQuery['fusion']) => {
+      const searched: IndexQuery[] = [];
+      const search = (x: IndexQuery) => {
+        searched.push(x);
+        return index.search(x);
+      };
+      const q = { text: 'photon gamma sigma delta', limit: 3, offset: 2, ratio: 0.1, fusion, candidates: 30 };
+      await meaningPage({ search, sorted: index.sorted.bind(index) }, { mode: 'hybrid', nearest, ...q });
+      return searched.map((x) => [x.limit, x.scoreAlso ?? false]);
+    };
+    expect(await asked('normalized')).toEqual([[5, true]]);
+    expect(await asked('rrf')).toEqual([[30, false]]);
+  });
+
   it('rejects with the vector search failure, and leaves the index free', async () => {
     const pending = later<readonly ScoredId[]>();
     const page = meaningPage(
