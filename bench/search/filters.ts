@@ -19,7 +19,11 @@
  * `EmbeddedIndex` too and every measurement is made on both, interleaved query by query (A/B
  * under the same load).
  *
- *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse]
+ *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]]
+ *
+ * `--attribute` (as stall.ts and delete.ts): per measured row, of the stalls over that many ms (30),
+ * the 10 with the most loop-thread CPU and what filled them (GC pauses by kind, the slices that
+ * ended in them), on stderr; with `--units` also the longest units of work between two yields.
  *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
@@ -33,6 +37,7 @@ import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
+import { attribute } from './stall-attribution';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: readonly number[]): number =>
@@ -89,6 +94,8 @@ async function timed(fn: () => Promise<unknown>): Promise<Took> {
 async function stallOf<T>(
   fn: () => Promise<T>,
 ): Promise<{ value: T; maxDelayMs: number; busyMs: number; gcMs: number }> {
+  const ms = attributing();
+  const recording = ms === undefined ? undefined : attribute(ms, process.argv.includes('--units'));
   const m = monitorEventLoop(1);
   let gcMs = 0;
   const gc = new PerformanceObserver((list) => {
@@ -100,7 +107,23 @@ async function stallOf<T>(
   const { max, busyMax } = m.take();
   m.stop();
   gc.disconnect();
+  if (recording) {
+    // The stalls the loop's own thread made longest (on a busy machine wall time is mostly waiting for a core).
+    const stalls = recording.stop();
+    process.stderr.write(`  attributed: ${stalls.length} stalls over ${ms} ms\n`);
+    for (const s of [...stalls].sort((a, b) => b.loopCpu - a.loopCpu).slice(0, 10))
+      process.stderr.write(`  ${JSON.stringify(s)}\n`);
+    for (const u of recording.longUnits().slice(0, 10))
+      process.stderr.write(`  unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
+  }
   return { value, maxDelayMs: max * 1000, busyMs: busyMax * 1000, gcMs };
+}
+
+/** `--attribute[=ms]`: attribute the stalls over that many ms (30). */
+function attributing(): number | undefined {
+  const a = process.argv.find((x) => x.startsWith('--attribute'));
+  if (!a) return undefined;
+  return Number(a.split('=')[1] ?? 30);
 }
 
 /** What the bench asks of an index (this tree's `EmbeddedIndex`, or another checkout's). */
@@ -288,7 +311,7 @@ export async function run(
 }
 
 if (require.main === module) {
-  const [sizesArg, repsArg, partsArg] = process.argv.slice(2);
+  const [sizesArg, repsArg, partsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const parts = (partsArg ? partsArg.split(',') : ALL_PARTS) as FilterBenchPart[];
   run((sizesArg ?? '200000').split(',').map(Number), Number(repsArg ?? 3), parts).then(
     (md) => process.stdout.write(`${md}\n`),

@@ -25,11 +25,11 @@ import { proximityRerank } from './scoring/proximity';
 import { exactScore } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
-import { WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
+import { MAX_WINDOW_POSTINGS, WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 
 /**
- * The documents below `n` that `keep` keeps, in short-id order, a step per 65,536: a browse by
+ * The documents below `n` that `keep` keeps, in short-id order, a step per 16,384: a browse by
  * update time at 1M gathered them into an array in a loop of its async caller, ~110 ms CPU a
  * query (and 1M-element arrays for the collector).
  */
@@ -38,7 +38,7 @@ function* keptDocs(n: number, keep: (doc: number) => boolean): Generator<void, I
   let k = 0;
   for (let d = 0; d < n; d++) {
     if (keep(d)) out[k++] = d;
-    if ((d & 65_535) === 65_535) yield;
+    if ((d & 16_383) === 16_383) yield;
   }
   return out.subarray(0, k);
 }
@@ -443,6 +443,8 @@ export class EmbeddedIndex implements SearchIndex {
       }
       if (source && page.hits.length > 0) {
         const docs = page.hits.map((h) => h.doc);
+        // A turn of its own if the scoring's last window used this slice up: the re-ranking's first step ran in it.
+        await pause();
         const hits = await inSlices(
           proximityRerank(source, plan.terms, page.hits, docs, r.proximity, proximityUnit(r, expand, plan.terms)),
           slicer,
@@ -594,14 +596,17 @@ export class EmbeddedIndex implements SearchIndex {
     return total;
   }
 
-  /** Runs a job to its end, `pause()` awaited between its steps. */
+  /**
+   * Runs a job to its end, `pause()` awaited before each of its steps: the first too, or it ran
+   * in the slice of the work before it (the first pass's last window, RM3's expansion and the
+   * expanded pass's first term together made turns of 40-100 ms of CPU at 1M).
+   */
   private async steps<T>(job: Stepwise<T>, pause: () => Promise<void>): Promise<T> {
-    let step = job.next();
-    while (!step.done) {
+    for (;;) {
       await pause();
-      step = job.next();
+      const step = job.next();
+      if (step.done) return step.value;
     }
-    return step.value;
   }
 
   /** The served index's documents as the columns read them. */
@@ -637,6 +642,9 @@ export class EmbeddedIndex implements SearchIndex {
       reread,
     );
     const { cursors, total, whole } = await this.steps(job, pause);
+    // The job's last step (the count's pass over the union) and the first window each in a slice
+    // of their own: together they made turns of ~100 ms CPU at 1M.
+    await pause();
     const coordination = !r.coordination
       ? undefined
       : groups
@@ -669,7 +677,12 @@ export class EmbeddedIndex implements SearchIndex {
         scratch: this.scratch,
       },
       pause,
-      { postings: this.windowPostings, ms: this.querySliceMs, pace: this.windowPace },
+      {
+        postings: this.windowPostings,
+        most: Math.max(this.windowPostings, MAX_WINDOW_POSTINGS),
+        ms: this.querySliceMs,
+        pace: this.windowPace,
+      },
     );
     // A document's score in this pass, as the scorer gives it (`IndexQuery.scoreAlso`).
     const scoreOf = (doc: number) => exactScore(cursors, { whole, coordination }, doc);

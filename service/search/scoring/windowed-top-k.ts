@@ -11,6 +11,15 @@ import { byRank, type DocHit } from './top-hits';
  */
 export const WINDOW_POSTINGS = 1 << 16;
 
+/**
+ * Postings of a window at most, by default (`EmbeddedIndex` passes it): a pace learned on one
+ * query's fast windows (late windows prune from a high floor; warm values) sized the next query's
+ * window for 5 ms at a pace it did not have, up to a whole RM3 pass of ~1.3M postings at 1M
+ * documents in one window, 100 ms of the loop thread's CPU at load ~22 (2026-12-04, BENCHMARKS.md
+ * "The long turns of full RM3 queries at 1M").
+ */
+export const MAX_WINDOW_POSTINGS = 1 << 18;
+
 /** Scoring time a window is sized for, milliseconds, by default (`EmbeddedIndex` passes its `querySliceMs`). */
 export const WINDOW_MS = 5;
 
@@ -18,6 +27,8 @@ export const WINDOW_MS = 5;
 export interface WindowSizing {
   /** Postings of a window at least (and of the first, while no pace is known). @default WINDOW_POSTINGS */
   readonly postings?: number;
+  /** Postings of a window at most, whatever the pace (at least `postings`). @default no bound */
+  readonly most?: number;
   /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
   readonly ms?: number;
   /** Each scorer's pace at its last window, kept across queries (an index's), apart for passes from known documents: sizes a query's first window too. */
@@ -102,7 +113,8 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * `topK(cursors, opts)` computed a window of documents at a time, `pause()` awaited between
  * windows, so that one query never holds the event loop for long. Windows are ranges of
  * document ids holding about as many postings as the scorer gets through in `sizing.ms` at its
- * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings`. Each
+ * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings` and at most
+ * `sizing.most`. Each
  * window's best `opts.k` are exact (every document's score is summed from the same cursors in
  * the same order, so to the same bits), and the best `opts.k` of their union, by score then id,
  * are the whole query's, however the ids are cut. Once k hits are found, a window starts from
@@ -117,11 +129,12 @@ export async function windowedTopK(
   sizing: WindowSizing = {},
 ): Promise<DocHit[]> {
   const least = sizing.postings ?? WINDOW_POSTINGS;
+  const most = Math.max(least, sizing.most ?? Infinity);
   const ms = sizing.ms ?? WINDOW_MS;
   const now = sizing.now ?? (() => performance.now());
   const { pace } = sizing;
   const sized = (rate: number | undefined) =>
-    Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms));
+    Math.min(most, Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms)));
   let postings = 0;
   let end = 0;
   for (const { docs } of cursors) {

@@ -106,6 +106,49 @@ describe('incremental updates', () => {
     }
   });
 
+  it('answers a filtered, faceted RM3 query from the state it started in, though writes land between its passes', async () => {
+    // Yields at every step (the filter's bitmaps, the feedback pass, the expansion, the expanded
+    // pass's windows, the page), windows of a few postings, a merge every few writes.
+    const live = new ExhaustiveIndex({
+      querySliceMs: 0,
+      windowPostings: 4,
+      minMergeDocs: 3,
+      expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+    });
+    const tagged = (i: number, words: readonly string[]): Item => ({
+      ...item(i, words),
+      type: i % 3 === 0 ? 'project' : 'article',
+      tags: i % 2 === 0 ? ['even'] : ['odd'],
+    });
+    await live.upsert(
+      Array.from({ length: 30 }, (_, i) =>
+        tagged(i, [WORDS[i % 11], WORDS[(i * 3) % 11], WORDS[(i * 7) % 11], 'photon']),
+      ),
+    );
+    const q: IndexQuery = {
+      text: 'alpha gamma photon kappa',
+      filter: { tag: ['even'] },
+      facets: ['type', 'tag'],
+      limit: 5,
+      offset: 0,
+      snippets: true,
+    };
+    for (let round = 0; round < 6; round++) {
+      const before = live.exhaustive(q);
+      const done: string[] = [];
+      const during = live.search(q).then((page) => (done.push('query'), page));
+      // Started after the query, while its first slice waits for a turn: they wait for its end.
+      const writes = Promise.all([
+        live.upsert([tagged(100 + round * 2, ['alpha', 'photon', 'photon']), tagged(round * 2, ['gamma'])]),
+        live.remove([`d${12 + round * 2}`]),
+      ]).then(() => done.push('writes'));
+      const [page] = await Promise.all([during, writes]);
+      expect(done).toEqual(['query', 'writes']);
+      expect(page).toEqual(before);
+      expect(await live.search(q)).toEqual(live.exhaustive(q));
+    }
+  });
+
   it('removes many items in slices: a query is answered between them, from one state, and the rest rank as built', async () => {
     // A slice of 0 ms: the remove yields after every item, whatever the machine's speed.
     const live = new ExhaustiveIndex({ indexSliceMs: 0, minMergeDocs: 16 });

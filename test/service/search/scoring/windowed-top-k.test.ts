@@ -155,6 +155,45 @@ describe('windowedTopK', () => {
     expect(await windows(10)).toBe(5);
   });
 
+  it('never sizes a window past `most` postings, however fast the pace learned before', async () => {
+    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
+    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
+    const { cursors } = index.cursors(
+      [
+        ['alpha', 1],
+        ['beta', 1.5],
+        ['gamma', 1],
+        ['delta', 2],
+        ['epsilon', 0.7],
+        ['kappa', 0.5],
+        ['theta', 0.25],
+      ],
+      { text: 1 },
+      BM25,
+      false,
+    );
+    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+    const whole = boundedTopK(cursors, opts);
+    const held: number[] = [];
+    const counting: typeof boundedTopK = (cs, o) => {
+      held.push(cs.reduce((n, c) => n + c.docs.length, 0));
+      return boundedTopK(cs, o);
+    };
+    const pace = new WindowPace();
+    // A pace of a million postings a millisecond: windows of 5M without a bound, the whole 280,000 in one.
+    pace.set(counting, 1e6);
+    expect(await windowedTopK(counting, cursors, opts, async () => {}, { ms: 5, pace })).toEqual(whole);
+    expect(held).toEqual([280_000]);
+    held.length = 0;
+    pace.set(counting, 1e6);
+    const most = 1 << 16;
+    expect(await windowedTopK(counting, cursors, opts, async () => {}, { ms: 5, pace, most })).toEqual(whole);
+    // About `most` a window (a window ends at a document boundary: a few postings either way).
+    expect(held.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...held)).toBeLessThanOrEqual(most + cursors.length);
+    expect(held.reduce((a, b) => a + b, 0)).toBe(280_000);
+  });
+
   it("keeps the pace of a pass from known documents (RM3's expanded pass) apart from the others'", async () => {
     const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
     for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
