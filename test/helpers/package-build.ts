@@ -1,19 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processIsAlive } from '../../service/content/file-store/dir-lock';
 
 const ROOT = resolve(__dirname, '../..');
 const LOCK = join(ROOT, '.tmp', 'package-build.lock');
-
-/** True while a process with this pid runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Takes the lock (a folder: mkdir is atomic), waiting for its holder; takes over from a holder that died. */
 function lock(): void {
@@ -32,7 +23,8 @@ function lock(): void {
     } catch {
       // Between the holder's mkdir and its pid file: wait.
     }
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) rmSync(LOCK, { recursive: true, force: true });
+    if (Number.isInteger(holder) && holder > 0 && !processIsAlive(holder))
+      rmSync(LOCK, { recursive: true, force: true });
     else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
 }

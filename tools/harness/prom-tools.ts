@@ -6,6 +6,7 @@ import { load } from 'js-yaml';
 import { RULE_TESTS_FILE, RULES_FILE } from '../validate/promtool';
 import { workspace, type ToolResult, type ToolRunner } from '../validate/tools';
 import { requireBinary, runTool } from './binary';
+import { processIsAlive } from '../../service/content/file-store/dir-lock';
 
 /**
  * The real `promtool` and `amtool` (Debian packages, installed by `make test`) behind the
@@ -137,7 +138,7 @@ function sharedLook(key: string): ToolResult | undefined | 'wait' {
   }
   try {
     const pid = Number(readFileSync(join(claim, 'pid'), 'utf8'));
-    return pid && pid !== process.pid && alive(pid) ? 'wait' : undefined;
+    return pid && pid !== process.pid && processIsAlive(pid) ? 'wait' : undefined;
   } catch {
     // the claimant is between making its claim and naming itself, unless it died there
     return Date.now() - statSync(claim).mtimeMs < CLAIM_NAMING_MS ? 'wait' : undefined;
@@ -181,15 +182,6 @@ const CLAIM_NAMING_MS = 10_000;
 
 /** How often a process waiting for another's run looks for its result. */
 const WAIT_STEP_MS = 100;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A digest of the arguments (folder-relative) and of the files of the folder (`files`, else every one), by name. */
 function inputKey(name: string, args: readonly string[], dir: string, files?: readonly string[]): string {

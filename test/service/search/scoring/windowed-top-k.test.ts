@@ -10,6 +10,27 @@ import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa'];
 const BM25 = { k: 1.2, b: 0.7, d: 0 };
 
+/** 70,000 documents of four words and the cursors of a seven-term query over them: 280,000 postings. */
+function sevenTermsOver70k() {
+  const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
+  for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
+  const { cursors } = index.cursors(
+    [
+      ['alpha', 1],
+      ['beta', 1.5],
+      ['gamma', 1],
+      ['delta', 2],
+      ['epsilon', 0.7],
+      ['kappa', 0.5],
+      ['theta', 0.25],
+    ],
+    { text: 1 },
+    BM25,
+    false,
+  );
+  return { index, cursors };
+}
+
 describe('windowedTopK', () => {
   it(
     'gives the same hits, to the bit, as one pass of the scorer it wraps, window after window',
@@ -111,22 +132,7 @@ describe('windowedTopK', () => {
     // At 2^18 postings a window (before issue 28's seventh slice), one window's scoring during an
     // ingest at 200k documents held the event loop for up to 37 ms.
     expect(WINDOW_POSTINGS).toBe(1 << 16);
-    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
-    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
-    const { cursors } = index.cursors(
-      [
-        ['alpha', 1],
-        ['beta', 1.5],
-        ['gamma', 1],
-        ['delta', 2],
-        ['epsilon', 0.7],
-        ['kappa', 0.5],
-        ['theta', 0.25],
-      ],
-      { text: 1 },
-      BM25,
-      false,
-    );
+    const { index, cursors } = sevenTermsOver70k();
     expect(cursors.reduce((n, c) => n + c.docs.length, 0)).toBe(280_000);
     const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
     const whole = boundedTopK(cursors, opts);
@@ -156,22 +162,7 @@ describe('windowedTopK', () => {
   });
 
   it('never sizes a window past `most` postings, however fast the pace learned before', async () => {
-    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
-    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
-    const { cursors } = index.cursors(
-      [
-        ['alpha', 1],
-        ['beta', 1.5],
-        ['gamma', 1],
-        ['delta', 2],
-        ['epsilon', 0.7],
-        ['kappa', 0.5],
-        ['theta', 0.25],
-      ],
-      { text: 1 },
-      BM25,
-      false,
-    );
+    const { index, cursors } = sevenTermsOver70k();
     const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
     const whole = boundedTopK(cursors, opts);
     const held: number[] = [];
@@ -195,22 +186,7 @@ describe('windowedTopK', () => {
   });
 
   it("keeps the pace of a pass from known documents (RM3's expanded pass) apart from the others'", async () => {
-    const index = new CompactIndex(['text'], { minMergeDocs: 1 << 20, background: false });
-    for (let i = 0; i < 70_000; i++) index.add(`d${i}`, [[WORDS[i % 2], WORDS[2 + (i % 3)], 'kappa', 'theta']]);
-    const { cursors } = index.cursors(
-      [
-        ['alpha', 1],
-        ['beta', 1.5],
-        ['gamma', 1],
-        ['delta', 2],
-        ['epsilon', 0.7],
-        ['kappa', 0.5],
-        ['theta', 0.25],
-      ],
-      { text: 1 },
-      BM25,
-      false,
-    );
+    const { index, cursors } = sevenTermsOver70k();
     const plain: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
     const fromKnown: TopKOptions = { ...plain, known: [0, 1, 2] };
     const pace = new WindowPace();
