@@ -135,19 +135,18 @@ function counts(p: IndexPage): Omit<MeaningPage, 'hits'> {
 /** The hybrid page by relevance from the keyword search `fusedQuery` asked for (docs/api.md). */
 function fused(q: PendingMeaningQuery, page: IndexPage, nearest: readonly ScoredId[], end: number): MeaningPage {
   const similarity = new Map(nearest.map((h) => [h.id, h.score]));
+  const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
   if (q.fusion === 'normalized') {
     // Every keyword match keeps its score over the best: the page's keyword results and the
     // candidates that match hold every member that can rank before `end`.
     const keyword: ScoredId[] = page.hits.map((h) => ({ id: h.id, score: h.score }));
     const listed = new Set(keyword.map((h) => h.id));
     for (const [id, score] of page.keywordScores ?? []) if (!listed.has(id)) keyword.push({ id, score });
-    const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
     const ranked = fuse(keyword, semantic, { ratio: q.ratio, method: 'normalized', keywordScale: 'best' });
     return { hits: ranked.slice(q.offset, end).map((h) => ({ id: h.id, score: h.score })), ...counts(page) };
   }
   const n = q.candidates;
   const keyword = page.hits.slice(0, n).map((h) => ({ id: h.id, score: h.score }));
-  const semantic = (page.kept ?? []).map((id) => ({ id, score: similarity.get(id)! }));
   const ranked: ScoredId[] = fuse(keyword, semantic, { ratio: q.ratio, method: q.fusion });
   if (ranked.length < end) {
     const seen = new Set(ranked.map((h) => h.id));
