@@ -63,7 +63,7 @@ export class ArrayPool<A extends PooledArray> {
   give(a: A | null | undefined): void {
     if (!a || !this.lent.has(a.buffer)) return;
     this.lent.delete(a.buffer);
-    const whole = (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : this.view(a.buffer)) as A;
+    const whole = (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : wholeOf(a)) as A;
     const { free } = this;
     while (this.freeBytes + whole.byteLength > this.budget && free.length && free[0].length < whole.length) {
       this.freeBytes -= free[0].byteLength;
@@ -81,10 +81,9 @@ export class ArrayPool<A extends PooledArray> {
     this.free.length = 0;
     this.freeBytes = 0;
   }
+}
 
-  /** A view of the whole of `buffer`, of this pool's kind. */
-  private view(buffer: ArrayBufferLike): A {
-    const probe = this.make(0);
-    return new (probe.constructor as new (b: ArrayBufferLike) => A)(buffer);
-  }
+/** A view of the whole of `a`'s buffer, of `a`'s kind. */
+function wholeOf<A extends PooledArray>(a: A): A {
+  return new (a.constructor as new (b: ArrayBufferLike) => A)(a.buffer);
 }
