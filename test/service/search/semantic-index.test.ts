@@ -106,28 +106,23 @@ describe('SemanticIndex at a restart (issue 41: ready before the vector index is
   it('start() returns after startWaitMs while the persisted index loads: loading, with vectors; then ok, served from the file', async () => {
     const feed = new MemoryVectorFeed();
     feed.put(...Array.from({ length: 50 }, (_v, i) => ({ id: `i${i}`, vector: unit(i), fingerprint: i + 1 })));
-    const store = () => new VectorStore({ dir, logger });
-    const first = new SemanticIndex({
-      feed,
-      dims: DIMS,
-      key: 'm/4',
-      store: store(),
-      logger,
-      vectors: { exactBelow: 10 },
-    });
+    // Each over its own store of the same folder, as a restarted process would be.
+    const over = (startWaitMs?: number) =>
+      new SemanticIndex({
+        feed,
+        dims: DIMS,
+        key: 'm/4',
+        store: new VectorStore({ dir, logger }),
+        logger,
+        vectors: { exactBelow: 10 },
+        ...(startWaitMs !== undefined && { startWaitMs }),
+      });
+    const first = over();
     await first.start();
     await first.persist();
     first.close();
     // startWaitMs 0: start() returns before the file is read (the read takes at least a turn of the loop).
-    const again = new SemanticIndex({
-      feed,
-      dims: DIMS,
-      key: 'm/4',
-      store: store(),
-      logger,
-      vectors: { exactBelow: 10 },
-      startWaitMs: 0,
-    });
+    const again = over(0);
     await again.start();
     expect(again.loading).toBe(true);
     expect(again.status()).toBe('loading');
