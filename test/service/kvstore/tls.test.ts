@@ -139,10 +139,14 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
           rate_limit_backend: 'memory',
           content: { store: 'kvstore' },
         });
-        const unreachable = svc.process
-          .tail(50)
-          .split('\n')
-          .find((l) => l.includes('kvstore unreachable; falling back to in-memory state'));
+        // The log reaches this process through a pipe and /health's answer through a socket: either
+        // may be read first, so the line is awaited (a hang guard's timeout).
+        const unreachable = await waitFor('the "kvstore unreachable" log line', () =>
+          svc.process
+            .tail(50)
+            .split('\n')
+            .find((l) => l.includes('kvstore unreachable; falling back to in-memory state')),
+        );
         expect(unreachable).toMatch(cause);
         expect(svc.process.tail(50)).not.toContain(secret);
       } finally {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../../../../tools/harness/ports';
 import { ServiceProcess } from '../../../../tools/harness/service-process';
 
 /**
@@ -86,7 +87,12 @@ describe('a graceful stop leaves an intact segment (issue 37)', () => {
 
     const second = await ServiceProcess.start({ env: env() });
     try {
-      const lines = logLines(second);
+      // The log reaches this process through a pipe and the readiness answer through a socket:
+      // either may be read first, so the start's last line is awaited (a hang guard's timeout).
+      const lines = await waitFor('the start\'s "content loaded and indexed" log line', () => {
+        const all = logLines(second);
+        return all.some((l) => l.msg === 'content loaded and indexed') && all;
+      });
       // The restore path: the segment's documents are the content's, none changed, none re-indexed.
       expect(
         lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment')),
