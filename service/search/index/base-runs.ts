@@ -20,26 +20,71 @@ export interface BaseSegment {
 }
 
 /**
- * Postings held, at most, summed over terms, in the cache of the terms' base postings merged over
- * fields (4 bytes of document id and 2 of tf per field holding the term, each; kept until the
- * next merge). Least recently used terms go first. The cache of scored postings of the current
- * index version is bounded in bytes by the index's size (`scoredCacheBudget`).
+ * The least bytes the cache of the terms' base runs merged over fields may hold (`BaseRunCache`):
+ * what it held as a fixed count before it grew with the index (4M postings, ~8 bytes each: 4 of
+ * document id and 2 of tf per field holding the term).
  */
-export const POSTING_CACHE_LIMIT = 4_000_000;
+export const RUN_CACHE_MIN_BYTES = 32 << 20;
+
+/**
+ * Postings, at most, of the runs a merge builds ahead in its new base (`recentRuns`): the most
+ * recently used terms' up to this many, whatever the cache holds (its new arrays count as a
+ * merge's allocation, and every 64 MB of typed arrays starts a full collection).
+ */
+export const RUNS_AHEAD_POSTINGS = 4_000_000;
+
+/**
+ * The most bytes the cache of base runs holds: what the base segment's postings take (every
+ * field's document ids and tfs), at least `RUN_CACHE_MIN_BYTES`. With a fixed 4M postings it
+ * held the common terms of 200k documents, not of 1M, where one stream of the 93 Vaswani queries
+ * and their RM3 expansions reads ~14M postings: each query built again the runs the previous
+ * ones had evicted, ~4.7 MB of fresh typed arrays a query, the largest share of what started a
+ * full collection every few seconds while a `delete_where` ran (issue 39). Runs copy a base's
+ * postings (merged over fields), so about the whole base's fits.
+ */
+export function runCacheBudget(base: BaseSegment, least = RUN_CACHE_MIN_BYTES): number {
+  let n = 0;
+  for (let f = 0; f < base.docs.length; f++) n += base.docs[f].byteLength + base.tfs[f].byteLength;
+  return Math.max(least, n);
+}
 
 /**
  * The base segment's runs of the terms searched lately (`buildRun`), kept until the next merge:
  * they change only with the base, while the BM25 values built from them follow every write.
- * Least recently used go first past `POSTING_CACHE_LIMIT` postings.
+ * Least recently used go first past `runCacheBudget` bytes (a run that is a view of the base's
+ * own arrays counts nothing).
  */
 export class BaseRunCache {
   private runs = new Map<number, BaseRun>();
   private of: BaseSegment | undefined;
   private size = 0;
+  private budget: number;
+
+  /** `least`: the budget's floor in bytes (`runCacheBudget`; tests use small ones). */
+  constructor(private readonly least = RUN_CACHE_MIN_BYTES) {
+    this.budget = least;
+  }
 
   /** Term ids of the runs kept, least recently used first. */
   terms(): number[] {
     return [...this.runs.keys()];
+  }
+
+  /**
+   * Term ids of the most recently used runs holding at most `postings` postings in all, least
+   * recently used first: the runs a merge builds ahead (`RUNS_AHEAD_POSTINGS`).
+   */
+  recent(postings: number): number[] {
+    const all = this.terms();
+    let held = 0;
+    let from = all.length;
+    while (from > 0) {
+      const n = this.runs.get(all[from - 1])!.docs.length;
+      if (held + n > postings) break;
+      held += n;
+      from -= 1;
+    }
+    return all.slice(from);
   }
 
   /** Term `t`'s run in `base`, kept or built now (undefined when no field of the base holds it). */
@@ -49,11 +94,7 @@ export class BaseRunCache {
 
   /** `get`, a run built in steps (`runSteps`); `base` must stay the one served until it is done. */
   *getSteps(base: BaseSegment, nf: number, t: number): Generator<void, BaseRun | undefined> {
-    if (this.of !== base) {
-      this.runs.clear();
-      this.of = base;
-      this.size = 0;
-    }
+    if (this.of !== base) this.reset(base, new Map());
     const hit = this.runs.get(t);
     if (hit) {
       this.runs.delete(t);
@@ -70,17 +111,27 @@ export class BaseRunCache {
     this.runs = new Map();
     this.of = base;
     this.size = 0;
+    this.budget = runCacheBudget(base, this.least);
     for (const [t, run] of runs) this.keep(t, run);
   }
 
   private keep(t: number, run: BaseRun): void {
     this.runs.set(t, run);
-    this.size += run.docs.length;
+    this.size += this.held(run);
     for (const [old, e] of this.runs) {
-      if (this.size <= POSTING_CACHE_LIMIT || old === t) break;
+      if (this.size <= this.budget || old === t) break;
       this.runs.delete(old);
-      this.size -= e.docs.length;
+      this.size -= this.held(e);
     }
+  }
+
+  /** Bytes `run` holds of its own (0 for views of the base's arrays). */
+  private held(run: BaseRun): number {
+    const base = this.of!;
+    let n = 0;
+    if (!base.docs.some((a) => a.buffer === run.docs.buffer)) n += run.docs.byteLength;
+    for (const tf of run.tfs) if (tf && !base.tfs.some((a) => a.buffer === tf.buffer)) n += tf.byteLength;
+    return n;
   }
 }
 

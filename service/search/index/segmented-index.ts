@@ -1,5 +1,5 @@
 import { AppendedPostings } from './appended-postings';
-import { BaseRunCache, type BaseSegment } from './base-runs';
+import { BaseRunCache, RUNS_AHEAD_POSTINGS, type BaseSegment } from './base-runs';
 import { grow } from './growable';
 import { ShardedMap } from '../../lib/sharded-map';
 import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
@@ -362,7 +362,7 @@ export class SegmentedIndex {
       fwdTf: this.fwdTf,
       posStart: this.posStart,
       posBytes: this.posBytes,
-      recentTerms: () => this.runs.terms(),
+      recentTerms: () => this.runs.recent(RUNS_AHEAD_POSTINGS),
     };
   }
 
