@@ -171,23 +171,42 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   // Room for a quarter more documents (the next merge starts once an eighth is appended), with
   // their entries at a quarter above the average: appends until then, and those made while
   // this merge runs, need no copy of these arrays. Typed arrays are allocated untouched; their
-  // pages are faulted in as the passes write them, in order.
+  // pages are faulted in as the passes write them, in order. Each is allocated in a step of its
+  // own: V8 counts a typed array's bytes as external memory, and once they pass its limit every
+  // further allocation advances the full collection's marking by a step on this thread (several
+  // ms each at 1M documents), so a dozen of them in one step made one of the merge's longest turns.
   const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
   const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
   const fingerprints = new Uint32Array(most + room);
+  yield;
   const lengths = new Int32Array((most + room) * nf);
+  yield;
   const fwdStart = new Int32Array((most + room) * nf + 1);
+  yield;
   const fwdTerm = new Int32Array(entries + roomEntries);
+  yield;
   const fwdTf = new Uint16Array(entries + roomEntries);
+  yield;
   const posStart = new Int32Array(most + room + 1);
+  yield;
   const posBytes = new Uint8Array(
     posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
   );
-  const short = Array.from({ length: nf }, () => new Uint16Array(most + room));
+  yield;
+  const short: Uint16Array[] = [];
+  for (let f = 0; f < nf; f++) {
+    short.push(new Uint16Array(most + room));
+    yield;
+  }
   const newOf = new Int32Array(end);
+  yield;
   // Per field, term t's postings counted at `t + 1`, then summed into run starts.
-  const starts = Array.from({ length: nf }, () => new Int32Array(nt + 1));
-  for (const s of starts) yield* touch(s);
+  const starts: Int32Array[] = [];
+  for (let f = 0; f < nf; f++) {
+    const s = new Int32Array(nt + 1);
+    starts.push(s);
+    yield* touch(s);
+  }
   // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own.
   const ids: string[] = new Array<string>(most);
   yield;
@@ -257,8 +276,8 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       yield;
     }
     const fd = new Int32Array(s[nt]);
-    const ft = new Uint16Array(s[nt]);
     yield* touch(fd);
+    const ft = new Uint16Array(s[nt]);
     yield* touch(ft);
     for (let d = 0; d < n; d++) {
       for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
