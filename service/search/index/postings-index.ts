@@ -97,6 +97,12 @@ interface TermPostings {
      * second use (queries between writes read them instead of computing each value again).
      */
     vals?: Array<Float64Array | null>;
+    /**
+     * `blockMax` times the weight a query last read it with (`scaledBounds`): an original term's
+     * weight repeats from query to query, and a new array per query and term was fresh memory
+     * V8 counts toward its next full collection (issue 39).
+     */
+    scaled?: { readonly by: number; readonly bounds: Float64Array };
     /** Counted by `unionSize` before, by scattering its documents (its bitmap is made at the next count). */
     counted?: boolean;
     /** Its documents as a bitmap of the 32-document words `lo` .. (`unionSize`), once counted twice and dense enough. */
@@ -397,7 +403,7 @@ export class PostingsIndex extends SegmentedIndex {
           scoring,
           factors,
           bound: part.maxImpact * scale,
-          blockMax: scaled(part.blockMax, scale),
+          blockMax: this.scaledBounds(term, part, scale),
           distinct,
         });
         termOf.push(this.termIds.get(term)!);
@@ -410,6 +416,21 @@ export class PostingsIndex extends SegmentedIndex {
     const whole = wholeScorer({ nf, fwdStart, fwdTerm, fwdTf, lengths }, cursors, termOf, scoring);
     if (!count) return { cursors, total: 0, whole };
     return { cursors, total: yield* this.unionSize(cursors, partOf, termNames, keep), whole };
+  }
+
+  /**
+   * A part's block bounds times `by`, kept with the part (and counted in the cache's bytes) for
+   * the next query that reads it with the same weight. A part read with another weight gets a
+   * new array, never the kept one rewritten: a cursor of the running query may hold it.
+   */
+  private scaledBounds(term: string, part: TermPostings['parts'][number], by: number): Float64Array {
+    if (part.scaled?.by === by) return part.scaled.bounds;
+    const bounds = scaled(part.blockMax, by);
+    if (this.postingCache.get(term)?.parts.includes(part)) {
+      this.countCached(term, bounds.byteLength - (part.scaled?.bounds.byteLength ?? 0));
+      part.scaled = { by, bounds };
+    }
+    return bounds;
   }
 
   /**

@@ -228,3 +228,22 @@ describe('CompactIndex.expansions', () => {
     expect(found()).toEqual(['laserlike:1']);
   });
 });
+
+describe('CompactIndex cursors’ block bounds', () => {
+  it('are kept for the next query with the same weight, and made anew (the kept ones unchanged) for another weight or version', () => {
+    const c = new CompactIndex(['title', 'text'], { background: false });
+    for (let n = 0; n < 300; n++)
+      c.add(`d${n}`, [n % 3 ? [] : ['laser'], ['laser', ...Array.from({ length: n % 7 }, () => `w${n}`)]]);
+    const bounds = (weight: number) => c.cursors([['laser', weight]], boost, bm25, false).cursors[0].blockMax!;
+    const once = bounds(1);
+    const kept = [...once];
+    expect(bounds(1)).toBe(once);
+    const other = bounds(0.5);
+    expect(other).not.toBe(once);
+    expect([...once]).toEqual(kept);
+    expect(other.length).toBe(kept.length);
+    other.forEach((x, i) => expect(x).toBeCloseTo(kept[i] / 2, 12));
+    c.add('d300', [[], ['laser']]);
+    expect(bounds(0.5)).not.toBe(other);
+  });
+});
