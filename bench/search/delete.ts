@@ -1,6 +1,7 @@
 /**
  * Deletes at scale (issue 39), in process, beside the 1M search figures: Vaswani grown to `size`
- * (default 1,000,000, `SEARCH_BENCH_DELETE_SIZE`) and indexed, then
+ * (default 1,000,000, `SEARCH_BENCH_DELETE_SIZE`) and indexed, settled (its vocabulary built, the
+ * build's garbage collected by a forced GC before the watched phases), then
  *
  * 1. `remove` of a tenth of it (100,000 at 1M: what a `delete_where` hands the index), with one
  *    query at a time beside it (the 93 Vaswani queries and their 2-word forms in turn, uncached):
@@ -167,6 +168,12 @@ export async function deletes(
   await index.replaceAll(items);
   const buildSeconds = (performance.now() - t0) / 1000;
   log(`built ${index.size()} in ${buildSeconds.toFixed(1)} s`);
+  // Settled as a running replica's index is before a delete comes: its vocabulary's structures
+  // built in the background, and the build's garbage collected (a forced GC before the watched
+  // phases, none inside them). Without it the build's tail (the vocabulary's slices, a full
+  // collection of the build's ~50 MB of garbage) fell into the first seconds of the remove.
+  await vocabularyBuilt(index);
+  collect();
   const tenth = items.filter((_, i) => i % 10 === 3).map((i) => i.id);
   const remove = await watched(index, all, () => index.remove(tenth));
   log(`removed ${tenth.length}: ${JSON.stringify(remove)}`);
