@@ -414,6 +414,7 @@ export class VectorIndex {
       { dims: this.dims, options: this.graphOptions, threads: this.threads, sliceMs: this.sliceMs },
       (reason) => this.onGraphFailure(reason),
       () => this.pump(),
+      (buffer) => this.blocks.offer(buffer),
     );
   }
 
@@ -426,6 +427,8 @@ export class VectorIndex {
     if (this.closed) return;
     if (!this.graph && this.liveRows < this.exactBelow) return;
     const graph = (this.graph ??= this.newGraph());
+    // The next new block from the worker, its pages already in memory (row-blocks.ts).
+    if (this.blocks.wantsSpare) graph.askSpare();
     while (!graph.failed && graph.sent < this.rows && graph.sent - graph.upTo < AHEAD_ROWS) {
       const from = graph.sent;
       const block = Math.floor(from / BLOCK_ROWS);
