@@ -1,14 +1,34 @@
 /**
- * Shards of a `ShardedMap`: a power of two. At 1M keys a shard holds ~8,000, so growing one
- * rehashes ~8,000 entries, not a million.
+ * Shards of a `ShardedMap`. At 1M keys a shard holds 2,700–5,500, so growing one rehashes a few
+ * thousand entries, not a million.
  */
-const SHARDS = 128;
+const SHARDS = 256;
 
-/** The shard of `key`: a multiplicative hash of its UTF-16 code units (ids are a few tens of them). */
-function shardOf(key: string): number {
+/**
+ * Top bits of a key's hash that pick its shard (`SHARD_OF_BUCKET`): 65,536 buckets, ~180 for the
+ * smallest shard, so the shares are within 0.5 % of their aim.
+ */
+const BUCKET_BITS = 16;
+
+/**
+ * The shard of each of the `2^BUCKET_BITS` buckets: shard `s` takes a share of the keys
+ * proportional to `2^(s / SHARDS)`, so the largest shard is twice the smallest and their sizes
+ * spread evenly over that octave. Shards of equal shares all reached a power of two within a few
+ * thousand keys of each other (128 of them at 524,288 keys: 128 rehashes in ~40 turns of 1,000
+ * adds, 10–15 ms of CPU a turn, the longest turn while 1M vectors were added, issue 41). Spread
+ * over an octave, one shard grows every ~2,000 keys at 500,000 (chance bunches a few): simulated
+ * with two shapes of ids, at most 12,288 entries rehashed in a turn of 1,000 adds up to 1M keys
+ * (16–25k up to 2M), against 32,768 at 524,288 with 128 equal shares.
+ */
+const SHARD_OF_BUCKET = Uint8Array.from({ length: 1 << BUCKET_BITS }, (_, b) =>
+  Math.floor(SHARDS * Math.log2(1 + (b + 0.5) / (1 << BUCKET_BITS))),
+);
+
+/** The shard of `key`: a multiplicative hash of its UTF-16 code units (ids are a few tens of them), then `SHARD_OF_BUCKET`. */
+export function shardOf(key: string): number {
   let h = 0;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x9e3779b1);
-  return (h ^ (h >>> 15)) >>> 25;
+  return SHARD_OF_BUCKET[(h ^ (h >>> 15)) >>> (32 - BUCKET_BITS)];
 }
 
 /**
@@ -16,7 +36,8 @@ function shardOf(key: string): number {
  * rehashes every entry in that one call: at 524,288 keys 233 ms of CPU in one turn of the event
  * loop (vector ids while vectors were added, issue 41), and the merge step that filled a new base's
  * ~900,000 ids past that size took ~160 ms at 1M documents (issue 39). Sharded, each growth
- * rehashes one shard. Used for the search index's short ids and the vector index's slots.
+ * rehashes one shard, and shards of unequal shares (`SHARD_OF_BUCKET`) grow at different times.
+ * Used for the search index's short ids and the vector index's slots.
  */
 export class ShardedMap<V> {
   private readonly shards: Array<Map<string, V>> = Array.from({ length: SHARDS }, () => new Map<string, V>());

@@ -26,6 +26,8 @@ export type ToGraph =
   | { readonly t: 'add'; readonly from: number; readonly end: number; readonly dead: readonly number[] }
   /** Rows to take out (those not offered yet are skipped when they come). */
   | { readonly t: 'remove'; readonly rows: readonly number[] }
+  /** A spare block's buffer, its pages touched by the worker (row-blocks.ts: `offer`). */
+  | { readonly t: 'spare' }
   /** `ef`: candidates searched (the graph's `expansionSearch` when absent). */
   | {
       readonly t: 'search';
@@ -47,6 +49,8 @@ export type ToGraph =
 /** From the worker. */
 export type FromGraph =
   | { readonly t: 'progress'; readonly upTo: number }
+  /** A zeroed shared buffer of a block, every page of it touched. */
+  | { readonly t: 'spare'; readonly buffer: SharedArrayBuffer }
   /** A search's neighbours (rows) and similarities, and the rows the graph had taken then. */
   | {
       readonly t: 'found';

@@ -28,6 +28,7 @@ export class GraphWorker {
   private upToNow = 0;
   private progressWaiters: Array<() => void> = [];
   private refed = false;
+  private spareAsked = false;
   /** Why the worker no longer answers; undefined while it does. */
   failed: string | undefined;
 
@@ -35,6 +36,7 @@ export class GraphWorker {
     data: GraphWorkerData,
     private readonly onFailure: (reason: string) => void,
     private readonly onProgress: () => void,
+    private readonly onSpare: (buffer: SharedArrayBuffer) => void = () => undefined,
   ) {
     this.worker = startWorker(data);
     this.worker.unref();
@@ -70,6 +72,16 @@ export class GraphWorker {
     if (this.failed) return;
     this.send({ t: 'add', from, end, dead });
     this.updateRef();
+  }
+
+  /**
+   * Asks the worker for a block's buffer with its pages touched, given to `onSpare` when it comes
+   * (one asked at a time).
+   */
+  askSpare(): void {
+    if (this.spareAsked || this.failed) return;
+    this.spareAsked = true;
+    this.send({ t: 'spare' });
   }
 
   /** Takes these rows out of the graph (now, or when they come). */
@@ -138,6 +150,11 @@ export class GraphWorker {
       for (const w of waiters) w();
       this.updateRef();
       this.onProgress();
+      return;
+    }
+    if (m.t === 'spare') {
+      this.spareAsked = false;
+      this.onSpare(m.buffer);
       return;
     }
     if (m.t === 'failed' && m.id === undefined) {

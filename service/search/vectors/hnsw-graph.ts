@@ -12,16 +12,17 @@ export interface GraphOptions {
   /** Links a node keeps (HNSW's M). @default 16 */
   readonly connectivity?: number;
   /**
-   * Candidates while adding (efConstruction; usearch's default). 64 builds 1.7× faster, for recall@10
-   * within 0.003 at 50,000 clustered vectors, but at 1M it gave 0.842 at ef 128 and 0.912 at 512
-   * (BENCHMARKS.md, "Vector index libraries", 1M); 128 gave 0.998 at 500,000. @default 128
+   * Candidates while adding (efConstruction; usearch's default). At 1M clustered vectors of 384
+   * dimensions 128 gives recall@10 0.993 at ef 128 and 0.995 at 256; 64 builds 1.7× faster but gave
+   * 0.842 and 0.888 there (BENCHMARKS.md, "Vector index libraries", 1M). @default 128
    */
   readonly expansionAdd?: number;
   /**
    * Candidates while searching (ef; a search asking for more neighbours uses that many). Not part
    * of the graph: a search may ask for another (`HnswGraph.search`). Query cost grows about
-   * linearly with it: 1.35 ms awaited at 256, 2.1 ms at 512 at 1M (BENCHMARKS.md, "Vector index
-   * libraries", 1M). The service's is `SEARCH_SEMANTIC_EF`. @default 256
+   * linearly with it: at 1M, 0.9 ms awaited at 128 and 1.3 ms at 256 once the graph's memory is
+   * warm (BENCHMARKS.md, "Vector index libraries", 1M). The service's is `SEARCH_SEMANTIC_EF`.
+   * @default 256
    */
   readonly expansionSearch?: number;
   /** How the graph stores vectors: f16 halves its memory for no measurable loss of recall. @default 'f16' */

@@ -4,6 +4,7 @@ import { GraphWorker } from './graph-worker';
 import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { BLOCK_ROWS, RowBlocks } from './row-blocks';
 import { ChunkedArray } from '../../lib/chunked-array';
+import { ChunkedNumbers } from '../../lib/chunked-numbers';
 import { ShardedMap } from '../../lib/sharded-map';
 import { yieldToLoop } from '../../lib/yield-to-loop';
 
@@ -86,12 +87,8 @@ export interface VectorSnapshot {
   readonly vectors: readonly Float32Array[];
 }
 
-const grow = <T extends Int32Array | Uint32Array | Float32Array>(a: T, need: number, make: (n: number) => T): T => {
-  if (need <= a.length) return a;
-  const b = make(Math.max(need, a.length * 2, 64));
-  b.set(a);
-  return b;
-};
+const int32s = (n: number) => new Int32Array(n);
+const uint32s = (n: number) => new Uint32Array(n);
 
 /** Rows sent to the graph's worker ahead of what it has taken (a chunk is at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
@@ -118,14 +115,16 @@ export class VectorIndex {
   // never copies the rows already held (a doubling array did, 192 ms of CPU in one turn at 16k →
   // 32k rows of 384 numbers), nor sends copies of them to the worker.
   private blocks: RowBlocks;
-  private rowSlot = new Int32Array(64);
+  // The per-row and per-item numbers in chunks (lib/chunked-numbers.ts): four typed arrays doubling
+  // at 524,288 items took ~40 ms of CPU in one turn, faulting in the new arrays' pages.
+  private rowSlot = new ChunkedNumbers(int32s);
   // Chunked: a JS array's growth copied 869,461 ids in one turn, 35 ms of CPU (lib/chunked-array.ts).
   private ids = new ChunkedArray<string | null>();
   // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (lib/sharded-map.ts).
   private slots = new ShardedMap<number>();
-  private first = new Int32Array(64);
-  private count = new Int32Array(64);
-  private fps = new Uint32Array(64);
+  private first = new ChunkedNumbers(int32s);
+  private count = new ChunkedNumbers(int32s);
+  private fps = new ChunkedNumbers(uint32s);
   private liveRows = 0;
 
   private graph: GraphWorker | undefined;
@@ -192,7 +191,7 @@ export class VectorIndex {
   /** The fingerprint `id` was added with, or undefined. */
   fingerprint(id: string): number | undefined {
     const s = this.slots.get(id);
-    return s === undefined ? undefined : this.fps[s];
+    return s === undefined ? undefined : this.fps.get(s);
   }
 
   /**
@@ -216,16 +215,13 @@ export class VectorIndex {
     if (vectors.length === 0) return;
     const slot = this.ids.push(id);
     this.slots.set(id, slot);
-    this.first = grow(this.first, slot + 1, (n) => new Int32Array(n));
-    this.count = grow(this.count, slot + 1, (n) => new Int32Array(n));
-    this.fps = grow(this.fps, slot + 1, (n) => new Uint32Array(n));
-    this.first[slot] = this.rows;
-    this.count[slot] = vectors.length;
-    this.fps[slot] = fingerprint >>> 0;
-    const need = this.rows + vectors.length;
-    this.rowSlot = grow(this.rowSlot, need, (n) => new Int32Array(n));
+    for (const column of [this.first, this.count, this.fps]) column.reserve(slot + 1);
+    this.first.set(slot, this.rows);
+    this.count.set(slot, vectors.length);
+    this.fps.set(slot, fingerprint >>> 0);
+    this.rowSlot.reserve(this.rows + vectors.length);
     vectors.forEach((v, i) => {
-      this.rowSlot[this.blocks.append(v, scales[i])] = slot;
+      this.rowSlot.set(this.blocks.append(v, scales[i]), slot);
     });
     this.liveRows += vectors.length;
     this.schedule();
@@ -239,12 +235,12 @@ export class VectorIndex {
   private removeOne(id: string): void {
     const slot = this.slots.get(id);
     if (slot === undefined) return;
-    const from = this.first[slot];
-    const to = from + this.count[slot];
+    const from = this.first.get(slot);
+    const to = from + this.count.get(slot);
     const sent: number[] = [];
     const sentUpTo = this.graph?.sent ?? 0;
     for (let r = from; r < to; r++) {
-      this.rowSlot[r] = -1;
+      this.rowSlot.set(r, -1);
       if (r < sentUpTo) sent.push(r);
     }
     this.graph?.remove(sent);
@@ -268,7 +264,7 @@ export class VectorIndex {
       let rows = 0;
       for (const id of accept as ReadonlySet<string>) {
         const s = this.slots.get(id);
-        if (s !== undefined) rows += this.count[s];
+        if (s !== undefined) rows += this.count.get(s);
       }
       if (rows <= this.exactFilteredBelow) return this.exactOver(this.slotsOf(accept as ReadonlySet<string>), q, k);
     }
@@ -337,8 +333,8 @@ export class VectorIndex {
 
   private slotScore(slot: number, q: Float32Array): number {
     let best = -Infinity;
-    const from = this.first[slot];
-    for (let r = from; r < from + this.count[slot]; r++) best = Math.max(best, this.dot(r, q));
+    const from = this.first.get(slot);
+    for (let r = from; r < from + this.count.get(slot); r++) best = Math.max(best, this.dot(r, q));
     return best;
   }
 
@@ -384,10 +380,12 @@ export class VectorIndex {
     // Scored on the f32 rows, not the graph's f16 copy: the same scale as the rows not yet in the
     // graph and the exact path. (At 1M it did not change recall@10: the misses are neighbours the
     // search never reached, not ones f16 ordered wrongly; BENCHMARKS.md, "Vector index libraries".)
-    for (let i = 0; i < keys.length; i++)
-      if (keys[i] < this.rows && this.rowSlot[keys[i]] >= 0) offer(this.rowSlot[keys[i]], this.dot(keys[i], q));
+    for (let i = 0; i < keys.length; i++) {
+      const slot = keys[i] < this.rows ? this.rowSlot.get(keys[i]) : -1;
+      if (slot >= 0) offer(slot, this.dot(keys[i], q));
+    }
     for (let r = upTo; r < this.rows; r++) {
-      const slot = this.rowSlot[r];
+      const slot = this.rowSlot.get(r);
       if (slot >= 0) offer(slot, this.dot(r, q));
     }
     return { found, upTo };
@@ -416,6 +414,7 @@ export class VectorIndex {
       { dims: this.dims, options: this.graphOptions, threads: this.threads, sliceMs: this.sliceMs },
       (reason) => this.onGraphFailure(reason),
       () => this.pump(),
+      (buffer) => this.blocks.offer(buffer),
     );
   }
 
@@ -428,13 +427,15 @@ export class VectorIndex {
     if (this.closed) return;
     if (!this.graph && this.liveRows < this.exactBelow) return;
     const graph = (this.graph ??= this.newGraph());
+    // The next new block from the worker, its pages already in memory (row-blocks.ts).
+    if (this.blocks.wantsSpare) graph.askSpare();
     while (!graph.failed && graph.sent < this.rows && graph.sent - graph.upTo < AHEAD_ROWS) {
       const from = graph.sent;
       const block = Math.floor(from / BLOCK_ROWS);
       const to = Math.min(this.rows, (block + 1) * BLOCK_ROWS);
       if (graph.lastBlock !== block) graph.block(block, this.blocks.shared(block));
       const dead: number[] = [];
-      for (let r = from; r < to; r++) if (this.rowSlot[r] < 0) dead.push(r);
+      for (let r = from; r < to; r++) if (this.rowSlot.get(r) < 0) dead.push(r);
       graph.add(from, to, dead);
     }
   }
@@ -448,10 +449,10 @@ export class VectorIndex {
     return {
       dims: this.dims,
       ids: this.ids.toArray(),
-      fingerprints: this.fps.slice(0, n),
-      first: this.first.slice(0, n),
-      count: this.count.slice(0, n),
-      rowSlot: this.rowSlot.slice(0, this.rows),
+      fingerprints: this.fps.slice(n),
+      first: this.first.slice(n),
+      count: this.count.slice(n),
+      rowSlot: this.rowSlot.slice(this.rows),
       vectors: this.blocks.parts(),
     };
   }
@@ -482,13 +483,13 @@ export class VectorIndex {
     const rows = snap.rowSlot.length;
     index.ids = ChunkedArray.from(snap.ids);
     // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
-    // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. They
-    // grow by a copy when an add needs room, as the index's own arrays do.
+    // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. Items
+    // and rows added later go to chunks after them (lib/chunked-numbers.ts).
     // (Views of a file's buffer or `slice` copies: never of a SharedArrayBuffer.)
-    index.first = snap.first as Int32Array<ArrayBuffer>;
-    index.count = snap.count as Int32Array<ArrayBuffer>;
-    index.fps = snap.fingerprints as Uint32Array<ArrayBuffer>;
-    index.rowSlot = snap.rowSlot as Int32Array<ArrayBuffer>;
+    index.first = new ChunkedNumbers(int32s, snap.first as Int32Array<ArrayBuffer>);
+    index.count = new ChunkedNumbers(int32s, snap.count as Int32Array<ArrayBuffer>);
+    index.fps = new ChunkedNumbers(uint32s, snap.fingerprints as Uint32Array<ArrayBuffer>);
+    index.rowSlot = new ChunkedNumbers(int32s, snap.rowSlot as Int32Array<ArrayBuffer>);
     // Whole blocks are views of the snapshot's arrays (RowBlocks.from: at 1M rows copying them cost
     // a second 1.5 GB at every start); a partial one is copied, to grow.
     index.blocks = RowBlocks.from(index.dims, snap.vectors);
@@ -505,7 +506,7 @@ export class VectorIndex {
       const g = index.newGraph();
       // Rows that died after the graph was saved (the snapshot is newer) leave it once read.
       const dead: number[] = [];
-      for (let r = 0; r < graph.rows; r++) if (index.rowSlot[r] < 0) dead.push(r);
+      for (let r = 0; r < graph.rows; r++) if (index.rowSlot.get(r) < 0) dead.push(r);
       if (await g.load(graph.path, graph.rows, Float64Array.from(dead))) index.graph = g;
       else {
         // Not read (the worker says why through onGraphFailure): built again from the vectors.

@@ -1,4 +1,4 @@
-import { ShardedMap } from '../../../service/lib/sharded-map';
+import { ShardedMap, shardOf } from '../../../service/lib/sharded-map';
 
 describe('ShardedMap', () => {
   it('answers as one Map would, across its shards', () => {
@@ -21,5 +21,36 @@ describe('ShardedMap', () => {
       expect(m.has(id)).toBe(ref.has(id));
     }
     expect(m.size).toBe(ref.size);
+  });
+});
+
+describe('shardOf', () => {
+  // What a turn of 1,000 adds rehashes: the entries of every shard that reaches a power of two
+  // (a Map's table doubles there). Equal shares made all shards reach one together (issue 41).
+  const rehashedPerTurn = (keys: number, shard: (key: string) => number): number[] => {
+    const sizes = new Map<number, number>();
+    const turns: number[] = [];
+    for (let i = 0; i < keys; i++) {
+      const s = shard(`d${i}`);
+      const n = (sizes.get(s) ?? 0) + 1;
+      sizes.set(s, n);
+      const t = Math.floor(i / 1000);
+      if ((n & (n - 1)) === 0) turns[t] = (turns[t] ?? 0) + n;
+    }
+    return turns.filter((x) => x !== undefined);
+  };
+
+  it('gives the shards shares spread over an octave, so they do not grow together', () => {
+    const sizes = new Map<number, number>();
+    for (let i = 0; i < 300_000; i++) {
+      const s = shardOf(`d${i}`);
+      sizes.set(s, (sizes.get(s) ?? 0) + 1);
+    }
+    const counts = [...sizes.values()];
+    expect(sizes.size).toBe(256);
+    expect(Math.max(...counts) / Math.min(...counts)).toBeGreaterThan(1.7);
+    expect(Math.max(...counts) / Math.min(...counts)).toBeLessThan(2.4);
+    // 128 equal shares rehashed 16,384 entries in one turn at 262,144 keys (and 32,768 at 524,288).
+    expect(Math.max(...rehashedPerTurn(300_000, shardOf))).toBeLessThanOrEqual(8192);
   });
 });

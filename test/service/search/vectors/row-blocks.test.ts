@@ -1,4 +1,4 @@
-import { BLOCK_ROWS, RowBlocks } from '../../../../service/search/vectors/row-blocks';
+import { BLOCK_ROWS, blockBytes, RowBlocks } from '../../../../service/search/vectors/row-blocks';
 
 const dims = 3;
 const rowOf = (r: number) => [r + 1, -r, 0.5];
@@ -44,5 +44,27 @@ describe('RowBlocks (issue 41: rows shared with the graph worker)', () => {
     blocks.append(rowOf(rows), 1);
     expect(blocks.parts()[1].length).toBe(3 * dims);
     expect(blocks.dot(rows, Float32Array.of(1, 0, 0))).toBe(rows + 1);
+  });
+
+  test('a spare offered is the next new block (one of the wrong size is not taken)', () => {
+    const blocks = new RowBlocks(dims);
+    expect(blocks.wantsSpare).toBe(true);
+    blocks.offer(new SharedArrayBuffer(blockBytes(dims) - 4));
+    expect(blocks.wantsSpare).toBe(true);
+    const first = new SharedArrayBuffer(blockBytes(dims));
+    blocks.offer(first);
+    expect(blocks.wantsSpare).toBe(false);
+    blocks.append(rowOf(0), 1);
+    expect(blocks.parts()[0].buffer).toBe(first);
+    expect(blocks.wantsSpare).toBe(true);
+    const second = new SharedArrayBuffer(blockBytes(dims));
+    blocks.offer(second);
+    for (let r = 1; r <= BLOCK_ROWS; r++) blocks.append(rowOf(r), 1);
+    expect(blocks.parts().map((p) => p.buffer)).toEqual([first, second]);
+    expect(Array.from(blocks.parts()[1].subarray(0, dims))).toEqual(rowOf(BLOCK_ROWS));
+    // Without a spare, a block of its own.
+    for (let r = BLOCK_ROWS + 1; r <= 2 * BLOCK_ROWS; r++) blocks.append(rowOf(r), 1);
+    expect(blocks.parts()[2].buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(blocks.parts()[2].buffer.byteLength).toBe(blockBytes(dims));
   });
 });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+import { types } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { VectorError, VectorIndex, type VectorHit } from '../../../../service/search/vectors';
-import { BLOCK_ROWS } from '../../../../service/search/vectors/row-blocks';
+import { BLOCK_ROWS, blockBytes, RowBlocks } from '../../../../service/search/vectors/row-blocks';
 import { clusteredVectors, clustersFor } from '../../../../tools/corpus/clustered-vectors';
 import { mulberry32 } from '../../../../tools/corpus/grow-corpus';
 import { cosine, exhaustiveVectorSearch } from '../../../../tools/oracles/exhaustive-vectors';
@@ -372,6 +373,41 @@ describe("VectorIndex's graph worker thread (issue 41)", () => {
         posted.mockRestore();
       }
       // A hang guard, not a bound: the graph of 8,292 rows of 8 numbers is built in the worker (issue 36).
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
+  test(
+    "new blocks are the worker's spares (allocated and their pages touched in its thread), and the rows written into them are found",
+    async () => {
+      const offer = jest.spyOn(RowBlocks.prototype, 'offer');
+      try {
+        const rows = rowsOf(clusteredVectors({ count: BLOCK_ROWS + 10, dims, seed: 9 }), dims);
+        const index = new VectorIndex({ dims, exactBelow: 0, threads: 1 });
+        for (let i = 0; i < 10; i++) index.add(`d${i}`, [rows[i]]);
+        // The graph's worker starts at the turn's end and is asked for a spare block.
+        await index.settle();
+        while (offer.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 10));
+        const [spare] = offer.mock.calls[0];
+        // (Made in the main realm, not jest's: not `toBeInstanceOf`.)
+        expect(types.isSharedArrayBuffer(spare)).toBe(true);
+        expect(spare.byteLength).toBe(blockBytes(dims));
+        expect(new Int32Array(spare).every((x) => x === 0)).toBe(true);
+        for (let i = 10; i < rows.length; i++) index.add(`d${i}`, [rows[i]]);
+        const parts = index.snapshot().vectors;
+        expect(parts).toHaveLength(2);
+        expect(parts[1].buffer).toBe(spare);
+        await index.settle();
+        // The next one is asked for once the spare is taken.
+        while (offer.mock.calls.length < 2) await new Promise((r) => setTimeout(r, 10));
+        for (const i of [0, BLOCK_ROWS - 1, BLOCK_ROWS, BLOCK_ROWS + 9]) {
+          const [hit] = await index.search(rows[i], 1);
+          expect(hit.id).toBe(`d${i}`);
+        }
+        index.close();
+      } finally {
+        offer.mockRestore();
+      }
     },
     PROPERTY_HANG_GUARD_MS,
   );
