@@ -4,7 +4,6 @@ import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
 import {
   FieldLengths,
-  scaled,
   scoredBytes,
   scoredCacheBudget,
   termValueSteps,
@@ -397,7 +396,8 @@ export class PostingsIndex extends SegmentedIndex {
           scoring,
           factors,
           bound: part.maxImpact * scale,
-          blockMax: scaled(part.blockMax, scale),
+          blockMax: part.blockMax,
+          blockScale: scale,
           distinct,
         });
         termOf.push(this.termIds.get(term)!);

@@ -211,14 +211,3 @@ export class FieldLengths {
     return this.per;
   }
 }
-
-/**
- * `xs` times `by`, each (a query's block bounds: a term's cached bounds times its weight). A
- * plain loop: `Float64Array.prototype.map` calls back per element, and at 1M documents that
- * call was ~8% of a warm full query's CPU (an RM3 query scales ~20,000 block bounds).
- */
-export function scaled(xs: Float64Array, by: number): Float64Array {
-  const out = new Float64Array(xs.length);
-  for (let i = 0; i < xs.length; i++) out[i] = xs[i] * by;
-  return out;
-}

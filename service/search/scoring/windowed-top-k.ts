@@ -93,9 +93,10 @@ function lowerBound(docs: Int32Array, from: number, target: number): number {
 function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
   let bound = c.bound;
   if (c.blockMax) {
-    bound = 0;
-    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++)
-      if (c.blockMax[b] > bound) bound = c.blockMax[b];
+    // The largest block's scaled is the largest scaled block (scaling by a positive number keeps the order).
+    let most = 0;
+    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++) if (c.blockMax[b] > most) most = c.blockMax[b];
+    bound = most * (c.blockScale ?? 1);
   }
   return {
     docs: c.docs.subarray(from, to),
