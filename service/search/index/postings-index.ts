@@ -66,14 +66,27 @@ export function popcount(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-/** Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` … `lo·32 + 31`; returns `words`. */
-function setBits(docs: Int32Array, words: Int32Array, lo: number): Int32Array {
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i];
-    words[(d >>> 5) - lo] |= 1 << (d & 31);
+/**
+ * Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` …
+ * `lo·32 + 31`, `VALUE_STEP` postings a step; returns `words`.
+ */
+function* settingBits(docs: Int32Array, words: Int32Array, lo: number): Generator<void, Int32Array> {
+  for (let at = 0; at < docs.length; at += VALUE_STEP) {
+    for (let i = at, to = Math.min(docs.length, at + VALUE_STEP); i < to; i++) {
+      const d = docs[i];
+      words[(d >>> 5) - lo] |= 1 << (d & 31);
+    }
+    if (at + VALUE_STEP < docs.length) yield;
   }
   return words;
 }
+
+/**
+ * Words of the union's bitmap counted a step (`unionSize`): 2^13, 262,144 documents (before the
+ * count's loops are optimised, the whole of 1M documents in one step was one of the longest
+ * turns of the first queries after a build).
+ */
+const COUNT_WORDS = 8_192;
 
 /** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
@@ -448,27 +461,35 @@ export class PostingsIndex extends SegmentedIndex {
         n >= (last - first + 1) * UNION_BITMAP_DENSITY &&
         this.postingCache.get(terms[c])?.parts.includes(part)
       ) {
-        part.bits = { lo: first, words: setBits(docs, new Int32Array(last - first + 1), first) };
-        this.countCached(terms[c], part.bits.words.byteLength);
+        const words = yield* settingBits(docs, new Int32Array(last - first + 1), first);
+        yield;
+        part.bits = { lo: first, words };
+        this.countCached(terms[c], words.byteLength);
       }
       if (part.bits) {
         const { lo: at, words: own } = part.bits;
         for (let w = 0; w < own.length; w++) bits[at + w] |= own[w];
       } else {
-        setBits(docs, bits, 0);
+        yield* settingBits(docs, bits, 0);
         part.counted = true;
       }
       yield;
     }
+    let total = 0;
     if (keep?.words) {
-      const total = hi > lo ? keep.words(bits, lo, hi) : 0;
-      if (hi > lo) bits.fill(0, lo, hi);
+      // `words` counts any run of words (its counts add up): `COUNT_WORDS` a step.
+      for (let w = lo; w < hi; w += COUNT_WORDS) {
+        const to = Math.min(hi, w + COUNT_WORDS);
+        total += keep.words(bits, w, to);
+        bits.fill(0, w, to);
+        if (to < hi) yield;
+      }
       return total;
     }
-    let total = 0;
     const kept = keep?.bits;
     const word = keep?.word;
     for (let w = lo; w < hi; w++) {
+      if ((w - lo) % COUNT_WORDS === COUNT_WORDS - 1) yield;
       let x = bits[w];
       if (x === 0) continue;
       bits[w] = 0;
