@@ -25,7 +25,13 @@ import { proximityRerank } from './scoring/proximity';
 import { exactScore } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
-import { MAX_WINDOW_POSTINGS, WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
+import {
+  FEWEST_WINDOW_POSTINGS,
+  MAX_WINDOW_POSTINGS,
+  WINDOW_POSTINGS,
+  WindowPace,
+  windowedTopK,
+} from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 
 /**
@@ -683,6 +689,7 @@ export class EmbeddedIndex implements SearchIndex {
       pause,
       {
         postings: this.windowPostings,
+        fewest: FEWEST_WINDOW_POSTINGS,
         most: Math.max(this.windowPostings, MAX_WINDOW_POSTINGS),
         ms: this.querySliceMs,
         pace: this.windowPace,
