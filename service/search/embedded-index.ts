@@ -25,7 +25,13 @@ import { proximityRerank } from './scoring/proximity';
 import { exactScore } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
-import { MAX_WINDOW_POSTINGS, WINDOW_POSTINGS, WindowPace, windowedTopK } from './scoring/windowed-top-k';
+import {
+  FEWEST_WINDOW_POSTINGS,
+  MAX_WINDOW_POSTINGS,
+  WINDOW_POSTINGS,
+  WindowPace,
+  windowedTopK,
+} from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
 
 /**
@@ -421,19 +427,23 @@ export class EmbeddedIndex implements SearchIndex {
       // Proximity re-scores the exact top `depth` of the final pass: that pass asks for at least as many.
       const source = r.proximity.weight > 0 ? this.compact.proximitySource() : undefined;
       const last = source ? Math.max(k, r.proximity.depth) : k;
-      // With RM3 the expanded pass reads the original terms again: their values are kept.
+      // With RM3 the expanded pass reads the original terms again: their values are kept. The
+      // first pass asks for as many documents as the expanded pass does (`last`), not only the
+      // feedback documents (its best `fbDocs`, the same either way): the k-th best of their
+      // expanded scores is a floor of the expanded pass's k-th best, which `fbDocs` (5) documents
+      // cannot give a pass of `last` (10 or more), and which it then starts its pruning from.
       page = await this.runPruned({
         pause,
         terms: plan.scored,
         keep,
         visit,
-        k: expand ? x.fbDocs : last,
+        k: expand ? Math.max(x.fbDocs, last) : last,
         count: !expand,
         reread: expand,
       });
       if (expand && page.hits.length > 0) {
-        // The feedback documents hold the expanded query's terms: their scores start its pruning.
-        const known = page.hits.slice(0, x.fbDocs).map((h) => h.doc);
+        // The first pass's best documents match the expanded query (they hold its original terms): their scores start its pruning.
+        const known = page.hits.map((h) => h.doc);
         const terms = this.rm3(plan.terms, page.hits, plan.synonyms);
         counted = terms;
         page = await this.runPruned({ pause, terms, keep, visit, k: last, known });
@@ -679,6 +689,7 @@ export class EmbeddedIndex implements SearchIndex {
       pause,
       {
         postings: this.windowPostings,
+        fewest: FEWEST_WINDOW_POSTINGS,
         most: Math.max(this.windowPostings, MAX_WINDOW_POSTINGS),
         ms: this.querySliceMs,
         pace: this.windowPace,

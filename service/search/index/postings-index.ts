@@ -4,7 +4,6 @@ import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
 import {
   FieldLengths,
-  scaled,
   scoredBytes,
   scoredCacheBudget,
   termValueSteps,
@@ -67,14 +66,27 @@ export function popcount(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-/** Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` … `lo·32 + 31`; returns `words`. */
-function setBits(docs: Int32Array, words: Int32Array, lo: number): Int32Array {
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i];
-    words[(d >>> 5) - lo] |= 1 << (d & 31);
+/**
+ * Sets the bit of each of `docs` in `words`, whose word 0 stands for documents `lo·32` …
+ * `lo·32 + 31`, `VALUE_STEP` postings a step; returns `words`.
+ */
+function* settingBits(docs: Int32Array, words: Int32Array, lo: number): Generator<void, Int32Array> {
+  for (let at = 0; at < docs.length; at += VALUE_STEP) {
+    for (let i = at, to = Math.min(docs.length, at + VALUE_STEP); i < to; i++) {
+      const d = docs[i];
+      words[(d >>> 5) - lo] |= 1 << (d & 31);
+    }
+    if (at + VALUE_STEP < docs.length) yield;
   }
   return words;
 }
+
+/**
+ * Words of the union's bitmap counted a step (`unionSize`): 2^13, 262,144 documents (before the
+ * count's loops are optimised, the whole of 1M documents in one step was one of the longest
+ * turns of the first queries after a build).
+ */
+const COUNT_WORDS = 8_192;
 
 /** A term's live postings in document order with their tfs per searched field, and what scores them. */
 interface TermPostings {
@@ -97,12 +109,6 @@ interface TermPostings {
      * second use (queries between writes read them instead of computing each value again).
      */
     vals?: Array<Float64Array | null>;
-    /**
-     * `blockMax` times the weight a query last read it with (`scaledBounds`): an original term's
-     * weight repeats from query to query, and a new array per query and term was fresh memory
-     * V8 counts toward its next full collection (issue 39).
-     */
-    scaled?: { readonly by: number; readonly bounds: Float64Array };
     /** Counted by `unionSize` before, by scattering its documents (its bitmap is made at the next count). */
     counted?: boolean;
     /** Its documents as a bitmap of the 32-document words `lo` .. (`unionSize`), once counted twice and dense enough. */
@@ -403,7 +409,8 @@ export class PostingsIndex extends SegmentedIndex {
           scoring,
           factors,
           bound: part.maxImpact * scale,
-          blockMax: this.scaledBounds(term, part, scale),
+          blockMax: part.blockMax,
+          blockScale: scale,
           distinct,
         });
         termOf.push(this.termIds.get(term)!);
@@ -416,21 +423,6 @@ export class PostingsIndex extends SegmentedIndex {
     const whole = wholeScorer({ nf, fwdStart, fwdTerm, fwdTf, lengths }, cursors, termOf, scoring);
     if (!count) return { cursors, total: 0, whole };
     return { cursors, total: yield* this.unionSize(cursors, partOf, termNames, keep), whole };
-  }
-
-  /**
-   * A part's block bounds times `by`, kept with the part (and counted in the cache's bytes) for
-   * the next query that reads it with the same weight. A part read with another weight gets a
-   * new array, never the kept one rewritten: a cursor of the running query may hold it.
-   */
-  private scaledBounds(term: string, part: TermPostings['parts'][number], by: number): Float64Array {
-    if (part.scaled?.by === by) return part.scaled.bounds;
-    const bounds = scaled(part.blockMax, by);
-    if (this.postingCache.get(term)?.parts.includes(part)) {
-      this.countCached(term, bounds.byteLength - (part.scaled?.bounds.byteLength ?? 0));
-      part.scaled = { by, bounds };
-    }
-    return bounds;
   }
 
   /**
@@ -469,27 +461,35 @@ export class PostingsIndex extends SegmentedIndex {
         n >= (last - first + 1) * UNION_BITMAP_DENSITY &&
         this.postingCache.get(terms[c])?.parts.includes(part)
       ) {
-        part.bits = { lo: first, words: setBits(docs, new Int32Array(last - first + 1), first) };
-        this.countCached(terms[c], part.bits.words.byteLength);
+        const words = yield* settingBits(docs, new Int32Array(last - first + 1), first);
+        yield;
+        part.bits = { lo: first, words };
+        this.countCached(terms[c], words.byteLength);
       }
       if (part.bits) {
         const { lo: at, words: own } = part.bits;
         for (let w = 0; w < own.length; w++) bits[at + w] |= own[w];
       } else {
-        setBits(docs, bits, 0);
+        yield* settingBits(docs, bits, 0);
         part.counted = true;
       }
       yield;
     }
+    let total = 0;
     if (keep?.words) {
-      const total = hi > lo ? keep.words(bits, lo, hi) : 0;
-      if (hi > lo) bits.fill(0, lo, hi);
+      // `words` counts any run of words (its counts add up): `COUNT_WORDS` a step.
+      for (let w = lo; w < hi; w += COUNT_WORDS) {
+        const to = Math.min(hi, w + COUNT_WORDS);
+        total += keep.words(bits, w, to);
+        bits.fill(0, w, to);
+        if (to < hi) yield;
+      }
       return total;
     }
-    let total = 0;
     const kept = keep?.bits;
     const word = keep?.word;
     for (let w = lo; w < hi; w++) {
+      if ((w - lo) % COUNT_WORDS === COUNT_WORDS - 1) yield;
       let x = bits[w];
       if (x === 0) continue;
       bits[w] = 0;

@@ -1,5 +1,5 @@
 import { byRank, type DocHit } from './top-hits';
-import { BLOCK_SHIFT, blockCount, type ScoreCursor } from '../index/cursor';
+import { BLOCK_SHIFT, blockBound, blockCount, type ScoreCursor } from '../index/cursor';
 import { Best, blockEnd, cursorScore, knownFloor, seek, seekBlock, SLACK, type TopKOptions } from './top-k';
 
 /** Non-essential terms (those with the largest bounds) a block-max check looks at by their blocks. */
@@ -81,13 +81,13 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
           const first = o.docs[ob << BLOCK_SHIFT];
           if (first > doc) end = Math.min(end, first - 1);
           else {
-            v = o.blockMax ? o.blockMax[ob] : o.bound;
+            v = blockBound(o, ob);
             end = Math.min(end, blockEnd(o.docs, ob));
           }
         }
         near[j + 1] = near[j] + v;
       }
-      if (((c.blockMax ? c.blockMax[b] : c.bound) + near[p]) * maxCoord * SLACK < threshold) {
+      if ((blockBound(c, b) + near[p]) * maxCoord * SLACK < threshold) {
         skips += 1;
         pos[top] = seek(c.docs, pos[top], end + 1);
         if (pos[top] < c.docs.length) heap.replaceTop(top);

@@ -20,13 +20,29 @@ export const WINDOW_POSTINGS = 1 << 16;
  */
 export const MAX_WINDOW_POSTINGS = 1 << 18;
 
+/**
+ * Postings of a window at least while the scorer's pace is slow or not known yet, by default
+ * (`EmbeddedIndex` passes it): in the first queries after a build the scorers' loops are not
+ * optimised yet, and their first windows of `WINDOW_POSTINGS` took 96-154 ms of the loop thread's
+ * CPU at 1M documents (load ~10, 2026-12-04, BENCHMARKS.md); sized by that slow pace they are a
+ * quarter of that, until the pace has grown back (at most twice per window). Not smaller: on a
+ * busy machine a window the OS did not run looks slow too, and each window prunes from a floor
+ * of its own.
+ */
+export const FEWEST_WINDOW_POSTINGS = 1 << 14;
+
 /** Scoring time a window is sized for, milliseconds, by default (`EmbeddedIndex` passes its `querySliceMs`). */
 export const WINDOW_MS = 5;
 
 /** How `windowedTopK` cuts a query's postings into windows. */
 export interface WindowSizing {
-  /** Postings of a window at least (and of the first, while no pace is known). @default WINDOW_POSTINGS */
+  /** Postings of a window at least, and of every window when `ms` is 0. @default WINDOW_POSTINGS */
   readonly postings?: number;
+  /**
+   * Postings of a window at least when the pace is slower than `postings` per `ms`, and of the
+   * first while no pace is known (at most `postings`). @default `postings`
+   */
+  readonly fewest?: number;
   /** Postings of a window at most, whatever the pace (at least `postings`). @default no bound */
   readonly most?: number;
   /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
@@ -93,9 +109,10 @@ function lowerBound(docs: Int32Array, from: number, target: number): number {
 function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
   let bound = c.bound;
   if (c.blockMax) {
-    bound = 0;
-    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++)
-      if (c.blockMax[b] > bound) bound = c.blockMax[b];
+    // The largest block's scaled is the largest scaled block (scaling by a positive number keeps the order).
+    let most = 0;
+    for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++) if (c.blockMax[b] > most) most = c.blockMax[b];
+    bound = most * (c.blockScale ?? 1);
   }
   return {
     docs: c.docs.subarray(from, to),
@@ -129,12 +146,13 @@ export async function windowedTopK(
   sizing: WindowSizing = {},
 ): Promise<DocHit[]> {
   const least = sizing.postings ?? WINDOW_POSTINGS;
+  const fewest = Math.min(least, sizing.fewest ?? least);
   const most = Math.max(least, sizing.most ?? Infinity);
   const ms = sizing.ms ?? WINDOW_MS;
   const now = sizing.now ?? (() => performance.now());
   const { pace } = sizing;
   const sized = (rate: number | undefined) =>
-    Math.min(most, Math.max(least, rate === undefined || !(ms > 0) ? 0 : Math.floor(rate * ms)));
+    !(ms > 0) ? least : rate === undefined ? fewest : Math.min(most, Math.max(fewest, Math.floor(rate * ms)));
   let postings = 0;
   let end = 0;
   for (const { docs } of cursors) {
@@ -148,8 +166,8 @@ export async function windowedTopK(
     const started = now();
     const found = run();
     const took = now() - started;
-    // A window smaller than `least` (or too fast to time) says little of the pace.
-    if (took > 0 && held >= least) {
+    // A window smaller than `fewest` (or too fast to time) says little of the pace.
+    if (took > 0 && held >= fewest) {
       rate = nextPace(rate, held / took);
       pace?.set(topK, rate, fromKnown);
       target = sized(rate);

@@ -161,6 +161,37 @@ describe('windowedTopK', () => {
     expect(await windows(10)).toBe(5);
   });
 
+  it('sizes windows down to `fewest` postings while they score slowly, and starts there while no pace is known', async () => {
+    const { index, cursors } = sevenTermsOver70k();
+    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+    const whole = boundedTopK(cursors, opts);
+    const held: number[] = [];
+    const counting: typeof boundedTopK = (cs, o) => {
+      held.push(cs.reduce((n, c) => n + c.docs.length, 0));
+      return boundedTopK(cs, o);
+    };
+    const pace = new WindowPace();
+    // Each window takes 10 ms (a scorer not optimised yet): windows of `fewest`, not of `postings`.
+    let clock = 0;
+    let calls = 0;
+    const now = () => (clock += calls++ % 2 ? 10 : 0);
+    const fewest = 1 << 12;
+    expect(await windowedTopK(counting, cursors, opts, async () => {}, { ms: 5, now, pace, fewest })).toEqual(whole);
+    expect(held.reduce((a, b) => a + b, 0)).toBe(280_000);
+    expect(held.length).toBeGreaterThanOrEqual(60);
+    // About `fewest` a window (a window ends at a document boundary: a few postings either way).
+    expect(Math.max(...held.slice(0, -1))).toBeLessThanOrEqual(fewest + cursors.length);
+    // Fast again (1 ms a window): the pace doubles per window, back past `postings` within the query.
+    held.length = 0;
+    clock = 0;
+    calls = 0;
+    const fast = () => (clock += calls++ % 2 ? 1 : 0);
+    expect(await windowedTopK(counting, cursors, opts, async () => {}, { ms: 5, now: fast, pace, fewest })).toEqual(
+      whole,
+    );
+    expect(Math.max(...held)).toBeGreaterThan(1 << 16);
+  });
+
   it('never sizes a window past `most` postings, however fast the pace learned before', async () => {
     const { index, cursors } = sevenTermsOver70k();
     const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
