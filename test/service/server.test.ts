@@ -269,7 +269,8 @@ describe('the service process', () => {
     });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    // 'close', not 'exit': at 'exit' the last of stderr may still be in the pipe.
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     expect(code).toBe(2);
     expect(stderr).toContain('RATE_LIMIT_IP_REQUESTS="abc" is not valid: expected an integer');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -292,7 +293,7 @@ describe('the service process', () => {
       });
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
       expect(code).toBe(2);
       expect(stderr).toContain(`SEARCH_SYNONYMS_FILE=${JSON.stringify(file)} line 3: "phone =>" has nothing after =>`);
       expect(stderr).toContain("expected a readable file in Solr's synonyms format");
@@ -313,7 +314,8 @@ describe('the service process', () => {
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    // The end with all output read ('close'): at 'exit' the "stopped" line may still be in the pipe.
+    const exited = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     // Starting takes seconds on a loaded machine; a process that exits fails at once.
     await Promise.race([
       waitFor('"msg":"ready"', () => stdout.includes('"msg":"ready"'), { timeoutMs: 45_000, intervalMs: 50 }),
