@@ -22,14 +22,21 @@ export interface OutputLinesOptions {
   readonly keptChars?: number;
 }
 
-/** True when `line` passes `match`. */
+/**
+ * True when `line` passes `match`. A predicate that throws (JSON.parse of a line that is not
+ * JSON) counts as not passing, as a throwing check counts as "not yet" in `waitFor`.
+ */
 export function lineMatches(match: LineMatch, line: string): boolean {
   if (typeof match === 'string') return line.includes(match);
   if (match instanceof RegExp) {
     match.lastIndex = 0; // a /g or /y pattern keeps where it stopped; every line is tested whole
     return match.test(line);
   }
-  return match(line);
+  try {
+    return match(line);
+  } catch {
+    return false;
+  }
 }
 
 /** `match` as a failure message names it. */

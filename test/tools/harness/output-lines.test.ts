@@ -58,6 +58,8 @@ describe('OutputLines: a child process output split into lines', () => {
     expect(lineMatches(g, 'needle')).toBe(true);
     expect(lineMatches(g, 'needle')).toBe(true);
     expect(lineMatches((l) => l.startsWith('an'), 'another')).toBe(true);
+    // A predicate that throws on a line (not JSON) does not pass it.
+    expect(lineMatches((l) => (JSON.parse(l) as { msg: string }).msg === 'x', 'at Object.<anonymous>')).toBe(false);
   });
 
   it('names what it looks for', () => {
