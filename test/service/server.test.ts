@@ -274,7 +274,7 @@ describe('the service process', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('RATE_LIMIT_IP_REQUESTS="abc" is not valid: expected an integer');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
-  });
+  }, 120_000); // a hang guard: a start that is refused still loads the service (seconds of CPU; over 30 s at a load of 17 on 2 cores)
 
   it('refuses to start on a malformed synonyms file, naming the variable, the file and the line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'synonyms-main-'));
@@ -301,7 +301,7 @@ describe('the service process', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // a hang guard, as above
 
   it('serves on PORT and exits 0 on SIGTERM', async () => {
     const port = await freePort();
@@ -318,7 +318,7 @@ describe('the service process', () => {
     const exited = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     // Starting takes seconds on a loaded machine; a process that exits fails at once.
     await Promise.race([
-      waitFor('"msg":"ready"', () => stdout.includes('"msg":"ready"'), { timeoutMs: 45_000, intervalMs: 50 }),
+      waitFor('"msg":"ready"', () => stdout.includes('"msg":"ready"'), { timeoutMs: 110_000, intervalMs: 50 }),
       exited.then((code) => Promise.reject(new Error(`exited with ${code}`))),
     ]).catch((err: Error) => {
       child.kill('SIGKILL');
@@ -336,5 +336,5 @@ describe('the service process', () => {
     // Logs are JSON lines.
     for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 150_000);
 });
