@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import Redis from 'ioredis';
 import { METRICS, PATHS } from '../../contract';
+import { ManagedProcess } from '../../tools/harness/binary';
 import { freePort, waitFor } from '../../tools/harness/ports';
 import { RedisServer } from '../../tools/harness/redis';
 import { REPO_ROOT, ServiceProcess, TS_LOADER_ARGS } from '../../tools/harness/service-process';
@@ -47,28 +47,19 @@ function env(url: string, more: Record<string, string> = {}): Record<string, str
 }
 
 /**
- * Runs the service until it exits and returns its exit code and output; for a start that must be
- * refused. The 60 s guard only ends a start that hangs (a refused start exits in a few seconds).
+ * Runs the service until it exits and returns its exit status and whole output; for a start that
+ * must be refused. The 60 s guard only ends a start that hangs (a refused start exits in a few seconds).
  */
-async function runUntilExit(e: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
-  const port = String(await freePort());
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [...TS_LOADER_ARGS, 'service/main.ts'], {
-      cwd: REPO_ROOT,
-      env: { ...e, PORT: port },
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const guard = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the service did not exit within 60 s:\n${output}`));
-    }, 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(guard);
-      resolve({ code, output });
-    });
-  });
+async function runUntilExit(e: Record<string, string | undefined>): Promise<{ status: string; output: string }> {
+  const childEnv = { ...e, PORT: String(await freePort()) };
+  const proc = new ManagedProcess('service', 'node', [...TS_LOADER_ARGS, 'service/main.ts'], REPO_ROOT, childEnv);
+  proc.start();
+  try {
+    // `exited` waits for the pipes' end too: at the exit itself the fatal line may still be in one.
+    return { status: await proc.exited(60_000), output: proc.logs() };
+  } finally {
+    await proc.stop('SIGKILL');
+  }
 }
 
 async function health(svc: ServiceProcess): Promise<Health> {
@@ -108,8 +99,8 @@ const article = (id: string, bytes: number) => ({
 describe('a kvstore maxmemory-policy that may evict content (real redis-server and service process)', () => {
   it('allkeys-lru refuses the start, naming the setting, its value and the fixes', async () => {
     await withRedis([...MEMORY, '--maxmemory-policy', 'allkeys-lru'], async (redis) => {
-      const { code, output } = await runUntilExit(env(redis.url));
-      expect(code).toBe(1);
+      const { status, output } = await runUntilExit(env(redis.url));
+      expect(status).toBe('exit 1');
       const fatal = output.split('\n').find((l) => l.startsWith('fatal:')) ?? output;
       expect(fatal).toContain(
         "the kvstore's maxmemory-policy is allkeys-lru (maxmemory 20mb, read from the server by CONFIG GET)",
@@ -132,7 +123,7 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
           evicted_keys: 0,
           last_eviction_at: null,
         });
-        expect(svc.process.logs()).toContain('starting anyway because KVSTORE_ACCEPT_EVICTION=true');
+        await svc.logged('starting anyway because KVSTORE_ACCEPT_EVICTION=true');
       }),
     );
   }, 120_000);
@@ -163,8 +154,8 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
   it('CONFIG renamed away: the policy is read from INFO memory, so allkeys-lru is still refused and noeviction starts', async () => {
     const noConfig = ['--rename-command', 'CONFIG', ''];
     await withRedis([...MEMORY, '--maxmemory-policy', 'allkeys-lru', ...noConfig], async (redis) => {
-      const { code, output } = await runUntilExit(env(redis.url));
-      expect(code).toBe(1);
+      const { status, output } = await runUntilExit(env(redis.url));
+      expect(status).toBe('exit 1');
       expect(output).toContain('maxmemory-policy is allkeys-lru (maxmemory 20mb, read from the server by INFO memory)');
     });
     await withRedis([...MEMORY, '--maxmemory-policy', 'noeviction', ...noConfig], (redis) =>
@@ -188,11 +179,7 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
           evicted_keys: 0,
           last_eviction_at: null,
         });
-        const line = svc.process
-          .logs()
-          .split('\n')
-          .find((l) => l.includes('maxmemory-policy could not be read'));
-        expect(line).toBeDefined();
+        const line = await svc.logged('maxmemory-policy could not be read');
         expect(line).toContain('NOPERM');
         expect((await svc.request('/api/ingest', { method: 'POST', body: article('unknown', 100) })).status).toBe(201);
       }),
@@ -240,9 +227,7 @@ describe('a kvstore maxmemory-policy that may evict content (real redis-server a
           expect(h.status).toBe('ok');
           expect(h.kvstore_eviction).toMatchObject({ policy: 'noeviction', policy_risk: 'none' });
           expect(h.rate_limit_store_eviction).toMatchObject({ policy: 'allkeys-lru', policy_risk: 'evicts' });
-          expect(svc.process.logs()).toContain(
-            "the rate limiter's kvstore maxmemory-policy may evict keys without a TTL",
-          );
+          await svc.logged("the rate limiter's kvstore maxmemory-policy may evict keys without a TTL");
         }),
       ),
     );
@@ -325,7 +310,7 @@ describe('evictions while running (allkeys-lru accepted, maxmemory 20mb)', () =>
         expect(h.content.store_losses).toEqual({ events: 1, items: lost });
         const metrics = (await svc.request(PATHS.metrics)).text;
         expect(metrics).toContain(`${METRICS.kvstoreEvictedKeysTotal}{store="kvstore"} ${evicted}`);
-        expect(svc.process.logs()).toContain('the kvstore evicted keys (maxmemory reached)');
+        await svc.logged('the kvstore evicted keys (maxmemory reached)');
 
         // Nothing acknowledged is lost: a restarted service (only Redis holds the content) serves all.
         await svc.stop();

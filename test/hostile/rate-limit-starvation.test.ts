@@ -71,16 +71,12 @@ describe('the operator is told when one client can starve the others (issue 29, 
       const rec = (await svc.request('/api/rate-limit')).json<StatusRecord>();
       expect(rec.warnings).toHaveLength(1);
       expect(rec.warnings[0]).toMatchObject({ code: 'one_client_can_exhaust_global', exhausts_after_seconds: 57.6 });
-      const warnLine = svc.process
-        .logs()
-        .split('\n')
-        .find((l) => l.includes('one_client_can_exhaust_global'));
-      expect(warnLine).toBeDefined();
-      expect(JSON.parse(warnLine!)).toMatchObject({ level: 40, exhausts_after_seconds: 57.6 });
+      const warnLine = await svc.logged('one_client_can_exhaust_global');
+      expect(JSON.parse(warnLine)).toMatchObject({ level: 40, exhausts_after_seconds: 57.6 });
     } finally {
       await svc.stop();
     }
-  }, 60000);
+  }, 120_000); // a hang guard: a start and the floods took over 60 s at a load of 17 on 2 cores
 
   test('scaled down, the warning is what happens: one flooding client gets the others refused by the global tier', async () => {
     const svc = await start(SMALL);
@@ -95,7 +91,7 @@ describe('the operator is told when one client can starve the others (issue 29, 
     } finally {
       await svc.stop();
     }
-  }, 60000);
+  }, 120_000);
 
   test('RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowers the ip tier at startup, clears the warning, and the others get in', async () => {
     const svc = await start({ ...SMALL, RATE_LIMIT_IP_GLOBAL_SHARE: '0.5' });
@@ -104,7 +100,7 @@ describe('the operator is told when one client can starve the others (issue 29, 
       expect(rec.warnings).toEqual([]);
       // Rate at most half the global tier's 1/s, burst at most half its 10.
       expect(rec.rate_limits.ip).toEqual({ limit: 30, window_seconds: 60, burst: 5 });
-      expect(svc.process.logs()).toContain(
+      await svc.logged(
         'RATE_LIMIT_IP_GLOBAL_SHARE=0.5 lowered the ip tier from 600 per 60 s, burst 5 to 30 per 60 s, burst 5',
       );
       // Long enough for the unshared ip tier to have emptied the global one several times over.
@@ -115,7 +111,7 @@ describe('the operator is told when one client can starve the others (issue 29, 
     } finally {
       await svc.stop();
     }
-  }, 60000);
+  }, 120_000);
 
   test('a bad RATE_LIMIT_IP_GLOBAL_SHARE stops startup naming the variable, the value and what is accepted', async () => {
     const port = await freePort();
@@ -123,9 +119,12 @@ describe('the operator is told when one client can starve the others (issue 29, 
       ...hostileEnv(TOKEN, { RATE_LIMIT_IP_GLOBAL_SHARE: '1.5', PORT: String(port) }),
     });
     proc.start();
-    const deadline = Date.now() + 20000;
-    while (proc.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(proc.exitStatus).toBe('exit 2');
-    expect(proc.logs()).toMatch(/RATE_LIMIT_IP_GLOBAL_SHARE="1\.5" is not valid: expected a number > 0 and <= 1/);
-  }, 30000);
+    try {
+      // A hang guard, not a bound on speed: a refused start exits in a few seconds.
+      expect(await proc.exited(110_000)).toBe('exit 2');
+      await proc.logged(/RATE_LIMIT_IP_GLOBAL_SHARE="1\.5" is not valid: expected a number > 0 and <= 1/);
+    } finally {
+      await proc.stop('SIGKILL');
+    }
+  }, 120_000);
 });

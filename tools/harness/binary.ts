@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { OutputLines, describeMatch, lineMatches, type LineMatch } from './output-lines';
 
 /**
  * Finds a Debian-packaged binary. `make test` installs them (scripts/install-system-deps.sh);
@@ -48,10 +49,36 @@ export function runTool(name: string, args: readonly string[], opts: { cwd?: str
   return { status: r.status, stdout: r.stdout ?? '', stderr: `${r.stderr ?? ''}${killed}` };
 }
 
-/** A long-running binary under test: its output is kept so a failing test can print it. */
+/** Options of `ManagedProcess.logged`. */
+export interface LoggedOptions {
+  /**
+   * A hang guard, not a bound on speed: how long to wait for the line while the process runs.
+   * @default 60 s (LOGGED_HANG_GUARD_MS)
+   */
+  readonly timeoutMs?: number;
+  /** What the line is, for the failure message. @default the match itself */
+  readonly what?: string;
+}
+
+/** How long `logged` waits for a line while the process runs: the readiness wait's hang guard. */
+export const LOGGED_HANG_GUARD_MS = 60_000;
+
+/** How long `stop` waits, after the exit, for the output's pipes to be read to their end. */
+const OUTPUT_CLOSE_HANG_GUARD_MS = 30_000;
+
+/**
+ * A long-running binary under test: its output is kept so a test can await a line of it
+ * (`logged`) and a failing test can print it.
+ */
 export class ManagedProcess {
   private child: ChildProcess | undefined;
-  private output: string[] = [];
+  private readonly output = new OutputLines();
+  /** Resolves when the current run has exited and its output has been read to the end. */
+  private closed: Promise<void> = Promise.resolve();
+  /** True from a start until that run's output has ended ('close'): more lines may come. */
+  private outputOpen = false;
+  /** Called when the current run's output ends (no line can come any more). */
+  private readonly closeListeners = new Set<() => void>();
 
   constructor(
     readonly name: string,
@@ -70,24 +97,97 @@ export class ManagedProcess {
       env: this.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const keep = (b: Buffer) => {
-      this.output.push(b.toString());
-      if (this.output.length > 2000) this.output.splice(0, 1000);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    for (const stream of [child.stdout, child.stderr]) {
+      const reader = this.output.reader();
+      stream?.on('data', (b: Buffer) => reader.write(b));
+      stream?.on('end', () => reader.end());
+      stream?.on('close', () => reader.end()); // destroyed by `stop`'s guard: no 'end' comes
+    }
+    // 'close' comes after 'exit' and after every pipe has been read to its end: only then is the
+    // output whole (at 'exit' the last lines may still be in the pipe).
+    this.closed = new Promise((resolve) =>
+      child.once('close', () => {
+        resolve();
+        if (this.child !== child) return; // an earlier run's pipes, closing after a restart
+        this.outputOpen = false;
+        for (const listener of [...this.closeListeners]) listener();
+      }),
+    );
     this.child = child;
+    this.outputOpen = true;
   }
 
-  /** The process's output so far (for failure reports). */
+  /** The process's output so far, every run's (for failure reports; await lines with `logged`). */
   logs(): string {
-    return this.output.join('');
+    return this.output.text();
   }
 
   /** The last `lines` lines of output, for failure reports that must stay readable. */
   tail(lines = 60): string {
     const all = this.logs().split('\n');
     return all.slice(-lines - 1).join('\n');
+  }
+
+  /**
+   * The first line of output (any run's, stdout or stderr) that passes `match`, as soon as it has
+   * been read: at once if it already was, else when it arrives. The output reaches the test
+   * through a pipe, which is read independently of the sockets the test talks to the process on,
+   * so after an answer from the process its log line may not have been read yet: await it here
+   * rather than reading `logs()` once. Rejects, with the process's last lines, when the process's
+   * output has ended without such a line, or after `timeoutMs` (a hang guard) while it runs.
+   */
+  logged(match: LineMatch, opts: LoggedOptions = {}): Promise<string> {
+    const found = this.output.find(match);
+    if (found !== undefined) return Promise.resolve(found);
+    const what = opts.what ?? describeMatch(match);
+    const timeoutMs = opts.timeoutMs ?? LOGGED_HANG_GUARD_MS;
+    return new Promise((resolve, reject) => {
+      const settle = () => {
+        stopListening();
+        this.closeListeners.delete(ended);
+        clearTimeout(timer);
+      };
+      const fail = (why: string) => {
+        settle();
+        const dropped = this.output.droppedLines
+          ? ` (${this.output.droppedLines} of its oldest lines were not kept)`
+          : '';
+        reject(new Error(`${this.name} ${why} without printing ${what}${dropped}; its last lines:\n${this.tail(30)}`));
+      };
+      const stopListening = this.output.onLine((line) => {
+        if (!lineMatches(match, line)) return;
+        settle();
+        resolve(line);
+      });
+      const ended = () => fail(`stopped (${this.exitStatus ?? 'not started'})`);
+      const timer = setTimeout(() => fail(`ran ${timeoutMs / 1000} s (a hang guard)`), timeoutMs);
+      if (!this.outputOpen) ended();
+      else this.closeListeners.add(ended);
+    });
+  }
+
+  /**
+   * Waits until the process has exited on its own and its output has been read to its end (so
+   * `logs()` is whole), and returns its exit status (`exit 2`, `signal SIGKILL`). Rejects after
+   * `timeoutMs` (a hang guard) while it still runs.
+   */
+  async exited(timeoutMs = LOGGED_HANG_GUARD_MS): Promise<string> {
+    const child = this.child;
+    if (!child) throw new Error(`${this.name} was never started`);
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`${this.name} still running after ${timeoutMs / 1000} s (a hang guard):\n${this.tail(30)}`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.closed, guard]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.exitStatus as string;
   }
 
   /** Exit code or signal of a process that has stopped, e.g. `exit 1` or `signal SIGKILL`; undefined while it runs. */
@@ -112,14 +212,31 @@ export class ManagedProcess {
     if (this.running) this.child?.kill('SIGKILL');
   }
 
-  /** Stops the process (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
+  /**
+   * Stops the process (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit and for
+   * its output to be read to the end (so `logs()` holds its last lines).
+   */
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
+    if (!child) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    // A child of the process (redis-server's BGSAVE fork) that still holds a pipe keeps 'close'
+    // back; past the guard the pipes are let go, and the output is what was read.
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolve();
+      }, OUTPUT_CLOSE_HANG_GUARD_MS);
+    });
+    await Promise.race([this.closed, guard]);
     clearTimeout(timer);
   }
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
-import { ManagedProcess } from './binary';
+import { ManagedProcess, type LoggedOptions } from './binary';
+import type { LineMatch } from './output-lines';
 import { contractProblem, contractProblemsSeen } from '../validate/openapi-answers';
 import { freePort, waitFor } from './ports';
 
@@ -96,6 +97,15 @@ export class ServiceProcess {
   /** True while the process runs. */
   get running(): boolean {
     return this.process.running;
+  }
+
+  /**
+   * The first log line that passes `match`, as soon as it has been read (`ManagedProcess.logged`):
+   * an answer from the service comes through a socket and its log through a pipe, so a line the
+   * service logged before answering may not have been read yet when the answer has.
+   */
+  logged(match: LineMatch, opts?: LoggedOptions): Promise<string> {
+    return this.process.logged(match, opts);
   }
 
   /** Starts it again on the same port (after `stop`) and waits until ready. */

@@ -141,12 +141,7 @@ describe('a TLS-only, password-protected redis-server (rediss://) behind two rea
         });
         // The log reaches this process through a pipe and /health's answer through a socket: either
         // may be read first, so the line is awaited (a hang guard's timeout).
-        const unreachable = await waitFor('the "kvstore unreachable" log line', () =>
-          svc.process
-            .tail(50)
-            .split('\n')
-            .find((l) => l.includes('kvstore unreachable; falling back to in-memory state')),
-        );
+        const unreachable = await svc.logged('kvstore unreachable; falling back to in-memory state');
         expect(unreachable).toMatch(cause);
         expect(svc.process.tail(50)).not.toContain(secret);
       } finally {

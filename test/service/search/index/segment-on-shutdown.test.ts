@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../../../../tools/harness/ports';
 import { ServiceProcess } from '../../../../tools/harness/service-process';
 
 /**
@@ -89,10 +88,10 @@ describe('a graceful stop leaves an intact segment (issue 37)', () => {
     try {
       // The log reaches this process through a pipe and the readiness answer through a socket:
       // either may be read first, so the start's last line is awaited (a hang guard's timeout).
-      const lines = await waitFor('the start\'s "content loaded and indexed" log line', () => {
-        const all = logLines(second);
-        return all.some((l) => l.msg === 'content loaded and indexed') && all;
+      await second.logged((l) => l.startsWith('{') && (JSON.parse(l) as LogLine).msg === 'content loaded and indexed', {
+        what: 'the "content loaded and indexed" line',
       });
+      const lines = logLines(second);
       // The restore path: the segment's documents are the content's, none changed, none re-indexed.
       expect(
         lines.find((l) => String(l.msg).startsWith('search index loaded from the persisted segment')),
@@ -122,7 +121,7 @@ describe('a graceful stop leaves an intact segment (issue 37)', () => {
     } finally {
       await second.stop();
     }
-    // The stop said what it did.
+    // The stop said what it did (`stop` returns once the output has been read to its end).
     const persisted = logLines(first).find((l) => l.msg === 'search segment persisted before exit');
     expect(persisted).toMatchObject({ documents: ITEMS });
     // There was an appended part to persist (about 450 documents after the merges at 1,024 and 2,048).
