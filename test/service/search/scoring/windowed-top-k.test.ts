@@ -31,6 +31,21 @@ function sevenTermsOver70k() {
   return { index, cursors };
 }
 
+/**
+ * `sevenTermsOver70k`'s query for top 10, its hits in one pass, and `boundedTopK` wrapped to note
+ * the postings of each window it is given (`held`), with a pace of its own.
+ */
+function windowsCounted() {
+  const { index, cursors } = sevenTermsOver70k();
+  const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+  const held: number[] = [];
+  const counting: typeof boundedTopK = (cs, o) => {
+    held.push(cs.reduce((n, c) => n + c.docs.length, 0));
+    return boundedTopK(cs, o);
+  };
+  return { cursors, opts, whole: boundedTopK(cursors, opts), held, counting, pace: new WindowPace() };
+}
+
 describe('windowedTopK', () => {
   it(
     'gives the same hits, to the bit, as one pass of the scorer it wraps, window after window',
@@ -162,15 +177,7 @@ describe('windowedTopK', () => {
   });
 
   it('sizes windows down to `fewest` postings while they score slowly, and starts there while no pace is known', async () => {
-    const { index, cursors } = sevenTermsOver70k();
-    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
-    const whole = boundedTopK(cursors, opts);
-    const held: number[] = [];
-    const counting: typeof boundedTopK = (cs, o) => {
-      held.push(cs.reduce((n, c) => n + c.docs.length, 0));
-      return boundedTopK(cs, o);
-    };
-    const pace = new WindowPace();
+    const { cursors, opts, whole, held, counting, pace } = windowsCounted();
     // Each window takes 10 ms (a scorer not optimised yet): windows of `fewest`, not of `postings`.
     let clock = 0;
     let calls = 0;
@@ -193,15 +200,7 @@ describe('windowedTopK', () => {
   });
 
   it('never sizes a window past `most` postings, however fast the pace learned before', async () => {
-    const { index, cursors } = sevenTermsOver70k();
-    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
-    const whole = boundedTopK(cursors, opts);
-    const held: number[] = [];
-    const counting: typeof boundedTopK = (cs, o) => {
-      held.push(cs.reduce((n, c) => n + c.docs.length, 0));
-      return boundedTopK(cs, o);
-    };
-    const pace = new WindowPace();
+    const { cursors, opts, whole, held, counting, pace } = windowsCounted();
     // A pace of a million postings a millisecond: windows of 5M without a bound, the whole 280,000 in one.
     pace.set(counting, 1e6);
     expect(await windowedTopK(counting, cursors, opts, async () => {}, { ms: 5, pace })).toEqual(whole);
