@@ -485,7 +485,7 @@ export class VectorIndex {
     // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
     // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. Items
     // and rows added later go to chunks after them (lib/chunked-numbers.ts).
-    // (Views of a file's buffer or `slice` copies: never of a SharedArrayBuffer.)
+    // (Views of a file's buffer, a SharedArrayBuffer (vector-store.ts), or `slice` copies.)
     index.first = new ChunkedNumbers(int32s, snap.first as Int32Array<ArrayBuffer>);
     index.count = new ChunkedNumbers(int32s, snap.count as Int32Array<ArrayBuffer>);
     index.fps = new ChunkedNumbers(uint32s, snap.fingerprints as Uint32Array<ArrayBuffer>);
