@@ -5,13 +5,16 @@ import { open } from 'node:fs/promises';
  * kernel returns less), instead of `readFile`'s 512 KiB steps: each of those steps needs the
  * event loop to start the next, so a file read beside a long synchronous job (a start parsing
  * the content while the search segment is read) would wait for the job to end. Throws like
- * `readFile` (ENOENT, …).
+ * `readFile` (ENOENT, …). `alloc`: the buffer of the file's size to read into.
  */
-export async function readWholeFile(path: string): Promise<Buffer> {
+export async function readWholeFile(
+  path: string,
+  alloc: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
+): Promise<Buffer> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
-    const buf = Buffer.allocUnsafe(size);
+    const buf = alloc(size);
     let at = 0;
     while (at < size) {
       const { bytesRead } = await fh.read(buf, at, size - at, at);

@@ -70,7 +70,13 @@ export class RowBlocks {
     const block = this.blocks[b];
     // Not `instanceof`: a spare comes from the worker through a message, made in the main realm
     // (under jest the module's realm is another).
-    if (types.isSharedArrayBuffer(block.buffer)) return block.buffer;
+    // A block over a buffer of its own; a restored block views a file read into one shared buffer.
+    if (
+      types.isSharedArrayBuffer(block.buffer) &&
+      block.byteOffset === 0 &&
+      block.buffer.byteLength === block.byteLength
+    )
+      return block.buffer;
     const copy = this.newBlock();
     copy.set(block);
     this.blocks[b] = copy;

@@ -481,11 +481,10 @@ export class VectorIndex {
       throw new VectorError(`the snapshot has ${snap.dims} dimensions, expected ${index.dims}`);
     const n = snap.ids.length;
     const rows = snap.rowSlot.length;
-    index.ids = ChunkedArray.from(snap.ids);
     // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
     // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. Items
     // and rows added later go to chunks after them (lib/chunked-numbers.ts).
-    // (Views of a file's buffer or `slice` copies: never of a SharedArrayBuffer.)
+    // (Views of a file's buffer, a SharedArrayBuffer (vector-store.ts), or `slice` copies.)
     index.first = new ChunkedNumbers(int32s, snap.first as Int32Array<ArrayBuffer>);
     index.count = new ChunkedNumbers(int32s, snap.count as Int32Array<ArrayBuffer>);
     index.fps = new ChunkedNumbers(uint32s, snap.fingerprints as Uint32Array<ArrayBuffer>);
@@ -498,6 +497,8 @@ export class VectorIndex {
       // In steps: 1M ids into the map in one turn held the loop for hundreds of ms at a start.
       if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
       const id = snap.ids[s];
+      // The ids too (`ChunkedArray.from` of 1M ids in one turn: 253 profile samples at a 1M restart).
+      index.ids.push(id);
       if (id === null) continue;
       index.slots.set(id, s);
       index.liveRows += snap.count[s];

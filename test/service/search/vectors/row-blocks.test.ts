@@ -46,6 +46,22 @@ describe('RowBlocks (issue 41: rows shared with the graph worker)', () => {
     expect(blocks.dot(rows, Float32Array.of(1, 0, 0))).toBe(rows + 1);
   });
 
+  test('rows restored from a file read into one SharedArrayBuffer: the worker is handed a block of its own, not the whole file', () => {
+    const rows = 2 * BLOCK_ROWS;
+    // The vector store reads its file into one shared buffer; the rows are a section inside it.
+    const buffer = new SharedArrayBuffer(8 + rows * dims * 4);
+    const file = new Float32Array(buffer, 8, rows * dims);
+    for (let r = 0; r < rows; r++) file.set(rowOf(r), r * dims);
+    const blocks = RowBlocks.from(dims, [file]);
+    expect(blocks.parts()[1].buffer).toBe(buffer);
+    const shared = blocks.shared(1);
+    expect(shared).not.toBe(buffer);
+    expect(shared.byteLength).toBe(blockBytes(dims));
+    expect(blocks.shared(1)).toBe(shared);
+    expect(Array.from(new Float32Array(shared, 0, dims))).toEqual(rowOf(BLOCK_ROWS));
+    expect(blocks.parts()[0].buffer).toBe(buffer);
+  });
+
   test('a spare offered is the next new block (one of the wrong size is not taken)', () => {
     const blocks = new RowBlocks(dims);
     expect(blocks.wantsSpare).toBe(true);
