@@ -79,6 +79,8 @@ export class ManagedProcess {
   private outputOpen = false;
   /** Called when the current run's output ends (no line can come any more). */
   private readonly closeListeners = new Set<() => void>();
+  /** The number of the current run's first line in `output`: `logged` looks from there on. */
+  private runFrom = 0;
 
   constructor(
     readonly name: string,
@@ -97,6 +99,7 @@ export class ManagedProcess {
       env: this.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    this.runFrom = this.output.count;
     for (const stream of [child.stdout, child.stderr]) {
       const reader = this.output.reader();
       stream?.on('data', (b: Buffer) => reader.write(b));
@@ -129,15 +132,17 @@ export class ManagedProcess {
   }
 
   /**
-   * The first line of output (any run's, stdout or stderr) that passes `match`, as soon as it has
-   * been read: at once if it already was, else when it arrives. The output reaches the test
+   * The first line of output of the current run (from the latest `start` on, stdout or stderr)
+   * that passes `match`, as soon as it has been read: at once if it already was, else when it
+   * arrives. An earlier run's lines never match: after a restart, the line awaited is this run's,
+   * not the same message printed by the run before. The output reaches the test
    * through a pipe, which is read independently of the sockets the test talks to the process on,
    * so after an answer from the process its log line may not have been read yet: await it here
    * rather than reading `logs()` once. Rejects, with the process's last lines, when the process's
    * output has ended without such a line, or after `timeoutMs` (a hang guard) while it runs.
    */
   logged(match: LineMatch, opts: LoggedOptions = {}): Promise<string> {
-    const found = this.output.find(match);
+    const found = this.output.find(match, this.runFrom);
     if (found !== undefined) return Promise.resolve(found);
     const what = opts.what ?? describeMatch(match);
     const timeoutMs = opts.timeoutMs ?? LOGGED_HANG_GUARD_MS;

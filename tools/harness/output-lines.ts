@@ -55,6 +55,8 @@ export class OutputLines {
   private readonly lines: string[] = [];
   /** Index in `lines` of the oldest line kept (older ones were dropped to stay under `keptChars`). */
   private first = 0;
+  /** How many lines came before `lines[0]` (removed by compaction): line numbers stay fixed. */
+  private base = 0;
   private keptChars = 0;
   private dropped = 0;
   private readonly partials = new Set<{ text: string }>();
@@ -94,10 +96,19 @@ export class OutputLines {
     return () => this.listeners.delete(listener);
   }
 
-  /** The first kept complete line that passes `match`, if any. */
-  find(match: LineMatch): string | undefined {
-    for (let i = this.first; i < this.lines.length; i++) if (lineMatches(match, this.lines[i])) return this.lines[i];
+  /**
+   * The first kept complete line that passes `match`, if any, among the lines numbered `from` on
+   * (a `count` read earlier: the lines completed since then).
+   */
+  find(match: LineMatch, from = 0): string | undefined {
+    for (let i = Math.max(this.first, from - this.base); i < this.lines.length; i++)
+      if (lineMatches(match, this.lines[i])) return this.lines[i];
     return undefined;
+  }
+
+  /** How many lines have been completed so far, dropped ones included: the number the next one gets. */
+  get count(): number {
+    return this.base + this.lines.length;
   }
 
   /** How many of the oldest lines were dropped to stay under the kept size (0 in any test). */
@@ -123,6 +134,7 @@ export class OutputLines {
     // Compact now and then, not at every drop.
     if (this.first > 100_000 && this.first * 2 > this.lines.length) {
       this.lines.splice(0, this.first);
+      this.base += this.first;
       this.first = 0;
     }
     for (const listener of [...this.listeners]) listener(line);

@@ -108,20 +108,27 @@ export class ServiceProcess {
     return this.process.logged(match, opts);
   }
 
-  /** Starts it again on the same port (after `stop`) and waits until ready. */
+  /**
+   * Starts it again on the same port (after `stop`) and waits until ready. A start that exits
+   * first (a bad setting, a crash) fails at once, with the process's output read to its end.
+   */
   async restart(): Promise<void> {
     this.process.start();
-    await waitFor(
+    const outcome = await waitFor(
       'the service to be ready (/health/ready 200)',
       async () => {
-        if (!this.process.running)
-          throw new Error(`service exited (${this.process.exitStatus}):\n${this.process.tail(30)}`);
-        return (await this.request('/health/ready')).status === 200;
+        // Returned, not thrown: waitFor counts a throwing check as "not yet" and would wait out its limit.
+        if (!this.process.running) return 'exited';
+        return (await this.request('/health/ready')).status === 200 ? 'ready' : undefined;
       },
       // A refused connection costs nothing: look often, every start of every test waits here. The
       // limit is a hang guard: a start takes a few seconds on a quiet machine.
       { timeoutMs: 60_000, intervalMs: 50 },
     );
+    if (outcome === 'exited') {
+      const status = await this.process.exited();
+      throw new Error(`service exited (${status}) before it was ready; its last lines:\n${this.process.tail(30)}`);
+    }
   }
 
   /** One HTTP request on a fresh connection (no keep-alive pool survives a restart). */

@@ -83,4 +83,24 @@ describe('OutputLines: a child process output split into lines', () => {
     expect(out.find('line 9')).toBe('line 9');
     expect(out.text()).toBe('line 6\nline 7\nline 8\nline 9\n');
   });
+
+  it('numbers lines for good: find looks from a count read earlier, dropped and compacted lines included', () => {
+    const out = new OutputLines({ keptChars: 64 });
+    const stdout = out.reader();
+    stdout.write(Buffer.from('ready\n'));
+    const mark = out.count;
+    expect(mark).toBe(1);
+    expect(out.find('ready', mark)).toBeUndefined(); // before the mark
+    stdout.write(Buffer.from('ready again\n'));
+    expect(out.find('ready', mark)).toBe('ready again');
+    expect(out.find('ready')).toBe('ready');
+    // Past the kept size and past the compaction of the oldest 100,000 dropped lines.
+    for (let i = 0; i < 250_000; i++) stdout.write(Buffer.from(`${i}\n`));
+    const late = out.count;
+    expect(late).toBe(250_002);
+    stdout.write(Buffer.from('ready at last\n'));
+    expect(out.find('ready', late)).toBe('ready at last');
+    expect(out.find('249999', late)).toBeUndefined();
+    expect(out.find('249999', late - 1)).toBe('249999');
+  });
 });
