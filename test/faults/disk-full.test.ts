@@ -13,7 +13,7 @@ import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs';
  * (the append was short: `write` returned a partial count, not ENOSPC, and the record was
  * fdatasynced and acknowledged), and the restart dropped it; the next refused write's repair
  * then left the log sparse. Here, against the real service process, twice (once with the default
- * compaction threshold, once compacting every 2 MiB): fill until
+ * compaction threshold, once compacting every 700 KiB): fill until
  * refused (503 JSON), kill -9, restart, and every write answered 201 must be served, byte for
  * byte; the log must end on a whole record with no holes; /health says `disk_full` and the
  * gauge too; the restarted process on the still-full disk is refused again and says so; then
@@ -22,18 +22,20 @@ import { mountTmpfs, unmountTmpfs } from '../helpers/tmpfs';
  *
  * The small disk is a tmpfs the test mounts (test/helpers/tmpfs.ts: as root, else `sudo -n`;
  * where neither can mount, the test fails saying so, it never skips). A filler file takes 21 of
- * its 30 MB, so the store meets the full disk after about nine items and the space that
- * "returns" is the filler's.
+ * its 10 MB, so the store meets the full disk after about nine items and the space that
+ * "returns" is the filler's. The issue's disk and items were three times this size (30 MB,
+ * ~900 KB): what is proven, a write meeting the full disk part way, is the same at this scale,
+ * and each write indexes a third as much (the run's CPU is its writes and its starts).
  */
 
-const TMPFS_MB = 30;
-const FILLER_MB = 21;
-const ITEM_BYTES = 900 * 1024;
+const TMPFS_MB = 10;
+const FILLER_MB = 7;
+const ITEM_BYTES = 300 * 1024;
 /** Far more items than fit in the space the filler leaves: the loop ends at the first refusal. */
 const MAX_ITEMS = 40;
 /**
  * One run per compaction setting. The old code failed every run tried (aa14e77), so repeating a
- * setting proved nothing more; each run is three service starts and a dozen ~1 MB writes (about 12 s
+ * setting proved nothing more; each run is three service starts and a dozen ~300 KB writes (about 10 s
  * of CPU). `make flake-hunt SUITES=test/faults/disk-full.test.ts` repeats the file.
  */
 const RUNS = 2;
@@ -110,7 +112,7 @@ describe('a full DATA_DIR loses no acknowledged write (issue 37, row 1)', () => 
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  // A hang guard only (a dozen ~1 MB writes and three starts); nothing measures time.
+  // A hang guard only (a dozen ~300 KB writes and three starts); nothing measures time.
   test.each(Array.from({ length: RUNS }, (_, i) => i + 1))(
     `run %i of ${RUNS}: refused at the full disk, every 201 served after kill -9, writes back when space returns`,
     async (run) => {
@@ -119,9 +121,9 @@ describe('a full DATA_DIR loses no acknowledged write (issue 37, row 1)', () => 
       const dataDir = join(mount, 'data');
       const filler = join(mount, 'filler');
       fill(filler, FILLER_MB);
-      // Even runs compact often (every ~2 MiB of log), so compactions meet the full disk too; odd
-      // runs keep the default (8 MiB), where the log alone fills it.
-      const compaction = run % 2 === 0 ? { CONTENT_COMPACTION_BYTES: String(2 << 20) } : {};
+      // Even runs compact often (every 700 KiB of log, two to three items), so compactions meet the
+      // full disk too; odd runs keep the default (8 MiB), where the log alone fills it.
+      const compaction = run % 2 === 0 ? { CONTENT_COMPACTION_BYTES: String(700 << 10) } : {};
       svc = await ServiceProcess.start({
         env: {
           PATH: process.env.PATH,
