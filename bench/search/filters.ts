@@ -18,7 +18,12 @@
  * `FILTERS_BENCH_BASE=<another checkout>` the same corpus is indexed by that tree's
  * `EmbeddedIndex` too and every measurement is made on both, interleaved query by query (A/B
  * under the same load), the index asked first alternating from one query (and repetition) to the
- * next.
+ * next. That A/B is biased: with both trees the same code (main), the tree the bench runs from
+ * answered in 0.80-0.82x the CPU of the other, whichever index was built or asked first; with
+ * `FILTERS_BENCH_BASE` this very tree (one copy of the modules) 1.00-1.09x (BENCHMARKS.md,
+ * facet-fast). Run an A/B both ways, each tree once as the one the bench runs from, and read
+ * this / base as the square root of (this / base run from this tree) / (base / this run from the
+ * base's).
  *
  *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]]
  *
