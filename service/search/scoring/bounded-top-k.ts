@@ -1,7 +1,17 @@
 import { byRank, type DocHit } from './top-hits';
 import type { ScoreCursor } from '../index/cursor';
 import { maxScoreTopK } from './max-score';
-import { Best, cursorScore, knownFloor, seek, SLACK, valueFields, wholeScore, type TopKOptions } from './top-k';
+import {
+  addPostings,
+  Best,
+  cursorScore,
+  knownFloor,
+  seek,
+  SLACK,
+  valueFields,
+  wholeScore,
+  type TopKOptions,
+} from './top-k';
 import { TopKScratch, type TopPairs } from './top-k-scratch';
 
 /**
@@ -67,11 +77,10 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     if (docs.length === 0) continue;
     lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
     hi = Math.max(hi, docs[docs.length - 1]);
+    n = gather(c, score, state, cands, n, keep);
     // Partial sums only grow: the best of those this term added to are the likeliest to make
-    // the page (cheaper than over every candidate; that is taken once, below). `gather` offers
-    // them as it adds.
-    n = gather(c, score, state, cands, n, keep, top.reset(k));
-    theta = Math.max(theta, whole.floor(top, docs.length));
+    // the page (cheaper than over every candidate; that is taken once, below).
+    theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
   }
   theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
   // Nothing after this adds new documents. The candidates that can still reach θ are listed in
@@ -187,12 +196,9 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 
 /**
  * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
- * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, adds the cursor's value at each
- * of its postings to `score`, and offers `top` the candidates' sums as they then stand (a
- * document meets a cursor once: its sum after this term); with `keep.bits`, only the documents
- * kept are listed, summed and offered. Returns the new count. One pass over the postings: listing,
- * adding and offering in three (`addPostings`, then a pass for the best sums) were ~19 % of a full
- * RM3 query's CPU at 1M documents, each pass reading every posting's accumulator again.
+ * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
+ * each of its postings to `score`; with `keep.bits`, only the documents kept are listed and
+ * summed. Returns the new count.
  */
 function gather(
   c: ScoreCursor,
@@ -201,30 +207,30 @@ function gather(
   cands: Int32Array,
   n: number,
   keep: TopKOptions['keep'],
-  top: TopPairs,
 ): number {
   const { docs } = c;
   const bits = keep?.bits;
-  const vals = valueFields(c);
-  const one = vals?.length === 1;
-  const two = vals?.length === 2;
-  const [v0, f0] = one || two ? vals![0] : [undefined, 0];
-  const [v1, f1] = two ? vals![1] : [undefined, 0];
-  let least = -Infinity;
-  for (let at = 0; at < docs.length; at++) {
-    const d = docs[at];
+  if (bits) {
     // A filter with a bitmap: the documents it leaves out are neither listed nor summed (one bit
     // test per posting; a selective filter's query meets mostly those).
-    if (bits && (bits[d >>> 5] & (1 << (d & 31))) === 0) continue;
-    let st = state[d];
-    if (st === 0) {
-      st = state[d] = keep && !bits && !keep(d) ? LEFT_OUT : CANDIDATE;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (state[d] === 0 && (bits[d >>> 5] & (1 << (d & 31))) !== 0) {
+        state[d] = CANDIDATE;
+        cands[n++] = d;
+      }
+    }
+    addAlive(c, score, bits);
+    return n;
+  }
+  for (let at = 0; at < docs.length; at++) {
+    const d = docs[at];
+    if (state[d] === 0) {
+      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
       cands[n++] = d;
     }
-    // The same expressions as `addPostings`: the sums agree to the bit.
-    const v = (score[d] += two ? f0 * v0![at] + f1 * v1![at] : one ? f0 * v0![at] : cursorScore(c, at));
-    if (st === CANDIDATE && v > least) least = top.add(v, d);
   }
+  addPostings(c, score);
   return n;
 }
 
