@@ -17,7 +17,13 @@
  * work on the machine only the latter says what a query costs. With
  * `FILTERS_BENCH_BASE=<another checkout>` the same corpus is indexed by that tree's
  * `EmbeddedIndex` too and every measurement is made on both, interleaved query by query (A/B
- * under the same load).
+ * under the same load), the index asked first alternating from one query (and repetition) to the
+ * next. That A/B is biased: with both trees the same code (main), the tree the bench runs from
+ * answered in 0.80-0.82x the CPU of the other, whichever index was built or asked first; with
+ * `FILTERS_BENCH_BASE` this very tree (one copy of the modules) 1.00-1.09x (BENCHMARKS.md,
+ * facet-fast). Run an A/B both ways, each tree once as the one the bench runs from, and read
+ * this / base as the square root of (this / base run from this tree) / (base / this run from the
+ * base's).
  *
  *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]]
  *
@@ -142,7 +148,8 @@ function indexMakers(): Array<[string, () => BenchIndex]> {
     const mod = require(join(base, 'service/search/embedded-index')) as { EmbeddedIndex: typeof EmbeddedIndex };
     out.push(['base', () => new mod.EmbeddedIndex({ indexSliceMs: 1000 })]);
   }
-  return out;
+  // `FILTERS_BENCH_BASE_FIRST=1`: the base's index is built (and its heavy queries chosen) first.
+  return process.env.FILTERS_BENCH_BASE_FIRST === '1' ? out.reverse() : out;
 }
 
 const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
@@ -208,11 +215,17 @@ export async function filtersAt(
       const runs = indexes.map(() => asks.map(() => qs.map(() => [] as Took[])));
       for (let r = 0; r <= reps; r++)
         for (const [i, text] of qs.entries())
-          for (const [x, [, index]] of indexes.entries())
+          // The index asked first in a pair ran ~20 % faster (filter-perf, query-stall): each
+          // query and repetition starts at the next index in turn, so every index is asked first
+          // as often as the others (r + i: a query's repetitions alternate too).
+          for (let n = 0; n < indexes.length; n++) {
+            const x = (r + i + n) % indexes.length;
+            const index = indexes[x][1];
             for (const [a, ask] of asks.entries()) {
               const took = await timed(() => index.search(ask(text)));
               if (r > 0) runs[x][a][i].push(took);
             }
+          }
       return runs.map((byAsk) =>
         byAsk.map((byQuery) => ({
           wall: byQuery.map((ts) => median(ts.map((t) => t.wall))),

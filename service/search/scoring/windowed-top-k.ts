@@ -62,18 +62,20 @@ export interface WindowSizing {
  * (values kept) score fast and are then scored in one window, as without windows (fixed windows
  * of 2^16 made full queries at 200k 1.37x slower at the median: each window prunes from its own
  * best, a lower floor than the whole range's); after writes queries score several times slower
- * and get windows of about `ms` each.
+ * and get windows of about `ms` each. Passes with a cursor scored without values keep a pace
+ * apart too (`of`'s `cold`).
  */
 export class WindowPace {
-  private readonly rates = new Map<TopK, number>();
-  private readonly fromKnown = new Map<TopK, number>();
+  // Per kind of pass (from known documents or not, with every value computed ahead or not), per scorer.
+  private readonly kinds = [0, 1, 2, 3].map(() => new Map<TopK, number>());
 
-  of(topK: TopK, known = false): number | undefined {
-    return (known ? this.fromKnown : this.rates).get(topK);
+  /** `cold`: a pass with a cursor without values computed ahead (`ScoreCursor.vals`: BM25 per posting). */
+  of(topK: TopK, known = false, cold = false): number | undefined {
+    return this.kinds[(known ? 1 : 0) + (cold ? 2 : 0)].get(topK);
   }
 
-  set(topK: TopK, postingsPerMs: number, known = false): void {
-    (known ? this.fromKnown : this.rates).set(topK, postingsPerMs);
+  set(topK: TopK, postingsPerMs: number, known = false, cold = false): void {
+    this.kinds[(known ? 1 : 0) + (cold ? 2 : 0)].set(topK, postingsPerMs);
   }
 }
 
@@ -160,7 +162,12 @@ export async function windowedTopK(
     if (docs.length > 0) end = Math.max(end, docs[docs.length - 1] + 1);
   }
   const fromKnown = opts.known !== undefined;
-  let rate = pace?.of(topK, fromKnown);
+  // A cursor scored without values (a term's first use at an index version in a pass that does
+  // not keep them: RM3's expansion terms) costs more a posting than one with them, so such passes
+  // keep a pace of their own: at 1M documents the first full RM3 queries after a build had
+  // expanded-pass windows of 67-93 ms of the loop thread's CPU (BENCHMARKS.md, facet-fast).
+  const cold = cursors.some((c) => c.docs.length > 0 && !c.vals);
+  let rate = pace?.of(topK, fromKnown, cold);
   let target = sized(rate);
   const timed = (run: () => DocHit[], held: number): DocHit[] => {
     const started = now();
@@ -169,7 +176,7 @@ export async function windowedTopK(
     // A window smaller than `fewest` (or too fast to time) says little of the pace.
     if (took > 0 && held >= fewest) {
       rate = nextPace(rate, held / took);
-      pace?.set(topK, rate, fromKnown);
+      pace?.set(topK, rate, fromKnown, cold);
       target = sized(rate);
     }
     return found;

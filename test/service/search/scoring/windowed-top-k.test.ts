@@ -239,4 +239,30 @@ describe('windowedTopK', () => {
     // Its slow pace leaves the others' as it was.
     expect(await windows(plain, 1)).toBe(1);
   });
+
+  it('keeps the pace of a pass with cursors scored without values (a first use) apart from warm passes', async () => {
+    const { index, cursors } = sevenTermsOver70k();
+    // The same postings, scored from their tfs and lengths (no values computed ahead): the same scores.
+    const coldCursors = cursors.map((c) => ({ ...c, vals: undefined }));
+    const opts: TopKOptions = { k: 10, idOf: (d) => index.externalId(d) };
+    const pace = new WindowPace();
+    const windows = async (cs: typeof cursors, ms: number) => {
+      let clock = 0;
+      let calls = 0;
+      let pauses = 0;
+      const now = () => (clock += calls++ % 2 ? ms : 0);
+      expect(await windowedTopK(boundedTopK, cs, opts, async () => void (pauses += 1), { ms: 5, now, pace })).toEqual(
+        boundedTopK(cursors, opts),
+      );
+      return pauses + 1;
+    };
+    // Warm passes learn a fast pace: one window.
+    for (let i = 0; i < 3; i++) await windows(cursors, 1);
+    expect(await windows(cursors, 1)).toBe(1);
+    // A cold pass has no pace of its own yet: windows of 2^16 (five), not one.
+    expect(await windows(coldCursors, 10)).toBe(5);
+    expect(pace.of(boundedTopK, false, true)).toBeDefined();
+    // Its slow pace leaves the warm passes' as it was.
+    expect(await windows(cursors, 1)).toBe(1);
+  });
 });
