@@ -1,3 +1,4 @@
+import { i32, u16, u32, u8 } from '../../lib/untracked-arrays';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
 import { ShardedMap } from '../../lib/sharded-map';
 
@@ -187,33 +188,31 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   yield;
   const terms = src.terms.slice(0, nt);
   yield;
-  const fingerprints = new Uint32Array(most + room);
+  const fingerprints = u32(most + room);
   yield;
-  const lengths = new Int32Array((most + room) * nf);
+  const lengths = i32((most + room) * nf);
   yield;
-  const fwdStart = new Int32Array((most + room) * nf + 1);
+  const fwdStart = i32((most + room) * nf + 1);
   yield;
-  const fwdTerm = new Int32Array(entries + roomEntries);
+  const fwdTerm = i32(entries + roomEntries);
   yield;
-  const fwdTf = new Uint16Array(entries + roomEntries);
+  const fwdTf = u16(entries + roomEntries);
   yield;
-  const posStart = new Int32Array(most + room + 1);
+  const posStart = i32(most + room + 1);
   yield;
-  const posBytes = new Uint8Array(
-    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
-  );
+  const posBytes = u8(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0));
   yield;
   const short: Uint16Array[] = [];
   for (let f = 0; f < nf; f++) {
-    short.push(new Uint16Array(most + room));
+    short.push(u16(most + room));
     yield;
   }
-  const newOf = new Int32Array(end);
+  const newOf = i32(end);
   yield;
   // Per field, term t's postings counted at `t + 1`, then summed into run starts.
   const starts: Int32Array[] = [];
   for (let f = 0; f < nf; f++) {
-    const s = new Int32Array(nt + 1);
+    const s = i32(nt + 1);
     starts.push(s);
     yield* touch(s);
   }
@@ -271,7 +270,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   }
   const docs: Int32Array[] = [];
   const tfs: Uint16Array[] = [];
-  const fill = new Int32Array(nt);
+  const fill = i32(nt);
   for (let f = 0; f < nf; f++) {
     const s = starts[f];
     for (let t = 0; t < nt; t += FILL_STEP) {
