@@ -17,7 +17,7 @@
  * copied).
  *
  * Measured at 1M documents (BENCHMARKS.md, "Deletes at scale"): a `delete_where` of 100,000 with
- * queries beside it made no full collection in six runs (3–4 with ordinary buffers), the merge
+ * queries beside it made no full collection in seven runs (3–4 with ordinary buffers), the merge
  * after it 2–3 (7–11); RSS peaked at 2.46–2.57 GB against 2.47 GB with ordinary buffers; the
  * query latency at 200k documents did not move (−0.6 % full, −1.5 % 2-word, in CPU time).
  */
