@@ -7,6 +7,13 @@
  *
  *   npx ts-node -T bench/search/ab.ts /path/to/base-checkout [sizes, e.g. 11429,200000] [reps]
  *
+ * Each query is timed in CPU time of the process (`process.cpuUsage`: what the query cost, the
+ * GC's helper threads included, not the time the machine's other work kept it from a core; the
+ * loop thread's schedstat, which the stall benches read, is updated only at the scheduler's
+ * ticks and switches, too coarse for a query of a millisecond), and which of the two is asked first
+ * alternates by query and repetition (`(r + i) mod 2`): the index asked first in a pair ran ~20 %
+ * faster at 200k in filters.ts's A/B, so a fixed order biases the ratio.
+ *
  * With `AB_COLD=1` every query is timed cold: both indexes' caches of query-term expansions
  * (`CompactIndex.expansions`, kept until the next write) are emptied before it, so each query
  * pays its prefix and fuzzy look-ups, as a query with new words does. Either way both indexes'
@@ -71,6 +78,10 @@ export async function abSize(
   await ours.replaceAll(items);
   for (const index of [base, ours]) await (index as unknown as Inside).compact?.fillVocabulary?.(1000);
   const texts = v.queries.map((q) => q.text);
+  const cpu = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
   const out: AbRun[] = [];
   for (const [kind, qs] of [
     ['full', texts],
@@ -80,17 +91,26 @@ export async function abSize(
     const to: number[][] = qs.map(() => []);
     const pages: Array<[string[], string[]]> = [];
     let differing = 0;
+    const timed = async (index: Searchable, q: IndexQuery, times: number[] | null): Promise<IndexPage> => {
+      if (cold) forgetExpansions(index);
+      const t = cpu();
+      const page = await index.search(q);
+      times?.push((cpu() - t) * 1000);
+      return page;
+    };
     for (let r = 0; r <= reps; r++) {
       for (const [i, text] of qs.entries()) {
         const q: IndexQuery = { text, limit: 10, offset: 0, snippets: false };
-        if (cold) forgetExpansions(base);
-        let t = performance.now();
-        const a = await base.search(q);
-        if (r > 0) tb[i].push(performance.now() - t);
-        if (cold) forgetExpansions(ours);
-        t = performance.now();
-        const b = await ours.search(q);
-        if (r > 0) to[i].push(performance.now() - t);
+        const [bt, ot] = r > 0 ? [tb[i], to[i]] : [null, null];
+        let a: IndexPage;
+        let b: IndexPage;
+        if ((r + i) % 2 === 1) {
+          b = await timed(ours, q, ot);
+          a = await timed(base, q, bt);
+        } else {
+          a = await timed(base, q, bt);
+          b = await timed(ours, q, ot);
+        }
         if (r > 0) continue;
         pages.push([a.hits.map((h) => h.id), b.hits.map((h) => h.id)]);
         if (a.total !== b.total || pages[i][0].join() !== pages[i][1].join()) differing += 1;
@@ -125,7 +145,7 @@ export async function abSize(
 export function abTable(runs: readonly AbRun[]): string[] {
   const f = (x: number) => x.toFixed(2);
   const lines = [
-    '| docs | queries | base p50 / p99 | this p50 / p99 | p50 ratio | p99 ratio | nDCG@10 base / this | pages differing |',
+    '| docs | queries | base CPU p50 / p99 | this CPU p50 / p99 | p50 ratio | p99 ratio | nDCG@10 base / this | pages differing |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of runs) {

@@ -32,6 +32,9 @@ export interface WatchedPhase {
   /** The longest turn in CPU time of the event loop's thread alone (schedstat; GC helper threads not counted). */
   readonly loopStall: number;
   readonly maxGc: number;
+  /** Full collections (mark-compacts) and scavenges that ended in the phase (`PerformanceObserver` 'gc' entries by kind). */
+  readonly majorGcs: number;
+  readonly minorGcs: number;
   readonly queries: number;
   readonly p50Query: number;
   readonly p99Query: number;
@@ -84,6 +87,8 @@ async function watched(index: EmbeddedIndex, texts: readonly string[], work: () 
     cpuStall: w.cpuStall,
     loopStall: w.loopStall,
     maxGc: w.maxGc,
+    majorGcs: w.majorGcs,
+    minorGcs: w.minorGcs,
     queries: w.queries,
     p50Query: round(w.p50Query),
     p99Query: round(w.p99Query),
@@ -193,14 +198,14 @@ export async function deletes(
 /** The report's Markdown. */
 export function deleteReport(r: DeleteRun, load: string): string {
   const row = (name: string, p: WatchedPhase) =>
-    `| ${name} | ${(p.ms / 1000).toFixed(2)} s | ${p.maxStall} ms / ${p.cpuStall} ms / ${p.loopStall} ms | ${p.maxGc} ms | ${p.queries} | ${p.p50Query} / ${p.p99Query} ms |`;
+    `| ${name} | ${(p.ms / 1000).toFixed(2)} s | ${p.maxStall} ms / ${p.cpuStall} ms / ${p.loopStall} ms | ${p.maxGc} ms | ${p.majorGcs} / ${p.minorGcs} | ${p.queries} | ${p.p50Query} / ${p.p99Query} ms |`;
   return [
     '## Deletes at scale (issue 39)',
     '',
     `Vaswani grown to ${r.docs.toLocaleString('en')} and indexed in process (${r.buildSeconds.toFixed(1)} s), then every tenth item removed (${r.removed.toLocaleString('en')}, as a \`delete_where\` hands them to the index) with one query at a time beside it, then the merge that drops them; \`monitorEventLoopDelay\` in process; load average before the run: ${load}.`,
     '',
-    '| phase | time | longest stall (wall / process CPU / loop-thread CPU) | longest GC | queries answered | query p50 / p99 |',
-    '|---|---|---|---|---|---|',
+    '| phase | time | longest stall (wall / process CPU / loop-thread CPU) | longest GC | mark-compacts / scavenges | queries answered | query p50 / p99 |',
+    '|---|---|---|---|---|---|---|',
     row(`\`remove\` of ${r.removed.toLocaleString('en')}`, r.remove),
     row('the merge that follows (`checkpoint`)', r.merge),
     '',

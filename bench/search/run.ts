@@ -328,7 +328,7 @@ export async function run(): Promise<string> {
       '',
       ...(ab.length
         ? [
-            `A/B of the service's index against the checkout at \`SEARCH_BENCH_BASE\` (\`bench/search/ab.ts\`): both built over the same grown corpus in one process, queries interleaved, limit 10, per query the median of 5 repetitions; ratio = this / base.`,
+            `A/B of the service's index against the checkout at \`SEARCH_BENCH_BASE\` (\`bench/search/ab.ts\`): both built over the same grown corpus in one process, queries interleaved (which goes first alternates), limit 10, per query the median of 5 repetitions in CPU time of the process; ratio = this / base.`,
             '',
             ...ab,
             '',

@@ -90,10 +90,15 @@ export async function watch(
     lastLoop = loop;
   }, 1);
   let maxGc = 0;
+  let majorGcs = 0;
+  let minorGcs = 0;
   const gc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries())
-      if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_WEAKCB)
-        maxGc = Math.max(maxGc, e.duration);
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      if (kind !== constants.NODE_PERFORMANCE_GC_WEAKCB) maxGc = Math.max(maxGc, e.duration);
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) minorGcs += 1;
+    }
   });
   gc.observe({ entryTypes: ['gc'] });
   h.enable();
@@ -121,6 +126,8 @@ export async function watch(
     cpuStall: Math.round(cpuStall * 10) / 10,
     loopStall: Math.round(loopStall * 10) / 10,
     maxGc: Math.round(maxGc * 10) / 10,
+    majorGcs,
+    minorGcs,
     queries: times.length,
     maxQuery: Math.max(0, ...times),
     p50Query: [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? 0,

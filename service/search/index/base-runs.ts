@@ -1,3 +1,4 @@
+import { i32, u16 } from '../../lib/untracked-arrays';
 import { atOnce } from '../../lib/yield-to-loop';
 
 /* The base segment's postings in CSR form, and a term's run merged over fields, kept per base. */
@@ -153,17 +154,17 @@ function* coveredRun(
 ): Generator<void, BaseRun | undefined> {
   let wide = 0;
   for (let f = 1; f < nf; f++) if (hi[f] - lo[f] > hi[wide] - lo[wide]) wide = f;
-  const docs = new Int32Array(hi[wide] - lo[wide]);
+  const docs = i32(hi[wide] - lo[wide]);
   yield* copySteps(base.docs[wide], lo[wide], hi[wide], docs);
   const tfs: Array<Uint16Array | null> = [];
   for (let f = 0; f < nf; f++) {
     if (f === wide) {
-      const out = new Uint16Array(hi[f] - lo[f]);
+      const out = u16(hi[f] - lo[f]);
       yield* copySteps(base.tfs[f], lo[f], hi[f], out);
       tfs.push(out);
     } else if (hi[f] === lo[f]) tfs.push(null);
     else {
-      const out = new Uint16Array(docs.length);
+      const out = u16(docs.length);
       const from = base.docs[f];
       let at = 0;
       for (let i = lo[f]; i < hi[f]; i++) {
@@ -226,8 +227,8 @@ export function* runSteps(base: BaseSegment, nf: number, t: number): Generator<v
   // are placed along it. Else a merge of the fields' sorted runs.
   const covered = yield* coveredRun(base, nf, lo, hi);
   if (covered) return covered;
-  const docs = new Int32Array(total);
-  const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? new Uint16Array(total) : null));
+  const docs = i32(total);
+  const tfs = base.tfs.map((_a, f) => (hi[f] > lo[f] ? u16(total) : null));
   const pos = lo.slice();
   let n = 0;
   for (;;) {

@@ -59,7 +59,7 @@ export class CompactIndex extends PostingsIndex {
     const slicer = new TimeSlicer(opts.sliceMs ?? 8);
     const { nf } = c;
     const n = sealed.ids.length;
-    const nt = sealed.terms.length;
+    const nt = sealed.termCount;
     c.ids = sealed.ids.slice();
     // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
     // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
@@ -83,7 +83,7 @@ export class CompactIndex extends PostingsIndex {
       throw new Error(`positions of field ${sealed.posField}, the index keeps ${c.posField}`);
     c.posStart = sealed.posStart;
     c.posBytes = sealed.posBytes;
-    c.terms = sealed.terms.slice();
+    c.terms = sealed.terms.slice(0, nt);
     for (let t = 0; t < nt; t++) {
       c.termIds.set(c.terms[t], t);
       if (t % MERGE_STEP_DOCS === 0) await slicer.maybeYield();

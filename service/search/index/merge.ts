@@ -1,3 +1,4 @@
+import { i32, u16, u32, u8 } from '../../lib/untracked-arrays';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
 import { ShardedMap } from '../../lib/sharded-map';
 
@@ -28,8 +29,14 @@ export interface SealedIndex {
   /** Positions (`positions.ts`): document d's token sequence is `posBytes[posStart[d]]` .. `posBytes[posStart[d + 1]]` (all empty without `posField`). */
   readonly posStart: Int32Array;
   readonly posBytes: Uint8Array;
-  /** The vocabulary by term id. */
+  /**
+   * The vocabulary by term id: `terms`' first `termCount` entries. A merge's sealed index shares
+   * the index's own vocabulary array, which only grows (terms are appended, never changed or
+   * dropped), so terms added after the seal may sit past `termCount`: a copy of ~1M terms at 1M
+   * documents was one step of 17–130 ms of page faults (issue 39).
+   */
   readonly terms: readonly string[];
+  readonly termCount: number;
   /** Per field, postings in CSR form: term t's run is `start[t]` .. `start[t + 1]` of `docs` and `tfs`. */
   readonly start: readonly Int32Array[];
   readonly docs: readonly Int32Array[];
@@ -177,43 +184,38 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   // ms each at 1M documents), so a dozen of them in one step made one of the merge's longest turns.
   const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
   const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
-  // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own,
-  // and before the typed arrays, whose bytes start V8's incremental marking: a large array made
-  // while it marks also advances the marking in that step (at 1M documents ~7–9 MB each, 35–50 ms
-  // of page faults at a load of 15; with marking steps in it, the merge's longest turn).
+  // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own
+  // (at 1M documents ~7–9 MB each, 40–85 ms of page faults at a load of 10–17). The vocabulary is
+  // not copied: the sealed index reads the index's own array up to `nt` (`SealedIndex.termCount`).
   const ids: string[] = new Array<string>(most);
   yield;
   const served: Array<string | undefined> = new Array<string | undefined>(most + room);
   yield;
-  const terms = src.terms.slice(0, nt);
+  const fingerprints = u32(most + room);
   yield;
-  const fingerprints = new Uint32Array(most + room);
+  const lengths = i32((most + room) * nf);
   yield;
-  const lengths = new Int32Array((most + room) * nf);
+  const fwdStart = i32((most + room) * nf + 1);
   yield;
-  const fwdStart = new Int32Array((most + room) * nf + 1);
+  const fwdTerm = i32(entries + roomEntries);
   yield;
-  const fwdTerm = new Int32Array(entries + roomEntries);
+  const fwdTf = u16(entries + roomEntries);
   yield;
-  const fwdTf = new Uint16Array(entries + roomEntries);
+  const posStart = i32(most + room + 1);
   yield;
-  const posStart = new Int32Array(most + room + 1);
-  yield;
-  const posBytes = new Uint8Array(
-    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
-  );
+  const posBytes = u8(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0));
   yield;
   const short: Uint16Array[] = [];
   for (let f = 0; f < nf; f++) {
-    short.push(new Uint16Array(most + room));
+    short.push(u16(most + room));
     yield;
   }
-  const newOf = new Int32Array(end);
+  const newOf = i32(end);
   yield;
   // Per field, term t's postings counted at `t + 1`, then summed into run starts.
   const starts: Int32Array[] = [];
   for (let f = 0; f < nf; f++) {
-    const s = new Int32Array(nt + 1);
+    const s = i32(nt + 1);
     starts.push(s);
     yield* touch(s);
   }
@@ -271,7 +273,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   }
   const docs: Int32Array[] = [];
   const tfs: Uint16Array[] = [];
-  const fill = new Int32Array(nt);
+  const fill = i32(nt);
   for (let f = 0; f < nf; f++) {
     const s = starts[f];
     for (let t = 0; t < nt; t += FILL_STEP) {
@@ -306,7 +308,8 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     posField: src.posField,
     posStart: posStart.subarray(0, n + 1),
     posBytes: posBytes.subarray(0, posLength),
-    terms,
+    terms: src.terms,
+    termCount: nt,
     start: starts,
     docs,
     tfs,

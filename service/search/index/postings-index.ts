@@ -1,3 +1,4 @@
+import { f64, i32, u16 } from '../../lib/untracked-arrays';
 import { ArrayPool } from './array-pool';
 import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
 import type { MergeResult } from './merge';
@@ -132,18 +133,18 @@ export class PostingsIndex extends SegmentedIndex {
   private postingCacheSize = 0;
   // What the cache's entries of one version took, given back when the version moves (see `postings`).
   private readonly pools: PostingPools = {
-    docs: new ArrayPool((n) => new Int32Array(n), POOL_MIN_BYTES),
-    tfs: new ArrayPool((n) => new Uint16Array(n), POOL_MIN_BYTES),
-    vals: new ArrayPool((n) => new Float64Array(n), POOL_MIN_BYTES),
+    docs: new ArrayPool((n) => i32(n), POOL_MIN_BYTES),
+    tfs: new ArrayPool((n) => u16(n), POOL_MIN_BYTES),
+    vals: new ArrayPool((n) => f64(n), POOL_MIN_BYTES),
   };
   // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
   private fieldLengths = new FieldLengths();
   // Scratch bitmap of `unionSize`, all zero between calls.
-  private unionBits = new Int32Array(0);
+  private unionBits = i32(0);
   // Scratch of a term's passes (its values' sums, the indices of its live postings), kept from
   // query to query: the query's while it runs (one at a time), not fresh memory per term.
-  private valueSums = new Float64Array(0);
-  private liveKeep = new Int32Array(0);
+  private valueSums = f64(0);
+  private liveKeep = i32(0);
 
   /**
    * The term's postings as sorted arrays of BM25 values, from the cache or built from the
@@ -202,7 +203,7 @@ export class PostingsIndex extends SegmentedIndex {
       let live = { docs: run.docs, tfs: runTfs };
       if (this.deadBase > 0) {
         if (this.liveKeep.length < run.docs.length)
-          this.liveKeep = new Int32Array(Math.max(run.docs.length, this.liveKeep.length * 2));
+          this.liveKeep = i32(Math.max(run.docs.length, this.liveKeep.length * 2));
         live = yield* liveOf(run.docs, runTfs, ids, this.liveKeep, this.pools);
         yield;
       }
@@ -231,7 +232,7 @@ export class PostingsIndex extends SegmentedIndex {
       const tfs = fields.map((f) => {
         let out: Uint16Array | null = null;
         this.eachAppendedPosting(f, t, (doc, tf) => {
-          out ??= new Uint16Array(appended.length);
+          out ??= u16(appended.length);
           out[at[doc]] = tf;
         });
         return out as Uint16Array | null;
@@ -278,8 +279,7 @@ export class PostingsIndex extends SegmentedIndex {
     stats: ValueStats,
     keep: boolean,
   ): Generator<void, TermValues> {
-    if (this.valueSums.length < docs.length)
-      this.valueSums = new Float64Array(Math.max(docs.length, this.valueSums.length * 2));
+    if (this.valueSums.length < docs.length) this.valueSums = f64(Math.max(docs.length, this.valueSums.length * 2));
     const vals = this.pools.vals;
     return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep, (n) =>
       vals.take(n),
@@ -442,7 +442,7 @@ export class PostingsIndex extends SegmentedIndex {
     keep?: DocKeep,
   ): Generator<void, number> {
     const words = (this.next + 31) >>> 5;
-    if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, this.unionBits.length * 2));
+    if (this.unionBits.length < words) this.unionBits = i32(Math.max(words, this.unionBits.length * 2));
     const bits = this.unionBits;
     let lo = words;
     let hi = 0;
@@ -461,7 +461,7 @@ export class PostingsIndex extends SegmentedIndex {
         n >= (last - first + 1) * UNION_BITMAP_DENSITY &&
         this.postingCache.get(terms[c])?.parts.includes(part)
       ) {
-        const words = yield* settingBits(docs, new Int32Array(last - first + 1), first);
+        const words = yield* settingBits(docs, i32(last - first + 1), first);
         yield;
         part.bits = { lo: first, words };
         this.countCached(terms[c], words.byteLength);

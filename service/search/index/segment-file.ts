@@ -77,17 +77,21 @@ function bytesOf(a: ArrayBufferView): Buffer {
 const JSON_STEP_STRINGS = 16_384;
 
 /**
- * `JSON.stringify(strings)` as UTF-8, the same bytes, in pieces of `JSON_STEP_STRINGS` strings
+ * `JSON.stringify(strings.slice(0, count))` as UTF-8, the same bytes, in pieces of `JSON_STEP_STRINGS` strings
  * with `pause()` awaited after each: the ids of a 1M-document segment stringified and encoded in
  * one go were ~25 MB in one step of the event loop (issue 39).
  */
-async function jsonInSteps(strings: readonly string[], pause: () => Promise<void>): Promise<Buffer[]> {
-  if (strings.length === 0) return [Buffer.from('[]', 'utf8')];
+async function jsonInSteps(
+  strings: readonly string[],
+  pause: () => Promise<void>,
+  count = strings.length,
+): Promise<Buffer[]> {
+  if (count === 0) return [Buffer.from('[]', 'utf8')];
   const out: Buffer[] = [];
-  for (let at = 0; at < strings.length; at += JSON_STEP_STRINGS) {
-    const end = Math.min(strings.length, at + JSON_STEP_STRINGS);
+  for (let at = 0; at < count; at += JSON_STEP_STRINGS) {
+    const end = Math.min(count, at + JSON_STEP_STRINGS);
     const inner = JSON.stringify(strings.slice(at, end)).slice(1, -1);
-    out.push(Buffer.from(`${at === 0 ? '[' : ','}${inner}${end === strings.length ? ']' : ''}`, 'utf8'));
+    out.push(Buffer.from(`${at === 0 ? '[' : ','}${inner}${end === count ? ']' : ''}`, 'utf8'));
     await pause();
   }
   return out;
@@ -105,7 +109,7 @@ export async function encodeSegment(
   // A section's bytes may come in pieces (the JSON ones, made in steps): written one after another.
   const arrays: Array<[string, SectionType, Buffer | Buffer[]]> = [];
   arrays.push(['ids', 'json', await jsonInSteps(sealed.ids, pause)]);
-  arrays.push(['terms', 'json', await jsonInSteps(sealed.terms, pause)]);
+  arrays.push(['terms', 'json', await jsonInSteps(sealed.terms, pause, sealed.termCount)]);
   arrays.push(['fingerprints', 'u32', bytesOf(sealed.fingerprints)]);
   arrays.push(['avg', 'f64', bytesOf(sealed.avg)]);
   arrays.push(['lengths', 'i32', bytesOf(sealed.lengths)]);
@@ -136,7 +140,7 @@ export async function encodeSegment(
     fields: sealed.fields,
     posField: sealed.posField,
     documents: sealed.ids.length,
-    terms: sealed.terms.length,
+    terms: sealed.termCount,
     sections,
     bodyBytes: offset,
     bodyCrc: await crcInSteps(body, pause),
@@ -219,6 +223,7 @@ export async function decodeSegment(
     posStart: view('posStart', 'i32', Int32Array, 4),
     posBytes: view('posBytes', 'u8', Uint8Array, 1),
     terms,
+    termCount: nt,
     start: fields.map((_f, i) => view(`start.${i}`, 'i32', Int32Array, 4)),
     docs: fields.map((_f, i) => view(`docs.${i}`, 'i32', Int32Array, 4)),
     tfs: fields.map((_f, i) => view(`tfs.${i}`, 'u16', Uint16Array, 2)),

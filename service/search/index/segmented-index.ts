@@ -1,3 +1,4 @@
+import { f64, i32 } from '../../lib/untracked-arrays';
 import { AppendedPostings } from './appended-postings';
 import { BaseRunCache, RUNS_AHEAD_POSTINGS, type BaseSegment } from './base-runs';
 import { grow } from './growable';
@@ -60,8 +61,8 @@ export class SegmentedIndex {
   protected deadBase = 0;
   // Any write moves the version; caches derived from the postings hold for one version.
   protected version = 0;
-  protected acc = new Float64Array(0);
-  protected termStamp = new Int32Array(0);
+  protected acc: Float64Array = new Float64Array(0);
+  protected termStamp: Int32Array = new Int32Array(0);
   private stamp = 0;
   protected slot = new Int32Array(0);
   protected slotStamp = new Int32Array(0);
@@ -564,8 +565,8 @@ export class SegmentedIndex {
     const n = this.next;
     if (this.acc.length >= n) return;
     const size = Math.max(n, this.acc.length * 2, 1024);
-    this.acc = new Float64Array(size);
-    this.termStamp = new Int32Array(size);
+    this.acc = f64(size);
+    this.termStamp = i32(size);
     this.stamp = 0;
   }
 

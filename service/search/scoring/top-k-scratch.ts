@@ -1,16 +1,17 @@
+import { f64, i32, u16, u8 } from '../../lib/untracked-arrays';
 import type { ScoreCursor } from '../index/cursor';
 
 /** The k best values offered with their documents, in a min-heap by value (a scratch reused). */
 export class TopPairs {
   size = 0;
   private k = 0;
-  vals = new Float64Array(0);
-  docs = new Int32Array(0);
+  vals = f64(0);
+  docs = i32(0);
 
   reset(k: number): this {
     if (this.vals.length < k) {
-      this.vals = new Float64Array(k);
-      this.docs = new Int32Array(k);
+      this.vals = f64(k);
+      this.docs = i32(k);
     }
     this.k = k;
     this.size = 0;
@@ -62,16 +63,16 @@ export class TopPairs {
  */
 export class TopKScratch {
   /** Per document, its summed score so far. */
-  score = new Float64Array(0);
+  score = f64(0);
   /** Per document, the distinct terms it met (coordination). */
-  distinct = new Uint16Array(0);
+  distinct = u16(0);
   /** Per document, met already (`accumulatedTopK`) or its candidate state (`boundedTopK`). */
-  seen = new Uint8Array(0);
+  seen = u8(0);
   /** Documents met (`accumulatedTopK`) or the candidates (`boundedTopK`). */
-  docs = new Int32Array(0);
+  docs = i32(0);
   /** `boundedTopK`'s best partial sums. */
   readonly top = new TopPairs();
-  private aliveWords = new Int32Array(0);
+  private aliveWords = i32(0);
 
   /** Grows the accumulators to the cursors' documents and postings. */
   grow(cursors: readonly ScoreCursor[]): void {
@@ -82,19 +83,19 @@ export class TopKScratch {
       postings += docs.length;
     }
     if (this.score.length < size) {
-      this.score = new Float64Array(size);
-      this.distinct = new Uint16Array(size);
-      this.seen = new Uint8Array(size);
+      this.score = f64(size);
+      this.distinct = u16(size);
+      this.seen = u8(size);
     }
     if (this.docs.length < postings) {
-      this.docs = new Int32Array(Math.max(postings, this.docs.length * 2));
+      this.docs = i32(Math.max(postings, this.docs.length * 2));
     }
   }
 
   /** The candidates' bitmap of `boundedTopK`, all zero, for documents up to `hi`. */
   aliveBits(hi: number): Int32Array {
     const words = (hi >>> 5) + 1;
-    if (this.aliveWords.length < words) this.aliveWords = new Int32Array(Math.max(words, this.aliveWords.length * 2));
+    if (this.aliveWords.length < words) this.aliveWords = i32(Math.max(words, this.aliveWords.length * 2));
     return this.aliveWords;
   }
 }

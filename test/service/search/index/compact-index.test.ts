@@ -1,6 +1,8 @@
 import type { WeightedTerm } from '../../../../service/search/index/cursor';
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
+import type { SealedIndex } from '../../../../service/search/index/merge';
+import { decodeSegment, encodeSegment } from '../../../../service/search/index/segment-file';
 
 import { atOnce } from '../../../../service/lib/yield-to-loop';
 import { exhaustiveProximitySource } from '../../../../tools/oracles/exhaustive-proximity';
@@ -146,6 +148,27 @@ describe('CompactIndex segments', () => {
     expect(c.documentCount).toBe(2);
     expect(scoreTerms(c.postingsView(), [['laser', 1]], boost, bm25).ids).toEqual([]);
     expect(scoreTerms(c.postingsView(), [['bread', 1]], boost, bm25).ids).toEqual(['c']);
+  });
+
+  it('seals the vocabulary of its merge: terms added after the seal are past termCount, not in the segment written', async () => {
+    let sealed: SealedIndex | undefined;
+    const c = new CompactIndex(['title', 'text'], { minMergeDocs: 2, mergeSliceMs: 0, onSealed: (s) => (sealed = s) });
+    c.add('a', [['laser'], ['laser', 'beam']]);
+    c.add('b', [['water'], ['water']]);
+    await c.merged();
+    const s = sealed!;
+    expect(s.terms.slice(0, s.termCount)).toEqual(['laser', 'beam', 'water']);
+    // The sealed index shares the index's vocabulary array, which goes on growing.
+    c.add('c', [['bread'], ['mirror']]);
+    expect(s.termCount).toBe(3);
+    const noPause = () => Promise.resolve();
+    const bytes = Buffer.concat(await encodeSegment(s, { key: 'k', content: 'x' }, noPause));
+    const { sealed: read } = await decodeSegment(bytes, 'k', noPause);
+    expect([...read.terms]).toEqual(['laser', 'beam', 'water']);
+    expect(read.termCount).toBe(3);
+    const restored = await CompactIndex.restore(read);
+    expect(scoreTerms(restored.postingsView(), [['water', 1]], boost, bm25).ids).toEqual(['b']);
+    expect(restored.postingsView().termId('bread')).toBeUndefined();
   });
 });
 

@@ -1,0 +1,53 @@
+/**
+ * Typed arrays over a `SharedArrayBuffer` instead of an `ArrayBuffer`, for the index's large or
+ * frequent arrays: the query path's scratch and pooled arrays and a merge's new base arrays.
+ *
+ * Why: V8 counts every ordinary `ArrayBuffer`'s backing store as the isolate's external memory,
+ * and 64 MB of it past the level at the last mark-compact starts incremental marking ("external
+ * memory pressure") whose steps and final pause run on the event loop's thread; young ones also
+ * force scavenges. At 1M documents a `delete_where` beside queries made several such full
+ * collections, the longest turns of the loop (issue 39). A shared backing store is not counted
+ * (its per-isolate accounting length is 0), so allocating it starts no collection.
+ *
+ * The trade-off: the memory is still freed only when its wrapper is collected, so nothing paces
+ * the collector by these bytes any more; garbage ones wait for a collection that the JS heap's
+ * own growth starts, and RSS may stand higher between collections. `process.memoryUsage()`'s
+ * `external` no longer shows them. Contents start zeroed, as with `new Int32Array(n)`. Use these
+ * only for arrays that stay on one thread (a shared buffer posted to a worker is shared, not
+ * copied).
+ *
+ * Measured at 1M documents (BENCHMARKS.md, "Deletes at scale"): a `delete_where` of 100,000 with
+ * queries beside it made no full collection in seven runs (3–4 with ordinary buffers), the merge
+ * after it 2–3 (7–11); RSS peaked at 2.46–2.57 GB against 2.47 GB with ordinary buffers; the
+ * query latency at 200k documents did not move (−0.6 % full, −1.5 % 2-word, in CPU time).
+ */
+
+/** A shared buffer of `n` elements of `bytes` bytes each. */
+function shared(n: number, bytes: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(n * bytes);
+}
+
+/** A zeroed `Int32Array` of `n` elements, untracked by V8's external-memory accounting. */
+export function i32(n: number): Int32Array {
+  return new Int32Array(shared(n, 4));
+}
+
+/** A zeroed `Uint32Array` of `n` elements, untracked by V8's external-memory accounting. */
+export function u32(n: number): Uint32Array {
+  return new Uint32Array(shared(n, 4));
+}
+
+/** A zeroed `Uint16Array` of `n` elements, untracked by V8's external-memory accounting. */
+export function u16(n: number): Uint16Array {
+  return new Uint16Array(shared(n, 2));
+}
+
+/** A zeroed `Uint8Array` of `n` elements, untracked by V8's external-memory accounting. */
+export function u8(n: number): Uint8Array {
+  return new Uint8Array(shared(n, 1));
+}
+
+/** A zeroed `Float64Array` of `n` elements, untracked by V8's external-memory accounting. */
+export function f64(n: number): Float64Array {
+  return new Float64Array(shared(n, 8));
+}
