@@ -117,7 +117,9 @@ export class SemanticIndex {
       put: (v) => (live ? this.put(v) : queued.push(() => this.put(v))),
       remove: (ids) => (live ? this.drop(ids) : queued.push(() => this.drop(ids))),
     });
-    const current = [...this.opts.feed.current()];
+    // An array the feed made for this call is taken as it is: a copy of 1M items was a turn of its own.
+    const given = this.opts.feed.current();
+    const current = Array.isArray(given) ? (given as readonly ItemVectors[]) : [...given];
     this.expected = current.length;
     const options = this.indexOptions();
     // A turn of the loop every 1,000 items: adding (normalising) 1M vectors at once held it for seconds.
@@ -134,7 +136,8 @@ export class SemanticIndex {
     // Without vectors there is nothing to load (nor a file worth a warning).
     if (this.opts.store && current.length > 0) {
       const content = await contentKeyInSteps(current, yieldToLoop);
-      const loaded = await this.opts.store.load({ key: this.opts.key, content }, options, build);
+      // The feed's items: the index keeps their id strings instead of making 1M more from the file.
+      const loaded = await this.opts.store.load({ key: this.opts.key, content }, options, build, current);
       this.index = loaded.index;
       this.origin = loaded.from;
     } else {

@@ -3,6 +3,7 @@ import { TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { BLOCK_ROWS, RowBlocks } from './row-blocks';
+import type { IdLines } from './vector-file';
 import { arrayChunks, ChunkedList, typedChunks } from '../../lib/chunked-list';
 import { ShardedMap } from '../../lib/sharded-map';
 import { yieldToLoop } from '../../lib/yield-to-loop';
@@ -84,6 +85,11 @@ export interface VectorSnapshot {
   readonly rowSlot: Int32Array;
   /** Rows × dims, normalised, in consecutive parts (the index's blocks, or one array read from a file). */
   readonly vectors: readonly Float32Array[];
+}
+
+/** A `VectorSnapshot` as read back from a file: its ids maybe not parsed yet (vector-file.ts). */
+export interface StoredSnapshot extends Omit<VectorSnapshot, 'ids'> {
+  readonly ids: VectorSnapshot['ids'] | IdLines;
 }
 
 const int32s = typedChunks((n) => new Int32Array(n));
@@ -464,19 +470,24 @@ export class VectorIndex {
   }
 
   /**
-   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere). `graph`: a graph file saved by `saveGraph` when the index held
-   * the first `rows` rows of `snap`; the rest are added to it in the background. Without one the
-   * graph is rebuilt in the background when the index is large enough.
+   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere).
+   * `graph`: a graph file saved by `saveGraph` when the index held the first `rows` rows of `snap`;
+   * the rest are added to it in the background. Without one the graph is rebuilt in the background
+   * when the index is large enough. `known`: items whose ids the caller holds (its feed's): the
+   * index keeps those strings for the ids it reads, rather than a second string of each (at 1M,
+   * new strings and the arrays that held them were most of what the load left on the heap, and
+   * the collector marked it all in one pause of 220-340 ms on the loop thread, issue 41). A file's
+   * ids that cannot be read throw `VectorFileError` (vector-file.ts).
    */
   static async restore(
     opts: VectorIndexOptions,
-    snap: VectorSnapshot,
+    snap: StoredSnapshot,
     graph?: { path: string; rows: number },
+    known: ReadonlyArray<{ readonly id: string }> = [],
   ): Promise<VectorIndex> {
     const index = new VectorIndex(opts);
     if (snap.dims !== index.dims)
       throw new VectorError(`the snapshot has ${snap.dims} dimensions, expected ${index.dims}`);
-    const n = snap.ids.length;
     const rows = snap.rowSlot.length;
     // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
     // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. Items
@@ -490,16 +501,43 @@ export class VectorIndex {
     // a second 1.5 GB at every start); a partial one is copied, to grow.
     index.blocks = RowBlocks.from(index.dims, snap.vectors);
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
-    for (let s = 0; s < n; s++) {
-      // In steps: 1M ids into the map in one turn held the loop for hundreds of ms at a start.
-      if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
-      const id = snap.ids[s];
-      // The ids too (copied into a chunked list in one turn, 1M ids took 253 profile samples at a 1M restart).
-      index.ids.push(id);
-      if (id === null) continue;
-      index.slots.set(id, s);
-      index.liveRows += snap.count[s];
+    // The known ids first, each mapped to −2 − its place in `known`; an id read from the snapshot
+    // finds its known string there and takes its slot in its stead. In steps: 1M ids into the map
+    // in one turn held the loop for hundreds of ms at a start.
+    const { slots } = index;
+    for (let k = 0; k < known.length; k++) {
+      if (k % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+      slots.set(known[k].id, -2 - k);
     }
+    let found = 0;
+    const put = (id: string | null, s: number) => {
+      if (id === null) {
+        index.ids.push(null);
+        return;
+      }
+      const had = slots.get(id);
+      let mine = id;
+      if (had !== undefined && had <= -2) {
+        mine = known[-2 - had].id;
+        found++;
+      }
+      index.ids.push(mine);
+      slots.set(mine, s);
+      index.liveRows += snap.count[s];
+    };
+    const { ids } = snap;
+    if (Array.isArray(ids))
+      for (let s = 0; s < ids.length; s++) {
+        if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+        put(ids[s], s);
+      }
+    else await (ids as IdLines).read(put, yieldToLoop);
+    // Known ids the snapshot does not hold leave the map (none when the caller checked the content).
+    if (found < known.length)
+      for (let k = 0; k < known.length; k++) {
+        if (k % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+        if ((slots.get(known[k].id) ?? 0) <= -2) slots.delete(known[k].id);
+      }
     if (graph) {
       const g = index.newGraph();
       // Rows that died after the graph was saved (the snapshot is newer) leave it once read.
