@@ -276,8 +276,14 @@ export async function contentKeyInSteps(
 }
 
 function addPair(sums: Uint32Array, n: number, v: { readonly id: string; readonly fingerprint: number }): number {
-  const d = hash('sha256', `${v.id}\u0000${v.fingerprint >>> 0}`, 'buffer');
-  for (let i = 0; i < 8; i++) sums[i] = (sums[i] + d.readUInt32LE(i * 4)) >>> 0;
+  // The digest as a `binary` (latin1) string, a character a byte, read 32 bits little-endian at a
+  // time: a `Buffer` a pair was 1M buffers for the collector at a 1M start, and 2-3× the CPU (1.8 s).
+  const d = hash('sha256', `${v.id}\u0000${v.fingerprint >>> 0}`, 'binary');
+  for (let i = 0, c = 0; i < 8; i++, c += 4) {
+    const lane =
+      d.charCodeAt(c) | (d.charCodeAt(c + 1) << 8) | (d.charCodeAt(c + 2) << 16) | (d.charCodeAt(c + 3) << 24);
+    sums[i] = (sums[i] + (lane >>> 0)) >>> 0;
+  }
   return n + 1;
 }
 
