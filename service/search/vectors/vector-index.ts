@@ -6,7 +6,7 @@ import { BLOCK_ROWS, RowBlocks } from './row-blocks';
 import type { IdLines } from './vector-file';
 import { arrayChunks, ChunkedList, typedChunks } from '../../lib/chunked-list';
 import { ShardedMap } from '../../lib/sharded-map';
-import { yieldToLoop } from '../../lib/yield-to-loop';
+import { stepper } from '../../lib/yield-to-loop';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -98,8 +98,11 @@ const uint32s = typedChunks((n) => new Uint32Array(n));
 /** Rows sent to the graph's worker ahead of what it has taken (a chunk is at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
 
-/** Items `restore` puts in its id map between two turns of the event loop. */
-const RESTORE_STEP_ITEMS = 16_384;
+/**
+ * Items `restore` puts in its id map between two looks at its step's budget (`stepper`): 16,384 a
+ * turn held the loop for 44-48 ms of CPU at a 1M restart, the code not yet optimised.
+ */
+const RESTORE_STEP_ITEMS = 256;
 
 /** See the file's comment. */
 export class VectorIndex {
@@ -505,8 +508,10 @@ export class VectorIndex {
     // finds its known string there and takes its slot in its stead. In steps: 1M ids into the map
     // in one turn held the loop for hundreds of ms at a start.
     const { slots } = index;
-    for (let k = 0; k < known.length; k++) {
-      if (k % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+    const step = stepper();
+    const due = (i: number) => (i % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1 ? step() : undefined);
+    for (let k = 0, s; k < known.length; k++) {
+      if ((s = due(k))) await s;
       slots.set(known[k].id, -2 - k);
     }
     let found = 0;
@@ -527,15 +532,15 @@ export class VectorIndex {
     };
     const { ids } = snap;
     if (Array.isArray(ids))
-      for (let s = 0; s < ids.length; s++) {
-        if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+      for (let s = 0, p; s < ids.length; s++) {
+        if ((p = due(s))) await p;
         put(ids[s], s);
       }
-    else await (ids as IdLines).read(put, yieldToLoop);
+    else await (ids as IdLines).read(put, step);
     // Known ids the snapshot does not hold leave the map (none when the caller checked the content).
     if (found < known.length)
-      for (let k = 0; k < known.length; k++) {
-        if (k % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
+      for (let k = 0, s; k < known.length; k++) {
+        if ((s = due(k))) await s;
         if ((slots.get(known[k].id) ?? 0) <= -2) slots.delete(known[k].id);
       }
     if (graph) {
