@@ -28,7 +28,10 @@ export type SemanticStatus = 'off' | 'ok' | 'degraded';
 
 /** The current vectors of the stored items, and their changes. */
 export interface VectorFeed {
-  /** The current vectors of every item that has them (read once at start, after the content is loaded). */
+  /**
+   * The current vectors of every item that has them (read once at start, after the content is
+   * loaded); an array returned is the caller's to keep: the feed does not change it afterwards.
+   */
   current(): Iterable<ItemVectors>;
   /** Registers a listener of later changes; returns the call that removes it. */
   subscribe(listener: VectorFeedListener): () => void;

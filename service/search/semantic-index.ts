@@ -117,7 +117,9 @@ export class SemanticIndex {
       put: (v) => (live ? this.put(v) : queued.push(() => this.put(v))),
       remove: (ids) => (live ? this.drop(ids) : queued.push(() => this.drop(ids))),
     });
-    const current = [...this.opts.feed.current()];
+    // An array the feed made for this call is taken as it is: a copy of 1M items was a turn of its own.
+    const given = this.opts.feed.current();
+    const current = Array.isArray(given) ? (given as readonly ItemVectors[]) : [...given];
     this.expected = current.length;
     const options = this.indexOptions();
     // A turn of the loop every 1,000 items: adding (normalising) 1M vectors at once held it for seconds.
@@ -134,7 +136,8 @@ export class SemanticIndex {
     // Without vectors there is nothing to load (nor a file worth a warning).
     if (this.opts.store && current.length > 0) {
       const content = await contentKeyInSteps(current, yieldToLoop);
-      const loaded = await this.opts.store.load({ key: this.opts.key, content }, options, build);
+      // The feed's items: the index keeps their id strings instead of making 1M more from the file.
+      const loaded = await this.opts.store.load({ key: this.opts.key, content }, options, build, current);
       this.index = loaded.index;
       this.origin = loaded.from;
     } else {
@@ -273,8 +276,14 @@ export async function contentKeyInSteps(
 }
 
 function addPair(sums: Uint32Array, n: number, v: { readonly id: string; readonly fingerprint: number }): number {
-  const d = hash('sha256', `${v.id}\u0000${v.fingerprint >>> 0}`, 'buffer');
-  for (let i = 0; i < 8; i++) sums[i] = (sums[i] + d.readUInt32LE(i * 4)) >>> 0;
+  // The digest as a `binary` (latin1) string, a character a byte, read 32 bits little-endian at a
+  // time: a `Buffer` a pair was 1M buffers for the collector at a 1M start, and 2-3× the CPU (1.8 s).
+  const d = hash('sha256', `${v.id}\u0000${v.fingerprint >>> 0}`, 'binary');
+  for (let i = 0, c = 0; i < 8; i++, c += 4) {
+    const lane =
+      d.charCodeAt(c) | (d.charCodeAt(c + 1) << 8) | (d.charCodeAt(c + 2) << 16) | (d.charCodeAt(c + 3) << 24);
+    sums[i] = (sums[i] + (lane >>> 0)) >>> 0;
+  }
   return n + 1;
 }
 

@@ -5,12 +5,13 @@
  */
 export { dotRow, exactTopK, TopK, type ScoredRows } from './exact-scan';
 export { HnswGraph, type GraphOptions } from './hnsw-graph';
-export { VectorFileError, type GraphRef, type VectorMeta } from './vector-file';
+export { IdLines, VectorFileError, type GraphRef, type VectorMeta } from './vector-file';
 export {
   VectorError,
   VectorIndex,
   type Accept,
   type VectorHit,
+  type StoredSnapshot,
   type VectorIndexOptions,
   type VectorSnapshot,
 } from './vector-index';

@@ -1,5 +1,5 @@
 import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../lib/framed-file';
-import type { VectorSnapshot } from './vector-index';
+import type { StoredSnapshot, VectorSnapshot } from './vector-index';
 
 /**
  * The on-disk form of a vector index's state (`VectorSnapshot`), in the layout of the search
@@ -67,9 +67,11 @@ export class VectorFileError extends Error {
   }
 }
 
-/** Ids parsed, items and rows checked, between two `pause`s of `decodeVectors`. */
-const IDS_STEP = 16_384;
+/** Lines of the ids section scanned, items and rows checked, between two `pause`s of `decodeVectors`. */
+const SCAN_STEP = 65_536;
 const CHECK_STEP = 262_144;
+/** Lines of the ids section `IdLines.read` parses between two looks at its caller's `step`. */
+const IDS_PART_LINES = 256;
 
 /**
  * The ids section: a JSON array of strings and nulls, one a line (a string's own line breaks are
@@ -80,35 +82,133 @@ function idsJson(ids: ReadonlyArray<string | null>): string {
   return `[${ids.map((id) => JSON.stringify(id)).join(',\n')}]`;
 }
 
-/** The ids of `idsJson`'s text, `IDS_STEP` lines at a time (a file without line breaks: at once). */
-async function parseIds(text: string, pause: () => Promise<void>): Promise<Array<string | null>> {
-  const bad = () => new VectorFileError('section ids is not a list of strings and nulls');
-  if (!text.startsWith('[') || !text.endsWith(']')) throw bad();
-  const ids: Array<string | null> = [];
-  const end = text.length - 1;
-  for (let at = 1; at < end;) {
-    let to = at;
-    for (let i = 0; i < IDS_STEP && to < end; i++) {
-      const nl = text.indexOf('\n', to + 1);
-      to = nl < 0 || nl > end ? end : nl;
+const badIds = () => new VectorFileError('section ids is not a list of strings and nulls');
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
+const N = 0x6e;
+const U = 0x75;
+const L = 0x6c;
+
+/** The string of a JSON string literal's text, or `VectorFileError`. */
+function jsonString(text: string): string {
+  let got: unknown;
+  try {
+    got = JSON.parse(text);
+  } catch {
+    throw badIds();
+  }
+  if (typeof got !== 'string') throw badIds();
+  return got;
+}
+
+/**
+ * A file's ids, one JSON string or `null` a line (`idsJson`), scanned but not parsed: which slots
+ * are removed is known, the strings are made by `read`. A 1M restart parsed them into an array of
+ * new strings that the index then took: ~300 MB of heap marked in one pause of the collector during
+ * that parse (issue 41); the index parses them itself now, in steps, and keeps the strings its
+ * caller already holds (`VectorIndex.restore`'s `known`).
+ */
+export class IdLines {
+  constructor(
+    /** The section's bytes: `[`, the lines, `]`. */
+    private readonly bytes: Buffer,
+    /** Whether each slot's line is `null` (1) or a string (0). */
+    private readonly nulls: Uint8Array,
+  ) {}
+
+  /** Slots. */
+  get length(): number {
+    return this.nulls.length;
+  }
+
+  /** Whether slot `s` is a removed item's. */
+  removed(s: number): boolean {
+    return this.nulls[s] === 1;
+  }
+
+  /**
+   * Parses the ids in slot order, `each(id, slot)`, a line at a time, awaiting what `step` returns
+   * every `IDS_PART_LINES` lines (a `stepper`'s: a turn of the loop once its budget is spent); throws
+   * `VectorFileError` when a line is not a JSON string or `null`. A string without escapes is cut
+   * from the bytes, not parsed: `JSON.parse` internalises strings of up to 10 characters, and 1M
+   * ids in V8's string table grew it in single turns of 50 and 114 ms of CPU at a 1M restart.
+   */
+  async read(each: (id: string | null, slot: number) => void, step: () => Promise<void> | undefined): Promise<void> {
+    const { bytes } = this;
+    const end = bytes.length - 1;
+    let slot = 0;
+    for (let at = 1; at < end;) {
+      let to = bytes.indexOf(NEWLINE, at);
+      if (to < 0 || to > end) to = end;
+      // The line `at..to` ends with the comma before the next line (none before the closing bracket).
+      const last = bytes[to - 1] === COMMA ? to - 1 : to;
+      if (slot >= this.nulls.length) throw badIds();
+      each(this.lineId(at, last, slot), slot);
+      slot++;
+      at = to + 1;
+      if (slot % IDS_PART_LINES === 0 && at < end) {
+        const s = step();
+        if (s) await s;
+      }
     }
-    // Lines `at..to` end with the comma before the next line (none before the closing bracket).
-    const part = text.slice(at, to);
+    if (slot !== this.nulls.length) throw badIds();
+  }
+
+  /** The id of the line `from..to` (its comma left out) of slot `slot`. */
+  private lineId(from: number, to: number, slot: number): string | null {
+    const { bytes } = this;
+    if (this.removed(slot)) {
+      const isNull =
+        to - from === 4 && bytes[from] === N && bytes[from + 1] === U && bytes[from + 2] === L && bytes[from + 3] === L;
+      if (!isNull) throw badIds();
+      return null;
+    }
+    if (to - from < 2 || bytes[from] !== QUOTE || bytes[to - 1] !== QUOTE) throw badIds();
+    for (let i = from + 1; i < to - 1; i++) {
+      const c = bytes[i];
+      // An escape, a quote or a control character: JSON's own reading (ids with escapes are rare).
+      if (c === BACKSLASH || c === QUOTE || c < 0x20) return jsonString(bytes.toString('utf8', from, to));
+    }
+    return bytes.toString('utf8', from + 1, to - 1);
+  }
+}
+
+/**
+ * The ids of `idsJson`'s bytes: `IdLines` (scanned, `SCAN_STEP` lines at a time), or, for a file
+ * written before the ids were one a line, the array parsed at once.
+ */
+async function scanIds(
+  bytes: Buffer,
+  items: number,
+  pause: () => Promise<void>,
+): Promise<IdLines | Array<string | null>> {
+  if (bytes.length < 2 || bytes[0] !== 0x5b || bytes[bytes.length - 1] !== 0x5d) throw badIds();
+  const end = bytes.length - 1;
+  if (items > 1 && bytes.indexOf(NEWLINE) < 0) {
     let got: unknown;
     try {
-      got = JSON.parse(`[${part.endsWith(',') ? part.slice(0, -1) : part}]`);
+      got = JSON.parse(bytes.toString('utf8'));
     } catch {
-      throw bad();
+      throw badIds();
     }
-    if (!Array.isArray(got)) throw bad();
-    for (const x of got) {
-      if (x !== null && typeof x !== 'string') throw bad();
-      ids.push(x);
-    }
-    at = to + 1;
-    if (at < end) await pause();
+    if (!Array.isArray(got) || got.some((x) => x !== null && typeof x !== 'string')) throw badIds();
+    return got as Array<string | null>;
   }
-  return ids;
+  const nulls = new Uint8Array(items);
+  let n = 0;
+  for (let at = 1; at < end; n++) {
+    if (n >= items) throw badIds();
+    if (n % SCAN_STEP === SCAN_STEP - 1) await pause();
+    const first = bytes[at];
+    if (first === N) nulls[n] = 1;
+    else if (first !== QUOTE) throw badIds();
+    const nl = bytes.indexOf(NEWLINE, at);
+    at = nl < 0 || nl > end ? end : nl + 1;
+  }
+  if (n !== items) throw badIds();
+  return new IdLines(bytes, nulls);
 }
 
 const bytesOf = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -162,7 +262,7 @@ export async function decodeVectors(
   buf: Buffer,
   key: string,
   pause: () => Promise<void>,
-): Promise<{ snap: VectorSnapshot; meta: VectorMeta }> {
+): Promise<{ snap: StoredSnapshot; meta: VectorMeta }> {
   const head = decodeHead(buf, MAGIC, 'vector file', (reason) => new VectorFileError(reason));
   const header = head.header as Header;
   if (header.format !== FORMAT)
@@ -190,10 +290,11 @@ export async function decodeVectors(
     if (b.length % 4 !== 0) throw new VectorFileError(`section ${name} has a partial element`);
     return new make(b.buffer, b.byteOffset, b.length / 4);
   };
-  const ids = await parseIds(section('ids', 'json').toString('utf8'), pause);
-  const snap: VectorSnapshot = {
+  if (!Number.isInteger(header.items) || header.items < 0) throw new VectorFileError('inconsistent: item or row count');
+  const ids = await scanIds(section('ids', 'json'), header.items, pause);
+  const snap: StoredSnapshot = {
     dims: header.dims,
-    ids: ids as Array<string | null>,
+    ids,
     fingerprints: view('fingerprints', 'u32', Uint32Array),
     first: view('first', 'i32', Int32Array),
     count: view('count', 'i32', Int32Array),
@@ -203,8 +304,9 @@ export async function decodeVectors(
   const fail = (what: string): never => {
     throw new VectorFileError(`inconsistent: ${what}`);
   };
-  const n = snap.ids.length;
+  const n = ids.length;
   const rows = snap.rowSlot.length;
+  const removed = Array.isArray(ids) ? (s: number) => ids[s] === null : (s: number) => ids.removed(s);
   if (!Number.isInteger(header.dims) || header.dims < 1) fail('dimensions');
   if (n !== header.items || rows !== header.rows) fail('item or row count');
   if (snap.fingerprints.length !== n || snap.first.length !== n || snap.count.length !== n) fail('per-item arrays');
@@ -214,13 +316,12 @@ export async function decodeVectors(
     const from = snap.first[s];
     const c = snap.count[s];
     if (from < 0 || c < 0 || from + c > rows) fail(`rows of item ${s}`);
-    if (snap.ids[s] !== null)
-      for (let r = from; r < from + c; r++) if (snap.rowSlot[r] !== s) fail(`rows of item ${s}`);
+    if (!removed(s)) for (let r = from; r < from + c; r++) if (snap.rowSlot[r] !== s) fail(`rows of item ${s}`);
   }
   for (let r = 0; r < rows; r++) {
     if (r % CHECK_STEP === CHECK_STEP - 1) await pause();
     const s = snap.rowSlot[r];
-    if (s < -1 || s >= n || (s >= 0 && snap.ids[s] === null)) fail(`row ${r}`);
+    if (s < -1 || s >= n || (s >= 0 && removed(s))) fail(`row ${r}`);
   }
   const g = header.graph;
   if (g !== null && (typeof g.file !== 'string' || !/^[\w.-]+$/.test(g.file) || !(g.rows >= 0 && g.rows <= rows)))

@@ -3,10 +3,10 @@ import { TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { BLOCK_ROWS, RowBlocks } from './row-blocks';
-import { ChunkedArray } from '../../lib/chunked-array';
-import { ChunkedNumbers } from '../../lib/chunked-numbers';
+import type { IdLines } from './vector-file';
+import { arrayChunks, ChunkedList, typedChunks } from '../../lib/chunked-list';
 import { ShardedMap } from '../../lib/sharded-map';
-import { yieldToLoop } from '../../lib/yield-to-loop';
+import { stepper } from '../../lib/yield-to-loop';
 
 /**
  * Nearest neighbours by meaning: items with one or more passage vectors, searched by cosine
@@ -87,14 +87,22 @@ export interface VectorSnapshot {
   readonly vectors: readonly Float32Array[];
 }
 
-const int32s = (n: number) => new Int32Array(n);
-const uint32s = (n: number) => new Uint32Array(n);
+/** A `VectorSnapshot` as read back from a file: its ids maybe not parsed yet (vector-file.ts). */
+export interface StoredSnapshot extends Omit<VectorSnapshot, 'ids'> {
+  readonly ids: VectorSnapshot['ids'] | IdLines;
+}
+
+const int32s = typedChunks((n) => new Int32Array(n));
+const uint32s = typedChunks((n) => new Uint32Array(n));
 
 /** Rows sent to the graph's worker ahead of what it has taken (a chunk is at most a block). */
 const AHEAD_ROWS = 2 * BLOCK_ROWS;
 
-/** Items `restore` puts in its id map between two turns of the event loop. */
-const RESTORE_STEP_ITEMS = 16_384;
+/**
+ * Items `restore` puts in its id map between two looks at its step's budget (`stepper`): 16,384 a
+ * turn held the loop for 44-48 ms of CPU at a 1M restart, the code not yet optimised.
+ */
+const RESTORE_STEP_ITEMS = 256;
 
 /** See the file's comment. */
 export class VectorIndex {
@@ -115,16 +123,16 @@ export class VectorIndex {
   // never copies the rows already held (a doubling array did, 192 ms of CPU in one turn at 16k →
   // 32k rows of 384 numbers), nor sends copies of them to the worker.
   private blocks: RowBlocks;
-  // The per-row and per-item numbers in chunks (lib/chunked-numbers.ts): four typed arrays doubling
-  // at 524,288 items took ~40 ms of CPU in one turn, faulting in the new arrays' pages.
-  private rowSlot = new ChunkedNumbers(int32s);
-  // Chunked: a JS array's growth copied 869,461 ids in one turn, 35 ms of CPU (lib/chunked-array.ts).
-  private ids = new ChunkedArray<string | null>();
+  // The per-row and per-item numbers and the ids in chunks (lib/chunked-list.ts): four typed arrays
+  // doubling at 524,288 items took ~40 ms of CPU in one turn, faulting in the new arrays' pages, and
+  // a JS array's growth copied 869,461 ids in one turn, 35 ms.
+  private rowSlot = new ChunkedList(int32s);
+  private ids = new ChunkedList(arrayChunks<string | null>());
   // Sharded: one Map's doubling at 524,288 ids took 233 ms of CPU in one turn (lib/sharded-map.ts).
   private slots = new ShardedMap<number>();
-  private first = new ChunkedNumbers(int32s);
-  private count = new ChunkedNumbers(int32s);
-  private fps = new ChunkedNumbers(uint32s);
+  private first = new ChunkedList(int32s);
+  private count = new ChunkedList(int32s);
+  private fps = new ChunkedList(uint32s);
   private liveRows = 0;
 
   private graph: GraphWorker | undefined;
@@ -215,13 +223,12 @@ export class VectorIndex {
     if (vectors.length === 0) return;
     const slot = this.ids.push(id);
     this.slots.set(id, slot);
-    for (const column of [this.first, this.count, this.fps]) column.reserve(slot + 1);
-    this.first.set(slot, this.rows);
-    this.count.set(slot, vectors.length);
-    this.fps.set(slot, fingerprint >>> 0);
-    this.rowSlot.reserve(this.rows + vectors.length);
+    this.first.push(this.rows);
+    this.count.push(vectors.length);
+    this.fps.push(fingerprint >>> 0);
     vectors.forEach((v, i) => {
-      this.rowSlot.set(this.blocks.append(v, scales[i]), slot);
+      this.blocks.append(v, scales[i]);
+      this.rowSlot.push(slot);
     });
     this.liveRows += vectors.length;
     this.schedule();
@@ -445,14 +452,13 @@ export class VectorIndex {
    * a view of the vectors (rows are never written again once added, so the view stays true).
    */
   snapshot(): VectorSnapshot {
-    const n = this.ids.length;
     return {
       dims: this.dims,
       ids: this.ids.toArray(),
-      fingerprints: this.fps.slice(n),
-      first: this.first.slice(n),
-      count: this.count.slice(n),
-      rowSlot: this.rowSlot.slice(this.rows),
+      fingerprints: this.fps.toArray(),
+      first: this.first.toArray(),
+      count: this.count.toArray(),
+      rowSlot: this.rowSlot.toArray(),
       vectors: this.blocks.parts(),
     };
   }
@@ -467,42 +473,76 @@ export class VectorIndex {
   }
 
   /**
-   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere). `graph`: a graph file saved by `saveGraph` when the index held
-   * the first `rows` rows of `snap`; the rest are added to it in the background. Without one the
-   * graph is rebuilt in the background when the index is large enough.
+   * An index with `snap`'s items (it takes `snap`'s arrays: they must not be used elsewhere).
+   * `graph`: a graph file saved by `saveGraph` when the index held the first `rows` rows of `snap`;
+   * the rest are added to it in the background. Without one the graph is rebuilt in the background
+   * when the index is large enough. `known`: items whose ids the caller holds (its feed's): the
+   * index keeps those strings for the ids it reads, rather than a second string of each (at 1M,
+   * new strings and the arrays that held them were most of what the load left on the heap, and
+   * the collector marked it all in one pause of 220-340 ms on the loop thread, issue 41). A file's
+   * ids that cannot be read throw `VectorFileError` (vector-file.ts).
    */
   static async restore(
     opts: VectorIndexOptions,
-    snap: VectorSnapshot,
+    snap: StoredSnapshot,
     graph?: { path: string; rows: number },
+    known: ReadonlyArray<{ readonly id: string }> = [],
   ): Promise<VectorIndex> {
     const index = new VectorIndex(opts);
     if (snap.dims !== index.dims)
       throw new VectorError(`the snapshot has ${snap.dims} dimensions, expected ${index.dims}`);
-    const n = snap.ids.length;
     const rows = snap.rowSlot.length;
     // Taken, not copied (the snapshot is the caller's to give: a file's decoded arrays, or
     // `snapshot()`'s copies): four copies of 1M numbers in one turn were a stall at a start. Items
-    // and rows added later go to chunks after them (lib/chunked-numbers.ts).
-    // (Views of a file's buffer, a SharedArrayBuffer (vector-store.ts), or `slice` copies.)
-    index.first = new ChunkedNumbers(int32s, snap.first as Int32Array<ArrayBuffer>);
-    index.count = new ChunkedNumbers(int32s, snap.count as Int32Array<ArrayBuffer>);
-    index.fps = new ChunkedNumbers(uint32s, snap.fingerprints as Uint32Array<ArrayBuffer>);
-    index.rowSlot = new ChunkedNumbers(int32s, snap.rowSlot as Int32Array<ArrayBuffer>);
+    // and rows added later go to chunks after them (lib/chunked-list.ts).
+    // (Views of a file's buffer, a SharedArrayBuffer (vector-store.ts), or `toArray` copies.)
+    index.first = new ChunkedList(int32s, snap.first as Int32Array<ArrayBuffer>);
+    index.count = new ChunkedList(int32s, snap.count as Int32Array<ArrayBuffer>);
+    index.fps = new ChunkedList(uint32s, snap.fingerprints as Uint32Array<ArrayBuffer>);
+    index.rowSlot = new ChunkedList(int32s, snap.rowSlot as Int32Array<ArrayBuffer>);
     // Whole blocks are views of the snapshot's arrays (RowBlocks.from: at 1M rows copying them cost
     // a second 1.5 GB at every start); a partial one is copied, to grow.
     index.blocks = RowBlocks.from(index.dims, snap.vectors);
     if (index.rows !== rows) throw new VectorError(`the snapshot has ${index.rows} vectors for ${rows} rows`);
-    for (let s = 0; s < n; s++) {
-      // In steps: 1M ids into the map in one turn held the loop for hundreds of ms at a start.
-      if (s % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1) await yieldToLoop();
-      const id = snap.ids[s];
-      // The ids too (`ChunkedArray.from` of 1M ids in one turn: 253 profile samples at a 1M restart).
-      index.ids.push(id);
-      if (id === null) continue;
-      index.slots.set(id, s);
-      index.liveRows += snap.count[s];
+    // The known ids first, each mapped to −2 − its place in `known`; an id read from the snapshot
+    // finds its known string there and takes its slot in its stead. In steps: 1M ids into the map
+    // in one turn held the loop for hundreds of ms at a start.
+    const { slots } = index;
+    const step = stepper();
+    const due = (i: number) => (i % RESTORE_STEP_ITEMS === RESTORE_STEP_ITEMS - 1 ? step() : undefined);
+    for (let k = 0, s; k < known.length; k++) {
+      if ((s = due(k))) await s;
+      slots.set(known[k].id, -2 - k);
     }
+    let found = 0;
+    const put = (id: string | null, s: number) => {
+      if (id === null) {
+        index.ids.push(null);
+        return;
+      }
+      const had = slots.get(id);
+      let mine = id;
+      if (had !== undefined && had <= -2) {
+        mine = known[-2 - had].id;
+        found++;
+      }
+      index.ids.push(mine);
+      slots.set(mine, s);
+      index.liveRows += snap.count[s];
+    };
+    const { ids } = snap;
+    if (Array.isArray(ids))
+      for (let s = 0, p; s < ids.length; s++) {
+        if ((p = due(s))) await p;
+        put(ids[s], s);
+      }
+    else await (ids as IdLines).read(put, step);
+    // Known ids the snapshot does not hold leave the map (none when the caller checked the content).
+    if (found < known.length)
+      for (let k = 0, s; k < known.length; k++) {
+        if ((s = due(k))) await s;
+        if ((slots.get(known[k].id) ?? 0) <= -2) slots.delete(known[k].id);
+      }
     if (graph) {
       const g = index.newGraph();
       // Rows that died after the graph was saved (the snapshot is newer) leave it once read.

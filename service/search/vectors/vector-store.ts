@@ -112,21 +112,27 @@ export class VectorStore {
 
   /**
    * The persisted index if it is whole and made with `expect` (its graph too when that matches),
-   * else `rebuild()`'s (the reason logged). Never serves a stale or damaged file.
+   * else `rebuild()`'s (the reason logged). Never serves a stale or damaged file. `known`: the
+   * items the caller holds, whose id strings the index keeps (`VectorIndex.restore`).
    */
   async load(
     expect: VectorFileExpect,
     options: VectorIndexOptions,
     rebuild: () => VectorIndex | Promise<VectorIndex>,
+    known?: ReadonlyArray<{ readonly id: string }>,
   ): Promise<LoadedVectors> {
-    const why = await this.read(expect, options);
+    const why = await this.read(expect, options, known);
     if (typeof why !== 'string') return why;
     this.opts.logger.warn({ file: this.file, reason: why }, `persisted vector index not used (${why}): rebuilding it`);
     return { index: await rebuild(), from: 'rebuilt', graph: false };
   }
 
   /** The persisted index, or why it cannot be used. */
-  private async read(expect: VectorFileExpect, options: VectorIndexOptions): Promise<LoadedVectors | string> {
+  private async read(
+    expect: VectorFileExpect,
+    options: VectorIndexOptions,
+    known: ReadonlyArray<{ readonly id: string }> | undefined,
+  ): Promise<LoadedVectors | string> {
     // How long each step took (ms), logged: a slow start says where its time went.
     const steps: Record<string, number> = {};
     let at = performance.now();
@@ -162,7 +168,14 @@ export class VectorStore {
     if (typeof graph === 'string')
       this.opts.logger.warn({ file: this.file, reason: graph }, `vector graph not used (${graph}): rebuilding it`);
     const usable = typeof graph === 'string' ? undefined : graph;
-    const index = await VectorIndex.restore(options, snap, usable);
+    let index: VectorIndex;
+    try {
+      // The ids are parsed here (vector-file.ts, `IdLines`): a line that is not one is refused too.
+      index = await VectorIndex.restore(options, snap, usable, known);
+    } catch (e) {
+      if (e instanceof VectorFileError) return e.message;
+      throw e;
+    }
     step('restore');
     this.opts.logger.info(
       { file: this.file, items: index.size, graph: usable !== undefined && index.hasGraph, steps },

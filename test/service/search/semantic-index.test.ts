@@ -94,6 +94,15 @@ describe('SemanticIndex (issue 41: the search side of the vector feed)', () => {
     expect(contentKey(a)).toBe(contentKey([...a].reverse()));
     expect(contentKey(a)).not.toBe(contentKey([{ id: 'x', fingerprint: 1 }]));
   });
+
+  it('contentKey is the value persisted files hold (its computation may change, the key may not)', () => {
+    expect(
+      contentKey([
+        { id: 'a', fingerprint: 1 },
+        { id: 'ü€', fingerprint: 4294967295 },
+      ]),
+    ).toBe('353da2011a6aefbba5f804e5d7af66e5');
+  });
 });
 
 describe('SemanticIndex at a restart (issue 41: ready before the vector index is loaded)', () => {

@@ -71,6 +71,28 @@ describe('VectorStore', () => {
     expect((await loaded.index.search(vec(1), 2)).map((h) => h.id).sort()).toEqual(['d0', 'new']);
   });
 
+  test("with the caller's items known: the same index, the known ids the file does not hold left out", async () => {
+    const { logger } = capture();
+    const index = await built();
+    await new VectorStore({ dir, logger }).save(index, EXPECT);
+    // The feed's items as a start gives them (their own strings), plus ids the file does not hold
+    // (removed, or never added): none of those may be found after the load.
+    const known = [...Array.from({ length: 600 }, (_v, i) => ({ id: `d${i}`.slice(0) })), { id: 'gone' }];
+    const loaded = await new VectorStore({ dir, logger }).load(EXPECT, OPTIONS, rebuildSpy().rebuild, known);
+    expect(loaded.from).toBe('file');
+    expect(loaded.index.size).toBe(597);
+    for (const id of ['d5', 'd50', 'd500', 'gone']) expect(loaded.index.has(id)).toBe(false);
+    expect(loaded.index.fingerprint('d7')).toBe(49);
+    expect(await answers(loaded.index)).toEqual(await answers(index));
+    // Removing and adding after it, as without `known`.
+    loaded.index.remove(['d7']);
+    loaded.index.add('d5', [vec(5)]);
+    expect([loaded.index.has('d7'), loaded.index.has('d5'), loaded.index.size]).toEqual([false, true, 597]);
+    expect(loaded.index.snapshot().ids.filter((id) => id !== null)).toHaveLength(597);
+    loaded.index.close();
+    index.close();
+  });
+
   test('round trip across blocks of rows: 9,000 vectors (blocks of 4,096) written as one section and read back', async () => {
     const { logger } = capture();
     const small = clusteredVectors({ count: 9000, dims: 4, seed: 9 });
