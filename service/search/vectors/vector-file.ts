@@ -1,5 +1,5 @@
 import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../lib/framed-file';
-import type { StoredSnapshot, VectorSnapshot } from './vector-index';
+import type { IdReader, StoredSnapshot, VectorSnapshot } from './vector-index';
 
 /**
  * The on-disk form of a vector index's state (`VectorSnapshot`), in the layout of the search
@@ -110,7 +110,7 @@ function jsonString(text: string): string {
  * that parse (issue 41); the index parses them itself now, in steps, and keeps the strings its
  * caller already holds (`VectorIndex.restore`'s `known`).
  */
-export class IdLines {
+export class IdLines implements IdReader {
   constructor(
     /** The section's bytes: `[`, the lines, `]`. */
     private readonly bytes: Buffer,

@@ -3,7 +3,6 @@ import { TopK } from './exact-scan';
 import { GraphWorker } from './graph-worker';
 import { DEFAULT_EXPANSION_SEARCH, graphKeyOf, type GraphOptions } from './hnsw-graph';
 import { BLOCK_ROWS, RowBlocks } from './row-blocks';
-import type { IdLines } from './vector-file';
 import { arrayChunks, ChunkedList, typedChunks } from '../../lib/chunked-list';
 import { ShardedMap } from '../../lib/sharded-map';
 import { stepper } from '../../lib/yield-to-loop';
@@ -87,9 +86,18 @@ export interface VectorSnapshot {
   readonly vectors: readonly Float32Array[];
 }
 
+/**
+ * Ids read in slot order, `each(id, slot)`, awaiting what `step` returns between parts: a file's
+ * ids not parsed yet (vector-file.ts's `IdLines`; declared here so that this file imports nothing
+ * of the file's).
+ */
+export interface IdReader {
+  read(each: (id: string | null, slot: number) => void, step: () => Promise<void> | undefined): Promise<void>;
+}
+
 /** A `VectorSnapshot` as read back from a file: its ids maybe not parsed yet (vector-file.ts). */
 export interface StoredSnapshot extends Omit<VectorSnapshot, 'ids'> {
-  readonly ids: VectorSnapshot['ids'] | IdLines;
+  readonly ids: VectorSnapshot['ids'] | IdReader;
 }
 
 const int32s = typedChunks((n) => new Int32Array(n));
@@ -536,7 +544,7 @@ export class VectorIndex {
         if ((p = due(s))) await p;
         put(ids[s], s);
       }
-    else await (ids as IdLines).read(put, step);
+    else await (ids as IdReader).read(put, step);
     // Known ids the snapshot does not hold leave the map (none when the caller checked the content).
     if (found < known.length)
       for (let k = 0, s; k < known.length; k++) {
