@@ -43,28 +43,26 @@ typecheck: install
 lint: install
 	$(NPM) run lint
 
-# typecheck, then the package build (build/, what `npm pack` ships) by the command the packaging
-# suites run first (test/helpers/package-build.ts, incremental), so theirs finds nothing to do.
-# In `make test` both run beside lint, which takes longer than the two together (fresh clone,
-# CPU-seconds: typecheck 38, build 29, lint 73+), so the build's ~29 CPU-seconds leave the jest
-# run, where every core is busy, for a core that would otherwise wait for lint.
-.PHONY: typecheck-build
-typecheck-build: typecheck
-	npx tsc -p tsconfig.build.json --incremental --tsBuildInfoFile build/tsconfig.build.tsbuildinfo
-
 # Jest workers of `make test`: three on a 2-core machine, so that the suites' waits for their
 # binaries (redis-server, Prometheus, the service process, the browser) overlap other suites' work
 # (with two, the run used 1.6 of the 2 cores on average). No test's outcome depends on how fast a
 # worker runs (docs/testing.md), so a busy machine only makes the run longer.
 TEST_WORKERS ?= 3
 
-# Every test: types and lint side by side (each is one thread), and beside them the system
-# packages (on a machine that has them, the valkey download of a fresh clone: ~9 s of network,
-# no CPU); then both jest projects (test tiers): fast, and process (real redis-server, promtool,
-# amtool, the service process, the browser, e2e).
+# Every test: the static checks (types and lint, one thread each) start in the background, their
+# output kept in .tmp/checks.log; the system packages are installed (on a machine that has them,
+# the valkey download of a fresh clone: ~9 s of network, no CPU); then both jest projects (test
+# tiers) run with the checks beside them, so that the checks' ~110 CPU-seconds fill the cores that
+# jest's waits for its binaries leave idle instead of running before it (a quiet fresh clone:
+# ~80 s of checks, then jest). The checks' output is printed after jest's; either failing fails.
 test: install
-	$(MAKE) --no-print-directory -j3 --output-sync=target typecheck-build lint system-deps
-	npx jest --ci --maxWorkers=$(TEST_WORKERS)
+	@mkdir -p .tmp; rm -f .tmp/checks.rc; \
+	( $(MAKE) --no-print-directory -j2 --output-sync=target typecheck lint > .tmp/checks.log 2>&1; \
+	  echo $$? > .tmp/checks.rc ) & \
+	$(MAKE) --no-print-directory system-deps && npx jest --ci --maxWorkers=$(TEST_WORKERS); tests=$$?; \
+	wait; echo '--- typecheck and lint (.tmp/checks.log):'; cat .tmp/checks.log; checks=$$(cat .tmp/checks.rc); \
+	echo "make test: jest exit $$tests, typecheck and lint exit $$checks"; \
+	[ "$$tests" = 0 ] && [ "$$checks" = 0 ]
 
 # The fast tier only (docs/architecture.md, test/tiers.js): unit, generator and in-process app
 # tests; no child process, no binary, no browser, so no system packages needed. A worker per core.
