@@ -5,6 +5,18 @@ import { ITEM_TYPES, compareNewestFirst, type Item, type ItemType, type SortKeys
 import { OLD_FORM, PLAIN_ABSENT, PLAIN_IS_BODY, listingFields, type ListingKeys } from '../lazy-item';
 import { pausedSort } from './paused-sort';
 import { PLAIN_TEXT_VERSION } from '../plain-text';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  NEWLINE,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  SPACE,
+} from '../../lib/char-codes';
 
 /**
  * The file store's catalogue (`content.catalogue`): for every item of one generation, in the
@@ -209,9 +221,6 @@ export function typeOf(code: number): ItemType {
   return ITEM_TYPES[code];
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /** End (exclusive) of the JSON string starting at `p` (a `"`). */
 function skipString(buf: Buffer, p: number): number {
   let q = p + 1;
@@ -229,7 +238,7 @@ function skipString(buf: Buffer, p: number): number {
 function skipValue(buf: Buffer, p: number): number {
   const c = buf[p];
   if (c === QUOTE) return skipString(buf, p);
-  if (c === 0x7b || c === 0x5b) {
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
     let depth = 0;
     for (let q = p; q < buf.length;) {
       const b = buf[q];
@@ -237,14 +246,14 @@ function skipValue(buf: Buffer, p: number): number {
         q = skipString(buf, q);
         continue;
       }
-      if (b === 0x7b || b === 0x5b) depth++;
-      else if ((b === 0x7d || b === 0x5d) && --depth === 0) return q + 1;
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
+      else if ((b === CLOSE_OBJECT || b === CLOSE_ARRAY) && --depth === 0) return q + 1;
       q++;
     }
     throw new CatalogueError('unterminated value');
   }
   let q = p;
-  while (q < buf.length && buf[q] !== 0x2c && buf[q] !== 0x7d && buf[q] !== 0x5d) q++;
+  while (q < buf.length && buf[q] !== COMMA && buf[q] !== CLOSE_OBJECT && buf[q] !== CLOSE_ARRAY) q++;
   return q;
 }
 
@@ -252,12 +261,12 @@ function skipValue(buf: Buffer, p: number): number {
 function arrayElements(buf: Buffer, p: number): { ranges: number[]; end: number } {
   const ranges: number[] = [];
   let q = p + 1;
-  if (buf[q] === 0x5d) return { ranges, end: q + 1 };
+  if (buf[q] === CLOSE_ARRAY) return { ranges, end: q + 1 };
   for (;;) {
     const e = skipValue(buf, q);
     ranges.push(q, e);
-    if (buf[e] === 0x5d) return { ranges, end: e + 1 };
-    if (buf[e] !== 0x2c) throw new CatalogueError('malformed array');
+    if (buf[e] === CLOSE_ARRAY) return { ranges, end: e + 1 };
+    if (buf[e] !== COMMA) throw new CatalogueError('malformed array');
     q = e + 1;
   }
 }
@@ -276,15 +285,15 @@ interface ScannedRecord {
 /** The top-level keys of the record JSON `buf[p, end)` (an object), with the ranges of `items` and `plain`. */
 function scanRecord(buf: Buffer, p: number, end: number): ScannedRecord {
   const r: ScannedRecord = { op: '' };
-  if (buf[p] !== 0x7b) throw new CatalogueError('record is not an object');
+  if (buf[p] !== OPEN_OBJECT) throw new CatalogueError('record is not an object');
   let q = p + 1;
-  while (q < end && buf[q] !== 0x7d) {
+  while (q < end && buf[q] !== CLOSE_OBJECT) {
     const keyEnd = skipString(buf, q);
     const key = buf.toString('utf8', q + 1, keyEnd - 1);
-    if (buf[keyEnd] !== 0x3a) throw new CatalogueError('malformed record');
+    if (buf[keyEnd] !== COLON) throw new CatalogueError('malformed record');
     const v = keyEnd + 1;
     let e: number;
-    if ((key === 'items' || key === 'plain') && buf[v] === 0x5b) {
+    if ((key === 'items' || key === 'plain') && buf[v] === OPEN_ARRAY) {
       const a = arrayElements(buf, v);
       r[key] = a.ranges;
       e = a.end;
@@ -296,7 +305,7 @@ function scanRecord(buf: Buffer, p: number, end: number): ScannedRecord {
       else if (key === 'count') r.count = Number(raw);
       else if (key === 'removed') r.removed = JSON.parse(raw);
     }
-    q = buf[e] === 0x2c ? e + 1 : e;
+    q = buf[e] === COMMA ? e + 1 : e;
   }
   return r;
 }
@@ -349,12 +358,12 @@ export async function buildCatalogue(
         await pause();
         paused = p;
       }
-      const sp = buf.indexOf(0x20, p);
+      const sp = buf.indexOf(SPACE, p);
       if (sp < 0 || sp - p > 12) return undefined;
       const len = Number(buf.toString('ascii', p, sp));
       const js = sp + 10;
       const je = js + len;
-      if (!Number.isInteger(len) || je >= buf.length || buf[je] !== 0x0a) return undefined;
+      if (!Number.isInteger(len) || je >= buf.length || buf[je] !== NEWLINE) return undefined;
       if (crc32(buf.subarray(js, je)).toString(16).padStart(8, '0') !== buf.toString('ascii', sp + 1, sp + 9))
         return undefined;
       const r = scanRecord(buf, js, je);

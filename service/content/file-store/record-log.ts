@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { DIGIT_0, DIGIT_9, NEWLINE, SPACE } from '../../lib/char-codes';
 
 /**
  * Framing of the file store's records: one line per record,
@@ -108,12 +109,10 @@ export interface DecodedRecords {
   readonly torn: boolean;
 }
 
-const SPACE = 0x20;
-const NEWLINE = 0x0a;
 const MAX_LENGTH_DIGITS = 12;
 
 function isDigit(b: number | undefined): boolean {
-  return b !== undefined && b >= 0x30 && b <= 0x39;
+  return b !== undefined && b >= DIGIT_0 && b <= DIGIT_9;
 }
 
 /** Parses the frame starting at `pos`; returns the record and where it ends, or undefined. */

@@ -1,16 +1,22 @@
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COMMA,
+  NEWLINE,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  SPACE,
+  TAB,
+} from '../../lib/char-codes';
+
 /** How many characters the scan reads between two calls of `step()`. */
 const SCAN_SLICE = 1 << 16;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-
 function isJsonSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  return c === SPACE || c === NEWLINE || c === CARRIAGE_RETURN || c === TAB;
 }
 
 /**

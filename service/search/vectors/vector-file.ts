@@ -1,5 +1,6 @@
 import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../lib/framed-file';
 import type { IdReader, StoredSnapshot, VectorSnapshot } from './vector-index';
+import { BACKSLASH, CLOSE_ARRAY, COMMA, NEWLINE, OPEN_ARRAY, QUOTE, SPACE } from '../../lib/char-codes';
 
 /**
  * The on-disk form of a vector index's state (`VectorSnapshot`), in the layout of the search
@@ -83,10 +84,6 @@ function idsJson(ids: ReadonlyArray<string | null>): string {
 }
 
 const badIds = () => new VectorFileError('section ids is not a list of strings and nulls');
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const BACKSLASH = 0x5c;
 const N = 0x6e;
 const U = 0x75;
 const L = 0x6c;
@@ -169,7 +166,7 @@ export class IdLines implements IdReader {
     for (let i = from + 1; i < to - 1; i++) {
       const c = bytes[i];
       // An escape, a quote or a control character: JSON's own reading (ids with escapes are rare).
-      if (c === BACKSLASH || c === QUOTE || c < 0x20) return jsonString(bytes.toString('utf8', from, to));
+      if (c === BACKSLASH || c === QUOTE || c < SPACE) return jsonString(bytes.toString('utf8', from, to));
     }
     return bytes.toString('utf8', from + 1, to - 1);
   }
@@ -184,7 +181,7 @@ async function scanIds(
   items: number,
   pause: () => Promise<void>,
 ): Promise<IdLines | Array<string | null>> {
-  if (bytes.length < 2 || bytes[0] !== 0x5b || bytes[bytes.length - 1] !== 0x5d) throw badIds();
+  if (bytes.length < 2 || bytes[0] !== OPEN_ARRAY || bytes[bytes.length - 1] !== CLOSE_ARRAY) throw badIds();
   const end = bytes.length - 1;
   if (items > 1 && bytes.indexOf(NEWLINE) < 0) {
     let got: unknown;
