@@ -177,22 +177,34 @@ export class ManagedProcess {
    * `timeoutMs` (a hang guard) while it still runs.
    */
   async exited(timeoutMs = LOGGED_HANG_GUARD_MS): Promise<string> {
-    const child = this.child;
-    if (!child) throw new Error(`${this.name} was never started`);
+    if (!this.child) throw new Error(`${this.name} was never started`);
+    await this.closedWithin(timeoutMs, () => {
+      throw new Error(`${this.name} still running after ${timeoutMs / 1000} s (a hang guard):\n${this.tail(30)}`);
+    });
+    return this.exitStatus as string;
+  }
+
+  /**
+   * Awaits the current run's 'close' (exited, output read to its end), or `atGuard` after `ms`
+   * (a hang guard) if that comes first: what it throws rejects, else the wait ends there.
+   */
+  private async closedWithin(ms: number, atGuard: () => void): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const guard = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new Error(`${this.name} still running after ${timeoutMs / 1000} s (a hang guard):\n${this.tail(30)}`)),
-        timeoutMs,
-      );
+    const guard = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => {
+        try {
+          atGuard();
+          resolve();
+        } catch (e) {
+          reject(e as Error);
+        }
+      }, ms);
     });
     try {
       await Promise.race([this.closed, guard]);
     } finally {
       clearTimeout(timer);
     }
-    return this.exitStatus as string;
   }
 
   /** Exit code or signal of a process that has stopped, e.g. `exit 1` or `signal SIGKILL`; undefined while it runs. */
@@ -233,16 +245,10 @@ export class ManagedProcess {
     }
     // A child of the process (redis-server's BGSAVE fork) that still holds a pipe keeps 'close'
     // back; past the guard the pipes are let go, and the output is what was read.
-    let timer: NodeJS.Timeout | undefined;
-    const guard = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        resolve();
-      }, OUTPUT_CLOSE_HANG_GUARD_MS);
+    await this.closedWithin(OUTPUT_CLOSE_HANG_GUARD_MS, () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     });
-    await Promise.race([this.closed, guard]);
-    clearTimeout(timer);
   }
 }
 
