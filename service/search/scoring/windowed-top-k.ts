@@ -71,11 +71,15 @@ export class WindowPace {
 
   /** `cold`: a pass with a cursor without values computed ahead (`ScoreCursor.vals`: BM25 per posting). */
   of(topK: TopK, known = false, cold = false): number | undefined {
-    return this.kinds[(known ? 1 : 0) + (cold ? 2 : 0)].get(topK);
+    return this.kind(known, cold).get(topK);
   }
 
   set(topK: TopK, postingsPerMs: number, known = false, cold = false): void {
-    this.kinds[(known ? 1 : 0) + (cold ? 2 : 0)].set(topK, postingsPerMs);
+    this.kind(known, cold).set(topK, postingsPerMs);
+  }
+
+  private kind(known: boolean, cold: boolean): Map<TopK, number> {
+    return this.kinds[(known ? 1 : 0) + (cold ? 2 : 0)];
   }
 }
 
