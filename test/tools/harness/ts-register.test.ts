@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { create } from 'ts-node';
+import { TS_LOADER_ARGS } from '../../../tools/harness/service-process';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, loaded by node before any TypeScript loader */
 const { transpile } = require('../../../tools/harness/ts-transpile') as {
@@ -31,4 +33,34 @@ describe('the child processes’ TypeScript loader', () => {
     });
     expect(differing).toEqual([]);
   }, 120_000);
+
+  it('keeps stack traces on the TypeScript lines, of a caught error and of a crash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ts-register-'));
+    try {
+      const file = join(dir, 'crash.ts');
+      // Types before the throws shift the JavaScript's columns; the traces must name the TypeScript's.
+      writeFileSync(
+        file,
+        [
+          'const typed: { readonly reason: string } = { reason: "typed" };',
+          'export function boom(how: string): never {',
+          '  const message: string = `${how} ${typed.reason}`; throw new Error(message);',
+          '}',
+          'try { boom("caught"); } catch (e) { process.stdout.write(String((e as Error).stack)); }',
+          'setImmediate((): void => boom("crash"));',
+          '',
+        ].join('\n'),
+      );
+      const r = spawnSync(process.execPath, [...TS_LOADER_ARGS, file], { encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain(
+        `Error: caught typed\n    at boom (${file}:3:59)\n    at Object.<anonymous> (${file}:5:7)`,
+      );
+      expect(r.stderr).toContain('Error: crash typed');
+      expect(r.stderr).toContain(`at boom (${file}:3:59)`);
+      expect(r.stderr).toContain(`(${file}:6:26)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
