@@ -317,8 +317,9 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
         );
         expect(old).toBeGreaterThan(0.05);
       });
-      // Several scrape and evaluation cycles, longer than every shortened `for`.
-      await new Promise((r) => setTimeout(r, 8000));
+      // Every request above scraped, then evaluated past every shortened `for`: an error alert
+      // whose expression held would be firing by now (on Prometheus's own evaluations, not a fixed wait).
+      await prometheus.evaluatedPastFor(await prometheus.scrapedSince(SCRAPE_JOB, Date.now()));
       const active = (await prometheus.alerts()).filter((a) => errorAlerts.includes(a.labels.alertname));
       expect(active.map((a) => `${a.labels.alertname} ${a.state}`)).toEqual([]);
       for (const name of errorAlerts)

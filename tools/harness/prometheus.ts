@@ -37,11 +37,17 @@ export interface PrometheusAlert {
 export interface PrometheusRuleGroup {
   readonly name: string;
   readonly file: string;
+  /** Seconds between evaluations. */
+  readonly interval: number;
+  /** When the latest evaluation began (RFC 3339; the zero time before the first). */
+  readonly lastEvaluation: string;
   readonly rules: ReadonlyArray<{
     readonly name: string;
     readonly type: string;
     readonly health: string;
     readonly lastError?: string;
+    /** An alerting rule's `for`, seconds. */
+    readonly duration?: number;
   }>;
 }
 
@@ -139,6 +145,44 @@ export class PrometheusServer {
   async rules(): Promise<PrometheusRuleGroup[]> {
     const data = await this.api<{ groups: PrometheusRuleGroup[] }>('rules');
     return data.groups;
+  }
+
+  /**
+   * Resolves, with the time (ms since the epoch) the last of them ended, once every target of
+   * `job` has ended a scrape begun at `sinceMs` or later: from then on, what the targets counted
+   * before `sinceMs` is in the TSDB.
+   */
+  async scrapedSince(job: string, sinceMs: number, opts: WaitForOptions = {}): Promise<number> {
+    return waitFor(
+      `every target of ${job} scraped again`,
+      async () => {
+        const targets = (await this.targets()).filter((t) => t.labels.job === job);
+        const ends = targets.map((t) => Date.parse(t.lastScrape) + t.lastScrapeDuration * 1000);
+        if (targets.length === 0 || targets.some((t) => Date.parse(t.lastScrape) < sinceMs)) return undefined;
+        return Math.max(...ends);
+      },
+      { timeoutMs: opts.timeoutMs ?? 30000, intervalMs: opts.intervalMs ?? 200 },
+    );
+  }
+
+  /**
+   * Resolves once every rule group has evaluated long enough after `sinceMs` for any of its alerts
+   * whose expression held from `sinceMs` on to be firing: an evaluation whose query time is at
+   * least one interval (the first evaluation to see the data) plus the longest `for` after it.
+   * Prometheus's query time of an evaluation lags the moment it begins (`lastEvaluation`) by less
+   * than an interval (later ones are skipped), hence two intervals. Proves that an alert did not
+   * fire on Prometheus's own evaluations, not on a guess of how long they take.
+   */
+  async evaluatedPastFor(sinceMs: number, opts: WaitForOptions = {}): Promise<void> {
+    await waitFor(
+      'every rule group evaluated past its longest `for`',
+      async () =>
+        (await this.rules()).every((g) => {
+          const longestFor = Math.max(0, ...g.rules.map((r) => r.duration ?? 0));
+          return Date.parse(g.lastEvaluation) >= sinceMs + (2 * g.interval + longestFor) * 1000;
+        }),
+      { timeoutMs: opts.timeoutMs ?? 30000, intervalMs: opts.intervalMs ?? 200 },
+    );
   }
 
   /** Resolves with the firing alert named `alertname` (matching `labels` too) once there is one. */
