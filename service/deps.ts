@@ -88,4 +88,5 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await deps.features.close();
   if (deps.rateLimitKvstore !== deps.kvstore) await deps.rateLimitKvstore.close();
   await deps.kvstore.close();
+  deps.metrics.close();
 }

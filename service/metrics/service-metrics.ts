@@ -51,6 +51,8 @@ export class ServiceMetrics {
   readonly requestDuration: LeanHistogram<'route' | 'method' | 'status_class'>;
   /** The event-loop delay source the gauges read. */
   readonly eventLoopDelay: EventLoopDelay;
+  /** The monitor this instance started (none when `sources` brought one), stopped by `close`. */
+  private readonly ownLoopMonitor: EventLoopDelay | undefined;
 
   constructor(
     readonly registry: Registry,
@@ -159,7 +161,8 @@ export class ServiceMetrics {
     });
     // Always on (unlike the process metrics' nodejs_eventloop_lag_*): the figure that shows one
     // request holding the process, under a name alerts can rely on in every deployment.
-    this.eventLoopDelay = sources.eventLoopDelay ?? monitorEventLoop();
+    if (sources.eventLoopDelay) this.eventLoopDelay = sources.eventLoopDelay;
+    else this.eventLoopDelay = this.ownLoopMonitor = monitorEventLoop();
     const loop = this.eventLoopDelay;
     let interval: EventLoopDelayStats = { p99: 0, max: 0, busyMax: 0 };
     new Gauge({
@@ -189,6 +192,15 @@ export class ServiceMetrics {
       },
     });
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: `${METRIC_PREFIX}_` });
+  }
+
+  /**
+   * Stops the event-loop monitor this instance started: its histogram and timer are unref'd, so
+   * they never held a process open, but until stopped Node keeps them, and with them whatever
+   * they reach (a test file's whole module graph, in a jest worker that runs many).
+   */
+  close(): void {
+    this.ownLoopMonitor?.stop();
   }
 
   /** Health score and grade now. */

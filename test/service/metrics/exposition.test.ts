@@ -5,15 +5,32 @@ import { monitorEventLoop, type EventLoopDelay } from '../../../service/metrics/
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
 
 /** An event-loop delay source with set figures, counting its reads. */
-function fakeLoop(p99 = 0.004, max = 0.25): EventLoopDelay & { takes: number } {
+function fakeLoop(p99 = 0.004, max = 0.25): EventLoopDelay & { takes: number; stops: number } {
   return {
     takes: 0,
+    stops: 0,
     take() {
       this.takes += 1;
       return { p99, max, busyMax: max / 2 };
     },
-    stop() {},
+    stop() {
+      this.stops += 1;
+    },
   };
+}
+
+/** Holds the event loop for `ms` of this process's CPU time (not of the clock: a busy machine only makes it longer). */
+async function holdLoop(ms: number): Promise<void> {
+  // Held from the check phase, as a request handler would (the monitor's own timer runs in the timers phase).
+  await new Promise((resolve) => setImmediate(resolve));
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const until = cpuMs() + ms;
+  while (cpuMs() < until);
+  // Let a monitor's timer run (late) and record the delay.
+  await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** The thirteen families of spec §2.1 with their types. */
@@ -199,6 +216,26 @@ describe('Prometheus exposition', () => {
     } finally {
       loop.stop();
     }
+  });
+
+  it('close() stops the monitor it started, and leaves one it was given to its owner', async () => {
+    const own = new ServiceMetrics(
+      new Registry(),
+      { stats: new RequestStats(new ManualClock()) },
+      { processMetrics: false },
+    );
+    own.close();
+    own.eventLoopDelay.take();
+    await holdLoop(120);
+    // Stopped: a held loop is no longer sampled (its Node histogram and timer are let go).
+    expect(own.eventLoopDelay.take()).toEqual({ p99: 0, max: 0, busyMax: 0 });
+    const given = fakeLoop();
+    new ServiceMetrics(
+      new Registry(),
+      { stats: new RequestStats(new ManualClock()), eventLoopDelay: given },
+      { processMetrics: false },
+    ).close();
+    expect(given.stops).toBe(0);
   });
 
   it('two instances never share state (no global registry)', async () => {
