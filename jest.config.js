@@ -26,6 +26,12 @@ const shared = {
 
 module.exports = {
   testTimeout: 30000,
+  // A worker that ran many suites holds a heap of hundreds of MiB: on a busy 2-core machine its exit
+  // alone (the kernel freeing that memory) took 0.6-1.5 s for a 1 GiB heap at load 8-9, past jest's
+  // 500 ms, so jest killed it and printed "A worker process has failed to exit gracefully" though it
+  // held no handle (its active resources after every suite: its three pipes). A worker that does
+  // leak a handle still gets the message, 10 s later.
+  workerGracefulExitTimeout: 10_000,
   // Longest suites first, by the durations of a full run when jest has none of its own (a fresh clone).
   testSequencer: '<rootDir>/test/sequencer.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
