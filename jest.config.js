@@ -35,9 +35,10 @@ module.exports = {
   // Longest suites first, by the durations of a full run when jest has none of its own (a fresh clone).
   testSequencer: '<rootDir>/test/sequencer.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
-  // A folder of the run where its processes share promtool and amtool results (tools/harness/prom-tools.ts).
-  globalSetup: '<rootDir>/test/helpers/prom-tools-results-setup.js',
-  globalTeardown: '<rootDir>/test/helpers/prom-tools-results-teardown.js',
+  // Folders of the run where its processes share promtool and amtool results (tools/harness/prom-tools.ts)
+  // and the OpenAPI document the answer checker reads (tools/validate/openapi-answers.ts).
+  globalSetup: '<rootDir>/test/helpers/run-setup.js',
+  globalTeardown: '<rootDir>/test/helpers/run-teardown.js',
   projects: [
     {
       ...shared,
