@@ -50,30 +50,37 @@ let cached:
  */
 export const SHARED_DOCUMENT_ENV = 'OPENAPI_DOCUMENT_FILE';
 
-/** The OpenAPI document of this checkout: the run's shared copy, or generated (and shared) here. */
-function openApiDocument(): unknown {
+/** The run's shared OpenAPI document, if a process of the run has shared it. */
+function sharedDocument(): Json | undefined {
   const file = process.env[SHARED_DOCUMENT_ENV];
-  if (file) {
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    } catch {
-      // Not made yet (or not readable): generate it below.
-    }
+  if (!file) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Json;
+  } catch {
+    return undefined; // not shared yet: this process generates it
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when generating, see above
-  const doc = (require('../../service/http/contract/openapi') as typeof OpenApi).openApiDocument();
-  if (file) {
-    // Written aside and renamed: a process reading it meanwhile sees all of it or none.
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(doc));
-    renameSync(tmp, file);
-  }
-  return doc;
+}
+
+/** The OpenAPI document generated from the route schemas of this checkout. */
+function generatedDocument(): Json {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when generating, see SHARED_DOCUMENT_ENV
+  return (require('../../service/http/contract/openapi') as typeof OpenApi).openApiDocument() as Json;
+}
+
+/** Shares `doc` with the run's other processes (when the run has a folder for it). */
+function share(doc: Json): void {
+  const file = process.env[SHARED_DOCUMENT_ENV];
+  if (!file) return;
+  // Written aside and renamed: a process reading it meanwhile sees all of it or none.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(doc));
+  renameSync(tmp, file);
 }
 
 function contract() {
   if (cached) return cached;
-  const doc = openApiDocument() as {
+  const shared = sharedDocument();
+  const doc = (shared ?? generatedDocument()) as {
     paths: Record<string, Record<string, Operation['responses'] extends infer R ? { responses: R } : never>>;
     components: { headers: Record<string, { schema: Json }> };
   };
@@ -95,9 +102,12 @@ function contract() {
   }
   // Literal paths before templated ones, as Express would only reach the template when no literal matches.
   ops.sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
-  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  // ajv checks the document against JSON Schema's meta-schema as it is added (~0.1 s): once a run,
+  // by the process that generated it, which shares it only once it passed; the others add that text.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: shared === undefined });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi.json' } as Json);
+  if (!shared) share(doc);
   cached = { ops, ajv, headers: doc.components.headers, validators: new Map() };
   return cached;
 }
