@@ -1,4 +1,5 @@
 import { i32, u16, u32, u8 } from '../../lib/untracked-arrays';
+import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
 import { ShardedMap } from '../../lib/sharded-map';
 
@@ -13,7 +14,7 @@ export interface SealedIndex {
   /** Field names, in order. */
   readonly fields: readonly string[];
   /** External ids by short id. */
-  readonly ids: readonly string[];
+  readonly ids: IdList;
   /** Per document, the fingerprint it was added with (the caller's content version). */
   readonly fingerprints: Uint32Array;
   /** Per field, its documents' average field length (their lengths' sum over their count). */
@@ -43,6 +44,21 @@ export interface SealedIndex {
   readonly tfs: readonly Uint16Array[];
 }
 
+/**
+ * External ids by short id, never written: a merge's in chunks (`ChunkedList`: no array of every
+ * id made whole in one step, 37–85 ms of page faults at 1M documents; issue 39), a segment file's
+ * one array read back.
+ */
+export interface IdList {
+  readonly length: number;
+  get(i: number): string;
+}
+
+/** `ids` as an `IdList` (taken, not copied). */
+export function idList(ids: string[] = []): IdList {
+  return new ChunkedList(arrayChunks<string>(), ids);
+}
+
 /** What a finished merge job hands to `install`. */
 export interface MergeResult {
   readonly sealed: SealedIndex;
@@ -53,12 +69,11 @@ export interface MergeResult {
   readonly newOf: Int32Array;
   readonly shortIds: ShardedMap<number>;
   /**
-   * The served index's ids by short id: `sealed.ids`' entries, in an array of its own (the
-   * sealed one is never written), with room for a quarter more documents. Filled in the job's
-   * steps: a copy of ~900,000 ids made when the new base was swapped in was that turn's
-   * longest part at 1M documents (issue 39).
+   * The served index's deletions by short id (`SegmentedIndex.gone`), none yet, with room for a
+   * quarter more documents: the ids themselves are `sealed.ids`, shared (liveness is kept apart
+   * from them, so the served index needs no second array of ids).
    */
-  readonly ids: Array<string | undefined>;
+  readonly gone: Uint8Array;
   /**
    * Per field, the new base's documents' lengths in 16 bits (`FieldLengths`), with room after
    * them: made in the job's steps, so the first query after the swap does not make them whole.
@@ -105,7 +120,10 @@ export interface MergeSource {
   readonly minMergeDocs: number;
   readonly posField: number;
   readonly terms: readonly string[];
-  readonly ids: ReadonlyArray<string | undefined>;
+  /** Whether document `d` is live now (read as the job reaches it). */
+  live(d: number): boolean;
+  /** The external id of document `d`, deleted or not. */
+  idOf(d: number): string;
   readonly lengths: Int32Array;
   readonly fps: Uint32Array;
   readonly fwdStart: Int32Array;
@@ -153,7 +171,6 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   const { nf } = src;
   const nt = src.terms.length;
   const {
-    ids: oldIds,
     fwdStart: oldStart,
     fwdTerm: oldTerm,
     fwdTf: oldTf,
@@ -167,7 +184,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   let entries = 0;
   let posLength = 0;
   for (let d = 0; d < end; d++) {
-    if (oldIds[d] !== undefined) {
+    if (src.live(d)) {
       most += 1;
       entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
       posLength += oldPosStart[d + 1] - oldPosStart[d];
@@ -184,12 +201,12 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   // ms each at 1M documents), so a dozen of them in one step made one of the merge's longest turns.
   const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
   const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
-  // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own
-  // (at 1M documents ~7–9 MB each, 40–85 ms of page faults at a load of 10–17). The vocabulary is
-  // not copied: the sealed index reads the index's own array up to `nt` (`SealedIndex.termCount`).
-  const ids: string[] = new Array<string>(most);
-  yield;
-  const served: Array<string | undefined> = new Array<string | undefined>(most + room);
+  // The ids go into chunks as the copy pass reaches them: an array of every id is filled (and so
+  // faulted in) whole when made, at 1M documents ~7–9 MB, 37–85 ms of page faults in one step at a
+  // load of 3–17 (issue 39). The vocabulary is not copied: the sealed index reads the index's own
+  // array up to `nt` (`SealedIndex.termCount`).
+  const ids = new ChunkedList(arrayChunks<string>());
+  const gone = u8(most + room);
   yield;
   const fingerprints = u32(most + room);
   yield;
@@ -225,15 +242,14 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   let at = 0;
   let posAt = 0;
   for (let d = 0; d < end; d++) {
-    const id = oldIds[d];
-    if (id === undefined) {
+    if (!src.live(d)) {
       newOf[d] = -1;
       continue;
     }
+    const id = src.idOf(d);
     const nd = n++;
     newOf[d] = nd;
-    ids[nd] = id;
-    served[nd] = id;
+    ids.push(id);
     shortIds.set(id, nd);
     fingerprints[nd] = oldFps[d];
     for (let f = 0; f < nf; f++) {
@@ -258,8 +274,6 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
   }
   // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
-  if (n < most) ids.length = n;
-  served.length = n;
   entries = at;
   posLength = posAt;
   const avg = new Float64Array(nf);
@@ -280,9 +294,9 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
       yield;
     }
-    const fd = new Int32Array(s[nt]);
+    const fd = i32(s[nt]);
     yield* touch(fd);
-    const ft = new Uint16Array(s[nt]);
+    const ft = u16(s[nt]);
     yield* touch(ft);
     for (let d = 0; d < n; d++) {
       for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
@@ -330,7 +344,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       yield;
     }
   }
-  return { sealed, base, runs, newOf, shortIds, ids: served, short, forward };
+  return { sealed, base, runs, newOf, shortIds, gone, short, forward };
 }
 
 /** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */

@@ -3,7 +3,16 @@ import { AppendedPostings } from './appended-postings';
 import { BaseRunCache, RUNS_AHEAD_POSTINGS, type BaseSegment } from './base-runs';
 import { grow } from './growable';
 import { ShardedMap } from '../../lib/sharded-map';
-import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
+import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
+import {
+  idList,
+  mergeJob,
+  type IdList,
+  type Merging,
+  type MergeResult,
+  type MergeSource,
+  type SealedIndex,
+} from './merge';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 import type { CompactIndexOptions, MergeGate } from './index-options';
@@ -21,7 +30,18 @@ export class SegmentedIndex {
   protected readonly nf: number;
   private readonly minMergeDocs: number;
   protected readonly fieldIds: Readonly<Record<string, number>>;
-  protected ids: Array<string | undefined> = [];
+  /** External ids of the base's documents by short id (`SealedIndex.ids`, never written). */
+  protected baseIds: IdList = idList();
+  /** External ids of the documents after the base, by short id − `base.end` (deleted ones too, until a merge). */
+  private tailIds = new ChunkedList(arrayChunks<string>());
+  /**
+   * Per short id, 1 once the document is deleted (a tombstone until a merge drops it), 0 while it
+   * is live: liveness apart from the ids, so that a merge makes one list of ids, shared by its
+   * sealed index and the served one, and the hot loops read a byte a posting.
+   */
+  protected gone: Uint8Array = new Uint8Array(0);
+  // Replaced whenever a merge renumbers the short ids (`numbering`).
+  private numberingMark: object = {};
   private shortIds = new ShardedMap<number>();
   /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
   protected mapAt = 0;
@@ -112,7 +132,7 @@ export class SegmentedIndex {
    * short id (the search's document columns) holds while it stays the same.
    */
   get numbering(): object {
-    return this.ids;
+    return this.numberingMark;
   }
 
   /** Whether `id` is indexed. */
@@ -128,11 +148,8 @@ export class SegmentedIndex {
   /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
   private idMap(): ShardedMap<number> {
     if (this.mapAt < this.mapEnd) {
-      const { ids, shortIds } = this;
-      for (let d = this.mapAt; d < this.mapEnd; d++) {
-        const id = ids[d];
-        if (id !== undefined) shortIds.set(id, d);
-      }
+      const { gone, shortIds } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) if (gone[d] === 0) shortIds.set(this.idAt(d), d);
       this.mapAt = this.mapEnd;
     }
     return this.shortIds;
@@ -147,8 +164,7 @@ export class SegmentedIndex {
     await yieldToLoop();
     while (this.mapAt < this.mapEnd) {
       const d = this.mapAt++;
-      const id = this.ids[d];
-      if (id !== undefined) this.shortIds.set(id, d);
+      if (this.gone[d] === 0) this.shortIds.set(this.idAt(d), d);
       if ((d & 1023) === 1023) await slicer.maybeYield();
     }
   }
@@ -158,9 +174,15 @@ export class SegmentedIndex {
     return this.mapEnd - this.mapAt;
   }
 
-  /** The external id of a short document id. */
+  /** The external id of a short document id (undefined, despite the type, once it is deleted or past `idLimit`). */
   externalId(docId: number): string {
-    return this.ids[docId] as string;
+    return (this.gone[docId] === 0 ? this.idAt(docId) : undefined) as string;
+  }
+
+  /** The external id of a short document id below `idLimit`, deleted or not. */
+  protected idAt(docId: number): string {
+    const end = this.base.end;
+    return docId < end ? this.baseIds.get(docId) : this.tailIds.get(docId - end);
   }
 
   /**
@@ -245,7 +267,8 @@ export class SegmentedIndex {
     if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
-    this.ids[d] = id;
+    this.tailIds.push(id);
+    this.gone = grow(this.gone, d + 1);
     this.shortIds.set(id, d);
     this.fps = grow(this.fps, d + 1);
     this.fps[d] = fingerprint >>> 0;
@@ -310,7 +333,7 @@ export class SegmentedIndex {
       const df = this.df[f];
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }
-    this.ids[d] = undefined;
+    this.gone[d] = 1;
     this.shortIds.delete(id);
     this.live -= 1;
     this.version += 1;
@@ -355,7 +378,8 @@ export class SegmentedIndex {
       minMergeDocs: this.minMergeDocs,
       posField: this.posField,
       terms: this.terms,
-      ids: this.ids,
+      live: (d) => this.gone[d] === 0,
+      idOf: (d) => this.idAt(d),
       lengths: this.lengths,
       fps: this.fps,
       fwdStart: this.fwdStart,
@@ -399,22 +423,26 @@ export class SegmentedIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, shortIds, ids } = r;
+    const { sealed, newOf, shortIds } = r;
     const n = sealed.ids.length;
     const extra = this.next - m.end;
     const next = n + extra;
+    const gone = grow(r.gone, next);
     let dead = 0;
     for (const d of m.deleted) {
       const nd = newOf[d];
-      if (nd < 0 || ids[nd] === undefined) continue;
-      shortIds.delete(ids[nd] as string);
-      ids[nd] = undefined;
+      if (nd < 0 || gone[nd] !== 0) continue;
+      shortIds.delete(sealed.ids.get(nd));
+      gone[nd] = 1;
       dead += 1;
     }
+    // The documents appended while it ran, after the new base (read before the base is swapped).
+    const tailIds = new ChunkedList(arrayChunks<string>());
     for (let d = m.end; d < this.next; d++) {
-      const id = this.ids[d];
-      ids[n + d - m.end] = id;
-      if (id !== undefined) shortIds.set(id, n + d - m.end);
+      const id = this.idAt(d);
+      tailIds.push(id);
+      if (this.gone[d] !== 0) gone[n + d - m.end] = 1;
+      else shortIds.set(id, n + d - m.end);
     }
     const from = this.fwdStart[m.end * nf];
     const to = this.fwdStart[this.next * nf];
@@ -473,7 +501,10 @@ export class SegmentedIndex {
     }
     const shift = n - m.end;
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
-    this.ids = ids;
+    this.baseIds = sealed.ids;
+    this.tailIds = tailIds;
+    this.gone = gone;
+    this.numberingMark = {};
     this.shortIds = shortIds;
     this.mapAt = this.mapEnd = 0;
     this.next = next;
@@ -496,12 +527,12 @@ export class SegmentedIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
   protected eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { base, ids } = this;
+    const { base, gone } = this;
     const start = base.start[f];
     if (t + 1 < start.length) {
       const docs = base.docs[f];
       const tfs = base.tfs[f];
-      for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
+      for (let i = start[t]; i < start[t + 1]; i++) if (gone[docs[i]] === 0) fn(docs[i], tfs[i]);
     }
     this.eachAppendedPosting(f, t, fn);
   }
@@ -586,9 +617,9 @@ export class SegmentedIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   protected eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { ids } = this;
+    const { gone } = this;
     const live = (doc: number, tf: number) => {
-      if (ids[doc] !== undefined) fn(doc, tf);
+      if (gone[doc] === 0) fn(doc, tf);
     };
     this.frozenTail?.[f].forEach(t, live);
     this.tail[f].forEach(t, live);

@@ -125,7 +125,7 @@ describe('CompactIndex segments', () => {
       minMergeDocs: 2,
       mergeSliceMs: 0,
       onSealed: (s) => {
-        seen.push([...s.ids]);
+        seen.push(Array.from({ length: s.ids.length }, (_x, d) => s.ids.get(d)));
         // Exactly its documents' part of the arrays, which have room after it for appends.
         const n = s.ids.length;
         expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([
