@@ -8,7 +8,7 @@ import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df'
 import { ExpansionCache, type Expansion, type ExpansionLookup } from '../vocabulary/expansions';
 import { Vocabulary } from '../vocabulary/vocabulary';
 import { TimeSlicer } from '../../lib/yield-to-loop';
-import { u8 } from '../../lib/untracked-arrays';
+import { i32, u8 } from '../../lib/untracked-arrays';
 
 /**
  * The inverted index of the search: BM25 over a few fields, held in typed arrays. Documents get
@@ -67,12 +67,17 @@ export class CompactIndex extends PostingsIndex {
     // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
     // ids are unique when appended, and the segment file is checked whole.)
     c.mapEnd = n;
+    // Each document's slot is its short id (`SegmentedIndex.slots`).
+    c.slotOfShort = i32(n);
+    c.shortOfSlot = i32(n);
+    c.slotLimit = n;
     c.next = n;
     c.live = n;
     // The sums from the lengths (the file's averages are those sums over its documents, but an
     // older file's are MiniSearch's running averages, a few bits off).
     for (let d = 0; d < n; d++) {
       for (let f = 0; f < nf; f++) c.lengthSum[f] += sealed.lengths[d * nf + f];
+      c.slotOfShort[d] = c.shortOfSlot[d] = d;
       if (d % (MERGE_STEP_DOCS * 64) === 0) await slicer.maybeYield();
     }
     for (let f = 0; f < nf; f++) c.avg[f] = n ? c.lengthSum[f] / n : 0;

@@ -1,7 +1,6 @@
-import { i32, u16, u32, u8 } from '../../lib/untracked-arrays';
+import { mapped } from '../../lib/untracked-arrays';
 import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
-import { ShardedMap } from '../../lib/sharded-map';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
 
@@ -67,7 +66,10 @@ export interface MergeResult {
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
   readonly newOf: Int32Array;
-  readonly shortIds: ShardedMap<number>;
+  /** Per new short id, its document's slot (`SegmentedIndex.slots`), with room after the new base. */
+  readonly slotOfShort: Int32Array;
+  /** Per slot below the merge's `slotLimit`, its document's new short id (stale for slots not in the new base). */
+  readonly shortOfSlot: Int32Array;
   /**
    * The served index's deletions by short id (`SegmentedIndex.gone`), none yet, with room for a
    * quarter more documents: the ids themselves are `sealed.ids`, shared (liveness is kept apart
@@ -124,6 +126,12 @@ export interface MergeSource {
   live(d: number): boolean;
   /** The external id of document `d`, deleted or not. */
   idOf(d: number): string;
+  /** The slot of live document `d` (`SegmentedIndex.slots`). */
+  slotOf(d: number): number;
+  /** Slots handed out so far. */
+  readonly slotLimit: number;
+  /** Steps that shrink the id map's tables to its keys (after many deletes), between which it may be used. */
+  compactIds(): Generator<void, void>;
   readonly lengths: Int32Array;
   readonly fps: Uint32Array;
   readonly fwdStart: Int32Array;
@@ -206,37 +214,43 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   // load of 3–17 (issue 39). The vocabulary is not copied: the sealed index reads the index's own
   // array up to `nt` (`SealedIndex.termCount`).
   const ids = new ChunkedList(arrayChunks<string>());
-  const gone = u8(most + room);
+  const gone = mapped.u8(most + room);
   yield;
-  const fingerprints = u32(most + room);
+  const fingerprints = mapped.u32(most + room);
   yield;
-  const lengths = i32((most + room) * nf);
+  const lengths = mapped.i32((most + room) * nf);
   yield;
-  const fwdStart = i32((most + room) * nf + 1);
+  const fwdStart = mapped.i32((most + room) * nf + 1);
   yield;
-  const fwdTerm = i32(entries + roomEntries);
+  const fwdTerm = mapped.i32(entries + roomEntries);
   yield;
-  const fwdTf = u16(entries + roomEntries);
+  const fwdTf = mapped.u16(entries + roomEntries);
   yield;
-  const posStart = i32(most + room + 1);
+  const posStart = mapped.i32(most + room + 1);
   yield;
-  const posBytes = u8(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0));
+  const posBytes = mapped.u8(
+    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
+  );
   yield;
   const short: Uint16Array[] = [];
   for (let f = 0; f < nf; f++) {
-    short.push(u16(most + room));
+    short.push(mapped.u16(most + room));
     yield;
   }
-  const newOf = i32(end);
+  const newOf = mapped.i32(end);
   yield;
   // Per field, term t's postings counted at `t + 1`, then summed into run starts.
   const starts: Int32Array[] = [];
   for (let f = 0; f < nf; f++) {
-    const s = i32(nt + 1);
+    const s = mapped.i32(nt + 1);
     starts.push(s);
     yield* touch(s);
   }
-  const shortIds = new ShardedMap<number>();
+  // Slots are scattered over the documents: the new short id of each written once in order first.
+  const slotOfShort = mapped.i32(most + room);
+  yield;
+  const shortOfSlot = mapped.i32(src.slotLimit + room);
+  yield* touch(shortOfSlot);
   const lengthSum = new Float64Array(nf);
   let n = 0;
   let at = 0;
@@ -250,7 +264,9 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     const nd = n++;
     newOf[d] = nd;
     ids.push(id);
-    shortIds.set(id, nd);
+    const slot = src.slotOf(d);
+    slotOfShort[nd] = slot;
+    shortOfSlot[slot] = nd;
     fingerprints[nd] = oldFps[d];
     for (let f = 0; f < nf; f++) {
       const length = oldLengths[d * nf + f];
@@ -276,6 +292,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
   entries = at;
   posLength = posAt;
+  yield* src.compactIds();
   const avg = new Float64Array(nf);
   for (let f = 0; f < nf; f++) avg[f] = n ? lengthSum[f] / n : 0;
   for (const s of starts) {
@@ -287,16 +304,16 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   }
   const docs: Int32Array[] = [];
   const tfs: Uint16Array[] = [];
-  const fill = i32(nt);
+  const fill = mapped.i32(nt);
   for (let f = 0; f < nf; f++) {
     const s = starts[f];
     for (let t = 0; t < nt; t += FILL_STEP) {
       fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
       yield;
     }
-    const fd = i32(s[nt]);
+    const fd = mapped.i32(s[nt]);
     yield* touch(fd);
-    const ft = u16(s[nt]);
+    const ft = mapped.u16(s[nt]);
     yield* touch(ft);
     for (let d = 0; d < n; d++) {
       for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
@@ -344,7 +361,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       yield;
     }
   }
-  return { sealed, base, runs, newOf, shortIds, gone, short, forward };
+  return { sealed, base, runs, newOf, slotOfShort, shortOfSlot, gone, short, forward };
 }
 
 /** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */

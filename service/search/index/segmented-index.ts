@@ -42,8 +42,28 @@ export class SegmentedIndex {
   protected gone: Uint8Array = new Uint8Array(0);
   // Replaced whenever a merge renumbers the short ids (`numbering`).
   private numberingMark: object = {};
-  private shortIds = new ShardedMap<number>();
-  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  /**
+   * Ids to slots. A document keeps its slot while it lives, whatever short id a merge gives it, so
+   * a merge renumbers the slots in two typed arrays (`shortOfSlot`, `slotOfShort`) and leaves the
+   * map alone: a new map of every id a merge was ~30 MB of heap in ~900,000 entries at 1M
+   * documents, the growth that started the full collections during a merge (issue 39).
+   */
+  private readonly slots = new ShardedMap<number>();
+  /** The short id of each slot's document (stale for free slots). */
+  protected shortOfSlot: Int32Array = new Int32Array(0);
+  /** The slot of each short id's document (stale for deleted ones). */
+  protected slotOfShort: Int32Array = new Int32Array(0);
+  /** Slots below this have been handed out. */
+  protected slotLimit = 0;
+  // Slots to hand out again, a stack (typed: after 500,000 deletes a JS array of them was ~12 B a
+  // live document of heap); `freeSlots[freeCount - 1]` is the next.
+  private freeSlots: Int32Array = new Int32Array(0);
+  private freeCount = 0;
+  // Slots of documents deleted while a merge runs: the job may have placed them in its new
+  // arrays, so they go back to the stack only once it is swapped in (`freeAt` … `freeCount - 1`
+  // until then, and not handed out: `freeAt` is the stack's usable height).
+  private freeAt = 0;
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `slots` yet (`idMap`, `fillIds`): their slot is their short id. */
   protected mapAt = 0;
   protected mapEnd = 0;
   protected next = 0;
@@ -142,17 +162,18 @@ export class SegmentedIndex {
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    return this.idMap().get(id);
+    const slot = this.idMap().get(id);
+    return slot === undefined ? undefined : this.shortOfSlot[slot];
   }
 
   /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
   private idMap(): ShardedMap<number> {
     if (this.mapAt < this.mapEnd) {
-      const { gone, shortIds } = this;
-      for (let d = this.mapAt; d < this.mapEnd; d++) if (gone[d] === 0) shortIds.set(this.idAt(d), d);
+      const { gone, slots } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) if (gone[d] === 0) slots.set(this.idAt(d), d);
       this.mapAt = this.mapEnd;
     }
-    return this.shortIds;
+    return this.slots;
   }
 
   /**
@@ -164,7 +185,7 @@ export class SegmentedIndex {
     await yieldToLoop();
     while (this.mapAt < this.mapEnd) {
       const d = this.mapAt++;
-      if (this.gone[d] === 0) this.shortIds.set(this.idAt(d), d);
+      if (this.gone[d] === 0) this.slots.set(this.idAt(d), d);
       if ((d & 1023) === 1023) await slicer.maybeYield();
     }
   }
@@ -269,7 +290,12 @@ export class SegmentedIndex {
     const d = this.next++;
     this.tailIds.push(id);
     this.gone = grow(this.gone, d + 1);
-    this.shortIds.set(id, d);
+    const slot = this.freeAt > 0 ? this.takeFreeSlot() : this.slotLimit++;
+    this.slots.set(id, slot);
+    this.shortOfSlot = grow(this.shortOfSlot, slot + 1);
+    this.shortOfSlot[slot] = d;
+    this.slotOfShort = grow(this.slotOfShort, d + 1);
+    this.slotOfShort[d] = slot;
     this.fps = grow(this.fps, d + 1);
     this.fps[d] = fingerprint >>> 0;
     this.lengths = grow(this.lengths, (d + 1) * nf);
@@ -324,8 +350,9 @@ export class SegmentedIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const d = this.idMap().get(id);
-    if (d === undefined) return false;
+    const slot = this.idMap().get(id);
+    if (slot === undefined) return false;
+    const d = this.shortOfSlot[slot];
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
       this.lengthSum[f] -= this.lengths[d * nf + f];
@@ -334,13 +361,24 @@ export class SegmentedIndex {
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }
     this.gone[d] = 1;
-    this.shortIds.delete(id);
+    this.slots.delete(id);
+    this.freeSlots = grow(this.freeSlots, this.freeCount + 1);
+    this.freeSlots[this.freeCount++] = slot;
+    if (!this.merging) this.freeAt = this.freeCount;
     this.live -= 1;
     this.version += 1;
     if (d < this.base.end) this.deadBase += 1;
     if (this.merging && d < this.merging.end) this.merging.deleted.push(d);
     this.maybeMerge();
     return true;
+  }
+
+  /** A slot off the stack's usable part (its place taken by the top one, if freed while a merge runs). */
+  private takeFreeSlot(): number {
+    const at = --this.freeAt;
+    const slot = this.freeSlots[at];
+    this.freeSlots[at] = this.freeSlots[--this.freeCount];
+    return slot;
   }
 
   private maybeMerge(): void {
@@ -361,6 +399,8 @@ export class SegmentedIndex {
     let settle!: () => void;
     const done = new Promise<void>((r) => (settle = r));
     const end = this.next;
+    // A restored base's ids go into the map first: their slots are their short ids of this base.
+    this.idMap();
     this.frozenTail = this.tail;
     this.tail = this.fields.map(() => new AppendedPostings());
     this.tailDocs = 0;
@@ -380,6 +420,9 @@ export class SegmentedIndex {
       terms: this.terms,
       live: (d) => this.gone[d] === 0,
       idOf: (d) => this.idAt(d),
+      slotOf: (d) => this.slotOfShort[d],
+      slotLimit: this.slotLimit,
+      compactIds: () => this.slots.compactSteps(),
       lengths: this.lengths,
       fps: this.fps,
       fwdStart: this.fwdStart,
@@ -423,7 +466,7 @@ export class SegmentedIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, shortIds } = r;
+    const { sealed, newOf } = r;
     const n = sealed.ids.length;
     const extra = this.next - m.end;
     const next = n + extra;
@@ -432,18 +475,24 @@ export class SegmentedIndex {
     for (const d of m.deleted) {
       const nd = newOf[d];
       if (nd < 0 || gone[nd] !== 0) continue;
-      shortIds.delete(sealed.ids.get(nd));
       gone[nd] = 1;
       dead += 1;
     }
     // The documents appended while it ran, after the new base (read before the base is swapped).
     const tailIds = new ChunkedList(arrayChunks<string>());
+    const slotOfShort = grow(r.slotOfShort, next);
+    const shortOfSlot = grow(r.shortOfSlot, this.slotLimit);
     for (let d = m.end; d < this.next; d++) {
-      const id = this.idAt(d);
-      tailIds.push(id);
-      if (this.gone[d] !== 0) gone[n + d - m.end] = 1;
-      else shortIds.set(id, n + d - m.end);
+      tailIds.push(this.idAt(d));
+      const nd = n + d - m.end;
+      if (this.gone[d] !== 0) gone[nd] = 1;
+      else {
+        const slot = this.slotOfShort[d];
+        slotOfShort[nd] = slot;
+        shortOfSlot[slot] = nd;
+      }
     }
+    this.freeAt = this.freeCount;
     const from = this.fwdStart[m.end * nf];
     const to = this.fwdStart[this.next * nf];
     const e = sealed.fwdTerm.length;
@@ -505,8 +554,8 @@ export class SegmentedIndex {
     this.tailIds = tailIds;
     this.gone = gone;
     this.numberingMark = {};
-    this.shortIds = shortIds;
-    this.mapAt = this.mapEnd = 0;
+    this.slotOfShort = slotOfShort;
+    this.shortOfSlot = shortOfSlot;
     this.next = next;
     this.base = r.base;
     this.runs.reset(r.base, r.runs);

@@ -108,6 +108,11 @@ describe('CompactIndex segments', () => {
               // Mid-merge too: the old base, the frozen and the fresh appended segment together.
               expectBuiltFrom(c, final);
             }
+            // Every id finds its document through merges that renumber them (slots handed out again).
+            for (let k = 0; k <= 12; k++) {
+              const d = c.shortId(`d${k}`);
+              expect(d === undefined ? undefined : c.externalId(d)).toBe(final.has(`d${k}`) ? `d${k}` : undefined);
+            }
           }
           expectBuiltFrom(c, final);
           await c.merged();
