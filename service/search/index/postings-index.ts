@@ -510,7 +510,7 @@ export class PostingsIndex extends SegmentedIndex {
 }
 
 /**
- * The postings of a base run whose documents are live (`ids` holds them), its documents and tfs
+ * The postings of a base run whose documents are live (their `gone` byte 0, read at each step), its documents and tfs
  * per field gathered in plain loops (a callback per element through `TypedArray.from` cost a
  * query after each slice of a large delete), before any value is computed, `VALUE_STEP`
  * postings a step: at 1M documents with tombstones a common term's run is ~500k postings, and
