@@ -41,6 +41,8 @@ export function shardOf(key: string): number {
  */
 export class ShardedMap<V> {
   private readonly shards: Array<Map<string, V>> = Array.from({ length: SHARDS }, () => new Map<string, V>());
+  // Per shard, the most keys it held since it was made: its table's size (`compactSteps`).
+  private readonly peaks = new Int32Array(SHARDS);
   private count = 0;
 
   /** Keys held. */
@@ -60,10 +62,12 @@ export class ShardedMap<V> {
 
   /** Maps `key` to `value`. */
   set(key: string, value: V): void {
-    const shard = this.shards[shardOf(key)];
+    const s = shardOf(key);
+    const shard = this.shards[s];
     const had = shard.size;
     shard.set(key, value);
     this.count += shard.size - had;
+    if (shard.size > this.peaks[s]) this.peaks[s] = shard.size;
   }
 
   /** Removes `key`; false if it was absent. */
@@ -72,4 +76,27 @@ export class ShardedMap<V> {
     if (gone) this.count -= 1;
     return gone;
   }
+
+  /**
+   * Copies each shard that lost a third of its keys, if they fit a smaller table, a shard a step: a `Map` keeps the table of its largest size until it is under a quarter full, so after
+   * half the keys are deleted the tables stay as large as before (at 1M ids, ~15 MB of heap for
+   * ids gone; issue 39). The map may be read and written between steps.
+   */
+  *compactSteps(): Generator<void, void> {
+    for (let s = 0; s < SHARDS; s++) {
+      const shard = this.shards[s];
+      // Copied once a third of its keys are gone and a smaller table would hold the rest.
+      if (shard.size * 3 > this.peaks[s] * 2 || tableOf(shard.size) >= tableOf(this.peaks[s])) continue;
+      this.shards[s] = new Map(shard);
+      this.peaks[s] = shard.size;
+      yield;
+    }
+  }
+}
+
+/** Entries a `Map`'s table holds once `n` keys went in: the power of two at or above `n` (V8 doubles it when full). */
+function tableOf(n: number): number {
+  let t = 4;
+  while (t < n) t *= 2;
+  return t;
 }

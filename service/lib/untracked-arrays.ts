@@ -51,3 +51,32 @@ export function u8(n: number): Uint8Array {
 export function f64(n: number): Float64Array {
   return new Float64Array(shared(n, 8));
 }
+
+/** Bytes from which `mapped` pads a buffer to `MAPPED_BYTES`. */
+const LARGE_BYTES = 1 << 20;
+/** glibc's largest mmap threshold (`DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit): blocks of this size or more are always mapped. */
+const MAPPED_BYTES = 32 << 20;
+
+/** A shared buffer for `n` elements of `bytes` bytes, at least `MAPPED_BYTES` long if it is a MB or more. */
+function mappedBuffer(n: number, bytes: number): SharedArrayBuffer {
+  const length = n * bytes;
+  return new SharedArrayBuffer(length >= LARGE_BYTES ? Math.max(length, MAPPED_BYTES) : length);
+}
+
+/**
+ * The same arrays for a merge's large ones, over a buffer of at least 32 MiB (the array is a view
+ * of its first `n` elements; the rest is address space, never touched, so never resident).
+ *
+ * Why: glibc's malloc serves a block under its mmap threshold from its heap and zeroes it there,
+ * writing every page at once; the threshold rises, up to 32 MiB, to the size of each mapped block
+ * freed, so once one merge's arrays were freed, the next merge's arrays of a few MB came from the
+ * heap: at 1M documents, 13 MB allocated in one step took 59 ms of the loop thread's CPU, 3,076
+ * page faults (issue 39). A block of 32 MiB or more is always mapped, fresh and zero without being
+ * written: its pages are faulted in as the merge's passes first write them, in their steps.
+ */
+export const mapped = {
+  i32: (n: number): Int32Array => new Int32Array(mappedBuffer(n, 4), 0, n),
+  u32: (n: number): Uint32Array => new Uint32Array(mappedBuffer(n, 4), 0, n),
+  u16: (n: number): Uint16Array => new Uint16Array(mappedBuffer(n, 2), 0, n),
+  u8: (n: number): Uint8Array => new Uint8Array(mappedBuffer(n, 1), 0, n),
+};

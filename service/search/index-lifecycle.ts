@@ -320,7 +320,7 @@ export class IndexLifecycle {
       if ((i & 1023) === 1023) await slicer.maybeYield();
       const item = items[i];
       // The store mostly lists items in the order they were indexed: try the next id first.
-      const d = next < n && sealedIds[next] === item.id ? next : compact.shortId(item.id);
+      const d = next < n && sealedIds.get(next) === item.id ? next : compact.shortId(item.id);
       if (d !== undefined) next = d + 1;
       if (d !== undefined && !seen[d] && compact.fingerprint(d) === itemFingerprint(item)) {
         unchanged.push(item);
@@ -329,7 +329,7 @@ export class IndexLifecycle {
       if (d !== undefined) seen[d] = 1;
     }
     const removed: string[] = [];
-    for (let d = 0; d < n; d++) if (!seen[d]) removed.push(loaded.sealed.ids[d]);
+    for (let d = 0; d < n; d++) if (!seen[d]) removed.push(sealedIds.get(d));
     const info = {
       file: store.file,
       bytes: loaded.bytes,

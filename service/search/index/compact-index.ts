@@ -8,6 +8,7 @@ import { WindowDfCache, baseWindows, liveWindows, windowsOf } from './window-df'
 import { ExpansionCache, type Expansion, type ExpansionLookup } from '../vocabulary/expansions';
 import { Vocabulary } from '../vocabulary/vocabulary';
 import { TimeSlicer } from '../../lib/yield-to-loop';
+import { i32, u8 } from '../../lib/untracked-arrays';
 
 /**
  * The inverted index of the search: BM25 over a few fields, held in typed arrays. Documents get
@@ -60,17 +61,23 @@ export class CompactIndex extends PostingsIndex {
     const { nf } = c;
     const n = sealed.ids.length;
     const nt = sealed.termCount;
-    c.ids = sealed.ids.slice();
+    c.baseIds = sealed.ids;
+    c.gone = u8(n);
     // The id map is filled after the start (`fillIds`) or at its first use: a start from an intact
     // segment looks documents up by position, not by id. (A sealed index never holds an id twice:
     // ids are unique when appended, and the segment file is checked whole.)
     c.mapEnd = n;
+    // Each document's slot is its short id (`SegmentedIndex.slots`).
+    c.slotOfShort = i32(n);
+    c.shortOfSlot = i32(n);
+    c.slotLimit = n;
     c.next = n;
     c.live = n;
     // The sums from the lengths (the file's averages are those sums over its documents, but an
     // older file's are MiniSearch's running averages, a few bits off).
     for (let d = 0; d < n; d++) {
       for (let f = 0; f < nf; f++) c.lengthSum[f] += sealed.lengths[d * nf + f];
+      c.slotOfShort[d] = c.shortOfSlot[d] = d;
       if (d % (MERGE_STEP_DOCS * 64) === 0) await slicer.maybeYield();
     }
     for (let f = 0; f < nf; f++) c.avg[f] = n ? c.lengthSum[f] / n : 0;
@@ -188,7 +195,7 @@ export class CompactIndex extends PostingsIndex {
    */
   private *windowDf(a: number, b: number, window: number): Generator<void, WindowCounts> {
     const f = this.posField;
-    const { base, ids } = this;
+    const { base } = this;
     let kept = this.windowDfs.get(base, a, b, window);
     if (!kept) {
       const s = base.start[f];
@@ -198,7 +205,8 @@ export class CompactIndex extends PostingsIndex {
       kept = yield* baseWindows(base.docs[f], aLo, aHi, bLo, bHi, (doc, out) => this.windows(doc, a, b, window, out));
       this.windowDfs.set(base, a, b, window, kept);
     }
-    const df = liveWindows(kept, this.deadBase > 0 ? (doc) => ids[doc] === undefined : undefined);
+    const { gone } = this;
+    const df = liveWindows(kept, this.deadBase > 0 ? (doc) => gone[doc] !== 0 : undefined);
     // Appended documents holding both terms (`a`'s stamped, then `b`'s looked up), counted as the base's.
     this.ensureScratch();
     const stamp = this.nextStamp();
@@ -246,7 +254,7 @@ export class CompactIndex extends PostingsIndex {
       eachPosting: (f, t, fn) => this.eachPosting(f, t, fn),
       fieldLength: (doc, f) => this.lengths[doc * this.nf + f],
       averageLength: (f) => this.avg[f],
-      externalId: (doc) => this.ids[doc] as string,
+      externalId: (doc) => this.externalId(doc),
       shortId: (id) => this.shortId(id),
       documents: () => this.live,
       positionsField: this.posField,

@@ -1,6 +1,6 @@
-import { i32, u16, u32, u8 } from '../../lib/untracked-arrays';
+import { mapped } from '../../lib/untracked-arrays';
+import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
-import { ShardedMap } from '../../lib/sharded-map';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
 
@@ -13,7 +13,7 @@ export interface SealedIndex {
   /** Field names, in order. */
   readonly fields: readonly string[];
   /** External ids by short id. */
-  readonly ids: readonly string[];
+  readonly ids: IdList;
   /** Per document, the fingerprint it was added with (the caller's content version). */
   readonly fingerprints: Uint32Array;
   /** Per field, its documents' average field length (their lengths' sum over their count). */
@@ -43,6 +43,21 @@ export interface SealedIndex {
   readonly tfs: readonly Uint16Array[];
 }
 
+/**
+ * External ids by short id, never written: a merge's in chunks (`ChunkedList`: no array of every
+ * id made whole in one step, 37–85 ms of page faults at 1M documents; issue 39), a segment file's
+ * one array read back.
+ */
+export interface IdList {
+  readonly length: number;
+  get(i: number): string;
+}
+
+/** `ids` as an `IdList` (taken, not copied). */
+export function idList(ids: string[] = []): IdList {
+  return new ChunkedList(arrayChunks<string>(), ids);
+}
+
 /** What a finished merge job hands to `install`. */
 export interface MergeResult {
   readonly sealed: SealedIndex;
@@ -51,14 +66,16 @@ export interface MergeResult {
   readonly runs: Map<number, BaseRun>;
   /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
   readonly newOf: Int32Array;
-  readonly shortIds: ShardedMap<number>;
+  /** Per new short id, its document's slot (`SegmentedIndex.slots`), with room after the new base. */
+  readonly slotOfShort: Int32Array;
+  /** Per slot below the merge's `slotLimit`, its document's new short id (stale for slots not in the new base). */
+  readonly shortOfSlot: Int32Array;
   /**
-   * The served index's ids by short id: `sealed.ids`' entries, in an array of its own (the
-   * sealed one is never written), with room for a quarter more documents. Filled in the job's
-   * steps: a copy of ~900,000 ids made when the new base was swapped in was that turn's
-   * longest part at 1M documents (issue 39).
+   * The served index's deletions by short id (`SegmentedIndex.gone`), none yet, with room for a
+   * quarter more documents: the ids themselves are `sealed.ids`, shared (liveness is kept apart
+   * from them, so the served index needs no second array of ids).
    */
-  readonly ids: Array<string | undefined>;
+  readonly gone: Uint8Array;
   /**
    * Per field, the new base's documents' lengths in 16 bits (`FieldLengths`), with room after
    * them: made in the job's steps, so the first query after the swap does not make them whole.
@@ -105,7 +122,16 @@ export interface MergeSource {
   readonly minMergeDocs: number;
   readonly posField: number;
   readonly terms: readonly string[];
-  readonly ids: ReadonlyArray<string | undefined>;
+  /** Whether document `d` is live now (read as the job reaches it). */
+  live(d: number): boolean;
+  /** The external id of document `d`, deleted or not. */
+  idOf(d: number): string;
+  /** The slot of live document `d` (`SegmentedIndex.slots`). */
+  slotOf(d: number): number;
+  /** Slots handed out so far. */
+  readonly slotLimit: number;
+  /** Steps that shrink the id map's tables to its keys (after many deletes), between which it may be used. */
+  compactIds(): Generator<void, void>;
   readonly lengths: Int32Array;
   readonly fps: Uint32Array;
   readonly fwdStart: Int32Array;
@@ -153,7 +179,6 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   const { nf } = src;
   const nt = src.terms.length;
   const {
-    ids: oldIds,
     fwdStart: oldStart,
     fwdTerm: oldTerm,
     fwdTf: oldTf,
@@ -167,7 +192,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   let entries = 0;
   let posLength = 0;
   for (let d = 0; d < end; d++) {
-    if (oldIds[d] !== undefined) {
+    if (src.live(d)) {
       most += 1;
       entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
       posLength += oldPosStart[d + 1] - oldPosStart[d];
@@ -177,64 +202,70 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   yield;
   // Room for a quarter more documents (the next merge starts once an eighth is appended), with
   // their entries at a quarter above the average: appends until then, and those made while
-  // this merge runs, need no copy of these arrays. Typed arrays are allocated untouched; their
+  // this merge runs, need no copy of these arrays. Typed arrays are allocated untouched (`mapped`:
+  // fresh mappings, not blocks malloc zeroes whole, 59–152 ms a step at 1M documents); their
   // pages are faulted in as the passes write them, in order. Each is allocated in a step of its
-  // own: V8 counts a typed array's bytes as external memory, and once they pass its limit every
-  // further allocation advances the full collection's marking by a step on this thread (several
-  // ms each at 1M documents), so a dozen of them in one step made one of the merge's longest turns.
+  // own (shared buffers start no collection, but ordinary ones did: issue 39).
   const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
   const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
-  // Arrays of strings are filled (and so faulted in) whole when made: each in a step of its own
-  // (at 1M documents ~7–9 MB each, 40–85 ms of page faults at a load of 10–17). The vocabulary is
-  // not copied: the sealed index reads the index's own array up to `nt` (`SealedIndex.termCount`).
-  const ids: string[] = new Array<string>(most);
+  // The ids go into chunks as the copy pass reaches them: an array of every id is filled (and so
+  // faulted in) whole when made, at 1M documents ~7–9 MB, 37–85 ms of page faults in one step at a
+  // load of 3–17 (issue 39). The vocabulary is not copied: the sealed index reads the index's own
+  // array up to `nt` (`SealedIndex.termCount`).
+  const ids = new ChunkedList(arrayChunks<string>());
+  const gone = mapped.u8(most + room);
   yield;
-  const served: Array<string | undefined> = new Array<string | undefined>(most + room);
+  const fingerprints = mapped.u32(most + room);
   yield;
-  const fingerprints = u32(most + room);
+  const lengths = mapped.i32((most + room) * nf);
   yield;
-  const lengths = i32((most + room) * nf);
+  const fwdStart = mapped.i32((most + room) * nf + 1);
   yield;
-  const fwdStart = i32((most + room) * nf + 1);
+  const fwdTerm = mapped.i32(entries + roomEntries);
   yield;
-  const fwdTerm = i32(entries + roomEntries);
+  const fwdTf = mapped.u16(entries + roomEntries);
   yield;
-  const fwdTf = u16(entries + roomEntries);
+  const posStart = mapped.i32(most + room + 1);
   yield;
-  const posStart = i32(most + room + 1);
-  yield;
-  const posBytes = u8(posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0));
+  const posBytes = mapped.u8(
+    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
+  );
   yield;
   const short: Uint16Array[] = [];
   for (let f = 0; f < nf; f++) {
-    short.push(u16(most + room));
+    short.push(mapped.u16(most + room));
     yield;
   }
-  const newOf = i32(end);
+  const newOf = mapped.i32(end);
   yield;
   // Per field, term t's postings counted at `t + 1`, then summed into run starts.
   const starts: Int32Array[] = [];
   for (let f = 0; f < nf; f++) {
-    const s = i32(nt + 1);
+    const s = mapped.i32(nt + 1);
     starts.push(s);
     yield* touch(s);
   }
-  const shortIds = new ShardedMap<number>();
+  // Slots are scattered over the documents: the new short id of each written once in order first.
+  const slotOfShort = mapped.i32(most + room);
+  yield;
+  const shortOfSlot = mapped.i32(src.slotLimit + room);
+  yield* touch(shortOfSlot);
   const lengthSum = new Float64Array(nf);
   let n = 0;
   let at = 0;
   let posAt = 0;
   for (let d = 0; d < end; d++) {
-    const id = oldIds[d];
-    if (id === undefined) {
+    if (!src.live(d)) {
       newOf[d] = -1;
       continue;
     }
+    const id = src.idOf(d);
     const nd = n++;
     newOf[d] = nd;
-    ids[nd] = id;
-    served[nd] = id;
-    shortIds.set(id, nd);
+    ids.push(id);
+    const slot = src.slotOf(d);
+    slotOfShort[nd] = slot;
+    shortOfSlot[slot] = nd;
     fingerprints[nd] = oldFps[d];
     for (let f = 0; f < nf; f++) {
       const length = oldLengths[d * nf + f];
@@ -258,10 +289,9 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
   }
   // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
-  if (n < most) ids.length = n;
-  served.length = n;
   entries = at;
   posLength = posAt;
+  yield* src.compactIds();
   const avg = new Float64Array(nf);
   for (let f = 0; f < nf; f++) avg[f] = n ? lengthSum[f] / n : 0;
   for (const s of starts) {
@@ -273,16 +303,16 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   }
   const docs: Int32Array[] = [];
   const tfs: Uint16Array[] = [];
-  const fill = i32(nt);
+  const fill = mapped.i32(nt);
   for (let f = 0; f < nf; f++) {
     const s = starts[f];
     for (let t = 0; t < nt; t += FILL_STEP) {
       fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
       yield;
     }
-    const fd = new Int32Array(s[nt]);
+    const fd = mapped.i32(s[nt]);
     yield* touch(fd);
-    const ft = new Uint16Array(s[nt]);
+    const ft = mapped.u16(s[nt]);
     yield* touch(ft);
     for (let d = 0; d < n; d++) {
       for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
@@ -330,7 +360,7 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
       yield;
     }
   }
-  return { sealed, base, runs, newOf, shortIds, ids: served, short, forward };
+  return { sealed, base, runs, newOf, slotOfShort, shortOfSlot, gone, short, forward };
 }
 
 /** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */

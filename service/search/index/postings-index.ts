@@ -190,7 +190,6 @@ export class PostingsIndex extends SegmentedIndex {
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = yield* this.runs.getSteps(this.base, this.nf, t);
     yield;
-    const { ids } = this;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
     const stats = this.valueStats(bm25);
     yield;
@@ -204,7 +203,7 @@ export class PostingsIndex extends SegmentedIndex {
       if (this.deadBase > 0) {
         if (this.liveKeep.length < run.docs.length)
           this.liveKeep = i32(Math.max(run.docs.length, this.liveKeep.length * 2));
-        live = yield* liveOf(run.docs, runTfs, ids, this.liveKeep, this.pools);
+        live = yield* liveOf(run.docs, runTfs, () => this.gone, this.liveKeep, this.pools);
         yield;
       }
       if (live.docs.length) {
@@ -511,7 +510,7 @@ export class PostingsIndex extends SegmentedIndex {
 }
 
 /**
- * The postings of a base run whose documents are live (`ids` holds them), its documents and tfs
+ * The postings of a base run whose documents are live (their `gone` byte 0, read at each step), its documents and tfs
  * per field gathered in plain loops (a callback per element through `TypedArray.from` cost a
  * query after each slice of a large delete), before any value is computed, `VALUE_STEP`
  * postings a step: at 1M documents with tombstones a common term's run is ~500k postings, and
@@ -522,14 +521,15 @@ export class PostingsIndex extends SegmentedIndex {
 function* liveOf(
   docs: Int32Array,
   tfs: ReadonlyArray<Uint16Array | null>,
-  ids: ReadonlyArray<string | undefined>,
+  gone: () => Uint8Array,
   keep: Int32Array,
   pools: PostingPools,
 ): Generator<void, { docs: Int32Array; tfs: Array<Uint16Array | null> }> {
   let n = 0;
   for (let at = 0; at < docs.length; at += VALUE_STEP) {
     const to = Math.min(docs.length, at + VALUE_STEP);
-    for (let i = at; i < to; i++) if (ids[docs[i]] !== undefined) keep[n++] = i;
+    const g = gone();
+    for (let i = at; i < to; i++) if (g[docs[i]] === 0) keep[n++] = i;
     yield;
   }
   const out = pools.docs.take(n);

@@ -1,5 +1,5 @@
 import { crcInSteps, decodeHead, encodeHead, pushPadded } from '../../lib/framed-file';
-import type { SealedIndex } from './merge';
+import { idList, type SealedIndex } from './merge';
 
 /**
  * The on-disk form of a `SealedIndex` (a merged base segment), read back without analysing
@@ -77,20 +77,18 @@ function bytesOf(a: ArrayBufferView): Buffer {
 const JSON_STEP_STRINGS = 16_384;
 
 /**
- * `JSON.stringify(strings.slice(0, count))` as UTF-8, the same bytes, in pieces of `JSON_STEP_STRINGS` strings
- * with `pause()` awaited after each: the ids of a 1M-document segment stringified and encoded in
- * one go were ~25 MB in one step of the event loop (issue 39).
+ * `JSON.stringify` of the strings `get(0)` … `get(count - 1)` as UTF-8, the same bytes, in pieces
+ * of `JSON_STEP_STRINGS` strings with `pause()` awaited after each: the ids of a 1M-document
+ * segment stringified and encoded in one go were ~25 MB in one step of the event loop (issue 39).
  */
-async function jsonInSteps(
-  strings: readonly string[],
-  pause: () => Promise<void>,
-  count = strings.length,
-): Promise<Buffer[]> {
+async function jsonInSteps(count: number, get: (i: number) => string, pause: () => Promise<void>): Promise<Buffer[]> {
   if (count === 0) return [Buffer.from('[]', 'utf8')];
   const out: Buffer[] = [];
   for (let at = 0; at < count; at += JSON_STEP_STRINGS) {
     const end = Math.min(count, at + JSON_STEP_STRINGS);
-    const inner = JSON.stringify(strings.slice(at, end)).slice(1, -1);
+    const piece: string[] = [];
+    for (let i = at; i < end; i++) piece.push(get(i));
+    const inner = JSON.stringify(piece).slice(1, -1);
     out.push(Buffer.from(`${at === 0 ? '[' : ','}${inner}${end === count ? ']' : ''}`, 'utf8'));
     await pause();
   }
@@ -108,8 +106,9 @@ export async function encodeSegment(
 ): Promise<Buffer[]> {
   // A section's bytes may come in pieces (the JSON ones, made in steps): written one after another.
   const arrays: Array<[string, SectionType, Buffer | Buffer[]]> = [];
-  arrays.push(['ids', 'json', await jsonInSteps(sealed.ids, pause)]);
-  arrays.push(['terms', 'json', await jsonInSteps(sealed.terms, pause, sealed.termCount)]);
+  const { ids, terms } = sealed;
+  arrays.push(['ids', 'json', await jsonInSteps(ids.length, (i) => ids.get(i), pause)]);
+  arrays.push(['terms', 'json', await jsonInSteps(sealed.termCount, (i) => terms[i], pause)]);
   arrays.push(['fingerprints', 'u32', bytesOf(sealed.fingerprints)]);
   arrays.push(['avg', 'f64', bytesOf(sealed.avg)]);
   arrays.push(['lengths', 'i32', bytesOf(sealed.lengths)]);
@@ -212,7 +211,7 @@ export async function decodeSegment(
   const nt = terms.length;
   const sealed: SealedIndex = {
     fields,
-    ids,
+    ids: idList(ids),
     fingerprints: view('fingerprints', 'u32', Uint32Array, 4),
     avg: view('avg', 'f64', Float64Array, 8),
     lengths: view('lengths', 'i32', Int32Array, 4),

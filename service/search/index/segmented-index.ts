@@ -3,7 +3,16 @@ import { AppendedPostings } from './appended-postings';
 import { BaseRunCache, RUNS_AHEAD_POSTINGS, type BaseSegment } from './base-runs';
 import { grow } from './growable';
 import { ShardedMap } from '../../lib/sharded-map';
-import { mergeJob, type Merging, type MergeResult, type MergeSource, type SealedIndex } from './merge';
+import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
+import {
+  idList,
+  mergeJob,
+  type IdList,
+  type Merging,
+  type MergeResult,
+  type MergeSource,
+  type SealedIndex,
+} from './merge';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 import type { CompactIndexOptions, MergeGate } from './index-options';
@@ -21,9 +30,40 @@ export class SegmentedIndex {
   protected readonly nf: number;
   private readonly minMergeDocs: number;
   protected readonly fieldIds: Readonly<Record<string, number>>;
-  protected ids: Array<string | undefined> = [];
-  private shortIds = new ShardedMap<number>();
-  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `shortIds` yet (`idMap`, `fillIds`). */
+  /** External ids of the base's documents by short id (`SealedIndex.ids`, never written). */
+  protected baseIds: IdList = idList();
+  /** External ids of the documents after the base, by short id − `base.end` (deleted ones too, until a merge). */
+  private tailIds = new ChunkedList(arrayChunks<string>());
+  /**
+   * Per short id, 1 once the document is deleted (a tombstone until a merge drops it), 0 while it
+   * is live: liveness apart from the ids, so that a merge makes one list of ids, shared by its
+   * sealed index and the served one, and the hot loops read a byte a posting.
+   */
+  protected gone: Uint8Array = new Uint8Array(0);
+  // Replaced whenever a merge renumbers the short ids (`numbering`).
+  private numberingMark: object = {};
+  /**
+   * Ids to slots. A document keeps its slot while it lives, whatever short id a merge gives it, so
+   * a merge renumbers the slots in two typed arrays (`shortOfSlot`, `slotOfShort`) and leaves the
+   * map alone: a new map of every id a merge was ~30 MB of heap in ~900,000 entries at 1M
+   * documents, the growth that started the full collections during a merge (issue 39).
+   */
+  private readonly slots = new ShardedMap<number>();
+  /** The short id of each slot's document (stale for free slots). */
+  protected shortOfSlot: Int32Array = new Int32Array(0);
+  /** The slot of each short id's document (stale for deleted ones). */
+  protected slotOfShort: Int32Array = new Int32Array(0);
+  /** Slots below this have been handed out. */
+  protected slotLimit = 0;
+  // Slots to hand out again, a stack (typed: after 500,000 deletes a JS array of them was ~12 B a
+  // live document of heap); `freeSlots[freeCount - 1]` is the next.
+  private freeSlots: Int32Array = new Int32Array(0);
+  private freeCount = 0;
+  // Slots of documents deleted while a merge runs: the job may have placed them in its new
+  // arrays, so they go back to the stack only once it is swapped in (`freeAt` … `freeCount - 1`
+  // until then, and not handed out: `freeAt` is the stack's usable height).
+  private freeAt = 0;
+  /** Documents `mapAt … mapEnd - 1` of a restored base are not in `slots` yet (`idMap`, `fillIds`): their slot is their short id. */
   protected mapAt = 0;
   protected mapEnd = 0;
   protected next = 0;
@@ -112,7 +152,7 @@ export class SegmentedIndex {
    * short id (the search's document columns) holds while it stays the same.
    */
   get numbering(): object {
-    return this.ids;
+    return this.numberingMark;
   }
 
   /** Whether `id` is indexed. */
@@ -122,20 +162,18 @@ export class SegmentedIndex {
 
   /** The short id of `id`, if indexed. */
   shortId(id: string): number | undefined {
-    return this.idMap().get(id);
+    const slot = this.idMap().get(id);
+    return slot === undefined ? undefined : this.shortOfSlot[slot];
   }
 
   /** The map of ids to short ids, every document in it (a restored base's ids not yet entered go in now). */
   private idMap(): ShardedMap<number> {
     if (this.mapAt < this.mapEnd) {
-      const { ids, shortIds } = this;
-      for (let d = this.mapAt; d < this.mapEnd; d++) {
-        const id = ids[d];
-        if (id !== undefined) shortIds.set(id, d);
-      }
+      const { gone, slots } = this;
+      for (let d = this.mapAt; d < this.mapEnd; d++) if (gone[d] === 0) slots.set(this.idAt(d), d);
       this.mapAt = this.mapEnd;
     }
-    return this.shortIds;
+    return this.slots;
   }
 
   /**
@@ -147,8 +185,7 @@ export class SegmentedIndex {
     await yieldToLoop();
     while (this.mapAt < this.mapEnd) {
       const d = this.mapAt++;
-      const id = this.ids[d];
-      if (id !== undefined) this.shortIds.set(id, d);
+      if (this.gone[d] === 0) this.slots.set(this.idAt(d), d);
       if ((d & 1023) === 1023) await slicer.maybeYield();
     }
   }
@@ -158,9 +195,15 @@ export class SegmentedIndex {
     return this.mapEnd - this.mapAt;
   }
 
-  /** The external id of a short document id. */
+  /** The external id of a short document id (undefined, despite the type, once it is deleted or past `idLimit`). */
   externalId(docId: number): string {
-    return this.ids[docId] as string;
+    return (this.gone[docId] === 0 ? this.idAt(docId) : undefined) as string;
+  }
+
+  /** The external id of a short document id below `idLimit`, deleted or not. */
+  protected idAt(docId: number): string {
+    const end = this.base.end;
+    return docId < end ? this.baseIds.get(docId) : this.tailIds.get(docId - end);
   }
 
   /**
@@ -245,8 +288,14 @@ export class SegmentedIndex {
     if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
-    this.ids[d] = id;
-    this.shortIds.set(id, d);
+    this.tailIds.push(id);
+    this.gone = grow(this.gone, d + 1);
+    const slot = this.freeAt > 0 ? this.takeFreeSlot() : this.slotLimit++;
+    this.slots.set(id, slot);
+    this.shortOfSlot = grow(this.shortOfSlot, slot + 1);
+    this.shortOfSlot[slot] = d;
+    this.slotOfShort = grow(this.slotOfShort, d + 1);
+    this.slotOfShort[d] = slot;
     this.fps = grow(this.fps, d + 1);
     this.fps[d] = fingerprint >>> 0;
     this.lengths = grow(this.lengths, (d + 1) * nf);
@@ -301,8 +350,9 @@ export class SegmentedIndex {
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */
   discard(id: string): boolean {
-    const d = this.idMap().get(id);
-    if (d === undefined) return false;
+    const slot = this.idMap().get(id);
+    if (slot === undefined) return false;
+    const d = this.shortOfSlot[slot];
     const { nf } = this;
     for (let f = 0; f < nf; f++) {
       this.lengthSum[f] -= this.lengths[d * nf + f];
@@ -310,14 +360,25 @@ export class SegmentedIndex {
       const df = this.df[f];
       for (let i = this.fwdStart[d * nf + f]; i < this.fwdStart[d * nf + f + 1]; i++) df[this.fwdTerm[i]] -= 1;
     }
-    this.ids[d] = undefined;
-    this.shortIds.delete(id);
+    this.gone[d] = 1;
+    this.slots.delete(id);
+    this.freeSlots = grow(this.freeSlots, this.freeCount + 1);
+    this.freeSlots[this.freeCount++] = slot;
+    if (!this.merging) this.freeAt = this.freeCount;
     this.live -= 1;
     this.version += 1;
     if (d < this.base.end) this.deadBase += 1;
     if (this.merging && d < this.merging.end) this.merging.deleted.push(d);
     this.maybeMerge();
     return true;
+  }
+
+  /** A slot off the stack's usable part (its place taken by the top one, if freed while a merge runs). */
+  private takeFreeSlot(): number {
+    const at = --this.freeAt;
+    const slot = this.freeSlots[at];
+    this.freeSlots[at] = this.freeSlots[--this.freeCount];
+    return slot;
   }
 
   private maybeMerge(): void {
@@ -338,6 +399,8 @@ export class SegmentedIndex {
     let settle!: () => void;
     const done = new Promise<void>((r) => (settle = r));
     const end = this.next;
+    // A restored base's ids go into the map first: their slots are their short ids of this base.
+    this.idMap();
     this.frozenTail = this.tail;
     this.tail = this.fields.map(() => new AppendedPostings());
     this.tailDocs = 0;
@@ -355,7 +418,11 @@ export class SegmentedIndex {
       minMergeDocs: this.minMergeDocs,
       posField: this.posField,
       terms: this.terms,
-      ids: this.ids,
+      live: (d) => this.gone[d] === 0,
+      idOf: (d) => this.idAt(d),
+      slotOf: (d) => this.slotOfShort[d],
+      slotLimit: this.slotLimit,
+      compactIds: () => this.slots.compactSteps(),
       lengths: this.lengths,
       fps: this.fps,
       fwdStart: this.fwdStart,
@@ -399,23 +466,33 @@ export class SegmentedIndex {
    */
   private install(m: Merging, r: MergeResult): void {
     const { nf } = this;
-    const { sealed, newOf, shortIds, ids } = r;
+    const { sealed, newOf } = r;
     const n = sealed.ids.length;
     const extra = this.next - m.end;
     const next = n + extra;
+    const gone = grow(r.gone, next);
     let dead = 0;
     for (const d of m.deleted) {
       const nd = newOf[d];
-      if (nd < 0 || ids[nd] === undefined) continue;
-      shortIds.delete(ids[nd] as string);
-      ids[nd] = undefined;
+      if (nd < 0 || gone[nd] !== 0) continue;
+      gone[nd] = 1;
       dead += 1;
     }
+    // The documents appended while it ran, after the new base (read before the base is swapped).
+    const tailIds = new ChunkedList(arrayChunks<string>());
+    const slotOfShort = grow(r.slotOfShort, next);
+    const shortOfSlot = grow(r.shortOfSlot, this.slotLimit);
     for (let d = m.end; d < this.next; d++) {
-      const id = this.ids[d];
-      ids[n + d - m.end] = id;
-      if (id !== undefined) shortIds.set(id, n + d - m.end);
+      tailIds.push(this.idAt(d));
+      const nd = n + d - m.end;
+      if (this.gone[d] !== 0) gone[nd] = 1;
+      else {
+        const slot = this.slotOfShort[d];
+        slotOfShort[nd] = slot;
+        shortOfSlot[slot] = nd;
+      }
     }
+    this.freeAt = this.freeCount;
     const from = this.fwdStart[m.end * nf];
     const to = this.fwdStart[this.next * nf];
     const e = sealed.fwdTerm.length;
@@ -473,9 +550,12 @@ export class SegmentedIndex {
     }
     const shift = n - m.end;
     if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
-    this.ids = ids;
-    this.shortIds = shortIds;
-    this.mapAt = this.mapEnd = 0;
+    this.baseIds = sealed.ids;
+    this.tailIds = tailIds;
+    this.gone = gone;
+    this.numberingMark = {};
+    this.slotOfShort = slotOfShort;
+    this.shortOfSlot = shortOfSlot;
     this.next = next;
     this.base = r.base;
     this.runs.reset(r.base, r.runs);
@@ -496,12 +576,12 @@ export class SegmentedIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f`, in document order. */
   protected eachPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { base, ids } = this;
+    const { base, gone } = this;
     const start = base.start[f];
     if (t + 1 < start.length) {
       const docs = base.docs[f];
       const tfs = base.tfs[f];
-      for (let i = start[t]; i < start[t + 1]; i++) if (ids[docs[i]] !== undefined) fn(docs[i], tfs[i]);
+      for (let i = start[t]; i < start[t + 1]; i++) if (gone[docs[i]] === 0) fn(docs[i], tfs[i]);
     }
     this.eachAppendedPosting(f, t, fn);
   }
@@ -586,9 +666,9 @@ export class SegmentedIndex {
 
   /** Calls `fn` for every live posting of term `t` in field `f` in the appended segments (frozen, then fresh), in document order. */
   protected eachAppendedPosting(f: number, t: number, fn: (doc: number, tf: number) => void): void {
-    const { ids } = this;
+    const { gone } = this;
     const live = (doc: number, tf: number) => {
-      if (ids[doc] !== undefined) fn(doc, tf);
+      if (gone[doc] === 0) fn(doc, tf);
     };
     this.frozenTail?.[f].forEach(t, live);
     this.tail[f].forEach(t, live);

@@ -31,8 +31,8 @@ export interface TermValues {
  * bounds were computed at the first use and every value again at the second (the RM3 pass of
  * the same query), two passes over postings that at 1M documents run to hundreds of thousands
  * per common term. The expression and the order of the sums are the exhaustive scorer's, so
- * the values and bounds agree with it to the last bit. Documents whose `ids` entry is undefined
- * (deleted) are left out of the bounds when `ids` is given. With `keep` off the values are
+ * the values and bounds agree with it to the last bit. Documents whose `gone` entry is not 0
+ * (deleted) are left out of the bounds when `gone` is given. With `keep` off the values are
  * computed for the bounds only, not kept: a term the query reads once (an RM3 expansion term, a
  * short query's expansion) would otherwise allocate 8 bytes per posting and field for nothing
  * until its next use, and while writes come in (each moves the index version) that allocation
@@ -45,11 +45,11 @@ export function termValues(
   boost: readonly number[],
   idf: readonly number[],
   s: ValueStats,
-  ids?: ReadonlyArray<string | undefined>,
+  gone?: Uint8Array,
   keep = true,
 ): TermValues {
   if (sums.length < docs.length) sums = new Float64Array(Math.max(docs.length, sums.length * 2));
-  return atOnce(termValueSteps(docs, tfs, fields, boost, idf, s, sums, ids, keep));
+  return atOnce(termValueSteps(docs, tfs, fields, boost, idf, s, sums, gone, keep));
 }
 
 /**
@@ -76,7 +76,7 @@ export function* termValueSteps(
   idf: readonly number[],
   s: ValueStats,
   sum: Float64Array,
-  ids?: ReadonlyArray<string | undefined>,
+  gone?: Uint8Array,
   keep = true,
   take?: (n: number) => Float64Array,
 ): Generator<void, TermValues> {
@@ -122,7 +122,7 @@ export function* termValueSteps(
   const blockMax = new Float64Array(blockCount(n));
   for (let at = 0; at < n; at += VALUE_STEP) {
     for (let i = at, to = Math.min(n, at + VALUE_STEP); i < to; i++) {
-      if (ids && ids[docs[i]] === undefined) continue;
+      if (gone && gone[docs[i]] !== 0) continue;
       if (sum[i] > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum[i];
     }
     if (at + VALUE_STEP < n) yield;

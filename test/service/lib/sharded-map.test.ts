@@ -22,6 +22,28 @@ describe('ShardedMap', () => {
     }
     expect(m.size).toBe(ref.size);
   });
+
+  it('shrinks the shards most of whose keys were deleted, a shard a step, and answers the same between steps', () => {
+    const m = new ShardedMap<number>();
+    const ids = Array.from({ length: 40_000 }, (_, i) => `doc-${i}`);
+    ids.forEach((id, i) => m.set(id, i));
+    // A tenth deleted: no shard lost a third of its keys, nothing is copied.
+    for (let i = 0; i < ids.length; i += 10) m.delete(ids[i]);
+    expect([...m.compactSteps()]).toHaveLength(0);
+    // Most of the rest deleted: every shard is copied, one a step.
+    for (let i = 0; i < ids.length; i++) if (i % 10 !== 0 && i % 3 !== 0) m.delete(ids[i]);
+    const steps = m.compactSteps();
+    let n = 0;
+    for (let r = steps.next(); !r.done; r = steps.next()) {
+      n += 1;
+      m.set(`new-${n}`, -n);
+      for (let i = 0; i < ids.length; i += 97) expect(m.get(ids[i])).toBe(i % 10 !== 0 && i % 3 === 0 ? i : undefined);
+    }
+    expect(n).toBe(256);
+    for (let k = 1; k <= n; k++) expect(m.get(`new-${k}`)).toBe(-k);
+    expect(m.size).toBe(ids.filter((_, i) => i % 10 !== 0 && i % 3 === 0).length + n);
+    expect([...m.compactSteps()]).toHaveLength(0);
+  });
 });
 
 describe('shardOf', () => {

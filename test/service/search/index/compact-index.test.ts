@@ -108,6 +108,11 @@ describe('CompactIndex segments', () => {
               // Mid-merge too: the old base, the frozen and the fresh appended segment together.
               expectBuiltFrom(c, final);
             }
+            // Every id finds its document through merges that renumber them (slots handed out again).
+            for (let k = 0; k <= 12; k++) {
+              const d = c.shortId(`d${k}`);
+              expect(d === undefined ? undefined : c.externalId(d)).toBe(final.has(`d${k}`) ? `d${k}` : undefined);
+            }
           }
           expectBuiltFrom(c, final);
           await c.merged();
@@ -125,7 +130,7 @@ describe('CompactIndex segments', () => {
       minMergeDocs: 2,
       mergeSliceMs: 0,
       onSealed: (s) => {
-        seen.push([...s.ids]);
+        seen.push(Array.from({ length: s.ids.length }, (_x, d) => s.ids.get(d)));
         // Exactly its documents' part of the arrays, which have room after it for appends.
         const n = s.ids.length;
         expect([s.fingerprints.length, s.lengths.length, s.fwdStart.length, s.fwdTf.length]).toEqual([
