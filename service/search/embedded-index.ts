@@ -33,21 +33,7 @@ import {
   windowedTopK,
 } from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
-
-/**
- * The documents below `n` that `keep` keeps, in short-id order, a step per 16,384: a browse by
- * update time at 1M gathered them into an array in a loop of its async caller, ~110 ms CPU a
- * query (and 1M-element arrays for the collector).
- */
-function* keptDocs(n: number, keep: (doc: number) => boolean): Generator<void, Int32Array> {
-  const out = new Int32Array(n);
-  let k = 0;
-  for (let d = 0; d < n; d++) {
-    if (keep(d)) out[k++] = d;
-    if ((d & 16_383) === 16_383) yield;
-  }
-  return out.subarray(0, k);
-}
+import { UpdateOrder } from './update-order';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
 export type EmbeddedIndexOptions = Partial<RankingOptions> & {
@@ -197,9 +183,10 @@ export class EmbeddedIndex implements SearchIndex {
   // Queries run in slices, one at a time; writes wait for the one under way (`QueryGate`).
   private readonly gate = new QueryGate();
   private readonly synonyms: SynonymTable;
-  // The documents' filter and sort attributes by short id, and their order by day (browsing).
+  // The documents' filter and sort attributes by short id, and their orders by day and by update time (browsing).
   private readonly columns = new DocColumns();
   private readonly dayOrder = new DayOrder();
+  private readonly updateOrder = new UpdateOrder();
 
   constructor(opts: EmbeddedIndexOptions = {}) {
     const {
@@ -529,7 +516,7 @@ export class EmbeddedIndex implements SearchIndex {
   /**
    * A search without words: every live document `cf` keeps, in `sort`'s order (`relevance`
    * means `date:desc` here), scores 0; facets counted over every live document. By date the page
-   * is read off the documents grouped by day (`DayOrder`); by update time the best of those kept.
+   * is read off the documents grouped by day (`DayOrder`), by update time off their order by it (`UpdateOrder`).
    */
   private async browse(
     query: IndexQuery,
@@ -570,12 +557,16 @@ export class EmbeddedIndex implements SearchIndex {
         }
       }
     }
-    const k = query.offset + query.limit;
     let docs: number[];
     if (sort === 'updated:desc') {
-      const kept = await this.steps(keptDocs(n, keep), pause);
-      total = kept.length;
-      docs = (await this.steps(firstK(kept, k, sortOrder(sort, this.columns, idOf)), pause)).slice(query.offset);
+      if (this.updateOrder.generation !== this.columns.generation)
+        await this.steps(this.updateOrder.build(this.columns, n), pause);
+      const p = await this.steps(
+        this.updateOrder.page(this.columns, { offset: query.offset, limit: query.limit, total }, keep, idOf),
+        pause,
+      );
+      docs = p.docs;
+      total = p.total;
     } else {
       if (this.dayOrder.generation !== this.columns.generation)
         await this.steps(this.dayOrder.build(this.columns, n), pause);

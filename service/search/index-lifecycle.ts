@@ -447,7 +447,11 @@ export class IndexLifecycle {
     const bodyTerms =
       body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), ...datesOf(item), body, plain: true, summary };
+    // Every field named in one literal: a spread in the middle of one put the fields after it out
+    // of the object, in a property array of their own, one more heap object per document for
+    // every mark-compact of a 1M-document index to visit.
+    const { day, updated } = datesOf(item);
+    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), day, updated, body, plain: true, summary };
     return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
   }
 

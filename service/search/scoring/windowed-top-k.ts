@@ -24,12 +24,13 @@ export const MAX_WINDOW_POSTINGS = 1 << 18;
  * Postings of a window at least while the scorer's pace is slow or not known yet, by default
  * (`EmbeddedIndex` passes it): in the first queries after a build the scorers' loops are not
  * optimised yet, and their first windows of `WINDOW_POSTINGS` took 96-154 ms of the loop thread's
- * CPU at 1M documents (load ~10, 2026-12-04, BENCHMARKS.md); sized by that slow pace they are a
- * quarter of that, until the pace has grown back (at most twice per window). Not smaller: on a
- * busy machine a window the OS did not run looks slow too, and each window prunes from a floor
- * of its own.
+ * CPU at 1M documents (load ~10, 2026-12-04, BENCHMARKS.md); windows of 2^14 still took 48-61 ms
+ * there (the expanded pass's first windows, no GC in them: ~3 µs a posting). Sized by that slow
+ * pace they are a sixteenth of `WINDOW_POSTINGS`, until the pace has grown back (at most twice per
+ * window). A window the OS did not run looks slow too (the pace is wall-clock), and each window
+ * prunes from a floor of its own: on a busy machine warm windows are still sized far above this.
  */
-export const FEWEST_WINDOW_POSTINGS = 1 << 14;
+export const FEWEST_WINDOW_POSTINGS = 1 << 12;
 
 /** Scoring time a window is sized for, milliseconds, by default (`EmbeddedIndex` passes its `querySliceMs`). */
 export const WINDOW_MS = 5;
