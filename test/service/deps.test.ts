@@ -1,16 +1,5 @@
 import { buildTestApp } from '../helpers/app';
-
-/** Holds the event loop for `ms` of this process's CPU time, then lets timers run. */
-async function holdLoop(ms: number): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  const cpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const until = cpuMs() + ms;
-  while (cpuMs() < until);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
+import { holdLoop } from '../helpers/cpu-time';
 
 describe('closeDeps', () => {
   it("stops the metrics' event-loop monitor with the rest (Node would keep it, and all it reaches, for the process's life)", async () => {

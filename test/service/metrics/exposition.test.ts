@@ -3,6 +3,7 @@ import { ManualClock } from '../../helpers/manual-clock';
 import { RequestStats } from '../../../service/metrics/request-stats';
 import { monitorEventLoop, type EventLoopDelay } from '../../../service/metrics/event-loop-delay';
 import { ServiceMetrics } from '../../../service/metrics/service-metrics';
+import { holdLoop } from '../../helpers/cpu-time';
 
 /** An event-loop delay source with set figures, counting its reads. */
 function fakeLoop(p99 = 0.004, max = 0.25): EventLoopDelay & { takes: number; stops: number } {
@@ -17,20 +18,6 @@ function fakeLoop(p99 = 0.004, max = 0.25): EventLoopDelay & { takes: number; st
       this.stops += 1;
     },
   };
-}
-
-/** Holds the event loop for `ms` of this process's CPU time (not of the clock: a busy machine only makes it longer). */
-async function holdLoop(ms: number): Promise<void> {
-  // Held from the check phase, as a request handler would (the monitor's own timer runs in the timers phase).
-  await new Promise((resolve) => setImmediate(resolve));
-  const cpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const until = cpuMs() + ms;
-  while (cpuMs() < until);
-  // Let a monitor's timer run (late) and record the delay.
-  await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** The thirteen families of spec §2.1 with their types. */
@@ -178,18 +165,9 @@ describe('Prometheus exposition', () => {
       loop.take();
       // The monitor measures between ticks of its timer, and a read starts over: let it tick first.
       await new Promise((resolve) => setTimeout(resolve, 20));
-      // Held from the check phase, as a request handler would (the monitor's own timer runs in the timers phase).
-      await new Promise((resolve) => setImmediate(resolve));
       // Held for 120 ms of this process's CPU time, not of the clock: on a busy machine the clock
       // also counts the time the process waits for a core, and the figure under test leaves that out.
-      const cpuMs = () => {
-        const u = process.cpuUsage();
-        return (u.user + u.system) / 1000;
-      };
-      const until = cpuMs() + 120;
-      while (cpuMs() < until);
-      // Let the monitor's timer run (late) and record the delay.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await holdLoop(120);
       const held = loop.take();
       expect(held.max).toBeGreaterThanOrEqual(0.1);
       expect(held.busyMax).toBeGreaterThanOrEqual(0.1);
