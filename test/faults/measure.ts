@@ -90,8 +90,12 @@ export async function measure(opts: {
 }
 
 export function expectPromiseHeld(r: FaultRecord): void {
+  // The figures behind `storeLossesOk` are on both sides, so a failure's diff shows them.
   expect({
     fault: r.fault,
+    storeLosses: r.storeLosses,
+    storeLossesTruth: r.storeLossesTruth,
+    mayOrMayNotStored: r.mayOrMayNotStored,
     notServed: r.notServed,
     lost: r.lost,
     nothingStoredButStored: r.nothingStoredButStored,
@@ -99,6 +103,9 @@ export function expectPromiseHeld(r: FaultRecord): void {
     storeLossesOk: r.storeLossesOk,
   }).toEqual({
     fault: r.fault,
+    storeLosses: r.storeLosses,
+    storeLossesTruth: r.storeLossesTruth,
+    mayOrMayNotStored: r.mayOrMayNotStored,
     notServed: 0,
     lost: 0,
     nothingStoredButStored: 0,
