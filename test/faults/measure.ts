@@ -119,6 +119,20 @@ export function expectPromiseHeld(r: FaultRecord): void {
 
 export const zero = () => ({ ok: (n: number) => n === 0, text: '0' });
 
+/**
+ * `store_losses` after a master died and a replica was promoted: no acknowledged write lost (each
+ * was confirmed by a replica: `WAIT`), and at most each write refused "may or may not have been
+ * stored" (the `WAIT` failed or its reply was lost): the old master may have taken such a write
+ * and sent its change notice to the service replicas, and the promoted replica may lack it; a
+ * replica's reload then writes it back and counts it (content-service.ts: "sent and then lost by
+ * the store"), as the standalone kill's truth allows. Sentinel with 2 replicas counted losses
+ * against a truth of 0 in two of four full runs on 2026-12-04 (one with a core busy, one quiet).
+ */
+export const upToUnconfirmed = (w: Writers) => {
+  const more = w.refusals.filter((r) => /may or may not/.test(r.message)).length;
+  return { ok: (n: number) => n >= 0 && n <= more, text: more ? `0 (+ up to ${more} unconfirmed)` : '0' };
+};
+
 export async function hkeys(url: string): Promise<Set<string>> {
   const c = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
