@@ -8,7 +8,16 @@ import { popcount, type DocKeep } from './index/postings-index';
 export type FacetCounts = Partial<Record<FacetName, Record<string, number>>>;
 
 /** A short id's document id (defined for live documents). */
-type IdOf = (doc: number) => string;
+export type IdOf = (doc: number) => string;
+
+/** Documents in id order: the tie-break of every sort but relevance. */
+export function byId(idOf: IdOf): (a: number, b: number) => number {
+  return (a, b) => {
+    const x = idOf(a);
+    const y = idOf(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+}
 
 /**
  * The facet counts of one search, gathered in the pass that counts its total: every matching
@@ -147,25 +156,23 @@ export function sortOrder(
   cols: DocColumns,
   idOf: IdOf,
 ): (a: number, b: number) => number {
-  const byId = (a: number, b: number) => {
-    const x = idOf(a);
-    const y = idOf(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
+  const ids = byId(idOf);
   const { days, updated } = cols;
-  if (sort === 'date:asc') return (a, b) => days[a] - days[b] || byId(a, b);
-  if (sort === 'date:desc') return (a, b) => days[b] - days[a] || byId(a, b);
-  return (a, b) => updated[b] - updated[a] || byId(a, b);
+  if (sort === 'date:asc') return (a, b) => days[a] - days[b] || ids(a, b);
+  if (sort === 'date:desc') return (a, b) => days[b] - days[a] || ids(a, b);
+  return (a, b) => updated[b] - updated[a] || ids(a, b);
 }
 
-// Documents handled between yields in `firstK` and `DayOrder.build`, read between yields in
-// `DayOrder.page`: steps of 65,536 took up to 25 ms of the loop thread's CPU at 1M on a loaded
-// machine (load ~22); the query's slicer still yields only every ~5 ms.
-const STEP = 16_384;
+/**
+ * Documents handled between yields in `firstK` and the browse orders' `build`, read between
+ * yields in their `page` (`DayOrder`, `UpdateOrder`): steps of 65,536 took up to 25 ms of the loop
+ * thread's CPU at 1M on a loaded machine (load ~22); the query's slicer still yields only every ~5 ms.
+ */
+export const BROWSE_STEP = 16_384;
 
 /**
  * The first `k` of `docs` in the order `cmp`, in that order: a bounded heap whose root is the
- * worst kept (n log k comparisons, not a sort of all n). A step per `STEP` documents: at 1M
+ * worst kept (n log k comparisons, not a sort of all n). A step per `BROWSE_STEP` documents: at 1M
  * documents and k = 10,020 the whole is ~110 ms.
  */
 export function* firstK(
@@ -202,7 +209,7 @@ export function* firstK(
       heap[0] = d;
       down(0);
     }
-    if ((n + 1) % STEP === 0) yield;
+    if ((n + 1) % BROWSE_STEP === 0) yield;
   }
   return heap.sort(cmp);
 }
@@ -232,14 +239,14 @@ export class DayOrder {
       const c = dayCode(days[d]);
       if (c < lo) lo = c;
       if (c > hi) hi = c;
-      if ((d + 1) % STEP === 0) yield;
+      if ((d + 1) % BROWSE_STEP === 0) yield;
     }
     if (n === 0) lo = hi = 0;
     yield;
     const start = new Int32Array(hi - lo + 2);
     for (let d = 0; d < n; d++) {
       start[dayCode(days[d]) - lo + 1] += 1;
-      if ((d + 1) % STEP === 0) yield;
+      if ((d + 1) % BROWSE_STEP === 0) yield;
     }
     for (let i = 1; i < start.length; i++) start[i] += start[i - 1];
     yield;
@@ -247,7 +254,7 @@ export class DayOrder {
     const order = new Int32Array(n);
     for (let d = 0; d < n; d++) {
       order[fill[dayCode(days[d]) - lo]++] = d;
-      if ((d + 1) % STEP === 0) yield;
+      if ((d + 1) % BROWSE_STEP === 0) yield;
     }
     this.order = order;
     this.start = start;
@@ -257,7 +264,7 @@ export class DayOrder {
   /**
    * The page `offset … offset + limit - 1` of the documents `keep` keeps, by day (`desc`: newest
    * first), ties by id; and their number. When `total` is known (no filter), the walk stops at the
-   * page; else it counts every kept document, a step per `STEP` documents read (~50 ms at 1M).
+   * page; else it counts every kept document, a step per `BROWSE_STEP` documents read (~50 ms at 1M).
    */
   *page(
     opts: { desc: boolean; offset: number; limit: number; total?: number },
@@ -278,7 +285,7 @@ export class DayOrder {
       const to = start[b + 1];
       if (from === to) continue;
       read += to - from;
-      if (read >= STEP) {
+      if (read >= BROWSE_STEP) {
         read = 0;
         yield;
       }

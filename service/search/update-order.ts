@@ -1,11 +1,5 @@
-import { firstK } from './browse';
+import { BROWSE_STEP, byId, firstK, type IdOf } from './browse';
 import type { DocColumns } from './doc-columns';
-
-/** A short id's document id (defined for live documents). */
-type IdOf = (doc: number) => string;
-
-// Documents handled between yields in `build` and read between yields in `page` (as `DayOrder`).
-const STEP = 16_384;
 // Bits of one digit of the radix sort: four passes over a 64-bit key.
 const DIGIT_BITS = 16;
 const DIGITS = 1 << DIGIT_BITS;
@@ -18,7 +12,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * The documents by update time, newest first: a stable radix sort of the times' bits (linear, in
- * steps of `STEP` documents), so that a search without words sorted by `updated:desc` reads its
+ * steps of `BROWSE_STEP` documents), so that a search without words sorted by `updated:desc` reads its
  * page off the front, as `DayOrder` does by day, instead of picking the best `offset + limit` of
  * every document kept (`firstK` over all of them: at 1M documents ~110 ms of CPU a query, in steps
  * of 64–72 ms on a service's first such query, its code not yet optimised). Documents of one
@@ -56,7 +50,7 @@ export class UpdateOrder {
       counts[2 * DIGITS + (hi[d] & (DIGITS - 1))] += 1;
       counts[3 * DIGITS + (hi[d] >>> DIGIT_BITS)] += 1;
       src[d] = d;
-      if ((d + 1) % STEP === 0) yield;
+      if ((d + 1) % BROWSE_STEP === 0) yield;
     }
     let dst = new Int32Array(n);
     for (let pass = 0; pass < 4; pass++) {
@@ -74,7 +68,7 @@ export class UpdateOrder {
       for (let j = 0; j < n; j++) {
         const d = src[j];
         dst[at[(key[d] >>> shift) & (DIGITS - 1)]++] = d;
-        if ((j + 1) % STEP === 0) yield;
+        if ((j + 1) % BROWSE_STEP === 0) yield;
       }
       [src, dst] = [dst, src];
     }
@@ -85,7 +79,7 @@ export class UpdateOrder {
   /**
    * The page `offset … offset + limit - 1` of the documents `keep` keeps, newest first, ties by id;
    * and their number. When `total` is known the walk stops at the page; else it counts every kept
-   * document. A step per `STEP` documents read; the documents of one time that the page reaches
+   * document. A step per `BROWSE_STEP` documents read; the documents of one time that the page reaches
    * are put in id order by `firstK` (in steps too: a bulk load may stamp many with one time).
    */
   *page(
@@ -100,11 +94,7 @@ export class UpdateOrder {
     const end = offset + limit;
     const n = order.length;
     const docs: number[] = [];
-    const byId = (a: number, b: number) => {
-      const x = idOf(a);
-      const y = idOf(b);
-      return x < y ? -1 : x > y ? 1 : 0;
-    };
+    const ids = byId(idOf);
     let seen = 0;
     let j = 0;
     while (j < n && seen < end) {
@@ -114,10 +104,10 @@ export class UpdateOrder {
       // (A time that is no number, NaN, stands with the others of its kind: they sort first.)
       for (; j < n && sameTime(updated[order[j]], t); j++) {
         if (keep(order[j])) kept.push(order[j]);
-        if ((j + 1) % STEP === 0) yield;
+        if ((j + 1) % BROWSE_STEP === 0) yield;
       }
       if (seen + kept.length > offset) {
-        const ranked = yield* firstK(kept, Math.min(kept.length, end - seen), byId);
+        const ranked = yield* firstK(kept, Math.min(kept.length, end - seen), ids);
         for (let k = Math.max(0, offset - seen); k < ranked.length; k++) docs.push(ranked[k]);
       }
       seen += kept.length;
@@ -125,7 +115,7 @@ export class UpdateOrder {
     if (opts.total !== undefined) return { docs, total: opts.total };
     for (; j < n; j++) {
       if (keep(order[j])) seen += 1;
-      if ((j + 1) % STEP === 0) yield;
+      if ((j + 1) % BROWSE_STEP === 0) yield;
     }
     return { docs, total: seen };
   }
