@@ -29,7 +29,7 @@ import { processIsAlive } from '../../service/content/file-store/dir-lock';
  * Every other tool run, and every first run, is real.
  *
  * With `PROM_TOOLS_RESULTS_DIR` set (a jest run sets it to a folder of its own,
- * test/helpers/prom-tools-results.js, and removes the folder at its end), the processes of that
+ * test/helpers/run-folders.js, and removes the folder at its end), the processes of that
  * run share these results too: the test files and the `make validate` commands they start judge
  * the same default and operator stacks, each paying seconds of promtool for the same verdict. A
  * run on input another process is running waits for its result instead of running beside it.

@@ -44,7 +44,7 @@ let cached:
 
 /**
  * Where the processes of one jest run share the OpenAPI document (a file in a folder the run makes
- * and removes, test/helpers/openapi-document.js): loading the route schemas and zod-to-openapi
+ * and removes, test/helpers/run-folders.js): loading the route schemas and zod-to-openapi
  * (0.22 s), generating it (0.13 s) and ajv's meta-schema check of it (0.1 s) were each suite's CPU,
  * for the same document every time within a run. Unset, each process generates its own.
  */
