@@ -1,4 +1,5 @@
 /** What the e2e test knows about notifications: the routes of spec §6.2 and how to read deliveries. */
+import { load } from 'js-yaml';
 import { DEFAULT_ALERTING } from '../../configs';
 import { ALERTS } from '../../charts/generators/alert-names';
 import { RECEIVER_PATHS, type LocalStack } from '../../tools/harness/local-stack';
@@ -88,5 +89,68 @@ export async function waitForRoutes(
   );
 }
 
-/** Every route's group flushes after the same group_wait: a wrong extra route shows within this. */
-export const settle = () => new Promise((r) => setTimeout(r, 2500));
+/** What a chat or webhook configuration of alertmanager.yml holds that the test reads. */
+interface DestinationConfig {
+  readonly channel?: string;
+  readonly url?: string;
+  readonly send_resolved?: boolean;
+}
+
+/**
+ * The chat channels and the generic webhook of `receivers` in the alertmanager.yml Alertmanager
+ * runs; with `status` `RESOLVED`, only the destinations that send resolved notifications
+ * (`send_resolved`; unset, Alertmanager's default: false for Slack, true for webhooks).
+ */
+export function destinationsOf(
+  stack: LocalStack,
+  receivers: readonly string[],
+  status: ChatMessage['status'] = 'FIRING',
+): { channels: string[]; webhook: boolean } {
+  const config = load(stack.documents.alertmanagerConfig) as {
+    receivers: Array<{ name: string; slack_configs?: DestinationConfig[]; webhook_configs?: DestinationConfig[] }>;
+  };
+  const sends = (d: DestinationConfig, byDefault: boolean) => status === 'FIRING' || (d.send_resolved ?? byDefault);
+  const used = config.receivers.filter((r) => receivers.includes(r.name));
+  if (used.length !== new Set(receivers).size)
+    throw new Error(`receivers not in alertmanager.yml: ${receivers.join(', ')}`);
+  const channels = used.flatMap((r) => (r.slack_configs ?? []).filter((d) => sends(d, false)).map((d) => d.channel!));
+  const webhook = used.some((r) =>
+    (r.webhook_configs ?? []).some((d) => sends(d, true) && new URL(d.url!).pathname === RECEIVER_PATHS.webhook),
+  );
+  return { channels: [...new Set(channels)].sort(), webhook };
+}
+
+/**
+ * The receivers Alertmanager routes the alerts named `alertname` it holds to (`receivers` of
+ * `GET /api/v2/alerts`: its own match of the labels against the routing tree it runs).
+ */
+export async function receiversOf(stack: LocalStack, alertname: string): Promise<string[]> {
+  await stack.alertmanager.waitForAlert(alertname);
+  const held = (await stack.alertmanager.alerts()).filter((a) => a.labels.alertname === alertname);
+  return [...new Set(held.flatMap((a) => a.receivers.map((r) => r.name)))].sort();
+}
+
+/**
+ * Where Alertmanager sends `alertname`, by its own account: the destinations of the receivers it
+ * routes the alert to. Every notification of the alert comes from an aggregation group of one of
+ * these receivers, so once the expected routes were delivered and this equals them, no other route
+ * can deliver it later: the check that no wrong route was taken needs no wait (it waited 2.5 s, a
+ * few group_wait periods, for a delivery that would have shown a wrong route).
+ */
+export async function routedTo(
+  stack: LocalStack,
+  alertname: string,
+  status: ChatMessage['status'] = 'FIRING',
+): Promise<{ channels: string[]; webhook: boolean }> {
+  return destinationsOf(stack, await receiversOf(stack, alertname), status);
+}
+
+/** The texts of the chat messages with `status` about `alertname` (each alert's summary and description). */
+export function chatTexts(stack: LocalStack, alertname: string, status: ChatMessage['status'] = 'FIRING'): string[] {
+  return stack.receiver.deliveries
+    .filter((d) => {
+      const m = chatMessage(d);
+      return !!m && m.status === status && m.words.includes(alertname);
+    })
+    .map((d) => (d.body as { attachments?: Array<{ text?: string }> }).attachments?.[0]?.text ?? '');
+}

@@ -14,7 +14,9 @@
  * - `rule_files` and the Alertmanager `*_file` secret paths → temp files (the secrets are test
  *   values: a random bearer token, and the receiver's URL as the chat webhook URL);
  * - SHORTENED INTERVALS for the test: scrape_interval and evaluation_interval 15s → 1s, every
- *   rule's `for` → 2s, group_wait and group_interval → 1s, repeat_interval → 1m.
+ *   rule's `for` → 2s, group_wait and group_interval → 1s, repeat_interval → 1m; and Prometheus
+ *   re-sends firing alerts every 1s (`--rules.alert.resend-delay`, 1m by default), so the Watchdog
+ *   sent before Alertmanager listened arrives within a second of it, not a minute later.
  * Set at synth time instead (ordinary settings): WEBHOOK_URL → the receiver, SMTP_HOST/PORT →
  * a closed loopback port (there is no SMTP server: e-mail deliveries fail, chat and webhook ones
  * are asserted), and the presence of CHAT_WEBHOOK_URL and WEBHOOK_BEARER_TOKEN, whose values
@@ -32,7 +34,18 @@ import { LocalStack, RECEIVER_PATHS, summarizeDelivery, TEST_INTERVALS } from '.
 import { configDocuments } from '../../tools/harness/manifests';
 import { waitFor } from '../../tools/harness/ports';
 import { without, withoutSecretFiles, type Json } from './documents';
-import { CH, channelsFor, expectedRoutes, routesSoFar, settle, waitForRoutes, webhookDeliveries } from './routing';
+import {
+  CH,
+  channelsFor,
+  chatTexts,
+  destinationsOf,
+  expectedRoutes,
+  receiversOf,
+  routedTo,
+  routesSoFar,
+  waitForRoutes,
+  webhookDeliveries,
+} from './routing';
 import { burst, steadyTraffic } from './traffic';
 import { detectUiLinks } from '../../scripts/ui-links';
 import { dashboardPanelQueries } from './dashboard';
@@ -238,12 +251,15 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
         await stack.step('deliveries of the test alerts', () =>
           Promise.all(alerts.map(({ labels }) => waitForRoutes(stack, labels.alertname, expectedRoutes(labels)))),
         );
-        await settle();
+        // Alertmanager's own routing of each: no receiver beyond those delivered can deliver later.
+        const receivers = new Map<string, string[]>();
         for (const { labels } of alerts) {
-          expect({ alert: labels.alertname, ...routesSoFar(stack, labels.alertname) }).toEqual({
-            alert: labels.alertname,
-            ...expectedRoutes(labels),
-          });
+          receivers.set(labels.alertname, await receiversOf(stack, labels.alertname));
+          const expected = { alert: labels.alertname, ...expectedRoutes(labels) };
+          expect({ alert: labels.alertname, ...destinationsOf(stack, receivers.get(labels.alertname)!) }).toEqual(
+            expected,
+          );
+          expect({ alert: labels.alertname, ...routesSoFar(stack, labels.alertname) }).toEqual(expected);
         }
         const [critical] = webhookDeliveries(stack, 'E2ETestCritical');
         expect(critical.headers.authorization).toBe(`Bearer ${stack.secrets.webhookBearerToken}`);
@@ -269,7 +285,10 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
             { timeoutMs: 30000 },
           ),
         );
-        await settle();
+        // Of the receivers Alertmanager routed each to, only these send resolved notifications
+        // (its config, as it runs it): no other channel can get a RESOLVED later.
+        expect(destinationsOf(stack, receivers.get('E2ETestInfo')!, 'RESOLVED').channels).toEqual([CH.backend]);
+        expect(destinationsOf(stack, receivers.get('E2ETestWarning')!, 'RESOLVED').channels).toEqual(warningChannels);
         expect(channelsFor(stack, 'E2ETestInfo', 'RESOLVED')).toEqual([CH.backend]);
         expect(channelsFor(stack, 'E2ETestWarning', 'RESOLVED')).toEqual(warningChannels);
       } finally {
@@ -362,7 +381,7 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
 
       const expected = expectedRoutes(fired.labels);
       await stack.step('HighErrorRate deliveries', () => waitForRoutes(stack, ALERTS.highErrorRate, expected));
-      await settle();
+      expect(await routedTo(stack, ALERTS.highErrorRate)).toEqual(expected);
       expect(routesSoFar(stack, ALERTS.highErrorRate)).toEqual(expected);
       const held = await stack.alertmanager.waitForAlert(ALERTS.highErrorRate);
       expect(held.status.state).toBe('active');
@@ -634,22 +653,43 @@ describe(`the synthesized stack on loopback (real binaries; SHORTENED INTERVALS:
       expect(hook.headers.authorization).toBe(`Bearer ${stack.secrets.webhookBearerToken}`);
       const expected = expectedRoutes(fired.labels);
       await stack.step('BackendDown deliveries', () => waitForRoutes(stack, ALERTS.backendDown, expected));
-      await settle();
+      expect(await routedTo(stack, ALERTS.backendDown)).toEqual(expected);
       expect(routesSoFar(stack, ALERTS.backendDown)).toEqual(expected);
 
       // Inhibition: a warning of the same backend raised now (copying BackendDown's job, instance and
       // service) is held suppressed by BackendDown and never notified; so is every other backend alert.
+      // Its companion has the same grouping labels (alertname, severity, service), so it rides in each
+      // of the probe's aggregation groups, but `component="monitoring"`, which no inhibition targets
+      // (a backend outage does not silence the pipeline's own alerts): every flush of those groups
+      // notifies the companion, and would notify the probe with it had the inhibition not held it. The
+      // companion's message on every route is Alertmanager's own account that the probe's groups were
+      // flushed (the test waited 4 s, a few group_wait periods, instead).
       const down = await alertmanager.waitForAlert(ALERTS.backendDown, (a) => a.status.state === 'active');
       const probe = { ...fired.labels, alertname: 'E2EBackendProbe', severity: 'warning' };
+      const companion = { ...probe, component: 'monitoring' };
       await alertmanager.post([
         { labels: probe, annotations: { summary: 'probe', description: 'must be inhibited by BackendDown' } },
+        {
+          labels: companion,
+          annotations: { summary: 'companion', description: 'not inhibited: flushed with the probe' },
+        },
       ]);
       const suppressed = await stack.step('the probe is inhibited', () =>
         alertmanager.waitForAlert('E2EBackendProbe', (a) => a.status.state === 'suppressed'),
       );
       expect(suppressed.status.inhibitedBy).toContain(down.fingerprint);
-      await new Promise((r) => setTimeout(r, 4000)); // a few group_wait periods
-      expect(channelsFor(stack, 'E2EBackendProbe')).toEqual([]);
+      const routes = expectedRoutes(companion);
+      expect(routes).toEqual(expectedRoutes(probe));
+      await stack.step('the companion on every route of the probe', () =>
+        waitForRoutes(stack, 'E2EBackendProbe', routes),
+      );
+      const texts = chatTexts(stack, 'E2EBackendProbe');
+      expect(texts.length).toBeGreaterThanOrEqual(routes.channels.length);
+      for (const text of texts) {
+        expect(text).toContain('companion');
+        expect(text).not.toContain('must be inhibited by BackendDown');
+      }
+      expect(routes.webhook).toBe(false);
       expect(webhookDeliveries(stack, 'E2EBackendProbe')).toEqual([]);
       const others = (await alertmanager.alerts()).filter(
         // The pipeline's own alerts (the heartbeat among them) are not consequences of the outage.

@@ -37,6 +37,7 @@ export const TEST_INTERVALS: FastIntervals = {
   ruleFor: '2s',
   groupWait: '1s',
   repeatInterval: '1m',
+  alertResendDelay: '1s',
 };
 
 /** Human-friendly ports for `make up`; taken ones fall back to free ports. */
@@ -242,6 +243,7 @@ export class LocalStack {
           configFile: promConfig,
           dir: join(workDir, 'prometheus'),
           port: ports.prometheus,
+          alertResendDelay: opts.fast?.alertResendDelay,
         }).then((p) => {
           started.push({ name: 'prometheus', stop: () => p.stop() });
           return p;

@@ -71,6 +71,13 @@ export interface FastIntervals {
   readonly groupWait: string;
   /** Alertmanager `repeat_interval` wherever set. @example '1m' */
   readonly repeatInterval: string;
+  /**
+   * Prometheus's `--rules.alert.resend-delay` (a flag, not in prometheus.yml): how soon a firing
+   * alert is sent to Alertmanager again. Prometheus does not retry a failed send, and it starts
+   * beside Alertmanager: the Watchdog's first send, at the first evaluation, can come before
+   * Alertmanager listens, and the next came a minute later (Prometheus's default). @example '1s'
+   */
+  readonly alertResendDelay: string;
 }
 
 /** How the documents are adapted to loopback. */

@@ -59,6 +59,8 @@ export interface PrometheusOptions {
   readonly dir: string;
   /** Listen port on 127.0.0.1. @default a free port */
   readonly port?: number;
+  /** `--rules.alert.resend-delay`: how soon a firing alert is sent to Alertmanager again. @default Prometheus's (1m) */
+  readonly alertResendDelay?: string;
 }
 
 /**
@@ -81,6 +83,7 @@ export class PrometheusServer {
       `--web.listen-address=127.0.0.1:${port}`,
       '--web.enable-lifecycle',
       '--log.level=info',
+      ...(options.alertResendDelay ? [`--rules.alert.resend-delay=${options.alertResendDelay}`] : []),
     ]);
   }
 
