@@ -168,6 +168,8 @@ export class KvstoreConnection extends EventEmitter {
   private evictionChecking = false;
   /** Set once `connect` has run its checks: a later `ready` is a reconnect. */
   private startChecked = false;
+  /** Reconnection attempts the client scheduled since the start (logged at debug). */
+  private reconnects = 0;
 
   constructor(
     url: string | undefined,
@@ -228,6 +230,10 @@ export class KvstoreConnection extends EventEmitter {
     });
     this.client.on('close', () => this.transition('disconnected'));
     this.client.on('end', () => this.transition('disconnected'));
+    // At debug only: what a test of a store that stays away waits on, instead of a fixed sleep.
+    this.client.on('reconnecting', (delayMs: number) =>
+      this.logger.debug({ attempt: ++this.reconnects, delay_ms: delayMs }, 'kvstore reconnecting'),
+    );
   }
 
   /** Current state. */

@@ -14,7 +14,17 @@ import { watchLiveness } from './liveness';
  */
 
 function developmentEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', LOG_LEVEL: 'info', ...extra };
+  // debug: the kvstore connection logs its reconnection attempts there (what the test waits on).
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ENVIRONMENT: 'development', LOG_LEVEL: 'debug', ...extra };
+}
+
+const RECONNECTING = 'kvstore reconnecting';
+
+/** The number of the kvstore connection's reconnection attempt a log line reports, or 0. */
+function reconnectAttempt(line: string): number {
+  if (!line.includes(RECONNECTING)) return 0;
+  const attempt = (JSON.parse(line) as { attempt?: number }).attempt;
+  return typeof attempt === 'number' ? attempt : 0;
 }
 
 interface Health {
@@ -25,8 +35,11 @@ interface Health {
 
 async function expectDegradedWithoutDemo(svc: ServiceProcess): Promise<void> {
   const watch = await watchLiveness(svc.port, { everyMs: 50 });
-  // Some heartbeats and reconnection attempts while the probes run.
-  await new Promise((r) => setTimeout(r, 2500));
+  // A reconnection attempt (and the heartbeats before it: it is scheduled 1.6-2 s after the one
+  // before once the first few failed) while the probes run, by the service's own account: the test
+  // waited 2.5 s for some before.
+  const seen = Math.max(0, ...svc.process.logs().split('\n').map(reconnectAttempt));
+  await svc.logged((line) => reconnectAttempt(line) > seen);
   const health = await svc.request('/health');
   expect(health.status).toBe(200);
   const h = health.json<Health>();

@@ -2,7 +2,8 @@ import { parseSettings } from '../../../configs';
 import { KvstoreConnection, kvstoreOptions, withoutPassword } from '../../../service/kvstore/connection';
 import { silentLogger } from '../../../service/lib/logger';
 import { RedisServer } from '../../../tools/harness/redis';
-import { waitFor } from '../../../tools/harness/ports';
+import { freePort, waitFor } from '../../../tools/harness/ports';
+import { capture } from '../../helpers/log-capture';
 import { pauseRedis, resumeRedis } from '../../../tools/harness/redis-pause';
 
 describe('kvstore connection options', () => {
@@ -23,6 +24,27 @@ describe('kvstore connection options', () => {
       commandTimeout: 123,
       lazyConnect: true,
     });
+  });
+});
+
+describe('kvstore connection to a closed port', () => {
+  it('logs each reconnection attempt at debug, numbered, with its delay (what a test of a store that stays away waits on)', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const { logger, lines } = capture('debug');
+    const conn = new KvstoreConnection(url, parseSettings({ kvstore: { url } }), logger);
+    try {
+      await conn.connect();
+      expect(conn.state).toBe('disconnected');
+      const attempts = () => lines.filter((l) => l.msg === 'kvstore reconnecting');
+      await waitFor('two reconnection attempts', () => attempts().length >= 2, { timeoutMs: 10_000, intervalMs: 20 });
+      expect(attempts().slice(0, 2)).toMatchObject([
+        { level: 20, attempt: 1, delay_ms: expect.any(Number) },
+        { level: 20, attempt: 2, delay_ms: expect.any(Number) },
+      ]);
+    } finally {
+      await conn.close();
+    }
   });
 });
 
