@@ -35,6 +35,8 @@ async function serve(routes: RouteTable = ROUTES) {
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () => {
+    // Stops the event-loop monitor it started: an open one kept this file's module graph alive in its jest worker.
+    metrics.close();
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
