@@ -8,6 +8,7 @@ import { loadDemoContent } from '../../../service/demo/demo-content';
 import { errorHandler } from '../../../service/http/errors';
 import { exportRouter } from '../../../service/routes/export';
 import type { FeatureContext } from '../../../service/routes/context';
+import { waitFor } from '../../../tools/harness/ports';
 import { legacyRenderExport } from '../../helpers/legacy-export';
 
 /** V8's longest string (2^29 - 24 UTF-16 units on 64-bit): the old whole-string export failed past it. */
@@ -196,8 +197,10 @@ describe('GET /api/export/<name> streams', () => {
     const res = await get(server, '/api/export/all.md');
     expect(res.statusCode).toBe(200);
     await expect(drain(res)).rejects.toThrow(/aborted/);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(logs.join('')).toContain('export failed mid-stream');
+    // The log line comes once the server has seen the failure: awaited, not given 50 ms.
+    await waitFor('the export failure logged', () => logs.join('').includes('export failed mid-stream'), {
+      intervalMs: 5,
+    });
   });
 
   it('stops producing when the client goes away, and says so in the log', async () => {
@@ -218,8 +221,10 @@ describe('GET /api/export/<name> streams', () => {
     const res = await get(server, '/api/export/all.json');
     await new Promise<void>((r) => res.once('data', () => r()));
     res.destroy();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(logs.join('')).toContain('export stopped: the client closed the connection');
+    // The server says it stopped once it has seen the close: awaited, not given 300 ms.
+    await waitFor('the stop logged', () => logs.join('').includes('export stopped: the client closed the connection'), {
+      intervalMs: 5,
+    });
     // 2,000 items of 200 KB is 400 MB; the export stopped after what the socket buffers held.
     expect(produced).toBeLessThan(200);
   });
