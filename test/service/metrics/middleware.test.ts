@@ -22,6 +22,13 @@ async function serve(routes: RouteTable = ROUTES) {
   const registry = new Registry();
   const metrics = new ServiceMetrics(registry, { stats }, { processMetrics: false });
   const app = express();
+  // Paths whose response has closed, each added once every listener of that last event of the
+  // response (the middleware records on it) has run: after it nothing more can be recorded.
+  const closed: string[] = [];
+  app.use((req, res, next) => {
+    res.on('close', () => setImmediate(() => closed.push(req.path)));
+    next();
+  });
   app.use(metricsMiddleware(stats, metrics, routes));
   app.get('/api/search', (_req, res) => void res.json({ ok: true }));
   app.get('/api/chat', (_req, res) => void res.status(503).json({ error: 'unavailable' }));
@@ -40,7 +47,7 @@ async function serve(routes: RouteTable = ROUTES) {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { stats, registry, base, close, inside };
+  return { stats, registry, base, close, inside, closed };
 }
 
 /** GET that resolves with the status, or with 0 when `abortWhen` settles first (the client hangs up). */
@@ -90,8 +97,9 @@ describe('metrics middleware', () => {
     try {
       expect(await get(`${t.base}/api/eval`, t.inside())).toBe(0);
       await until(() => t.stats.snapshot().total === 1);
-      // Nothing else arrives later (no second record from another event).
-      await new Promise((r) => setTimeout(r, 50));
+      // Nothing else arrives later (no second record from another event): once the response's
+      // last event has run its course, not after 50 ms.
+      await until(() => t.closed.includes('/api/eval'));
       expect(t.stats.snapshot()).toMatchObject({ total: 1, successful: 0, failed: 1 });
       expect(t.stats.snapshot().byType.eval.count).toBe(1);
       expect(await t.registry.metrics()).toContain(
