@@ -9,17 +9,16 @@ describe('ShardedMap', () => {
       m.set(id, i);
       ref.set(id, i);
     });
-    for (let i = 0; i < ids.length; i += 3) {
-      expect(m.delete(ids[i])).toBe(true);
-      ref.delete(ids[i]);
-    }
+    // Each key's answers gathered and compared at once: an expect() per key (16,000 of them) was
+    // most of this test's 2.4 s; a difference still names its keys.
+    const notDeleted = ids.filter((id, i) => i % 3 === 0 && !(m.delete(id) && ref.delete(id)));
+    expect(notDeleted).toEqual([]);
     expect(m.delete('absent')).toBe(false);
     m.set('a', 42);
     ref.set('a', 42);
-    for (const id of [...ids, 'absent']) {
-      expect(m.get(id)).toBe(ref.get(id));
-      expect(m.has(id)).toBe(ref.has(id));
-    }
+    const answers = (map: Pick<Map<string, number>, 'get' | 'has'>) =>
+      [...ids, 'absent'].map((id) => ({ id, get: map.get(id), has: map.has(id) }));
+    expect(answers(m)).toEqual(answers(ref));
     expect(m.size).toBe(ref.size);
   });
 
@@ -37,7 +36,14 @@ describe('ShardedMap', () => {
     for (let r = steps.next(); !r.done; r = steps.next()) {
       n += 1;
       m.set(`new-${n}`, -n);
-      for (let i = 0; i < ids.length; i += 97) expect(m.get(ids[i])).toBe(i % 10 !== 0 && i % 3 === 0 ? i : undefined);
+      // The keys that answer wrongly between steps, gathered: an expect() per key (105,000 over the
+      // 256 steps) was most of this test's 12.5 s.
+      const wrong: string[] = [];
+      for (let i = 0; i < ids.length; i += 97) {
+        const want = i % 10 !== 0 && i % 3 === 0 ? i : undefined;
+        if (m.get(ids[i]) !== want) wrong.push(`${ids[i]} after step ${n}: ${m.get(ids[i])}, not ${want}`);
+      }
+      expect(wrong).toEqual([]);
     }
     expect(n).toBe(256);
     for (let k = 1; k <= n; k++) expect(m.get(`new-${k}`)).toBe(-k);
