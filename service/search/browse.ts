@@ -1,7 +1,7 @@
 import type { FacetName } from '../content/item-filter';
 import { ITEM_TYPES } from '../content/item';
 import type { SearchSort } from '../http/contract/search';
-import type { CompiledFilter, DocColumns } from './doc-columns';
+import type { CompiledFilter, DocColumns, FacetGroups } from './doc-columns';
 import { popcount, type DocKeep } from './index/postings-index';
 
 /** Facet counts: per facet asked for, its values and how many matching documents hold each. */
@@ -53,6 +53,9 @@ export class FacetTally {
    * step per document, where `word` takes a step per document and tag, and popcounts for the
    * types), and the groups' counts are then spread over types, tags and the total, each group by
    * the type and tag parts of the filter; else word by word (`word`: the types by popcounts).
+   * Without a date part, a block of documents (`DocColumns.groupBlocks`) the union mostly holds is
+   * counted from the block's groups less the documents the union lacks (`groupsOfPiece`): a full
+   * RM3 query's union holds ~90 % of the documents at the median (Vaswani's 93 at 200k).
    */
   private words(union: Int32Array, lo: number, hi: number): number {
     const { typeCounts, tagCounts, f } = this;
@@ -65,11 +68,25 @@ export class FacetTally {
     const counts = this.cols.groupCounts();
     const of = g.of;
     const dates = f.bits.date;
-    for (let w = lo; w < hi; w++) {
-      let y = union[w];
-      if (dates) y &= w < dates.length ? dates[w] : 0;
-      for (; y !== 0; y &= y - 1) counts[of[(w << 5) + 31 - Math.clz32(y & -y)]] += 1;
-    }
+    // Without a date part every matching document counts in its group: where the union holds
+    // most of a block of documents, its groups' counts are the block's less those it lacks.
+    const blocks = dates ? undefined : this.cols.groupBlocks();
+    if (blocks) {
+      const per = blocks.size >>> 5;
+      for (let a = lo; a < hi;) {
+        const b = Math.floor(a / per);
+        const e = Math.min(hi, (b + 1) * per);
+        const first = b * blocks.size;
+        const block = { counts: blocks.counts[b], first, last: Math.min(this.cols.built, first + blocks.size) };
+        groupsOfPiece(union, a, e, g, counts, block);
+        a = e;
+      }
+    } else
+      for (let w = lo; w < hi; w++) {
+        let y = union[w];
+        if (dates) y &= w < dates.length ? dates[w] : 0;
+        for (; y !== 0; y &= y - 1) counts[of[(w << 5) + 31 - Math.clz32(y & -y)]] += 1;
+      }
     const { type, start, tags } = g;
     for (let c = 0; c < g.count; c++) {
       const m = counts[c];
@@ -137,6 +154,54 @@ export class FacetTally {
     }
     if (this.tagCounts) out.tag = topTags(this.tagCounts, this.cols.tagNames, tagLimit);
     return out;
+  }
+}
+
+/** A block of documents `first … last - 1` (the entered ones) and their counts per facet group (`GroupBlocks`; absent: not kept). */
+export interface GroupBlock {
+  readonly counts: Int32Array | undefined;
+  readonly first: number;
+  readonly last: number;
+}
+
+/**
+ * Adds to `counts` (per facet group of `g`) the groups of the documents set in `union`'s words
+ * `a … e - 1`, which lie in `block`: one step per document set, or, when fewer, the block's
+ * counts less one step per document of the block the words lack (those outside them included),
+ * plus one per group.
+ */
+export function groupsOfPiece(
+  union: Int32Array,
+  a: number,
+  e: number,
+  g: Pick<FacetGroups, 'of' | 'count'>,
+  counts: Int32Array,
+  block: GroupBlock,
+): void {
+  const { of, count: groups } = g;
+  const { first, last } = block;
+  let set = 0;
+  for (let w = a; w < e; w++) if (union[w] !== 0) set += popcount(union[w]);
+  const from = Math.max(first, a << 5);
+  const to = Math.min(last, e << 5);
+  const inside = Math.max(0, to - from);
+  const lacking = inside - set + (last - first - inside);
+  if (!block.counts || lacking + groups >= set) {
+    for (let w = a; w < e; w++)
+      for (let y = union[w]; y !== 0; y &= y - 1) counts[of[(w << 5) + 31 - Math.clz32(y & -y)]] += 1;
+    return;
+  }
+  const own = block.counts;
+  for (let c = 0, n = Math.min(groups, own.length); c < n; c++) counts[c] += own[c];
+  // The block's documents outside the words, then those in them the union lacks.
+  for (let d = first; d < Math.min(last, a << 5); d++) counts[of[d]] -= 1;
+  for (let d = Math.max(first, e << 5); d < last; d++) counts[of[d]] -= 1;
+  for (let w = a; w < e; w++) {
+    const d0 = w << 5;
+    let z = ~union[w];
+    // Past the entered documents nothing is counted.
+    if (d0 + 32 > last) z = last <= d0 ? 0 : z & ((1 << (last - d0)) - 1);
+    for (; z !== 0; z &= z - 1) counts[of[d0 + 31 - Math.clz32(z & -z)]] -= 1;
   }
 }
 

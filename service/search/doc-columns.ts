@@ -83,6 +83,27 @@ const TYPE_BITS = 32 - Math.clz32(ITEM_TYPES.length);
 // Slots of the facet groups' direct-mapped cache: 2^12 (32 KB).
 const GROUP_CACHE_BITS = 12;
 
+/**
+ * Documents a block of `DocColumns.groupBlocks` holds by default: 2^18, 262,144 (`unionSize`'s
+ * steps of 8,192 words). At 1M documents four blocks of a count per facet group.
+ */
+export const GROUP_BLOCK_DOCS = 1 << 18;
+
+/** `DocColumns`' options. */
+export interface DocColumnsOptions {
+  /** Documents a block of `groupBlocks` holds (a multiple of 32). @default GROUP_BLOCK_DOCS */
+  readonly groupBlockDocs?: number;
+}
+
+/**
+ * `DocColumns.groupBlocks`: per block of `size` documents (block b: short ids b·size … (b + 1)·size
+ * − 1), how many of the entered documents are in each facet group (`counts[b][g]`, absent = 0).
+ */
+export interface GroupBlocks {
+  readonly size: number;
+  readonly counts: readonly Int32Array[];
+}
+
 // Compiled filters kept per generation of the columns (their bitmaps cost a pass over the documents).
 const KEPT_FILTERS = 16;
 
@@ -124,6 +145,16 @@ export class DocColumns {
   // Compiled filters of this generation by their normal form, most recent last.
   private compiled = new Map<string, CompiledFilter>();
   private compiledAt = -1;
+  private readonly blockDocs: number;
+  // `groupBlocks`' counts, of the documents below `blocksBuilt` (reset with the numbering).
+  private blockCounts: Int32Array[] = [];
+  private blocksBuilt = 0;
+
+  constructor(opts: DocColumnsOptions = {}) {
+    this.blockDocs = opts.groupBlockDocs ?? GROUP_BLOCK_DOCS;
+    if (!(this.blockDocs >= 32 && this.blockDocs % 32 === 0))
+      throw new Error(`DocColumns: groupBlockDocs must be a positive multiple of 32, not ${this.blockDocs}`);
+  }
 
   /**
    * Brings the columns up to the index's documents, yielding every few thousand documents (a
@@ -134,6 +165,8 @@ export class DocColumns {
       this.numbering = src.numbering;
       this.built = 0;
       this.tagStart = new Int32Array(1);
+      this.blockCounts = [];
+      this.blocksBuilt = 0;
       this.generation += 1;
       if (this.groupKey.size > 2 * src.idLimit + 1024) {
         this.groupKey.clear();
@@ -224,6 +257,33 @@ export class DocColumns {
       start: this.groupStart,
       tags: this.groupTags,
     };
+  }
+
+  /**
+   * The entered documents' facet groups counted per block of documents (`GroupBlocks`), brought
+   * up to the documents entered since the last call (a pass over those only; all of them after a
+   * renumbering: ~1M array reads at 1M documents): a facet tally of a match set that holds most of
+   * a block counts the documents it lacks and takes them from the block's counts (`FacetTally`).
+   * Undefined when the groups outnumber a quarter of a block's documents: adding a block's counts
+   * would then cost about what counting the documents does.
+   */
+  groupBlocks(): GroupBlocks | undefined {
+    const size = this.blockDocs;
+    const groups = this.groupKey.size;
+    if (groups > size / 4) return undefined;
+    const of = this.groupOf;
+    for (let d = this.blocksBuilt; d < this.built;) {
+      const b = Math.floor(d / size);
+      const end = Math.min(this.built, (b + 1) * size);
+      const counts = (this.blockCounts[b] = grown(
+        this.blockCounts[b] ?? new Int32Array(0),
+        groups,
+        (n) => new Int32Array(n),
+      ));
+      for (; d < end; d++) counts[of[d]] += 1;
+    }
+    this.blocksBuilt = this.built;
+    return { size, counts: this.blockCounts };
   }
 
   /** A zeroed array of a count per facet group, reused: its user leaves it zeroed. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ITEM_TYPES, type ItemType } from '../../../service/content/item';
 import { dayNumber, type FacetName, type ItemFilter } from '../../../service/content/item-filter';
 import { atOnce } from '../../../service/lib/yield-to-loop';
-import { FacetTally, type FacetCounts } from '../../../service/search/browse';
+import { FacetTally, groupsOfPiece, type FacetCounts } from '../../../service/search/browse';
 import { DocColumns, type ColumnSource, type DocAttributes } from '../../../service/search/doc-columns';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
@@ -135,6 +135,110 @@ describe('FacetTally: every way of counting against the definition', () => {
       );
     },
     // A hang guard only: the property is bounded by numRuns and the sizes drawn (test/helpers/property.ts).
+    PROPERTY_HANG_GUARD_MS,
+  );
+
+  it(
+    'counts dense match sets from the group counts of blocks, over any cut of the words, as documents are appended',
+    () => {
+      fc.assert(
+        fc.property(
+          // Few tags, so few facet groups: blocks of 64 documents keep their counts (at most a quarter as many groups).
+          fc.array(
+            docArb.map((d) => ({ ...d, tags: d.tags.filter((t) => t === 'a' || t === 'b') })),
+            { minLength: 1, maxLength: 400 },
+          ),
+          fc.integer({ min: 0, max: 400 }),
+          fc.integer({ min: 0, max: 100 }),
+          fc.array(fc.nat(14)),
+          fc.constantFrom(64, 96, 128),
+          filterArb,
+          fc.subarray<FacetName>(['type', 'tag'], { minLength: 1 }),
+          (docs, firstPart, percent, cuts, groupBlockDocs, f, facets) => {
+            // Documents entered in two updates of one numbering: the blocks' counts are extended.
+            const cols = new DocColumns({ groupBlockDocs });
+            const numbering = {};
+            atOnce(cols.update(sourceOf(docs.slice(0, Math.min(firstPart, docs.length)), numbering)));
+            cols.groupBlocks();
+            atOnce(cols.update(sourceOf(docs, numbering)));
+            // Most live documents matched (each with `percent` % odds): the union is dense.
+            const r = fc.sample(fc.integer({ min: 0, max: 99 }), { numRuns: docs.length, seed: docs.length + percent });
+            const matched = docs.flatMap((d, i) => (d.live && r[i] < percent ? [i] : []));
+            const want = expected(docs, matched, f, facets);
+            const union = bitmapOf(docs.length, matched);
+            // The words counted in runs cut at `cuts` (as `unionSize` and a browse count them).
+            const at = [...new Set([0, ...cuts.map((c) => c % (union.length + 1)), union.length])].sort(
+              (x, y) => x - y,
+            );
+            const tally = new FacetTally(cols, cols.compile(f), facets);
+            let total = 0;
+            for (let i = 1; i < at.length; i++) total += tally.visit.words!(union, at[i - 1], at[i]);
+            expect({ total, counts: tally.counts(100) }).toEqual(want);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
+  it('takes a dense block from its group counts and a sparse one document by document, to the same counts', () => {
+    const of = Int32Array.from({ length: 96 }, (_, d) => (d * 7) % 5);
+    const block = new Int32Array(5);
+    for (let d = 64; d < 90; d++) block[of[d]] += 1;
+    // Word 2 of a block of documents 64 … 89 (26 entered): all but two set, then three set.
+    for (const x of [~0b101, 0b10011]) {
+      const union = new Int32Array([0, 0, x & ((1 << 26) - 1)]);
+      const direct = new Int32Array(5);
+      const fromBlock = new Int32Array(5);
+      groupsOfPiece(union, 2, 3, { of, count: 5 }, direct, { counts: undefined, first: 64, last: 90 });
+      groupsOfPiece(union, 2, 3, { of, count: 5 }, fromBlock, { counts: block, first: 64, last: 90 });
+      const want = new Int32Array(5);
+      for (let d = 64; d < 90; d++) if ((union[2] >>> (d & 31)) & 1) want[of[d]] += 1;
+      expect([...direct]).toEqual([...want]);
+      expect([...fromBlock]).toEqual([...want]);
+    }
+  });
+
+  it(
+    'groupsOfPiece: the groups of any words of a block, by documents or from the block, as counted one by one',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 8 }),
+          fc.integer({ min: 0, max: 8 * 32 }),
+          fc.nat(8),
+          fc.nat(8),
+          fc.integer({ min: 50, max: 100 }),
+          fc.integer({ min: 0, max: 2 ** 31 }),
+          (words, entered, x, y, percent, seed) => {
+            // A block of `words` words at word 2 (documents 64 …), `entered` of them entered; the
+            // union's words a … e - 1 of it, each entered document set with `percent` % odds.
+            const first = 64;
+            const last = first + Math.min(entered, words * 32);
+            const a = 2 + Math.min(x, y, words);
+            const e = 2 + Math.min(Math.max(x, y), words);
+            const r = fc.sample(fc.integer({ min: 0, max: 99 }), { numRuns: 2 + words * 64, seed });
+            const of = Int32Array.from({ length: first + words * 32 }, (_, d) => r[d] % 3);
+            const block = new Int32Array(3);
+            for (let d = first; d < last; d++) block[of[d]] += 1;
+            const union = new Int32Array(2 + words);
+            const want = new Int32Array(3);
+            for (let d = Math.max(first, a * 32); d < Math.min(last, e * 32); d++)
+              if (r[r.length - 1 - d] < percent) {
+                union[d >>> 5] |= 1 << (d & 31);
+                want[of[d]] += 1;
+              }
+            for (const given of [undefined, block]) {
+              const got = new Int32Array(3);
+              groupsOfPiece(union, a, e, { of, count: 3 }, got, { counts: given, first, last });
+              expect([...got]).toEqual([...want]);
+            }
+          },
+        ),
+        { numRuns: 500 },
+      );
+    },
     PROPERTY_HANG_GUARD_MS,
   );
 
