@@ -31,6 +31,10 @@
  * the 10 with the most loop-thread CPU and what filled them (GC pauses by kind, the slices that
  * ended in them), on stderr; with `--units` also the longest units of work between two yields.
  *
+ * `--turns[=ms]`: every turn of the loop thread over that many ms of CPU (30) over the whole run,
+ * with what the bench was doing when it began and ended (`turn-log.ts`), on stderr: a long turn
+ * that falls between the rows' measurements is still named.
+ *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -44,6 +48,7 @@ import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 import { attribute } from './stall-attribution';
+import { turnLog } from './turn-log';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: readonly number[]): number =>
@@ -105,6 +110,7 @@ async function timed(fn: () => Promise<unknown>): Promise<Took> {
 async function stallOf<T>(
   fn: () => Promise<T>,
 ): Promise<{ value: T; maxDelayMs: number; busyMs: number; gcMs: number }> {
+  turns?.doing('a row monitor starting');
   const ms = attributing();
   const recording = ms === undefined ? undefined : attribute(ms, process.argv.includes('--units'));
   const m = monitorEventLoop(1);
@@ -115,6 +121,7 @@ async function stallOf<T>(
   gc.observe({ entryTypes: ['gc'] });
   m.take();
   const value = await fn();
+  turns?.doing('a row monitor ending');
   const { max, busyMax } = m.take();
   m.stop();
   gc.disconnect();
@@ -127,8 +134,15 @@ async function stallOf<T>(
     for (const u of recording.longUnits().slice(0, 10))
       process.stderr.write(`  unit ${u.n}× max ${u.max} ms (${u.maxNoGc} without GC): ${u.where}\n`);
   }
+  turns?.doing('between rows');
   return { value, maxDelayMs: max * 1000, busyMs: busyMax * 1000, gcMs };
 }
+
+/** `--turns[=ms]`: the run's turns over that many ms (30) of the loop thread's CPU, named (`turnLog`). */
+const turns = ((): ReturnType<typeof turnLog> | undefined => {
+  const a = process.argv.find((x) => x.startsWith('--turns'));
+  return a === undefined ? undefined : turnLog(Number(a.split('=')[1] ?? 30));
+})();
 
 /** `--attribute[=ms]`: attribute the stalls over that many ms (30). */
 function attributing(): number | undefined {
@@ -186,11 +200,13 @@ export async function filtersAt(
   log: (l: string) => void,
   parts: readonly FilterBenchPart[] = ALL_PARTS,
 ): Promise<string[]> {
+  turns?.doing(`${size}: corpus`);
   const items = attributedCorpus(v, size);
   const out: string[] = [`#### ${size.toLocaleString('en')} documents`, ''];
   const indexes: Array<[string, BenchIndex]> = [];
   for (const [label, make] of indexMakers()) {
     const index = make();
+    turns?.doing(`${size} ${label}: indexing`);
     const t = performance.now();
     await index.replaceAll(items);
     await index.settled();
@@ -198,6 +214,7 @@ export async function filtersAt(
     await (index as unknown as { compact: { fillVocabulary(ms: number): Promise<void> } }).compact.fillVocabulary(1000);
     log(`${size} ${label}: indexed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     // The first filtered query builds the document columns (once per merge): timed apart.
+    turns?.doing(`${size} ${label}: first browse`);
     const first = await stallOf(() => timed(() => index.search(q('', { filter: { type: ['project'] } }))));
     out.push(
       `- ${label}: document columns and day order built by the first browse: ${first.value.wall.toFixed(0)} ms (CPU ${first.value.cpu.toFixed(0)} ms), longest turn ${first.busyMs.toFixed(1)} ms CPU, longest GC ${first.gcMs.toFixed(1)} ms, max loop delay ${first.maxDelayMs.toFixed(1)} ms`,
@@ -208,6 +225,7 @@ export async function filtersAt(
   const texts = v.queries.map((x) => x.text);
   // Per index: measurements of `ask` per query (the median of `reps`, interleaved query by query and index by index).
   const measure = async (
+    row: string,
     qs: readonly string[],
     asks: ReadonlyArray<(text: string) => IndexQuery>,
   ): Promise<{
@@ -227,7 +245,9 @@ export async function filtersAt(
             const x = (r + i + n) % indexes.length;
             const index = indexes[x][1];
             for (const [a, ask] of asks.entries()) {
+              turns?.doing(`${row}: rep ${r}, query ${i}, index ${x}, ask ${a}`);
               const took = await timed(() => index.search(ask(text)));
+              turns?.doing(`${row}: after rep ${r}, query ${i}, index ${x}, ask ${a}`);
               if (r > 0) runs[x][a][i].push(took);
             }
           }
@@ -248,7 +268,7 @@ export async function filtersAt(
       ['2-word', twoWordQueries(texts)],
     ] as const)
       for (const [name, filter] of FILTERS) {
-        const m = await measure(qs, [(text) => q(text), (text) => q(text, { filter })]);
+        const m = await measure(`${kind} ${name}`, qs, [(text) => q(text), (text) => q(text, { filter })]);
         for (const [x, [label]] of indexes.entries()) {
           const [plain, filtered] = m.value[x];
           const ratios = plain.cpu.map((p, i) => filtered.cpu[i] / p).sort((a, b) => a - b);
@@ -267,12 +287,13 @@ export async function filtersAt(
       ]
     : []) as Array<[string, readonly string[]]>) {
     const big: string[] = [];
+    turns?.doing(`facets ${kind}: choosing the queries matching 100,000`);
     for (const text of qs) if ((await indexes[0][1].search(q(text))).total >= 100_000) big.push(text);
     if (!big.length) {
       out.push(`- no ${kind} query matches 100,000 documents at this size`);
       continue;
     }
-    const m = await measure(big, [(text) => q(text), (text) => q(text, { facets: ['type', 'tag'] })]);
+    const m = await measure(`facets ${kind}`, big, [(text) => q(text), (text) => q(text, { facets: ['type', 'tag'] })]);
     for (const [x, [label]] of indexes.entries()) {
       const [plain, faceted] = m.value[x];
       const line = `- ${label}: facets (type, tag) on the ${big.length} ${kind} queries matching ≥ 100,000: p50 / p99 ${pp(faceted.cpu)} ms CPU (wall p50 ${median(faceted.wall).toFixed(2)}), the same queries without facets ${pp(plain.cpu)} ms CPU (wall p50 ${median(plain.wall).toFixed(2)}); per query the facets add p50 ${median(faceted.cpu.map((f, i) => f - plain.cpu[i])).toFixed(2)} ms CPU; longest turn ${m.busyMs.toFixed(1)} ms CPU, longest GC ${m.gcMs.toFixed(1)} ms, max loop delay ${m.maxDelayMs.toFixed(1)} ms`;
@@ -294,6 +315,7 @@ export async function filtersAt(
     let busy = 0;
     for (const offset of [0, 100, 1_000, 5_000, 10_000]) {
       const m = await measure(
+        `browse ${name}, offset ${offset}`,
         Array.from({ length: Math.max(reps, 10) }, () => ''),
         [() => q('', { filter, sort: 'date:desc', offset, limit: 20, ...extra })],
       );

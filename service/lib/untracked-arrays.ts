@@ -52,27 +52,34 @@ export function f64(n: number): Float64Array {
   return new Float64Array(shared(n, 8));
 }
 
-/** Bytes from which `mapped` pads a buffer to `MAPPED_BYTES`. */
-const LARGE_BYTES = 1 << 20;
-/** glibc's largest mmap threshold (`DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit): blocks of this size or more are always mapped. */
-const MAPPED_BYTES = 32 << 20;
+/** `SharedArrayBuffer` with ES2024's `maxByteLength` option (Node 20 has it; the project's lib is ES2022). */
+const GrowableShared = SharedArrayBuffer as unknown as new (
+  length: number,
+  options: { maxByteLength: number },
+) => SharedArrayBuffer;
 
-/** A shared buffer for `n` elements of `bytes` bytes, at least `MAPPED_BYTES` long if it is a MB or more. */
+/**
+ * A shared buffer of exactly `n` elements of `bytes` bytes, growable (its maximum its length): V8
+ * makes a growable buffer's memory as pages of its own (a fresh anonymous mapping, reserved and
+ * committed), never through malloc, so it is zero without being written.
+ */
 function mappedBuffer(n: number, bytes: number): SharedArrayBuffer {
   const length = n * bytes;
-  return new SharedArrayBuffer(length >= LARGE_BYTES ? Math.max(length, MAPPED_BYTES) : length);
+  return new GrowableShared(length, { maxByteLength: length });
 }
 
 /**
- * The same arrays for a merge's large ones, over a buffer of at least 32 MiB (the array is a view
- * of its first `n` elements; the rest is address space, never touched, so never resident).
+ * The same arrays for a merge's large ones, over memory that is not written when it is allocated:
+ * its pages are faulted in as the merge's passes first write them, in their steps.
  *
- * Why: glibc's malloc serves a block under its mmap threshold from its heap and zeroes it there,
- * writing every page at once; the threshold rises, up to 32 MiB, to the size of each mapped block
- * freed, so once one merge's arrays were freed, the next merge's arrays of a few MB came from the
- * heap: at 1M documents, 13 MB allocated in one step took 59 ms of the loop thread's CPU, 3,076
- * page faults (issue 39). A block of 32 MiB or more is always mapped, fresh and zero without being
- * written: its pages are faulted in as the merge's passes first write them, in their steps.
+ * Why: `new SharedArrayBuffer(n)` is `calloc`, and glibc's calloc zeroes a block it serves from
+ * its heap (not freshly mapped), writing every page in the allocating step. At 1M documents a
+ * merge's allocations of 1–13 MB took 59–152 ms of the loop thread's CPU each, 3,076 page faults
+ * for 13 MB (issue 39). Buffers padded to 32 MiB (glibc's largest mmap threshold) were still
+ * zeroed whole now and then: three of 32 MiB took 166–173 ms of CPU and ~7,500 page faults each,
+ * mostly system time, in one 1M merge (BENCHMARKS.md, "Deletes at scale", mrg). A growable
+ * shared buffer's memory comes from V8's page allocator (`mmap`), whatever malloc's heap holds.
+ * As with the other arrays here, V8 counts none of it as external memory.
  */
 export const mapped = {
   i32: (n: number): Int32Array => new Int32Array(mappedBuffer(n, 4), 0, n),

@@ -1,4 +1,15 @@
-import { f64, i32, u16, u32, u8 } from '../../../service/lib/untracked-arrays';
+import { existsSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { f64, i32, mapped, u16, u32, u8 } from '../../../service/lib/untracked-arrays';
+
+/** Minor page faults of the calling thread so far (Linux: /proc/thread-self/stat, field 10). */
+function threadMinorFaults(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+}
+
+const PAGE = 4096;
 
 describe('untracked arrays', () => {
   it('makes zeroed typed arrays of the asked kind and length over a SharedArrayBuffer', () => {
@@ -29,4 +40,62 @@ describe('untracked arrays', () => {
     expect(afterPlain - afterShared).toBeGreaterThanOrEqual(bytes);
     expect(untracked.length + plain.length).toBe(2 * bytes);
   });
+
+  it('makes the merge arrays of exactly the asked length over a growable shared buffer, zeroed', () => {
+    const made = [mapped.i32(1000), mapped.u32(1000), mapped.u16(1000), mapped.u8(1000)];
+    expect(made.map((a) => a.constructor.name)).toEqual(['Int32Array', 'Uint32Array', 'Uint16Array', 'Uint8Array']);
+    for (const a of made) {
+      expect(a.length).toBe(1000);
+      expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
+      // No padding: the buffer is the array (the mapping is fresh whatever its size).
+      expect(a.buffer.byteLength).toBe(a.byteLength);
+      expect(a.every((x) => x === 0)).toBe(true);
+    }
+    expect(mapped.i32(0).length).toBe(0);
+  });
+
+  it('adds nothing to the external memory V8 paces its collections by, for the merge arrays either', () => {
+    const bytes = 64 * 1024 * 1024;
+    const before = process.memoryUsage().external;
+    const untracked = mapped.u8(bytes);
+    expect(process.memoryUsage().external - before).toBeLessThan(bytes / 2);
+    expect(untracked.length).toBe(bytes);
+  });
+
+  // Linux and glibc (the service's image): the thread's page faults are read from /proc.
+  (existsSync('/proc/thread-self/stat') ? it : it.skip)(
+    'writes no page of a merge array when it is allocated, where a calloc of the same size zeroes every page',
+    () => {
+      const MB = 1 << 20;
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      // glibc's mmap threshold raised to 31 MiB by a mapped block that size freed; then blocks
+      // under it from the heap, fresh (calloc does not clear them) and never written, freed below
+      // a block that keeps them off the top (not trimmed): what a merge at 1M found in the heap.
+      // A collection frees dead buffers in a background sweep that the next collection finishes: two each.
+      let raise: SharedArrayBuffer | undefined = new SharedArrayBuffer(31 * MB);
+      raise = undefined;
+      gc();
+      gc();
+      let fresh: SharedArrayBuffer[] | undefined = Array.from({ length: 12 }, () => new SharedArrayBuffer(20 * MB));
+      const pin = new SharedArrayBuffer(2 * MB);
+      fresh = undefined;
+      gc();
+      gc();
+      const bytes = 32 * MB;
+      let before = threadMinorFaults();
+      const zeroed = new SharedArrayBuffer(bytes);
+      const callocFaults = threadMinorFaults() - before;
+      before = threadMinorFaults();
+      const made = mapped.u8(bytes);
+      const mappedFaults = threadMinorFaults() - before;
+      // 8,192 pages: calloc wrote them all in the allocating call (149–155 ms of CPU on the bench machine).
+      expect(callocFaults).toBeGreaterThan(bytes / PAGE / 2);
+      expect(mappedFaults).toBeLessThan(bytes / PAGE / 100);
+      before = threadMinorFaults();
+      made.fill(1, 0, 4 * MB);
+      expect(threadMinorFaults() - before).toBeGreaterThanOrEqual((4 * MB) / PAGE / 2);
+      expect([raise, fresh, zeroed.byteLength + pin.byteLength]).toEqual([undefined, undefined, 34 * MB]);
+    },
+  );
 });
