@@ -13,13 +13,16 @@
  *    against an index built from the survivors alone: heap per live document after a forced GC
  *    (`node --expose-gc`), and their ratio.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size] [--no-memory] [--attribute[=ms] [--units]]`
- * (`--attribute`: each phase's stalls over that many ms with what filled them, as in stall.ts)
+ * `node --expose-gc -r ts-node/register/transpile-only bench/search/delete.ts [size] [--no-memory] [--attribute[=ms] [--units]] [--steps[=ms]]`
+ * (`--attribute`: each phase's stalls over that many ms with what filled them, as in stall.ts;
+ * `--steps`: each step of a query's first pass, `cursorJob`, over that many ms (10) of the loop
+ * thread's CPU, on stdout beside `--trace-gc`'s lines, step-trace.ts)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
+import { traceSteps } from '../../service/search/index/step-trace';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { watch } from './stall';
@@ -224,6 +227,8 @@ export async function run(): Promise<string> {
     .join(', ');
   const size = Number(process.env.SEARCH_BENCH_DELETE_SIZE ?? 1_000_000);
   const memory = !process.argv.includes('--no-memory');
+  const steps = process.argv.find((x) => x.startsWith('--steps'));
+  if (steps) traceSteps({ ms: Number(steps.split('=')[1] ?? 10), log: (line) => writeSync(1, `${line}\n`) });
   const report = deleteReport(await deletes(size, (line) => process.stderr.write(`${line}\n`), memory), load);
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });

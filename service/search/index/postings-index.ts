@@ -12,6 +12,7 @@ import {
   type TermValues,
   type ValueStats,
 } from './term-values';
+import { site, traced, tracing } from './step-trace';
 import { wholeScorer } from './whole-score';
 
 /** BM25 parameters in MiniSearch's names: saturation `k` (k1), length normalisation `b`, BM25+ floor `d`. */
@@ -77,6 +78,7 @@ function* settingBits(docs: Int32Array, words: Int32Array, lo: number): Generato
       const d = docs[i];
       words[(d >>> 5) - lo] |= 1 << (d & 31);
     }
+    site('bits:set', undefined, docs.length);
     if (at + VALUE_STEP < docs.length) yield;
   }
   return words;
@@ -176,6 +178,7 @@ export class PostingsIndex extends SegmentedIndex {
       this.postingCacheKey = key;
       this.postingCacheSize = 0;
     }
+    site('postings:start', term, 0);
     const cached = this.postingCache.get(term);
     if (cached) {
       this.postingCache.delete(term);
@@ -185,13 +188,16 @@ export class PostingsIndex extends SegmentedIndex {
     }
     const t = this.termIds.get(term);
     if (t === undefined || fields.every((f) => this.df[f][t] === 0)) return undefined;
+    site('runs', term, 0);
     // The base's part comes merged over fields from `baseRun` (kept until the next merge), with
     // a bound from its largest tf and shortest length: no pass over it per write. Only the
     // appended segments' part is gathered, sorted and bounded exactly here.
     const run = yield* this.runs.getSteps(this.base, this.nf, t);
+    site('postings:run', term, run?.docs.length ?? 0);
     yield;
     const idf = fields.map((f) => (this.df[f][t] === 0 ? 0 : this.idf(f, t)));
     const stats = this.valueStats(bm25);
+    site('postings:stats');
     yield;
     const parts: TermPostings['parts'] = [];
     if (run) {
@@ -204,12 +210,14 @@ export class PostingsIndex extends SegmentedIndex {
         if (this.liveKeep.length < run.docs.length)
           this.liveKeep = i32(Math.max(run.docs.length, this.liveKeep.length * 2));
         live = yield* liveOf(run.docs, runTfs, () => this.gone, this.liveKeep, this.pools);
+        site('postings:live', term, live.docs.length);
         yield;
       }
       if (live.docs.length) {
         const { docs, tfs } = live;
         const { vals, blockMax } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
         parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+        site('postings:values');
         yield;
       }
     }
@@ -280,6 +288,7 @@ export class PostingsIndex extends SegmentedIndex {
   ): Generator<void, TermValues> {
     if (this.valueSums.length < docs.length) this.valueSums = f64(Math.max(docs.length, this.valueSums.length * 2));
     const vals = this.pools.vals;
+    site('values', undefined, docs.length);
     return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep, (n) =>
       vals.take(n),
     );
@@ -372,6 +381,19 @@ export class PostingsIndex extends SegmentedIndex {
     keep?: DocKeep,
     keepValues = true,
   ): Generator<void, { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number }> {
+    const job = this.cursorSteps(terms, boost, bm25, count, keep, keepValues);
+    return yield* tracing() ? traced('cursorJob', job) : job;
+  }
+
+  /** `cursorJob`'s steps. */
+  private *cursorSteps(
+    terms: readonly WeightedTerm[],
+    boost: Readonly<Record<string, number>>,
+    bm25: Bm25Params,
+    count: boolean,
+    keep: DocKeep | undefined,
+    keepValues: boolean,
+  ): Generator<void, { cursors: ScoreCursor[]; total: number; whole: (doc: number) => number }> {
     const fields = this.searched(boost);
     const boosts = fields.map((f) => boost[this.fields[f]]);
     const cursors: ScoreCursor[] = [];
@@ -391,6 +413,7 @@ export class PostingsIndex extends SegmentedIndex {
     };
     for (const [term, weight] of terms) {
       if (!(weight > 0)) continue;
+      site('cursor:postings', term, 0);
       const p = yield* this.postings(term, fields, boosts, bm25, keepValues);
       if (!p) continue;
       // A term's parts hold disjoint documents: each document meets the term in one cursor,
@@ -416,8 +439,10 @@ export class PostingsIndex extends SegmentedIndex {
         partOf.push(part);
         termNames.push(term);
       }
+      site('cursor:term', term);
       yield;
     }
+    site('cursor:whole', '', cursors.length);
     const { nf, fwdStart, fwdTerm, fwdTf, lengths } = this;
     const whole = wholeScorer({ nf, fwdStart, fwdTerm, fwdTf, lengths }, cursors, termOf, scoring);
     if (!count) return { cursors, total: 0, whole };
@@ -461,6 +486,7 @@ export class PostingsIndex extends SegmentedIndex {
         this.postingCache.get(terms[c])?.parts.includes(part)
       ) {
         const words = yield* settingBits(docs, i32(last - first + 1), first);
+        site('union:own', terms[c], n);
         yield;
         part.bits = { lo: first, words };
         this.countCached(terms[c], words.byteLength);
@@ -472,6 +498,7 @@ export class PostingsIndex extends SegmentedIndex {
         yield* settingBits(docs, bits, 0);
         part.counted = true;
       }
+      site('union:part', terms[c], n);
       yield;
     }
     let total = 0;
@@ -481,6 +508,7 @@ export class PostingsIndex extends SegmentedIndex {
         const to = Math.min(hi, w + COUNT_WORDS);
         total += keep.words(bits, w, to);
         bits.fill(0, w, to);
+        site('union:words');
         if (to < hi) yield;
       }
       return total;
@@ -488,7 +516,10 @@ export class PostingsIndex extends SegmentedIndex {
     const kept = keep?.bits;
     const word = keep?.word;
     for (let w = lo; w < hi; w++) {
-      if ((w - lo) % COUNT_WORDS === COUNT_WORDS - 1) yield;
+      if ((w - lo) % COUNT_WORDS === COUNT_WORDS - 1) {
+        site('union:count');
+        yield;
+      }
       let x = bits[w];
       if (x === 0) continue;
       bits[w] = 0;
@@ -530,12 +561,14 @@ function* liveOf(
     const to = Math.min(docs.length, at + VALUE_STEP);
     const g = gone();
     for (let i = at; i < to; i++) if (g[docs[i]] === 0) keep[n++] = i;
+    site('live:gather', undefined, to);
     yield;
   }
   const out = pools.docs.take(n);
   for (let at = 0; at < n; at += VALUE_STEP) {
     const to = Math.min(n, at + VALUE_STEP);
     for (let k = at; k < to; k++) out[k] = docs[keep[k]];
+    site('live:docs', undefined, n);
     yield;
   }
   const outTfs: Array<Uint16Array | null> = [];
@@ -548,6 +581,7 @@ function* liveOf(
     for (let at = 0; at < n; at += VALUE_STEP) {
       const to = Math.min(n, at + VALUE_STEP);
       for (let k = at; k < to; k++) t[k] = from[keep[k]];
+      site('live:tfs', undefined, n);
       yield;
     }
     outTfs.push(t);
