@@ -54,6 +54,9 @@ function ticks(): [number, number] {
 /** Runs `job` step by step, writing each step over the log's `ms` (see `StepTrace`). */
 export function* traced<T>(name: string, job: Generator<void, T>): Generator<void, T> {
   const cpu = loopThreadCpu();
+  where.at = 'start';
+  where.term = '';
+  where.n = 0;
   for (;;) {
     const t = trace;
     const from = where.at;
