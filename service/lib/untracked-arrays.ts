@@ -86,4 +86,24 @@ export const mapped = {
   u32: (n: number): Uint32Array => new Uint32Array(mappedBuffer(n, 4), 0, n),
   u16: (n: number): Uint16Array => new Uint16Array(mappedBuffer(n, 2), 0, n),
   u8: (n: number): Uint8Array => new Uint8Array(mappedBuffer(n, 1), 0, n),
+  f64: (n: number): Float64Array => new Float64Array(mappedBuffer(n, 8), 0, n),
+};
+
+/**
+ * Bytes from which `sized` arrays are `mapped`: below it a calloc zeroed whole in its step costs
+ * at most ~256 faults (~4 ms at the ~16 µs a fault measured at 1M), above it the query side's
+ * pooled values of a common term's ~750k postings (6 MB) took 1,211 faults and 20.7 ms of the
+ * loop thread's CPU in one step (BENCHMARKS.md, "Deletes at scale", cjob).
+ */
+export const MAPPED_FROM_BYTES = 1 << 20;
+
+/**
+ * Untracked arrays for a query's scratch and pooled arrays: `mapped` from `MAPPED_FROM_BYTES`
+ * (their pages faulted in by the steps that first write them), plain untracked ones below it (a
+ * mapping of its own for every small array would cost more than its zeroing).
+ */
+export const sized = {
+  i32: (n: number): Int32Array => (n * 4 >= MAPPED_FROM_BYTES ? mapped.i32(n) : i32(n)),
+  u16: (n: number): Uint16Array => (n * 2 >= MAPPED_FROM_BYTES ? mapped.u16(n) : u16(n)),
+  f64: (n: number): Float64Array => (n * 8 >= MAPPED_FROM_BYTES ? mapped.f64(n) : f64(n)),
 };

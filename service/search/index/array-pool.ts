@@ -83,7 +83,11 @@ export class ArrayPool<A extends PooledArray> {
   }
 }
 
-/** A view of the whole of `a`'s buffer, of `a`'s kind. */
+/**
+ * A view of the whole of `a`'s buffer, of `a`'s kind, of a fixed length (over a growable buffer a
+ * view without one tracks the buffer's length).
+ */
 function wholeOf<A extends PooledArray>(a: A): A {
-  return new (a.constructor as new (b: ArrayBufferLike) => A)(a.buffer);
+  const make = a.constructor as new (b: ArrayBufferLike, at: number, n: number) => A;
+  return new make(a.buffer, 0, a.buffer.byteLength / a.BYTES_PER_ELEMENT);
 }

@@ -1,4 +1,4 @@
-import { f64, i32, u16 } from '../../lib/untracked-arrays';
+import { f64, i32, sized, u16 } from '../../lib/untracked-arrays';
 import { ArrayPool } from './array-pool';
 import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
 import type { MergeResult } from './merge';
@@ -135,9 +135,9 @@ export class PostingsIndex extends SegmentedIndex {
   private postingCacheSize = 0;
   // What the cache's entries of one version took, given back when the version moves (see `postings`).
   private readonly pools: PostingPools = {
-    docs: new ArrayPool((n) => i32(n), POOL_MIN_BYTES),
-    tfs: new ArrayPool((n) => u16(n), POOL_MIN_BYTES),
-    vals: new ArrayPool((n) => f64(n), POOL_MIN_BYTES),
+    docs: new ArrayPool((n) => sized.i32(n), POOL_MIN_BYTES),
+    tfs: new ArrayPool((n) => sized.u16(n), POOL_MIN_BYTES),
+    vals: new ArrayPool((n) => sized.f64(n), POOL_MIN_BYTES),
   };
   // Document lengths per field in 16 bits for the scored postings' pass (`termValues`).
   private fieldLengths = new FieldLengths();
@@ -208,7 +208,7 @@ export class PostingsIndex extends SegmentedIndex {
       let live = { docs: run.docs, tfs: runTfs };
       if (this.deadBase > 0) {
         if (this.liveKeep.length < run.docs.length)
-          this.liveKeep = i32(Math.max(run.docs.length, this.liveKeep.length * 2));
+          this.liveKeep = sized.i32(Math.max(run.docs.length, this.liveKeep.length * 2));
         live = yield* liveOf(run.docs, runTfs, () => this.gone, this.liveKeep, this.pools);
         site('postings:live', term, live.docs.length);
         yield;
@@ -286,7 +286,8 @@ export class PostingsIndex extends SegmentedIndex {
     stats: ValueStats,
     keep: boolean,
   ): Generator<void, TermValues> {
-    if (this.valueSums.length < docs.length) this.valueSums = f64(Math.max(docs.length, this.valueSums.length * 2));
+    if (this.valueSums.length < docs.length)
+      this.valueSums = sized.f64(Math.max(docs.length, this.valueSums.length * 2));
     const vals = this.pools.vals;
     site('values', undefined, docs.length);
     return yield* termValueSteps(docs, tfs, fields, boost, idf, stats, this.valueSums, undefined, keep, (n) =>

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { f64, i32, mapped, u16, u32, u8 } from '../../../service/lib/untracked-arrays';
+import { f64, i32, mapped, MAPPED_FROM_BYTES, sized, u16, u32, u8 } from '../../../service/lib/untracked-arrays';
 
 /** Minor page faults of the calling thread so far (Linux: /proc/thread-self/stat, field 10). */
 function threadMinorFaults(): number {
@@ -42,8 +42,14 @@ describe('untracked arrays', () => {
   });
 
   it('makes the merge arrays of exactly the asked length over a growable shared buffer, zeroed', () => {
-    const made = [mapped.i32(1000), mapped.u32(1000), mapped.u16(1000), mapped.u8(1000)];
-    expect(made.map((a) => a.constructor.name)).toEqual(['Int32Array', 'Uint32Array', 'Uint16Array', 'Uint8Array']);
+    const made = [mapped.i32(1000), mapped.u32(1000), mapped.u16(1000), mapped.u8(1000), mapped.f64(1000)];
+    expect(made.map((a) => a.constructor.name)).toEqual([
+      'Int32Array',
+      'Uint32Array',
+      'Uint16Array',
+      'Uint8Array',
+      'Float64Array',
+    ]);
     for (const a of made) {
       expect(a.length).toBe(1000);
       expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
@@ -52,6 +58,20 @@ describe('untracked arrays', () => {
       expect(a.every((x) => x === 0)).toBe(true);
     }
     expect(mapped.i32(0).length).toBe(0);
+  });
+
+  it('makes the query side arrays mapped from MAPPED_FROM_BYTES, plain untracked below it, zeroed', () => {
+    const growable = (a: ArrayBufferView) => (a.buffer as SharedArrayBuffer & { growable?: boolean }).growable === true;
+    const at = MAPPED_FROM_BYTES;
+    const big = [sized.i32(at / 4), sized.u16(at / 2), sized.f64(at / 8)];
+    const small = [sized.i32(at / 4 - 1), sized.u16(at / 2 - 1), sized.f64(at / 8 - 1)];
+    for (const a of big) expect(growable(a)).toBe(true);
+    for (const a of small) expect(growable(a)).toBe(false);
+    for (const a of [...big, ...small]) {
+      expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(a.byteLength).toBe(a.buffer.byteLength);
+      expect(a.every((x) => x === 0)).toBe(true);
+    }
   });
 
   it('adds nothing to the external memory V8 paces its collections by, for the merge arrays either', () => {

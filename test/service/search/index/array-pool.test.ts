@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { mapped } from '../../../../service/lib/untracked-arrays';
 import { ArrayPool } from '../../../../service/search/index/array-pool';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
@@ -18,6 +19,20 @@ describe('ArrayPool', () => {
     const c = pool.take(400);
     expect(c.buffer).not.toBe(a.buffer);
     expect(pool.bytes).toBe(4000);
+  });
+
+  it('lends arrays over a growable buffer again at a fixed length, not tracking the buffer', () => {
+    const pool = new ArrayPool((n) => mapped.f64(n), 1 << 20);
+    const a = pool.take(1000);
+    pool.give(a.subarray(0, 600));
+    const b = pool.take(1000);
+    expect(b.buffer).toBe(a.buffer);
+    expect(b.length).toBe(1000);
+    // A length-tracking view would follow the buffer as it grows; the pool's keep their length.
+    (b.buffer as SharedArrayBuffer & { grow(n: number): void }).grow(b.buffer.byteLength);
+    expect(b.length).toBe(1000);
+    pool.give(b);
+    expect(pool.take(800).length).toBe(800);
   });
 
   it('ignores arrays it did not lend and arrays given twice', () => {
