@@ -26,7 +26,13 @@ const counts: ArrayBufferCounts = { buffers: 0, bytes: 0, large: 0, largeBytes: 
 function siteOf(): string {
   const stack = new Error().stack?.split('\n') ?? [];
   for (const line of stack.slice(2)) {
-    if (line.includes('array-buffer-count') || line.includes('node:') || line.includes('(<anonymous>)')) continue;
+    if (
+      line.includes('array-buffer-count') ||
+      line.includes('untracked-arrays') ||
+      line.includes('node:') ||
+      line.includes('(<anonymous>)')
+    )
+      continue;
     return line
       .trim()
       .replace(/^at /, '')
@@ -76,6 +82,20 @@ for (const name of [
   };
   Object.defineProperty(Counted, 'name', { value: name });
   g[name] = Counted;
+}
+
+// `SharedArrayBuffer`s (service/lib/untracked-arrays.ts: `i32`, `f64`, … and the pools): each
+// has its own backing store and extension too; typed arrays over them are views, counted here.
+{
+  const Base = g.SharedArrayBuffer as new (...args: unknown[]) => { byteLength: number };
+  const Counted = class extends Base {
+    constructor(...args: unknown[]) {
+      super(...args);
+      note(this.byteLength);
+    }
+  };
+  Object.defineProperty(Counted, 'name', { value: 'SharedArrayBuffer' });
+  g.SharedArrayBuffer = Counted;
 }
 
 /** The counts so far; `reset()` zeroes them. */

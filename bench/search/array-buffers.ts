@@ -29,7 +29,7 @@ const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
 
 /** Live `ArrayBuffer` objects (each with a backing store and an extension V8's sweeper visits), after a full GC. */
 const liveBuffers = (): string =>
-  `live ArrayBuffers ${(queryObjects(ArrayBuffer, { format: 'count' }) as number).toLocaleString('en')}, arrayBuffers ${(process.memoryUsage().arrayBuffers / 1e6).toFixed(1)} MB`;
+  `live ArrayBuffers ${(queryObjects(ArrayBuffer, { format: 'count' }) as number).toLocaleString('en')}, SharedArrayBuffers ${(queryObjects(SharedArrayBuffer, { format: 'count' }) as number).toLocaleString('en')}, arrayBuffers ${(process.memoryUsage().arrayBuffers / 1e6).toFixed(1)} MB`;
 
 async function main(): Promise<void> {
   if (!counter) throw new Error('run with -r ./bench/search/array-buffer-count.ts');
