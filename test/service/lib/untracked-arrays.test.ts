@@ -84,7 +84,7 @@ describe('untracked arrays', () => {
 
   // Linux and glibc (the service's image): the thread's page faults are read from /proc.
   (existsSync('/proc/thread-self/stat') ? it : it.skip)(
-    'writes no page of a merge array when it is allocated, where a calloc of the same size zeroes every page',
+    'writes no page of a merge array when it is allocated, even with fresh heap blocks that calloc would zero whole',
     () => {
       const MB = 1 << 20;
       setFlagsFromString('--expose-gc');
@@ -109,8 +109,10 @@ describe('untracked arrays', () => {
       before = threadMinorFaults();
       const made = mapped.u8(bytes);
       const mappedFaults = threadMinorFaults() - before;
-      // 8,192 pages: calloc wrote them all in the allocating call (149–155 ms of CPU on the bench machine).
-      expect(callocFaults).toBeGreaterThan(bytes / PAGE / 2);
+      // In a fresh process calloc wrote all 8,192 pages in the allocating call (8,124–8,126 faults,
+      // 149–155 ms of CPU on the bench machine); in a worker that ran other files first glibc's heap
+      // is in another state (8 faults in one fresh-clone run), so only the mapped side is asserted.
+      void callocFaults;
       expect(mappedFaults).toBeLessThan(bytes / PAGE / 100);
       before = threadMinorFaults();
       made.fill(1, 0, 4 * MB);
