@@ -14,18 +14,10 @@ import { EmbeddedIndex } from '../../service/search/embedded-index';
 import type { IndexQuery } from '../../service/search/search-index';
 import { twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
-import { attributedCorpus } from './filters';
+import { attributedCorpus, q } from './filters';
 
 const counter = (globalThis as { __arrayBufferCounts?: { get(): ArrayBufferCounts; reset(): void } })
   .__arrayBufferCounts;
-
-const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
-  text,
-  limit: 10,
-  offset: 0,
-  snippets: false,
-  ...extra,
-});
 
 /** Live `ArrayBuffer` objects (each with a backing store and an extension V8's sweeper visits), after a full GC. */
 const liveBuffers = (): string =>

@@ -171,7 +171,8 @@ function indexMakers(): Array<[string, () => BenchIndex]> {
   return process.env.FILTERS_BENCH_BASE_FIRST === '1' ? out.reverse() : out;
 }
 
-const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
+/** A query of the benches over the attributed corpus: one page of 10, no snippets. */
+export const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
   text,
   limit: 10,
   offset: 0,

@@ -24,23 +24,15 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { WindowPace } from '../../service/search/scoring/windowed-top-k';
-import type { IndexQuery } from '../../service/search/search-index';
 import type { ItemFilter } from '../../service/content/item-filter';
 import { loadVaswani } from '../../tools/corpus/vaswani';
-import { attributedCorpus } from './filters';
+import { attributedCorpus, q } from './filters';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpu = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-const q = (text: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
-  text,
-  limit: 10,
-  offset: 0,
-  snippets: false,
-  ...extra,
-});
 const FILTERS: ItemFilter[] = [
   { type: ['article', 'project'] },
   { tag: ['tag-3'] },

@@ -11,16 +11,13 @@ function threadMinorFaults(): number {
 
 const PAGE = 4096;
 
+/** The kinds each maker makes, in the order the tests call them: i32, u32, u16, u8, f64. */
+const KINDS = ['Int32Array', 'Uint32Array', 'Uint16Array', 'Uint8Array', 'Float64Array'];
+
 describe('untracked arrays', () => {
   it('makes zeroed typed arrays of the asked kind and length over a SharedArrayBuffer', () => {
     const made = [i32(5), u32(5), u16(5), u8(5), f64(5)];
-    expect(made.map((a) => a.constructor.name)).toEqual([
-      'Int32Array',
-      'Uint32Array',
-      'Uint16Array',
-      'Uint8Array',
-      'Float64Array',
-    ]);
+    expect(made.map((a) => a.constructor.name)).toEqual(KINDS);
     for (const a of made) {
       expect(a.length).toBe(5);
       expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
@@ -43,13 +40,7 @@ describe('untracked arrays', () => {
 
   it('makes the merge arrays of exactly the asked length over a growable shared buffer, zeroed', () => {
     const made = [mapped.i32(1000), mapped.u32(1000), mapped.u16(1000), mapped.u8(1000), mapped.f64(1000)];
-    expect(made.map((a) => a.constructor.name)).toEqual([
-      'Int32Array',
-      'Uint32Array',
-      'Uint16Array',
-      'Uint8Array',
-      'Float64Array',
-    ]);
+    expect(made.map((a) => a.constructor.name)).toEqual(KINDS);
     for (const a of made) {
       expect(a.length).toBe(1000);
       expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
