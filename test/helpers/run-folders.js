@@ -18,6 +18,9 @@ const FOLDERS = [
   // The OpenAPI document the answer checker proves answers against (`SHARED_DOCUMENT_ENV` of
   // tools/validate/openapi-answers.ts): the first process that needs it generates and writes it.
   { env: 'OPENAPI_DOCUMENT_FILE', prefix: 'svc-ai-search-openapi-', file: 'openapi.json' },
+  // The mark that this run built the package (`BUILT_MARK_ENV` of test/helpers/package-build.ts):
+  // the run's second suite that packs build/ finds it and runs no second tsc.
+  { env: 'PACKAGE_BUILT_MARK', prefix: 'svc-ai-search-package-build-', file: 'built' },
 ];
 
 /** Makes the run's folders and names them in the environment. */
