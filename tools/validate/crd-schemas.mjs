@@ -2,8 +2,11 @@
 // @kubernetes-models/prometheus-operator, which ships as ES modules only; crd-schemas.ts runs
 // this file in a child process so CommonJS callers (jest, ts-node) can use it.
 // Prints a JSON array of problems, one string per invalid or unknown object.
-import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
-import { AlertmanagerConfig } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1alpha1';
+// Each model from its own module: the v1 index loads every model of the group and its schemas,
+// twice the CPU of the check (0.83 -> 0.43 s a run).
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { AlertmanagerConfig } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1alpha1/AlertmanagerConfig';
 
 const MODELS = {
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
