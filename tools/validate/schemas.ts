@@ -1,8 +1,16 @@
-import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
-import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Namespace, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
+// Each model from its own module: a group's index (kubernetes-models/v1, …) loads every model of
+// the group with its schemas, twice the CPU of loading these (0.49 -> 0.26 s in a bare node).
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { Manifest } from '../read-manifests';
 import { crdSchemaProblems, isOperatorResource } from './crd-schemas';
 
