@@ -7,7 +7,14 @@
  */
 // CommonJS, plain JavaScript: node loads this file before any TypeScript loader exists.
 /* eslint-disable @typescript-eslint/no-require-imports */
-const swc = require('@swc/core');
+/**
+ * SWC, loaded at the first file to transpile: a process whose every file is in ts-register.js's
+ * cache (a service start in a test run, after the first) never loads it.
+ */
+let swc;
+const loadSwc = () => (swc ??= require('@swc/core'));
+/** SWC's version, as `require('@swc/core').version` gives it (that module reads it from here). */
+const SWC_VERSION = require('@swc/core/package.json').version;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The options ts-node passes SWC for this project's tsconfig.json. */
@@ -30,7 +37,7 @@ const SWC_OPTIONS = {
 
 /** The JavaScript of one TypeScript file, its source map inline naming `filename` (ts-node's `updateOutput`). */
 function transpile(source, filename) {
-  const out = swc.transformSync(source, { ...SWC_OPTIONS, filename });
+  const out = loadSwc().transformSync(source, { ...SWC_OPTIONS, filename });
   const map = JSON.parse(out.map);
   map.file = filename;
   map.sources = [filename];
@@ -40,6 +47,6 @@ function transpile(source, filename) {
 }
 
 /** What changes every file's output: SWC's version and the options. */
-const TRANSPILER_KEY = JSON.stringify([swc.version, SWC_OPTIONS]);
+const TRANSPILER_KEY = JSON.stringify([SWC_VERSION, SWC_OPTIONS]);
 
 module.exports = { SWC_OPTIONS, TRANSPILER_KEY, transpile };
