@@ -147,7 +147,7 @@ describe('delete_where in steps on the real process (issue 39)', () => {
     // pause on the loop's thread landing in one of those turns may take. Once 60.5 ms in a
     // fresh-clone run, and 75 and 104 ms in 2 of 14 runs at a load of 5-9 (2026-12-05), most likely
     // the content catalogue's writer (it runs after a compaction), whose listing keys' step (30-66
-    // ms) and encoding (30-36 ms, profiled beside the delete) were one step each until cut into
+    // ms) and encoding (30-83 ms, profiled beside the delete) were one step each until cut into
     // steps. The measure is the CPU between two ticks of a 10 ms timer: on a busy loop a turn of
     // T shows as up to T + 10 ms.
     expect(answered).toBeGreaterThan(0);
