@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { yieldToLoop } from '../../lib/yield-to-loop';
+import { STEP_BUDGET_MS, TimeSlicer, inSlices, yieldToLoop } from '../../lib/yield-to-loop';
 import { readWholeFile } from '../../lib/read-whole-file';
 import { writeAll } from '../../lib/write-all';
-import { buildCatalogue, encodeCatalogue, type CatalogueSource } from './content-catalogue';
+import { buildCatalogue, catalogueParts, type CatalogueSource } from './content-catalogue';
 import { CATALOGUE_FILE } from './generation-files';
 import type { FileStoreState } from './store-state';
 
@@ -101,9 +101,11 @@ export class CatalogueWriter {
         return;
       }
       if (this.closing || gen !== this.s.gen) return;
+      const parts = await inSlices(catalogueParts(cat), new TimeSlicer(STEP_BUDGET_MS));
+      if (this.closing || gen !== this.s.gen) return;
       const fh = await open(tmp, 'w');
       try {
-        await writeAll(fh, encodeCatalogue(cat));
+        for (const p of parts) await writeAll(fh, p);
         await fh.sync();
       } finally {
         await fh.close();

@@ -34,6 +34,21 @@ function persistedDocuments(line: string, since = 0): number | undefined {
   return Date.parse(time) >= since ? documents : undefined;
 }
 
+/** The service's log lines written at `since` or later (ms since the epoch). */
+function logSince(svc: ServiceProcess, since: number): string {
+  return svc.process
+    .logs()
+    .split('\n')
+    .filter((line) => {
+      try {
+        return Date.parse((JSON.parse(line) as { time?: string }).time ?? '') >= since;
+      } catch {
+        return false;
+      }
+    })
+    .join('\n');
+}
+
 describe('delete_where in steps on the real process (issue 39)', () => {
   let redis: RedisServer;
   let svc: ServiceProcess;
@@ -84,6 +99,7 @@ describe('delete_where in steps on the real process (issue 39)', () => {
     // merges all, so a policy that merges later still ends this wait). It waited for two seconds of
     // low CPU before, which a loaded machine's slower process could meet while still merging.
     await svc.logged((line) => (persistedDocuments(line) ?? 0) * 8 > ITEMS * 7);
+    const intervalFrom = Date.now();
     await svc.request('/api/metrics/prometheus'); // starts a new interval of the loop-delay metrics
 
     // A query every 200 ms beside the delete and the merge that follows it (uncached: each its own words).
@@ -115,6 +131,9 @@ describe('delete_where in steps on the real process (issue 39)', () => {
     const busy = gaugeValue(metrics, METRICS.eventLoopBusyMax);
     const delay = gaugeValue(metrics, METRICS.eventLoopDelayMax);
     process.stderr.write(`delete_where 50k of 100k: busy max ${busy} s, delay max ${delay} s, ${answered} queries\n`);
+    // Over the floor: what ran beside the delete, by the service's own log (compaction, catalogue,
+    // merges, segments persisted, each with its time), to narrow down whose step the longest turn was.
+    if (busy > 0.05) process.stderr.write(`service log since the interval began:\n${logSince(svc, intervalFrom)}\n`);
     // The process's own measure (svc_ai_search_event_loop_busy_max_seconds): the CPU time its
     // event-loop thread spent in its longest turn, so neither a core it waited for (this machine
     // runs other work beside the suite; the delay max above counts that wait and is shown, not
@@ -125,7 +144,12 @@ describe('delete_where in steps on the real process (issue 39)', () => {
     // assembled in steps (the longest turns are a query's step over a common term after a write,
     // the merge's install and job steps, each ~20-40 ms at 100,000 documents; BENCHMARKS.md
     // "Deletes at scale"). The margin to 50 ms is thin on a machine this loaded: it is what a GC
-    // pause on the loop's thread landing in one of those turns may take.
+    // pause on the loop's thread landing in one of those turns may take. Once 60.5 ms in a
+    // fresh-clone run, and 75 and 104 ms in 2 of 14 runs at a load of 5-9 (2026-12-05), most likely
+    // the content catalogue's writer (it runs after a compaction), whose listing keys' step (30-66
+    // ms) and encoding (30-83 ms, profiled beside the delete) were one step each until cut into
+    // steps. The measure is the CPU between two ticks of a 10 ms timer: on a busy loop a turn of
+    // T shows as up to T + 10 ms.
     expect(answered).toBeGreaterThan(0);
     expect(busy).toBeGreaterThan(0);
     expect(busy).toBeLessThanOrEqual(0.05);

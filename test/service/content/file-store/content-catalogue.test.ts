@@ -6,6 +6,7 @@ import { ManualClock } from '../../../helpers/manual-clock';
 import {
   OLD_CATALOGUE_KEY,
   buildCatalogue,
+  catalogueParts,
   decodeCatalogue,
   encodeCatalogue,
 } from '../../../../service/content/file-store/content-catalogue';
@@ -13,7 +14,7 @@ import { ContentService } from '../../../../service/content/content-service';
 import { CATALOGUE_FILE, FileContentStore } from '../../../../service/content/file-store';
 import { compareNewestFirst, ITEM_TYPES, type Item } from '../../../../service/content/item';
 import { itemFingerprint } from '../../../../service/content/item-fingerprint';
-import { unwrapItem, wasParsed } from '../../../../service/content/lazy-item';
+import { listingFields, unwrapItem, wasParsed } from '../../../../service/content/lazy-item';
 import { plainTextOf } from '../../../../service/content/plain-text';
 import { encodeRecord } from '../../../../service/content/file-store/record-log';
 
@@ -127,6 +128,41 @@ describe('FileContentStore content catalogue', () => {
     );
     expect(cat?.ids).toEqual(items.map((i) => i.id));
     expect(pauses).toBeGreaterThanOrEqual(3);
+  });
+
+  it('encodes the ids and dates of more items than one step takes, a step at a time, as one piece would hold them', async () => {
+    const s = await open();
+    // More ids than catalogueParts joins in a step (4,096) and dates than listingKeys writes in one (8,192).
+    await s.store.write(Array.from({ length: 9_000 }, (_, k) => item(`many-${k}`, k)));
+    const items = await s.store.getMany(Array.from({ length: 9_000 }, (_, k) => `many-${k}`));
+    await s.store.close();
+    const log = readdirSync(dir).find((f) => f.endsWith('.log'))!;
+    const cat = (await buildCatalogue(
+      items,
+      [{ name: log, buf: readFileSync(join(dir, log)), snapshot: false }],
+      async () => undefined,
+    ))!;
+    const line = (i: Item) => {
+      const f = listingFields(i);
+      return `${f.date ?? ''}\n${f.created_at}\n${f.updated_at}`;
+    };
+    expect(cat.listing!.dates.toString('utf8')).toBe(items.map(line).join(''));
+    const job = catalogueParts(cat);
+    let steps = 0;
+    let r = job.next();
+    for (; !r.done; r = job.next()) steps++;
+    expect(steps).toBeGreaterThanOrEqual(3);
+    const back = decodeCatalogue(Buffer.concat(r.value));
+    expect(back.ids).toEqual(items.map((i) => i.id));
+    expect(Buffer.compare(back.listing!.dates, cat.listing!.dates)).toBe(0);
+    expect(Array.from(back.fingerprint)).toEqual(items.map(itemFingerprint));
+    // And a start from the catalogue the writer made of them loads what a full parse loads.
+    const again = await open();
+    await again.store.close();
+    const fromIt = await open();
+    expect(fromIt.fromCatalogue).toBe(true);
+    expect(seen(fromIt.items)).toEqual(seen(await parsedAll()));
+    await fromIt.store.close();
   });
 
   it('loads lazily what a full parse loads: order, JSON, plain text, fingerprint, spreads and keys', async () => {
