@@ -3,10 +3,10 @@
  * kind (full RM3, faceted full, 2-word, filtered, browse), on the filters bench's corpus, with the
  * code sites that make most of them (sampled). Needs the counting preload:
  *
- *   node --expose-gc -r ts-node/register/transpile-only -r ./bench/search/array-buffer-count.ts bench/search/array-buffers.ts [size] [sites]
+ *   node --expose-gc -r ts-node/register/transpile-only -r ./bench/search/array-buffer-count.ts bench/search/array-buffers.ts [size] [sites] [kinds]
  *
- * Each kind is asked once over its queries to warm (caches, columns, term values), then counted
- * over a second pass. Timings under the preload mean nothing; only counts are reported.
+ * Each kind is asked twice over its queries to warm (caches, columns, term values: a term first
+ * used without its values kept gets them at its second use), then counted over a third pass. Timings under the preload mean nothing; only counts are reported.
  */
 import { queryObjects } from 'node:v8';
 import type { ArrayBufferCounts } from './array-buffer-count';
@@ -25,7 +25,7 @@ const liveBuffers = (): string =>
 
 async function main(): Promise<void> {
   if (!counter) throw new Error('run with -r ./bench/search/array-buffer-count.ts');
-  const [sizeArg, sitesArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const [sizeArg, sitesArg, kindsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const size = Number(sizeArg ?? 200_000);
   const topSites = Number(sitesArg ?? 12);
   const v = loadVaswani();
@@ -55,13 +55,23 @@ async function main(): Promise<void> {
       [0, 100, 1000].map((offset) => q('', { sort: 'date:desc', offset, limit: 20, facets: ['type', 'tag'] })),
     ],
   ];
-  for (const [name, qs] of kinds) {
+  // `kinds`: the kinds to count, by the start of their names, comma-separated (all when absent).
+  const wanted = kindsArg?.split(',');
+  for (const [name, qs] of kinds.filter(([n]) => !wanted || wanted.some((w) => n.startsWith(w)))) {
     counter.reset();
     for (const x of qs) await index.search(x);
     const warm = counter.get();
     const big = [...warm.sites.entries()].sort((a, b) => b[1].bytes - a[1].bytes)[0];
     process.stdout.write(
       `\n${name}, first pass (fills the caches): ${(warm.buffers / qs.length).toFixed(1)} buffers, ${(warm.bytes / qs.length / 1e3).toFixed(1)} kB a query; ≥ 64 kB ${(warm.large / qs.length).toFixed(2)}, ${(warm.largeBytes / qs.length / 1e3).toFixed(1)} kB; most bytes: ${big ? `${(big[1].bytes / 1e6).toFixed(1)} MB at ${big[0]}` : '-'}\n`,
+    );
+    // A term's values are kept at its second use when its first did not keep them (RM3's
+    // expansion terms, short queries' terms: `PostingsIndex.postings`): taken from the pools then.
+    counter.reset();
+    for (const x of qs) await index.search(x);
+    const second = counter.get();
+    process.stdout.write(
+      `${name}, second pass (values of terms first used without them): ${(second.buffers / qs.length).toFixed(1)} buffers, ${(second.bytes / qs.length / 1e3).toFixed(1)} kB a query\n`,
     );
     counter.reset();
     for (const x of qs) await index.search(x);

@@ -32,14 +32,16 @@ export function wholeScorer(
   const k1 = k + 1;
   // Cursors by term: the first of a term's cursors, and the next cursor of the same term (−1 ends).
   const first = new Map<number, number>();
-  const nextOf = new Int32Array(m).fill(-1);
+  // Plain arrays, not typed ones: a few dozen elements each, and a typed array is a backing
+  // store of its own that a collection frees (two scorers a query).
+  const nextOf: number[] = new Array<number>(m).fill(-1);
   for (let i = m - 1; i >= 0; i--) {
     const f = first.get(termOf[i]);
     if (f !== undefined) nextOf[i] = f;
     first.set(termOf[i], i);
   }
-  const lo = new Int32Array(m);
-  const hi = new Int32Array(m).fill(-1);
+  const lo: number[] = new Array<number>(m).fill(0);
+  const hi: number[] = new Array<number>(m).fill(-1);
   for (let i = 0; i < m; i++) {
     const { docs } = cursors[i];
     if (docs.length === 0) continue;
@@ -47,8 +49,8 @@ export function wholeScorer(
     hi[i] = docs[docs.length - 1];
   }
   // Per cursor and searched field, the document's tf (all zero between calls).
-  const tf = new Uint16Array(m * nfs);
-  const hit = new Uint8Array(m);
+  const tf: number[] = new Array<number>(m * nfs).fill(0);
+  const hit: number[] = new Array<number>(m).fill(0);
   return (doc) => {
     let any = false;
     for (let j = 0; j < nfs; j++) {

@@ -36,7 +36,7 @@ export function accumulatedTopK(
   const { keep, coordination } = opts;
   const m = cursors.length;
   const vals = cursors.map(valueFields);
-  const at = new Int32Array(m);
+  const at = scratch.i32('accumulated.at', m);
   let lo = 0x7fffffff;
   let end = 0;
   for (const { docs } of cursors) {

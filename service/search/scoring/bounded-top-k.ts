@@ -58,9 +58,9 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   const { k, keep } = opts;
   const order = [...cursors.keys()].sort((a, b) => cursors[b].bound - cursors[a].bound || a - b);
   // rest[j]: what order[j ..] can add to a document at most.
-  const rest = new Float64Array(m + 1);
-  for (let j = m - 1; j >= 0; j--) rest[j] = rest[j + 1] + cursors[order[j]].bound;
   const scratch = opts.scratch ?? new TopKScratch();
+  const rest = scratch.f64('bounded.rest', m + 1);
+  for (let j = m - 1; j >= 0; j--) rest[j] = rest[j + 1] + cursors[order[j]].bound;
   scratch.grow(cursors);
   const { score, seen: state, docs: cands } = scratch;
   const whole = new WholeScores(opts.whole ?? ((doc) => wholeScore(cursors, doc)), cursors.length, k);
@@ -82,6 +82,10 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
     // the page (cheaper than over every candidate; that is taken once, below).
     theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
   }
+  // No document met (a window whose bounds fall short of the floor so far): none can make the
+  // page. Past here `hi` would be −1, and the bitmap sized for it 2^27 words (512 MB, met in a
+  // windowed RM3 pass at 200k documents).
+  if (n === 0) return [];
   theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), cands, n, score, state), n));
   // Nothing after this adds new documents. The candidates that can still reach θ are listed in
   // document order and marked in a bitmap (the others cleared); their partial sums stay in the
@@ -166,7 +170,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   }
   n = s;
   // Their scores, summed in the cursors' order.
-  const exact = new Float64Array(n);
+  const exact = scratch.f64('bounded.exact', n);
   if (opts.whole) for (let i = 0; i < n; i++) exact[i] = opts.whole(cands[i]);
   else
     for (const c of cursors) {

@@ -1,5 +1,6 @@
 import { byRank, type DocHit } from './top-hits';
 import { BLOCK_SHIFT, blockBound, blockCount, type ScoreCursor } from '../index/cursor';
+import { TopKScratch } from './top-k-scratch';
 import { Best, blockEnd, cursorScore, knownFloor, seek, seekBlock, SLACK, type TopKOptions } from './top-k';
 
 /** Non-essential terms (those with the largest bounds) a block-max check looks at by their blocks. */
@@ -33,12 +34,13 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   const maxCoord = opts.maxCoordination ?? 1;
   const order = [...cursors.keys()].sort((a, b) => cursors[a].bound - cursors[b].bound || a - b);
   // cum[j]: bound of the j lowest-bounded terms together.
-  const cum = new Float64Array(m + 1);
+  const scratch = opts.scratch ?? new TopKScratch();
+  const cum = scratch.f64('maxScore.cum', m + 1);
   for (let j = 0; j < m; j++) cum[j + 1] = cum[j] + cursors[order[j]].bound;
-  const pos = new Int32Array(m);
-  const contrib = new Float64Array(m);
-  const hit = new Uint8Array(m);
-  const matched = new Int32Array(m);
+  const pos = scratch.i32('maxScore.pos', m);
+  const contrib = scratch.f64('maxScore.contrib', m);
+  const hit = scratch.u8('maxScore.hit', m);
+  const matched = scratch.i32('maxScore.matched', m);
   const best = new Best(opts.k);
   // order[0 .. p) are non-essential; the essential ones sit in a heap by their current document,
   // so each posting costs a heap step instead of a pass over every term.
@@ -49,9 +51,9 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   const heap = new DocHeap(cursors, pos);
   for (let j = p; j < m; j++) heap.push(order[j]);
   // Per cursor, the block its shallow seeks (non-essential) have reached.
-  const blk = new Int32Array(m);
+  const blk = scratch.i32('maxScore.blk', m);
   // near[j + 1]: what order[low .. j] can add to the current document (block bounds), from cum[low].
-  const near = new Float64Array(m + 1);
+  const near = scratch.f64('maxScore.near', m + 1);
   // Block-max checks made and those that skipped: a query whose checks seldom skip stops making them.
   let checks = 0;
   let skips = 0;

@@ -81,7 +81,8 @@ export function* proximityRerank<T extends Scored>(
     tf && df
       ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) * ((tf * K1_PLUS_1) / (tf + K1 * (ONE_MINUS_B + (B * len) / avg)))
       : 0;
-  const extra = new Float64Array(depth);
+  // A plain array: `depth` (a few dozen) numbers, not a backing store of their own per query.
+  const extra: number[] = new Array<number>(depth).fill(0);
   const w: WindowCounts = { o: 0, u: 0 };
   for (const [a, b] of pairs) {
     let df: WindowCounts | undefined;

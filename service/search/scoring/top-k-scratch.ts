@@ -73,6 +73,10 @@ export class TopKScratch {
   /** `boundedTopK`'s best partial sums. */
   readonly top = new TopPairs();
   private aliveWords = i32(0);
+  // The scorers' small arrays (per cursor, per candidate left), by name, each over a buffer kept.
+  private readonly doubles = new Map<string, Float64Array>();
+  private readonly ints = new Map<string, Int32Array>();
+  private readonly bytes = new Map<string, Uint8Array>();
 
   /** Grows the accumulators to the cursors' documents and postings. */
   grow(cursors: readonly ScoreCursor[]): void {
@@ -92,10 +96,46 @@ export class TopKScratch {
     }
   }
 
+  /**
+   * A zeroed `Float64Array` of `n` elements named `name` (a scorer's array per cursor, or per
+   * candidate left), a view of a buffer kept under that name and grown as needed: valid until
+   * `name` is asked for again. Fresh arrays were ~40 backing stores a full query at 1M documents
+   * (one set a window), each freed by a collection.
+   */
+  f64(name: string, n: number): Float64Array {
+    let a = this.doubles.get(name);
+    if (!a || a.length < n) this.doubles.set(name, (a = f64(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
+    return zeroed(a, n);
+  }
+
+  /** `f64`'s `Int32Array`. */
+  i32(name: string, n: number): Int32Array {
+    let a = this.ints.get(name);
+    if (!a || a.length < n) this.ints.set(name, (a = i32(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
+    return zeroed(a, n);
+  }
+
+  /** `f64`'s `Uint8Array`. */
+  u8(name: string, n: number): Uint8Array {
+    let a = this.bytes.get(name);
+    if (!a || a.length < n) this.bytes.set(name, (a = u8(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
+    return zeroed(a, n);
+  }
+
   /** The candidates' bitmap of `boundedTopK`, all zero, for documents up to `hi`. */
   aliveBits(hi: number): Int32Array {
     const words = (hi >>> 5) + 1;
     if (this.aliveWords.length < words) this.aliveWords = i32(Math.max(words, this.aliveWords.length * 2));
     return this.aliveWords;
   }
+}
+
+/** The least length of `TopKScratch`'s small arrays (an expanded query has ~45 cursors). */
+const SMALL = 64;
+
+/** The first `n` elements of `a`, set to 0. */
+function zeroed<A extends Float64Array | Int32Array | Uint8Array>(a: A, n: number): A {
+  const v = (a.length === n ? a : a.subarray(0, n)) as A;
+  v.fill(0);
+  return v;
 }

@@ -69,6 +69,28 @@ describe('boundedTopK', () => {
     },
     PROPERTY_HANG_GUARD_MS,
   );
+
+  // A window of a windowed pass whose bounds fall short of the page's k-th score so far meets no
+  // document: its bitmap was once sized for the last document met, −1 (2^27 words, 512 MB).
+  it('finds nothing under a floor above every bound, without growing its bitmap', () => {
+    const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
+    for (let i = 0; i < 40; i++) index.add(`d${i}`, [['w0'], ['w0', `w${1 + (i % 3)}`]]);
+    const { cursors } = index.cursors(
+      [
+        ['w0', 1],
+        ['w1', 0.5],
+      ],
+      { title: 0.2, text: 1 },
+      BM25,
+      false,
+    );
+    const scratch = new TopKScratch();
+    const opts: TopKOptions = { k: 3, idOf: (d) => index.externalId(d), scratch };
+    const bounds = cursors.reduce((sum, c) => sum + c.bound, 0);
+    expect(boundedTopK(cursors, { ...opts, floor: bounds * 2 })).toEqual([]);
+    expect(scratch.aliveBits(0).length).toBeLessThan(64);
+    expect(boundedTopK(cursors, opts)).toEqual(accumulatedTopK(cursors, { ...opts, scratch: new TopKScratch() }));
+  });
 });
 
 describe('accumulatedTopK', () => {
