@@ -351,6 +351,7 @@ export class EmbeddedIndex implements SearchIndex {
     if (columnar) await this.steps(this.columns.update(this.columnSource()), pause, 'columns.update');
     const cf = columnar ? await this.steps(this.columns.compiling(query.filter), pause, 'columns.compile') : undefined;
     const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
+    if (tally) await this.steps(tally.preparing(), pause, 'facets.prepare');
     const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
     // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
     // (`extra`): counted, and tallied in the facets, after the passes that counted the matches.
@@ -542,7 +543,8 @@ export class EmbeddedIndex implements SearchIndex {
     }
     if (tally) {
       // Every live document as a bitmap, counted as a search's union is (`visit.words`).
-      const job = tallyLive(n, live, compact.documentCount === n, tally.visit.words!);
+      const liveWords = (out: Int32Array, lo: number, hi: number) => compact.liveWords(out, lo, hi);
+      const job = tallyLive(n, liveWords, tally.visit.words!, { block: tally.blockWork() });
       total = await this.steps(job, pause, 'browse:tallyLive');
     }
     let docs: number[];
