@@ -37,11 +37,11 @@
  *
  * `--steps[=ms]`: every step of a query's jobs over that many ms (10) of the loop thread's CPU
  * (`index/step-trace.ts`: the first pass's `cursorJob`, the browse's and the columns' jobs, each
- * named), on stdout: what a long turn of `--turns` was made of.
+ * named), on stdout, each line led by the index's label: what a long turn of `--turns` was made of.
  *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
-import { mkdirSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, writeSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Item, ItemType } from '../../service/content/item';
@@ -358,7 +358,17 @@ export async function run(
 
 if (require.main === module) {
   const steps = process.argv.find((x) => x.startsWith('--steps'));
-  if (steps) traceSteps({ ms: Number(steps.split('=')[1] ?? 10), log: (line) => writeSync(1, `${line}\n`) });
+  if (steps) {
+    const ms = Number(steps.split('=')[1] ?? 10);
+    traceSteps({ ms, log: (line) => writeSync(1, `this ${line}\n`) });
+    // The base's modules are its own: its step log is turned on apart (a tree without one is left alone).
+    const base = process.env.FILTERS_BENCH_BASE;
+    if (base && existsSync(join(base, 'service/search/index/step-trace.ts'))) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const t = require(join(base, 'service/search/index/step-trace')) as { traceSteps: typeof traceSteps };
+      t.traceSteps({ ms, log: (line) => writeSync(1, `base ${line}\n`) });
+    }
+  }
   const [sizesArg, repsArg, partsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const parts = (partsArg ? partsArg.split(',') : ALL_PARTS) as FilterBenchPart[];
   run((sizesArg ?? '200000').split(',').map(Number), Number(repsArg ?? 3), parts).then(
