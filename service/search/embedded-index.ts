@@ -534,18 +534,27 @@ export class EmbeddedIndex implements SearchIndex {
     const live = (doc: number) => compact.externalId(doc) !== undefined;
     const keep = cf.empty ? live : (doc: number) => live(doc) && cf.all(doc);
     let total: number | undefined = cf.empty ? compact.documentCount : undefined;
-    // No deleted documents since the last merge (every short id is live): the filter's bitmap
-    // counts the total a word at a time, and the page walk stops at the page.
+    const liveWords = (out: Int32Array, lo: number, hi: number) => compact.liveWords(out, lo, hi);
     const bits = cf.all.bits;
-    if (total === undefined && bits && compact.documentCount === n) {
-      total = 0;
-      for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
-    }
     if (tally) {
       // Every live document as a bitmap, counted as a search's union is (`visit.words`).
-      const liveWords = (out: Int32Array, lo: number, hi: number) => compact.liveWords(out, lo, hi);
       const job = tallyLive(n, liveWords, tally.visit.words!, { block: tally.blockWork() });
       total = await this.steps(job, pause, 'browse:tallyLive');
+    } else if (total === undefined && bits && compact.documentCount === n) {
+      // No deleted documents since the last merge (every short id is live): the filter's bitmap
+      // counts the total a word at a time, and the page walk stops at the page.
+      total = 0;
+      for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
+    } else if (total === undefined && bits) {
+      // Else the filter's bitmap and the live documents' (in steps): the page walk still stops at
+      // the page, where it walked every document, reading its id.
+      const both = (live: Int32Array, lo: number, hi: number) => {
+        let m = 0;
+        for (let w = lo; w < Math.min(hi, bits.length); w++)
+          if ((live[w] & bits[w]) !== 0) m += popcount(live[w] & bits[w]);
+        return m;
+      };
+      total = await this.steps(tallyLive(n, liveWords, both), pause, 'browse:countLive');
     }
     let docs: number[];
     if (sort === 'updated:desc') {
