@@ -25,7 +25,7 @@
  * this / base as the square root of (this / base run from this tree) / (base / this run from the
  * base's).
  *
- *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]]
+ *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]] [--turns[=ms]] [--steps[=ms]]
  *
  * `--attribute` (as stall.ts and delete.ts): per measured row, of the stalls over that many ms (30),
  * the 10 with the most loop-thread CPU and what filled them (GC pauses by kind, the slices that
@@ -35,9 +35,13 @@
  * with what the bench was doing when it began and ended (`turn-log.ts`), on stderr: a long turn
  * that falls between the rows' measurements is still named.
  *
+ * `--steps[=ms]`: every step of a query's jobs over that many ms (10) of the loop thread's CPU
+ * (`index/step-trace.ts`: the first pass's `cursorJob`, the browse's and the columns' jobs, each
+ * named), on stdout, each line led by the index's label: what a long turn of `--turns` was made of.
+ *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, writeSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Item, ItemType } from '../../service/content/item';
@@ -47,6 +51,7 @@ import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
+import { traceSteps } from '../../service/search/index/step-trace';
 import { attribute } from './stall-attribution';
 import { turnLog } from './turn-log';
 
@@ -352,6 +357,18 @@ export async function run(
 }
 
 if (require.main === module) {
+  const steps = process.argv.find((x) => x.startsWith('--steps'));
+  if (steps) {
+    const ms = Number(steps.split('=')[1] ?? 10);
+    traceSteps({ ms, log: (line) => writeSync(1, `this ${line}\n`) });
+    // The base's modules are its own: its step log is turned on apart (a tree without one is left alone).
+    const base = process.env.FILTERS_BENCH_BASE;
+    if (base && existsSync(join(base, 'service/search/index/step-trace.ts'))) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const t = require(join(base, 'service/search/index/step-trace')) as { traceSteps: typeof traceSteps };
+      t.traceSteps({ ms, log: (line) => writeSync(1, `base ${line}\n`) });
+    }
+  }
   const [sizesArg, repsArg, partsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const parts = (partsArg ? partsArg.split(',') : ALL_PARTS) as FilterBenchPart[];
   run((sizesArg ?? '200000').split(',').map(Number), Number(repsArg ?? 3), parts).then(

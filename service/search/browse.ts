@@ -48,6 +48,29 @@ export class FacetTally {
   });
 
   /**
+   * Makes what the counts read (the blocks' group counts with tags asked, the types' bitmaps
+   * without), a step at a time, so that `visit` and its `word`, `words` find it made: at 1M
+   * documents either is a pass over every document, once per change of the columns.
+   */
+  *preparing(): Generator<void, void> {
+    if (this.tagCounts) {
+      if (!this.f.bits.date) yield* this.cols.countingBlocks();
+    } else if (this.typeCounts) yield* this.cols.makingTypeBitmaps();
+  }
+
+  /**
+   * When `visit.words` counts a block of documents (`DocColumns.groupBlocks`) the union mostly
+   * holds from the block's counts: the block's size in words and the facet groups, whose number
+   * plus that of the block's documents the union lacks is the work of counting the block so
+   * (`groupsOfPiece`); undefined when it counts document by document (or word by word).
+   */
+  blockWork(): { readonly words: number; readonly groups: number } | undefined {
+    if (!this.tagCounts || this.f.bits.date) return undefined;
+    const blocks = this.cols.groupBlocks();
+    return blocks && { words: blocks.size >>> 5, groups: this.cols.groups().count };
+  }
+
+  /**
    * `visit.words`: the union's words `lo … hi - 1` in one pass. With tags asked for, each
    * matching document the date part keeps adds one to its facet group (`DocColumns.groups`: a
    * step per document, where `word` takes a step per document and tag, and popcounts for the

@@ -33,6 +33,9 @@ const NO_TYPE = 255;
 // machine (load ~22) a step of 4,096 took up to 46 ms of the loop thread's CPU (a map look-up of
 // each document's attributes by id); the query's slicer still yields only every ~5 ms.
 const STEP_DOCS = 1024;
+// Documents a step of the passes that only count or set bits by document (`countingBlocks`,
+// `makingTypeBitmaps`): an array read and a write each.
+const COUNT_STEP_DOCS = 65_536;
 
 const grown = <A extends Int32Array | Uint8Array | Float64Array>(a: A, n: number, make: (n: number) => A): A => {
   if (a.length >= n) return a;
@@ -268,21 +271,30 @@ export class DocColumns {
    * would then cost about what counting the documents does.
    */
   groupBlocks(): GroupBlocks | undefined {
+    return atOnce(this.countingBlocks());
+  }
+
+  /**
+   * `groupBlocks` a step at a time, `COUNT_STEP_DOCS` documents a step: all 1M documents in one
+   * step, the first faceted query's after a merge, was one of its longest turns.
+   */
+  *countingBlocks(): Generator<void, GroupBlocks | undefined> {
     const size = this.blockDocs;
     const groups = this.groupKey.size;
     if (groups > size / 4) return undefined;
     const of = this.groupOf;
     for (let d = this.blocksBuilt; d < this.built;) {
       const b = Math.floor(d / size);
-      const end = Math.min(this.built, (b + 1) * size);
+      const end = Math.min(this.built, (b + 1) * size, d + COUNT_STEP_DOCS);
       const counts = (this.blockCounts[b] = grown(
         this.blockCounts[b] ?? new Int32Array(0),
         groups,
         (n) => new Int32Array(n),
       ));
       for (; d < end; d++) counts[of[d]] += 1;
+      this.blocksBuilt = d;
+      if (d < this.built) yield;
     }
-    this.blocksBuilt = this.built;
     return { size, counts: this.blockCounts };
   }
 
@@ -306,12 +318,18 @@ export class DocColumns {
 
   /** Per type code, the bitmap of the documents of that type (made once per generation). */
   typeBitmaps(): Int32Array[] {
+    return atOnce(this.makingTypeBitmaps());
+  }
+
+  /** `typeBitmaps` a step at a time, `COUNT_STEP_DOCS` documents a step. */
+  *makingTypeBitmaps(): Generator<void, Int32Array[]> {
     if (this.typeBitsAt === this.generation && this.typeBits) return this.typeBits;
     const words = (this.built + 31) >>> 5;
     const out = ITEM_TYPES.map(() => new Int32Array(words));
     for (let d = 0; d < this.built; d++) {
       const c = this.types[d];
       if (c < out.length) out[c][d >>> 5] |= 1 << (d & 31);
+      if ((d + 1) % COUNT_STEP_DOCS === 0 && d + 1 < this.built) yield;
     }
     this.typeBits = out;
     this.typeBitsAt = this.generation;

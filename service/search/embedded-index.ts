@@ -33,6 +33,8 @@ import {
   windowedTopK,
 } from './scoring/windowed-top-k';
 import type { IndexHit, IndexPage, IndexQuery, SearchIndex } from './search-index';
+import { tallyLive } from './live-tally';
+import { traced, tracing } from './index/step-trace';
 import { UpdateOrder } from './update-order';
 
 /** Options of `EmbeddedIndex`; nested objects replace the defaults' whole. */
@@ -346,9 +348,10 @@ export class EmbeddedIndex implements SearchIndex {
       sort !== 'relevance' ||
       !text ||
       (alsoGiven !== undefined && (!Array.isArray(alsoGiven) || alsoGiven.length > 0));
-    if (columnar) await this.steps(this.columns.update(this.columnSource()), pause);
-    const cf = columnar ? await this.steps(this.columns.compiling(query.filter), pause) : undefined;
+    if (columnar) await this.steps(this.columns.update(this.columnSource()), pause, 'columns.update');
+    const cf = columnar ? await this.steps(this.columns.compiling(query.filter), pause, 'columns.compile') : undefined;
     const tally = cf && facets.length ? new FacetTally(this.columns, cf, facets) : undefined;
+    if (tally) await this.steps(tally.preparing(), pause, 'facets.prepare');
     const counts = () => (tally ? { facets: tally.counts(query.facetLimit ?? 20) } : {});
     // `also`'s ids that the filter keeps (`kept`), and those of them no term of `terms` matches
     // (`extra`): counted, and tallied in the facets, after the passes that counted the matches.
@@ -406,7 +409,7 @@ export class EmbeddedIndex implements SearchIndex {
         return kept;
       });
       const idOf = (doc: number) => this.compact.externalId(doc);
-      const docs = await this.steps(firstK(matched, k, sortOrder(sort, this.columns, idOf)), pause);
+      const docs = await this.steps(firstK(matched, k, sortOrder(sort, this.columns, idOf)), pause, 'sorted:firstK');
       page = { total, hits: docs.map((doc) => ({ doc, id: idOf(doc), score: 0 })) };
     } else if (plan.short)
       page = await this.runPruned({ pause, terms: plan.scored, keep, visit, k, groups: plan.groups });
@@ -531,49 +534,47 @@ export class EmbeddedIndex implements SearchIndex {
     const live = (doc: number) => compact.externalId(doc) !== undefined;
     const keep = cf.empty ? live : (doc: number) => live(doc) && cf.all(doc);
     let total: number | undefined = cf.empty ? compact.documentCount : undefined;
-    // No deleted documents since the last merge (every short id is live): the filter's bitmap
-    // counts the total a word at a time, and the page walk stops at the page.
+    const liveWords = (out: Int32Array, lo: number, hi: number) => compact.liveWords(out, lo, hi);
     const bits = cf.all.bits;
-    if (total === undefined && bits && compact.documentCount === n) {
+    if (tally) {
+      // Every live document as a bitmap, counted as a search's union is (`visit.words`).
+      const job = tallyLive(n, liveWords, tally.visit.words!, { block: tally.blockWork() });
+      total = await this.steps(job, pause, 'browse:tallyLive');
+    } else if (total === undefined && bits && compact.documentCount === n) {
+      // No deleted documents since the last merge (every short id is live): the filter's bitmap
+      // counts the total a word at a time, and the page walk stops at the page.
       total = 0;
       for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) total += popcount(bits[w]);
-    }
-    if (tally) {
-      // Every live document as a bitmap, counted as a search's union is (`visit.words`), a
-      // slice of 8,192 words (262,144 documents) at a time.
-      total = 0;
-      const words = tally.visit.words!;
-      const live32 = new Int32Array((n + 31) >>> 5);
-      // No deleted documents since the last merge: every word is full (but the last).
-      const allLive = compact.documentCount === n;
-      for (let w = 0; w << 5 < n; w++) {
-        let x = 0;
-        if (allLive) x = n - (w << 5) >= 32 ? -1 : (1 << (n - (w << 5))) - 1;
-        else for (let d = w << 5, e = Math.min(n, d + 32); d < e; d++) if (live(d)) x |= 1 << (d & 31);
-        live32[w] = x;
-        if ((w & 8191) === 8191 || (w + 1) << 5 >= n) {
-          total += words(live32, w & ~8191, w + 1);
-          await pause();
-        }
-      }
+    } else if (total === undefined && bits) {
+      // Else the filter's bitmap and the live documents' (in steps): the page walk still stops at
+      // the page, where it walked every document, reading its id.
+      const both = (live: Int32Array, lo: number, hi: number) => {
+        let m = 0;
+        for (let w = lo; w < Math.min(hi, bits.length); w++)
+          if ((live[w] & bits[w]) !== 0) m += popcount(live[w] & bits[w]);
+        return m;
+      };
+      total = await this.steps(tallyLive(n, liveWords, both), pause, 'browse:countLive');
     }
     let docs: number[];
     if (sort === 'updated:desc') {
       if (this.updateOrder.generation !== this.columns.generation)
-        await this.steps(this.updateOrder.build(this.columns, n), pause);
+        await this.steps(this.updateOrder.build(this.columns, n), pause, 'browse:updateOrder.build');
       const p = await this.steps(
         this.updateOrder.page(this.columns, { offset: query.offset, limit: query.limit, total }, keep, idOf),
         pause,
+        'browse:updateOrder.page',
       );
       docs = p.docs;
       total = p.total;
     } else {
       if (this.dayOrder.generation !== this.columns.generation)
-        await this.steps(this.dayOrder.build(this.columns, n), pause);
+        await this.steps(this.dayOrder.build(this.columns, n), pause, 'browse:dayOrder.build');
       const desc = sort !== 'date:asc';
       const p = await this.steps(
         this.dayOrder.page({ desc, offset: query.offset, limit: query.limit, total }, keep, idOf),
         pause,
+        'browse:dayOrder.page',
       );
       docs = p.docs;
       total = p.total;
@@ -600,9 +601,12 @@ export class EmbeddedIndex implements SearchIndex {
   /**
    * Runs a job to its end, `pause()` awaited before each of its steps: the first too, or it ran
    * in the slice of the work before it (the first pass's last window, RM3's expansion and the
-   * expanded pass's first term together made turns of 40-100 ms of CPU at 1M).
+   * expanded pass's first term together made turns of 40-100 ms of CPU at 1M). With `name`, its
+   * steps go to the benches' step log when it is on (index/step-trace.ts).
    */
-  private async steps<T>(job: Stepwise<T>, pause: () => Promise<void>): Promise<T> {
+  private async steps<T>(job: Stepwise<T>, pause: () => Promise<void>, name?: string): Promise<T> {
+    // The benches' step log (`--steps`): each step over its threshold, named.
+    if (name !== undefined && tracing()) job = traced(name, job);
     for (;;) {
       await pause();
       const step = job.next();
