@@ -22,10 +22,12 @@ export const MAX_WINDOW_POSTINGS = 1 << 18;
 
 /**
  * Postings of a window at most, by default (`EmbeddedIndex` passes it), while it has no floor to
- * prune from (fewer than k hits found so far and none given: a pass's first windows) or the pass
- * scores a cursor without values (`cold`): such windows cost ~230-320 ns a posting at 1M, where a
- * pace learned on pruned windows sized them up to `MAX_WINDOW_POSTINGS`, 60-84 ms of the loop
- * thread's CPU (2026-12-05, BENCHMARKS.md); 2^16 of them are ~15-21 ms.
+ * prune from (fewer than k hits found so far and none given: a pass's first windows), whose
+ * pace is the last query's pruned windows': such windows were read at ~230-320 ns a posting at
+ * 1M, sized up to `MAX_WINDOW_POSTINGS` (60-84 ms of the loop thread's CPU; 2^16 of them ~15-21
+ * ms). Passes over cursors without values (`cold`) are not bounded by it: at 1M they cost no more
+ * a posting than warm ones (7 ns at the mean, 2026-12-05, BENCHMARKS.md), and bounding them too
+ * cost queries windows.
  */
 export const MAX_OPEN_WINDOW_POSTINGS = 1 << 16;
 
@@ -57,9 +59,9 @@ export interface WindowSizing {
   readonly most?: number;
   /**
    * Postings of a window at most while it has no floor to prune from (fewer than k hits found,
-   * no `floor` given, fewer than k `known`) or when the pass scores a cursor without values
-   * (`WindowPace.of`'s `cold`), whatever the pace: those windows cost several times more a
-   * posting than the pruned ones a pace is mostly learned on (from `fewest` to `most`). @default `most`
+   * no `floor` given, fewer than k `known`), whatever the pace: such windows can cost several
+   * times more a posting than the pruned ones a pace is mostly learned on (from `fewest` to
+   * `most`). @default `most`
    */
   readonly mostOpen?: number;
   /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
@@ -154,8 +156,7 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * windows, so that one query never holds the event loop for long. Windows are ranges of
  * document ids holding about as many postings as the scorer gets through in `sizing.ms` at its
  * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings` and at most
- * `sizing.most` (`sizing.mostOpen` while a window has no floor to prune from or the pass is
- * cold); `pause()` is awaited after the last window too, so the caller's next work starts a turn
+ * `sizing.most` (`sizing.mostOpen` while a window has no floor to prune from); `pause()` is awaited after the last window too, so the caller's next work starts a turn
  * of its own. Each window's best `opts.k` are exact (every document's score is summed from the same cursors in
  * the same order, so to the same bits), and the best `opts.k` of their union, by score then id,
  * are the whole query's, however the ids are cut. Once k hits are found, a window starts from
@@ -192,11 +193,10 @@ export async function windowedTopK(
   const cold = cursors.some((c) => c.docs.length > 0 && !c.vals);
   let rate = pace?.of(topK, fromKnown, cold);
   let target = sized(rate);
-  // A window with a floor to prune from (a k-th score so far, or given) and values computed ahead
-  // may be as long as the pace says; the others at most `mostOpen`.
+  // A window with a floor to prune from (a k-th score so far, or given) may be as long as the pace
+  // says; the others at most `mostOpen`.
   const floorGiven = (opts.floor ?? -Infinity) > -Infinity || (opts.known?.length ?? 0) >= opts.k;
-  const bounded = (found: number) =>
-    !(ms > 0) || (!cold && (floorGiven || found >= opts.k)) ? target : Math.min(target, mostOpen);
+  const bounded = (found: number) => (!(ms > 0) || floorGiven || found >= opts.k ? target : Math.min(target, mostOpen));
   const timed = (run: () => DocHit[], held: number): DocHit[] => {
     const started = now();
     const found = run();

@@ -216,7 +216,7 @@ describe('windowedTopK', () => {
     expect(held.reduce((a, b) => a + b, 0)).toBe(280_000);
   });
 
-  it('bounds by `mostOpen` the windows without a floor to prune from and those of a cold pass, not the others', async () => {
+  it('bounds by `mostOpen` the windows without a floor to prune from, not the others', async () => {
     const { cursors, opts, whole, held, counting, pace } = windowsCounted();
     // A fast pace (a million postings a millisecond) and a clock that stands still (the pace stays):
     // without `mostOpen` every window would be `most`.
@@ -234,13 +234,13 @@ describe('windowedTopK', () => {
     const known: TopKOptions = { ...opts, known: Array.from({ length: 10 }, (_, d) => d) };
     expect(await windowedTopK(counting, cursors, known, async () => {}, sizing)).toEqual(boundedTopK(cursors, known));
     expect(held[0]).toBeGreaterThan(1 << 16);
-    // A cold pass (cursors without values): every window about `mostOpen`, floor or not.
+    // A cold pass (cursors without values) the same: its first window about `mostOpen`, the next ones up to `most`.
     held.length = 0;
     const cold = cursors.map((c) => ({ ...c, vals: undefined }));
     pace.set(counting, 1e6, false, true);
     expect(await windowedTopK(counting, cold, opts, async () => {}, sizing)).toEqual(whole);
-    expect(held.length).toBeGreaterThanOrEqual(280_000 / ((1 << 14) + cursors.length));
-    expect(Math.max(...held)).toBeLessThanOrEqual((1 << 14) + cursors.length);
+    expect(held[0]).toBeLessThanOrEqual((1 << 14) + cursors.length);
+    expect(Math.max(...held.slice(1))).toBeGreaterThan(1 << 16);
   });
 
   it('awaits a pause after the last of several windows, so that what follows starts a turn of its own', async () => {
