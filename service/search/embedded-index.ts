@@ -27,6 +27,7 @@ import type { DocHit } from './scoring/top-hits';
 import { TopKScratch } from './scoring/top-k-scratch';
 import {
   FEWEST_WINDOW_POSTINGS,
+  MAX_OPEN_WINDOW_POSTINGS,
   MAX_WINDOW_POSTINGS,
   WINDOW_POSTINGS,
   WindowPace,
@@ -686,6 +687,7 @@ export class EmbeddedIndex implements SearchIndex {
         postings: this.windowPostings,
         fewest: FEWEST_WINDOW_POSTINGS,
         most: Math.max(this.windowPostings, MAX_WINDOW_POSTINGS),
+        mostOpen: MAX_OPEN_WINDOW_POSTINGS,
         ms: this.querySliceMs,
         pace: this.windowPace,
       },

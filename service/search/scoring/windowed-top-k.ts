@@ -21,6 +21,17 @@ export const WINDOW_POSTINGS = 1 << 16;
 export const MAX_WINDOW_POSTINGS = 1 << 18;
 
 /**
+ * Postings of a window at most, by default (`EmbeddedIndex` passes it), while it has no floor to
+ * prune from (fewer than k hits found so far and none given: a pass's first windows), whose
+ * pace is the last query's pruned windows': such windows were read at ~230-320 ns a posting at
+ * 1M, sized up to `MAX_WINDOW_POSTINGS` (60-84 ms of the loop thread's CPU; 2^16 of them ~15-21
+ * ms). Passes over cursors without values (`cold`) are not bounded by it: at 1M they cost no more
+ * a posting than warm ones (7 ns at the mean, 2026-12-05, BENCHMARKS.md), and bounding them too
+ * cost queries windows.
+ */
+export const MAX_OPEN_WINDOW_POSTINGS = 1 << 16;
+
+/**
  * Postings of a window at least while the scorer's pace is slow or not known yet, by default
  * (`EmbeddedIndex` passes it): in the first queries after a build the scorers' loops are not
  * optimised yet, and their first windows of `WINDOW_POSTINGS` took 96-154 ms of the loop thread's
@@ -46,6 +57,13 @@ export interface WindowSizing {
   readonly fewest?: number;
   /** Postings of a window at most, whatever the pace (at least `postings`). @default no bound */
   readonly most?: number;
+  /**
+   * Postings of a window at most while it has no floor to prune from (fewer than k hits found,
+   * no `floor` given, fewer than k `known`), whatever the pace: such windows can cost several
+   * times more a posting than the pruned ones a pace is mostly learned on (from `fewest` to
+   * `most`). @default `most`
+   */
+  readonly mostOpen?: number;
   /** Scoring time a window is sized for, from the pace of the window before; 0 = every window `postings`. @default WINDOW_MS */
   readonly ms?: number;
   /** Each scorer's pace at its last window, kept across queries (an index's), apart for passes from known documents: sizes a query's first window too. */
@@ -138,8 +156,8 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * windows, so that one query never holds the event loop for long. Windows are ranges of
  * document ids holding about as many postings as the scorer gets through in `sizing.ms` at its
  * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings` and at most
- * `sizing.most`. Each
- * window's best `opts.k` are exact (every document's score is summed from the same cursors in
+ * `sizing.most` (`sizing.mostOpen` while a window has no floor to prune from); `pause()` is awaited after the last window too, so the caller's next work starts a turn
+ * of its own. Each window's best `opts.k` are exact (every document's score is summed from the same cursors in
  * the same order, so to the same bits), and the best `opts.k` of their union, by score then id,
  * are the whole query's, however the ids are cut. Once k hits are found, a window starts from
  * their k-th score (`TopKOptions.floor`), so it prunes as the one pass would. A query over
@@ -155,6 +173,7 @@ export async function windowedTopK(
   const least = sizing.postings ?? WINDOW_POSTINGS;
   const fewest = Math.min(least, sizing.fewest ?? least);
   const most = Math.max(least, sizing.most ?? Infinity);
+  const mostOpen = Math.min(most, Math.max(fewest, sizing.mostOpen ?? most));
   const ms = sizing.ms ?? WINDOW_MS;
   const now = sizing.now ?? (() => performance.now());
   const { pace } = sizing;
@@ -174,6 +193,10 @@ export async function windowedTopK(
   const cold = cursors.some((c) => c.docs.length > 0 && !c.vals);
   let rate = pace?.of(topK, fromKnown, cold);
   let target = sized(rate);
+  // A window with a floor to prune from (a k-th score so far, or given) may be as long as the pace
+  // says; the others at most `mostOpen`.
+  const floorGiven = (opts.floor ?? -Infinity) > -Infinity || (opts.known?.length ?? 0) >= opts.k;
+  const bounded = (found: number) => (!(ms > 0) || floorGiven || found >= opts.k ? target : Math.min(target, mostOpen));
   const timed = (run: () => DocHit[], held: number): DocHit[] => {
     const started = now();
     const found = run();
@@ -186,7 +209,7 @@ export async function windowedTopK(
     }
     return found;
   };
-  if (postings <= target) return timed(() => topK(cursors, opts), postings);
+  if (postings <= bounded(0)) return timed(() => topK(cursors, opts), postings);
   // Known documents (`TopKOptions.known`) are scored once over the whole cursors: their floor
   // holds for every window, where only the window's own known documents would be seen.
   const base: TopKOptions = opts.known ? { ...opts, known: undefined, floor: knownFloor(cursors, opts) } : opts;
@@ -195,7 +218,8 @@ export async function windowedTopK(
   let left = postings;
   for (let lo = 0; lo < end;) {
     // About `target` postings: that share of the ids left (postings spread about evenly over them).
-    const hi = left <= target ? end : Math.min(end, lo + Math.max(1, Math.ceil(((end - lo) * target) / left)));
+    const size = bounded(best.length);
+    const hi = left <= size ? end : Math.min(end, lo + Math.max(1, Math.ceil(((end - lo) * size) / left)));
     const part: ScoreCursor[] = [];
     let held = 0;
     for (let i = 0; i < cursors.length; i++) {
@@ -217,7 +241,9 @@ export async function windowedTopK(
     if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
     left -= held;
     lo = hi;
-    if (lo < end) await pause();
+    // After the last window too: what follows (RM3's expansion, the next pass's set-up) would
+    // otherwise run in its turn (a 104.6 ms turn ended at the expanded pass's first pause).
+    await pause();
   }
   return best;
 }
