@@ -47,7 +47,8 @@ export interface StoredVectorFeedOptions {
  *   read before claiming), or its lease has run out (it crashed) and this replica claims it.
  *
  * A failed provider call leaves the items in the backlog (`pending()`), marks the feed `degraded`
- * and waits (doubling, `backoff`) before trying again; writes never wait for any of this.
+ * (while its backlog is not empty: other replicas' records may drain it) and waits (doubling,
+ * `backoff`) before trying again; writes never wait for any of this.
  */
 export class StoredVectorFeed implements VectorFeed {
   private readonly held = new Map<string, ItemVectors>();
@@ -98,7 +99,9 @@ export class StoredVectorFeed implements VectorFeed {
   }
 
   status(): SemanticStatus {
-    if (this.opts.embedder) return this.failing ? 'degraded' : 'ok';
+    // Degraded while something waits on a failed provider: a backlog that drained (other replicas'
+    // records arrived for every item) waits on nothing, whatever this replica's last call did.
+    if (this.opts.embedder) return this.failing && this.todo.size > 0 ? 'degraded' : 'ok';
     return this.held.size ? 'ok' : 'off';
   }
 
@@ -277,6 +280,11 @@ export class StoredVectorFeed implements VectorFeed {
         if (batch.length >= this.batchItems) break;
       }
       if (!batch.length) {
+        if (!this.todo.size) {
+          // Nothing waits on the provider: the next failure is a new outage (warned, backed off from the start).
+          this.failing = false;
+          this.waitMs = this.backoff.initialMs;
+        }
         await new Promise<void>((resolve) => {
           this.wake = resolve;
           if (next !== Infinity) setTimeout(resolve, next - now).unref();
