@@ -103,23 +103,17 @@ export class TopKScratch {
    * (one set a window), each freed by a collection.
    */
   f64(name: string, n: number): Float64Array {
-    let a = this.doubles.get(name);
-    if (!a || a.length < n) this.doubles.set(name, (a = f64(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
-    return zeroed(a, n);
+    return kept(this.doubles, f64, name, n);
   }
 
   /** `f64`'s `Int32Array`. */
   i32(name: string, n: number): Int32Array {
-    let a = this.ints.get(name);
-    if (!a || a.length < n) this.ints.set(name, (a = i32(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
-    return zeroed(a, n);
+    return kept(this.ints, i32, name, n);
   }
 
   /** `f64`'s `Uint8Array`. */
   u8(name: string, n: number): Uint8Array {
-    let a = this.bytes.get(name);
-    if (!a || a.length < n) this.bytes.set(name, (a = u8(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
-    return zeroed(a, n);
+    return kept(this.bytes, u8, name, n);
   }
 
   /** The candidates' bitmap of `boundedTopK`, all zero, for documents up to `hi`. */
@@ -133,8 +127,18 @@ export class TopKScratch {
 /** The least length of `TopKScratch`'s small arrays (an expanded query has ~45 cursors). */
 const SMALL = 64;
 
-/** The first `n` elements of `a`, set to 0. */
-function zeroed<A extends Float64Array | Int32Array | Uint8Array>(a: A, n: number): A {
+/**
+ * The first `n` elements, set to 0, of the array kept in `arrays` under `name`: made (`make`) or
+ * replaced by one of at least twice its length when shorter than `n`, never shorter than `SMALL`.
+ */
+function kept<A extends Float64Array | Int32Array | Uint8Array>(
+  arrays: Map<string, A>,
+  make: (n: number) => A,
+  name: string,
+  n: number,
+): A {
+  let a = arrays.get(name);
+  if (!a || a.length < n) arrays.set(name, (a = make(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
   const v = (a.length === n ? a : a.subarray(0, n)) as A;
   v.fill(0);
   return v;
