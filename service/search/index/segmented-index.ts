@@ -215,8 +215,7 @@ export class SegmentedIndex {
       const d0 = w << 5;
       const e = Math.min(32, n - d0);
       let x = 0;
-      if (e <= 0) x = 0;
-      else if (allLive) {
+      if (e > 0 && allLive) {
         x = e === 32 ? -1 : (1 << e) - 1;
         live += e;
       } else

@@ -156,8 +156,9 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
  * windows, so that one query never holds the event loop for long. Windows are ranges of
  * document ids holding about as many postings as the scorer gets through in `sizing.ms` at its
  * last window's pace (`sizing.pace`, then this query's), at least `sizing.postings` and at most
- * `sizing.most` (`sizing.mostOpen` while a window has no floor to prune from); `pause()` is awaited after the last window too, so the caller's next work starts a turn
- * of its own. Each window's best `opts.k` are exact (every document's score is summed from the same cursors in
+ * `sizing.most` (`sizing.mostOpen` while a window has no floor to prune from); `pause()` is
+ * awaited after the last window too, so the caller's next work starts a turn of its own. Each
+ * window's best `opts.k` are exact (every document's score is summed from the same cursors in
  * the same order, so to the same bits), and the best `opts.k` of their union, by score then id,
  * are the whole query's, however the ids are cut. Once k hits are found, a window starts from
  * their k-th score (`TopKOptions.floor`), so it prunes as the one pass would. A query over
