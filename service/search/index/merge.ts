@@ -1,13 +1,15 @@
 import { mapped } from '../../lib/untracked-arrays';
 import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
+import { growable } from './growable';
 
 /* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
 
 /**
  * A base segment with everything needed to serve it alone: what a merge builds, and what is
  * written to disk and read back (`segment-file.ts`). Its arrays are never written after it is
- * made (appends to the index reallocate them), so it can be persisted while the index goes on.
+ * made (they are views of the index's arrays' first part, which appends go past or reallocate),
+ * so it can be persisted while the index goes on.
  */
 export interface SealedIndex {
   /** Field names, in order. */
@@ -64,6 +66,21 @@ export interface MergeResult {
   readonly base: BaseSegment;
   /** Base runs of the terms searched lately, built ahead in the new base (no first query pays for them). */
   readonly runs: Map<number, BaseRun>;
+  /**
+   * Per field, the new base's documents' lengths in 16 bits (`FieldLengths`), with room after
+   * them: made in the job's steps, so the first query after the swap does not make them whole.
+   */
+  readonly short: Uint16Array[];
+  /**
+   * The new numbering and arrays of a merge that dropped deleted documents; undefined when the
+   * merge adopted the index's own arrays (nothing below its end was deleted when it began, so
+   * every document keeps its short id: `mergeJob`).
+   */
+  readonly renumbered?: Renumbered;
+}
+
+/** What a merge that renumbers the documents (drops deleted ones) makes besides the postings. */
+export interface Renumbered {
   /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
   readonly newOf: Int32Array;
   /** Per new short id, its document's slot (`SegmentedIndex.slots`), with room after the new base. */
@@ -77,14 +94,10 @@ export interface MergeResult {
    */
   readonly gone: Uint8Array;
   /**
-   * Per field, the new base's documents' lengths in 16 bits (`FieldLengths`), with room after
-   * them: made in the job's steps, so the first query after the swap does not make them whole.
-   */
-  readonly short: Uint16Array[];
-  /**
    * The new base's per-document arrays with room after its documents (the sealed index holds
-   * views of their used part): documents appended after the merge's start, or until the next
-   * merge, go into that room instead of a copy of every array.
+   * views of their used part), the large ones growing in place (`growable`): documents appended
+   * after the merge's start, or until the next merge, go into that room instead of a copy of
+   * every array.
    */
   readonly forward: Forward;
 }
@@ -130,6 +143,8 @@ export interface MergeSource {
   slotOf(d: number): number;
   /** Slots handed out so far. */
   readonly slotLimit: number;
+  /** Whether no document below the merge's end is deleted as it begins: then it adopts the forward arrays. */
+  readonly noneDeleted: boolean;
   /** Steps that shrink the id map's tables to its keys (after many deletes), between which it may be used. */
   compactIds(): Generator<void, void>;
   readonly lengths: Int32Array;
@@ -162,22 +177,160 @@ const SCATTER_STEP_DOCS = 256;
 const LONG = 0xffff;
 
 /**
- * One new base of the documents below `end` that are live when the job reaches them
- * (renumbered in order), a step at a time: a pass that sizes the arrays, one that copies the
- * forward index and counts each term's postings per field, prefix sums, and per field one that
- * places the postings. Every step's work is bounded, nothing runs over the whole document set
- * or vocabulary at once (issue 39: at 1M documents the first step read the live set, the
- * document frequencies and the vocabulary in one step, ~190 ms).
+ * One new base of the documents below `end`, a step at a time: a pass over the documents that
+ * takes their forward index (`adoptPass` or `copyPass`) and counts each term's postings per
+ * field, prefix sums, and per field one that places the postings. Every step's work is bounded,
+ * nothing runs over the whole document set or vocabulary at once (issue 39: at 1M documents the
+ * first step read the live set, the document frequencies and the vocabulary in one step, ~190 ms).
  *
- * A document deleted while the job runs is in the new base if the copy pass reached it first
- * (then `install` makes it a tombstone), else left out; the runs' sizes are counted from what
- * was copied, so the base is consistent whatever was deleted meanwhile. Documents are never
- * changed in place (deletes are tombstones, appends reallocate or go past `end`), so the
- * arrays read later still hold what they held at the start.
+ * When no document below `end` is deleted as the job begins (`noneDeleted`: a bulk load's
+ * `seal`, a merge of appends alone), the numbering stays and the new base adopts the index's
+ * forward arrays as they are: the job reaches every document at its start, so one deleted while
+ * it runs becomes a tombstone of the new base. Otherwise the documents live when the copy pass
+ * reaches them are copied, renumbered in order: one deleted while it runs is in the new base if
+ * the copy pass reached it first (then `install` makes it a tombstone), else left out. Either
+ * way the runs' sizes are counted from what the pass took, so the base is consistent whatever was
+ * deleted meanwhile. Documents are never changed in place (deletes are tombstones, appends go past
+ * `end` or reallocate), so the arrays read later still hold what they held at the start.
  */
 export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeResult> {
   const { nf } = src;
   const nt = src.terms.length;
+  // Per field, term t's postings counted at `t + 1`, then summed into run starts.
+  const starts: Int32Array[] = [];
+  for (let f = 0; f < nf; f++) {
+    const s = mapped.i32(nt + 1);
+    starts.push(s);
+    yield* touch(s);
+  }
+  const taken = src.noneDeleted ? yield* adoptPass(src, end, starts) : yield* copyPass(src, end, starts);
+  const { n, ids, lengthSum, forward: fw } = taken;
+  yield* src.compactIds();
+  const avg = new Float64Array(nf);
+  for (let f = 0; f < nf; f++) avg[f] = n ? lengthSum[f] / n : 0;
+  for (const s of starts) {
+    for (let t = 0; t < nt; t++) {
+      s[t + 1] += s[t];
+      if (t % FILL_STEP === FILL_STEP - 1) yield;
+    }
+    yield;
+  }
+  const { fwdStart, fwdTerm, fwdTf } = fw;
+  const docs: Int32Array[] = [];
+  const tfs: Uint16Array[] = [];
+  const fill = mapped.i32(nt);
+  for (let f = 0; f < nf; f++) {
+    const s = starts[f];
+    for (let t = 0; t < nt; t += FILL_STEP) {
+      fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
+      yield;
+    }
+    const fd = mapped.i32(s[nt]);
+    yield* touch(fd);
+    const ft = mapped.u16(s[nt]);
+    yield* touch(ft);
+    for (let d = 0; d < n; d++) {
+      for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
+        const p = fill[fwdTerm[i]]++;
+        fd[p] = d;
+        ft[p] = fwdTf[i];
+      }
+      if (d % SCATTER_STEP_DOCS === SCATTER_STEP_DOCS - 1) yield;
+    }
+    docs.push(fd);
+    tfs.push(ft);
+    yield;
+  }
+  const entries = fwdStart[n * nf];
+  const sealed: SealedIndex = {
+    fields: src.fields,
+    ids,
+    fingerprints: fw.fps.subarray(0, n),
+    avg,
+    lengths: fw.lengths.subarray(0, n * nf),
+    fwdStart: fwdStart.subarray(0, n * nf + 1),
+    fwdTerm: fwdTerm.subarray(0, entries),
+    fwdTf: fwdTf.subarray(0, entries),
+    posField: src.posField,
+    posStart: fw.posStart.subarray(0, n + 1),
+    posBytes: fw.posBytes.subarray(0, fw.posStart[n]),
+    terms: src.terms,
+    termCount: nt,
+    start: starts,
+    docs,
+    tfs,
+  };
+  const base: BaseSegment = { end: n, start: starts, docs, tfs };
+  // The terms searched lately get their runs in the new base now, a step at a time, so the
+  // first queries after the swap do not build them all at once.
+  const runs = new Map<number, BaseRun>();
+  let work = 0;
+  for (const t of src.recentTerms()) {
+    if (t >= nt) continue;
+    const run = yield* runSteps(base, nf, t);
+    if (run) runs.set(t, run);
+    work += run ? run.docs.length : 1;
+    if (work >= MERGE_STEP_DOCS * 32) {
+      work = 0;
+      yield;
+    }
+  }
+  return { sealed, base, runs, short: taken.short, renumbered: taken.renumbered };
+}
+
+/** What a merge job's pass over the documents took: the new base's documents and their forward index. */
+interface Taken {
+  /** Documents in the new base. */
+  readonly n: number;
+  readonly ids: IdList & ChunkedList<string, string[]>;
+  /** Per field, the documents' lengths summed. */
+  readonly lengthSum: Float64Array;
+  /** The arrays holding the new base's forward index first (the index's own when adopted). */
+  readonly forward: Forward;
+  readonly short: Uint16Array[];
+  readonly renumbered?: Renumbered;
+}
+
+/** Room the new base's per-document arrays get after its `most` documents: a quarter more (the next merge starts once an eighth is appended). */
+const roomAfter = (src: MergeSource, most: number): number => Math.max(src.minMergeDocs, Math.ceil(most / 4));
+
+/**
+ * The pass of a merge that renumbers nothing: every document below `end` stays where it is, in
+ * the index's own forward arrays (their first part becomes the sealed index's, appends go on past
+ * it), so nothing is copied and no array of the old forward index dies. A bulk load's doubled
+ * arrays, replaced by copies at `seal`, were ~550 MiB of garbage at 1M documents whose sweep was
+ * a 127 ms pause on the event loop's thread (issue 40). Counts each term's postings into `starts`.
+ */
+function* adoptPass(src: MergeSource, end: number, starts: Int32Array[]): Generator<void, Taken> {
+  const { nf, lengths, fwdStart, fwdTerm } = src;
+  const ids = new ChunkedList(arrayChunks<string>());
+  const short: Uint16Array[] = [];
+  for (let f = 0; f < nf; f++) {
+    short.push(mapped.u16(end + roomAfter(src, end)));
+    yield;
+  }
+  const lengthSum = new Float64Array(nf);
+  for (let d = 0; d < end; d++) {
+    ids.push(src.idOf(d));
+    for (let f = 0; f < nf; f++) {
+      const length = lengths[d * nf + f];
+      short[f][d] = Math.min(length, LONG);
+      lengthSum[f] += length;
+      const count = starts[f];
+      for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) count[fwdTerm[i] + 1] += 1;
+    }
+    if (d % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
+  }
+  return { n: end, ids, lengthSum, forward: src, short };
+}
+
+/**
+ * The pass of a merge that drops deleted documents: a pass that sizes the new arrays, then one
+ * that copies the documents live when it reaches them, renumbered in order, and counts each
+ * term's postings into `starts`.
+ */
+function* copyPass(src: MergeSource, end: number, starts: Int32Array[]): Generator<void, Taken> {
+  const { nf } = src;
   const {
     fwdStart: oldStart,
     fwdTerm: oldTerm,
@@ -200,13 +353,14 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     if (d % SCAN_STEP_DOCS === SCAN_STEP_DOCS - 1) yield;
   }
   yield;
-  // Room for a quarter more documents (the next merge starts once an eighth is appended), with
-  // their entries at a quarter above the average: appends until then, and those made while
-  // this merge runs, need no copy of these arrays. Typed arrays are allocated untouched (`mapped`:
-  // fresh mappings, not blocks malloc zeroes whole, 59–152 ms a step at 1M documents); their
-  // pages are faulted in as the passes write them, in order. Each is allocated in a step of its
-  // own (shared buffers start no collection, but ordinary ones did: issue 39).
-  const room = Math.max(src.minMergeDocs, Math.ceil(most / 4));
+  // Room for a quarter more documents, with their entries at a quarter above the average:
+  // appends until the next merge, and those made while this one runs, need no copy of these
+  // arrays (and past it, the large ones grow in place: `growable`). Typed arrays are allocated
+  // untouched (`mapped`, `growable`: fresh mappings, not blocks malloc zeroes whole, 59–152 ms a
+  // step at 1M documents); their pages are faulted in as the passes write them, in order. Each is
+  // allocated in a step of its own (shared buffers start no collection, but ordinary ones did:
+  // issue 39).
+  const room = roomAfter(src, most);
   const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
   // The ids go into chunks as the copy pass reaches them: an array of every id is filled (and so
   // faulted in) whole when made, at 1M documents ~7–9 MB, 37–85 ms of page faults in one step at a
@@ -215,19 +369,20 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   const ids = new ChunkedList(arrayChunks<string>());
   const gone = mapped.u8(most + room);
   yield;
-  const fingerprints = mapped.u32(most + room);
+  const fingerprints = growable(Uint32Array, most + room);
   yield;
-  const lengths = mapped.i32((most + room) * nf);
+  const lengths = growable(Int32Array, (most + room) * nf);
   yield;
-  const fwdStart = mapped.i32((most + room) * nf + 1);
+  const fwdStart = growable(Int32Array, (most + room) * nf + 1);
   yield;
-  const fwdTerm = mapped.i32(entries + roomEntries);
+  const fwdTerm = growable(Int32Array, entries + roomEntries);
   yield;
-  const fwdTf = mapped.u16(entries + roomEntries);
+  const fwdTf = growable(Uint16Array, entries + roomEntries);
   yield;
-  const posStart = mapped.i32(most + room + 1);
+  const posStart = growable(Int32Array, most + room + 1);
   yield;
-  const posBytes = mapped.u8(
+  const posBytes = growable(
+    Uint8Array,
     posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
   );
   yield;
@@ -238,13 +393,6 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
   }
   const newOf = mapped.i32(end);
   yield;
-  // Per field, term t's postings counted at `t + 1`, then summed into run starts.
-  const starts: Int32Array[] = [];
-  for (let f = 0; f < nf; f++) {
-    const s = mapped.i32(nt + 1);
-    starts.push(s);
-    yield* touch(s);
-  }
   // Slots are scattered over the documents: the new short id of each written once in order first.
   const slotOfShort = mapped.i32(most + room);
   yield;
@@ -289,78 +437,8 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
   }
   // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
-  entries = at;
-  posLength = posAt;
-  yield* src.compactIds();
-  const avg = new Float64Array(nf);
-  for (let f = 0; f < nf; f++) avg[f] = n ? lengthSum[f] / n : 0;
-  for (const s of starts) {
-    for (let t = 0; t < nt; t++) {
-      s[t + 1] += s[t];
-      if (t % FILL_STEP === FILL_STEP - 1) yield;
-    }
-    yield;
-  }
-  const docs: Int32Array[] = [];
-  const tfs: Uint16Array[] = [];
-  const fill = mapped.i32(nt);
-  for (let f = 0; f < nf; f++) {
-    const s = starts[f];
-    for (let t = 0; t < nt; t += FILL_STEP) {
-      fill.set(s.subarray(t, Math.min(nt, t + FILL_STEP)), t);
-      yield;
-    }
-    const fd = mapped.i32(s[nt]);
-    yield* touch(fd);
-    const ft = mapped.u16(s[nt]);
-    yield* touch(ft);
-    for (let d = 0; d < n; d++) {
-      for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) {
-        const p = fill[fwdTerm[i]]++;
-        fd[p] = d;
-        ft[p] = fwdTf[i];
-      }
-      if (d % SCATTER_STEP_DOCS === SCATTER_STEP_DOCS - 1) yield;
-    }
-    docs.push(fd);
-    tfs.push(ft);
-    yield;
-  }
-  const sealed: SealedIndex = {
-    fields: src.fields,
-    ids,
-    fingerprints: fingerprints.subarray(0, n),
-    avg,
-    lengths: lengths.subarray(0, n * nf),
-    fwdStart: fwdStart.subarray(0, n * nf + 1),
-    fwdTerm: fwdTerm.subarray(0, entries),
-    fwdTf: fwdTf.subarray(0, entries),
-    posField: src.posField,
-    posStart: posStart.subarray(0, n + 1),
-    posBytes: posBytes.subarray(0, posLength),
-    terms: src.terms,
-    termCount: nt,
-    start: starts,
-    docs,
-    tfs,
-  };
   const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf, posStart, posBytes };
-  const base: BaseSegment = { end: n, start: starts, docs, tfs };
-  // The terms searched lately get their runs in the new base now, a step at a time, so the
-  // first queries after the swap do not build them all at once.
-  const runs = new Map<number, BaseRun>();
-  let work = 0;
-  for (const t of src.recentTerms()) {
-    if (t >= nt) continue;
-    const run = yield* runSteps(base, nf, t);
-    if (run) runs.set(t, run);
-    work += run ? run.docs.length : 1;
-    if (work >= MERGE_STEP_DOCS * 32) {
-      work = 0;
-      yield;
-    }
-  }
-  return { sealed, base, runs, newOf, slotOfShort, shortOfSlot, gone, short, forward };
+  return { n, ids, lengthSum, forward, short, renumbered: { newOf, slotOfShort, shortOfSlot, gone, forward } };
 }
 
 /** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */

@@ -11,6 +11,7 @@ import {
   type Merging,
   type MergeResult,
   type MergeSource,
+  type Renumbered,
   type SealedIndex,
 } from './merge';
 import { PositionWriter } from './positions';
@@ -451,6 +452,7 @@ export class SegmentedIndex {
       idOf: (d) => this.idAt(d),
       slotOf: (d) => this.slotOfShort[d],
       slotLimit: this.slotLimit,
+      noneDeleted: this.live === this.next,
       compactIds: () => this.slots.compactSteps(),
       lengths: this.lengths,
       fps: this.fps,
@@ -489,103 +491,23 @@ export class SegmentedIndex {
   }
 
   /**
-   * Swaps a finished merge's base in, in one step: documents added while it ran are renumbered
-   * after it (their forward entries copied, their appended postings shifted), documents deleted
-   * while it ran become tombstones of the new base.
+   * Swaps a finished merge's base in, in one step. A merge that adopted the index's forward
+   * arrays changes no short id: the documents added while it ran follow it where they are, those
+   * deleted are already tombstones. Otherwise documents added while it ran are renumbered after it
+   * (their forward entries copied, their appended postings shifted), documents deleted while it
+   * ran become tombstones of the new base.
    */
   private install(m: Merging, r: MergeResult): void {
-    const { nf } = this;
-    const { sealed, newOf } = r;
+    const { sealed } = r;
     const n = sealed.ids.length;
-    const extra = this.next - m.end;
-    const next = n + extra;
-    const gone = grow(r.gone, next);
-    let dead = 0;
-    for (const d of m.deleted) {
-      const nd = newOf[d];
-      if (nd < 0 || gone[nd] !== 0) continue;
-      gone[nd] = 1;
-      dead += 1;
-    }
-    // The documents appended while it ran, after the new base (read before the base is swapped).
     const tailIds = new ChunkedList(arrayChunks<string>());
-    const slotOfShort = grow(r.slotOfShort, next);
-    const shortOfSlot = grow(r.shortOfSlot, this.slotLimit);
-    for (let d = m.end; d < this.next; d++) {
-      tailIds.push(this.idAt(d));
-      const nd = n + d - m.end;
-      if (this.gone[d] !== 0) gone[nd] = 1;
-      else {
-        const slot = this.slotOfShort[d];
-        slotOfShort[nd] = slot;
-        shortOfSlot[slot] = nd;
-      }
-    }
+    for (let d = m.end; d < this.next; d++) tailIds.push(this.idAt(d));
     this.freeAt = this.freeCount;
-    const from = this.fwdStart[m.end * nf];
-    const to = this.fwdStart[this.next * nf];
-    const e = sealed.fwdTerm.length;
-    const fw = r.forward;
-    const posFrom = this.posStart[m.end];
-    const posTo = this.posStart[this.next];
-    const pe = sealed.posBytes.length;
-    if (fw.fps.length >= next && fw.fwdTerm.length >= e + to - from && fw.posBytes.length >= pe + posTo - posFrom) {
-      // The documents appended meanwhile fit in the room after the new base: copy theirs only.
-      if (extra > 0) {
-        fw.lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
-        fw.fps.set(this.fps.subarray(m.end, this.next), n);
-        for (let i = 1; i <= extra * nf; i++) fw.fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
-        fw.fwdTerm.set(this.fwdTerm.subarray(from, to), e);
-        fw.fwdTf.set(this.fwdTf.subarray(from, to), e);
-        for (let i = 1; i <= extra; i++) fw.posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
-        fw.posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
-      }
-      this.lengths = fw.lengths;
-      this.fps = fw.fps;
-      this.fwdStart = fw.fwdStart;
-      this.fwdTerm = fw.fwdTerm;
-      this.fwdTf = fw.fwdTf;
-      this.posStart = fw.posStart;
-      this.posBytes = fw.posBytes;
-    } else {
-      const lengths = new Int32Array(next * nf);
-      lengths.set(sealed.lengths);
-      lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
-      const fps = new Uint32Array(next);
-      fps.set(sealed.fingerprints);
-      fps.set(this.fps.subarray(m.end, this.next), n);
-      const fwdStart = new Int32Array(next * nf + 1);
-      fwdStart.set(sealed.fwdStart);
-      for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
-      const fwdTerm = new Int32Array(e + to - from);
-      fwdTerm.set(sealed.fwdTerm);
-      fwdTerm.set(this.fwdTerm.subarray(from, to), e);
-      const fwdTf = new Uint16Array(e + to - from);
-      fwdTf.set(sealed.fwdTf);
-      fwdTf.set(this.fwdTf.subarray(from, to), e);
-      const posStart = new Int32Array(next + 1);
-      posStart.set(sealed.posStart);
-      for (let i = 1; i <= extra; i++) posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
-      const posBytes = new Uint8Array(pe + posTo - posFrom);
-      posBytes.set(sealed.posBytes);
-      posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
-      this.posStart = posStart;
-      this.posBytes = posBytes;
-      this.lengths = lengths;
-      this.fps = fps;
-      this.fwdStart = fwdStart;
-      this.fwdTerm = fwdTerm;
-      this.fwdTf = fwdTf;
-    }
-    const shift = n - m.end;
-    if (extra > 0 && shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
+    // Tombstones of the new base: documents below its end deleted while the merge ran.
+    const dead = r.renumbered ? this.renumber(m, r.renumbered, n) : m.deleted.length;
+    if (r.renumbered) this.numberingMark = {};
     this.baseIds = sealed.ids;
     this.tailIds = tailIds;
-    this.gone = gone;
-    this.numberingMark = {};
-    this.slotOfShort = slotOfShort;
-    this.shortOfSlot = shortOfSlot;
-    this.next = next;
     this.base = r.base;
     this.runs.reset(r.base, r.runs);
     this.frozenTail = undefined;
@@ -596,6 +518,75 @@ export class SegmentedIndex {
     m.settle();
     this.onSealed?.(sealed);
     this.maybeMerge();
+  }
+
+  /**
+   * Takes a renumbering merge's arrays (`install`): moves the documents appended while it ran
+   * after its `n`, and marks its documents deleted meanwhile; returns how many it marked.
+   */
+  private renumber(m: Merging, r: Renumbered, n: number): number {
+    const { nf } = this;
+    const { newOf } = r;
+    const extra = this.next - m.end;
+    const next = n + extra;
+    const gone = grow(r.gone, next);
+    let dead = 0;
+    for (const d of m.deleted) {
+      const nd = newOf[d];
+      if (nd < 0 || gone[nd] !== 0) continue;
+      gone[nd] = 1;
+      dead += 1;
+    }
+    const slotOfShort = grow(r.slotOfShort, next);
+    const shortOfSlot = grow(r.shortOfSlot, this.slotLimit);
+    for (let d = m.end; d < this.next; d++) {
+      const nd = n + d - m.end;
+      if (this.gone[d] !== 0) gone[nd] = 1;
+      else {
+        const slot = this.slotOfShort[d];
+        slotOfShort[nd] = slot;
+        shortOfSlot[slot] = nd;
+      }
+    }
+    // The documents appended meanwhile go after the new base, in the room left for them (or
+    // past it: the large arrays grow in place, `growable`).
+    const fw = r.forward;
+    const from = this.fwdStart[m.end * nf];
+    const to = this.fwdStart[this.next * nf];
+    const e = fw.fwdStart[n * nf];
+    const posFrom = this.posStart[m.end];
+    const posTo = this.posStart[this.next];
+    const pe = fw.posStart[n];
+    const lengths = grow(fw.lengths, next * nf);
+    const fps = grow(fw.fps, next);
+    const fwdStart = grow(fw.fwdStart, next * nf + 1);
+    const fwdTerm = grow(fw.fwdTerm, e + to - from);
+    const fwdTf = grow(fw.fwdTf, e + to - from);
+    const posStart = grow(fw.posStart, next + 1);
+    const posBytes = grow(fw.posBytes, pe + posTo - posFrom);
+    if (extra > 0) {
+      lengths.set(this.lengths.subarray(m.end * nf, this.next * nf), n * nf);
+      fps.set(this.fps.subarray(m.end, this.next), n);
+      for (let i = 1; i <= extra * nf; i++) fwdStart[n * nf + i] = this.fwdStart[m.end * nf + i] - from + e;
+      fwdTerm.set(this.fwdTerm.subarray(from, to), e);
+      fwdTf.set(this.fwdTf.subarray(from, to), e);
+      for (let i = 1; i <= extra; i++) posStart[n + i] = this.posStart[m.end + i] - posFrom + pe;
+      posBytes.set(this.posBytes.subarray(posFrom, posTo), pe);
+      const shift = n - m.end;
+      if (shift !== 0) for (const field of this.tail) field.shiftDocs(shift);
+    }
+    this.lengths = lengths;
+    this.fps = fps;
+    this.fwdStart = fwdStart;
+    this.fwdTerm = fwdTerm;
+    this.fwdTf = fwdTf;
+    this.posStart = posStart;
+    this.posBytes = posBytes;
+    this.gone = gone;
+    this.slotOfShort = slotOfShort;
+    this.shortOfSlot = shortOfSlot;
+    this.next = next;
+    return dead;
   }
 
   /** Called once a merge's base is swapped in (before `onSealed`): what a layer above keeps per base. */

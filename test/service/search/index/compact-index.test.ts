@@ -124,10 +124,15 @@ describe('CompactIndex segments', () => {
     PROPERTY_HANG_GUARD_MS,
   );
 
-  it('hands every new base to onSealed: the documents live when its copy pass reached them', async () => {
+  it.each([
+    // A document deleted before the merge begins makes it renumber (copy) the documents.
+    ['copies the documents live when its copy pass reached them', true, ['b']],
+    // Nothing deleted below its end as it begins: it adopts the forward arrays, every document at once.
+    ['adopts every document, one deleted while it runs a tombstone', false, ['a', 'b']],
+  ])('hands every new base to onSealed: a merge that %s', async (_name, copies, ids) => {
     const seen: string[][] = [];
     const c = new CompactIndex(['title', 'text'], {
-      minMergeDocs: 2,
+      minMergeDocs: 3,
       mergeSliceMs: 0,
       onSealed: (s) => {
         seen.push(Array.from({ length: s.ids.length }, (_x, d) => s.ids.get(d)));
@@ -142,15 +147,19 @@ describe('CompactIndex segments', () => {
         expect(s.fwdTerm.length).toBe(s.fwdStart[n * 2]);
       },
     });
+    c.add('z', [[], []]);
+    if (copies) c.discard('z');
     c.add('a', [['laser'], ['laser beam']]);
+    const numbering = c.numbering;
     c.add('b', [['water'], ['water']]);
-    // The merge began with a and b; c arrives and a goes while it runs, before its copy pass
-    // reached a (the merge is read in steps: issue 39), so its base holds b alone.
+    // The merge began with z, a and b; c arrives and a goes while it runs, before its copy pass
+    // reached a (the merge is read in steps: issue 39), so a copying merge's base holds b alone.
     c.add('c', [['bread'], ['bread']]);
     c.discard('a');
     await c.merged();
-    expect(seen[0]).toEqual(['b']);
-    expect(c.documentCount).toBe(2);
+    expect(seen[0]).toEqual(copies ? ids : ['z', ...ids]);
+    expect(c.numbering === numbering).toBe(!copies);
+    expect(c.documentCount).toBe(copies ? 2 : 3);
     expect(scoreTerms(c.postingsView(), [['laser', 1]], boost, bm25).ids).toEqual([]);
     expect(scoreTerms(c.postingsView(), [['bread', 1]], boost, bm25).ids).toEqual(['c']);
   });
