@@ -26,8 +26,9 @@ export interface CompactIndexOptions {
   readonly mergeSliceMs?: number;
   /**
    * Called with every new base once it is swapped in (after a merge or `seal`): a consistent
-   * image of the documents the merge copied (those live when its copy pass reached them; one
-   * deleted after that is a tombstone of the served base), for persisting (`segment-file.ts`).
+   * image of the documents the merge took (those live when its copy pass reached them, or all
+   * below its end when it adopted the forward arrays; one deleted after that is a tombstone of the
+   * served base), for persisting (`segment-file.ts`).
    */
   readonly onSealed?: (sealed: SealedIndex) => void;
   /** Queries in slices of the index that serves this one: a background merge swaps its new base in only while none runs. */
