@@ -48,7 +48,7 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   let threshold = floor;
   let p = 0;
   while (p < m && cum[p + 1] * maxCoord * SLACK < threshold) p += 1;
-  const heap = new DocHeap(cursors, pos);
+  const heap = new DocHeap(cursors, pos, scratch.i32('maxScore.cur', m));
   for (let j = p; j < m; j++) heap.push(order[j]);
   // Per cursor, the block its shallow seeks (non-essential) have reached.
   const blk = scratch.i32('maxScore.blk', m);
@@ -160,20 +160,22 @@ export function maxScoreTopK(cursors: readonly ScoreCursor[], opts: TopKOptions)
   return best.heap.sort(byRank);
 }
 
-/** Min-heap of cursor indices by the document each points at. */
+/**
+ * Min-heap of cursor indices by the document each points at. Each entry's document is read from
+ * its cursor once, when it enters or moves (`push`, `replaceTop`), and kept in `cur`: the sifts'
+ * comparisons read one array instead of the cursor, its postings and its position (at 1M
+ * documents those reads were a quarter of the first pass's own time).
+ */
 class DocHeap {
   private items: number[] = [];
   constructor(
     private readonly cursors: readonly ScoreCursor[],
     private readonly pos: Int32Array,
+    private readonly cur: Int32Array,
   ) {}
 
   get size(): number {
     return this.items.length;
-  }
-
-  private doc(i: number): number {
-    return this.cursors[i].docs[this.pos[i]];
   }
 
   top(): number {
@@ -181,34 +183,36 @@ class DocHeap {
   }
 
   topDoc(): number {
-    return this.doc(this.items[0]);
+    return this.cur[this.items[0]];
   }
 
   /** Whether no other cursor is at the top's document. */
   topAlone(): boolean {
     const h = this.items;
-    const d = this.doc(h[0]);
-    return !(h.length > 1 && this.doc(h[1]) === d) && !(h.length > 2 && this.doc(h[2]) === d);
+    const cur = this.cur;
+    const d = cur[h[0]];
+    return !(h.length > 1 && cur[h[1]] === d) && !(h.length > 2 && cur[h[2]] === d);
   }
 
   /** The smallest document after the top's (its children hold it), or 2³¹ with no other cursor. */
   secondDoc(): number {
     const h = this.items;
     let d = 0x7fffffff;
-    if (h.length > 1) d = this.doc(h[1]);
-    if (h.length > 2) d = Math.min(d, this.doc(h[2]));
+    if (h.length > 1) d = this.cur[h[1]];
+    if (h.length > 2) d = Math.min(d, this.cur[h[2]]);
     return d;
   }
 
   push(i: number): void {
     if (this.pos[i] >= this.cursors[i].docs.length) return;
     const h = this.items;
+    const cur = this.cur;
     h.push(i);
     let at = h.length - 1;
-    const d = this.doc(i);
+    const d = (cur[i] = this.cursors[i].docs[this.pos[i]]);
     while (at > 0) {
       const parent = (at - 1) >> 1;
-      if (this.doc(h[parent]) <= d) break;
+      if (cur[h[parent]] <= d) break;
       h[at] = h[parent];
       at = parent;
     }
@@ -223,15 +227,16 @@ class DocHeap {
   /** Puts `i` at the root (its position moved on) and sifts it down. */
   replaceTop(i: number): void {
     const h = this.items;
+    const cur = this.cur;
     const n = h.length;
-    const d = this.doc(i);
+    const d = (cur[i] = this.cursors[i].docs[this.pos[i]]);
     let at = 0;
     for (;;) {
       const l = 2 * at + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && this.doc(h[r]) < this.doc(h[l]) ? r : l;
-      if (this.doc(h[c]) >= d) break;
+      const c = r < n && cur[h[r]] < cur[h[l]] ? r : l;
+      if (cur[h[c]] >= d) break;
       h[at] = h[c];
       at = c;
     }
