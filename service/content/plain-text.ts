@@ -62,10 +62,17 @@ function spaceEnd(s: string, i: number): number {
   return i;
 }
 
-/** The first line terminator at or after `i`, or the length. */
+/** Line terminators (`isLineEnd`), for `lineEnd`'s search (its `lastIndex` set before each). */
+const LINE_END = /[\n\r\u2028\u2029]/g;
+
+/**
+ * The first line terminator at or after `i`, or the length. A regular expression's search, not a
+ * loop over `charCodeAt`: a text of one long line (1 MB of prose) is scanned by three passes up to
+ * their line ends, and the loop was most of `plainText`'s time there.
+ */
 function lineEnd(s: string, i: number): number {
-  while (i < s.length && !isLineEnd(s.charCodeAt(i))) i++;
-  return i;
+  LINE_END.lastIndex = i;
+  return LINE_END.exec(s)?.index ?? Math.max(i, s.length);
 }
 
 /**
@@ -281,6 +288,19 @@ function isBlank(c: number): boolean {
 }
 
 /**
+ * Where a run of whitespace and `|` that `cleanWhitespace` changes may start: any of them but a
+ * space, or a space before another one (`\s` is `isSpace`'s class). A lone space between words,
+ * prose's every other run, is passed over by the regular expression's scan.
+ */
+const CHANGED_RUN = /[^\S ]|\|| [\s|]/g; // `lastIndex` set before each search
+
+/** The start of the next run at or after `i` that `cleanWhitespace` may change, or the length. */
+function nextRun(s: string, i: number): number {
+  CHANGED_RUN.lastIndex = i;
+  return CHANGED_RUN.exec(s)?.index ?? s.length;
+}
+
+/**
  * `.replace(/\|/g, ' ').replace(/[ \t\f\v]+/g, ' ').replace(/\s*\n\s*\/g, '\n')` in one pass: in
  * each run of whitespace and `|`, a newline makes the whole run that newline; otherwise each
  * stretch of spaces, tabs and `|` becomes one space and other whitespace (no-break spaces…) stays.
@@ -288,9 +308,8 @@ function isBlank(c: number): boolean {
 function cleanWhitespace(s: string): string {
   const parts: string[] = [];
   let copied = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = nextRun(s, 0); i < s.length; i = nextRun(s, i + 1)) {
     const c = s.charCodeAt(i);
-    if (!isBlank(c) && !isSpace(c)) continue;
     let end = i;
     let newline = false;
     let plain = true; // the run is exactly one space: nothing to change
