@@ -1,4 +1,5 @@
 import { BLOCK_SHIFT, type ScoreCursor } from '../index/cursor';
+import { tracedWindow } from '../index/step-trace';
 import { knownFloor, type TopKOptions } from './top-k';
 import { byRank, type DocHit } from './top-hits';
 
@@ -200,7 +201,7 @@ export async function windowedTopK(
   const bounded = (found: number) => (!(ms > 0) || floorGiven || found >= opts.k ? target : Math.min(target, mostOpen));
   const timed = (run: () => DocHit[], held: number): DocHit[] => {
     const started = now();
-    const found = run();
+    const found = tracedWindow(topK, fromKnown, cold, held, run);
     const took = now() - started;
     // A window smaller than `fewest` (or too fast to time) says little of the pace.
     if (took > 0 && held >= fewest) {

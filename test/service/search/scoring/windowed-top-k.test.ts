@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
+import { traceWindows, windowsTraced } from '../../../../service/search/index/step-trace';
 import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-top-k';
 import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
 import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
@@ -47,6 +48,30 @@ function windowsCounted() {
 }
 
 describe('windowedTopK', () => {
+  it('writes each window to the window log while it is on, and nothing once it is off', async () => {
+    const { cursors, opts, whole, pace } = windowsCounted();
+    const lines: string[] = [];
+    const before = windowsTraced.n;
+    traceWindows({ ms: -1, log: (line) => lines.push(line) });
+    try {
+      const hits = await windowedTopK(boundedTopK, cursors, opts, async () => {}, { ms: 0, pace });
+      expect(hits).toEqual(whole);
+    } finally {
+      traceWindows(undefined);
+    }
+    expect(lines.length).toBeGreaterThan(1);
+    expect(windowsTraced.n - before).toBe(lines.length);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^\[window\] boundedTopK \d+\.\d ms cpu \(\d+\.\d wall\) at=\d+\.\d postings=\d+ ns\/posting=\d+ faults=\d+ /,
+      );
+    const logged = lines.reduce((n, l) => n + Number(/postings=(\d+)/.exec(l)![1]), 0);
+    expect(logged).toBe(cursors.reduce((n, c) => n + c.docs.length, 0));
+    lines.length = 0;
+    await windowedTopK(boundedTopK, cursors, opts, async () => {}, { ms: 0, pace });
+    expect(lines).toEqual([]);
+  });
+
   it(
     'gives the same hits, to the bit, as one pass of the scorer it wraps, window after window',
     async () => {
