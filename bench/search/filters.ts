@@ -385,7 +385,10 @@ if (require.main === module) {
     // A function first called now: its `code-creation` time in V8's log, set beside this line's, gives the offset.
     const at = performance.now();
     windowLogMark();
-    writeSync(1, `[window-mark] windowLogMark called at ${at.toFixed(2)} ms (performance.now())\n`);
+    writeSync(
+      1,
+      `[window-mark] windowLogMark called at ${at.toFixed(2)} ms (performance.now()); timeOrigin ${performance.timeOrigin.toFixed(1)}\n`,
+    );
     process.on('exit', () =>
       writeSync(1, `[windows] ${windowsTraced.n} windows, ${windowsTraced.postings} postings traced\n`),
     );

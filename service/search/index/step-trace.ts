@@ -99,14 +99,19 @@ export function traceWindows(t: StepTrace | undefined): void {
 export const windowsTraced = { n: 0, postings: 0 };
 
 /**
- * Runs `run` (one window of `postings` postings of scorer `topK`, in a pass from known documents
- * or not, with cursors without values or not), writing it when the window log says so.
+ * Runs `run` (one window of `postings` postings over `cursors` cursors spanning `span` document
+ * ids, of scorer `topK`, in a pass from known documents or not, with cursors without values or
+ * not), writing it when the window log says so. A window written is run once more at once when
+ * `rerun` (the scorer has no side effect: no `counted`), its result dropped, and the second run's
+ * CPU written beside it: a window slow both times did that much work; one slow the first time
+ * only met something passing (a deoptimised scorer, a GC, a vCPU the host took away).
  */
 export function tracedWindow<T>(
   topK: { name: string },
   known: boolean,
   cold: boolean,
   postings: number,
+  shape: { readonly cursors: number; readonly span: number; readonly rerun: boolean },
   run: () => T,
 ): T {
   const t = windows;
@@ -124,8 +129,15 @@ export function tracedWindow<T>(
   if (ms > t.ms) {
     const f = process.resourceUsage().minorPageFault - faults;
     const [u1, s1] = ticks();
+    let again = '';
+    if (shape.rerun) {
+      const w = performance.now();
+      const c = cpu();
+      run();
+      again = ` rerun=${((cpu() - c) * 1000).toFixed(1)} ms cpu (${(performance.now() - w).toFixed(1)} wall)`;
+    }
     t.log(
-      `[window] ${topK.name}${known ? ' known' : ''}${cold ? ' cold' : ''} ${ms.toFixed(1)} ms cpu (${wall.toFixed(1)} wall) at=${at.toFixed(1)} postings=${postings} ns/posting=${((ms * 1e6) / Math.max(1, postings)).toFixed(0)} faults=${f} user/sys ticks=${u1 - u0}/${s1 - s0}`,
+      `[window] ${topK.name}${known ? ' known' : ''}${cold ? ' cold' : ''} ${ms.toFixed(1)} ms cpu (${wall.toFixed(1)} wall) at=${at.toFixed(1)} postings=${postings} ns/posting=${((ms * 1e6) / Math.max(1, postings)).toFixed(0)} cursors=${shape.cursors} span=${shape.span} faults=${f} user/sys ticks=${u1 - u0}/${s1 - s0}${again}`,
     );
   }
   return r;
