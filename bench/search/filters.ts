@@ -25,7 +25,7 @@
  * this / base as the square root of (this / base run from this tree) / (base / this run from the
  * base's).
  *
- *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]] [--turns[=ms]] [--steps[=ms]]
+ *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]] [--turns[=ms]] [--steps[=ms]] [--windows[=ms]]
  *
  * `--attribute` (as stall.ts and delete.ts): per measured row, of the stalls over that many ms (30),
  * the 10 with the most loop-thread CPU and what filled them (GC pauses by kind, the slices that
@@ -39,6 +39,11 @@
  * (`index/step-trace.ts`: the first pass's `cursorJob`, the browse's and the columns' jobs, each
  * named), on stdout, each line led by the index's label: what a long turn of `--turns` was made of.
  *
+ * `--windows[=ms]`: every window of `windowedTopK` over that many ms (20) of the loop thread's CPU
+ * (`index/step-trace.ts`: scorer, postings, ns a posting, faults, start time), on stdout, and the
+ * number of windows run at the end; with V8's `--log-code --log-deopt --logfile=…` its times
+ * (microseconds since the isolate started) are the windows' `at` less the `[window-mark]` line's offset.
+ *
  * `run()` (part of `make bench`, 200,000 documents) returns the Markdown and writes bench/results/filters.md.
  */
 import { existsSync, mkdirSync, writeFileSync, writeSync } from 'node:fs';
@@ -51,7 +56,7 @@ import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
-import { traceSteps } from '../../service/search/index/step-trace';
+import { traceSteps, traceWindows, windowsTraced } from '../../service/search/index/step-trace';
 import { attribute } from './stall-attribution';
 import { turnLog } from './turn-log';
 
@@ -356,6 +361,11 @@ export async function run(
   return md;
 }
 
+/** Called once when the window log starts (`--windows`): a mark in V8's log. */
+function windowLogMark(): number {
+  return performance.now();
+}
+
 if (require.main === module) {
   const steps = process.argv.find((x) => x.startsWith('--steps'));
   if (steps) {
@@ -368,6 +378,20 @@ if (require.main === module) {
       const t = require(join(base, 'service/search/index/step-trace')) as { traceSteps: typeof traceSteps };
       t.traceSteps({ ms, log: (line) => writeSync(1, `base ${line}\n`) });
     }
+  }
+  const windowsArg = process.argv.find((x) => x.startsWith('--windows'));
+  if (windowsArg) {
+    traceWindows({ ms: Number(windowsArg.split('=')[1] ?? 20), log: (line) => writeSync(1, `this ${line}\n`) });
+    // A function first called now: its `code-creation` time in V8's log, set beside this line's, gives the offset.
+    const at = performance.now();
+    windowLogMark();
+    writeSync(
+      1,
+      `[window-mark] windowLogMark called at ${at.toFixed(2)} ms (performance.now()); timeOrigin ${performance.timeOrigin.toFixed(1)}\n`,
+    );
+    process.on('exit', () =>
+      writeSync(1, `[windows] ${windowsTraced.n} windows, ${windowsTraced.postings} postings traced\n`),
+    );
   }
   const [sizesArg, repsArg, partsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const parts = (partsArg ? partsArg.split(',') : ALL_PARTS) as FilterBenchPart[];

@@ -71,6 +71,27 @@ export interface ScoreCursor {
   readonly distinct: boolean;
 }
 
+/**
+ * A cursor with every field of `ScoreCursor` set (absent ones `undefined`), in one order, made
+ * here only: the index's cursors and `windowedTopK`'s windows of them then share one hidden class,
+ * so the scorers' property loads see one map, not one per maker (a window's cursor without
+ * `blockMax`/`blockScale` was a second map; issue 40).
+ */
+export function scoreCursor(c: ScoreCursor): ScoreCursor {
+  return {
+    docs: c.docs,
+    tfs: c.tfs,
+    vals: c.vals,
+    idf: c.idf,
+    scoring: c.scoring,
+    factors: c.factors,
+    bound: c.bound,
+    blockMax: c.blockMax,
+    blockScale: c.blockScale,
+    distinct: c.distinct,
+  };
+}
+
 /** Cursor `c`'s bound of block `b`: its `blockMax` there times its `blockScale` (the same bits as a scaled copy), else its `bound`. */
 export function blockBound(c: ScoreCursor, b: number): number {
   return c.blockMax ? c.blockMax[b] * (c.blockScale ?? 1) : c.bound;

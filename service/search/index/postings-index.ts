@@ -1,6 +1,6 @@
 import { f64, i32, sized, u16 } from '../../lib/untracked-arrays';
 import { ArrayPool } from './array-pool';
-import { type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import { scoreCursor, type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
 import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
 import {
@@ -424,18 +424,20 @@ export class PostingsIndex extends SegmentedIndex {
       const factors = boosts.map((b) => weight * b);
       for (const part of p.parts) {
         const scale = weight * (1 + 1e-9);
-        cursors.push({
-          docs: part.docs,
-          tfs: part.tfs,
-          vals: part.vals,
-          idf: p.idf,
-          scoring,
-          factors,
-          bound: part.maxImpact * scale,
-          blockMax: part.blockMax,
-          blockScale: scale,
-          distinct,
-        });
+        cursors.push(
+          scoreCursor({
+            docs: part.docs,
+            tfs: part.tfs,
+            vals: part.vals,
+            idf: p.idf,
+            scoring,
+            factors,
+            bound: part.maxImpact * scale,
+            blockMax: part.blockMax,
+            blockScale: scale,
+            distinct,
+          }),
+        );
         termOf.push(this.termIds.get(term)!);
         partOf.push(part);
         termNames.push(term);

@@ -1,4 +1,5 @@
-import { BLOCK_SHIFT, type ScoreCursor } from '../index/cursor';
+import { BLOCK_SHIFT, scoreCursor, type ScoreCursor } from '../index/cursor';
+import { tracedWindow } from '../index/step-trace';
 import { knownFloor, type TopKOptions } from './top-k';
 import { byRank, type DocHit } from './top-hits';
 
@@ -139,7 +140,7 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
     for (let b = from >> BLOCK_SHIFT; b <= (to - 1) >> BLOCK_SHIFT; b++) if (c.blockMax[b] > most) most = c.blockMax[b];
     bound = most * (c.blockScale ?? 1);
   }
-  return {
+  return scoreCursor({
     docs: c.docs.subarray(from, to),
     tfs: c.tfs.map((t) => t && t.subarray(from, to)),
     vals: c.vals?.map((v) => v && v.subarray(from, to)),
@@ -148,6 +149,30 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
     factors: c.factors,
     bound,
     distinct: c.distinct,
+  });
+}
+
+/**
+ * `opts` with `floor` and `known` as given, as an object of one shape (every field of
+ * `TopKOptions`, in one order, made here only) whatever the caller's: the scorers' loads of
+ * `opts.whole` and `opts.idOf` met the caller's object, its spread copy with `known` cleared and
+ * its copies with a floor as different maps, and V8 threw away `boundedTopK`'s optimised code
+ * 219 times in one 1M run ("wrong map"); the window after such a deopt runs in the unoptimised
+ * tiers until the concurrent compiler, short of a core on a busy machine, makes it again: 50-100x
+ * the CPU a posting (issue 40).
+ */
+function windowOptions(opts: TopKOptions, floor: number, known: readonly number[] | undefined): TopKOptions {
+  return {
+    k: opts.k,
+    idOf: opts.idOf,
+    keep: opts.keep,
+    coordination: opts.coordination,
+    maxCoordination: opts.maxCoordination,
+    floor,
+    known,
+    counted: opts.counted,
+    whole: opts.whole,
+    scratch: opts.scratch,
   };
 }
 
@@ -198,9 +223,9 @@ export async function windowedTopK(
   // says; the others at most `mostOpen`.
   const floorGiven = (opts.floor ?? -Infinity) > -Infinity || (opts.known?.length ?? 0) >= opts.k;
   const bounded = (found: number) => (!(ms > 0) || floorGiven || found >= opts.k ? target : Math.min(target, mostOpen));
-  const timed = (run: () => DocHit[], held: number): DocHit[] => {
+  const timed = (run: () => DocHit[], held: number, parts: number, span: number): DocHit[] => {
     const started = now();
-    const found = run();
+    const found = tracedWindow(topK, fromKnown, cold, held, { cursors: parts, span, rerun: !opts.counted }, run);
     const took = now() - started;
     // A window smaller than `fewest` (or too fast to time) says little of the pace.
     if (took > 0 && held >= fewest) {
@@ -210,10 +235,12 @@ export async function windowedTopK(
     }
     return found;
   };
-  if (postings <= bounded(0)) return timed(() => topK(cursors, opts), postings);
+  const given = opts.floor ?? -Infinity;
+  if (postings <= bounded(0))
+    return timed(() => topK(cursors, windowOptions(opts, given, opts.known)), postings, cursors.length, end);
   // Known documents (`TopKOptions.known`) are scored once over the whole cursors: their floor
   // holds for every window, where only the window's own known documents would be seen.
-  const base: TopKOptions = opts.known ? { ...opts, known: undefined, floor: knownFloor(cursors, opts) } : opts;
+  const baseFloor = opts.known ? knownFloor(cursors, opts) : given;
   const at = new Int32Array(cursors.length);
   let best: DocHit[] = [];
   let left = postings;
@@ -235,9 +262,15 @@ export async function windowedTopK(
       () =>
         topK(
           part,
-          best.length < opts.k ? base : { ...base, floor: Math.max(base.floor ?? -Infinity, best[opts.k - 1].score) },
+          windowOptions(
+            opts,
+            best.length < opts.k ? baseFloor : Math.max(baseFloor, best[opts.k - 1].score),
+            undefined,
+          ),
         ),
       held,
+      part.length,
+      hi - lo,
     );
     if (found.length) best = [...best, ...found].sort(byRank).slice(0, opts.k);
     left -= held;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
+import { traceWindows, windowsTraced } from '../../../../service/search/index/step-trace';
 import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-top-k';
 import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
 import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
@@ -47,6 +48,50 @@ function windowsCounted() {
 }
 
 describe('windowedTopK', () => {
+  it('writes each window to the window log while it is on, and nothing once it is off', async () => {
+    const { cursors, opts, whole, pace } = windowsCounted();
+    const lines: string[] = [];
+    const before = windowsTraced.n;
+    traceWindows({ ms: -1, log: (line) => lines.push(line) });
+    try {
+      const hits = await windowedTopK(boundedTopK, cursors, opts, async () => {}, { ms: 0, pace });
+      expect(hits).toEqual(whole);
+    } finally {
+      traceWindows(undefined);
+    }
+    expect(lines.length).toBeGreaterThan(1);
+    expect(windowsTraced.n - before).toBe(lines.length);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^\[window\] boundedTopK \d+\.\d ms cpu \(\d+\.\d wall\) at=\d+\.\d postings=\d+ ns\/posting=\d+ cursors=\d+ span=\d+ faults=\d+ .*rerun=\d+\.\d ms cpu/,
+      );
+    const logged = lines.reduce((n, l) => n + Number(/postings=(\d+)/.exec(l)![1]), 0);
+    expect(logged).toBe(cursors.reduce((n, c) => n + c.docs.length, 0));
+    lines.length = 0;
+    await windowedTopK(boundedTopK, cursors, opts, async () => {}, { ms: 0, pace });
+    expect(lines).toEqual([]);
+  });
+
+  it("gives the scorer options and cursors of one shape, the index's cursors' (one hidden class each), in one window or many, with or without known documents or a floor", async () => {
+    const { cursors, opts, whole } = windowsCounted();
+    const optionKeys: string[] = [];
+    const cursorKeys: string[] = [];
+    const noting: typeof boundedTopK = (cs, o) => {
+      optionKeys.push(Object.keys(o).join());
+      for (const c of cs) cursorKeys.push(Object.keys(c).join());
+      return boundedTopK(cs, o);
+    };
+    const known = Array.from(cursors[0].docs.subarray(0, 20));
+    for (const o of [opts, { ...opts, known }, { ...opts, floor: 0 }, { floor: 0, known, ...opts }])
+      for (const postings of [1 << 12, 1 << 20])
+        expect(await windowedTopK(noting, cursors, o, async () => {}, { postings, ms: 0 })).toEqual(whole);
+    expect(new Set(optionKeys)).toEqual(
+      new Set(['k,idOf,keep,coordination,maxCoordination,floor,known,counted,whole,scratch']),
+    );
+    expect(new Set(cursorKeys)).toEqual(new Set(cursors.map((c) => Object.keys(c).join())));
+    expect(new Set(cursorKeys).size).toBe(1);
+  });
+
   it(
     'gives the same hits, to the bit, as one pass of the scorer it wraps, window after window',
     async () => {
