@@ -56,7 +56,8 @@ import { monitorEventLoop } from '../../service/metrics/event-loop-delay';
 import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
-import { traceSteps, traceWindows, windowsTraced } from '../../service/search/index/step-trace';
+import { traceSteps } from '../../service/search/index/step-trace';
+import { traceWindows, windowsTraced } from '../../service/search/scoring/window-trace';
 import { attribute } from './stall-attribution';
 import { turnLog } from './turn-log';
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 /** Event-loop delay over one interval, seconds. */
@@ -62,6 +62,17 @@ export function loopThreadCpu(): () => number {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;
   };
+}
+
+/** The loop thread's user and system CPU so far, clock ticks (`/proc/<pid>/task/<pid>/stat`; 0 elsewhere). */
+export function loopThreadTicks(): [number, number] {
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [Number(f[11]), Number(f[12])];
+  } catch {
+    return [0, 0];
+  }
 }
 
 /**

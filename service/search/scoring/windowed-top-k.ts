@@ -1,5 +1,5 @@
 import { BLOCK_SHIFT, scoreCursor, type ScoreCursor } from '../index/cursor';
-import { tracedWindow } from '../index/step-trace';
+import { tracedWindow } from './window-trace';
 import { knownFloor, type TopKOptions } from './top-k';
 import { byRank, type DocHit } from './top-hits';
 

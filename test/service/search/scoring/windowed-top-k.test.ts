@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
-import { traceWindows, windowsTraced } from '../../../../service/search/index/step-trace';
+import { traceWindows, windowsTraced } from '../../../../service/search/scoring/window-trace';
 import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-top-k';
 import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
 import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
