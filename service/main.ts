@@ -40,7 +40,8 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   const running = await listen(app, deps, settings.service.port);
   logger.info({ port: running.port, environment: settings.service.environment }, 'listening');
-  await startDeps(deps);
+  // The start-up build's garbage collected before readiness, not at the first queries.
+  await startDeps(deps, { settle: collectStartupGarbage });
   logger.info('ready');
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
