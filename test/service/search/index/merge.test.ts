@@ -1,6 +1,8 @@
 import type { WeightedTerm } from '../../../../service/search/index/cursor';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { CompactIndex } from '../../../../service/search/index/compact-index';
+import type { CompactIndexOptions } from '../../../../service/search/index/index-options';
 import type { SealedIndex } from '../../../../service/search/index/merge';
 import { scoreTerms } from '../../../../tools/oracles/exhaustive-scorer';
 import { bm25, boost } from '../../../helpers/minisearch-twin';
@@ -8,12 +10,23 @@ import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 type Fields = [string[], string[]];
 
+/** Arrays longer than this are compared by their length and a digest, not written out. */
+const WRITTEN_OUT = 1000;
+
 /**
- * Every array and list of a sealed index, each as one string (a comparison of arrays of millions
- * of elements element by element in `toEqual` takes minutes), fingerprints apart.
+ * Every array and list of a sealed index, each as one string, fingerprints apart: short ones
+ * written out, long ones as their length and a SHA-1 of their bytes (or of their elements joined,
+ * for lists of strings). A comparison of arrays of millions of elements element by element in
+ * `toEqual` takes minutes, and writing them out ~2 s of CPU at 70,000 documents.
  */
 function contents(s: SealedIndex): Record<string, string> {
-  const text = (xs: ArrayLike<unknown>) => Array.prototype.join.call(xs, ',');
+  const text = (xs: ArrayLike<unknown>): string => {
+    if (xs.length <= WRITTEN_OUT) return Array.prototype.join.call(xs, ',');
+    const hash = createHash('sha1');
+    if (ArrayBuffer.isView(xs)) hash.update(new Uint8Array(xs.buffer, xs.byteOffset, xs.byteLength));
+    else hash.update(Array.prototype.join.call(xs, ','));
+    return `${xs.length} elements, sha1 ${hash.digest('hex')}`;
+  };
   return {
     fields: text(s.fields),
     ids: text(Array.from({ length: s.ids.length }, (_x, d) => s.ids.get(d))),
@@ -46,11 +59,25 @@ function answers(c: CompactIndex, terms: readonly string[]): string[] {
   });
 }
 
-/** `c` answers (to the bit), holds and positions as an index built (loaded and sealed) from `final`. */
-function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, Fields>, terms: readonly string[], every = 1) {
+/** An index built (loaded and sealed) from `final`: the oracle `expectBuiltFrom` holds an index against. */
+function builtFrom(final: ReadonlyMap<string, Fields>): CompactIndex {
   const rebuilt = new CompactIndex(['title', 'text'], { positions: 'text' });
   for (const [id, f] of final) rebuilt.load(id, f);
   rebuilt.seal();
+  return rebuilt;
+}
+
+/**
+ * `c` answers (to the bit), holds and positions as an index built from `final` (`rebuilt`, when
+ * one is at hand already).
+ */
+function expectBuiltFrom(
+  c: CompactIndex,
+  final: ReadonlyMap<string, Fields>,
+  terms: readonly string[],
+  every = 1,
+  rebuilt = builtFrom(final),
+) {
   expect(c.documentCount).toBe(final.size);
   expect(answers(c, terms)).toEqual(answers(rebuilt, terms));
   let k = 0;
@@ -68,9 +95,13 @@ function expectBuiltFrom(c: CompactIndex, final: ReadonlyMap<string, Fields>, te
 /**
  * A bulk load sealed by a merge that adopts the forward arrays (nothing deleted) against the same
  * load sealed by one that copies them (a document deleted first): the copying merge is the
- * oracle, older and obviously renumbering.
+ * oracle, older and obviously renumbering. Both indexes take `options` (the adopting one's
+ * `onSealed` is called as given).
  */
-function sealedBothWays(docs: ReadonlyArray<readonly [string, Fields]>): {
+function sealedBothWays(
+  docs: ReadonlyArray<readonly [string, Fields]>,
+  options: CompactIndexOptions = {},
+): {
   adopted: CompactIndex;
   copied: CompactIndex;
   a: SealedIndex;
@@ -78,8 +109,15 @@ function sealedBothWays(docs: ReadonlyArray<readonly [string, Fields]>): {
 } {
   let a: SealedIndex | undefined;
   let b: SealedIndex | undefined;
-  const adopted = new CompactIndex(['title', 'text'], { positions: 'text', onSealed: (s) => (a = s) });
-  const copied = new CompactIndex(['title', 'text'], { positions: 'text', onSealed: (s) => (b = s) });
+  const adopted = new CompactIndex(['title', 'text'], {
+    positions: 'text',
+    ...options,
+    onSealed: (s) => {
+      a ??= s;
+      options.onSealed?.(s);
+    },
+  });
+  const copied = new CompactIndex(['title', 'text'], { positions: 'text', ...options, onSealed: (s) => (b ??= s) });
   // No terms: the vocabulary's term ids stay those of the adopted index.
   copied.load('deleted first', [[], []]);
   copied.discard('deleted first');
@@ -126,11 +164,14 @@ describe('mergeJob adopting the forward arrays', () => {
       // 70,000 documents of 12–16 tokens: `fwdTerm`, `fwdTf` and the positions pass 1 MiB, so the
       // load grows them in place (`grow`), and the merges adopt them.
       let seed = 12345;
+      // A global read in a jest suite's context is ~50x slower than a local one: `Math.imul` read
+      // twice per call took ~1 s of the ~1.4M calls.
+      const { imul } = Math;
       // mulberry32
       const next = () => {
         seed = (seed + 0x6d2b79f5) >>> 0;
-        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-        t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+        let t = imul(seed ^ (seed >>> 15), 1 | seed);
+        t ^= t + imul(t ^ (t >>> 7), 61 | t);
         return (t ^ (t >>> 14)) >>> 0;
       };
       const word = () => `w${next() % 3000}`;
@@ -139,23 +180,17 @@ describe('mergeJob adopting the forward arrays', () => {
         Array.from({ length: 12 + (next() % 5) }, () => (next() % 4 === 0 ? 'common' : word())),
       ];
       const docs = Array.from({ length: 70_000 }, (_x, i) => [`d${i}`, make()] as const);
-      const { a, b } = sealedBothWays(docs);
+      // The adopting index of the two goes on: appends, deletes and merges in the background.
+      const sealed: SealedIndex[] = [];
+      const {
+        adopted: c,
+        a,
+        b,
+      } = sealedBothWays(docs, { minMergeDocs: 1024, mergeSliceMs: 0, onSealed: (s) => sealed.push(s) });
       expect(contents(a)).toEqual(contents(b));
       expect(Object.prototype.toString.call(a.fwdTerm.buffer)).toBe('[object SharedArrayBuffer]');
-
-      const sealed: SealedIndex[] = [];
-      const c = new CompactIndex(['title', 'text'], {
-        positions: 'text',
-        minMergeDocs: 1024,
-        mergeSliceMs: 0,
-        onSealed: (s) => sealed.push(s),
-      });
-      const final = new Map<string, Fields>();
-      for (const [id, f] of docs) {
-        c.load(id, f);
-        final.set(id, f);
-      }
-      c.seal();
+      const atSeal = { fwdTerm: a.fwdTerm.buffer.byteLength, posBytes: a.posBytes.buffer.byteLength };
+      const final = new Map<string, Fields>(docs);
       const numbering = c.numbering;
       const ids = [...final.keys()];
       const add = (i: number) => {
@@ -187,15 +222,19 @@ describe('mergeJob adopting the forward arrays', () => {
       // One buffer through the load and both merges: grown in place, never copied.
       expect(sealed[1].fwdTerm.buffer).toBe(sealed[0].fwdTerm.buffer);
       expect(sealed[1].posBytes.buffer).toBe(sealed[0].posBytes.buffer);
-      const terms = ['common', 'w1', 'w17', 'w2999', ...final.get('n3')![1]];
-      expectBuiltFrom(c, final, terms, 97);
+      expect(sealed[1].fwdTerm.buffer.byteLength).toBeGreaterThan(atSeal.fwdTerm);
+      expect(sealed[1].posBytes.buffer.byteLength).toBeGreaterThan(atSeal.posBytes);
+      // Each term once: n3's text holds 'common' several times, each an answer over most documents.
+      const terms = [...new Set(['common', 'w1', 'w17', 'w2999', ...final.get('n3')![1]])];
+      const rebuilt = builtFrom(final);
+      expectBuiltFrom(c, final, terms, 97, rebuilt);
       // A checkpoint now copies (documents below its end are deleted) and renumbers them.
       c.checkpoint();
       await c.merged();
       expect(sealed).toHaveLength(3);
       expect(c.numbering).not.toBe(numbering);
       expect(sealed[2].ids.length).toBe(final.size);
-      expectBuiltFrom(c, final, terms, 97);
+      expectBuiltFrom(c, final, terms, 97, rebuilt);
       // Appends after the copy go into its room, then grow its arrays in place.
       for (let k = 0; k < 10_000; k++) add(i++);
       expectBuiltFrom(c, final, terms, 97);
