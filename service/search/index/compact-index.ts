@@ -1,5 +1,6 @@
 import type { ProximitySource, WindowCounts } from './cursor';
-import { MERGE_STEP_DOCS, type SealedIndex } from './merge';
+import type { SealedIndex } from './merge';
+import { MERGE_STEP_DOCS } from './merge-pass';
 import { positionsOf, windowCounts } from './positions';
 import type { PostingsView } from './postings-view';
 import { PostingsIndex } from './postings-index';

@@ -1,9 +1,14 @@
 import { mapped } from '../../lib/untracked-arrays';
 import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
+import { adoptPass } from './adopt-pass';
 import { runSteps, type BaseRun, type BaseSegment } from './base-runs';
-import { growable } from './growable';
+import { copyPass } from './copy-pass';
+import { FILL_STEP, MERGE_STEP_DOCS, touch, type MergeSource, type Renumbered } from './merge-pass';
 
-/* Merging the appended segment and the tombstones into a new base: the job, a step at a time. */
+/*
+ * Merging the appended segment and the tombstones into a new base: the job, a step at a time (its
+ * first pass over the documents: `adopt-pass.ts` or `copy-pass.ts`).
+ */
 
 /**
  * A base segment with everything needed to serve it alone: what a merge builds, and what is
@@ -79,40 +84,6 @@ export interface MergeResult {
   readonly renumbered?: Renumbered;
 }
 
-/** What a merge that renumbers the documents (drops deleted ones) makes besides the postings. */
-export interface Renumbered {
-  /** New short id of each old one below the merge's end, −1 for documents not in the new base. */
-  readonly newOf: Int32Array;
-  /** Per new short id, its document's slot (`SegmentedIndex.slots`), with room after the new base. */
-  readonly slotOfShort: Int32Array;
-  /** Per slot below the merge's `slotLimit`, its document's new short id (stale for slots not in the new base). */
-  readonly shortOfSlot: Int32Array;
-  /**
-   * The served index's deletions by short id (`SegmentedIndex.gone`), none yet, with room for a
-   * quarter more documents: the ids themselves are `sealed.ids`, shared (liveness is kept apart
-   * from them, so the served index needs no second array of ids).
-   */
-  readonly gone: Uint8Array;
-  /**
-   * The new base's per-document arrays with room after its documents (the sealed index holds
-   * views of their used part), the large ones growing in place (`growable`): documents appended
-   * after the merge's start, or until the next merge, go into that room instead of a copy of
-   * every array.
-   */
-  readonly forward: Forward;
-}
-
-/** The forward arrays of an index (see `SealedIndex`), possibly longer than their used part. */
-export interface Forward {
-  readonly fps: Uint32Array;
-  readonly lengths: Int32Array;
-  readonly fwdStart: Int32Array;
-  readonly fwdTerm: Int32Array;
-  readonly fwdTf: Uint16Array;
-  readonly posStart: Int32Array;
-  readonly posBytes: Uint8Array;
-}
-
 /** A merge under way: the job, the documents it covers, and what changed meanwhile. */
 export interface Merging {
   readonly job: Generator<void, MergeResult>;
@@ -125,56 +96,8 @@ export interface Merging {
   readonly settle: () => void;
 }
 
-/** Documents copied per step of a merge job, between which a background merge may yield. */
-export const MERGE_STEP_DOCS = 512;
-
-/** What a merge job reads of the index, taken when the merge begins (`CompactIndex.startMerge`). */
-export interface MergeSource {
-  readonly fields: readonly string[];
-  readonly nf: number;
-  readonly minMergeDocs: number;
-  readonly posField: number;
-  readonly terms: readonly string[];
-  /** Whether document `d` is live now (read as the job reaches it). */
-  live(d: number): boolean;
-  /** The external id of document `d`, deleted or not. */
-  idOf(d: number): string;
-  /** The slot of live document `d` (`SegmentedIndex.slots`). */
-  slotOf(d: number): number;
-  /** Slots handed out so far. */
-  readonly slotLimit: number;
-  /** Whether no document below the merge's end is deleted as it begins: then it adopts the forward arrays. */
-  readonly noneDeleted: boolean;
-  /** Steps that shrink the id map's tables to its keys (after many deletes), between which it may be used. */
-  compactIds(): Generator<void, void>;
-  readonly lengths: Int32Array;
-  readonly fps: Uint32Array;
-  readonly fwdStart: Int32Array;
-  readonly fwdTerm: Int32Array;
-  readonly fwdTf: Uint16Array;
-  readonly posStart: Int32Array;
-  readonly posBytes: Uint8Array;
-  /** Terms searched lately (read at the job's end): their runs are built ahead in the new base. */
-  recentTerms(): Iterable<number>;
-}
-
-/** Documents per step of a merge job's first pass, which only sizes the new arrays. */
-const SCAN_STEP_DOCS = 32_768;
-
-/**
- * Elements per step of the passes over the vocabulary (counts summed, copied) and of the
- * passes that write every page of a new postings array once, in order (256 KB of Int32 a
- * step), before its postings are scattered into it. A page of fresh memory costs ~15–25 µs to
- * fault in on the machines measured: written by the scatter, whose first documents reach
- * thousands of terms' runs, the first steps of a field faulted thousands of pages each.
- */
-const FILL_STEP = 65_536;
-
 /** Documents per step of the passes that scatter postings into a field's new run arrays. */
 const SCATTER_STEP_DOCS = 256;
-
-/** Lengths at or above this are read from the full table (`FieldLengths`'s long mark). */
-const LONG = 0xffff;
 
 /**
  * One new base of the documents below `end`, a step at a time: a pass over the documents that
@@ -276,175 +199,4 @@ export function* mergeJob(src: MergeSource, end: number): Generator<void, MergeR
     }
   }
   return { sealed, base, runs, short: taken.short, renumbered: taken.renumbered };
-}
-
-/** What a merge job's pass over the documents took: the new base's documents and their forward index. */
-interface Taken {
-  /** Documents in the new base. */
-  readonly n: number;
-  readonly ids: IdList & ChunkedList<string, string[]>;
-  /** Per field, the documents' lengths summed. */
-  readonly lengthSum: Float64Array;
-  /** The arrays holding the new base's forward index first (the index's own when adopted). */
-  readonly forward: Forward;
-  readonly short: Uint16Array[];
-  readonly renumbered?: Renumbered;
-}
-
-/** Room the new base's per-document arrays get after its `most` documents: a quarter more (the next merge starts once an eighth is appended). */
-const roomAfter = (src: MergeSource, most: number): number => Math.max(src.minMergeDocs, Math.ceil(most / 4));
-
-/**
- * The pass of a merge that renumbers nothing: every document below `end` stays where it is, in
- * the index's own forward arrays (their first part becomes the sealed index's, appends go on past
- * it), so nothing is copied and no array of the old forward index dies. A bulk load's doubled
- * arrays, replaced by copies at `seal`, were ~550 MiB of garbage at 1M documents whose sweep was
- * a 127 ms pause on the event loop's thread (issue 40). Counts each term's postings into `starts`.
- */
-function* adoptPass(src: MergeSource, end: number, starts: Int32Array[]): Generator<void, Taken> {
-  const { nf, lengths, fwdStart, fwdTerm } = src;
-  const ids = new ChunkedList(arrayChunks<string>());
-  const short: Uint16Array[] = [];
-  for (let f = 0; f < nf; f++) {
-    short.push(mapped.u16(end + roomAfter(src, end)));
-    yield;
-  }
-  const lengthSum = new Float64Array(nf);
-  for (let d = 0; d < end; d++) {
-    ids.push(src.idOf(d));
-    for (let f = 0; f < nf; f++) {
-      const length = lengths[d * nf + f];
-      short[f][d] = Math.min(length, LONG);
-      lengthSum[f] += length;
-      const count = starts[f];
-      for (let i = fwdStart[d * nf + f]; i < fwdStart[d * nf + f + 1]; i++) count[fwdTerm[i] + 1] += 1;
-    }
-    if (d % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
-  }
-  return { n: end, ids, lengthSum, forward: src, short };
-}
-
-/**
- * The pass of a merge that drops deleted documents: a pass that sizes the new arrays, then one
- * that copies the documents live when it reaches them, renumbered in order, and counts each
- * term's postings into `starts`.
- */
-function* copyPass(src: MergeSource, end: number, starts: Int32Array[]): Generator<void, Taken> {
-  const { nf } = src;
-  const {
-    fwdStart: oldStart,
-    fwdTerm: oldTerm,
-    fwdTf: oldTf,
-    lengths: oldLengths,
-    fps: oldFps,
-    posStart: oldPosStart,
-    posBytes: oldPos,
-  } = src;
-  // Sizes of the documents live now: bounds, as documents below `end` can only be deleted.
-  let most = 0;
-  let entries = 0;
-  let posLength = 0;
-  for (let d = 0; d < end; d++) {
-    if (src.live(d)) {
-      most += 1;
-      entries += oldStart[(d + 1) * nf] - oldStart[d * nf];
-      posLength += oldPosStart[d + 1] - oldPosStart[d];
-    }
-    if (d % SCAN_STEP_DOCS === SCAN_STEP_DOCS - 1) yield;
-  }
-  yield;
-  // Room for a quarter more documents, with their entries at a quarter above the average:
-  // appends until the next merge, and those made while this one runs, need no copy of these
-  // arrays (and past it, the large ones grow in place: `growable`). Typed arrays are allocated
-  // untouched (`mapped`, `growable`: fresh mappings, not blocks malloc zeroes whole, 59–152 ms a
-  // step at 1M documents); their pages are faulted in as the passes write them, in order. Each is
-  // allocated in a step of its own (shared buffers start no collection, but ordinary ones did:
-  // issue 39).
-  const room = roomAfter(src, most);
-  const roomEntries = Math.ceil((room * 1.25 * entries) / Math.max(1, most)) + 1024;
-  // The ids go into chunks as the copy pass reaches them: an array of every id is filled (and so
-  // faulted in) whole when made, at 1M documents ~7–9 MB, 37–85 ms of page faults in one step at a
-  // load of 3–17 (issue 39). The vocabulary is not copied: the sealed index reads the index's own
-  // array up to `nt` (`SealedIndex.termCount`).
-  const ids = new ChunkedList(arrayChunks<string>());
-  const gone = mapped.u8(most + room);
-  yield;
-  const fingerprints = growable(Uint32Array, most + room);
-  yield;
-  const lengths = growable(Int32Array, (most + room) * nf);
-  yield;
-  const fwdStart = growable(Int32Array, (most + room) * nf + 1);
-  yield;
-  const fwdTerm = growable(Int32Array, entries + roomEntries);
-  yield;
-  const fwdTf = growable(Uint16Array, entries + roomEntries);
-  yield;
-  const posStart = growable(Int32Array, most + room + 1);
-  yield;
-  const posBytes = growable(
-    Uint8Array,
-    posLength + (posLength ? Math.ceil((room * 1.25 * posLength) / Math.max(1, most)) + 1024 : 0),
-  );
-  yield;
-  const short: Uint16Array[] = [];
-  for (let f = 0; f < nf; f++) {
-    short.push(mapped.u16(most + room));
-    yield;
-  }
-  const newOf = mapped.i32(end);
-  yield;
-  // Slots are scattered over the documents: the new short id of each written once in order first.
-  const slotOfShort = mapped.i32(most + room);
-  yield;
-  const shortOfSlot = mapped.i32(src.slotLimit + room);
-  yield* touch(shortOfSlot);
-  const lengthSum = new Float64Array(nf);
-  let n = 0;
-  let at = 0;
-  let posAt = 0;
-  for (let d = 0; d < end; d++) {
-    if (!src.live(d)) {
-      newOf[d] = -1;
-      continue;
-    }
-    const id = src.idOf(d);
-    const nd = n++;
-    newOf[d] = nd;
-    ids.push(id);
-    const slot = src.slotOf(d);
-    slotOfShort[nd] = slot;
-    shortOfSlot[slot] = nd;
-    fingerprints[nd] = oldFps[d];
-    for (let f = 0; f < nf; f++) {
-      const length = oldLengths[d * nf + f];
-      lengths[nd * nf + f] = length;
-      short[f][nd] = Math.min(length, LONG);
-      lengthSum[f] += length;
-      const from = oldStart[d * nf + f];
-      const to = oldStart[d * nf + f + 1];
-      fwdTerm.set(oldTerm.subarray(from, to), at);
-      fwdTf.set(oldTf.subarray(from, to), at);
-      const count = starts[f];
-      for (let i = from; i < to; i++) count[oldTerm[i] + 1] += 1;
-      at += to - from;
-      fwdStart[nd * nf + f + 1] = at;
-    }
-    const from = oldPosStart[d];
-    const to = oldPosStart[d + 1];
-    if (to > from) posBytes.set(oldPos.subarray(from, to), posAt);
-    posAt += to - from;
-    posStart[nd + 1] = posAt;
-    if (nd % MERGE_STEP_DOCS === MERGE_STEP_DOCS - 1) yield;
-  }
-  // Documents deleted between the first pass and the copy: fewer than sized (the arrays keep the room).
-  const forward: Forward = { fps: fingerprints, lengths, fwdStart, fwdTerm, fwdTf, posStart, posBytes };
-  return { n, ids, lengthSum, forward, short, renumbered: { newOf, slotOfShort, shortOfSlot, gone, forward } };
-}
-
-/** Writes zeros over `arr` (new, untouched) `FILL_STEP` elements a step: its pages faulted in, in order. */
-function* touch(arr: Int32Array | Uint16Array): Generator<void, void> {
-  for (let i = 0; i < arr.length; i += FILL_STEP) {
-    arr.fill(0, i, i + FILL_STEP);
-    yield;
-  }
 }

@@ -4,16 +4,8 @@ import { BaseRunCache, RUNS_AHEAD_POSTINGS, type BaseSegment } from './base-runs
 import { grow } from './growable';
 import { ShardedMap } from '../../lib/sharded-map';
 import { ChunkedList, arrayChunks } from '../../lib/chunked-list';
-import {
-  idList,
-  mergeJob,
-  type IdList,
-  type Merging,
-  type MergeResult,
-  type MergeSource,
-  type Renumbered,
-  type SealedIndex,
-} from './merge';
+import { idList, mergeJob, type IdList, type Merging, type MergeResult, type SealedIndex } from './merge';
+import type { MergeSource, Renumbered } from './merge-pass';
 import { PositionWriter } from './positions';
 import { TimeSlicer, yieldToLoop } from '../../lib/yield-to-loop';
 import type { CompactIndexOptions, MergeGate } from './index-options';

@@ -109,7 +109,7 @@ export function* termValueSteps(
         if (tf > 0) {
           const doc = docs[i];
           let l = len[doc];
-          if (l === LONG) l = lengths[doc * nf + f];
+          if (l === LONG_LENGTH) l = lengths[doc * nf + f];
           const x = w * (d + (tf * k1) / (tf + k * (1 - b + (b * l) / avg)));
           if (v) v[i] = x;
           sum[i] += bj * x;
@@ -175,7 +175,7 @@ export function scoredBytes(
 }
 
 /** A length of `FieldLengths` that does not fit in 16 bits: read it from the full table. */
-const LONG = 0xffff;
+export const LONG_LENGTH = 0xffff;
 
 /**
  * The documents' field lengths per field in 16 bits, beside the index's table of 32 bits per
@@ -211,7 +211,7 @@ export class FieldLengths {
     if (this.end < next) {
       for (let f = 0; f < nf; f++) {
         const out = (this.per[f] = grow(this.per[f] ?? new Uint16Array(0), next));
-        for (let doc = this.end; doc < next; doc++) out[doc] = Math.min(lengths[doc * nf + f], LONG);
+        for (let doc = this.end; doc < next; doc++) out[doc] = Math.min(lengths[doc * nf + f], LONG_LENGTH);
       }
       this.end = next;
     }

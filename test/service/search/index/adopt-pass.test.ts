@@ -133,7 +133,7 @@ function sealedBothWays(
   return { adopted, copied, a: a!, b: b! };
 }
 
-describe('mergeJob adopting the forward arrays', () => {
+describe('adoptPass: a merge adopting the forward arrays', () => {
   const WORDS = ['laser', 'beam', 'water', 'light', 'bread', 'mirror', 'lasers', 'lase'];
   const fields = fc.tuple(
     fc.array(fc.constantFrom(...WORDS), { maxLength: 3 }),
