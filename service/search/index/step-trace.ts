@@ -1,25 +1,19 @@
 import { loopThreadCpu, loopThreadTicks } from '../../metrics/event-loop-delay';
+import type { LoopCpuTrace } from '../../metrics/loop-cpu-trace';
+
+let trace: LoopCpuTrace | undefined;
 
 /**
- * A log of the long steps of a query's first pass (`PostingsIndex.cursorJob`), for the benches
- * (`--steps` of bench/search/delete.ts and filters.ts): each step that takes more than `ms` of
- * the loop thread's CPU is written with the sites it went from and to (the job marks each yield,
- * `site`), its term and postings, its minor page faults (the process's), the loop thread's user
- * and system clock ticks, and the heap it grew by. Off (no cost but a branch a step) unless a
- * bench turns it on: at 1M documents a step of 104.6 ms with tombstones in the base and one of
- * 85.2 ms in a filtered query were seen and not attributed (issues 39 and 40).
+ * Turns the step log on (`undefined`: off): a log of the long steps of a query's first pass
+ * (`PostingsIndex.cursorJob`), for the benches (`--steps` of bench/search/delete.ts and
+ * filters.ts). Each step that takes more than `t.ms` of the loop thread's CPU is written with the
+ * sites it went from and to (the job marks each yield, `site`), its term and postings, its minor
+ * page faults (the process's), the loop thread's user and system clock ticks, and the heap it grew
+ * by. Off (no cost but a branch a step) unless a bench turns it on: at 1M documents a step of
+ * 104.6 ms with tombstones in the base and one of 85.2 ms in a filtered query were seen and not
+ * attributed (issues 39 and 40).
  */
-export interface StepTrace {
-  /** Loop-thread CPU over which a step is written, ms. */
-  readonly ms: number;
-  /** Where the lines go. */
-  readonly log: (line: string) => void;
-}
-
-let trace: StepTrace | undefined;
-
-/** Turns the log on (`undefined`: off). */
-export function traceSteps(t: StepTrace | undefined): void {
+export function traceSteps(t: LoopCpuTrace | undefined): void {
   trace = t;
 }
 
@@ -39,7 +33,7 @@ export function site(at: string, term?: string, n?: number): void {
   if (n !== undefined) where.n = n;
 }
 
-/** Runs `job` step by step, writing each step over the log's `ms` (see `StepTrace`). */
+/** Runs `job` step by step, writing each step over the log's `ms` (see `traceSteps`). */
 export function* traced<T>(name: string, job: Generator<void, T>): Generator<void, T> {
   const cpu = loopThreadCpu();
   where.at = 'start';

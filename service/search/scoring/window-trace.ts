@@ -1,18 +1,13 @@
 import { loopThreadCpu, loopThreadTicks } from '../../metrics/event-loop-delay';
+import type { LoopCpuTrace } from '../../metrics/loop-cpu-trace';
 
-/**
+/*
  * The window log of `windowedTopK` (off by default; `--windows` of bench/search/filters.ts): what
  * each window that ran long was (see `traceWindows`). The scorers' room keeps it, beside the
  * windows it times; the first pass's step log is the index's (index/step-trace.ts).
  */
-export interface WindowTrace {
-  /** Loop-thread CPU over which a window is written, ms. */
-  readonly ms: number;
-  /** Where the lines go. */
-  readonly log: (line: string) => void;
-}
 
-let windows: WindowTrace | undefined;
+let windows: LoopCpuTrace | undefined;
 
 /**
  * Turns the window log on (`undefined`: off): each window of `windowedTopK` that takes more than
@@ -23,7 +18,7 @@ let windows: WindowTrace | undefined;
  * window) unless a bench turns it on: at 1M documents under load single windows took 50-100x as
  * long a posting as their neighbours (issue 40).
  */
-export function traceWindows(t: WindowTrace | undefined): void {
+export function traceWindows(t: LoopCpuTrace | undefined): void {
   windows = t;
 }
 
