@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { traceSteps } from '../../service/search/index/step-trace';
+import { collectGarbage, requireExposedGc } from '../collect-garbage';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { watch } from './stall';
@@ -64,15 +65,8 @@ function attributing(): number | undefined {
   return Number(a.split('=')[1] ?? 30);
 }
 
-function collect(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('the delete bench measures heap after a forced GC: run node with --expose-gc');
-  gc();
-  gc();
-}
-
 const heapUsed = (): number => {
-  collect();
+  collectGarbage(2);
   return process.memoryUsage().heapUsed;
 };
 
@@ -181,7 +175,7 @@ export async function deletes(
   // phases, none inside them). Without it the build's tail (the vocabulary's slices, a full
   // collection of the build's ~50 MB of garbage) fell into the first seconds of the remove.
   await vocabularyBuilt(index);
-  collect();
+  collectGarbage(2);
   const tenth = items.filter((_, i) => i % 10 === 3).map((i) => i.id);
   const remove = await watched(index, all, () => index.remove(tenth));
   log(`removed ${tenth.length}: ${JSON.stringify(remove)}`);
@@ -221,6 +215,7 @@ export function deleteReport(r: DeleteRun, load: string): string {
 
 /** `make bench`'s entry: `SEARCH_BENCH_DELETE_SIZE` documents (default 1,000,000); writes bench/results/delete.md. */
 export async function run(): Promise<string> {
+  requireExposedGc();
   const { loadavg } = await import('node:os');
   const load = loadavg()
     .map((x) => x.toFixed(2))

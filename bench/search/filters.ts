@@ -57,6 +57,7 @@ import type { IndexQuery } from '../../service/search/search-index';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 import { traceSteps } from '../../service/search/index/step-trace';
+import { collectGarbage } from '../collect-garbage';
 import { traceWindows, windowsTraced } from '../../service/search/scoring/window-trace';
 import { attribute } from './stall-attribution';
 import { turnLog } from './turn-log';
@@ -226,7 +227,7 @@ export async function filtersAt(
     await (index as unknown as { compact: { fillVocabulary(ms: number): Promise<void> } }).compact.fillVocabulary(1000);
     // A full collection after the build, as the service runs one before readiness (`startDeps`'
     // `settle`): the build's garbage is the build's, not the first queries' (issue 40).
-    (globalThis as unknown as { gc: () => void }).gc();
+    collectGarbage();
     log(`${size} ${label}: indexed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     // The first filtered query builds the document columns (once per merge): timed apart.
     turns?.doing(`${size} ${label}: first browse`);

@@ -26,6 +26,7 @@ import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { WindowPace } from '../../service/search/scoring/windowed-top-k';
 import type { ItemFilter } from '../../service/content/item-filter';
 import { loadVaswani } from '../../tools/corpus/vaswani';
+import { collectGarbage } from '../collect-garbage';
 import { attributedCorpus, q } from './filters';
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
       any.compact.postingCacheVersion = -1;
       process.stderr.write(`cache cleared\n`);
     } else if (step === 'gc') {
-      (globalThis as unknown as { gc: () => void }).gc();
+      collectGarbage();
       process.stderr.write(`gc\n`);
     }
   }

@@ -14,9 +14,7 @@ import { Analyzer } from '../../service/search/analysis/analyzer';
 import { CompactIndex } from '../../service/search/index/compact-index';
 import { growCorpus } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
-
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
+import { collectGarbage, requireExposedGc } from '../collect-garbage';
 
 /** CPU ms of the process spent in `fn`. */
 function cpu(fn: () => void): number {
@@ -35,6 +33,7 @@ const memory = (): string => {
 };
 
 function main(): void {
+  requireExposedGc();
   const size = Number(process.argv[2] ?? 1_000_000);
   const v = loadVaswani();
   const items = growCorpus(v.items, size);
@@ -46,11 +45,11 @@ function main(): void {
       c.load(item.id, [title, [], [...title, ...a.analyze(item.body)]]);
     }
   });
-  gc!();
+  collectGarbage();
   const before = memory();
   const seal = cpu(() => c.seal());
   const sealed = memory();
-  const full = cpu(() => gc!());
+  const full = cpu(() => collectGarbage());
   console.log(
     `seal.ts ${size.toLocaleString('en')} documents (${c.documentCount} live): load ${(load / 1000).toFixed(1)} s CPU; ` +
       `seal ${seal.toFixed(0)} ms CPU; MiB ${before} before it, ${sealed} after it, ` +

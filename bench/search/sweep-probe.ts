@@ -21,6 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
+import { collectGarbage } from '../collect-garbage';
 
 type Kind = 'ab' | 'sab' | 'gsab' | 'rab' | 'rab-shrunk';
 
@@ -47,12 +48,10 @@ function make(kind: Kind, bytes: number): Uint8Array {
 
 /** The child: one case, its figures as a JSON line after the GC trace. */
 function child(kind: Kind, n: number, bytes: number, dead: boolean): void {
-  const gc = (globalThis as unknown as { gc: () => void }).gc;
   const cpu = loopThreadCpu();
   let keep: Uint8Array[] | null = [];
   for (let i = 0; i < n; i++) keep.push(make(kind, bytes));
-  gc();
-  gc();
+  collectGarbage(2);
   let shrinkMs = 0;
   if (kind === 'rab-shrunk') {
     const c = cpu();
@@ -62,7 +61,7 @@ function child(kind: Kind, n: number, bytes: number, dead: boolean): void {
   if (dead) keep = null;
   console.log('--- gc');
   const c0 = cpu();
-  gc();
+  collectGarbage();
   const gcMs = (cpu() - c0) * 1e3;
   console.log(JSON.stringify({ kind, n, bytes, dead, gcMs, shrinkMs, kept: keep?.length ?? 0 }));
 }
