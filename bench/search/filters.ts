@@ -35,7 +35,8 @@
  * with what the bench was doing when it began and ended (`turn-log.ts`), on stderr: a long turn
  * that falls between the rows' measurements is still named. With `--turn-detail` each also gets the
  * kernel's counts for the loop's thread over it (user and system ticks, faults, switches, time
- * waiting for a core, its CPU) and its start in epoch ms, to match a probe run beside it.
+ * waiting for a core, its CPU) and its start in epoch ms, to match a probe run beside it
+ * (`lost-ticks.ts`: stretches in which the host did not run a vCPU).
  *
  * `--steps[=ms]`: every step of a query's jobs over that many ms (10) of the loop thread's CPU
  * (`index/step-trace.ts`: the first pass's `cursorJob`, the browse's and the columns' jobs, each
