@@ -25,7 +25,7 @@
  * this / base as the square root of (this / base run from this tree) / (base / this run from the
  * base's).
  *
- *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]] [--turns[=ms]] [--steps[=ms]] [--windows[=ms]]
+ *   node --expose-gc -r ts-node/register/transpile-only bench/search/filters.ts [sizes, e.g. 200000,1000000] [reps] [parts: filtered,facets,browse] [--attribute[=ms] [--units]] [--turns[=ms] [--turn-detail]] [--steps[=ms]] [--windows[=ms]]
  *
  * `--attribute` (as stall.ts and delete.ts): per measured row, of the stalls over that many ms (30),
  * the 10 with the most loop-thread CPU and what filled them (GC pauses by kind, the slices that
@@ -33,7 +33,10 @@
  *
  * `--turns[=ms]`: every turn of the loop thread over that many ms of CPU (30) over the whole run,
  * with what the bench was doing when it began and ended (`turn-log.ts`), on stderr: a long turn
- * that falls between the rows' measurements is still named.
+ * that falls between the rows' measurements is still named. With `--turn-detail` each also gets the
+ * kernel's counts for the loop's thread over it (user and system ticks, faults, switches, time
+ * waiting for a core, its CPU) and its start in epoch ms, to match a probe run beside it
+ * (`lost-ticks.ts`: stretches in which the host did not run a vCPU).
  *
  * `--steps[=ms]`: every step of a query's jobs over that many ms (10) of the loop thread's CPU
  * (`index/step-trace.ts`: the first pass's `cursorJob`, the browse's and the columns' jobs, each
@@ -153,7 +156,7 @@ async function stallOf<T>(
 /** `--turns[=ms]`: the run's turns over that many ms (30) of the loop thread's CPU, named (`turnLog`). */
 const turns = ((): ReturnType<typeof turnLog> | undefined => {
   const a = process.argv.find((x) => x.startsWith('--turns'));
-  return a === undefined ? undefined : turnLog(Number(a.split('=')[1] ?? 30));
+  return a === undefined ? undefined : turnLog(Number(a.split('=')[1] ?? 30), process.argv.includes('--turn-detail'));
 })();
 
 /** `--attribute[=ms]`: attribute the stalls over that many ms (30). */
