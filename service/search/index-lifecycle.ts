@@ -92,6 +92,11 @@ export interface LifecycleOptions {
   readonly minMergeDocs?: number;
   /** @default 10 */
   readonly indexSliceMs?: number;
+  /**
+   * Called when a merge's new base is swapped into the index served (its short ids may be
+   * renumbered): the embedded index then prepares its browse structures again. @default none
+   */
+  readonly onMerged?: () => void;
 }
 
 /**
@@ -130,6 +135,7 @@ export class IndexLifecycle {
   private writing: Promise<void> = Promise.resolve();
   // Queries run in slices, one at a time; writes wait for the one under way.
   private readonly gate: QueryGate;
+  private readonly onMerged: (() => void) | undefined;
 
   constructor(opts: LifecycleOptions) {
     this.analyzer = opts.analyzer;
@@ -138,6 +144,7 @@ export class IndexLifecycle {
     this.segments = opts.segments;
     this.checkpointIdleMs = opts.checkpointIdleMs ?? 30_000;
     this.indexSliceMs = opts.indexSliceMs ?? 10;
+    this.onMerged = opts.onMerged;
     this.served = this.create();
   }
 
@@ -161,8 +168,10 @@ export class IndexLifecycle {
     return (sealed) => {
       const m = compact();
       if (!m) return;
-      if (m === this.served) this.segments?.save(sealed, SEGMENT_KEY);
-      else this.sealedAside.set(m, sealed);
+      if (m === this.served) {
+        this.segments?.save(sealed, SEGMENT_KEY);
+        this.onMerged?.();
+      } else this.sealedAside.set(m, sealed);
     };
   }
 
