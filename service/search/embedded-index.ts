@@ -634,8 +634,11 @@ export class EmbeddedIndex implements SearchIndex {
     const compact = this.compact;
     const n = compact.idLimit;
     const idOf = (doc: number) => compact.externalId(doc);
-    const live = (doc: number) => compact.externalId(doc) !== undefined;
-    const keep = cf.empty ? live : (doc: number) => live(doc) && cf.all(doc);
+    // With no document deleted since the last merge every short id is live: the page walk's
+    // `keep` then reads the filter's bitmap alone, not each document's id.
+    const allLive = compact.documentCount === n;
+    const live = allLive ? () => true : (doc: number) => compact.externalId(doc) !== undefined;
+    const keep = cf.empty ? live : allLive ? cf.all : (doc: number) => live(doc) && cf.all(doc);
     let total: number | undefined = cf.empty ? compact.documentCount : undefined;
     const liveWords = (out: Int32Array, lo: number, hi: number) => compact.liveWords(out, lo, hi);
     const bits = cf.all.bits;
