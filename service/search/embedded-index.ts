@@ -294,13 +294,19 @@ export class EmbeddedIndex implements SearchIndex {
 
   /**
    * Builds a new index of `items` (or restores the persisted one at the start) and swaps it in
-   * (`IndexLifecycle.replaceAll`), then prepares its browse structures before settling
-   * (`prepareBrowse`): at the start that is before readiness, so the first browse does not build
-   * them (1.4 s at 1M documents).
+   * (`IndexLifecycle.replaceAll`), then prepares its browse structures (`prepareBrowse`). A build
+   * settles once they are prepared: at the start that is before readiness, so the first browse
+   * does not build them (1.4 s at 1M documents), for about 1 % more time than the build's. A
+   * restore settles at once and prepares them in the background: a start from the persisted
+   * segment takes 0.6 s at 200k documents, 2.3–4.7 s at 1M, and preparing them (~0.5 s of CPU at
+   * 200k) before readiness would double it.
    */
   async replaceAll(items: readonly Item[]): Promise<void> {
-    await this.store.replaceAll(items);
-    await this.prepareBrowse();
+    const from = await this.store.replaceAll(items);
+    const prepared = this.prepareBrowse();
+    if (from === 'content') await prepared;
+    // In the background a failure is left to the browse that builds what it needs (the same steps).
+    else prepared.catch(() => undefined);
   }
 
   /**
@@ -336,7 +342,8 @@ export class EmbeddedIndex implements SearchIndex {
     if (this.prepareTimer) clearTimeout(this.prepareTimer);
     this.prepareTimer = setTimeout(() => {
       this.prepareTimer = undefined;
-      void this.prepareBrowse();
+      // A failure is left to the browse that builds what it needs (the same steps).
+      this.prepareBrowse().catch(() => undefined);
     }, PREPARE_IDLE_MS);
     // No stop waits for it.
     this.prepareTimer.unref();

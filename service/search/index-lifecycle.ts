@@ -549,15 +549,17 @@ export class IndexLifecycle {
   /**
    * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
    * items are analysed into the forward index, then the postings are filled in one pass, also
-   * in slices.
+   * in slices. Settles with where the index swapped in came from (`segment`: restored).
    */
-  replaceAll(items: readonly Item[]): Promise<void> {
-    return this.serial(async () => {
+  async replaceAll(items: readonly Item[]): Promise<IndexOrigin['from']> {
+    let from: IndexOrigin['from'] = 'content';
+    await this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
       if (this.segments && !this.segmentTried) {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
         if (restored) {
+          from = 'segment';
           const { compact } = restored;
           // The vocabulary's look-up structures before ready, in slices (~50–100 ms of CPU at
           // 200,000 documents, 49k terms): built after ready, a prefix or fuzzy look-up in the
@@ -591,6 +593,7 @@ export class IndexLifecycle {
       this.origin ??= { from: 'content', documents: compact.documentCount, reindexed: items.length };
       void compact.fillVocabulary(this.indexSliceMs);
     });
+    return from;
   }
 
   /**

@@ -1,8 +1,13 @@
 import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Item, ItemType } from '../../../service/content/item';
 import type { FacetName, ItemFilter } from '../../../service/content/item-filter';
 import type { SearchSort } from '../../../service/http/contract/search';
-import type { EmbeddedIndexOptions } from '../../../service/search/embedded-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
+import { SegmentStore } from '../../../service/search/index/segment-store';
+import { capture } from '../../helpers/log-capture';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
@@ -263,5 +268,36 @@ describe('browse structures prepared in the background (issue 40)', () => {
     expect(index.pruned.browsePrepared).toBe(true);
     browses.forEach((q, i) => expectSame(pages[i], index.exhaustive(q), `meanwhile: ${JSON.stringify(q)}`));
     await agree(index, 'after');
+  });
+});
+
+describe('browse structures after a restore from the persisted segment (issue 40)', () => {
+  it('are prepared in the background after the restore settles, not before', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'browse-prepare-'));
+    const items = fc.sample(itemArb, { numRuns: 200, seed: 41 }).map((d, n) => toItem(d, `d${n}`));
+    try {
+      const first = new SegmentStore({ dir, logger: capture().logger });
+      const built = new EmbeddedIndex({ segments: first });
+      await built.replaceAll(items);
+      await built.settled();
+      await first.close();
+      const segments = new SegmentStore({ dir, logger: capture().logger });
+      const restored = new EmbeddedIndex({ segments });
+      await restored.replaceAll(items);
+      expect(restored.startedFrom?.from).toBe('segment');
+      // A start from the segment is ready before its browse structures are (they follow in slices).
+      expect(restored.browsePrepared).toBe(false);
+      await restored.settled();
+      expect(restored.browsePrepared).toBe(true);
+      const page = await restored.search({ text: '', limit: 5, offset: 0, snippets: false, sort: 'updated:desc' });
+      const fresh = new EmbeddedIndex();
+      await fresh.replaceAll(items);
+      expect(page).toEqual(
+        await fresh.search({ text: '', limit: 5, offset: 0, snippets: false, sort: 'updated:desc' }),
+      );
+      await segments.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
