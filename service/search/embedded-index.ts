@@ -296,7 +296,7 @@ export class EmbeddedIndex implements SearchIndex {
    * Builds a new index of `items` (or restores the persisted one at the start) and swaps it in
    * (`IndexLifecycle.replaceAll`), then prepares its browse structures (`prepareBrowse`). A build
    * settles once they are prepared: at the start that is before readiness, so the first browse
-   * does not build them (1.4 s at 1M documents), for about 1 % more time than the build's. A
+   * does not build them (1.4 s at 1M documents), for 1–3 % more time than the build's. A
    * restore settles at once and prepares them in the background: a start from the persisted
    * segment takes 0.6 s at 200k documents, 2.3–4.7 s at 1M, and preparing them (~0.5 s of CPU at
    * 200k) before readiness would double it.
