@@ -61,9 +61,14 @@ export class TimeSlicer {
     this.started = performance.now();
   }
 
+  /** Whether the current slice is used up (a job that hands the loop back some other way, as a gate's holder does, ends its slice). */
+  due(): boolean {
+    return performance.now() - this.started >= this.sliceMs;
+  }
+
   /** Yields if the current slice is used up, then starts a new one. */
   async maybeYield(): Promise<void> {
-    if (performance.now() - this.started < this.sliceMs) return;
+    if (!this.due()) return;
     await yieldToLoop();
     this.started = performance.now();
   }

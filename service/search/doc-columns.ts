@@ -1,6 +1,7 @@
 import { ITEM_TYPES, type ItemType } from '../content/item';
 import { dayNumber, normalFilter, type ItemFilter } from '../content/item-filter';
 import { atOnce } from '../lib/yield-to-loop';
+import { SharedBuild } from './shared-build';
 import type { DocKeep } from './index/postings-index';
 
 /** What the filters, facets and sorts of a search read of a document. */
@@ -31,8 +32,11 @@ const TYPE_CODE = new Map<ItemType, number>(ITEM_TYPES.map((t, i) => [t, i]));
 const NO_TYPE = 255;
 // Documents entered between yields while the columns are extended: at 1M documents on a loaded
 // machine (load ~22) a step of 4,096 took up to 46 ms of the loop thread's CPU (a map look-up of
-// each document's attributes by id); the query's slicer still yields only every ~5 ms.
-const STEP_DOCS = 1024;
+// each document's attributes by id), one of 1,024 up to 13.4 ms at load ~8 (page faults of fresh
+// arrays); steps are small and the runner's slicer yields on its clock (every ~5 ms).
+const STEP_DOCS = 256;
+// Documents a step of a filter's compilation (a few array reads and closure calls each).
+const COMPILE_STEP_DOCS = 4096;
 // Documents a step of the passes that only count or set bits by document (`countingBlocks`,
 // `makingTypeBitmaps`): an array read and a write each.
 const COUNT_STEP_DOCS = 65_536;
@@ -159,9 +163,16 @@ export class DocColumns {
       throw new Error(`DocColumns: groupBlockDocs must be a positive multiple of 32, not ${this.blockDocs}`);
   }
 
+  /** Whether the columns are of the numbering `numbering` (`ColumnSource.numbering`; entered or not). */
+  numberedAs(numbering: object): boolean {
+    return this.numbering === numbering;
+  }
+
   /**
-   * Brings the columns up to the index's documents, yielding every few thousand documents (a
-   * rebuild at a million documents enters them all: a few hundred ms of work in slices).
+   * Brings the columns up to the index's documents, yielding every `STEP_DOCS` documents (a
+   * rebuild at a million documents enters them all: about a second of work in steps). Each
+   * document is whole before a yield: a caller may drop the job there, and the next one goes on
+   * from the documents entered.
    */
   *update(src: ColumnSource): Generator<void, void> {
     if (src.numbering !== this.numbering) {
@@ -185,6 +196,9 @@ export class DocColumns {
     this.updated = grown(this.updated, limit, (n) => new Float64Array(n));
     this.tagStart = grown(this.tagStart, limit + 1, (n) => new Int32Array(n));
     let at = this.tagStart[this.built];
+    // Room for two tags a document at once: doubled in the loop, a copy of millions of codes
+    // (and the page faults of the new array) fell in one step.
+    this.tagCodes = grown(this.tagCodes, at + 2 * (limit - this.built), (n) => new Int32Array(n));
     for (let d = this.built; d < limit; d++) {
       const id = src.externalId(d);
       const a = id === undefined ? undefined : src.attributes(id, d);
@@ -321,22 +335,30 @@ export class DocColumns {
     return atOnce(this.makingTypeBitmaps());
   }
 
-  /** `typeBitmaps` a step at a time, `COUNT_STEP_DOCS` documents a step. */
+  /**
+   * `typeBitmaps` a step at a time, `COUNT_STEP_DOCS` documents a step: one build per generation,
+   * which whoever asks next continues (a browse, the background preparation: `EmbeddedIndex`).
+   */
   *makingTypeBitmaps(): Generator<void, Int32Array[]> {
     if (this.typeBitsAt === this.generation && this.typeBits) return this.typeBits;
-    const words = (this.built + 31) >>> 5;
+    return yield* this.typeBitsBuild.run(this.generation, () => this.buildTypeBitmaps());
+  }
+  private *buildTypeBitmaps(): Generator<void, Int32Array[]> {
+    const { built, types, generation } = this;
+    const words = (built + 31) >>> 5;
     const out = ITEM_TYPES.map(() => new Int32Array(words));
-    for (let d = 0; d < this.built; d++) {
-      const c = this.types[d];
+    for (let d = 0; d < built; d++) {
+      const c = types[d];
       if (c < out.length) out[c][d >>> 5] |= 1 << (d & 31);
-      if ((d + 1) % COUNT_STEP_DOCS === 0 && d + 1 < this.built) yield;
+      if ((d + 1) % COUNT_STEP_DOCS === 0 && d + 1 < built) yield;
     }
     this.typeBits = out;
-    this.typeBitsAt = this.generation;
+    this.typeBitsAt = generation;
     return out;
   }
   private typeBits: Int32Array[] | undefined;
   private typeBitsAt = -1;
+  private readonly typeBitsBuild = new SharedBuild<Int32Array[]>();
 
   /** Tag codes in the dictionary (`tagNames.length`). */
   get tagCount(): number {
@@ -355,7 +377,7 @@ export class DocColumns {
 
   /**
    * `compile` a step at a time: the pass over the documents that makes a filter's bitmaps is
-   * 12–50 ms at 1M (a new one after every write, which starts a generation), `STEP_DOCS` × 16
+   * 12–50 ms at 1M (a new one after every write, which starts a generation), `COMPILE_STEP_DOCS`
    * documents a step.
    */
   *compiling(f: ItemFilter | undefined): Generator<void, CompiledFilter> {
@@ -420,7 +442,7 @@ export class DocColumns {
       if (gb && g) gb[at] |= bit;
       if (db && x) db[at] |= bit;
       if (t && g && x) bits[at] |= bit;
-      if ((d + 1) % (STEP_DOCS * 16) === 0) yield;
+      if ((d + 1) % COMPILE_STEP_DOCS === 0) yield;
     }
     const all = Object.assign((doc: number) => ((bits[doc >>> 5] >>> (doc & 31)) & 1) === 1, { bits });
     return { empty, ...parts, all, bits: { type: tb, tag: gb, date: db } };

@@ -92,6 +92,11 @@ export interface LifecycleOptions {
   readonly minMergeDocs?: number;
   /** @default 10 */
   readonly indexSliceMs?: number;
+  /**
+   * Called when a merge's new base is swapped into the index served (its short ids may be
+   * renumbered): the embedded index then prepares its browse structures again. @default none
+   */
+  readonly onMerged?: () => void;
 }
 
 /**
@@ -130,6 +135,7 @@ export class IndexLifecycle {
   private writing: Promise<void> = Promise.resolve();
   // Queries run in slices, one at a time; writes wait for the one under way.
   private readonly gate: QueryGate;
+  private readonly onMerged: (() => void) | undefined;
 
   constructor(opts: LifecycleOptions) {
     this.analyzer = opts.analyzer;
@@ -138,6 +144,7 @@ export class IndexLifecycle {
     this.segments = opts.segments;
     this.checkpointIdleMs = opts.checkpointIdleMs ?? 30_000;
     this.indexSliceMs = opts.indexSliceMs ?? 10;
+    this.onMerged = opts.onMerged;
     this.served = this.create();
   }
 
@@ -161,8 +168,10 @@ export class IndexLifecycle {
     return (sealed) => {
       const m = compact();
       if (!m) return;
-      if (m === this.served) this.segments?.save(sealed, SEGMENT_KEY);
-      else this.sealedAside.set(m, sealed);
+      if (m === this.served) {
+        this.segments?.save(sealed, SEGMENT_KEY);
+        this.onMerged?.();
+      } else this.sealedAside.set(m, sealed);
     };
   }
 
@@ -540,15 +549,17 @@ export class IndexLifecycle {
   /**
    * Builds a new index in slices (searches meanwhile see the old one whole), then swaps it in:
    * items are analysed into the forward index, then the postings are filled in one pass, also
-   * in slices.
+   * in slices. Settles with where the index swapped in came from (`segment`: restored).
    */
-  replaceAll(items: readonly Item[]): Promise<void> {
-    return this.serial(async () => {
+  async replaceAll(items: readonly Item[]): Promise<IndexOrigin['from']> {
+    let from: IndexOrigin['from'] = 'content';
+    await this.serial(async () => {
       const slicer = new TimeSlicer(this.indexSliceMs);
       if (this.segments && !this.segmentTried) {
         this.segmentTried = true;
         const restored = await this.restore(items, slicer);
         if (restored) {
+          from = 'segment';
           const { compact } = restored;
           // The vocabulary's look-up structures before ready, in slices (~50–100 ms of CPU at
           // 200,000 documents, 49k terms): built after ready, a prefix or fuzzy look-up in the
@@ -582,6 +593,7 @@ export class IndexLifecycle {
       this.origin ??= { from: 'content', documents: compact.documentCount, reindexed: items.length };
       void compact.fillVocabulary(this.indexSliceMs);
     });
+    return from;
   }
 
   /**

@@ -1,5 +1,6 @@
-import { BROWSE_STEP, byId, firstK, type IdOf } from './browse';
+import { BROWSE_STEP, BUILD_STEP, byId, firstK, type IdOf } from './browse';
 import type { DocColumns } from './doc-columns';
+import { SharedBuild } from './shared-build';
 // Bits of one digit of the radix sort: four passes over a 64-bit key.
 const DIGIT_BITS = 16;
 const DIGITS = 1 << DIGIT_BITS;
@@ -12,7 +13,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * The documents by update time, newest first: a stable radix sort of the times' bits (linear, in
- * steps of `BROWSE_STEP` documents), so that a search without words sorted by `updated:desc` reads its
+ * steps of `BUILD_STEP` documents), so that a search without words sorted by `updated:desc` reads its
  * page off the front, as `DayOrder` does by day, instead of picking the best `offset + limit` of
  * every document kept (`firstK` over all of them: at 1M documents ~110 ms of CPU a query, in steps
  * of 64–72 ms on a service's first such query, its code not yet optimised). Documents of one
@@ -24,10 +25,17 @@ export class UpdateOrder {
   private order = new Int32Array(0);
   /** The `DocColumns.generation` built from (−1: none). */
   generation = -1;
+  private readonly building = new SharedBuild<void>();
+
+  /** Brings the order up to the columns, continuing the build of their generation under way (as `DayOrder.ensure`). */
+  *ensure(cols: DocColumns): Generator<void, void> {
+    if (this.generation !== cols.generation)
+      yield* this.building.run(cols.generation, () => this.build(cols, cols.built));
+  }
 
   /** Rebuilds the order from the columns' first `n` documents, yielding between steps. */
   *build(cols: DocColumns, n: number): Generator<void, void> {
-    const { updated } = cols;
+    const { updated, generation } = cols;
     // Each time as an unsigned 64-bit key (two words) that orders ascending as the time descends.
     const hi = new Uint32Array(n);
     const lo = new Uint32Array(n);
@@ -50,7 +58,7 @@ export class UpdateOrder {
       counts[2 * DIGITS + (hi[d] & (DIGITS - 1))] += 1;
       counts[3 * DIGITS + (hi[d] >>> DIGIT_BITS)] += 1;
       src[d] = d;
-      if ((d + 1) % BROWSE_STEP === 0) yield;
+      if ((d + 1) % BUILD_STEP === 0) yield;
     }
     let dst = new Int32Array(n);
     for (let pass = 0; pass < 4; pass++) {
@@ -68,12 +76,12 @@ export class UpdateOrder {
       for (let j = 0; j < n; j++) {
         const d = src[j];
         dst[at[(key[d] >>> shift) & (DIGITS - 1)]++] = d;
-        if ((j + 1) % BROWSE_STEP === 0) yield;
+        if ((j + 1) % BUILD_STEP === 0) yield;
       }
       [src, dst] = [dst, src];
     }
     this.order = src;
-    this.generation = cols.generation;
+    this.generation = generation;
   }
 
   /**

@@ -1,8 +1,13 @@
 import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Item, ItemType } from '../../../service/content/item';
 import type { FacetName, ItemFilter } from '../../../service/content/item-filter';
 import type { SearchSort } from '../../../service/http/contract/search';
-import type { EmbeddedIndexOptions } from '../../../service/search/embedded-index';
+import { EmbeddedIndex, type EmbeddedIndexOptions } from '../../../service/search/embedded-index';
+import { SegmentStore } from '../../../service/search/index/segment-store';
+import { capture } from '../../helpers/log-capture';
 import type { IndexPage, IndexQuery } from '../../../service/search/search-index';
 import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
@@ -212,5 +217,87 @@ describe('filters, sorts and facets on known items', () => {
     const byDate = await index.search({ ...q, sort: 'date:asc' });
     expect(byDate.hits.map((h) => h.id)).toEqual(['a1', 'a2', 'p1', 'e1']);
     expect(byDate.hits.every((h) => h.score === 0)).toBe(true);
+  });
+});
+
+describe('browse structures prepared in the background (issue 40)', () => {
+  // Known draws: 300 items, then replacements (new short ids, the old deleted), new items, removals.
+  const drawn = fc.sample(itemArb, { numRuns: 330, seed: 40 });
+  const first = drawn.slice(0, 300).map((d, n) => toItem(d, `d${n}`));
+  const later = drawn.slice(300).map((d, n) => toItem(d, `d${n * 11}`));
+  const browses: IndexQuery[] = (
+    [
+      { text: '', limit: 7, offset: 0 },
+      { text: '', limit: 7, offset: 40, filter: { type: ['project'] } },
+      { text: '', limit: 5, offset: 3, sort: 'updated:desc' },
+      { text: '', limit: 5, offset: 0, sort: 'date:asc', facets: ['type', 'tag'] },
+      { text: 'alpha beta', limit: 5, offset: 0, sort: 'date:desc', facets: ['tag'] },
+    ] as IndexQuery[]
+  ).map((q) => ({ ...q, snippets: false }));
+  const agree = async (index: ExhaustiveIndex, when: string) => {
+    for (const q of browses) expectSame(await index.search(q), index.exhaustive(q), `${when}: ${JSON.stringify(q)}`);
+  };
+
+  it('are prepared when replaceAll settles, and again once writes, deletes and a renumbering merge settle', async () => {
+    const index = new ExhaustiveIndex({ minMergeDocs: 3 });
+    await index.replaceAll(first);
+    expect(index.pruned.browsePrepared).toBe(true);
+    await agree(index, 'after the build');
+    await index.upsert(later);
+    await index.remove(['d1', 'd2', 'd3', 'd250']);
+    await index.pruned.settled();
+    expect(index.pruned.browsePrepared).toBe(true);
+    await agree(index, 'after writes');
+    await index.remove(['d4', 'd5']);
+    await index.pruned.checkpoint();
+    await index.pruned.settled();
+    expect(index.pruned.browsePrepared).toBe(true);
+    await agree(index, 'after a merge');
+  });
+
+  it('answers queries that come while the preparation is under way, a step a slice', async () => {
+    // Slices of 0 ms: the preparation holds the gate one step at a time, the queries go between.
+    const index = new ExhaustiveIndex({ minMergeDocs: 3, querySliceMs: 0 });
+    await index.replaceAll(first);
+    await index.upsert(later);
+    await index.remove(['d7', 'd8']);
+    expect(index.pruned.browsePrepared).toBe(false);
+    const preparing = index.pruned.prepareBrowse();
+    const pages = await Promise.all(browses.map((q) => index.search(q)));
+    await preparing;
+    expect(index.pruned.browsePrepared).toBe(true);
+    browses.forEach((q, i) => expectSame(pages[i], index.exhaustive(q), `meanwhile: ${JSON.stringify(q)}`));
+    await agree(index, 'after');
+  });
+});
+
+describe('browse structures after a restore from the persisted segment (issue 40)', () => {
+  it('are prepared in the background after the restore settles, not before', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'browse-prepare-'));
+    const items = fc.sample(itemArb, { numRuns: 200, seed: 41 }).map((d, n) => toItem(d, `d${n}`));
+    try {
+      const first = new SegmentStore({ dir, logger: capture().logger });
+      const built = new EmbeddedIndex({ segments: first });
+      await built.replaceAll(items);
+      await built.settled();
+      await first.close();
+      const segments = new SegmentStore({ dir, logger: capture().logger });
+      const restored = new EmbeddedIndex({ segments });
+      await restored.replaceAll(items);
+      expect(restored.startedFrom?.from).toBe('segment');
+      // A start from the segment is ready before its browse structures are (they follow in slices).
+      expect(restored.browsePrepared).toBe(false);
+      await restored.settled();
+      expect(restored.browsePrepared).toBe(true);
+      const page = await restored.search({ text: '', limit: 5, offset: 0, snippets: false, sort: 'updated:desc' });
+      const fresh = new EmbeddedIndex();
+      await fresh.replaceAll(items);
+      expect(page).toEqual(
+        await fresh.search({ text: '', limit: 5, offset: 0, snippets: false, sort: 'updated:desc' }),
+      );
+      await segments.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -85,7 +85,7 @@ describe('UpdateOrder: a browse by update time against the sort of every kept do
     PROPERTY_HANG_GUARD_MS,
   );
 
-  it('takes one step per 16,384 documents it sorts or reads (the loop is never held for all of them)', () => {
+  it('takes one step per 4,096 documents it sorts and 16,384 it reads (the loop is never held for all of them)', () => {
     const n = 100_000;
     const docs = Array.from({ length: n }, (_, i) => ({
       id: `id-${i}`,
@@ -97,9 +97,9 @@ describe('UpdateOrder: a browse by update time against the sort of every kept do
     const build = order.build(cols, n);
     let steps = 0;
     while (!build.next().done) steps += 1;
-    // The keys' pass and up to four passes of the sort, each ⌈n / 16,384⌉ steps, and a step between passes.
-    expect(steps).toBeGreaterThanOrEqual(2 * Math.floor(n / 16_384));
-    expect(steps).toBeLessThanOrEqual(5 * Math.ceil(n / 16_384) + 4);
+    // The keys' pass and up to four passes of the sort, each ⌈n / 4,096⌉ steps, and a step between passes.
+    expect(steps).toBeGreaterThanOrEqual(2 * Math.floor(n / 4096));
+    expect(steps).toBeLessThanOrEqual(5 * Math.ceil(n / 4096) + 4);
     const page = order.page(
       cols,
       { offset: 0, limit: 10 },
@@ -115,5 +115,49 @@ describe('UpdateOrder: a browse by update time against the sort of every kept do
       (a, b) => docs[b].updated - docs[a].updated || (docs[a].id < docs[b].id ? -1 : 1),
     );
     expect(r.value.docs).toEqual(newest.slice(0, 10));
+  });
+});
+
+describe('UpdateOrder.ensure: one build per generation of the columns, shared', () => {
+  it('continues a build another caller left part-way, and starts over for new columns', () => {
+    const n = 20_000;
+    const docs = Array.from({ length: n }, (_, i) => ({ id: `id-${i}`, updated: (i * 7919) % 1009, live: true }));
+    const cols = columnsOf(docs);
+    const order = new UpdateOrder();
+    // A caller that stops after a few steps (the background preparation's slice ending).
+    const first = order.ensure(cols);
+    for (let i = 0; i < 3; i++) expect(first.next().done).toBe(false);
+    const whole = new UpdateOrder();
+    let alone = 0;
+    for (const b = whole.build(cols, n); !b.next().done;) alone += 1;
+    // The next caller finishes it in the steps left.
+    let rest = 0;
+    for (const e = order.ensure(cols); !e.next().done;) rest += 1;
+    expect(rest).toBe(alone - 3);
+    expect(order.generation).toBe(cols.generation);
+    const idOf = (d: number) => docs[d].id;
+    const page = (o: UpdateOrder) => atOnce(o.page(cols, { offset: 5, limit: 10 }, () => true, idOf));
+    expect(page(order)).toEqual(page(whole));
+    // Built: nothing to do until the columns change.
+    expect(order.ensure(cols).next().done).toBe(true);
+    const more = [...docs, { id: 'id-new', updated: 5_000, live: true }];
+    const src: ColumnSource = {
+      idLimit: more.length,
+      numbering: {},
+      externalId: (doc) => more[doc].id,
+      attributes: (_id, doc) => ({ type: 'article', tags: [], day: 20240101, updated: more[doc].updated }),
+    };
+    atOnce(cols.update(src));
+    atOnce(order.ensure(cols));
+    expect(
+      atOnce(
+        order.page(
+          cols,
+          { offset: 0, limit: 1 },
+          () => true,
+          (d) => more[d].id,
+        ),
+      ).docs,
+    ).toEqual([n]);
   });
 });
