@@ -778,6 +778,8 @@ export class EmbeddedIndex implements SearchIndex {
       : known || compact.documentCount <= BOUNDED_TOPK_DOCS
         ? boundedTopK
         : maxScoreTopK;
+    // The accumulators sized for the whole index at once, not window by window.
+    if (topK !== maxScoreTopK) this.scratch.reserve(compact.idLimit);
     const hits = await windowedTopK(
       topK,
       cursors,

@@ -10,6 +10,20 @@ export type WeightedTerm = readonly [term: string, weight: number];
 /** Postings per block of `ScoreCursor.blockMax`: `1 << BLOCK_SHIFT`. */
 export const BLOCK_SHIFT = 6;
 
+/** Documents per region of `ScoreCursor.regions`: `1 << REGION_SHIFT`. */
+export const REGION_SHIFT = 8;
+
+/**
+ * A term's bound per region of `1 << REGION_SHIFT` documents (by short id, from 0): `max[r]` for
+ * documents `(first + r) << REGION_SHIFT …`, at least the largest score (before the query weight,
+ * as `ScoreCursor.blockMax`) the term gives a document there, 0 where it holds none.
+ */
+export interface RegionMax {
+  /** The region of `max[0]`. */
+  readonly first: number;
+  readonly max: Float64Array;
+}
+
 /** Blocks of a run of `n` postings. */
 export function blockCount(n: number): number {
   return (n + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
@@ -62,11 +76,18 @@ export interface ScoreCursor {
    */
   readonly blockMax?: Float64Array;
   /**
-   * What `blockMax` is multiplied by (the query weight): the index's cached bounds are shared,
-   * not copied scaled per query (a copy a cursor was ~160 KB of new typed arrays per RM3 query at
-   * 1M documents, external memory whose every 64 MB started a full collection). @default 1
+   * What `blockMax` and `regions` are multiplied by (the query weight): the index's cached bounds
+   * are shared, not copied scaled per query (a copy a cursor was ~160 KB of new typed arrays per
+   * RM3 query at 1M documents, external memory whose every 64 MB started a full collection).
+   * @default 1
    */
   readonly blockScale?: number;
+  /**
+   * Per region of documents, times `blockScale`, at least the largest score this term gives a
+   * document of the region (0 where it has none): by document, so a window of the cursor has the
+   * same (`boundedTopK` bounds its candidates by them). @default none: `bound` everywhere
+   */
+  readonly regions?: RegionMax;
   /** First occurrence of its term in the query (counts toward coordination). */
   readonly distinct: boolean;
 }
@@ -88,6 +109,7 @@ export function scoreCursor(c: ScoreCursor): ScoreCursor {
     bound: c.bound,
     blockMax: c.blockMax,
     blockScale: c.blockScale,
+    regions: c.regions,
     distinct: c.distinct,
   };
 }

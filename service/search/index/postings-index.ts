@@ -1,6 +1,6 @@
 import { f64, i32, sized, u16 } from '../../lib/untracked-arrays';
 import { ArrayPool } from './array-pool';
-import { scoreCursor, type CursorScoring, type ScoreCursor, type WeightedTerm } from './cursor';
+import { scoreCursor, type CursorScoring, type RegionMax, type ScoreCursor, type WeightedTerm } from './cursor';
 import type { MergeResult } from './merge';
 import { SegmentedIndex } from './segmented-index';
 import {
@@ -106,6 +106,8 @@ interface TermPostings {
     readonly maxImpact: number;
     /** The same per block of `BLOCK_SIZE` postings (`ScoreCursor.blockMax` before the query weight). */
     readonly blockMax: Float64Array;
+    /** The same per region of documents (`ScoreCursor.regions`), for runs dense enough. */
+    readonly regions?: RegionMax;
     /**
      * Per searched field, the BM25 value at each of `docs` (`termValues`, with the bounds), when
      * the term was to be read twice at its first use at this index version, else filled in at its
@@ -215,8 +217,8 @@ export class PostingsIndex extends SegmentedIndex {
       }
       if (live.docs.length) {
         const { docs, tfs } = live;
-        const { vals, blockMax } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
-        parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+        const { vals, blockMax, regions } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
+        parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, regions, vals: keepValues ? vals : undefined });
         site('postings:values');
         yield;
       }
@@ -246,8 +248,8 @@ export class PostingsIndex extends SegmentedIndex {
       });
       for (let i = 0; i < appended.length; i++) at[appended[i]] = 0;
       const docs = Int32Array.from(appended);
-      const { vals, blockMax } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
-      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, vals: keepValues ? vals : undefined });
+      const { vals, blockMax, regions } = yield* this.values(docs, tfs, fields, boost, idf, stats, keepValues);
+      parts.push({ docs, tfs, maxImpact: largest(blockMax), blockMax, regions, vals: keepValues ? vals : undefined });
     }
     if (!parts.length) return undefined;
     const entry: TermPostings = { parts, idf };
@@ -435,6 +437,7 @@ export class PostingsIndex extends SegmentedIndex {
             bound: part.maxImpact * scale,
             blockMax: part.blockMax,
             blockScale: scale,
+            regions: part.regions,
             distinct,
           }),
         );

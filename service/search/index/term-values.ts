@@ -1,5 +1,5 @@
 import { grow } from './growable';
-import { BLOCK_SHIFT, blockCount } from './cursor';
+import { BLOCK_SHIFT, blockCount, REGION_SHIFT, type RegionMax } from './cursor';
 import { atOnce } from '../../lib/yield-to-loop';
 
 /** What a term's BM25 values are computed from: the index's document lengths and live statistics. */
@@ -22,6 +22,11 @@ export interface TermValues {
   readonly vals: Array<Float64Array | null>;
   /** Per block of `1 << BLOCK_SHIFT` postings, the largest Σ over fields of boost × value (deleted documents left out). */
   readonly blockMax: Float64Array;
+  /**
+   * The same per region of documents (`ScoreCursor.regions`), for runs of at least a posting per
+   * region they span (a sparser one's would take more bytes than its postings).
+   */
+  readonly regions?: RegionMax;
 }
 
 /**
@@ -120,14 +125,21 @@ export function* termValueSteps(
     vals.push(v ?? null);
   }
   const blockMax = new Float64Array(blockCount(n));
+  const first = n > 0 ? docs[0] >> REGION_SHIFT : 0;
+  const spanned = n > 0 ? (docs[n - 1] >> REGION_SHIFT) - first + 1 : 0;
+  const regionMax = n > 0 && n >= spanned ? new Float64Array(spanned) : undefined;
   for (let at = 0; at < n; at += VALUE_STEP) {
     for (let i = at, to = Math.min(n, at + VALUE_STEP); i < to; i++) {
       if (gone && gone[docs[i]] !== 0) continue;
       if (sum[i] > blockMax[i >> BLOCK_SHIFT]) blockMax[i >> BLOCK_SHIFT] = sum[i];
+      if (regionMax) {
+        const r = (docs[i] >> REGION_SHIFT) - first;
+        if (sum[i] > regionMax[r]) regionMax[r] = sum[i];
+      }
     }
     if (at + VALUE_STEP < n) yield;
   }
-  return { vals, blockMax };
+  return { vals, blockMax, regions: regionMax && { first, max: regionMax } };
 }
 
 // The scratch of `termValues` (one for the process: it runs to its end at once).
@@ -160,12 +172,13 @@ export function scoredBytes(
     tfs: ReadonlyArray<Uint16Array | null>;
     vals?: ReadonlyArray<Float64Array | null>;
     blockMax: Float64Array;
+    regions?: RegionMax;
   }>,
   shared?: Int32Array,
 ): number {
   let n = 0;
   for (const p of parts) {
-    n += p.blockMax.byteLength;
+    n += p.blockMax.byteLength + (p.regions?.max.byteLength ?? 0);
     for (const v of p.vals ?? []) n += v?.byteLength ?? 0;
     if (p.docs === shared) continue;
     n += p.docs.byteLength;

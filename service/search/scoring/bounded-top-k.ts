@@ -1,17 +1,7 @@
 import { byRank, type DocHit } from './top-hits';
-import type { ScoreCursor } from '../index/cursor';
+import { REGION_SHIFT, type ScoreCursor } from '../index/cursor';
 import { maxScoreTopK } from './max-score';
-import {
-  addPostings,
-  Best,
-  cursorScore,
-  knownFloor,
-  seek,
-  SLACK,
-  valueFields,
-  wholeScore,
-  type TopKOptions,
-} from './top-k';
+import { Best, cursorScore, knownFloor, seek, SLACK, valueFields, wholeScore, type TopKOptions } from './top-k';
 import { TopKScratch, type TopPairs } from './top-k-scratch';
 
 /**
@@ -71,13 +61,17 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   // The documents the accumulators were written at lie in lo … hi.
   let lo = 0;
   let hi = -1;
-  for (; j < m && rest[j] * SLACK >= theta; j++) {
+  // What the terms from the j-th on can add, per region of documents: `ahead(j, d)`.
+  const regions = regionBounds(cursors, order, scratch);
+  const { first, count, rows, most } = regions;
+  const ahead = (at: number, d: number) => rows[at * count + (d >> REGION_SHIFT) - first];
+  for (; j < m && most[j] * SLACK >= theta; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
     if (docs.length === 0) continue;
     lo = hi < 0 ? docs[0] : Math.min(lo, docs[0]);
     hi = Math.max(hi, docs[docs.length - 1]);
-    n = gather(c, score, state, cands, n, keep);
+    n = gather(c, score, state, cands, n, keep, regions, j, theta);
     // Partial sums only grow: the best of those this term added to are the likeliest to make
     // the page (cheaper than over every candidate; that is taken once, below).
     theta = Math.max(theta, whole.floor(bestPartials(top.reset(k), docs, docs.length, score, state), docs.length));
@@ -100,7 +94,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       const d = cands[i];
       const st = state[d];
       state[d] = 0;
-      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) alive[d >>> 5] |= 1 << (d & 31);
+      if (st === CANDIDATE && (score[d] + ahead(j, d)) * SLACK >= theta) alive[d >>> 5] |= 1 << (d & 31);
       else score[d] = 0;
     }
     // In document order: the bitmap's words in order, each word's bits from the lowest.
@@ -111,7 +105,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       const st = state[d];
       if (st === 0) continue;
       state[d] = 0;
-      if (st === CANDIDATE && (score[d] + rest[j]) * SLACK >= theta) {
+      if (st === CANDIDATE && (score[d] + ahead(j, d)) * SLACK >= theta) {
         cands[s++] = d;
         alive[d >>> 5] |= 1 << (d & 31);
       } else score[d] = 0;
@@ -150,7 +144,7 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
       const d = cands[i];
       const v = score[d];
       if (v > least) least = top.add(v, d);
-      if ((v + after) * SLACK >= theta) cands[s++] = d;
+      if ((v + ahead(j + 1, d)) * SLACK >= theta) cands[s++] = d;
       else {
         score[d] = 0;
         alive[d >>> 5] &= ~(1 << (d & 31));
@@ -199,10 +193,12 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
 }
 
 /**
- * Lists each document of cursor `c` met for the first time (`state` 0) in `cands` from `n` on,
- * marked `CANDIDATE` or, when `keep` leaves it out, `LEFT_OUT`, and adds the cursor's value at
- * each of its postings to `score`; with `keep.bits`, only the documents kept are listed and
- * summed. Returns the new count.
+ * Lists each document of cursor `c` (the `j`-th in the scorer's order) met for the first time
+ * (`state` 0) in `cands` from `n` on, marked `CANDIDATE` or, when `keep` leaves it out,
+ * `LEFT_OUT` (with `keep.bits`, only the documents kept), and adds the cursor's value at each of
+ * its postings to the candidates' `score`. A document whose region's bound for the terms from
+ * this one on falls short of `theta` is not listed: it could not make the page (every term before
+ * this one gave it 0). Returns the new count.
  */
 function gather(
   c: ScoreCursor,
@@ -211,31 +207,109 @@ function gather(
   cands: Int32Array,
   n: number,
   keep: TopKOptions['keep'],
+  regions: RegionBounds,
+  j: number,
+  theta: number,
 ): number {
   const { docs } = c;
   const bits = keep?.bits;
-  if (bits) {
-    // A filter with a bitmap: the documents it leaves out are neither listed nor summed (one bit
-    // test per posting; a selective filter's query meets mostly those).
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === 0 && (bits[d >>> 5] & (1 << (d & 31))) !== 0) {
-        state[d] = CANDIDATE;
-        cands[n++] = d;
-      }
-    }
-    addAlive(c, score, bits);
-    return n;
-  }
+  const { first, rows } = regions;
+  const row = j * regions.count - first;
   for (let at = 0; at < docs.length; at++) {
     const d = docs[at];
-    if (state[d] === 0) {
-      state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-      cands[n++] = d;
+    if (state[d] !== 0 || rows[row + (d >> REGION_SHIFT)] * SLACK < theta) continue;
+    if (bits) {
+      // A filter with a bitmap: the documents it leaves out are neither listed nor summed (one
+      // bit test per posting; a selective filter's query meets mostly those).
+      if ((bits[d >>> 5] & (1 << (d & 31))) === 0) continue;
+      state[d] = CANDIDATE;
+    } else state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
+    cands[n++] = d;
+  }
+  addCandidates(c, score, state);
+  return n;
+}
+
+/** Adds cursor `c`'s value at each of its postings whose document is a candidate (`state`) to `score`. */
+function addCandidates(c: ScoreCursor, score: Float64Array, state: Uint8Array): void {
+  const { docs } = c;
+  const vals = valueFields(c);
+  if (vals?.length === 1) {
+    const [[v0, f0]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (state[d] === CANDIDATE) score[d] += f0 * v0[at];
+    }
+  } else if (vals?.length === 2) {
+    const [[v0, f0], [v1, f1]] = vals;
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (state[d] === CANDIDATE) score[d] += f0 * v0[at] + f1 * v1[at];
+    }
+  } else {
+    for (let at = 0; at < docs.length; at++) {
+      const d = docs[at];
+      if (state[d] === CANDIDATE) score[d] += cursorScore(c, at);
     }
   }
-  addPostings(c, score);
-  return n;
+}
+
+/**
+ * What the suffixes of a scorer's terms (in its order) can add to a document, per region of
+ * `1 << REGION_SHIFT` documents: most of an RM3 query's ~40 expansion terms hold no document of
+ * most regions, so there their bounds add nothing.
+ */
+interface RegionBounds {
+  /** The region of row entry 0. */
+  readonly first: number;
+  /** Regions a row. */
+  readonly count: number;
+  /** Row j (from `j × count`): per region, what `order[j ..]` can add to a document in it; row m is 0. */
+  readonly rows: Float64Array;
+  /** Per j, the largest of row j. */
+  readonly most: Float64Array;
+}
+
+/**
+ * `RegionBounds` of `cursors` in `order`, over the regions their documents span: a cursor's
+ * `regions` (times its `blockScale`), else its `bound` in each region where it has a posting (a
+ * walk over its postings, when they are fewer than the regions) or in every one.
+ */
+function regionBounds(cursors: readonly ScoreCursor[], order: readonly number[], scratch: TopKScratch): RegionBounds {
+  const m = order.length;
+  let lo = 0x7fffffff;
+  let hi = -1;
+  for (const { docs } of cursors)
+    if (docs.length > 0) {
+      lo = Math.min(lo, docs[0]);
+      hi = Math.max(hi, docs[docs.length - 1]);
+    }
+  const first = hi < 0 ? 0 : lo >> REGION_SHIFT;
+  const count = hi < 0 ? 1 : (hi >> REGION_SHIFT) - first + 1;
+  const rows = scratch.f64('bounded.regions', (m + 1) * count);
+  const most = scratch.f64('bounded.most', m + 1);
+  for (let j = m - 1; j >= 0; j--) {
+    const c = cursors[order[j]];
+    const row = j * count;
+    const next = row + count;
+    const { docs, regions } = c;
+    if (regions) {
+      const scale = c.blockScale ?? 1;
+      const { max } = regions;
+      const shift = regions.first - first;
+      for (let r = Math.max(0, shift), e = Math.min(count, shift + max.length); r < e; r++)
+        rows[row + r] = max[r - shift] * scale;
+    } else if (docs.length < count) {
+      for (let at = 0; at < docs.length; at++) rows[row + (docs[at] >> REGION_SHIFT) - first] = c.bound;
+    } else rows.fill(c.bound, row, next);
+    let top = 0;
+    for (let r = row; r < next; r++) {
+      const x = (rows[r] += rows[r + count]);
+      if (x > top) top = x;
+    }
+    most[j] = top;
+  }
+  return { first, count, rows, most };
 }
 
 /** Adds cursor `c`'s value at each of its postings whose document is set in `alive` to `score`. */

@@ -130,7 +130,8 @@ function lowerBound(docs: Int32Array, from: number, target: number): number {
 /**
  * Cursor `c`'s postings `from` .. `to` as a cursor of their own: the same arrays' views, bounded
  * by the largest block bound among the blocks they sit in (at most `c.bound`), without block
- * bounds of their own (the window does not start on a block boundary).
+ * bounds of their own (the window does not start on a block boundary), with the cursor's bounds
+ * per region of documents (and their scale).
  */
 function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
   let bound = c.bound;
@@ -148,6 +149,8 @@ function windowOf(c: ScoreCursor, from: number, to: number): ScoreCursor {
     scoring: c.scoring,
     factors: c.factors,
     bound,
+    blockScale: c.blockScale,
+    regions: c.regions,
     distinct: c.distinct,
   });
 }
