@@ -702,7 +702,7 @@ export class EmbeddedIndex implements SearchIndex {
     const item = this.store.item(hit.id, hit.doc);
     if (!item) return '';
     // The plain text kept on the item (by its store, or by the index for a large body), else made
-    // for this hit: a body under 32 KB, a fraction of a millisecond.
+    // for this hit (a body under 32 KB, a fraction of a millisecond; as a restored one's always was).
     const body = plainTextOf(item, { keep: false });
     const summary = item.summary ?? '';
     const matched = this.compact.heldTerms(hit.doc, 'text', wanted);
