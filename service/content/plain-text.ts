@@ -360,12 +360,22 @@ type WithPlainText = Item & { [PLAIN]?: string };
  * it). Kept under a symbol, not enumerable: it is never part of the item's JSON in the API or an
  * export, and a copy of the item made with a spread (which may change the body) does not carry it.
  */
-export function plainTextOf(item: Item): string {
+export function plainTextOf(item: Item, opts: PlainTextOptions = {}): string {
   const kept = (item as WithPlainText)[PLAIN];
   if (kept !== undefined) return kept;
   const text = plainText(item.body);
-  keepPlainText(item, text);
+  if (opts.keep ?? true) keepPlainText(item, text);
   return text;
+}
+
+/** `plainTextOf`'s options. */
+export interface PlainTextOptions {
+  /**
+   * Keep the text computed on the item. The search index passes false: it reads each item's plain
+   * text once to index it, and once per hit shown, and a property added to each of a million
+   * items is a heap object more apiece for every mark-compact to visit. @default true
+   */
+  readonly keep?: boolean;
 }
 
 /**

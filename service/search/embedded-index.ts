@@ -1,7 +1,7 @@
 import type { WeightedTerm } from './index/cursor';
 import type { Item } from '../content/item';
 import { isEmptyFilter, type ItemFilter } from '../content/item-filter';
-import { plainText } from '../content/plain-text';
+import { plainTextOf } from '../content/plain-text';
 import { atOnce, inSlices, TimeSlicer, type Stepwise } from '../lib/yield-to-loop';
 import { Analyzer } from './analysis/analyzer';
 import { buildSnippet, leadSnippet } from './analysis/snippet';
@@ -181,7 +181,7 @@ export class EmbeddedIndex implements SearchIndex {
   readonly engine = 'embedded';
   readonly ranking: RankingOptions;
   readonly analyzer = new Analyzer();
-  // The served index, its documents' metadata, writes and persistence.
+  // The served index, its documents' items, writes and persistence.
   private readonly store: IndexLifecycle;
   private readonly snippetChars: number;
   private readonly querySliceMs: number;
@@ -275,7 +275,7 @@ export class EmbeddedIndex implements SearchIndex {
     return this.store.persistBeforeExit(budgetMs);
   }
 
-  /** Whether the restored documents' metadata is not all entered yet (tests). */
+  /** Whether the restored documents' items are not all entered yet (tests). */
   get metadataPending(): boolean {
     return this.store.metadataPending;
   }
@@ -811,18 +811,18 @@ export class EmbeddedIndex implements SearchIndex {
 
   /** The snippet of a hit for the index terms `wanted` (query terms and their prefix and fuzzy matches). */
   private snippet(hit: DocHit, wanted: ReadonlySet<string>): string {
-    const doc = this.store.meta(hit.id, hit.doc);
-    if (!doc) return '';
-    if (!doc.plain) {
-      doc.body = plainText(doc.body);
-      doc.plain = true;
-    }
+    const item = this.store.item(hit.id, hit.doc);
+    if (!item) return '';
+    // The plain text kept on the item (by its store, or by the index for a large body), else made
+    // for this hit (a body under 32 KB, a fraction of a millisecond; as a restored one's always was).
+    const body = plainTextOf(item, { keep: false });
+    const summary = item.summary ?? '';
     const matched = this.compact.heldTerms(hit.doc, 'text', wanted);
     const isMatch = (t: string) => matched.has(t);
     return (
-      buildSnippet(doc.body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
-      buildSnippet(doc.summary, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
-      leadSnippet(doc.summary || doc.body, this.snippetChars)
+      buildSnippet(body, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
+      buildSnippet(summary, this.analyzer, isMatch, { maxChars: this.snippetChars }) ??
+      leadSnippet(summary || body, this.snippetChars)
     );
   }
 }

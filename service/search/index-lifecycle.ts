@@ -8,14 +8,14 @@ import { CompactIndex } from './index/compact-index';
 import type { SealedIndex } from './index/merge';
 import type { SegmentStore } from './index/segment-store';
 import type { DocAttributes } from './doc-columns';
-import { datesOf, lowerTags, RestoredMeta, type DocMeta } from './doc-meta';
+import { attributesOf } from './doc-attributes';
 import type { QueryGate } from './query-gate';
 import type { IndexedField } from './ranking';
 
 /*
  * The life of the embedded index's data, apart from its queries (embedded-index.ts): the
- * `CompactIndex` served and its documents' metadata, writes in order, the build and swap of a new
- * index, the restore from a persisted segment with the metadata entered lazily, the idle
+ * `CompactIndex` served and its documents' items, writes in order, the build and swap of a new
+ * index, the restore from a persisted segment with the items entered lazily, the idle
  * checkpoint and the persist before exit.
  */
 
@@ -24,10 +24,9 @@ const FIELDS: readonly IndexedField[] = ['title', 'tags', 'text'];
 // The field whose token positions are kept, for proximity (`proximity.ts`): `text` holds every term.
 const POSITIONS_FIELD: IndexedField = 'text';
 
-/** An item analysed: its terms per field of `FIELDS` and its metadata, not yet in the index. */
+/** An item analysed: its terms per field of `FIELDS`, not yet in the index. */
 interface Analysed {
   readonly fields: string[][];
-  readonly meta: DocMeta;
   readonly fingerprint: number;
 }
 
@@ -102,21 +101,27 @@ export interface LifecycleOptions {
 /**
  * The `CompactIndex` an `EmbeddedIndex` serves and everything that changes it: writes (one at a
  * time, in slices, waiting for the query under way), builds swapped in whole, the restore from a
- * persisted segment (`SegmentStore`) with the restored documents' metadata entered after the
+ * persisted segment (`SegmentStore`) with the restored documents' items entered after the
  * start, merges persisted after writes pause, and the persist on a graceful stop.
  */
 export class IndexLifecycle {
   private readonly analyzer: Analyzer;
   private served: CompactIndex;
-  private docs = new Map<string, DocMeta>();
+  /**
+   * The items indexed, by id, as they were indexed: what snippets are cut from (`item`) and the
+   * columns read (`attributes`). The items themselves, which their store holds anyway: a copy of
+   * what a hit reads (an object, a body, a tag array per document) was ~3 heap objects a
+   * document more for every mark-compact to visit (issue 40).
+   */
+  private docs = new Map<string, Item>();
   /** Entries deleted from `docs` since it was made (`compactDocs`). */
   private docsDeleted = 0;
-  /** Items of documents restored from a segment whose metadata is not in `docs` yet (`metaDocs`). */
-  private pendingMeta: Item[] | undefined;
-  /** The same items by their short id at the restore, while `pendingMeta` is pending (`meta`). */
+  /** Items of documents restored from a segment that are not in `docs` yet (`allDocs`). */
+  private pendingItems: Item[] | undefined;
+  /** The same items by their short id at the restore, while `pendingItems` is pending (`item`). */
   private pendingByDoc: Array<Item | undefined> | undefined;
   private pendingAt = 0;
-  /** `fillMeta` under way, started by a write (`enterRestored`). */
+  /** `fillItems` under way, started by a write (`enterRestored`). */
   private filling: Promise<void> | undefined;
   private readonly indexSliceMs: number;
   private readonly segments: SegmentStore | undefined;
@@ -178,14 +183,14 @@ export class IndexLifecycle {
   /** Swaps in a built index, and persists its base. */
   private swapIn(
     compact: CompactIndex,
-    docs: Map<string, DocMeta>,
+    docs: Map<string, Item>,
     pending?: Item[],
     pendingByDoc?: Array<Item | undefined>,
   ): void {
     this.served = compact;
     this.docs = docs;
     this.docsDeleted = 0;
-    this.pendingMeta = pending;
+    this.pendingItems = pending;
     this.pendingByDoc = pendingByDoc;
     this.pendingAt = 0;
     const sealed = this.sealedAside.get(compact);
@@ -287,7 +292,7 @@ export class IndexLifecycle {
   ): Promise<
     | {
         compact: CompactIndex;
-        docs: Map<string, DocMeta>;
+        docs: Map<string, Item>;
         unchanged: Item[];
         byDoc: Array<Item | undefined>;
         replayed: boolean;
@@ -319,9 +324,9 @@ export class IndexLifecycle {
     ref.compact = compact;
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
-    const docs = new Map<string, DocMeta>();
+    const docs = new Map<string, Item>();
     const changed: Item[] = [];
-    // Their metadata goes into `docs` after the start (`fillMeta`) or at its first use.
+    // They go into `docs` after the start (`fillItems`) or at their first use.
     const unchanged: Item[] = [];
     const byDoc = new Array<Item | undefined>(n);
     const sealedIds = loaded.sealed.ids;
@@ -355,7 +360,7 @@ export class IndexLifecycle {
       await slicer.maybeYield();
       const a = await this.analyse(item, slicer);
       compact.discard(item.id);
-      docs.set(item.id, a.meta);
+      docs.set(item.id, item);
       compact.add(item.id, a.fields, a.fingerprint);
     }
     store.logger.info(
@@ -368,87 +373,91 @@ export class IndexLifecycle {
     return { compact, docs, unchanged, byDoc, replayed, reindexed: changed.length };
   }
 
-  /** `docs`, with the metadata of every restored document in it (those not entered yet go in now). */
-  private metaDocs(): Map<string, DocMeta> {
-    const pending = this.pendingMeta;
+  /** `docs`, with every restored document's item in it (those not entered yet go in now). */
+  private allDocs(): Map<string, Item> {
+    const pending = this.pendingItems;
     if (pending) {
-      for (let i = this.pendingAt; i < pending.length; i++) this.enterMeta(pending[i]);
-      this.pendingMeta = undefined;
+      for (let i = this.pendingAt; i < pending.length; i++) this.enterItem(pending[i]);
+      this.pendingItems = undefined;
       this.pendingByDoc = undefined;
     }
     return this.docs;
   }
 
   /**
-   * Enters a restored item's metadata in `docs`, unless a write since the restore replaced it
-   * (its metadata is in `docs`) or removed it (no longer indexed).
+   * Enters a restored item in `docs`, unless a write since the restore replaced it (its new
+   * version is in `docs`) or removed it (no longer indexed).
    */
-  private enterMeta(item: Item): void {
-    if (!this.docs.has(item.id) && this.served.has(item.id)) this.docs.set(item.id, new RestoredMeta(item.type, item));
+  private enterItem(item: Item): void {
+    if (!this.docs.has(item.id) && this.served.has(item.id)) this.docs.set(item.id, item);
   }
 
   /**
-   * The metadata of `id`, short id `doc`. While the restored documents' metadata is still being
-   * entered (`fillMeta`), a restored one is made from its item, found by its short id, instead of
-   * entering all the rest first (at 1M documents that was a 2 s step in the first query after a
-   * start). A write sets its own documents' metadata in `docs`, so an item under its short id is
-   * the document's unless a merge renumbered them since, hence the check of the id.
+   * The item indexed as `id`, short id `doc` (what its snippet is cut from). While the restored
+   * documents' items are still being entered (`fillItems`), a restored one is found by its short
+   * id instead of entering all the rest first (at 1M documents that was a 2 s step in the first
+   * query after a start). A write sets its own documents' items in `docs`, so an item under its
+   * short id is the document's unless a merge renumbered them since, hence the check of the id.
    */
-  meta(id: string, doc: number): DocMeta | undefined {
+  item(id: string, doc: number): Item | undefined {
     const known = this.docs.get(id);
-    if (known || !this.pendingMeta) return known;
+    if (known || !this.pendingItems) return known;
     const item = this.pendingByDoc?.[doc];
-    if (item?.id === id) return new RestoredMeta(item.type, item);
-    return this.metaDocs().get(id);
+    if (item?.id === id) return item;
+    return this.allDocs().get(id);
   }
 
   /**
    * At the first write after a restore (a write looks documents up by id): enters the rest of a
    * restored base's ids into the index's id map (`CompactIndex.fillIds`), in slices, and starts
-   * entering its documents' metadata into `docs` (`fillMeta`) in the background. Writes set and delete
-   * their own documents' metadata meanwhile (`enterMeta` leaves those alone); the merges that
-   * follow writes renumber documents, after which `meta` no longer finds a restored item by its
+   * entering its documents' items into `docs` (`fillItems`) in the background. Writes set and delete
+   * their own documents' items meanwhile (`enterItem` leaves those alone); the merges that
+   * follow writes renumber documents, after which `item` no longer finds a restored item by its
    * short id (it finds it in `docs` once entered).
    */
   private async enterRestored(): Promise<void> {
     if (this.served.idsPending > 0) await this.served.fillIds(this.indexSliceMs);
-    if (this.pendingMeta && !this.filling) {
-      const filling = (this.filling = this.fillMeta(this.indexSliceMs).finally(() => {
+    if (this.pendingItems && !this.filling) {
+      const filling = (this.filling = this.fillItems(this.indexSliceMs).finally(() => {
         if (this.filling === filling) this.filling = undefined;
       }));
     }
   }
 
-  /** Whether the restored documents' metadata is not all entered in `docs` yet (tests). */
+  /** Whether the restored documents' items are not all entered in `docs` yet (tests). */
   get metadataPending(): boolean {
-    return this.pendingMeta !== undefined;
+    return this.pendingItems !== undefined;
   }
 
-  /** Enters the restored documents' metadata in slices of about `sliceMs` (after the start). */
-  private async fillMeta(sliceMs: number): Promise<void> {
+  /** Enters the restored documents' items in slices of about `sliceMs` (after the start). */
+  private async fillItems(sliceMs: number): Promise<void> {
     const slicer = new TimeSlicer(sliceMs);
-    const pending = this.pendingMeta;
-    while (pending && this.pendingMeta === pending && this.pendingAt < pending.length) {
+    const pending = this.pendingItems;
+    while (pending && this.pendingItems === pending && this.pendingAt < pending.length) {
       const i = this.pendingAt++;
-      this.enterMeta(pending[i]);
+      this.enterItem(pending[i]);
       if ((i & 1023) === 1023) await slicer.maybeYield();
     }
-    if (pending && this.pendingMeta === pending) {
-      this.pendingMeta = undefined;
+    if (pending && this.pendingItems === pending) {
+      this.pendingItems = undefined;
       this.pendingByDoc = undefined;
     }
   }
 
   /**
    * The analysed terms of `item` per field of `FIELDS` (`text` is title, summary, tags and body;
-   * each text is analysed once) and its metadata. A very large body is made plain (unless its
-   * plain text is kept on the item) and analysed in slices through `slicer`, so indexing it never
-   * holds the event loop for long.
+   * each text is analysed once). A very large body is made plain (unless its plain text is kept
+   * on the item) and analysed in slices through `slicer`, so indexing it never holds the event
+   * loop for long.
    */
   private async analyse(item: Item, slicer: TimeSlicer): Promise<Analysed> {
-    // A large body's plain text (unless the ingest kept it on the item) a pass at a time too.
+    // The body's plain text as the ingest or the store kept it on the item, else made now and not
+    // kept (a snippet makes it again, for the hit shown); a large body's a pass at a time, and
+    // kept, so that a snippet of it does not make it again in one step.
     const body =
-      item.body.length < LARGE_TEXT ? plainTextOf(item) : await plainTextOfInSteps(item, () => slicer.maybeYield());
+      item.body.length < LARGE_TEXT
+        ? plainTextOf(item, { keep: false })
+        : await plainTextOfInSteps(item, () => slicer.maybeYield());
     const summary = item.summary ?? '';
     const a = this.analyzer;
     const title = a.analyze(item.title);
@@ -456,12 +465,7 @@ export class IndexLifecycle {
     const bodyTerms =
       body.length < LARGE_TEXT ? a.analyze(body) : await a.analyzeInSlices(body, () => slicer.maybeYield());
     const text = [...title, ...a.analyze(summary), ...tags, ...bodyTerms];
-    // Every field named in one literal: a spread in the middle of one put the fields after it out
-    // of the object, in a property array of their own, one more heap object per document for
-    // every mark-compact of a 1M-document index to visit.
-    const { day, updated } = datesOf(item);
-    const meta: DocMeta = { type: item.type, tags: lowerTags(item.tags), day, updated, body, plain: true, summary };
-    return { fields: [title, tags, text], meta, fingerprint: itemFingerprint(item) };
+    return { fields: [title, tags, text], fingerprint: itemFingerprint(item) };
   }
 
   private serial(write: () => Promise<void>): Promise<void> {
@@ -500,7 +504,7 @@ export class IndexLifecycle {
         const a = await this.analyse(item, slicer);
         if (await this.gate.quiet()) slicer.restart();
         this.served.discard(item.id);
-        this.docs.set(item.id, a.meta);
+        this.docs.set(item.id, item);
         this.served.add(item.id, a.fields, a.fingerprint);
       }
     });
@@ -522,26 +526,26 @@ export class IndexLifecycle {
         if (await this.gate.quiet()) slicer.restart();
         if (this.served.discard(id) && this.docs.delete(id)) this.docsDeleted += 1;
       }
-      if (this.docsDeleted > this.docs.size && !this.pendingMeta) await this.compactDocs(slicer);
+      if (this.docsDeleted > this.docs.size && !this.pendingItems) await this.compactDocs(slicer);
     });
   }
 
   /**
    * Copies `docs` into a map of its size, in slices: a `Map` keeps its table when entries are
-   * deleted, so after half a million of 1M documents were removed the metadata map still took the
+   * deleted, so after half a million of 1M documents were removed the map of items still took the
    * room of 1M (~40 B a live document at 1M, measured by bench/search/delete.ts). Run inside a
    * write, once more entries were deleted than remain; queries read the old map until the swap.
-   * Not while restored metadata is being entered (`fillMeta` writes into the map).
+   * Not while restored items are being entered (`fillItems` writes into the map).
    */
   private async compactDocs(slicer: TimeSlicer): Promise<void> {
     const old = this.docs;
-    const docs = new Map<string, DocMeta>();
+    const docs = new Map<string, Item>();
     let n = 0;
-    for (const [id, meta] of old) {
-      docs.set(id, meta);
+    for (const [id, item] of old) {
+      docs.set(id, item);
       if ((++n & 1023) === 0) await slicer.maybeYield();
     }
-    if (this.docs !== old || this.pendingMeta) return;
+    if (this.docs !== old || this.pendingItems) return;
     this.docs = docs;
     this.docsDeleted = 0;
   }
@@ -569,7 +573,7 @@ export class IndexLifecycle {
           this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
           this.origin = { from: 'segment', documents: compact.documentCount, reindexed: restored.reindexed };
           // The id map is filled in the background (writes need it; queries look nothing up by
-          // id). Queries find a restored document's metadata by its short id (`meta`,
+          // id). Queries find a restored document's item by its short id (`item`,
           // `attributes`): it is entered from the first write on (`enterRestored`), not after
           // ready, where entering it (a million objects at 1M) took ~7% of the first 10 s of
           // queries' CPU. Unless the restore re-indexed items: its merge (`checkpoint`)
@@ -579,12 +583,12 @@ export class IndexLifecycle {
           return;
         }
       }
-      const docs = new Map<string, DocMeta>();
+      const docs = new Map<string, Item>();
       const compact = this.create();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
-        docs.set(item.id, a.meta);
+        docs.set(item.id, item);
         compact.load(item.id, a.fields, a.fingerprint);
       }
       await compact.sealInSlices(this.indexSliceMs);
@@ -597,16 +601,13 @@ export class IndexLifecycle {
   }
 
   /**
-   * What the filters, facets and sorts read of document `id`, short id `doc` (`DocColumns`). A
-   * restored document whose metadata is not entered yet is read from its item, found by its short
-   * id (as `meta` finds it; a lazy item answers its type, tags and dates without being parsed), so
-   * a filtered query does not enter every restored document first.
+   * What the filters, facets and sorts read of document `id`, short id `doc` (`DocColumns`), from
+   * its item (`item`: a restored document not entered yet is found by its short id, so a filtered
+   * query does not enter every restored document first; a lazy item answers its type, tags and
+   * dates without being parsed).
    */
   attributes(id: string, doc: number): DocAttributes | undefined {
-    const d = this.docs.get(id);
-    if (d) return d;
-    const item = this.pendingMeta && this.pendingByDoc?.[doc];
-    if (item && item.id === id) return { type: item.type, tags: lowerTags(item.tags), ...datesOf(item) };
-    return this.pendingMeta && this.metaDocs().get(id);
+    const item = this.item(id, doc);
+    return item && attributesOf(item);
   }
 }

@@ -154,6 +154,14 @@ describe('plainTextOfInSteps', () => {
     }
   });
 
+  it('plainTextOf with keep: false gives the kept text, or makes one without keeping it', () => {
+    const one = item('Some **bold** words');
+    expect(plainTextOf(one, { keep: false })).toBe('Some bold words');
+    expect(Object.getOwnPropertySymbols(one)).toEqual([]);
+    keepPlainText(one, 'kept');
+    expect(plainTextOf(one, { keep: false })).toBe('kept');
+  });
+
   it('takes a kept text as it is', async () => {
     const one = item('**markdown**');
     keepPlainText(one, 'kept');

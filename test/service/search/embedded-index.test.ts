@@ -8,6 +8,7 @@ import { ExhaustiveIndex } from '../../../tools/oracles/exhaustive-index';
 import { QUERY_LIMITS, bestExpansions, distinctTerms } from '../../../service/search/query/query-plan';
 import { ResultCache } from '../../../service/search/result-cache';
 import { buildSnippet } from '../../../service/search/analysis/snippet';
+import { keepPlainText } from '../../../service/content/plain-text';
 
 const at = '2026-01-01T00:00:00.000Z';
 const doc = (id: string, title: string, body: string, extra: Partial<Item> = {}): Item => ({
@@ -111,6 +112,25 @@ describe('EmbeddedIndex', () => {
     expect(hit.snippet).toBe(
       'Markdown drops tags , but a &lt; b &amp; &quot;c&quot; stay text in <mark>snippets</mark>.',
     );
+  });
+
+  it('indexes and cuts snippets from the items without adding to them, from the version indexed', async () => {
+    const first = doc('md', 'Markdown', 'Some **bold** [linked](http://x.y) words about gardens.', {
+      tags: ['Garden'],
+    });
+    const twin = new EmbeddedIndex();
+    await twin.replaceAll([first]);
+    const snippet = async () => (await twin.search({ text: 'gardens', limit: 1, offset: 0 })).hits[0]?.snippet;
+    expect(await snippet()).toBe('Some bold linked words about <mark>gardens</mark>.');
+    expect((await twin.search({ text: '', limit: 1, offset: 0, filter: { tag: ['garden'] } })).total).toBe(1);
+    // The index keeps no plain text on the item (one property more per item at 1M: issue 40).
+    expect(Object.getOwnPropertySymbols(first)).toEqual([]);
+    // A plain text the store kept with the item is the one quoted.
+    const second = doc('md', 'Markdown', '*Other* words about gardens.');
+    keepPlainText(second, 'Kept words about gardens.');
+    await twin.upsert([second]);
+    expect(await snippet()).toBe('Kept words about <mark>gardens</mark>.');
+    expect((await twin.search({ text: '', limit: 1, offset: 0, filter: { tag: ['garden'] } })).total).toBe(0);
   });
 
   it('filters, replaces and breaks ties on long queries too (exact scoring path)', async () => {
