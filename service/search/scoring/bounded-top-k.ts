@@ -196,9 +196,9 @@ function bestPartials(top: TopPairs, docs: Int32Array, n: number, score: Float64
  * Lists each document of cursor `c` (the `j`-th in the scorer's order) met for the first time
  * (`state` 0) in `cands` from `n` on, marked `CANDIDATE` or, when `keep` leaves it out,
  * `LEFT_OUT` (with `keep.bits`, only the documents kept), and adds the cursor's value at each of
- * its postings to the candidates' `score`. A document whose region's bound for the terms from
- * this one on falls short of `theta` is not listed: it could not make the page (every term before
- * this one gave it 0). Returns the new count.
+ * its postings to the candidates' `score`, in the same pass. A document whose region's bound for
+ * the terms from this one on falls short of `theta` is not listed: it could not make the page
+ * (every term before this one gave it 0). Returns the new count.
  */
 function gather(
   c: ScoreCursor,
@@ -213,46 +213,36 @@ function gather(
 ): number {
   const { docs } = c;
   const bits = keep?.bits;
+  const test = bits ? undefined : keep;
   const { first, rows } = regions;
   const row = j * regions.count - first;
+  const vals = valueFields(c);
+  const width = vals?.length ?? 0;
+  const [v0, f0] = width >= 1 ? vals![0] : NO_VALUES;
+  const [v1, f1] = width >= 2 ? vals![1] : NO_VALUES;
   for (let at = 0; at < docs.length; at++) {
     const d = docs[at];
-    if (state[d] !== 0 || rows[row + (d >> REGION_SHIFT)] * SLACK < theta) continue;
-    if (bits) {
-      // A filter with a bitmap: the documents it leaves out are neither listed nor summed (one
-      // bit test per posting; a selective filter's query meets mostly those).
-      if ((bits[d >>> 5] & (1 << (d & 31))) === 0) continue;
+    // A filter with a bitmap: the documents it leaves out are neither listed nor summed, tested
+    // first (one bit test per posting; a selective filter's query meets mostly those: an RM3
+    // query under a filter keeping 10-15 % gathered 2-3x the postings of the same query unfiltered).
+    if (bits && (bits[d >>> 5] & (1 << (d & 31))) === 0) continue;
+    const st = state[d];
+    if (st === 0) {
+      if (rows[row + (d >> REGION_SHIFT)] * SLACK < theta) continue;
+      cands[n++] = d;
+      if (test && !test(d)) {
+        state[d] = LEFT_OUT;
+        continue;
+      }
       state[d] = CANDIDATE;
-    } else state[d] = keep && !keep(d) ? LEFT_OUT : CANDIDATE;
-    cands[n++] = d;
+    } else if (st !== CANDIDATE) continue;
+    score[d] += width === 1 ? f0 * v0[at] : width === 2 ? f0 * v0[at] + f1 * v1[at] : cursorScore(c, at);
   }
-  addCandidates(c, score, state);
   return n;
 }
 
-/** Adds cursor `c`'s value at each of its postings whose document is a candidate (`state`) to `score`. */
-function addCandidates(c: ScoreCursor, score: Float64Array, state: Uint8Array): void {
-  const { docs } = c;
-  const vals = valueFields(c);
-  if (vals?.length === 1) {
-    const [[v0, f0]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === CANDIDATE) score[d] += f0 * v0[at];
-    }
-  } else if (vals?.length === 2) {
-    const [[v0, f0], [v1, f1]] = vals;
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === CANDIDATE) score[d] += f0 * v0[at] + f1 * v1[at];
-    }
-  } else {
-    for (let at = 0; at < docs.length; at++) {
-      const d = docs[at];
-      if (state[d] === CANDIDATE) score[d] += cursorScore(c, at);
-    }
-  }
-}
+/** `gather`'s value fields when a cursor has fewer than two. */
+const NO_VALUES = [new Float64Array(0), 0] as const;
 
 /**
  * What the suffixes of a scorer's terms (in its order) can add to a document, per region of
