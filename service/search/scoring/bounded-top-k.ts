@@ -63,9 +63,9 @@ export function boundedTopK(cursors: readonly ScoreCursor[], opts: TopKOptions):
   let hi = -1;
   // What the terms from the j-th on can add, per region of documents: `ahead(j, d)`.
   const regions = regionBounds(cursors, order, scratch);
-  const { first, count, rows, most } = regions;
+  const { first, count, rows } = regions;
   const ahead = (at: number, d: number) => rows[at * count + (d >> REGION_SHIFT) - first];
-  for (; j < m && most[j] * SLACK >= theta; j++) {
+  for (; j < m && largest(rows, j * count, count) * SLACK >= theta; j++) {
     const c = cursors[order[j]];
     const { docs } = c;
     if (docs.length === 0) continue;
@@ -256,14 +256,17 @@ interface RegionBounds {
   readonly count: number;
   /** Row j (from `j × count`): per region, what `order[j ..]` can add to a document in it; row m is 0. */
   readonly rows: Float64Array;
-  /** Per j, the largest of row j. */
-  readonly most: Float64Array;
 }
 
 /**
  * `RegionBounds` of `cursors` in `order`, over the regions their documents span: a cursor's
  * `regions` (times its `blockScale`), else its `bound` in each region where it has a posting (a
- * walk over its postings, when they are fewer than the regions) or in every one.
+ * walk over its postings, when they are fewer than the regions) or in every one. Each entry is
+ * written once, from the row below (copied where the cursor holds no document): the rows are
+ * read after every term (a pass over the candidates after ~27 of an RM3 pass's ~36 terms at 1M),
+ * but built per call over its whole range (~150k entries a full query at 1M); zeroed first, added
+ * to in place and their largest taken as they were built, they were ~9 % of `boundedTopK`'s CPU at
+ * 1M, and 0.65x that built so (in-process A/B at 200k, BENCHMARKS.md rm3first).
  */
 function regionBounds(cursors: readonly ScoreCursor[], order: readonly number[], scratch: TopKScratch): RegionBounds {
   const m = order.length;
@@ -276,30 +279,41 @@ function regionBounds(cursors: readonly ScoreCursor[], order: readonly number[],
     }
   const first = hi < 0 ? 0 : lo >> REGION_SHIFT;
   const count = hi < 0 ? 1 : (hi >> REGION_SHIFT) - first + 1;
-  const rows = scratch.f64('bounded.regions', (m + 1) * count);
-  const most = scratch.f64('bounded.most', m + 1);
+  const rows = scratch.f64Unzeroed('bounded.regions', (m + 1) * count);
+  rows.fill(0, m * count, (m + 1) * count);
   for (let j = m - 1; j >= 0; j--) {
     const c = cursors[order[j]];
     const row = j * count;
     const next = row + count;
-    const { docs, regions } = c;
+    const { docs, regions, bound } = c;
     if (regions) {
       const scale = c.blockScale ?? 1;
       const { max } = regions;
       const shift = regions.first - first;
-      for (let r = Math.max(0, shift), e = Math.min(count, shift + max.length); r < e; r++)
-        rows[row + r] = max[r - shift] * scale;
+      const from = Math.max(0, shift);
+      const to = Math.max(from, Math.min(count, shift + max.length));
+      if (from > 0) rows.copyWithin(row, next, next + from);
+      for (let r = from; r < to; r++) rows[row + r] = rows[next + r] + max[r - shift] * scale;
+      if (to < count) rows.copyWithin(row + to, next + to, next + count);
     } else if (docs.length < count) {
-      for (let at = 0; at < docs.length; at++) rows[row + (docs[at] >> REGION_SHIFT) - first] = c.bound;
-    } else rows.fill(c.bound, row, next);
-    let top = 0;
-    for (let r = row; r < next; r++) {
-      const x = (rows[r] += rows[r + count]);
-      if (x > top) top = x;
-    }
-    most[j] = top;
+      rows.copyWithin(row, next, next + count);
+      for (let at = 0; at < docs.length; at++) {
+        const r = row + (docs[at] >> REGION_SHIFT) - first;
+        rows[r] = rows[r + count] + bound;
+      }
+    } else for (let r = row; r < next; r++) rows[r] = rows[r + count] + bound;
   }
-  return { first, count, rows, most };
+  return { first, count, rows };
+}
+
+/**
+ * The largest of `rows[from ..]`'s `count` entries (≥ 0): what the terms of a row can add to
+ * any document, asked only of the rows of the first phase (~6 of ~36 terms at 1M).
+ */
+function largest(rows: Float64Array, from: number, count: number): number {
+  let top = 0;
+  for (let r = from, e = from + count; r < e; r++) if (rows[r] > top) top = rows[r];
+  return top;
 }
 
 /** Adds cursor `c`'s value at each of its postings whose document is set in `alive` to `score`. */

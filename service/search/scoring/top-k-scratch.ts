@@ -119,6 +119,14 @@ export class TopKScratch {
     return kept(this.doubles, f64, name, n);
   }
 
+  /**
+   * `f64`'s array, not zeroed: for one whose every element the caller writes before reading it
+   * (`boundedTopK`'s rows of region bounds, ~150k elements a full query at 1M).
+   */
+  f64Unzeroed(name: string, n: number): Float64Array {
+    return kept(this.doubles, f64, name, n, false);
+  }
+
   /** `f64`'s `Int32Array`. */
   i32(name: string, n: number): Int32Array {
     return kept(this.ints, i32, name, n);
@@ -141,18 +149,20 @@ export class TopKScratch {
 const SMALL = 64;
 
 /**
- * The first `n` elements, set to 0, of the array kept in `arrays` under `name`: made (`make`) or
- * replaced by one of at least twice its length when shorter than `n`, never shorter than `SMALL`.
+ * The first `n` elements, set to 0 unless `zeroed` is false, of the array kept in `arrays` under
+ * `name`: made (`make`) or replaced by one of at least twice its length when shorter than `n`,
+ * never shorter than `SMALL`.
  */
 function kept<A extends Float64Array | Int32Array | Uint8Array>(
   arrays: Map<string, A>,
   make: (n: number) => A,
   name: string,
   n: number,
+  zeroed = true,
 ): A {
   let a = arrays.get(name);
   if (!a || a.length < n) arrays.set(name, (a = make(Math.max(n, 2 * (a?.length ?? 0), SMALL))));
   const v = (a.length === n ? a : a.subarray(0, n)) as A;
-  v.fill(0);
+  if (zeroed) v.fill(0);
   return v;
 }

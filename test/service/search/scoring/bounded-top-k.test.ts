@@ -93,6 +93,75 @@ describe('boundedTopK', () => {
   });
 });
 
+describe('the scorers over documents spanning several regions (ScoreCursor.regions)', () => {
+  // Up to six regions of 256 documents; half the words hold documents of a third of the regions
+  // only, so terms' bounds differ from region to region (0 in most for some) and the region
+  // bounds prune: whole regions skipped, look-ups cut short. accumulatedTopK scores every posting:
+  // the reference.
+  it(
+    'gives the best k of scoring every posting, with a filter, known documents, a floor and a coordination factor',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              words: fc.array(fc.integer({ min: 0, max: 15 }), { minLength: 1, maxLength: 6 }),
+              pad: fc.integer({ min: 0, max: 4 }),
+            }),
+            { minLength: 257, maxLength: 1500 },
+          ),
+          fc.array(
+            fc.tuple(
+              fc.integer({ min: 0, max: 15 }),
+              fc.oneof(fc.double({ min: 0.2, max: 1, noNaN: true }), fc.double({ min: 0.001, max: 0.05, noNaN: true })),
+            ),
+            { minLength: 1, maxLength: 12 },
+          ),
+          fc.integer({ min: 1, max: 12 }),
+          fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+          fc.boolean(),
+          (docs, query, k, every, coordinated) => {
+            const index = new CompactIndex(['title', 'text'], { minMergeDocs: 512, background: false });
+            docs.forEach((d, i) => {
+              const words = d.words.filter((x) => x < 8 || ((i >> 8) + x) % 3 === 0).map((x) => `w${x}`);
+              const text = [...(words.length ? words : ['pad']), ...Array<string>(d.pad).fill('pad')];
+              index.add(`d${String(9999 - i).padStart(4, '0')}`, [text.slice(0, 2), text]);
+            });
+            const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
+            const terms = query.map(([x, w]) => [`w${x}`, w] as const);
+            const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
+            const scratch = new TopKScratch();
+            const opts: TopKOptions = coordinated
+              ? {
+                  k,
+                  idOf: (d) => index.externalId(d),
+                  keep,
+                  coordination: (d, matched) => matched / (1 + (d % 3)),
+                  maxCoordination: 12,
+                  scratch,
+                }
+              : { k, idOf: (d) => index.externalId(d), keep, scratch };
+            const want = accumulatedTopK(cursors, opts);
+            expect(maxScoreTopK(cursors, opts)).toEqual(want);
+            expect(boundedTopK(cursors, opts)).toEqual(want);
+            // A floor just under the k-th best score (as a later window starts from), and known documents.
+            if (want.length === k) {
+              const floor = want[k - 1].score * (1 - 1e-9);
+              expect(maxScoreTopK(cursors, { ...opts, floor })).toEqual(want);
+              expect(boundedTopK(cursors, { ...opts, floor })).toEqual(want);
+            }
+            const known = want.slice(0, 3).map((h) => h.doc);
+            expect(maxScoreTopK(cursors, { ...opts, known })).toEqual(want);
+            expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+});
+
 describe('accumulatedTopK', () => {
   // Blocks of a few documents (at 1M they span 32,768): every cursor adds its postings block
   // after block, and the documents of each block are offered before the next.
