@@ -20,7 +20,6 @@ import { QueryGate } from './query-gate';
 import { DEFAULT_RANKING, type RankingOptions } from './ranking';
 import { accumulatedTopK } from './scoring/accumulated-top-k';
 import { boundedTopK } from './scoring/bounded-top-k';
-import { maxScoreTopK } from './scoring/max-score';
 import { proximityRerank } from './scoring/proximity';
 import { exactScore } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
@@ -79,13 +78,6 @@ export type EmbeddedIndexOptions = Partial<RankingOptions> & {
    */
   readonly synonyms?: SynonymsFile;
 };
-
-/**
- * Indexes of at most this many documents score both passes of long queries with `boundedTopK`,
- * larger ones the first pass with `maxScoreTopK` (the same pages; speed only, measured at 200k
- * and 1M: see BENCHMARKS.md).
- */
-const BOUNDED_TOPK_DOCS = 300_000;
 
 /**
  * Writes pause this long, ms, before the browse structures are prepared again in the background
@@ -171,8 +163,8 @@ interface PrunedPass {
  * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula, and
  * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), kept and persisted
  * by `IndexLifecycle`. Every query is scored by dynamic pruning over them (a short query term at a
- * time, `accumulatedTopK`; a longer one with accumulators pruned by bounds, `boundedTopK`, or
- * MaxScore, `maxScoreTopK`: see `runPruned`) with its work bounded by `QUERY_LIMITS` (see
+ * time, `accumulatedTopK`; a longer one with accumulators pruned by bounds, `boundedTopK`, which is
+ * MaxScore, `maxScoreTopK`, under a coordination factor: see `runPruned`) with its work bounded by `QUERY_LIMITS` (see
  * `plan`), and only the requested page is given snippets. Holds everything in memory: fine to a
  * few hundred thousand items on one node.
  */
@@ -769,17 +761,14 @@ export class EmbeddedIndex implements SearchIndex {
     const maxCoordination = !r.coordination ? 1 : groups ? groups.length : cursors.filter((c) => c.distinct).length;
     // A short query's expansions make dozens of low-weight cursors that pruning seldom skips
     // (at 200k documents it scores ~90% of their postings): scored term at a time instead.
-    // Longer ones term at a time with accumulators pruned by bounds (at 200k: 0.4x MaxScore's
-    // time on the RM3 pass). Past BOUNDED_TOPK_DOCS only the RM3 pass, which starts from the
-    // feedback documents' floor (0.91x MaxScore's CPU at 1M); the first pass, without one, fills
-    // too many accumulators there (1.21x).
-    const topK = groups
-      ? accumulatedTopK
-      : known || compact.documentCount <= BOUNDED_TOPK_DOCS
-        ? boundedTopK
-        : maxScoreTopK;
+    // Longer ones, both RM3 passes, term at a time with accumulators pruned by bounds (at 200k:
+    // 0.4x MaxScore's time on the RM3 pass). At 1M the first pass too, since those bounds are per
+    // region of documents: a full query's CPU 0.95x with MaxScore's first pass, filtered 0.88-0.90x
+    // (in-process A/B, BENCHMARKS.md rm3first; before the regions that pass had filled too many
+    // accumulators there, 1.21x). With a coordination factor `boundedTopK` is MaxScore.
+    const topK = groups ? accumulatedTopK : boundedTopK;
     // The accumulators sized for the whole index at once, not window by window.
-    if (topK !== maxScoreTopK) this.scratch.reserve(compact.idLimit);
+    this.scratch.reserve(compact.idLimit);
     const hits = await windowedTopK(
       topK,
       cursors,
