@@ -3,6 +3,7 @@ import { atOnce } from '../../../service/lib/yield-to-loop';
 import { sortOrder } from '../../../service/search/browse';
 import { DocColumns, type ColumnSource } from '../../../service/search/doc-columns';
 import { UpdateOrder } from '../../../service/search/update-order';
+import { columnSourceOf } from '../../helpers/column-source';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 /*
@@ -26,16 +27,16 @@ const docArb: fc.Arbitrary<Omit<Doc, 'id'>> = fc.record({
   live: fc.integer({ min: 0, max: 9 }).map((n) => n !== 0),
 });
 
-/** Columns over `docs` (a dead document has no id). */
+/** The columns' source over `docs` (a dead document has none), numbered afresh. */
+const sourceOf = (docs: readonly Doc[]): ColumnSource =>
+  columnSourceOf(docs.length, (doc) =>
+    docs[doc].live ? { type: 'article', tags: [], day: 20240101, updated: docs[doc].updated } : undefined,
+  );
+
+/** Columns over `docs`. */
 function columnsOf(docs: readonly Doc[]): DocColumns {
-  const src: ColumnSource = {
-    idLimit: docs.length,
-    numbering: {},
-    externalId: (doc) => (docs[doc].live ? docs[doc].id : undefined),
-    attributes: (_id, doc) => ({ type: 'article', tags: [], day: 20240101, updated: docs[doc].updated }),
-  };
   const cols = new DocColumns();
-  atOnce(cols.update(src));
+  atOnce(cols.update(sourceOf(docs)));
   return cols;
 }
 
@@ -141,12 +142,12 @@ describe('UpdateOrder.ensure: one build per generation of the columns, shared', 
     // Built: nothing to do until the columns change.
     expect(order.ensure(cols).next().done).toBe(true);
     const more = [...docs, { id: 'id-new', updated: 5_000, live: true }];
-    const src: ColumnSource = {
-      idLimit: more.length,
-      numbering: {},
-      externalId: (doc) => more[doc].id,
-      attributes: (_id, doc) => ({ type: 'article', tags: [], day: 20240101, updated: more[doc].updated }),
-    };
+    const src = columnSourceOf(more.length, (doc) => ({
+      type: 'article',
+      tags: [],
+      day: 20240101,
+      updated: more[doc].updated,
+    }));
     atOnce(cols.update(src));
     atOnce(order.ensure(cols));
     expect(
