@@ -86,6 +86,33 @@ describe('UpdateOrder: a browse by update time against the sort of every kept do
     PROPERTY_HANG_GUARD_MS,
   );
 
+  it(
+    'gives the same pages when one order is rebuilt over other columns, larger and smaller (its arrays reused)',
+    () => {
+      fc.assert(
+        fc.property(fc.array(fc.array(docArb, { maxLength: 300 }), { minLength: 1, maxLength: 6 }), (sets) => {
+          const order = new UpdateOrder();
+          const cols = new DocColumns();
+          for (const drawn of sets) {
+            const docs = drawn.map((d, i) => ({ ...d, id: `id-${String((i * 7) % 301).padStart(3, '0')}-${i}` }));
+            // Numbered afresh: the columns rebuilt, a generation the order was not built from.
+            atOnce(cols.update(sourceOf(docs)));
+            const idOf = (doc: number) => docs[doc].id;
+            const keep = (doc: number) => docs[doc].live;
+            const kept = docs.map((_, d) => d).filter(keep);
+            atOnce(order.ensure(cols));
+            expect(atOnce(order.page(cols, { offset: 0, limit: docs.length + 1 }, keep, idOf))).toEqual({
+              docs: [...kept].sort(sortOrder('updated:desc', cols, idOf)),
+              total: kept.length,
+            });
+          }
+        }),
+        { numRuns: 100 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
   it('takes one step per 4,096 documents it sorts and 16,384 it reads (the loop is never held for all of them)', () => {
     const n = 100_000;
     const docs = Array.from({ length: n }, (_, i) => ({
