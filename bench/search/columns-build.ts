@@ -13,8 +13,8 @@ import { attributedCorpus } from './filters';
  * The browse structures' builds in isolation (issue 40): one `EmbeddedIndex` of the attributed
  * corpus of filters.ts, then per repetition a fresh `DocColumns` built over the index's documents
  * (what a merge's renumbering costs: every document entered again), the orders by day and by
- * update time over it, and (the third measurement) a second `UpdateOrder.build` on the same
- * instance (what a rebuild after a write costs). Each in CPU time of the process, with the young
+ * update time over it, and each order built a second time on the same instance (what a rebuild
+ * after a write costs). Each in CPU time of the process, with the young
  * collections (scavenges) and their time during it. With `COLUMNS_BENCH_TREE=<checkout>` that
  * tree's modules are measured instead (an A/B is two processes, alternated: a tree's modules
  * next to another's in one process run at different speeds, filters.ts).
@@ -82,12 +82,14 @@ async function main(): Promise<void> {
     updateOrder: [],
   };
   let again: Array<Awaited<ReturnType<typeof measured>>> = [];
+  let daysAgain: Array<Awaited<ReturnType<typeof measured>>> = [];
   for (let r = 0; r <= reps; r++) {
     collectGarbage();
     const cols = new Columns();
     const columns = await measured(() => atOnce(cols.update(src)));
     const days = new Days();
     const dayOrder = await measured(() => atOnce(days.ensure(cols)));
+    const dayAgain = await measured(() => atOnce(days.build(cols, cols.built)));
     const updates = new Updates();
     const updateOrder = await measured(() => atOnce(updates.ensure(cols)));
     const second = await measured(() => atOnce(updates.build(cols, cols.built)));
@@ -96,8 +98,10 @@ async function main(): Promise<void> {
     rows.dayOrder.push(dayOrder);
     rows.updateOrder.push(updateOrder);
     again = [...again, second];
+    daysAgain = [...daysAgain, dayAgain];
   }
   rows['updateOrder again'] = again;
+  rows['dayOrder again'] = daysAgain;
   c = cpuMs();
   const out = [`columns-build ${tree} size ${size} reps ${reps}`];
   out.push(
