@@ -12,12 +12,12 @@ import { attributedCorpus } from './filters';
 /**
  * The browse structures' builds in isolation (issue 40): one `EmbeddedIndex` of the attributed
  * corpus of filters.ts, then per repetition a fresh `DocColumns` built over the index's documents
- * (what a merge's renumbering costs: every document entered again), the orders by day and by
- * update time over it, and each order built a second time on the same instance (what a rebuild
- * after a write costs). Each in CPU time of the process, with the young
- * collections (scavenges) and their time during it. With `COLUMNS_BENCH_TREE=<checkout>` that
- * tree's modules are measured instead (an A/B is two processes, alternated: a tree's modules
- * next to another's in one process run at different speeds, filters.ts).
+ * and built again as renumbered (a merge's rebuild: every document entered again, into the
+ * arrays it has), the orders by day and by update time over it, and each order built a second
+ * time on the same instance (a rebuild after a write). Each in CPU time of the process, with the
+ * young collections (scavenges) and their time during it. With `COLUMNS_BENCH_TREE=<checkout>`
+ * that tree's modules are measured instead (an A/B is two processes, alternated: a tree's
+ * modules next to another's in one process run at different speeds, filters.ts).
  *
  *   node --expose-gc -r ts-node/register/transpile-only bench/search/columns-build.ts [size] [reps]
  */
@@ -83,10 +83,13 @@ async function main(): Promise<void> {
   };
   let again: Array<Awaited<ReturnType<typeof measured>>> = [];
   let daysAgain: Array<Awaited<ReturnType<typeof measured>>> = [];
+  let renumbered: Array<Awaited<ReturnType<typeof measured>>> = [];
   for (let r = 0; r <= reps; r++) {
     collectGarbage();
     const cols = new Columns();
     const columns = await measured(() => atOnce(cols.update(src)));
+    // The same columns renumbered (a merge's): every document entered again into arrays kept.
+    const columnsAgain = await measured(() => atOnce(cols.update({ ...src, numbering: {} })));
     const days = new Days();
     const dayOrder = await measured(() => atOnce(days.ensure(cols)));
     const dayAgain = await measured(() => atOnce(days.build(cols, cols.built)));
@@ -99,7 +102,9 @@ async function main(): Promise<void> {
     rows.updateOrder.push(updateOrder);
     again = [...again, second];
     daysAgain = [...daysAgain, dayAgain];
+    renumbered = [...renumbered, columnsAgain];
   }
+  rows['columns again'] = renumbered;
   rows['updateOrder again'] = again;
   rows['dayOrder again'] = daysAgain;
   c = cpuMs();
