@@ -177,8 +177,9 @@ export class DocColumns {
         this.groupStart = new Int32Array(1);
       }
       this.numbering = src.numbering;
+      // Every array is entered again in place (`tagStart[0]` is 0 for good): a new `tagStart`
+      // here was the one array a merge's rebuild made, 4 MB at 1M documents.
       this.built = 0;
-      this.tagStart = new Int32Array(1);
       this.blockCounts = [];
       this.blocksBuilt = 0;
       this.generation += 1;
