@@ -2,6 +2,7 @@ import type { FacetName } from '../content/item-filter';
 import { ITEM_TYPES } from '../content/item';
 import type { SearchSort } from '../http/contract/search';
 import type { CompiledFilter, DocColumns, FacetGroups } from './doc-columns';
+import { grow } from './index/growable';
 import { popcount, type DocKeep } from './index/postings-index';
 import { SharedBuild } from './shared-build';
 
@@ -319,8 +320,12 @@ const dayCode = (day: number) => Math.floor(day / 10_000) * 372 + (Math.floor(da
  * sorting every document: only the documents of those days are put in id order.
  */
 export class DayOrder {
-  /** Short ids, grouped by day ascending (in short-id order within a day). */
+  /** Short ids, grouped by day ascending (in short-id order within a day): a view of `kept`. */
   private order = new Int32Array(0);
+  // The order's array, kept from build to build and grown in place (`grow`): a build after every
+  // write made a new one (4 MB at 1M documents). A build overwrites the order before, which is
+  // read only once the build of the columns' generation is done (`ensure` first).
+  private kept = new Int32Array(0);
   /** The documents of the i-th day code from the first are `order[start[i] … start[i + 1] - 1]`. */
   private start = new Int32Array(1);
   /** The `DocColumns.generation` built from (−1: none). */
@@ -357,7 +362,8 @@ export class DayOrder {
     for (let i = 1; i < start.length; i++) start[i] += start[i - 1];
     yield;
     const fill = start.slice();
-    const order = new Int32Array(n);
+    this.kept = grow(this.kept, n);
+    const order = this.kept.subarray(0, n);
     for (let d = 0; d < n; d++) {
       order[fill[dayCode(days[d]) - lo]++] = d;
       if ((d + 1) % BUILD_STEP === 0) yield;

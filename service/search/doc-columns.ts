@@ -1,19 +1,10 @@
-import { ITEM_TYPES, type ItemType } from '../content/item';
+import { ITEM_TYPES } from '../content/item';
 import { dayNumber, normalFilter, type ItemFilter } from '../content/item-filter';
 import { atOnce } from '../lib/yield-to-loop';
+import { NO_TYPE, TYPE_CODE, type DocAttributeTable } from './doc-attributes';
 import { SharedBuild } from './shared-build';
+import { TagDictionary } from './tag-dictionary';
 import type { DocKeep } from './index/postings-index';
-
-/** What the filters, facets and sorts of a search read of a document. */
-export interface DocAttributes {
-  readonly type: ItemType;
-  /** Lower-cased. */
-  readonly tags: readonly string[];
-  /** `itemDay` as YYYYMMDD (`dayNumber`). */
-  readonly day: number;
-  /** `updated_at`, milliseconds since the epoch. */
-  readonly updated: number;
-}
 
 /** The documents of the index served, as `DocColumns` reads them. */
 export interface ColumnSource {
@@ -21,19 +12,21 @@ export interface ColumnSource {
   readonly idLimit: number;
   /** Changes when short ids are renumbered (`SegmentedIndex.numbering`). */
   readonly numbering: object;
-  /** A short id's document id, undefined once deleted. */
-  externalId(doc: number): string | undefined;
-  /** The attributes of document `id`, short id `doc`. */
-  attributes(id: string, doc: number): DocAttributes | undefined;
+  /**
+   * Document `doc`'s row in `attributes`, entered (a restored document's is entered from its item
+   * at its first read); -1 once the document is deleted. May grow `attributes`' arrays: read them after.
+   */
+  rowOf(doc: number): number;
+  /** The documents' attributes by row; its dictionary's tag codes are the columns'. */
+  readonly attributes: DocAttributeTable;
 }
 
-/** Type codes by type (a deleted or unknown document's is `NO_TYPE`). */
-const TYPE_CODE = new Map<ItemType, number>(ITEM_TYPES.map((t, i) => [t, i]));
-const NO_TYPE = 255;
 // Documents entered between yields while the columns are extended: at 1M documents on a loaded
 // machine (load ~22) a step of 4,096 took up to 46 ms of the loop thread's CPU (a map look-up of
 // each document's attributes by id), one of 1,024 up to 13.4 ms at load ~8 (page faults of fresh
-// arrays); steps are small and the runner's slicer yields on its clock (every ~5 ms).
+// arrays); steps are small and the runner's slicer yields on its clock (every ~5 ms). A document
+// is now a copy of its attributes' row (~60 ns at 1M), but a restored segment's first build
+// still reads each document's item (`IndexLifecycle.attributeRow`): the steps stay this small.
 const STEP_DOCS = 256;
 // Documents a step of a filter's compilation (a few array reads and closure calls each).
 const COMPILE_STEP_DOCS = 4096;
@@ -130,9 +123,8 @@ export class DocColumns {
   /** Document d's tag codes are `tagCodes[tagStart[d] … tagStart[d + 1] - 1]`. */
   tagStart = new Int32Array(1);
   tagCodes = new Int32Array(0);
-  /** Tag names by code (lower-cased). */
-  readonly tagNames: string[] = [];
-  private readonly tagCode = new Map<string, number>();
+  // The tag codes' dictionary: the source's (`ColumnSource.attributes`), adopted at its first update.
+  private tags = new TagDictionary();
   /** Document d's facet group (`groups`). */
   private groupOf = new Int32Array(0);
   // The facet groups entered so far, by key (type code and sorted tag codes), kept across
@@ -175,10 +167,19 @@ export class DocColumns {
    * from the documents entered.
    */
   *update(src: ColumnSource): Generator<void, void> {
-    if (src.numbering !== this.numbering) {
+    const dictionary = src.attributes.dictionary;
+    if (src.numbering !== this.numbering || dictionary !== this.tags) {
+      if (dictionary !== this.tags) {
+        // The facet groups' tag codes are the old dictionary's.
+        this.tags = dictionary;
+        this.groupKey.clear();
+        this.groupCacheKey.fill(-1);
+        this.groupStart = new Int32Array(1);
+      }
       this.numbering = src.numbering;
+      // Every array is entered again in place (`tagStart[0]` is 0 for good): a new `tagStart`
+      // here was the one array a merge's rebuild made, 4 MB at 1M documents.
       this.built = 0;
-      this.tagStart = new Int32Array(1);
       this.blockCounts = [];
       this.blocksBuilt = 0;
       this.generation += 1;
@@ -200,18 +201,20 @@ export class DocColumns {
     // (and the page faults of the new array) fell in one step.
     this.tagCodes = grown(this.tagCodes, at + 2 * (limit - this.built), (n) => new Int32Array(n));
     for (let d = this.built; d < limit; d++) {
-      const id = src.externalId(d);
-      const a = id === undefined ? undefined : src.attributes(id, d);
-      if (!a) {
+      const row = src.rowOf(d);
+      if (row < 0) {
         this.types[d] = NO_TYPE;
         this.days[d] = 0;
         this.updated[d] = 0;
       } else {
-        this.types[d] = TYPE_CODE.get(a.type) ?? NO_TYPE;
-        this.days[d] = a.day;
-        this.updated[d] = a.updated;
-        this.tagCodes = grown(this.tagCodes, at + a.tags.length, (n) => new Int32Array(n));
-        for (const t of a.tags) this.tagCodes[at++] = this.codeOf(t);
+        const a = src.attributes;
+        this.types[d] = a.types[row];
+        this.days[d] = a.days[row];
+        this.updated[d] = a.updated[row];
+        const s = a.tagStart[row];
+        const e = a.tagEnd[row];
+        this.tagCodes = grown(this.tagCodes, at + e - s, (n) => new Int32Array(n));
+        for (let i = s; i < e; i++) this.tagCodes[at++] = a.tags[i];
       }
       this.tagStart[d + 1] = at;
       this.groupOf[d] = this.groupOfDoc(this.types[d], this.tagStart[d], at);
@@ -320,16 +323,6 @@ export class DocColumns {
   }
   private groupScratch = new Int32Array(0);
 
-  private codeOf(tag: string): number {
-    let c = this.tagCode.get(tag);
-    if (c === undefined) {
-      c = this.tagNames.length;
-      this.tagNames.push(tag);
-      this.tagCode.set(tag, c);
-    }
-    return c;
-  }
-
   /** Per type code, the bitmap of the documents of that type (made once per generation). */
   typeBitmaps(): Int32Array[] {
     return atOnce(this.makingTypeBitmaps());
@@ -360,9 +353,14 @@ export class DocColumns {
   private typeBitsAt = -1;
   private readonly typeBitsBuild = new SharedBuild<Int32Array[]>();
 
+  /** Tag names by code (lower-cased). */
+  get tagNames(): readonly string[] {
+    return this.tags.names;
+  }
+
   /** Tag codes in the dictionary (`tagNames.length`). */
   get tagCount(): number {
-    return this.tagNames.length;
+    return this.tags.size;
   }
 
   /**
@@ -406,7 +404,7 @@ export class DocColumns {
     if (f?.tag?.length) {
       wanted = new Uint8Array(this.tagCount);
       for (const t of f.tag) {
-        const c = this.tagCode.get(t.toLowerCase());
+        const c = this.tags.find(t);
         if (c !== undefined) wanted[c] = 1;
       }
     }

@@ -723,8 +723,8 @@ export class EmbeddedIndex implements SearchIndex {
     return {
       idLimit: compact.idLimit,
       numbering: compact.numbering,
-      externalId: (doc) => compact.externalId(doc),
-      attributes: (id, doc) => this.store.attributes(id, doc),
+      rowOf: (doc) => this.store.attributeRow(doc),
+      attributes: this.store.attributes,
     };
   }
 

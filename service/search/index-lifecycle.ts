@@ -7,8 +7,8 @@ import { Analyzer } from './analysis/analyzer';
 import { CompactIndex } from './index/compact-index';
 import type { SealedIndex } from './index/merge';
 import type { SegmentStore } from './index/segment-store';
-import type { DocAttributes } from './doc-columns';
-import { attributesOf } from './doc-attributes';
+import { DocAttributeTable } from './doc-attributes';
+import { TagDictionary } from './tag-dictionary';
 import type { QueryGate } from './query-gate';
 import type { IndexedField } from './ranking';
 
@@ -108,12 +108,19 @@ export class IndexLifecycle {
   private readonly analyzer: Analyzer;
   private served: CompactIndex;
   /**
-   * The items indexed, by id, as they were indexed: what snippets are cut from (`item`) and the
-   * columns read (`attributes`). The items themselves, which their store holds anyway: a copy of
-   * what a hit reads (an object, a body, a tag array per document) was ~3 heap objects a
-   * document more for every mark-compact to visit (issue 40).
+   * The items indexed, by id, as they were indexed: what snippets are cut from (`item`). The
+   * items themselves, which their store holds anyway: a copy of what a hit reads (an object, a
+   * body, a tag array per document) was ~3 heap objects a document more for every mark-compact
+   * to visit (issue 40).
    */
   private docs = new Map<string, Item>();
+  /** The tags' codes of every attribute table (the columns' too), kept across builds. */
+  private readonly tags = new TagDictionary();
+  /**
+   * The served index's documents' attributes by slot (`attributeRow`), entered with each
+   * document; a restored document's at its first read.
+   */
+  private attrs = new DocAttributeTable(this.tags);
   /** Entries deleted from `docs` since it was made (`compactDocs`). */
   private docsDeleted = 0;
   /** Items of documents restored from a segment that are not in `docs` yet (`allDocs`). */
@@ -184,11 +191,13 @@ export class IndexLifecycle {
   private swapIn(
     compact: CompactIndex,
     docs: Map<string, Item>,
+    attrs: DocAttributeTable,
     pending?: Item[],
     pendingByDoc?: Array<Item | undefined>,
   ): void {
     this.served = compact;
     this.docs = docs;
+    this.attrs = attrs;
     this.docsDeleted = 0;
     this.pendingItems = pending;
     this.pendingByDoc = pendingByDoc;
@@ -293,6 +302,7 @@ export class IndexLifecycle {
     | {
         compact: CompactIndex;
         docs: Map<string, Item>;
+        attrs: DocAttributeTable;
         unchanged: Item[];
         byDoc: Array<Item | undefined>;
         replayed: boolean;
@@ -325,6 +335,8 @@ export class IndexLifecycle {
     const n = loaded.sealed.ids.length;
     const seen = new Uint8Array(n);
     const docs = new Map<string, Item>();
+    // The re-indexed documents' attributes; the others' are entered at their first read (`attributeRow`).
+    const attrs = new DocAttributeTable(this.tags);
     const changed: Item[] = [];
     // They go into `docs` after the start (`fillItems`) or at their first use.
     const unchanged: Item[] = [];
@@ -361,7 +373,7 @@ export class IndexLifecycle {
       const a = await this.analyse(item, slicer);
       compact.discard(item.id);
       docs.set(item.id, item);
-      compact.add(item.id, a.fields, a.fingerprint);
+      attrs.enter(compact.add(item.id, a.fields, a.fingerprint), item);
     }
     store.logger.info(
       { ...info, ms: Math.round(performance.now() - started) },
@@ -370,7 +382,7 @@ export class IndexLifecycle {
     // Persist what was re-indexed (a merge in the background), so the next start has nothing to redo.
     const replayed = changed.length + removed.length > 0;
     if (replayed) compact.checkpoint();
-    return { compact, docs, unchanged, byDoc, replayed, reindexed: changed.length };
+    return { compact, docs, attrs, unchanged, byDoc, replayed, reindexed: changed.length };
   }
 
   /** `docs`, with every restored document's item in it (those not entered yet go in now). */
@@ -505,7 +517,7 @@ export class IndexLifecycle {
         if (await this.gate.quiet()) slicer.restart();
         this.served.discard(item.id);
         this.docs.set(item.id, item);
-        this.served.add(item.id, a.fields, a.fingerprint);
+        this.attrs.enter(this.served.add(item.id, a.fields, a.fingerprint), item);
       }
     });
   }
@@ -570,7 +582,7 @@ export class IndexLifecycle {
           // first few hundred ms scanned every term (a few ms a term).
           await compact.fillVocabulary(this.indexSliceMs);
           await this.gate.quiet();
-          this.swapIn(compact, restored.docs, restored.unchanged, restored.byDoc);
+          this.swapIn(compact, restored.docs, restored.attrs, restored.unchanged, restored.byDoc);
           this.origin = { from: 'segment', documents: compact.documentCount, reindexed: restored.reindexed };
           // The id map is filled in the background (writes need it; queries look nothing up by
           // id). Queries find a restored document's item by its short id (`item`,
@@ -584,30 +596,44 @@ export class IndexLifecycle {
         }
       }
       const docs = new Map<string, Item>();
+      const attrs = new DocAttributeTable(this.tags);
       const compact = this.create();
       for (const item of items) {
         await slicer.maybeYield();
         const a = await this.analyse(item, slicer);
         docs.set(item.id, item);
-        compact.load(item.id, a.fields, a.fingerprint);
+        attrs.enter(compact.load(item.id, a.fields, a.fingerprint), item);
       }
       await compact.sealInSlices(this.indexSliceMs);
       await this.gate.quiet();
-      this.swapIn(compact, docs);
+      this.swapIn(compact, docs, attrs);
       this.origin ??= { from: 'content', documents: compact.documentCount, reindexed: items.length };
       void compact.fillVocabulary(this.indexSliceMs);
     });
     return from;
   }
 
+  /** The served index's documents' attributes, by the rows `attributeRow` gives (`ColumnSource`). */
+  get attributes(): DocAttributeTable {
+    return this.attrs;
+  }
+
   /**
-   * What the filters, facets and sorts read of document `id`, short id `doc` (`DocColumns`), from
-   * its item (`item`: a restored document not entered yet is found by its short id, so a filtered
-   * query does not enter every restored document first; a lazy item answers its type, tags and
-   * dates without being parsed).
+   * Document `doc`'s row in `attributes` (its slot in the index served: merges leave it as it is),
+   * -1 once the document is deleted. Every document is entered there when it is indexed, except
+   * the documents of a restored segment whose items were unchanged: theirs is entered here, at the
+   * first read, from the item (`item`: found by its short id, so that the columns' first build
+   * does not enter every restored item in `docs` first; a lazy item answers its type, tags and
+   * dates without being parsed). Entering them at the restore would add a pass over the items to
+   * the start, before readiness; the first build after it runs in the background.
    */
-  attributes(id: string, doc: number): DocAttributes | undefined {
-    const item = this.item(id, doc);
-    return item && attributesOf(item);
+  attributeRow(doc: number): number {
+    const compact = this.served;
+    const row = compact.slotOf(doc);
+    if (row < 0 || this.attrs.entered(row)) return row;
+    const item = this.item(compact.externalId(doc), doc);
+    if (!item) return -1;
+    this.attrs.enter(row, item);
+    return row;
   }
 }

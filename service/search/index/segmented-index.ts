@@ -222,6 +222,16 @@ export class SegmentedIndex {
     return live;
   }
 
+  /**
+   * The slot of document `doc` (below `idLimit`), -1 once it is deleted: the same while the
+   * document lives, whatever short id a merge gives it (what is kept per document across merges
+   * is kept by slot: the search's document attributes); a later document may take it once it is
+   * deleted. A restored base's documents' slots are their short ids at the restore.
+   */
+  slotOf(doc: number): number {
+    return this.gone[doc] === 0 ? this.slotOfShort[doc] : -1;
+  }
+
   /** The external id of a short document id below `idLimit`, deleted or not. */
   protected idAt(docId: number): string {
     const end = this.base.end;
@@ -231,19 +241,22 @@ export class SegmentedIndex {
   /**
    * Adds a document (an id not indexed yet) by its analyzed terms per field, searchable at once.
    * `fingerprint` is kept with it (and persisted) to tell later whether the content changed.
+   * Returns its slot (`slotOf`).
    */
-  add(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
-    this.append(id, fieldTerms, true, fingerprint);
+  add(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): number {
+    const slot = this.append(id, fieldTerms, true, fingerprint);
     this.tailDocs += 1;
     this.maybeMerge();
+    return slot;
   }
 
   /**
    * Adds a document to the forward index only: it is searchable after `seal()`. Building a whole
    * index this way fills the postings once, in two passes, instead of growing them per document.
+   * Returns its slot (`slotOf`).
    */
-  load(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): void {
-    this.append(id, fieldTerms, false, fingerprint);
+  load(id: string, fieldTerms: ReadonlyArray<readonly string[]>, fingerprint = 0): number {
+    return this.append(id, fieldTerms, false, fingerprint);
   }
 
   /** Makes every loaded document searchable (merges all postings into the base), in one step. */
@@ -306,7 +319,12 @@ export class SegmentedIndex {
     return t;
   }
 
-  private append(id: string, fieldTerms: ReadonlyArray<readonly string[]>, index: boolean, fingerprint: number): void {
+  private append(
+    id: string,
+    fieldTerms: ReadonlyArray<readonly string[]>,
+    index: boolean,
+    fingerprint: number,
+  ): number {
     if (this.idMap().has(id)) throw new Error(`CompactIndex: duplicate id ${id}`);
     const { nf } = this;
     const d = this.next++;
@@ -368,6 +386,7 @@ export class SegmentedIndex {
     this.posStart[d + 1] = posEnd;
     this.live += 1;
     this.version += 1;
+    return slot;
   }
 
   /** Removes `id` (a tombstone until the next merge); false if it was not indexed. */

@@ -3,7 +3,8 @@ import { ITEM_TYPES, type ItemType } from '../../../service/content/item';
 import { dayNumber, type FacetName, type ItemFilter } from '../../../service/content/item-filter';
 import { atOnce } from '../../../service/lib/yield-to-loop';
 import { FacetTally, groupsOfPiece, type FacetCounts } from '../../../service/search/browse';
-import { DocColumns, type ColumnSource, type DocAttributes } from '../../../service/search/doc-columns';
+import { DocColumns, type ColumnSource } from '../../../service/search/doc-columns';
+import { columnSourceOf } from '../../helpers/column-source';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 /*
@@ -40,19 +41,13 @@ const filterArb: fc.Arbitrary<ItemFilter> = fc
   })
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as ItemFilter);
 
-/** The columns' source over `docs` (a dead document has no id), numbered afresh by `numbering`. */
+/** The columns' source over `docs` (a dead document has none), numbered afresh by `numbering`. */
 function sourceOf(docs: readonly Doc[], numbering: object = {}): ColumnSource {
-  return {
-    idLimit: docs.length,
+  return columnSourceOf(
+    docs.length,
+    (doc) => (docs[doc].live ? { ...docs[doc], day: dayNumber(docs[doc].day), updated: 0 } : undefined),
     numbering,
-    externalId: (doc) => (docs[doc].live ? `d${doc}` : undefined),
-    attributes: (_id, doc): DocAttributes => ({
-      type: docs[doc].type,
-      tags: docs[doc].tags,
-      day: dayNumber(docs[doc].day),
-      updated: 0,
-    }),
-  };
+  );
 }
 
 /** Disjunctive facets by their definition: each facet applies every part of the filter but its own. */

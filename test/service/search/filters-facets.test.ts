@@ -271,6 +271,101 @@ describe('browse structures prepared in the background (issue 40)', () => {
   });
 });
 
+/**
+ * `items` with their type, tags and dates behind getters that count their reads: the browse
+ * structures' builds after indexing read the attributes entered then, not the items.
+ */
+function counted(items: readonly Item[]): { items: Item[]; reads: () => number } {
+  let reads = 0;
+  const out = items.map((it) => {
+    const o: Item = { ...it };
+    for (const k of ['type', 'tags', 'date', 'created_at', 'updated_at'] as const) {
+      const v = it[k];
+      if (v === undefined) continue;
+      Object.defineProperty(o, k, {
+        get: () => {
+          reads += 1;
+          return v;
+        },
+        enumerable: true,
+      });
+    }
+    return o;
+  });
+  return { items: out, reads: () => reads };
+}
+
+describe("the documents' attributes, entered by slot when indexed (issue 40)", () => {
+  const drawn = fc.sample(itemArb, { numRuns: 360, seed: 42 });
+  const first = drawn.slice(0, 300).map((d, n) => toItem(d, `d${n}`));
+  const browses: IndexQuery[] = (
+    [
+      { text: '', limit: 50, offset: 0 },
+      { text: '', limit: 9, offset: 20, filter: { type: ['project'], tag: ['x'] } },
+      { text: '', limit: 9, offset: 3, sort: 'updated:desc', facets: ['type', 'tag'] },
+      { text: '', limit: 9, offset: 0, sort: 'date:asc', filter: { date_from: '2023-01-01' }, facets: ['tag'] },
+      { text: 'alpha beta', limit: 9, offset: 0, sort: 'updated:desc', filter: { tag: ['k8s', 'go'] } },
+    ] as IndexQuery[]
+  ).map((q) => ({ ...q, snippets: false }));
+  const agree = async (index: ExhaustiveIndex, when: string) => {
+    for (const q of browses) expectSame(await index.search(q), index.exhaustive(q), `${when}: ${JSON.stringify(q)}`);
+  };
+
+  it('browses right after deletes whose slots new documents take, and after the merge that renumbers them, reading no item', async () => {
+    const { items, reads } = counted(first);
+    const index = new ExhaustiveIndex({ minMergeDocs: 3 });
+    await index.replaceAll(items);
+    await agree(index, 'after the build');
+    // Deleted, then new documents (they take the freed slots, the deleted short ids stay until a
+    // merge) and replacements (a new short id, the old one deleted), browsed before any merge.
+    await index.remove(['d0', 'd10', 'd11', 'd150', 'd299']);
+    await agree(index, 'after the deletes');
+    const fresh = drawn.slice(300, 330).map((d, n) => toItem(d, `n${n}`));
+    const replaced = drawn.slice(330).map((d, n) => toItem(d, `d${20 + n * 9}`));
+    await index.upsert([...fresh, ...replaced]);
+    await agree(index, 'after the writes');
+    const before = reads();
+    await index.pruned.checkpoint();
+    await index.pruned.settled();
+    expect(index.pruned.browsePrepared).toBe(true);
+    // The columns built again for the new numbering read none of the items (the oracle reads them: after).
+    expect(reads() - before).toBe(0);
+    await agree(index, 'after the merge');
+  });
+
+  it("enters a restored document's attributes at their first read, and keeps them through writes and merges", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attributes-restore-'));
+    try {
+      const built = new SegmentStore({ dir, logger: capture().logger });
+      const writer = new EmbeddedIndex({ segments: built });
+      await writer.replaceAll(first);
+      await writer.settled();
+      await built.close();
+      // A few items changed since the segment was written (re-indexed at the restore), the rest as they were.
+      const changed = first.map((it, n) => (n % 50 === 7 ? { ...it, tags: ['go'], body: `${it.body} sigma` } : it));
+      const { items, reads } = counted(changed);
+      const segments = new SegmentStore({ dir, logger: capture().logger });
+      const index = new ExhaustiveIndex({ segments, minMergeDocs: 3 });
+      await index.replaceAll(items);
+      expect(index.pruned.startedFrom).toEqual({ from: 'segment', documents: 300, reindexed: 6 });
+      await agree(index, 'after the restore');
+      await index.pruned.settled();
+      await index.remove(['d1', 'd2', 'd57']);
+      await index.upsert(drawn.slice(300, 320).map((d, n) => toItem(d, `n${n}`)));
+      await agree(index, 'after writes');
+      const before = reads();
+      await index.pruned.checkpoint();
+      await index.pruned.settled();
+      expect(index.pruned.browsePrepared).toBe(true);
+      expect(reads() - before).toBe(0);
+      await agree(index, 'after the merge');
+      await segments.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('browse structures after a restore from the persisted segment (issue 40)', () => {
   it('are prepared in the background after the restore settles, not before', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'browse-prepare-'));

@@ -3,7 +3,8 @@ import { ITEM_TYPES, type ItemType } from '../../../service/content/item';
 import { dayNumber, type FacetName, type ItemFilter } from '../../../service/content/item-filter';
 import { atOnce } from '../../../service/lib/yield-to-loop';
 import { FacetTally } from '../../../service/search/browse';
-import { DocColumns, type ColumnSource, type DocAttributes } from '../../../service/search/doc-columns';
+import { DocColumns, type ColumnSource } from '../../../service/search/doc-columns';
+import { columnSourceOf, type TestAttributes } from '../../helpers/column-source';
 import { CompactIndex } from '../../../service/search/index/compact-index';
 import { tallyLive, type LiveWords } from '../../../service/search/live-tally';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
@@ -71,27 +72,23 @@ function indexOf(docs: readonly Doc[], groupBlockDocs: number): { index: Compact
   docs.forEach((d, i) => d.deleted && index.discard(`d${i}`));
   const cols = new DocColumns({ groupBlockDocs });
   atOnce(
-    cols.update({
-      idLimit: index.idLimit,
-      numbering: index.numbering,
-      externalId: (doc) => index.externalId(doc),
-      attributes: (_id, doc) => attributesOf(docs[doc]),
-    }),
+    cols.update(
+      columnSourceOf(
+        index.idLimit,
+        (doc) => (index.externalId(doc) === undefined ? undefined : attributesOf(docs[doc])),
+        index.numbering,
+      ),
+    ),
   );
   return { index, cols };
 }
 
 /** The columns' source over `docs` (a deleted document has no id). */
 function sourceOf(docs: readonly Doc[]): ColumnSource {
-  return {
-    idLimit: docs.length,
-    numbering: {},
-    externalId: (doc) => (docs[doc].deleted ? undefined : `d${doc}`),
-    attributes: (_id, doc) => attributesOf(docs[doc]),
-  };
+  return columnSourceOf(docs.length, (doc) => (docs[doc].deleted ? undefined : attributesOf(docs[doc])));
 }
 
-const attributesOf = (d: Doc): DocAttributes => ({ type: d.type, tags: d.tags, day: dayNumber(d.day), updated: 0 });
+const attributesOf = (d: Doc): TestAttributes => ({ type: d.type, tags: d.tags, day: dayNumber(d.day), updated: 0 });
 
 /** A facet tally of every live document of `docs`, counted one by one (`FacetTally.visit`). */
 function oneByOne(cols: DocColumns, docs: readonly Doc[], f: ItemFilter, facets: readonly FacetName[]) {
@@ -203,7 +200,7 @@ describe('tallyLive: a browse counts every live document through its facet tally
   it('counts the blocks of facet groups and the types bitmaps a bounded number of documents a step, as at once', () => {
     const docs: Doc[] = Array.from({ length: 150_000 }, (_, i) => ({
       type: ITEM_TYPES[i % 3],
-      tags: [TAGS[i % 3]],
+      tags: [TAGS[i % TAGS.length]],
       day: DAYS[0],
       base: true,
       deleted: false,

@@ -3,6 +3,7 @@ import { atOnce } from '../../../service/lib/yield-to-loop';
 import { sortOrder } from '../../../service/search/browse';
 import { DocColumns, type ColumnSource } from '../../../service/search/doc-columns';
 import { UpdateOrder } from '../../../service/search/update-order';
+import { columnSourceOf } from '../../helpers/column-source';
 import { PROPERTY_HANG_GUARD_MS } from '../../helpers/property';
 
 /*
@@ -26,16 +27,16 @@ const docArb: fc.Arbitrary<Omit<Doc, 'id'>> = fc.record({
   live: fc.integer({ min: 0, max: 9 }).map((n) => n !== 0),
 });
 
-/** Columns over `docs` (a dead document has no id). */
+/** The columns' source over `docs` (a dead document has none), numbered afresh. */
+const sourceOf = (docs: readonly Doc[]): ColumnSource =>
+  columnSourceOf(docs.length, (doc) =>
+    docs[doc].live ? { type: 'article', tags: [], day: 20240101, updated: docs[doc].updated } : undefined,
+  );
+
+/** Columns over `docs`. */
 function columnsOf(docs: readonly Doc[]): DocColumns {
-  const src: ColumnSource = {
-    idLimit: docs.length,
-    numbering: {},
-    externalId: (doc) => (docs[doc].live ? docs[doc].id : undefined),
-    attributes: (_id, doc) => ({ type: 'article', tags: [], day: 20240101, updated: docs[doc].updated }),
-  };
   const cols = new DocColumns();
-  atOnce(cols.update(src));
+  atOnce(cols.update(sourceOf(docs)));
   return cols;
 }
 
@@ -80,6 +81,33 @@ describe('UpdateOrder: a browse by update time against the sort of every kept do
           },
         ),
         { numRuns: 300 },
+      );
+    },
+    PROPERTY_HANG_GUARD_MS,
+  );
+
+  it(
+    'gives the same pages when one order is rebuilt over other columns, larger and smaller (its arrays reused)',
+    () => {
+      fc.assert(
+        fc.property(fc.array(fc.array(docArb, { maxLength: 300 }), { minLength: 1, maxLength: 6 }), (sets) => {
+          const order = new UpdateOrder();
+          const cols = new DocColumns();
+          for (const drawn of sets) {
+            const docs = drawn.map((d, i) => ({ ...d, id: `id-${String((i * 7) % 301).padStart(3, '0')}-${i}` }));
+            // Numbered afresh: the columns rebuilt, a generation the order was not built from.
+            atOnce(cols.update(sourceOf(docs)));
+            const idOf = (doc: number) => docs[doc].id;
+            const keep = (doc: number) => docs[doc].live;
+            const kept = docs.map((_, d) => d).filter(keep);
+            atOnce(order.ensure(cols));
+            expect(atOnce(order.page(cols, { offset: 0, limit: docs.length + 1 }, keep, idOf))).toEqual({
+              docs: [...kept].sort(sortOrder('updated:desc', cols, idOf)),
+              total: kept.length,
+            });
+          }
+        }),
+        { numRuns: 100 },
       );
     },
     PROPERTY_HANG_GUARD_MS,
@@ -141,12 +169,12 @@ describe('UpdateOrder.ensure: one build per generation of the columns, shared', 
     // Built: nothing to do until the columns change.
     expect(order.ensure(cols).next().done).toBe(true);
     const more = [...docs, { id: 'id-new', updated: 5_000, live: true }];
-    const src: ColumnSource = {
-      idLimit: more.length,
-      numbering: {},
-      externalId: (doc) => more[doc].id,
-      attributes: (_id, doc) => ({ type: 'article', tags: [], day: 20240101, updated: more[doc].updated }),
-    };
+    const src = columnSourceOf(more.length, (doc) => ({
+      type: 'article',
+      tags: [],
+      day: 20240101,
+      updated: more[doc].updated,
+    }));
     atOnce(cols.update(src));
     atOnce(order.ensure(cols));
     expect(
