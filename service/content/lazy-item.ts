@@ -26,27 +26,31 @@ export interface ListingKeys {
   readonly rank: Uint32Array;
 }
 
-/** An item's listing keys: decoded from a catalogue's at first use, or taken when the item was packed. */
-interface Keys {
-  readonly date: string | undefined;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly tags: readonly string[];
-}
+/** The fields of an item's listing keys. */
+type Keys = Pick<Item, 'date' | 'created_at' | 'updated_at' | 'tags'>;
 
 /**
  * What a packed item knows without parsing (its id, type, fingerprint and listing keys: its own,
  * or entry `entry` of a catalogue's `listing`) and where its record is: the bytes `src`, its JSON
  * object `src[start, end)`, its plain text's JSON string `src[plainStart, plainEnd)` or
  * `PLAIN_IS_BODY`, `PLAIN_ABSENT` (then `plain` once computed), `OLD_FORM`.
+ *
+ * Every field is a small integer or a reference to a string or a shared object, so that the state
+ * is one heap object: the fingerprint is two 16-bit halves (a uint32 field would be a heap number
+ * of its own) and the listing keys one string (`keyString`), split per read.
  */
 interface State {
   readonly id: string;
   readonly type: ItemType;
-  readonly fingerprint: number;
+  readonly fingerprintHigh: number;
+  readonly fingerprintLow: number;
   readonly listing: ListingKeys | undefined;
   readonly entry: number;
-  keys: Keys | undefined;
+  /**
+   * The listing keys as `keyString` gives them; undefined while a catalogue's are not decoded
+   * yet, or when they cannot be put so (a key holding a newline: read from a parse then).
+   */
+  keys: string | undefined;
   readonly src: Buffer;
   readonly start: number;
   readonly end: number;
@@ -71,15 +75,23 @@ export const PARSES_KEPT = 4096;
 const kept: Array<State | undefined> = new Array<State | undefined>(PARSES_KEPT).fill(undefined);
 let nextKept = 0;
 
-/** The item of a state's record, parsed now (with its plain text kept on it). */
+/**
+ * The item of a state's record, parsed now. Its plain text is not kept on it (`plainOf` answers
+ * it): a property defined on each parse took more of a parse's time than `JSON.parse` did.
+ */
 function parse(s: State): Item {
-  const { src } = s;
-  const raw = JSON.parse(src.toString('utf8', s.start, s.end)) as ItemRecord;
-  const item: Item = s.plainStart === OLD_FORM ? fromRecord(raw) : raw;
-  if (s.plainStart >= 0) keepPlainText(item, JSON.parse(src.toString('utf8', s.plainStart, s.plainEnd)) as string);
-  else if (s.plainStart === PLAIN_IS_BODY) keepPlainText(item, item.body);
-  else if (s.plain !== undefined) keepPlainText(item, s.plain);
-  return item;
+  const raw = JSON.parse(s.src.toString('utf8', s.start, s.end)) as ItemRecord;
+  return s.plainStart === OLD_FORM ? fromRecord(raw) : raw;
+}
+
+/** A state's plain text (`item`: its parse, if at hand), or undefined when not computed yet. */
+function plainOf(s: State, item?: Item): string | undefined {
+  if (s.plain !== undefined) return s.plain;
+  if (s.plainStart >= 0) return JSON.parse(s.src.toString('utf8', s.plainStart, s.plainEnd)) as string;
+  if (s.plainStart === PLAIN_IS_BODY) return (item ?? parsed(s)).body;
+  // The older record form: kept on the parse by `fromRecord` when of this version.
+  if (s.plainStart === OLD_FORM) return ((item ?? parsed(s)) as Item & { [PLAIN_TEXT_KEY]?: string })[PLAIN_TEXT_KEY];
+  return undefined;
 }
 
 /** The item, from the kept parses or parsed now and kept in place of the oldest. */
@@ -94,15 +106,39 @@ function parsed(s: State): Item {
   return item;
 }
 
+/**
+ * Listing keys as one string, `date` (empty when it has none), `created_at`, `updated_at` and the
+ * tags, `\n`-separated; undefined when they cannot be read back from it (a key holding a newline,
+ * an empty date, one not a string).
+ */
+function keyString(date: unknown, created: unknown, updated: unknown, tags: unknown): string | undefined {
+  const dates = [date ?? '', created, updated];
+  if (date === '' || !Array.isArray(tags) || ![...dates, ...tags].every((k) => typeof k === 'string')) return undefined;
+  const k = [...dates, ...(tags as string[])].join('\n');
+  return k.split('\n').length === 3 + tags.length ? k : undefined;
+}
+
 /** The listing keys of a state: its own, or its catalogue's (decoded once); else undefined. */
-function keysOf(s: State): Keys | undefined {
-  if (s.keys || !s.listing) return s.keys;
+function keysOf(s: State): string | undefined {
+  if (s.keys !== undefined || !s.listing) return s.keys;
   const { dates, dateAt, tagNames, tagAt, tagIds } = s.listing;
-  const [date, created_at, updated_at] = dates.toString('utf8', dateAt[s.entry], dateAt[s.entry + 1]).split('\n');
   const tags: string[] = [];
   for (let k = tagAt[s.entry]; k < tagAt[s.entry + 1]; k++) tags.push(tagNames[tagIds[k]]);
-  s.keys = { date: date === '' ? undefined : date, created_at, updated_at, tags };
+  // A tag holding a newline cannot be put so: every read of that item's keys parses it.
+  if (tags.some((t) => t.includes('\n'))) return undefined;
+  s.keys = [dates.toString('utf8', dateAt[s.entry], dateAt[s.entry + 1]), ...tags].join('\n');
   return s.keys;
+}
+
+/** Field `key` of the listing keys `k` (`keyString`). */
+function keyOf(k: string, key: keyof Keys): Keys[keyof Keys] {
+  const a = k.indexOf('\n');
+  if (key === 'date') return a === 0 ? undefined : k.slice(0, a);
+  const b = k.indexOf('\n', a + 1);
+  if (key === 'created_at') return k.slice(a + 1, b);
+  const c = k.indexOf('\n', b + 1);
+  if (key === 'updated_at') return k.slice(b + 1, c < 0 ? k.length : c);
+  return c < 0 ? [] : k.slice(c + 1).split('\n');
 }
 
 /** The fields a listing sorts and filters by, which a packed item reads without parsing. */
@@ -124,13 +160,13 @@ const handler: ProxyHandler<State> = {
   get(s, key) {
     if (key === 'id') return s.id;
     if (key === 'type') return s.type;
-    if (key === KNOWN_FINGERPRINT) return s.fingerprint;
+    if (key === KNOWN_FINGERPRINT) return ((s.fingerprintHigh << 16) | s.fingerprintLow) >>> 0;
     if (key === PACKED) return s;
     if (LISTING_FIELDS.has(key)) {
       const k = keysOf(s);
-      if (k) return k[key as keyof Keys];
+      if (k !== undefined) return keyOf(k, key as keyof Keys);
     }
-    if (key === PLAIN_TEXT_KEY && s.plain !== undefined) return s.plain;
+    if (key === PLAIN_TEXT_KEY) return plainOf(s);
     return Reflect.get(parsed(s), key) as unknown;
   },
   has: (s, key) => Reflect.has(parsed(s), key),
@@ -139,7 +175,6 @@ const handler: ProxyHandler<State> = {
   defineProperty(s, key, desc) {
     if (key !== PLAIN_TEXT_KEY || typeof desc.value !== 'string') immutable(s, 'define', key);
     s.plain = desc.value as string;
-    if (s.parsed) keepPlainText(s.parsed, s.plain);
     return true;
   },
   set: (s, key) => immutable(s, 'set', key),
@@ -174,7 +209,8 @@ export function lazyItem(
   return packed({
     id,
     type,
-    fingerprint,
+    fingerprintHigh: fingerprint >>> 16,
+    fingerprintLow: fingerprint & 0xffff,
     listing,
     entry,
     keys: undefined,
@@ -188,8 +224,28 @@ export function lazyItem(
   });
 }
 
-/** A packed item's empty tags (one array for all). */
-const NO_TAGS: readonly string[] = Object.freeze([]);
+/**
+ * Bytes of the slabs packed items are written into, one after another: no Buffer object per item
+ * (a record over a quarter of this gets a Buffer of its own). A slab stays while any item in it is
+ * held, so the bytes of items replaced since stay with it: at most a slab per item held, as Node's
+ * own pool keeps 8 KB per small Buffer.
+ */
+const SLAB_BYTES = 64 * 1024;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabUsed = 0;
+
+/** `text` written into bytes a packed item keeps: its Buffer and where it starts. */
+function written(text: string): { readonly src: Buffer; readonly at: number } {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > SLAB_BYTES / 4) return { src: Buffer.from(text), at: 0 };
+  if (slabUsed + bytes > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const at = slabUsed;
+  slabUsed += slab.write(text, at);
+  return { src: slab, at };
+}
 
 /**
  * `item` packed, as the in-memory copy, the stores and the search index hold items: its record's
@@ -205,22 +261,24 @@ export function packItem(item: Item): Item {
   if (stateOf(item)) return item;
   const text = (item as Item & { [PLAIN_TEXT_KEY]?: string })[PLAIN_TEXT_KEY];
   const json = JSON.stringify(item);
-  const end = Buffer.byteLength(json);
   const own = text !== undefined && text !== item.body;
-  const src = Buffer.from(own ? json + JSON.stringify(text) : json);
-  const { id, type, date, created_at, updated_at, tags } = item;
+  const plainJson = own ? JSON.stringify(text) : '';
+  const { src, at } = written(json + plainJson);
+  const end = at + Buffer.byteLength(json);
+  const fingerprint = itemFingerprint(item);
   return packed({
-    id,
-    type,
-    fingerprint: itemFingerprint(item),
+    id: item.id,
+    type: item.type,
+    fingerprintHigh: fingerprint >>> 16,
+    fingerprintLow: fingerprint & 0xffff,
     listing: undefined,
     entry: -1,
-    keys: { date, created_at, updated_at, tags: tags.length ? tags : NO_TAGS },
+    keys: keyString(item.date, item.created_at, item.updated_at, item.tags),
     src,
-    start: 0,
+    start: at,
     end,
     plainStart: own ? end : text === undefined ? PLAIN_ABSENT : PLAIN_IS_BODY,
-    plainEnd: src.length,
+    plainEnd: end + (own ? Buffer.byteLength(plainJson) : 0),
     parsed: undefined,
     plain: undefined,
   });
@@ -260,8 +318,16 @@ export function catalogueEntry(item: Item): { readonly of: ListingKeys; readonly
 export function listingFields(item: Item): Pick<Item, 'date' | 'created_at' | 'updated_at' | 'tags'> {
   const s = stateOf(item);
   if (!s) return item;
+  const k = keysOf(s);
+  if (k !== undefined)
+    return {
+      date: keyOf(k, 'date') as string | undefined,
+      created_at: keyOf(k, 'created_at') as string,
+      updated_at: keyOf(k, 'updated_at') as string,
+      tags: keyOf(k, 'tags') as string[],
+    };
   // Both record forms hold the item's fields at the top level.
-  return keysOf(s) ?? s.parsed ?? (JSON.parse(s.src.toString('utf8', s.start, s.end)) as Item);
+  return s.parsed ?? (JSON.parse(s.src.toString('utf8', s.start, s.end)) as Item);
 }
 
 /**
@@ -270,5 +336,9 @@ export function listingFields(item: Item): Pick<Item, 'date' | 'created_at' | 'u
  */
 export function unwrapItem(item: Item): Item {
   const s = stateOf(item);
-  return s ? parse(s) : item;
+  if (!s) return item;
+  const plain = parse(s);
+  const text = plainOf(s, plain);
+  if (text !== undefined) keepPlainText(plain, text);
+  return plain;
 }
