@@ -315,7 +315,7 @@ export class ContentService {
 
   /**
    * Enters a write in the in-memory copy, its listings and tag indexes, an id at a time in steps
-   * of the event loop (time-steps.ts): `removed` ids leave it, then `items` enter (the two are
+   * of the event loop (time-steps.ts): `removed` ids leave it, then `written` enter, packed (the two are
    * disjoint). For the 10,000 items of a full upload, with the listings and tag indexes built,
    * one step was ~10-25 ms (issue 37). Each item enters or leaves whole; a read between two steps
    * sees some of a write's changes and not yet the others, as the search index (which indexes a
@@ -323,7 +323,7 @@ export class ContentService {
    * and the listeners (the search index) are told of both.
    */
   private async apply(written: readonly Item[], removed: readonly string[] = []): Promise<void> {
-    const items = written.map(packItem);
+    const items: Item[] = [];
     const gone: string[] = [];
     const step = stepper();
     for (const id of removed) {
@@ -338,7 +338,10 @@ export class ContentService {
       const s = step();
       if (s) await s;
     }
-    for (const i of items) {
+    for (const w of written) {
+      // Packed here, a step each (stores hand most items packed already: then this is a look-up).
+      const i = packItem(w);
+      items.push(i);
       const previous = this.items.get(i.id);
       for (const l of this.listings.values()) l.mark(i.id, previous);
       for (const t of this.tagIndexes.values()) t.mark(i.id, previous, i);
