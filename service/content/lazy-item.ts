@@ -67,9 +67,9 @@ const PACKED = Symbol('packedItem');
 /**
  * How many parses of packed items are kept, the most recent ones (a ring): a request reading a
  * page's fields, or an index build reading an item's fields one after another, parses each item
- * once, and after a build no item stays parsed. A parsed item was ~16.6 heap objects for every
- * full collection to mark (~0.56 µs each, issue 40); packed, it is a few (proxy, state, bytes,
- * id, keys).
+ * once, and after a build no item stays parsed. A parsed item of the filters bench was 8.9 heap
+ * objects for every full collection to mark (issue 40); packed, it is 4.0 (proxy, state, id, keys
+ * string: bench/search/item-objects.ts).
  */
 export const PARSES_KEPT = 4096;
 const kept: Array<State | undefined> = new Array<State | undefined>(PARSES_KEPT).fill(undefined);
