@@ -26,6 +26,7 @@ import { EmbeddedIndex } from '../../service/search/embedded-index';
 import type { IndexPage, IndexQuery } from '../../service/search/search-index';
 import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
+import { heldItem } from './held-items';
 
 /** What is timed of an index (both checkouts' `EmbeddedIndex` have it). */
 interface Searchable {
@@ -65,13 +66,10 @@ export async function abSize(
   cold = false,
 ): Promise<AbRun[]> {
   const now = new Date(0).toISOString();
-  const items = growCorpus(v.items, size).map((i): Item => ({
-    ...i,
-    type: 'article',
-    tags: [],
-    created_at: now,
-    updated_at: now,
-  }));
+  // Held as the service holds items (`heldItem`: packed); the base's index reads them as plain ones.
+  const items = growCorpus(v.items, size).map((i): Item =>
+    heldItem({ ...i, type: 'article', tags: [], created_at: now, updated_at: now }),
+  );
   const base = makeBase();
   await base.replaceAll(items);
   const ours = new EmbeddedIndex({ indexSliceMs: 1000 });

@@ -27,6 +27,7 @@ import { collectGarbage, requireExposedGc } from '../collect-garbage';
 import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { watch } from './stall';
+import { heldItem } from './held-items';
 
 /** What one phase with queries beside it measured (milliseconds unless named otherwise). */
 export interface WatchedPhase {
@@ -144,21 +145,18 @@ export async function deletes(
 ): Promise<DeleteRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
-  // Items as the API hands them to the index: JSON-parsed, flat strings (a perturbed body is a
+  // Items as the service holds them (`heldItem`: JSON-parsed, then packed; a perturbed body is a
   // rope until something flattens it, and the build would count the flattening as its own heap).
-  const items: Item[] = growCorpus(v.items, size).map(
-    (i) =>
-      JSON.parse(
-        JSON.stringify({
-          id: i.id,
-          type: i.type,
-          title: i.title,
-          body: i.body,
-          tags: [],
-          created_at: now,
-          updated_at: now,
-        }),
-      ) as Item,
+  const items: Item[] = growCorpus(v.items, size).map((i) =>
+    heldItem({
+      id: i.id,
+      type: i.type,
+      title: i.title,
+      body: i.body,
+      tags: [],
+      created_at: now,
+      updated_at: now,
+    }),
   );
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];

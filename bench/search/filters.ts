@@ -62,6 +62,7 @@ import { loadVaswani, type Vaswani } from '../../tools/corpus/vaswani';
 import { traceSteps } from '../../service/search/index/step-trace';
 import { collectGarbage } from '../collect-garbage';
 import { traceWindows, windowsTraced } from '../../service/search/scoring/window-trace';
+import { heldItem } from './held-items';
 import { attribute } from './stall-attribution';
 import { turnLog } from './turn-log';
 
@@ -73,7 +74,7 @@ const TAGS = Array.from({ length: 40 }, (_, i) => `tag-${i}`);
 const START = Date.UTC(2016, 0, 1);
 const DAY_MS = 86_400_000;
 
-/** The corpus of `size` documents with their attributes. */
+/** The corpus of `size` documents with their attributes, held as the service holds items (`heldItem`: packed). */
 export function attributedCorpus(v: Vaswani, size: number): Item[] {
   const r = mulberry32(40);
   return growCorpus(v.items, size).map((i): Item => {
@@ -85,12 +86,7 @@ export function attributedCorpus(v: Vaswani, size: number): Item[] {
     for (let k = 0; k < n; k++) tags.add(TAGS[Math.min(TAGS.length - 1, Math.floor(Math.exp(r() * Math.log(41))) - 1)]);
     const day = new Date(START + Math.floor(r() * 3650) * DAY_MS).toISOString();
     const updated = new Date(START + Math.floor(r() * 3650 * DAY_MS)).toISOString();
-    const item: Item = { ...i, type, tags: [...tags], date: day.slice(0, 10), created_at: day, updated_at: updated };
-    // Held as the service holds items read from its store, parsed from JSON: objects of one shape,
-    // flat strings. Spread from grown copies, each item had a hidden class of its own (a map and
-    // its descriptors, 2 of the ~10 heap objects an item was) and an id of concatenated strings:
-    // ~3M more objects at 1M for every mark-compact to visit, none of them the service's.
-    return JSON.parse(JSON.stringify(item)) as Item;
+    return heldItem({ ...i, type, tags: [...tags], date: day.slice(0, 10), created_at: day, updated_at: updated });
   });
 }
 

@@ -24,6 +24,7 @@ import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 import { attribute, summarize, type AttributedStall } from './stall-attribution';
+import { heldItem } from './held-items';
 
 /** What one run measured, milliseconds unless named otherwise. */
 export interface StallRun {
@@ -138,18 +139,20 @@ export async function watch(
 export async function stall(size: number, withQueries: boolean, attributing?: number): Promise<StallRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
-  // Items as the API hands them to the index (JSON-parsed: one shape shared by all), not spread
-  // copies: V8 gives each object made by a spread at a megamorphic site its own hidden class (a
-  // map and a descriptor array per item, ~0.6M more objects at 200k that the service never has).
-  const items: Item[] = growCorpus(v.items, size).map((i) => ({
-    id: i.id,
-    type: i.type,
-    title: i.title,
-    body: i.body,
-    tags: [],
-    created_at: now,
-    updated_at: now,
-  }));
+  // Items as the service holds them (`heldItem`: JSON-parsed, then packed), not spread copies: V8
+  // gives each object made by a spread at a megamorphic site its own hidden class (a map and a
+  // descriptor array per item, ~0.6M more objects at 200k that the service never has).
+  const items: Item[] = growCorpus(v.items, size).map((i) =>
+    heldItem({
+      id: i.id,
+      type: i.type,
+      title: i.title,
+      body: i.body,
+      tags: [],
+      created_at: now,
+      updated_at: now,
+    }),
+  );
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];
   const index = new EmbeddedIndex();

@@ -10,7 +10,7 @@ import {
   type ItemType,
 } from './item';
 import { itemDay, isEmptyFilter, matches, normalFilter, type FilterFields, type ItemFilter } from './item-filter';
-import { catalogueRank, listingFields, unwrapItem } from './lazy-item';
+import { catalogueRank, listingFields, packItem, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
@@ -26,7 +26,7 @@ import {
   type WrittenItem,
 } from './operations';
 
-/** What a filter reads of an item: a catalogue's lazy item answers from its listing keys, unparsed. */
+/** What a filter reads of an item: a packed item answers from its listing keys, unparsed. */
 function filterFields(item: Item): FilterFields {
   return { type: item.type, ...listingFields(item) };
 }
@@ -88,13 +88,18 @@ export interface ListPage {
  * The in-memory copy of the items, kept equal to the store: loaded at start, updated by this
  * process's writes and by other replicas' writes (shared store). Reads never touch the store,
  * so they keep working while a shared store is down.
+ *
+ * Every item it holds, and passes to its listeners (the search index), is packed (lazy-item.ts:
+ * its record's bytes plus its id, type, fingerprint and listing keys; other fields parsed per
+ * use): a parsed item was ~16.6 heap objects for every full collection to mark, ~0.56 s of
+ * marking at 1M items (issue 40). Loads, resyncs, other replicas' changes and writes are packed
+ * as they enter.
  */
 export class ContentService {
   private readonly items = new Map<string, Item>();
   /**
-   * Moves at every write applied to `items` (an entry set or deleted; not `keepPlain`'s swap of a
-   * lazy item for the same item parsed): `write` re-checks what it planned in steps only when
-   * this moved meanwhile.
+   * Moves at every write applied to `items` (an entry set or deleted): `write` re-checks what it
+   * planned in steps only when this moved meanwhile.
    */
   private itemsChanged = 0;
   private readonly listeners: ContentListener[] = [];
@@ -220,14 +225,14 @@ export class ContentService {
     this.touchedDuringResync.add(touched);
     let reread: Set<string> | undefined;
     try {
-      const stored = await this.store.load();
+      const stored = (await this.store.load()).map(packItem);
       await Promise.allSettled([...this.writesInFlight]);
       // Only a reload can find items missing (the first load has nothing to compare with).
       const present = this.loaded ? new Set(stored.map((i) => i.id)) : undefined;
       const again = [...touched];
       reread = new Set<string>();
       this.touchedDuringResync.add(reread);
-      const fresh = again.length ? await this.store.getMany(again) : [];
+      const fresh = again.length ? (await this.store.getMany(again)).map(packItem) : [];
       const readAgain = new Set(fresh.map((i) => i.id));
       // Held ids the scan lacks, and ids applied meanwhile that the read again lacks too.
       const missing = present
@@ -310,14 +315,15 @@ export class ContentService {
 
   /**
    * Enters a write in the in-memory copy, its listings and tag indexes, an id at a time in steps
-   * of the event loop (time-steps.ts): `removed` ids leave it, then `items` enter (the two are
+   * of the event loop (time-steps.ts): `removed` ids leave it, then `written` enter, packed (the two are
    * disjoint). For the 10,000 items of a full upload, with the listings and tag indexes built,
    * one step was ~10-25 ms (issue 37). Each item enters or leaves whole; a read between two steps
    * sees some of a write's changes and not yet the others, as the search index (which indexes a
    * write an item at a time) already shows it. The write is acknowledged only once all are in,
    * and the listeners (the search index) are told of both.
    */
-  private async apply(items: readonly Item[], removed: readonly string[] = []): Promise<void> {
+  private async apply(written: readonly Item[], removed: readonly string[] = []): Promise<void> {
+    const items: Item[] = [];
     const gone: string[] = [];
     const step = stepper();
     for (const id of removed) {
@@ -332,7 +338,10 @@ export class ContentService {
       const s = step();
       if (s) await s;
     }
-    for (const i of items) {
+    for (const w of written) {
+      // Packed here, a step each (stores hand most items packed already: then this is a look-up).
+      const i = packItem(w);
+      items.push(i);
       const previous = this.items.get(i.id);
       for (const l of this.listings.values()) l.mark(i.id, previous);
       for (const t of this.tagIndexes.values()) t.mark(i.id, previous, i);
@@ -422,8 +431,8 @@ export class ContentService {
       if (s) await s;
     };
     const planned = this.itemsChanged;
-    // delete_where: every item that matches, in steps (a catalogue's lazy item is matched by its
-    // listing keys, not parsed), each with the entry it was matched on.
+    // delete_where: every item that matches, in steps (a packed item is matched by its listing
+    // keys, not parsed), each with the entry it was matched on.
     const matched = new Map<string, Item>();
     const filter = ops.deleteWhere;
     if (filter) {
@@ -470,10 +479,12 @@ export class ContentService {
       const previous = this.items.get(input.id);
       if (previous && sameContent(input, previous))
         return { item: previous, change: 'unchanged' as const, against: previous };
-      const item = stamp(input, now, previous);
-      const text = plain.get(item.body);
-      if (text === undefined) plainTextOf(item);
-      else keepPlainText(item, text);
+      const stamped = stamp(input, now, previous);
+      const text = plain.get(stamped.body);
+      if (text === undefined) plainTextOf(stamped);
+      else keepPlainText(stamped, text);
+      // Held packed from here on (the store writes it, the in-memory copy and the index hold it).
+      const item = packItem(stamped);
       return { item, change: previous ? ('updated' as const) : ('created' as const), against: previous };
     };
     for (const input of firstInputs) {
@@ -532,17 +543,9 @@ export class ContentService {
     };
   }
 
-  /** One item, or undefined. (A store may load items lazily: the in-memory copy keeps the plain item once read.) */
+  /** One item, or undefined: packed, as held (lazy-item.ts: it reads as the plain item, parsed per use). */
   get(id: string): Item | undefined {
-    const item = this.items.get(id);
-    return item === undefined ? undefined : this.keepPlain(id, item);
-  }
-
-  /** `item` as a plain item, kept in the in-memory copy in place of a lazy one once read. */
-  private keepPlain(id: string, item: Item): Item {
-    const plain = unwrapItem(item);
-    if (plain !== item) this.items.set(id, plain);
-    return plain;
+    return this.items.get(id);
   }
 
   /** Items in the in-memory copy. */
@@ -551,10 +554,10 @@ export class ContentService {
   }
 
   /**
-   * Every item of a type (or all, by type then newest first), newest first. A store's lazy items
-   * stay lazy in it (they behave as plain ones; a catalogue's are placed by their rank and
-   * compared by its keys without being parsed: sorted-listing.ts), so reading a listing parses
-   * only the items whose other fields are read.
+   * Every item of a type (or all, by type then newest first), newest first. Items stay packed in
+   * it (they behave as plain ones, compared by their listing keys without being parsed; a
+   * catalogue's are placed by their rank: sorted-listing.ts), so reading a listing parses only
+   * the items whose other fields are read.
    */
   all(scope: ItemType | 'all' = 'all'): readonly Item[] {
     let listing = this.listings.get(scope);
@@ -575,7 +578,7 @@ export class ContentService {
     );
   }
 
-  /** Every item of `scope` as the in-memory copy holds it (a lazy item's type is read without parsing it). */
+  /** Every item of `scope` as the in-memory copy holds it (a packed item's type is read without parsing it). */
   private *itemsOf(scope: ItemType | 'all'): Iterable<Item> {
     for (const item of this.items.values()) if (scope === 'all' || item.type === scope) yield item;
   }
@@ -583,7 +586,7 @@ export class ContentService {
   /**
    * A page of one type, newest first, optionally only items with `tag` (case-insensitive, from the
    * type's tag index: tag-index.ts). Only the page's items are parsed (see `all`). With a filter
-   * of several tags or dates, the type's listing is filtered (`matches`, on fields a lazy item
+   * of several tags or dates, the type's listing is filtered (`matches`, on fields a packed item
    * reads without parsing); another `sort` sorts the kept items per request (ties by id).
    */
   list(
@@ -619,7 +622,7 @@ export class ContentService {
         this.derivedListings.set(key, { from: new WeakRef(from), items });
       }
     }
-    const page = items.slice(opts.offset, opts.offset + opts.limit).map((i) => this.keepPlain(i.id, i));
+    const page = items.slice(opts.offset, opts.offset + opts.limit);
     return { total: items.length, items: page };
   }
 }

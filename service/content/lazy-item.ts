@@ -1,7 +1,7 @@
-import { KNOWN_FINGERPRINT } from './item-fingerprint';
+import { KNOWN_FINGERPRINT, itemFingerprint } from './item-fingerprint';
 import type { Item, ItemType } from './item';
 import { fromRecord, type ItemRecord } from './item-record';
-import { keepPlainText } from './plain-text';
+import { PLAIN_TEXT_KEY, keepPlainText } from './plain-text';
 
 /** `plainStart` of an entry whose record stores `null`: the plain text is the body itself. */
 export const PLAIN_IS_BODY = -1;
@@ -26,96 +26,173 @@ export interface ListingKeys {
   readonly rank: Uint32Array;
 }
 
-/** An entry's listing keys, decoded at first use. */
-interface Keys {
-  readonly date: string | undefined;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly tags: readonly string[];
-}
+/** The fields of an item's listing keys. */
+type Keys = Pick<Item, 'date' | 'created_at' | 'updated_at' | 'tags'>;
 
 /**
- * What a lazy item knows without parsing (its id, type, fingerprint; with the catalogue's listing
- * keys, its dates, tags and listing rank: entry `entry` of `listing`) and where its record is: the
- * content file's bytes `src`, its JSON object `src[start, end)`, its plain text's JSON string
- * `src[plainStart, plainEnd)` or `PLAIN_IS_BODY`, `PLAIN_ABSENT`, `OLD_FORM`.
+ * What a packed item knows without parsing (its id, type, fingerprint and listing keys: its own,
+ * or entry `entry` of a catalogue's `listing`) and where its record is: the bytes `src`, its JSON
+ * object `src[start, end)`, its plain text's JSON string `src[plainStart, plainEnd)` or
+ * `PLAIN_IS_BODY`, `PLAIN_ABSENT` (then `plain` once computed), `OLD_FORM`.
+ *
+ * Every field is a small integer or a reference to a string or a shared object, so that the state
+ * is one heap object: the fingerprint is two 16-bit halves (a uint32 field would be a heap number
+ * of its own) and the listing keys one string (`keyString`), split per read.
  */
 interface State {
   readonly id: string;
   readonly type: ItemType;
-  readonly fingerprint: number;
+  readonly fingerprintHigh: number;
+  readonly fingerprintLow: number;
   readonly listing: ListingKeys | undefined;
   readonly entry: number;
-  keys: Keys | undefined;
-  src: Buffer | undefined;
+  /**
+   * The listing keys as `keyString` gives them; undefined while a catalogue's are not decoded
+   * yet, or when they cannot be put so (a key holding a newline: read from a parse then).
+   */
+  keys: string | undefined;
+  readonly src: Buffer;
   readonly start: number;
   readonly end: number;
   readonly plainStart: number;
   readonly plainEnd: number;
+  /** The item parsed, while it is among the `PARSES_KEPT` most recent parses. */
   parsed: Item | undefined;
+  /** The plain text computed after packing (a record without one of this version: `PLAIN_ABSENT`). */
+  plain: string | undefined;
 }
 
-const LAZY = Symbol('lazyItem');
+const PACKED = Symbol('packedItem');
 
-/** The item, parsed from its bytes at first use (then the bytes are let go). */
+/**
+ * How many parses of packed items are kept, the most recent ones (a ring): a request reading a
+ * page's fields, or an index build reading an item's fields one after another, parses each item
+ * once, and after a build no item stays parsed. A parsed item of the filters bench was 8.9 heap
+ * objects for every full collection to mark (issue 40); packed, it is 4.0 (proxy, state, id, keys
+ * string: bench/search/item-objects.ts).
+ */
+export const PARSES_KEPT = 4096;
+const kept: Array<State | undefined> = new Array<State | undefined>(PARSES_KEPT).fill(undefined);
+let nextKept = 0;
+
+/**
+ * The item of a state's record, parsed now. Its plain text is not kept on it (`plainOf` answers
+ * it): a property defined on each parse took more of a parse's time than `JSON.parse` did.
+ */
+function parse(s: State): Item {
+  const raw = JSON.parse(s.src.toString('utf8', s.start, s.end)) as ItemRecord;
+  return s.plainStart === OLD_FORM ? fromRecord(raw) : raw;
+}
+
+/** A state's plain text (`item`: its parse, if at hand), or undefined when not computed yet. */
+function plainOf(s: State, item?: Item): string | undefined {
+  if (s.plain !== undefined) return s.plain;
+  if (s.plainStart >= 0) return JSON.parse(s.src.toString('utf8', s.plainStart, s.plainEnd)) as string;
+  if (s.plainStart === PLAIN_IS_BODY) return (item ?? parsed(s)).body;
+  // The older record form: kept on the parse by `fromRecord` when of this version.
+  if (s.plainStart === OLD_FORM) return ((item ?? parsed(s)) as Item & { [PLAIN_TEXT_KEY]?: string })[PLAIN_TEXT_KEY];
+  return undefined;
+}
+
+/** The item, from the kept parses or parsed now and kept in place of the oldest. */
 function parsed(s: State): Item {
   if (s.parsed) return s.parsed;
-  const src = s.src!;
-  const raw = JSON.parse(src.toString('utf8', s.start, s.end)) as ItemRecord;
-  let item: Item;
-  if (s.plainStart === OLD_FORM) item = fromRecord(raw);
-  else {
-    item = raw;
-    if (s.plainStart >= 0) keepPlainText(item, JSON.parse(src.toString('utf8', s.plainStart, s.plainEnd)) as string);
-    else if (s.plainStart === PLAIN_IS_BODY) keepPlainText(item, item.body);
-  }
+  const item = parse(s);
+  const oldest = kept[nextKept];
+  if (oldest) oldest.parsed = undefined;
+  kept[nextKept] = s;
+  nextKept = (nextKept + 1) % PARSES_KEPT;
   s.parsed = item;
-  s.src = undefined;
   return item;
 }
 
-/** The listing keys of a state with a catalogue's (decoded once), else undefined. */
-function keysOf(s: State): Keys | undefined {
-  if (s.keys || !s.listing) return s.keys;
+/**
+ * Listing keys as one string, `date` (empty when it has none), `created_at`, `updated_at` and the
+ * tags, `\n`-separated; undefined when they cannot be read back from it (a key holding a newline,
+ * an empty date, one not a string).
+ */
+function keyString(date: unknown, created: unknown, updated: unknown, tags: unknown): string | undefined {
+  const dates = [date ?? '', created, updated];
+  if (date === '' || !Array.isArray(tags) || ![...dates, ...tags].every((k) => typeof k === 'string')) return undefined;
+  const k = [...dates, ...(tags as string[])].join('\n');
+  return k.split('\n').length === 3 + tags.length ? k : undefined;
+}
+
+/** The listing keys of a state: its own, or its catalogue's (decoded once); else undefined. */
+function keysOf(s: State): string | undefined {
+  if (s.keys !== undefined || !s.listing) return s.keys;
   const { dates, dateAt, tagNames, tagAt, tagIds } = s.listing;
-  const [date, created_at, updated_at] = dates.toString('utf8', dateAt[s.entry], dateAt[s.entry + 1]).split('\n');
   const tags: string[] = [];
   for (let k = tagAt[s.entry]; k < tagAt[s.entry + 1]; k++) tags.push(tagNames[tagIds[k]]);
-  s.keys = { date: date === '' ? undefined : date, created_at, updated_at, tags };
+  // A tag holding a newline cannot be put so: every read of that item's keys parses it.
+  if (tags.some((t) => t.includes('\n'))) return undefined;
+  s.keys = [dates.toString('utf8', dateAt[s.entry], dateAt[s.entry + 1]), ...tags].join('\n');
   return s.keys;
 }
 
-/** The fields a listing sorts and filters by, which a catalogue's lazy item reads without parsing. */
+/** Field `key` of the listing keys `k` (`keyString`). */
+function keyOf(k: string, key: keyof Keys): Keys[keyof Keys] {
+  const a = k.indexOf('\n');
+  if (key === 'date') return a === 0 ? undefined : k.slice(0, a);
+  const b = k.indexOf('\n', a + 1);
+  if (key === 'created_at') return k.slice(a + 1, b);
+  const c = k.indexOf('\n', b + 1);
+  if (key === 'updated_at') return k.slice(b + 1, c < 0 ? k.length : c);
+  return c < 0 ? [] : k.slice(c + 1).split('\n');
+}
+
+/** The fields a listing sorts and filters by, which a packed item reads without parsing. */
 const LISTING_FIELDS = new Set<PropertyKey>(['date', 'created_at', 'updated_at', 'tags']);
 
-// Every operation but reading `id`, `type`, the fingerprint (and, with the catalogue's listing keys,
-// the dates and tags) goes to the parsed item, so the proxy behaves as that item does (JSON,
-// spreads, `Object.entries`, equality in tests).
+/** The error of a change to a packed item: its parse is not kept, so the change would be lost. */
+function immutable(s: State, what: string, key: PropertyKey): never {
+  throw new TypeError(
+    `item "${s.id}" is packed (held as its record's bytes, parsed per use) and cannot be changed (${what} ${String(key)}): make a new item, e.g. { ...item, ${String(key)}: … }`,
+  );
+}
+
+// Every operation but reading `id`, `type`, the fingerprint and the listing keys goes to the
+// parsed item, so the proxy behaves as that item does (JSON, spreads, `Object.entries`, equality
+// in tests). Changes are refused: the parse they would go to is dropped from the ring later.
+// Only a plain text defined on it is taken (plainTextOf, for a record without one of this
+// version), into the state: derived from the body, not a change of the item.
 const handler: ProxyHandler<State> = {
   get(s, key) {
     if (key === 'id') return s.id;
     if (key === 'type') return s.type;
-    if (key === KNOWN_FINGERPRINT) return s.fingerprint;
-    if (key === LAZY) return s;
-    if (!s.parsed && LISTING_FIELDS.has(key)) {
+    if (key === KNOWN_FINGERPRINT) return ((s.fingerprintHigh << 16) | s.fingerprintLow) >>> 0;
+    if (key === PACKED) return s;
+    if (LISTING_FIELDS.has(key)) {
       const k = keysOf(s);
-      if (k) return k[key as keyof Keys];
+      if (k !== undefined) return keyOf(k, key as keyof Keys);
     }
+    if (key === PLAIN_TEXT_KEY) return plainOf(s);
     return Reflect.get(parsed(s), key) as unknown;
   },
   has: (s, key) => Reflect.has(parsed(s), key),
   ownKeys: (s) => Reflect.ownKeys(parsed(s)),
   getOwnPropertyDescriptor: (s, key) => Reflect.getOwnPropertyDescriptor(parsed(s), key),
-  defineProperty: (s, key, desc) => Reflect.defineProperty(parsed(s), key, desc),
-  set: (s, key, value) => Reflect.set(parsed(s), key, value),
-  deleteProperty: (s, key) => Reflect.deleteProperty(parsed(s), key),
+  defineProperty(s, key, desc) {
+    if (key !== PLAIN_TEXT_KEY || typeof desc.value !== 'string') immutable(s, 'define', key);
+    s.plain = desc.value as string;
+    return true;
+  },
+  set: (s, key) => immutable(s, 'set', key),
+  deleteProperty: (s, key) => immutable(s, 'delete', key),
+  setPrototypeOf: (s) => immutable(s, 'set the prototype of', 'item'),
+  preventExtensions: (s) => immutable(s, 'freeze', 'item'),
 };
 
+/** A packed item over `state`. */
+const packed = (state: State): Item => new Proxy(state, handler) as unknown as Item;
+
+/** The state of a packed item, or undefined for any other item. */
+const stateOf = (item: Item): State | undefined => (item as Item & { [PACKED]?: State })[PACKED];
+
 /**
- * An item that is parsed from its record only when something other than its id, type or
- * fingerprint is read: a start from the store's catalogue makes one per item instead of parsing
- * every record (content-catalogue.ts). It behaves as the plain item in every way code or tests
- * can see (JSON, spread, keys, equality); `unwrapItem` gives the plain object.
+ * A catalogue entry's item, parsed from its record only when something other than its id, type,
+ * fingerprint or listing keys is read: a start from the store's catalogue makes one per item
+ * instead of parsing every record (content-catalogue.ts). A packed item (`packItem`).
  */
 export function lazyItem(
   id: string,
@@ -129,10 +206,11 @@ export function lazyItem(
   listing?: ListingKeys,
   entry = -1,
 ): Item {
-  const state: State = {
+  return packed({
     id,
     type,
-    fingerprint,
+    fingerprintHigh: fingerprint >>> 16,
+    fingerprintLow: fingerprint & 0xffff,
     listing,
     entry,
     keys: undefined,
@@ -142,13 +220,73 @@ export function lazyItem(
     plainStart,
     plainEnd,
     parsed: undefined,
-  };
-  return new Proxy(state, handler) as unknown as Item;
+    plain: undefined,
+  });
 }
 
-/** Whether a lazy item has been parsed (tests, benchmarks); undefined for any other item. */
+/**
+ * Bytes of the slabs packed items are written into, one after another: no Buffer object per item
+ * (a record over a quarter of this gets a Buffer of its own). A slab stays while any item in it is
+ * held, so the bytes of items replaced since stay with it: at most a slab per item held, as Node's
+ * own pool keeps 8 KB per small Buffer.
+ */
+const SLAB_BYTES = 64 * 1024;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabUsed = 0;
+
+/** `text` written into bytes a packed item keeps: its Buffer and where it starts. */
+function written(text: string): { readonly src: Buffer; readonly at: number } {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > SLAB_BYTES / 4) return { src: Buffer.from(text), at: 0 };
+  if (slabUsed + bytes > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const at = slabUsed;
+  slabUsed += slab.write(text, at);
+  return { src: slab, at };
+}
+
+/**
+ * `item` packed, as the in-memory copy, the stores and the search index hold items: its record's
+ * bytes (its JSON, then its kept plain text's JSON string unless that is the body; one not kept
+ * yet is computed at first use, as for a record without one) in a Buffer (external memory, which a
+ * collection does not mark; small ones share Node's pool slabs), with its id, type, fingerprint
+ * and listing keys beside them. Every other field is read from a parse of the bytes, of which the
+ * most recent `PARSES_KEPT` are kept. It behaves as the plain item in every way code or tests can
+ * see (JSON, spread, keys, equality) but refuses changes (a clear error); `unwrapItem` gives a
+ * plain copy. A packed item is returned as it is.
+ */
+export function packItem(item: Item): Item {
+  if (stateOf(item)) return item;
+  const text = (item as Item & { [PLAIN_TEXT_KEY]?: string })[PLAIN_TEXT_KEY];
+  const json = JSON.stringify(item);
+  const own = text !== undefined && text !== item.body;
+  const plainJson = own ? JSON.stringify(text) : '';
+  const { src, at } = written(json + plainJson);
+  const end = at + Buffer.byteLength(json);
+  const fingerprint = itemFingerprint(item);
+  return packed({
+    id: item.id,
+    type: item.type,
+    fingerprintHigh: fingerprint >>> 16,
+    fingerprintLow: fingerprint & 0xffff,
+    listing: undefined,
+    entry: -1,
+    keys: keyString(item.date, item.created_at, item.updated_at, item.tags),
+    src,
+    start: at,
+    end,
+    plainStart: own ? end : text === undefined ? PLAIN_ABSENT : PLAIN_IS_BODY,
+    plainEnd: end + (own ? Buffer.byteLength(plainJson) : 0),
+    parsed: undefined,
+    plain: undefined,
+  });
+}
+
+/** Whether a packed item's parse is kept now (tests, benchmarks); undefined for any other item. */
 export function wasParsed(item: Item): boolean | undefined {
-  const s = (item as Item & { [LAZY]?: State })[LAZY];
+  const s = stateOf(item);
   return s && s.parsed !== undefined;
 }
 
@@ -158,7 +296,7 @@ export function wasParsed(item: Item): boolean | undefined {
  * catalogue compare). Undefined for any other item.
  */
 export function catalogueRank(item: Item): { readonly of: ListingKeys; readonly rank: number } | undefined {
-  const s = (item as Item & { [LAZY]?: State })[LAZY];
+  const s = stateOf(item);
   return s?.listing ? { of: s.listing, rank: s.listing.rank[s.entry] } : undefined;
 }
 
@@ -168,27 +306,39 @@ export function catalogueRank(item: Item): { readonly of: ListingKeys; readonly 
  * for any other item. For building tag lists without decoding each item's keys.
  */
 export function catalogueEntry(item: Item): { readonly of: ListingKeys; readonly entry: number } | undefined {
-  const s = (item as Item & { [LAZY]?: State })[LAZY];
+  const s = stateOf(item);
   return s?.listing ? { of: s.listing, entry: s.entry } : undefined;
 }
 
 /**
- * The fields a listing reads of `item` (dates, tags), without keeping a lazy item parsed: from
- * the catalogue's keys, or parsed from the record and let go (a catalogue written after a start
- * from one of the older shape reads them so).
+ * The fields a listing reads of `item` (dates, tags), without parsing a packed item: from its
+ * keys, or parsed from the record and not kept (a catalogue written after a start from one of
+ * the older shape reads them so).
  */
 export function listingFields(item: Item): Pick<Item, 'date' | 'created_at' | 'updated_at' | 'tags'> {
-  const s = (item as Item & { [LAZY]?: State })[LAZY];
+  const s = stateOf(item);
   if (!s) return item;
-  if (s.parsed) return s.parsed;
   const k = keysOf(s);
-  if (k) return k;
+  if (k !== undefined)
+    return {
+      date: keyOf(k, 'date') as string | undefined,
+      created_at: keyOf(k, 'created_at') as string,
+      updated_at: keyOf(k, 'updated_at') as string,
+      tags: keyOf(k, 'tags') as string[],
+    };
   // Both record forms hold the item's fields at the top level.
-  return JSON.parse(s.src!.toString('utf8', s.start, s.end)) as Item;
+  return s.parsed ?? (JSON.parse(s.src.toString('utf8', s.start, s.end)) as Item);
 }
 
-/** The plain item behind a lazy one (parsed now if not yet), or `item` itself. */
+/**
+ * A plain copy of a packed item (parsed now, its own object: changing it changes nothing held),
+ * or `item` itself.
+ */
 export function unwrapItem(item: Item): Item {
-  const s = (item as Item & { [LAZY]?: State })[LAZY];
-  return s ? parsed(s) : item;
+  const s = stateOf(item);
+  if (!s) return item;
+  const plain = parse(s);
+  const text = plainOf(s, plain);
+  if (text !== undefined) keepPlainText(plain, text);
+  return plain;
 }

@@ -351,8 +351,12 @@ function cleanWhitespace(s: string): string {
  */
 export const PLAIN_TEXT_VERSION = 1;
 
-const PLAIN = Symbol('plainText');
-type WithPlainText = Item & { [PLAIN]?: string };
+/**
+ * The key the plain text is kept under. A packed item (lazy-item.ts) takes a plain text defined
+ * under it into its state (its record had none of this version) and refuses every other change.
+ */
+export const PLAIN_TEXT_KEY: unique symbol = Symbol('plainText');
+type WithPlainText = Item & { [PLAIN_TEXT_KEY]?: string };
 
 /**
  * The plain text of an item's body, computed once and kept on the item (ingest computes it
@@ -361,7 +365,7 @@ type WithPlainText = Item & { [PLAIN]?: string };
  * export, and a copy of the item made with a spread (which may change the body) does not carry it.
  */
 export function plainTextOf(item: Item, opts: PlainTextOptions = {}): string {
-  const kept = (item as WithPlainText)[PLAIN];
+  const kept = (item as WithPlainText)[PLAIN_TEXT_KEY];
   if (kept !== undefined) return kept;
   const text = plainText(item.body);
   if (opts.keep ?? true) keepPlainText(item, text);
@@ -384,7 +388,7 @@ export interface PlainTextOptions {
  * for bodies of 32 KB or more, issue 28's seventh slice).
  */
 export async function plainTextOfInSteps(item: Item, pause: () => Promise<void>): Promise<string> {
-  const kept = (item as WithPlainText)[PLAIN];
+  const kept = (item as WithPlainText)[PLAIN_TEXT_KEY];
   if (kept !== undefined) return kept;
   let text = item.body;
   for (const pass of PASSES) {
@@ -397,5 +401,5 @@ export async function plainTextOfInSteps(item: Item, pause: () => Promise<void>)
 
 /** Keeps `text` as the plain text of `item` (a store read it from the item's record). */
 export function keepPlainText(item: Item, text: string): void {
-  Object.defineProperty(item, PLAIN, { value: text, enumerable: false, configurable: true });
+  Object.defineProperty(item, PLAIN_TEXT_KEY, { value: text, enumerable: false, configurable: true });
 }

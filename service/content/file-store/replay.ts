@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { readWholeFile } from '../../lib/read-whole-file';
 import type { Item } from '../item';
-import { lazyItem } from '../lazy-item';
+import { lazyItem, packItem } from '../lazy-item';
 import { CatalogueError, decodeCatalogue, typeOf, type Catalogue } from './content-catalogue';
 import { CATALOGUE_FILE, GENERATION_FILE } from './generation-files';
 import { isEndRecord, isPutRecord, isSnapshotRecord, recordItems, removedIds } from './log-records';
@@ -207,7 +207,7 @@ async function readSnapshot(
   const held = new Map<string, Item>();
   for (const r of records) {
     if (isSnapshotRecord(r)) {
-      for (const i of recordItems(r)) held.set(i.id, i);
+      for (const i of recordItems(r)) held.set(i.id, packItem(i));
       count += r.items.length;
     } else if (isEndRecord(r)) {
       expected = r.count;

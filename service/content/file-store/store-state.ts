@@ -2,6 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Item } from '../item';
+import { packItem } from '../lazy-item';
 import { generationFileName, type FileKind } from './generation-files';
 
 /**
@@ -10,7 +11,7 @@ import { generationFileName, type FileKind } from './generation-files';
  * writes are refused until restart.
  */
 export class FileStoreState {
-  /** Every item by id; while `base` is set, only those loaded or written after the catalogue's. */
+  /** Every item by id, packed; while `base` is set, only those loaded or written after the catalogue's. */
   items = new Map<string, Item>();
   /**
    * The items made from the catalogue at the start, in order, kept apart from `items` until a
@@ -45,9 +46,12 @@ export class FileStoreState {
     return join(this.dir, generationFileName(gen, kind));
   }
 
-  /** Enters a written item (added, or replacing the item of its id). */
+  /**
+   * Enters a written or loaded item (added, or replacing the item of its id), packed (lazy-item.ts:
+   * the content service's writes come packed, and it holds the very objects loaded from here).
+   */
   put(item: Item): void {
-    this.items.set(item.id, item);
+    this.items.set(item.id, packItem(item));
   }
 
   /** Deletes `id` (nothing when it is not held). */

@@ -12,6 +12,7 @@ import { RecentDeletions } from './recent-deletions';
 import { RedisVectorRecords } from './redis-vectors';
 import type { Item } from '../item';
 import { fromRecord, toRecord, type ItemRecord } from '../item-record';
+import { packItem } from '../lazy-item';
 import {
   StoreUnavailableError,
   type ContentStore,
@@ -189,7 +190,11 @@ export class RedisContentStore implements ContentStore {
     return this.unconfirmed.size;
   }
 
-  /** Reads every item (HSCAN in pages, so no single command is slow) and remembers the stream position. */
+  /**
+   * Reads every item (HSCAN in pages, so no single command is slow) and remembers the stream
+   * position. Each page's items are packed as they are parsed (lazy-item.ts: ~7 µs an item with
+   * the parse, 3.5 ms a page), not all at once by the content service: 5.5 s in one turn at 1M.
+   */
   async load(): Promise<Item[]> {
     try {
       const c = this.client();
@@ -203,7 +208,7 @@ export class RedisContentStore implements ContentStore {
       let scan = '0';
       do {
         const [next, flat] = await c.hscan(this.itemsKey, scan, 'COUNT', SCAN_COUNT);
-        for (let i = 1; i < flat.length; i += 2) items.push(fromRecord(JSON.parse(flat[i]) as ItemRecord));
+        for (let i = 1; i < flat.length; i += 2) items.push(packItem(fromRecord(JSON.parse(flat[i]) as ItemRecord)));
         scan = next;
       } while (scan !== '0');
       // Changes made between XREVRANGE and the scan are read again from the stream: harmless,
@@ -416,7 +421,7 @@ export class RedisContentStore implements ContentStore {
       this.opts.connection.commandFailed(e);
       throw e;
     }
-    return values.filter((v): v is string => v !== null).map((v) => fromRecord(JSON.parse(v) as ItemRecord));
+    return values.filter((v): v is string => v !== null).map((v) => packItem(fromRecord(JSON.parse(v) as ItemRecord)));
   }
 
   onRemoteChange(handlers: RemoteChangeHandlers): void {
