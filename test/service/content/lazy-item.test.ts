@@ -5,7 +5,15 @@ import { ContentService } from '../../../service/content/content-service';
 import { FileContentStore } from '../../../service/content/file-store/file-content-store';
 import type { Item } from '../../../service/content/item';
 import { itemFingerprint } from '../../../service/content/item-fingerprint';
-import { PARSES_KEPT, listingFields, packItem, unwrapItem, wasParsed } from '../../../service/content/lazy-item';
+import {
+  PARSES_KEPT,
+  PLAIN_IS_BODY,
+  lazyItem,
+  listingFields,
+  packItem,
+  unwrapItem,
+  wasParsed,
+} from '../../../service/content/lazy-item';
 import { keepPlainText, plainText, plainTextOf } from '../../../service/content/plain-text';
 import { silentLogger } from '../../../service/lib/logger';
 import { ManualClock } from '../../helpers/manual-clock';
@@ -82,6 +90,31 @@ describe('packed items', () => {
     expect(wasParsed(packed)).toBe(false);
     expect(packed.title).toBe('Title of b');
     expect(wasParsed(packed)).toBe(true);
+  });
+
+  it('answer that they hold no vector without a parse (a catalogue entry from its bytes), and give one they hold', () => {
+    parseOthers();
+    const plain = packItem(plainItem('v0'));
+    const withVector = packItem(plainItem('v1', { vector: [0.5, -1] }));
+    expect(plain.vector).toBeUndefined();
+    expect(wasParsed(plain)).toBe(false);
+    expect(withVector.vector).toEqual([0.5, -1]);
+    // A catalogue entry: its record's bytes in a file, read for the key once.
+    const records = [
+      plainItem('c0'),
+      plainItem('c1', { vector: [1, 2] }),
+      plainItem('c2', { body: 'says "vector": 1' }),
+    ];
+    const file = Buffer.from(records.map((r) => JSON.stringify(r)).join('\n'));
+    let at = 0;
+    const entries = records.map((r) => {
+      const end = at + Buffer.byteLength(JSON.stringify(r));
+      const item = lazyItem(r.id, r.type, itemFingerprint(r), file, at, end, PLAIN_IS_BODY, 0);
+      at = end + 1;
+      return item;
+    });
+    expect(entries.map((e) => e.vector)).toEqual([undefined, [1, 2], undefined]);
+    expect(entries.map((e) => wasParsed(e))).toEqual([false, true, false]);
   });
 
   it('keep their parse only among the most recent ones (PARSES_KEPT), and read the same after', () => {
