@@ -587,9 +587,18 @@ describe('ContentService resync merges, never replaces (model of the shared stor
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     redis.scanStep = () => gate;
+    // The scans go on once the write is sent. Released after the write resolved, the gate hung the
+    // test whenever the ingest yielded a turn before sending it (its steps yield after 5 ms: on a
+    // busy machine): the write was then queued on replica 1's connection behind its own gated scan
+    // (2 of 40 suites at load 7 on 2 cores, 30 s timeouts).
+    const write = b.store.write.bind(b.store);
+    b.store.write = (items, removed) => {
+      const sent = write(items, removed);
+      release();
+      return sent;
+    };
     const resyncs = [a.store.reconnect(), b.store.reconnect()];
     await b.content.ingest([{ id: 'two', type: 'article', title: 'two', body: 'y' }]);
-    release();
     await Promise.all(resyncs);
     for (const r of rs) await r.store.deliver();
     for (const r of rs) {
