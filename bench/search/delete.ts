@@ -24,10 +24,10 @@ import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
 import { traceSteps } from '../../service/search/index/step-trace';
 import { collectGarbage, requireExposedGc } from '../collect-garbage';
-import { growCorpus, mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { mulberry32, twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { watch } from './stall';
-import { heldItem } from './held-items';
+import { heldCorpus } from './held-items';
 
 /** What one phase with queries beside it measured (milliseconds unless named otherwise). */
 export interface WatchedPhase {
@@ -144,20 +144,8 @@ export async function deletes(
   memory = true,
 ): Promise<DeleteRun> {
   const v = loadVaswani();
-  const now = new Date(0).toISOString();
-  // Items as the service holds them (`heldItem`: JSON-parsed, then packed; a perturbed body is a
-  // rope until something flattens it, and the build would count the flattening as its own heap).
-  const items: Item[] = growCorpus(v.items, size).map((i) =>
-    heldItem({
-      id: i.id,
-      type: i.type,
-      title: i.title,
-      body: i.body,
-      tags: [],
-      created_at: now,
-      updated_at: now,
-    }),
-  );
+  // Items as the service holds them (held-items.ts).
+  const items = heldCorpus(v.items, size);
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];
   const random = mulberry32(39);

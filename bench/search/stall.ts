@@ -18,13 +18,12 @@
  * Uses only `EmbeddedIndex`'s public API, so the same file runs against an older tree (A/B).
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import type { Item } from '../../service/content/item';
 import { EmbeddedIndex } from '../../service/search/embedded-index';
-import { growCorpus, twoWordQueries } from '../../tools/corpus/grow-corpus';
+import { twoWordQueries } from '../../tools/corpus/grow-corpus';
 import { loadVaswani } from '../../tools/corpus/vaswani';
 import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 import { attribute, summarize, type AttributedStall } from './stall-attribution';
-import { heldItem } from './held-items';
+import { heldCorpus } from './held-items';
 
 /** What one run measured, milliseconds unless named otherwise. */
 export interface StallRun {
@@ -139,20 +138,8 @@ export async function watch(
 export async function stall(size: number, withQueries: boolean, attributing?: number): Promise<StallRun> {
   const v = loadVaswani();
   const now = new Date(0).toISOString();
-  // Items as the service holds them (`heldItem`: JSON-parsed, then packed), not spread copies: V8
-  // gives each object made by a spread at a megamorphic site its own hidden class (a map and a
-  // descriptor array per item, ~0.6M more objects at 200k that the service never has).
-  const items: Item[] = growCorpus(v.items, size).map((i) =>
-    heldItem({
-      id: i.id,
-      type: i.type,
-      title: i.title,
-      body: i.body,
-      tags: [],
-      created_at: now,
-      updated_at: now,
-    }),
-  );
+  // Items as the service holds them (held-items.ts).
+  const items = heldCorpus(v.items, size);
   const texts = v.queries.map((q) => q.text);
   const all = [...texts, ...twoWordQueries(texts)];
   const index = new EmbeddedIndex();
