@@ -10,6 +10,18 @@ import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
 const BM25 = { k: 0.6, b: 0.6, d: 1 };
 
+/** The options of a top-k over `index` with `keep`, and with `coordinated` a coordination factor per document (at most `maxCoordination`). */
+const topKOptions = (
+  index: CompactIndex,
+  k: number,
+  keep: ((d: number) => boolean) | undefined,
+  coordinated: boolean,
+  maxCoordination: number,
+): TopKOptions => {
+  const base: TopKOptions = { k, idOf: (d) => index.externalId(d), keep, scratch: new TopKScratch() };
+  return coordinated ? { ...base, coordination: (d, matched) => matched / (1 + (d % 3)), maxCoordination } : base;
+};
+
 describe('boundedTopK', () => {
   const query = fc.array(
     fc.tuple(
@@ -130,17 +142,7 @@ describe('the scorers over documents spanning several regions (ScoreCursor.regio
             const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
             const terms = query.map(([x, w]) => [`w${x}`, w] as const);
             const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
-            const scratch = new TopKScratch();
-            const opts: TopKOptions = coordinated
-              ? {
-                  k,
-                  idOf: (d) => index.externalId(d),
-                  keep,
-                  coordination: (d, matched) => matched / (1 + (d % 3)),
-                  maxCoordination: 12,
-                  scratch,
-                }
-              : { k, idOf: (d) => index.externalId(d), keep, scratch };
+            const opts = topKOptions(index, k, keep, coordinated, 12);
             const want = accumulatedTopK(cursors, opts);
             expect(maxScoreTopK(cursors, opts)).toEqual(want);
             expect(boundedTopK(cursors, opts)).toEqual(want);
@@ -189,17 +191,7 @@ describe('accumulatedTopK', () => {
             const index = new CompactIndex(['title', 'text'], { minMergeDocs: 32, background: false });
             docs.forEach((words, i) => index.add(`d${String(999 - i).padStart(3, '0')}`, [words.slice(0, 2), words]));
             const keep = every === undefined ? undefined : (d: number) => d % every !== 0;
-            const scratch = new TopKScratch();
-            const opts: TopKOptions = coordinated
-              ? {
-                  k,
-                  idOf: (d) => index.externalId(d),
-                  keep,
-                  coordination: (d, matched) => matched / (1 + (d % 3)),
-                  maxCoordination: 30,
-                  scratch,
-                }
-              : { k, idOf: (d) => index.externalId(d), keep, scratch };
+            const opts = topKOptions(index, k, keep, coordinated, 30);
             // One query after another, then the first again: the scratch is left clear between them.
             for (const terms of [...queries, queries[0]]) {
               const { cursors } = index.cursors(terms, { title: 0.2, text: 1 }, BM25, false);
