@@ -228,6 +228,29 @@ describe('replica-disk on a real Redis 7.2 (valkey primary and replica, both app
     expect([...acked].filter((id) => id.startsWith('rd-') && !onReplica.has(id))).toEqual([]);
   }, 40_000);
 
+  it('at the default command timeout (250 ms; the wait 200 ms, which the server answers up to 100 ms late), every refusal says what the server counted, never "Command timed out"', async () => {
+    const t = await buildTestApp({
+      service: { environment: 'testing' },
+      kvstore: { url: primary.url, durability: 'replica-disk', commandTimeoutMs: 250 },
+      rateLimit: { enabled: false },
+    });
+    await admin(replica.url, (c) => c.config('SET', 'appendonly', 'no'));
+    try {
+      const answers: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await request(t.app)
+          .post('/api/ingest')
+          .send(item(`lag-${i}`));
+        answers.push(`${r.status} ${r.body.message}`);
+      }
+      for (const a of answers)
+        expect(a).toMatch(/^503 .*\(a replica did not confirm it on disk within 200 ms .*may or may not/);
+    } finally {
+      await admin(replica.url, (c) => c.config('SET', 'appendonly', 'yes'));
+      await t.close();
+    }
+  }, 30_000);
+
   it('the replica without an append-only file: not_on_disk (the replica holds the write, not on its disk), not no_replica', async () => {
     await notOnDiskWhileAofOff(
       a,

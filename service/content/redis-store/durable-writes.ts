@@ -1,3 +1,4 @@
+import { Command } from 'ioredis';
 import type { KvstoreDurability } from '../../../configs';
 import type { RedisClient } from '../../kvstore/client-factory';
 import type { KvstoreConnection, WriteConfirmation } from '../../kvstore/connection';
@@ -5,6 +6,36 @@ import type { KvstoreConnection, WriteConfirmation } from '../../kvstore/connect
 /** WAITAOF's refusal on a primary without an append-only file (`numlocal is set but appendonly is disabled`). */
 function aofDisabled(e: unknown): boolean {
   return e instanceof Error && /appendonly is disabled/i.test(e.message);
+}
+
+/**
+ * How late a Redis server may answer a WAIT / WAITAOF whose own timeout has passed: it times
+ * blocked clients out on its cron, `hz` 10 by default (every 100 ms). Measured on valkey 8.0
+ * (Redis 7.2), a replica without an AOF: `WAITAOF 1 1 200` answered at 201–301 ms, `… 400` at 400–501 ms.
+ */
+const SERVER_TIMEOUT_LAG_MS = 100;
+
+/**
+ * The server-side wait of the probe and of the replica check: short, because WAIT blocks the
+ * connection it runs on, and a write sent meanwhile on the write connection queues behind it
+ * (with the write's own wait, up to 300 ms at the default timeout, a write could time out there).
+ */
+const SHORT_WAIT_MS = 20;
+
+/**
+ * Sends a WAIT or WAITAOF that waits `waitMs` on the server, with a client deadline of that wait,
+ * the server's lag and the client's own command timeout (the allowance any reply gets). The
+ * deadline is set on the command before it is sent, and ioredis arms a command's timer once, so the
+ * client's shorter `commandTimeout` leaves it alone. With that timeout alone (250 ms by default,
+ * the wait 80% of it) the server's answer came after it about half the time when the level was not
+ * met, and the write's 503 said "Command timed out" instead of what the server counted.
+ */
+function sendWait(c: RedisClient, name: 'WAIT' | 'WAITAOF', args: number[], waitMs: number): Promise<unknown> {
+  const options = c.options as { commandTimeout?: unknown; redisOptions?: { commandTimeout?: unknown } };
+  const clientTimeout = options.commandTimeout ?? options.redisOptions?.commandTimeout;
+  const command = new Command(name, args);
+  if (typeof clientTimeout === 'number') command.setTimeout(waitMs + SERVER_TIMEOUT_LAG_MS + clientTimeout);
+  return c.sendCommand(command) as Promise<unknown>;
 }
 
 /**
@@ -18,7 +49,10 @@ export class DurableWrites {
   private closed = false;
   /** Writes sent per write connection, and the waits in flight on it with the last write each covers. */
   private readonly sent = new WeakMap<RedisClient, number>();
-  private readonly waitsInFlight = new WeakMap<RedisClient, Array<{ covers: number; reply: Promise<number[]> }>>();
+  private readonly waitsInFlight = new WeakMap<
+    RedisClient,
+    Array<{ covers: number; waitMs: number; reply: Promise<number[]> }>
+  >();
 
   constructor(
     private readonly level: KvstoreDurability,
@@ -86,7 +120,7 @@ export class DurableWrites {
   /** True when a replica acknowledged the last write of `c` in memory (`WAIT 1` with a short timeout); false when unknown. */
   private async replicaHolds(c: RedisClient): Promise<boolean> {
     try {
-      return Number(await c.call('WAIT', 1, 20)) >= 1;
+      return Number(await sendWait(c, 'WAIT', [1, SHORT_WAIT_MS], SHORT_WAIT_MS)) >= 1;
     } catch {
       return false;
     }
@@ -107,7 +141,7 @@ export class DurableWrites {
         }
         return;
       }
-      this.durableWait(c, this.sent.get(c) ?? 0, this.waitMs).then(
+      this.durableWait(c, this.sent.get(c) ?? 0, SHORT_WAIT_MS).then(
         ([local, replicas]) => {
           const needsReplica = this.level === 'replica' || this.level === 'replica-disk';
           if (local >= 1 && (!needsReplica || replicas >= 1)) this.connection.writeConfirmation('ok', this.level);
@@ -126,15 +160,18 @@ export class DurableWrites {
    */
   private durableWait(c: RedisClient, seq: number, waitMs: number): Promise<number[]> {
     const inFlight = this.waitsInFlight.get(c) ?? [];
-    const shared = inFlight.find((w) => w.covers >= seq);
+    // Not the probe's short wait for a write's long one.
+    const shared = inFlight.find((w) => w.covers >= seq && w.waitMs >= waitMs);
     if (shared) return shared.reply;
     const level = this.level;
-    // Below the command timeout, so the wait answers (with counts) before the client gives up on it.
+    // Answered with counts once `waitMs` passes, before the client gives up on it (`sendWait`).
     const reply: Promise<number[]> =
       level === 'replica'
-        ? c.call('WAIT', 1, waitMs).then((n) => [1, Number(n)])
-        : c.call('WAITAOF', 1, level === 'replica-disk' ? 1 : 0, waitMs).then((r) => (r as unknown[]).map(Number));
-    const entry = { covers: this.sent.get(c) ?? seq, reply };
+        ? sendWait(c, 'WAIT', [1, waitMs], waitMs).then((n) => [1, Number(n)])
+        : sendWait(c, 'WAITAOF', [1, level === 'replica-disk' ? 1 : 0, waitMs], waitMs).then((r) =>
+            (r as unknown[]).map(Number),
+          );
+    const entry = { covers: this.sent.get(c) ?? seq, waitMs, reply };
     inFlight.push(entry);
     this.waitsInFlight.set(c, inFlight);
     const done = () => {
