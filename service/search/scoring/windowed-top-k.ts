@@ -17,7 +17,9 @@ export const WINDOW_POSTINGS = 1 << 16;
  * query's fast windows (late windows prune from a high floor; warm values) sized the next query's
  * window for 5 ms at a pace it did not have, up to a whole RM3 pass of ~1.3M postings at 1M
  * documents in one window, 100 ms of the loop thread's CPU at load ~22 (2026-12-04, BENCHMARKS.md
- * "The long turns of full RM3 queries at 1M").
+ * "The long turns of full RM3 queries at 1M"). Not 2^17: that cost full queries at 1M 1.06x the
+ * CPU unfiltered and 1.12x filtered, and the slow windows of 2^18 left at 1M (23-65 ms) reran in
+ * 0.0-2.1 ms: the host's stretches, not their work (2026-12-05, BENCHMARKS.md "The slow windows").
  */
 export const MAX_WINDOW_POSTINGS = 1 << 18;
 
