@@ -106,8 +106,10 @@ bench-deps: $(BENCH_DEPS)/node_modules/.package-lock.json
 # default (minutes), 1000000 for issue 41's floors (`make bench VECTOR_BENCH_SIZE=1000000`: an hour
 # or more on two shared cores; the vector room's 1M graph alone took 33 min at load 15-24). With
 # VECTOR_BENCH_DIR=<folder> the room keeps its build there and a rerun reuses it (~10 min at 1M).
+# The filters bench runs at FILTERS_BENCH_SIZES documents: 200000 by default, 200000,1000000 for
+# issue 40's floors at both sizes.
 bench: build system-deps bench-deps
-	VECTOR_BENCH_SIZE=$(or $(VECTOR_BENCH_SIZE),100000) node --expose-gc -r ts-node/register/transpile-only bench/run.ts
+	FILTERS_BENCH_SIZES=$(or $(FILTERS_BENCH_SIZES),200000) VECTOR_BENCH_SIZE=$(or $(VECTOR_BENCH_SIZE),100000) node --expose-gc -r ts-node/register/transpile-only bench/run.ts
 
 validate: synth system-deps
 	npx ts-node -T scripts/validate-dist.ts dist
