@@ -58,6 +58,8 @@ export interface CompiledFilter {
   tagList(codes: Int32Array, from: number, to: number): boolean;
   /** All three parts; with a bitmap of the documents passing them (a count ANDs it a word at a time). */
   readonly all: DocKeep;
+  /** Documents of the columns passing all three parts (deleted ones among them): every one when `empty`. */
+  readonly kept: number;
   /** Each given part's bitmap (as `all.bits`); absent: the part is not given. */
   readonly bits: { readonly type?: Int32Array; readonly tag?: Int32Array; readonly date?: Int32Array };
 }
@@ -424,9 +426,10 @@ export class DocColumns {
     const date = !dated ? () => true : (doc: number) => days[doc] >= from && days[doc] <= to;
     const empty = mask === 0 && !w && !dated;
     const parts = { type, tag, date, typeCode, tagList };
-    if (empty) return { empty, ...parts, all: () => true, bits: {} };
+    if (empty) return { empty, ...parts, all: () => true, bits: {}, kept: this.built };
     const words = (this.built + 31) >>> 5;
     const bits = new Int32Array(words);
+    let kept = 0;
     const tb = mask !== 0 ? new Int32Array(words) : undefined;
     const gb = w ? new Int32Array(words) : undefined;
     const db = dated ? new Int32Array(words) : undefined;
@@ -439,10 +442,13 @@ export class DocColumns {
       if (tb && t) tb[at] |= bit;
       if (gb && g) gb[at] |= bit;
       if (db && x) db[at] |= bit;
-      if (t && g && x) bits[at] |= bit;
+      if (t && g && x) {
+        bits[at] |= bit;
+        kept += 1;
+      }
       if ((d + 1) % COMPILE_STEP_DOCS === 0) yield;
     }
     const all = Object.assign((doc: number) => ((bits[doc >>> 5] >>> (doc & 31)) & 1) === 1, { bits });
-    return { empty, ...parts, all, bits: { type: tb, tag: gb, date: db } };
+    return { empty, ...parts, all, bits: { type: tb, tag: gb, date: db }, kept };
   }
 }

@@ -193,10 +193,11 @@ export class ExhaustiveIndex implements SearchIndex {
       const hits = this.runExact(plan.scored, keep, plan.groups).sort(byRank);
       return { terms, highlight, hits, matched: all(plan.scored) };
     }
-    let hits = this.runExact(plan.scored, keep);
     let last = plan.scored;
     const x = this.ranking.expansion;
     const expand = x.enabled && this.size() >= x.minDocs;
+    // RM3's feedback documents are the best matches whatever the filter; the expanded pass is filtered.
+    let hits = this.runExact(plan.scored, expand ? undefined : keep);
     if (expand && hits.length > 0) {
       last = this.expanded(terms, topHits(hits, x.fbDocs), plan.synonyms);
       hits = this.runExact(last, keep);
@@ -213,14 +214,14 @@ export class ExhaustiveIndex implements SearchIndex {
 
   /**
    * RM3's feedback of a long query: the first pass's top `fbDocs` (the feedback documents, best
-   * first) and the expanded query's weighted terms, as `match` uses them; undefined when the query
-   * is short or not expanded (expansion off, too few documents, or no match).
+   * first, whatever the filter) and the expanded query's weighted terms, as `match` uses them;
+   * undefined when the query is short or not expanded (expansion off, too few documents, or no match).
    */
   feedback(query: RankQuery): { docs: Scored[]; terms: WeightedTerm[] } | undefined {
     const plan = this.plan(query.text);
     const x = this.ranking.expansion;
     if (!plan.terms.length || plan.short || !x.enabled || this.size() < x.minDocs) return undefined;
-    const hits = this.runExact(plan.scored, this.seams.filter(query.filter));
+    const hits = this.runExact(plan.scored, undefined);
     if (!hits.length) return undefined;
     const docs = topHits(hits, x.fbDocs);
     return { docs, terms: this.expanded(plan.terms, docs, plan.synonyms) };

@@ -133,6 +133,57 @@ describe('filters, sorts and facets: pruned against the exhaustive oracle', () =
   );
 });
 
+describe("RM3's feedback taken before the filter (issue 40)", () => {
+  const rm3: EmbeddedIndexOptions = {
+    expansion: { enabled: true, fbDocs: 3, fbTerms: 5, originalWeight: 0.5, minDocs: 1 },
+  };
+  it("gives a long query filtered by a tag or a type the total that the query's facet gave for it", async () => {
+    const property = fc.asyncProperty(
+      fc.array(itemArb, { minLength: 3, maxLength: 50 }),
+      fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 6 }),
+      async (drawn, words) => {
+        const index = new ExhaustiveIndex(rm3);
+        await index.replaceAll(drawn.map((d, n) => toItem(d, `d${n}`)));
+        const text = words.join(' ');
+        const ask = (filter: ItemFilter) =>
+          index.search({ text, filter, facets: ['type', 'tag'], facetLimit: 10, limit: 5, offset: 0, snippets: false });
+        const all = await ask({});
+        for (const [tag, n] of Object.entries(all.facets!.tag!))
+          expect({ tag, total: (await ask({ tag: [tag] })).total }).toEqual({ tag, total: n });
+        for (const [type, n] of Object.entries(all.facets!.type!))
+          expect({ type, total: (await ask({ type: [type as ItemType] })).total }).toEqual({ type, total: n });
+      },
+    );
+    await fc.assert(property, { numRuns: 60 });
+  });
+
+  it("does not take a tag filter's words into the query", async () => {
+    const index = new ExhaustiveIndex(rm3);
+    const item = (n: number, title: string, body: string, tags: string[]): Item => ({
+      id: `i${n}`,
+      type: 'article',
+      title,
+      body,
+      tags,
+      created_at: '2024-01-01T00:00:00.000Z',
+      updated_at: '2024-01-01T00:00:00.000Z',
+    });
+    // The best matches (the feedback) are untagged; two weak matches and six others are tagged go.
+    const items: Item[] = [
+      ...[0, 1, 2, 3].map((n) => item(n, 'alpha beta gamma', 'alpha beta gamma delta', [])),
+      ...[4, 5].map((n) => item(n, 'laser', 'alpha kappa sigma laser', ['go'])),
+      ...[6, 7, 8, 9, 10, 11].map((n) => item(n, 'photon', 'photon proton beam', ['go'])),
+    ];
+    await index.replaceAll(items);
+    const q = (filter: ItemFilter) => ({ text: 'alpha beta gamma', filter, limit: 20, offset: 0, snippets: false });
+    const tagged = await index.search(q({ tag: ['go'] }));
+    // The matches tagged go; with the feedback taken under the filter, its "go" matched all eight.
+    expect(tagged.hits.map((h) => h.id).sort()).toEqual(['i4', 'i5']);
+    expect(tagged.total).toBe(2);
+    expectSame(tagged, index.exhaustive(q({ tag: ['go'] })), 'tag go');
+  });
+});
+
 describe('filters, sorts and facets on known items', () => {
   const at = (day: string) => `${day}T12:00:00.000Z`;
   const item = (id: string, type: ItemType, tags: string[], date: string, body: string, updated = date): Item => ({
