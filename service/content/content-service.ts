@@ -225,14 +225,14 @@ export class ContentService {
     this.touchedDuringResync.add(touched);
     let reread: Set<string> | undefined;
     try {
-      const stored = (await this.store.load()).map(packItem);
+      const stored = await this.store.load();
       await Promise.allSettled([...this.writesInFlight]);
       // Only a reload can find items missing (the first load has nothing to compare with).
       const present = this.loaded ? new Set(stored.map((i) => i.id)) : undefined;
       const again = [...touched];
       reread = new Set<string>();
       this.touchedDuringResync.add(reread);
-      const fresh = again.length ? (await this.store.getMany(again)).map(packItem) : [];
+      const fresh = again.length ? await this.store.getMany(again) : [];
       const readAgain = new Set(fresh.map((i) => i.id));
       // Held ids the scan lacks, and ids applied meanwhile that the read again lacks too.
       const missing = present
@@ -353,7 +353,8 @@ export class ContentService {
       if (s) await s;
     }
     for (const w of written) {
-      // Packed here, a step each (stores hand most items packed already: then this is a look-up).
+      // Packed already (the stores' `getMany` and a write's stamping pack them): a look-up, kept
+      // as a guard, a step each.
       const i = packItem(w);
       items.push(i);
       const previous = this.items.get(i.id);

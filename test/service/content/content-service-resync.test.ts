@@ -3,6 +3,7 @@ import pino from 'pino';
 import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { Item } from '../../../service/content/item';
+import { packItem } from '../../../service/content/lazy-item';
 import {
   StoreUnavailableError,
   type ContentStore,
@@ -102,6 +103,7 @@ class ModelStore implements ContentStore {
     return run;
   }
 
+  /** Every item, packed (the `ContentStore` contract: RedisContentStore packs each record it reads). */
   async load(): Promise<Item[]> {
     // The `restoreDeletions` script: each remembered deletion Redis lacks (and no write superseded).
     await this.exec(() => {
@@ -132,7 +134,7 @@ class ModelStore implements ContentStore {
         () => keys.slice(i, i + 2).map((k) => this.redis.hash.get(k)),
         () => this.redis.scanStep(),
       );
-      for (const v of page) if (v) out.push(v);
+      for (const v of page) if (v) out.push(packItem(v));
     }
     this.cursor = cursorAtStart;
     return out;
@@ -170,7 +172,12 @@ class ModelStore implements ContentStore {
   }
 
   getMany(ids: readonly string[]): Promise<Item[]> {
-    return this.exec(() => ids.map((id) => this.redis.hash.get(id)).filter((i): i is Item => i !== undefined));
+    return this.exec(() =>
+      ids
+        .map((id) => this.redis.hash.get(id))
+        .filter((i): i is Item => i !== undefined)
+        .map(packItem),
+    );
   }
 
   restore(items: readonly Item[]): Promise<RestoreOutcome> {
