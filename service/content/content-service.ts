@@ -14,7 +14,7 @@ import { catalogueRank, listingFields, packItem, unwrapItem } from './lazy-item'
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
-import { stepper } from '../lib/yield-to-loop';
+import { STEP_BUDGET_MS, stepper } from '../lib/yield-to-loop';
 import { StoreUnavailableError, type ContentStore } from './content-store';
 import {
   matchedAndNamed,
@@ -57,6 +57,9 @@ export interface StoreLosses {
 
 /** Write-backs remembered for taking deleted items off `store_losses` again (see `uncountWriteBacks`). */
 const MAX_WRITE_BACKS_REMEMBERED = 100_000;
+
+/** Items between two checks of whether a reload's step is used up (a power of 2). */
+const STEP_CHECK_ITEMS = 128;
 
 /** The order of types in a listing of every item. */
 const TYPE_ORDER: Readonly<Record<ItemType, number>> = { article: 0, project: 1, experience: 2 };
@@ -131,6 +134,11 @@ export class ContentService {
     readonly store: ContentStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /**
+     * Budget of a step of its passes over many items (`stepper`), ms. Tests give 0: a yield after
+     * every item, so that other writes and remote changes interleave with each.
+     */
+    private readonly stepMs = STEP_BUDGET_MS,
   ) {}
 
   /** Subscribes to changes (the search index and the result cache do). */
@@ -165,7 +173,7 @@ export class ContentService {
         // store lost the newer one): the store's tombstones decide, as at a reload.
         const suspect = unchanged.filter(newer);
         if (suspect.length)
-          for (const id of await this.writeBack(suspect))
+          for (const id of await this.writeBack(suspect.map((id) => this.items.get(id)!)))
             if (this.items.get(id) === before[named.indexOf(id)]) absent.push(id);
         await this.apply(items, absent);
         if (restoredDeletions) this.uncountWriteBacks(absent);
@@ -219,39 +227,85 @@ export class ContentService {
    * summed over replicas each lost item counts once; one that another replica's restored deletion
    * removes again is taken off the count (it had been deleted, not lost). A failed step throws
    * (the reader resyncs and tries again) and leaves the in-memory copy as it was.
+   *
+   * The passes over every item after step 3 (the scan's ids, the held ids it lacks, the merge,
+   * the deletions) run in steps of the event loop (`stepper`): at a million items they were one
+   * turn of ~0.9 s of CPU for a reload, ~0.6 s for the first load (bench/content/resync.ts). A
+   * write applied during a step's yield wins as one applied during steps 1–3 does: the merge
+   * leaves its id as written whether it reaches the id before or after it, step 4 does not drop
+   * it, and writes back at most the value held before it (only where the store lacks the id:
+   * the write is there). Reads between two steps see the items merged so far and the
+   * listings as they were before the reload; the listings, tag indexes and listeners learn of
+   * the reload in the turn that ends it.
    */
   private async resync(): Promise<void> {
     const touched = new Set<string>();
     this.touchedDuringResync.add(touched);
     let reread: Set<string> | undefined;
+    let since: Set<string> | undefined;
     try {
-      const stored = (await this.store.load()).map(packItem);
+      const stored = await this.store.load();
       await Promise.allSettled([...this.writesInFlight]);
       // Only a reload can find items missing (the first load has nothing to compare with).
-      const present = this.loaded ? new Set(stored.map((i) => i.id)) : undefined;
+      const reload = this.loaded;
       const again = [...touched];
       reread = new Set<string>();
       this.touchedDuringResync.add(reread);
-      const fresh = again.length ? (await this.store.getMany(again)).map(packItem) : [];
+      const fresh = again.length ? await this.store.getMany(again) : [];
       const readAgain = new Set(fresh.map((i) => i.id));
-      // Held ids the scan lacks, and ids applied meanwhile that the read again lacks too.
-      const missing = present
-        ? [...this.items.keys()].filter((id) => !present.has(id) && (!touched.has(id) || !readAgain.has(id)))
-        : [];
-      const deleted = missing.length ? await this.writeBack(missing, stored.length) : [];
+      // The passes below run in steps. An id applied during a yield from here on (`since`) keeps
+      // the value applied: that write went through the store after the scan and the read again.
+      // Any other id is decided as if every pass ran now, in this turn.
+      since = new Set<string>();
+      this.touchedDuringResync.add(since);
+      // Whether a step is used up is asked every `STEP_CHECK_ITEMS` items: a `performance.now()`
+      // for each was ~50 ns, ~0.15 s of CPU over the three passes at a million items.
+      const step = stepper(this.stepMs);
+      const every = this.stepMs > 0 ? STEP_CHECK_ITEMS - 1 : 0;
+      let n = 0;
+      const due = () => ((++n & every) === 0 ? step() : undefined);
+      let s: Promise<void> | undefined;
+      const lost: Item[] = [];
+      if (reload) {
+        const present = new Set<string>();
+        for (const i of stored) {
+          present.add(i.id);
+          if ((s = due())) await s;
+        }
+        // Held ids the scan lacks, and ids applied meanwhile that the read again lacks too, each
+        // with its value held now. The map is read as it is at each step: an id deleted during a
+        // yield is not reached, and one applied during a yield (`since`) is left as written.
+        for (const [id, item] of this.items) {
+          if (!present.has(id) && !since.has(id) && (!touched.has(id) || !readAgain.has(id))) lost.push(item);
+          if ((s = due())) await s;
+        }
+      }
+      const deleted = lost.length ? await this.writeBack(lost, stored.length) : [];
       const upserted: Item[] = [];
-      this.itemsChanged += 1;
+      // An id applied during a yield of this pass is in `touched`: the value applied wins, over
+      // the scan's whether the pass reaches the id before or after the write.
       for (const i of stored) {
-        if (touched.has(i.id)) continue;
-        this.items.set(i.id, i);
-        upserted.push(i);
+        const id = i.id;
+        if (!touched.has(id)) {
+          this.items.set(id, i);
+          this.itemsChanged += 1;
+          upserted.push(i);
+        }
+        if ((s = due())) await s;
       }
       for (const i of fresh) {
-        if (reread?.has(i.id)) continue;
+        if (reread.has(i.id)) continue;
         this.items.set(i.id, i);
+        this.itemsChanged += 1;
         upserted.push(i);
       }
-      for (const id of deleted) if (!reread.has(id)) this.items.delete(id);
+      for (const id of deleted) {
+        if (!reread.has(id) && this.items.delete(id)) this.itemsChanged += 1;
+        if ((s = due())) await s;
+      }
+      // The listings and tag indexes, and the listeners' copy of every item, in the turn that
+      // ends the reload: until then reads list the content as before it, with the writes applied
+      // meanwhile. The copy of every item is one pass of plain copies (~7 ms at a million items).
       for (const l of this.listings.values()) l.reset();
       for (const t of this.tagIndexes.values()) t.reset();
       this.loaded = true;
@@ -259,6 +313,7 @@ export class ContentService {
     } finally {
       this.touchedDuringResync.delete(touched);
       if (reread) this.touchedDuringResync.delete(reread);
+      if (since) this.touchedDuringResync.delete(since);
     }
   }
 
@@ -266,8 +321,7 @@ export class ContentService {
    * Writes back held items the store lacks (see `resync`), counting the ones it really wrote;
    * resolves with the ids the store holds deletions of (the caller drops them).
    */
-  private async writeBack(ids: readonly string[], storeItems?: number): Promise<readonly string[]> {
-    const lost = ids.map((id) => this.items.get(id)).filter((i): i is Item => i !== undefined);
+  private async writeBack(lost: readonly Item[], storeItems?: number): Promise<readonly string[]> {
     const { written, deleted } = this.store.restore
       ? await this.store.restore(lost)
       : { written: lost.map((i) => i.id), deleted: [] };
@@ -279,18 +333,32 @@ export class ContentService {
     if (written.length === 0) return deleted;
     const event = this.losses.events + 1;
     this.losses = { events: event, items: this.losses.items + written.length };
-    for (const id of written) {
-      this.writtenBack.delete(id);
-      this.writtenBack.set(id, event);
-      if (this.writtenBack.size > MAX_WRITE_BACKS_REMEMBERED)
-        this.writtenBack.delete(this.writtenBack.keys().next().value!);
-    }
+    this.rememberWriteBacks(written, event);
     this.writtenBackPerEvent.set(event, written.length);
     this.logger.warn(
       { held_items: this.items.size, store_items: storeItems, lost_items: written.length },
       'the shared content store lost items this replica holds (kvstore restarted without persistence, flushed, or failed over to a copy without them); keeping them and writing them back',
     );
     return deleted;
+  }
+
+  /**
+   * Remembers `written` (distinct ids) as written back by reload `event`, keeping the newest
+   * `MAX_WRITE_BACKS_REMEMBERED`: at least that many leave exactly the last of them, and fewer
+   * evict the oldest entries through one iterator. Evicting each through a new `keys().next()`
+   * walked the slots its predecessors had emptied at the front of the map: quadratic, 1.49 s for
+   * 200,000 items written back in one turn (13.7 s for 400,000), a Redis that lost everything.
+   */
+  private rememberWriteBacks(written: readonly string[], event: number): void {
+    const from = Math.max(0, written.length - MAX_WRITE_BACKS_REMEMBERED);
+    if (written.length >= MAX_WRITE_BACKS_REMEMBERED) this.writtenBack.clear();
+    const oldest = this.writtenBack.keys();
+    for (let k = from; k < written.length; k++) {
+      const id = written[k];
+      this.writtenBack.delete(id);
+      this.writtenBack.set(id, event);
+      if (this.writtenBack.size > MAX_WRITE_BACKS_REMEMBERED) this.writtenBack.delete(oldest.next().value!);
+    }
   }
 
   /**
@@ -325,7 +393,7 @@ export class ContentService {
   private async apply(written: readonly Item[], removed: readonly string[] = []): Promise<void> {
     const items: Item[] = [];
     const gone: string[] = [];
-    const step = stepper();
+    const step = stepper(this.stepMs);
     for (const id of removed) {
       const previous = this.items.get(id);
       for (const t of this.touchedDuringResync) t.add(id);
@@ -339,7 +407,8 @@ export class ContentService {
       if (s) await s;
     }
     for (const w of written) {
-      // Packed here, a step each (stores hand most items packed already: then this is a look-up).
+      // Packed already (the stores' `getMany` and a write's stamping pack them): a look-up, kept
+      // as a guard, a step each.
       const i = packItem(w);
       items.push(i);
       const previous = this.items.get(i.id);
@@ -425,7 +494,7 @@ export class ContentService {
       }
       for (const i of held) heard.add(i.id);
     }
-    const step = stepper();
+    const step = stepper(this.stepMs);
     const pause = async () => {
       const s = step();
       if (s) await s;

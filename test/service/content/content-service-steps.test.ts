@@ -3,6 +3,7 @@ import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
 import type { ContentStore } from '../../../service/content/content-store';
 import type { Item, ItemInput } from '../../../service/content/item';
+import { packItem } from '../../../service/content/lazy-item';
 
 /**
  * Issue 37, row 8: `ingestWithChanges` compares and stamps a write's items, and the in-memory copy takes
@@ -11,20 +12,20 @@ import type { Item, ItemInput } from '../../../service/content/item';
  * comparison ran in one step after that write.
  */
 
-/** A store that keeps items in a map; `gate`, when set, holds a write until it resolves. */
+/** A store that keeps items in a map and hands them back packed; `gate`, when set, holds a write until it resolves. */
 class MapStore implements ContentStore {
   readonly kind = 'file' as const;
   readonly items = new Map<string, Item>();
   gate: Promise<void> | undefined;
   async load(): Promise<Item[]> {
-    return [...this.items.values()];
+    return [...this.items.values()].map(packItem);
   }
   async write(items: readonly Item[]): Promise<void> {
     if (this.gate) await this.gate;
     for (const i of items) this.items.set(i.id, i);
   }
   async getMany(ids: readonly string[]): Promise<Item[]> {
-    return ids.flatMap((id) => this.items.get(id) ?? []);
+    return ids.flatMap((id) => this.items.get(id) ?? []).map(packItem);
   }
   onRemoteChange(): void {}
   async close(): Promise<void> {}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FileContentStore } from '../../../../service/content/file-store/file-content-store';
 import type { Item } from '../../../../service/content/item';
 import { encodeRecord } from '../../../../service/content/file-store/record-log';
+import { wasParsed } from '../../../../service/content/lazy-item';
 import { silentLogger } from '../../../../service/lib/logger';
 import { TS_LOADER_ARGS } from '../../../../tools/harness/service-process';
 import { expectWholeBatches, testItem, withTempDir } from '../../../helpers/file-content-store';
@@ -40,6 +41,10 @@ describe('FileContentStore', () => {
       ['b', 'body of b'],
     ]);
     expect(await second.store.getMany(['b', 'zz'])).toEqual([item('b')]);
+    // Packed, as the ContentStore contract says (`wasParsed` is undefined for any other item).
+    const packed = (items: readonly Item[]) => items.map((i) => wasParsed(i) !== undefined);
+    expect(packed(second.items)).toEqual([true, true]);
+    expect(packed(await second.store.getMany(['a', 'b']))).toEqual([true, true]);
     await second.store.close();
   });
 

@@ -6,6 +6,7 @@ import type { RedisContentStore } from '../../../../service/content/redis-store/
 import { buildTestApp, type TestApp } from '../../../helpers/app';
 import { captureLogger } from '../../ratelimit/helpers';
 import type { FeatureSet } from '../../../../service/features';
+import { wasParsed } from '../../../../service/content/lazy-item';
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -67,6 +68,14 @@ describe('content in Redis (KVSTORE_URL), shared by replicas', () => {
     const c = await buildTestApp({ service: { environment: 'testing' }, kvstore: { url: redis.url } });
     try {
       expect((await request(c.app).get('/api/v1/articles')).body.total).toBe(2);
+      // Loaded and read packed, as the ContentStore contract says (the content service packs
+      // nothing it loads; `wasParsed` is undefined for any other item).
+      const { content } = (c.deps.features as FeatureSet).context;
+      expect(content.all().map((i) => wasParsed(i) !== undefined)).toEqual([true, true]);
+      expect((await content.store.getMany(['one', 'two'])).map((i) => wasParsed(i) !== undefined)).toEqual([
+        true,
+        true,
+      ]);
     } finally {
       await c.close();
     }
