@@ -623,6 +623,15 @@ export class ContentService {
   }
 
   /**
+   * Every item of the in-memory copy, in no order (no listing is built: after a reload the first
+   * listing sorts every item). Read across yields it sees changes applied meanwhile as a `Map`'s
+   * iteration does: an item deleted before it is reached is not met, one added is met at the end.
+   */
+  each(): Iterable<Item> {
+    return this.items.values();
+  }
+
+  /**
    * Every item of a type (or all, by type then newest first), newest first. Items stay packed in
    * it (they behave as plain ones, compared by their listing keys without being parsed; a
    * catalogue's are placed by their rank: sorted-listing.ts), so reading a listing parses only

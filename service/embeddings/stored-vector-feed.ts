@@ -162,18 +162,27 @@ export class StoredVectorFeed implements VectorFeed {
           'could not read the stored vectors; embedding what lacks them',
         );
       }
-      const byId = new Map(stored.map((r) => [r.id, r]));
-      const put: ItemVectors[] = [];
-      const seen = new Set<string>();
-      // In steps of the event loop (a million items are a pass of their own); a content change
-      // applied meanwhile decides for the ids it names (`touched`), the pass for the others.
+      // Every pass over the records or the items in steps of the event loop (a million of either
+      // is a pass of its own); a content change applied meanwhile decides for the ids it names
+      // (`touched`), the passes for the others.
       const touched = (this.touched = new Set<string>());
       const step = stepper();
+      const due = async () => {
+        const s = step();
+        if (s) await s;
+      };
+      const byId = new Map<string, VectorRecord>();
+      const put: ItemVectors[] = [];
+      const seen = new Set<string>();
       try {
-        for (const item of this.opts.content.all()) {
+        for (const r of stored) {
+          byId.set(r.id, r);
+          await due();
+        }
+        // The items in no order: a listing (`all()`) would sort every item after a reload first.
+        for (const item of this.opts.content.each()) {
           seen.add(item.id);
-          const s = step();
-          if (s) await s;
+          await due();
           if (touched.has(item.id)) continue;
           const fp = itemFingerprint(item);
           if (this.held.get(item.id)?.fingerprint === fp) continue;
@@ -184,14 +193,24 @@ export class StoredVectorFeed implements VectorFeed {
           } else if (this.mayGetVectors(item)) this.todo.set(item.id, 0);
           else this.todo.delete(item.id);
         }
+        const gone: string[] = [];
+        for (const id of this.held.keys()) {
+          if (!seen.has(id) && !touched.has(id)) gone.push(id);
+          await due();
+        }
+        for (const id of this.todo.keys()) {
+          if (!seen.has(id) && !touched.has(id)) this.todo.delete(id);
+          await due();
+        }
+        // The decisions land in one turn, with the changes applied meanwhile left as they decided.
+        const fresh = put.filter((v) => !touched.has(v.id));
+        const left = gone.filter((id) => !touched.has(id));
+        for (const id of left) this.held.delete(id);
+        this.remove(left);
+        this.put(fresh);
       } finally {
         this.touched = undefined;
       }
-      const gone = [...this.held.keys()].filter((id) => !seen.has(id) && !touched.has(id));
-      for (const id of gone) this.held.delete(id);
-      for (const id of [...this.todo.keys()]) if (!seen.has(id) && !touched.has(id)) this.todo.delete(id);
-      this.remove(gone);
-      this.put(put.filter((v) => !touched.has(v.id)));
       this.wake?.();
     });
     return this.reloads;

@@ -153,6 +153,32 @@ describe('vectors in the file store (DATA_DIR)', () => {
     }
   });
 
+  it('a reload (a resync) matches the items with their records in steps, without building a listing (no sort of every item)', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'vectors-reload-'));
+    const t = await buildTestApp({ ...settings('none'), service: { environment: 'testing', dataDir: own } });
+    try {
+      const items = Array.from({ length: 300 }, (_, n) => ({
+        id: `r${n}`,
+        type: 'article',
+        title: `Item ${n}`,
+        body: 'x',
+        vector: vec(n + 1),
+      }));
+      expect((await request(t.app).post('/api/ingest-batch').send({ items })).status).toBe(201);
+      const feed = feedOf(t);
+      await until(() => held(feed).size === 300);
+      const content = (t.deps.features as FeatureSet).context.content;
+      const listed = jest.spyOn(content, 'all');
+      await (feed as unknown as { reload(): Promise<void> }).reload();
+      expect(listed).not.toHaveBeenCalled();
+      expect(held(feed).get('r7')?.vectors[0][0]).toBe(8);
+      expect(held(feed).size).toBe(300);
+    } finally {
+      await t.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('without an embedder, items with no vector of their own never reach the worker (a batch of them costs it nothing)', async () => {
     // A folder of its own: the next tests count what the provider is asked for in theirs.
     const own = mkdtempSync(join(tmpdir(), 'vectors-plain-'));
