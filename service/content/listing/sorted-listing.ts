@@ -32,12 +32,6 @@ export class SortedListing {
     this.changed.clear();
   }
 
-  /** Forgets the listing: the next read sorts everything (after a reload). */
-  reset(): void {
-    this.sorted = undefined;
-    this.changed.clear();
-  }
-
   /** `id` was written (created, replaced, or moved to another type); `previous` is the item it replaced. */
   mark(id: string, previous: Item | undefined): void {
     if (this.sorted && !this.changed.has(id)) this.changed.set(id, previous);

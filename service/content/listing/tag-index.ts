@@ -24,12 +24,6 @@ export class TagIndex {
     private readonly compare: (a: Item, b: Item) => number,
   ) {}
 
-  /** Forgets every list: the next read builds them again (after a reload). */
-  reset(): void {
-    this.byTag.clear();
-    this.built = false;
-  }
-
   /** `id` was written as `next`, replacing `previous` (either may be of another type), or deleted (`next` undefined). */
   mark(id: string, previous: Item | undefined, next: Item | undefined): void {
     if (!this.built) return;

@@ -21,7 +21,7 @@ function item(id: string, type: ItemType, day: number, updated: number, dated: b
 
 describe('SortedListing', () => {
   it(
-    'after any sequence of writes and reads, lists exactly what a full sort of the in-memory copy gives',
+    'after any sequence of writes, deletions and reads, lists exactly what a full sort of the in-memory copy gives',
     () => {
       const write = fc.record({
         id: fc.integer({ min: 0, max: 40 }),
@@ -33,7 +33,7 @@ describe('SortedListing', () => {
       const step = fc.oneof(
         fc.array(write, { minLength: 1, maxLength: 6 }).map((w) => ({ write: w })),
         fc.constant({ read: true as const }),
-        fc.constant({ reset: true as const }),
+        fc.integer({ min: 0, max: 40 }).map((id) => ({ remove: `item-${id}` })),
       );
       fc.assert(
         fc.property(
@@ -61,8 +61,10 @@ describe('SortedListing', () => {
                   listing.mark(i.id, copy.get(i.id));
                   copy.set(i.id, i);
                 }
-              } else if ('reset' in s) listing.reset();
-              else {
+              } else if ('remove' in s) {
+                listing.mark(s.remove, copy.get(s.remove));
+                copy.delete(s.remove);
+              } else {
                 const items = read();
                 expect(items.map((i) => i.id)).toEqual(expected().map((i) => i.id));
                 // A listing handed out earlier is not changed by later merges.
