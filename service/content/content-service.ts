@@ -242,10 +242,12 @@ export class ContentService {
    * a write's is (`enter`), so the next read merges those in (sorted-listing.ts). A reloaded item
    * whose record is the held one's (`sameRecord`: the same fingerprint and bytes, as after a
    * blip of Redis that came back with what it had) is not entered: the held item stays, in the
-   * listings too, and a reload that changed k items costs the next read O(N + k log N). They
-   * were reset instead, and the items of a shared store carry no catalogue rank, so the first
-   * read sorted every item in one turn: 278 ms of CPU for the first `list('article')`, 652 ms
-   * for the first `all()` at 200k items (bench/content/resync.ts).
+   * listings too. The merge a read would then do (k log N comparisons for k items changed) is
+   * done before the last turn, in steps (`settle`), so the next read copies the listing once
+   * (O(N)); a read between two steps merges what is marked by itself, as after a write. The
+   * listings were reset instead, and the items of a shared store carry no catalogue rank, so the
+   * first read sorted every item in one turn: 278 ms of CPU for the first `list('article')`,
+   * 652 ms for the first `all()` at 200k items (bench/content/resync.ts).
    */
   private async resync(): Promise<void> {
     const touched = new Set<string>();
@@ -302,6 +304,10 @@ export class ContentService {
         if (!reread.has(id) && this.items.has(id)) this.enter(id, undefined);
         if ((s = due())) await s;
       }
+      // The merges of the changes above that the next reads of the listings would do, in steps.
+      const current = (id: string) => this.items.get(id);
+      for (const l of this.listings.values()) await l.settle(current, due);
+      for (const t of this.tagIndexes.values()) await t.settle(current, due);
       // The listeners' copy of every item, in the turn that ends the reload: one pass of plain
       // copies (~7 ms at a million items).
       this.loaded = true;
@@ -320,16 +326,15 @@ export class ContentService {
   private took(item: Item): boolean {
     const held = this.items.get(item.id);
     if (held && sameRecord(held, item)) return false;
-    this.enter(item.id, item);
+    this.enter(item.id, item, held);
     return true;
   }
 
   /**
    * Sets `id` to `item` in the in-memory copy (deletes it: undefined), marking its listings and
-   * tag indexes with the item it replaces (the next read merges it in: sorted-listing.ts).
+   * tag indexes with the item it replaces, `previous` (the next read merges it in: sorted-listing.ts).
    */
-  private enter(id: string, item: Item | undefined): void {
-    const previous = this.items.get(id);
+  private enter(id: string, item: Item | undefined, previous = this.items.get(id)): void {
     for (const l of this.listings.values()) l.mark(id, previous);
     for (const t of this.tagIndexes.values()) t.mark(id, previous, item);
     if (item) this.items.set(id, item);

@@ -1,4 +1,5 @@
 import type { Item } from '../item';
+import { sortInSteps } from './sort-in-steps';
 
 /**
  * One scope's items in listing order, kept up to date by merging. A write marks its ids (with the
@@ -62,6 +63,61 @@ export class SortedListing {
     return this.sorted;
   }
 
+  /**
+   * Does the next read's merge now, in steps (`due` after each comparison or look-up; what it
+   * returns awaited), so that the read only copies: after a reload that changed many items (its
+   * merge compares k log N times, ~0.2 µs each for packed items: 36-39 ms at the first `all()`
+   * after a reload that changed 1% of 200,000). The work is done against the listing as it was
+   * when this began; a read meanwhile (which merges by itself) makes it moot, and an id written
+   * again meanwhile stays marked, out of the listing, for the next read to put in. Gives up, to
+   * the read's linear merge, when a replaced item is not where its sort key says.
+   */
+  async settle(current: (id: string) => Item | undefined, due: () => Promise<void> | undefined): Promise<void> {
+    const base = this.sorted;
+    if (!base || !this.changed.size) return;
+    const pending = [...this.changed];
+    const out: number[] = [];
+    const taken = new Map<string, Item | undefined>();
+    let s: Promise<void> | undefined;
+    for (const [id, previous] of pending) {
+      if (previous && this.belongs(previous)) {
+        const at = this.lowerBound(base, previous);
+        if (base[at]?.id !== id) return;
+        out.push(at);
+      }
+      const item = current(id);
+      taken.set(id, item && this.belongs(item) ? item : undefined);
+      if ((s = due())) await s;
+    }
+    out.sort((a, b) => a - b);
+    const fresh = await sortInSteps(
+      [...taken.values()].filter((i): i is Item => i !== undefined),
+      this.compare,
+      due,
+    );
+    const at = new Array<number>(fresh.length);
+    for (let f = 0, from = 0; f < fresh.length; f++) {
+      at[f] = from = this.lowerBound(base, fresh[f], from);
+      if ((s = due())) await s;
+    }
+    if (this.sorted !== base) return;
+    // Ids written again since they were taken: out of the listing, marked for the next read.
+    let kept = 0;
+    for (let f = 0; f < fresh.length; f++) {
+      const item = current(fresh[f].id);
+      if (item !== fresh[f]) continue;
+      fresh[kept] = fresh[f];
+      at[kept++] = at[f];
+    }
+    fresh.length = at.length = kept;
+    this.sorted = this.splicedAt(base, out, fresh, at);
+    for (const [id, item] of taken) {
+      const now = current(id);
+      if ((now && this.belongs(now) ? now : undefined) === item) this.changed.delete(id);
+      else this.changed.set(id, undefined);
+    }
+  }
+
   /** The items of `every` that belong, in order: those with a rank (of one catalogue) placed by it, the others merged in. */
   private sortAll(every: Iterable<Item>): Item[] {
     const ranked: Item[] = [];
@@ -105,6 +161,18 @@ export class SortedListing {
 
   /** `old` without the items at `out`, with `fresh` (sorted) put in at their places. */
   private spliced(old: readonly Item[], out: readonly number[], fresh: readonly Item[]): Item[] {
+    const at = new Array<number>(fresh.length);
+    for (let f = 0, from = 0; f < fresh.length; f++) at[f] = from = this.lowerBound(old, fresh[f], from);
+    return this.splicedAt(old, out, fresh, at);
+  }
+
+  /** `old` without the items at `out` (ascending), with `fresh` (sorted) put in before `old[at[f]]` each. */
+  private splicedAt(
+    old: readonly Item[],
+    out: readonly number[],
+    fresh: readonly Item[],
+    at: readonly number[],
+  ): Item[] {
     const next: Item[] = new Array<Item>(old.length - out.length + fresh.length);
     let n = 0;
     let o = 0;
@@ -122,8 +190,7 @@ export class SortedListing {
       from = end;
     };
     for (; f < fresh.length; f++) {
-      const at = this.lowerBound(old, fresh[f], from);
-      copyTo(at);
+      copyTo(at[f]);
       next[n++] = fresh[f];
     }
     copyTo(old.length);

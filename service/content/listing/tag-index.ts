@@ -32,6 +32,11 @@ export class TagIndex {
     for (const t of tags) this.listing(t).mark(id, previous);
   }
 
+  /** Does the next reads' merges now, in steps, list by list (`SortedListing.settle`). */
+  async settle(current: (id: string) => Item | undefined, due: () => Promise<void> | undefined): Promise<void> {
+    for (const l of this.byTag.values()) await l.settle(current, due);
+  }
+
   /**
    * The items of the type with `tag` (case-folded), in listing order: `typeListing` gives the
    * type's listing (read once, to build), `current` an item by id.
