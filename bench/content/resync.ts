@@ -9,8 +9,13 @@
  * in CPU time (a core the process waited for does not count). Also the reload's CPU time in all,
  * and how many turns of the timer it spanned. No search index listens.
  *
- * `node --expose-gc -r ts-node/register/transpile-only bench/content/resync.ts [size] [--rounds n] [--no-wiped]`
- * (`--no-wiped`: without the third reload, for an older tree whose write-back bookkeeping was
+ * Between the second and the third, the first `list('article')` (a page) and `all()` after the
+ * start (`first`), after a reload of the same records as new items (`same`: a Redis blip), and
+ * after one where `--changed` per million of the records changed (default 10,000: 1%), each with
+ * the reload's own figures.
+ *
+ * `node --expose-gc -r ts-node/register/transpile-only bench/content/resync.ts [size] [--rounds n] [--changed m] [--no-wiped]`
+ * (`--no-wiped`: without the last reload, for an older tree whose write-back bookkeeping was
  * quadratic in the items written back: 1.5 s at 200,000).
  */
 import pino from 'pino';
@@ -22,13 +27,14 @@ import { loopThreadCpu } from '../../service/metrics/event-loop-delay';
 
 const TYPES = ['article', 'article', 'project', 'experience'] as const;
 
-function item(n: number): Item {
-  const day = `2026-${String((n % 12) + 1).padStart(2, '0')}-${String((n % 28) + 1).padStart(2, '0')}`;
+/** Item `n`, packed anew (as each read of a shared store makes its items); `version` > 0: changed, dated a month on. */
+function item(n: number, version = 0): Item {
+  const day = `2026-${String(((n + version) % 12) + 1).padStart(2, '0')}-${String((n % 28) + 1).padStart(2, '0')}`;
   return packItem({
     id: `item-${n}`,
     type: TYPES[n % 4],
     title: `Item ${n}`,
-    body: `Body of item ${n}.`,
+    body: version ? `Body of item ${n}, version ${version}.` : `Body of item ${n}.`,
     tags: [`Topic-${n % 50}`],
     date: day,
     created_at: `${day}T00:00:00.000Z`,
@@ -97,16 +103,30 @@ async function main(): Promise<void> {
   const roundsAt = args.indexOf('--rounds');
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 3;
   const withWiped = !args.includes('--no-wiped');
+  const changedAt = args.indexOf('--changed');
+  const changedPerMillion = changedAt >= 0 ? Number(args[changedAt + 1]) : 10_000;
   const items = Array.from({ length: size }, (_, n) => item(n));
   for (let r = 0; r < rounds; r++) {
     const store = new HeldStore(items);
     const content = new ContentService(store, { now: () => Date.now() }, pino({ level: 'silent' }));
     const start = await measured(() => content.start());
     const reload = await measured(() => store.handlers!.resync());
+    // The first listings after a start from a shared store (its items carry no catalogue rank): a
+    // sort of every item, then the first listings after reloads of the same records, new items
+    // each (`same`), and of records of which `changed` per million changed (`changed`).
+    const listings = async () => ({
+      list: await measured(async () => void content.list('article', { limit: 20, offset: 0 })),
+      all: await measured(async () => void content.all()),
+    });
+    const first = await listings();
+    store.items = Array.from({ length: size }, (_, n) => item(n));
+    const same = { reload: await measured(() => store.handlers!.resync()), ...(await listings()) };
+    store.items = Array.from({ length: size }, (_, n) => item(n, (n * 7919) % 1e6 < changedPerMillion ? 1 : 0));
+    const changed = { reload: await measured(() => store.handlers!.resync()), ...(await listings()) };
     store.items = [];
     const wiped = withWiped ? await measured(() => store.handlers!.resync()) : undefined;
     if (content.size !== size) throw new Error(`held ${content.size} items, not ${size}`);
-    console.log(JSON.stringify({ size, round: r + 1, start, reload, wiped }));
+    console.log(JSON.stringify({ size, round: r + 1, start, reload, first, same, changed, wiped }));
   }
 }
 

@@ -10,7 +10,7 @@ import {
   type ItemType,
 } from './item';
 import { itemDay, isEmptyFilter, matches, normalFilter, type FilterFields, type ItemFilter } from './item-filter';
-import { catalogueRank, listingFields, packItem, unwrapItem } from './lazy-item';
+import { catalogueRank, listingFields, packItem, sameRecord, unwrapItem } from './lazy-item';
 import { SortedListing } from './listing/sorted-listing';
 import { TagIndex } from './listing/tag-index';
 import { keepPlainText, plainText, plainTextOf } from './plain-text';
@@ -220,7 +220,8 @@ export class ContentService {
    *    them all the while. An id the store holds a deletion of (at least as new as the held
    *    item) is not written back: it was deleted, and leaves the in-memory copy here (unless
    *    applied again since step 3's read was sent: that write is newer).
-   * 5. Every other id takes the scan's value.
+   * 5. Every other id takes the scan's value (the held item stays where it is the same record:
+   *    `sameRecord`, below).
    *
    * `store_losses` counts the items step 4 found absent and wrote: items confirmed stored (or
    * sent) and then lost by the store. One another replica wrote back first is counted there, so
@@ -234,9 +235,19 @@ export class ContentService {
    * write applied during a step's yield wins as one applied during steps 1–3 does: the merge
    * leaves its id as written whether it reaches the id before or after it, step 4 does not drop
    * it, and writes back at most the value held before it (only where the store lacks the id:
-   * the write is there). Reads between two steps see the items merged so far and the
-   * listings as they were before the reload; the listings, tag indexes and listeners learn of
-   * the reload in the turn that ends it.
+   * the write is there). Reads between two steps see the items merged so far, the listings too;
+   * the listeners learn of the reload in the turn that ends it.
+   *
+   * The listings and tag indexes are kept through a reload, each id it sets or deletes marked as
+   * a write's is (`enter`), so the next read merges those in (sorted-listing.ts). A reloaded item
+   * whose record is the held one's (`sameRecord`: the same fingerprint and bytes, as after a
+   * blip of Redis that came back with what it had) is not entered: the held item stays, in the
+   * listings too. The merge a read would then do (k log N comparisons for k items changed) is
+   * done before the last turn, in steps (`settle`), so the next read copies the listing once
+   * (O(N)); a read between two steps merges what is marked by itself, as after a write. The
+   * listings were reset instead, and the items of a shared store carry no catalogue rank, so the
+   * first read sorted every item in one turn: 278 ms of CPU for the first `list('article')`,
+   * 652 ms for the first `all()` at 200k items (bench/content/resync.ts).
    */
   private async resync(): Promise<void> {
     const touched = new Set<string>();
@@ -285,29 +296,20 @@ export class ContentService {
       // An id applied during a yield of this pass is in `touched`: the value applied wins, over
       // the scan's whether the pass reaches the id before or after the write.
       for (const i of stored) {
-        const id = i.id;
-        if (!touched.has(id)) {
-          this.items.set(id, i);
-          this.itemsChanged += 1;
-          upserted.push(i);
-        }
+        if (!touched.has(i.id) && this.took(i)) upserted.push(i);
         if ((s = due())) await s;
       }
-      for (const i of fresh) {
-        if (reread.has(i.id)) continue;
-        this.items.set(i.id, i);
-        this.itemsChanged += 1;
-        upserted.push(i);
-      }
+      for (const i of fresh) if (!reread.has(i.id) && this.took(i)) upserted.push(i);
       for (const id of deleted) {
-        if (!reread.has(id) && this.items.delete(id)) this.itemsChanged += 1;
+        if (!reread.has(id) && this.items.has(id)) this.enter(id, undefined);
         if ((s = due())) await s;
       }
-      // The listings and tag indexes, and the listeners' copy of every item, in the turn that
-      // ends the reload: until then reads list the content as before it, with the writes applied
-      // meanwhile. The copy of every item is one pass of plain copies (~7 ms at a million items).
-      for (const l of this.listings.values()) l.reset();
-      for (const t of this.tagIndexes.values()) t.reset();
+      // The merges of the changes above that the next reads of the listings would do, in steps.
+      const current = (id: string) => this.items.get(id);
+      for (const l of this.listings.values()) await l.settle(current, due);
+      for (const t of this.tagIndexes.values()) await t.settle(current, due);
+      // The listeners' copy of every item, in the turn that ends the reload: one pass of plain
+      // copies (~7 ms at a million items).
       this.loaded = true;
       await this.notify({ upserted, removed: [], reset: true, all: [...this.items.values()] });
     } finally {
@@ -315,6 +317,29 @@ export class ContentService {
       if (reread) this.touchedDuringResync.delete(reread);
       if (since) this.touchedDuringResync.delete(since);
     }
+  }
+
+  /**
+   * Enters the store's `item` as a reload does, unless the in-memory copy holds the same record
+   * (`sameRecord`): that one is kept, and its listings with it. Returns whether it entered.
+   */
+  private took(item: Item): boolean {
+    const held = this.items.get(item.id);
+    if (held && sameRecord(held, item)) return false;
+    this.enter(item.id, item, held);
+    return true;
+  }
+
+  /**
+   * Sets `id` to `item` in the in-memory copy (deletes it: undefined), marking its listings and
+   * tag indexes with the item it replaces, `previous` (the next read merges it in: sorted-listing.ts).
+   */
+  private enter(id: string, item: Item | undefined, previous = this.items.get(id)): void {
+    for (const l of this.listings.values()) l.mark(id, previous);
+    for (const t of this.tagIndexes.values()) t.mark(id, previous, item);
+    if (item) this.items.set(id, item);
+    else this.items.delete(id);
+    this.itemsChanged += 1;
   }
 
   /**
@@ -398,10 +423,7 @@ export class ContentService {
       const previous = this.items.get(id);
       for (const t of this.touchedDuringResync) t.add(id);
       if (previous === undefined) continue;
-      for (const l of this.listings.values()) l.mark(id, previous);
-      for (const t of this.tagIndexes.values()) t.mark(id, previous, undefined);
-      this.items.delete(id);
-      this.itemsChanged += 1;
+      this.enter(id, undefined);
       gone.push(id);
       const s = step();
       if (s) await s;
@@ -411,11 +433,7 @@ export class ContentService {
       // as a guard, a step each.
       const i = packItem(w);
       items.push(i);
-      const previous = this.items.get(i.id);
-      for (const l of this.listings.values()) l.mark(i.id, previous);
-      for (const t of this.tagIndexes.values()) t.mark(i.id, previous, i);
-      this.items.set(i.id, i);
-      this.itemsChanged += 1;
+      this.enter(i.id, i);
       for (const t of this.touchedDuringResync) t.add(i.id);
       const s = step();
       if (s) await s;

@@ -306,6 +306,29 @@ export function packItem(item: Item): Item {
   });
 }
 
+/**
+ * Whether two packed items hold the same record: the same fingerprint, then the same bytes (the
+ * record's JSON, and its kept plain text's when it has one of its own). A reload finds most items
+ * so (a store that comes back with what it had): the in-memory copy keeps the item it holds, and
+ * its listings with it (content-service.ts `resync`). False for an item that is not packed, and
+ * for the same item held in another form (older record form, plain text kept otherwise): a
+ * reload then takes the store's, as for any change.
+ */
+export function sameRecord(a: Item, b: Item): boolean {
+  const s = stateOf(a);
+  const t = stateOf(b);
+  if (!s || !t) return false;
+  if (s.fingerprintHigh !== t.fingerprintHigh || s.fingerprintLow !== t.fingerprintLow) return false;
+  const own = s.plainStart >= 0;
+  if (own ? t.plainStart < 0 : s.plainStart !== t.plainStart) return false;
+  if (s.end - s.start !== t.end - t.start || s.src.compare(t.src, t.start, t.end, s.start, s.end) !== 0) return false;
+  return (
+    !own ||
+    (s.plainEnd - s.plainStart === t.plainEnd - t.plainStart &&
+      s.src.compare(t.src, t.plainStart, t.plainEnd, s.plainStart, s.plainEnd) === 0)
+  );
+}
+
 /** Whether a packed item's parse is kept now (tests, benchmarks); undefined for any other item. */
 export function wasParsed(item: Item): boolean | undefined {
   const s = stateOf(item);

@@ -1,4 +1,6 @@
 import type { Item } from '../item';
+import { yieldToLoop } from '../../lib/yield-to-loop';
+import { sortInSteps } from './sort-in-steps';
 
 /**
  * One scope's items in listing order, kept up to date by merging. A write marks its ids (with the
@@ -18,6 +20,8 @@ export class SortedListing {
   private sorted: Item[] | undefined;
   /** Ids written since the listing was last read, each with the item it replaced, if any. */
   private readonly changed = new Map<string, Item | undefined>();
+  /** One set per running `settle`: the ids marked since it began. */
+  private readonly watchers = new Set<Set<string>>();
 
   constructor(
     private readonly compare: (a: Item, b: Item) => number,
@@ -32,14 +36,9 @@ export class SortedListing {
     this.changed.clear();
   }
 
-  /** Forgets the listing: the next read sorts everything (after a reload). */
-  reset(): void {
-    this.sorted = undefined;
-    this.changed.clear();
-  }
-
   /** `id` was written (created, replaced, or moved to another type); `previous` is the item it replaced. */
   mark(id: string, previous: Item | undefined): void {
+    for (const w of this.watchers) w.add(id);
     if (this.sorted && !this.changed.has(id)) this.changed.set(id, previous);
   }
 
@@ -66,6 +65,88 @@ export class SortedListing {
       this.changed.clear();
     }
     return this.sorted;
+  }
+
+  /**
+   * Does the next read's merge now, in steps (`due` after each comparison or look-up; what it
+   * returns awaited), so that the read only hands the listing out: after a reload that changed
+   * many items (the read's merge compares k log N times, ~0.2 µs each for packed items: 36-39 ms
+   * at the first `all()` after a reload that changed 1% of 200,000; a linear merge when k log N
+   * passes N). The new listing is built beside the one served, from it as it was when this began;
+   * a read meanwhile (which merges by itself) makes the work moot. An id written meanwhile stays
+   * marked for the next read, out of the new listing if it was taken in. The last turn costs the
+   * ids written meanwhile (and, only when one of them was taken, a pass over the listing).
+   */
+  async settle(current: (id: string) => Item | undefined, due: () => Promise<void> | undefined): Promise<void> {
+    const base = this.sorted;
+    if (!base || !this.changed.size) return;
+    const since = new Set<string>();
+    this.watchers.add(since);
+    try {
+      let linear = this.changed.size * Math.log2(base.length + 2) > base.length;
+      // Each id marked before this began, with what it is now if it belongs (read live: an id marked
+      // since is left to the next read, with the item it replaced, which stays in the listing).
+      const taken = new Map<string, Item | undefined>();
+      const out: number[] = [];
+      let s: Promise<void> | undefined;
+      for (const [id, previous] of this.changed) {
+        if (since.has(id)) continue;
+        if (!linear && previous && this.belongs(previous)) {
+          // Not where its sort key says: the linear merge, which finds it by id.
+          const at = this.lowerBound(base, previous);
+          if (base[at]?.id === id) out.push(at);
+          else linear = true;
+        }
+        const item = current(id);
+        taken.set(id, item && this.belongs(item) ? item : undefined);
+        if ((s = due())) await s;
+      }
+      const fresh = await sortInSteps(
+        [...taken.values()].filter((i): i is Item => i !== undefined),
+        this.compare,
+        due,
+      );
+      let next: Item[];
+      if (linear) {
+        next = [];
+        let f = 0;
+        for (const item of base) {
+          if (!taken.has(item.id)) {
+            while (f < fresh.length && this.compare(fresh[f], item) < 0) next.push(fresh[f++]);
+            next.push(item);
+          }
+          if ((s = due())) await s;
+        }
+        while (f < fresh.length) next.push(fresh[f++]);
+      } else {
+        const at = new Array<number>(fresh.length);
+        for (let f = 0, from = 0; f < fresh.length; f++) {
+          at[f] = from = this.lowerBound(base, fresh[f], from);
+          if ((s = due())) await s;
+        }
+        // The splice in a turn of its own (a million copies at most).
+        await yieldToLoop();
+        next = this.splicedAt(
+          base,
+          out.sort((a, b) => a - b),
+          fresh,
+          at,
+        );
+      }
+      if (this.sorted !== base) return;
+      // Ids taken and written since: out of the new listing, marked with nothing it holds.
+      const stale = [...since].filter((id) => taken.get(id) !== undefined);
+      if (stale.length) {
+        const gone = new Set(stale);
+        next = next.filter((i) => !gone.has(i.id) || i !== taken.get(i.id));
+      }
+      const left = [...since].map((id) => [id, taken.has(id) ? undefined : this.changed.get(id)] as const);
+      this.changed.clear();
+      for (const [id, previous] of left) this.changed.set(id, previous);
+      this.sorted = next;
+    } finally {
+      this.watchers.delete(since);
+    }
   }
 
   /** The items of `every` that belong, in order: those with a rank (of one catalogue) placed by it, the others merged in. */
@@ -111,6 +192,18 @@ export class SortedListing {
 
   /** `old` without the items at `out`, with `fresh` (sorted) put in at their places. */
   private spliced(old: readonly Item[], out: readonly number[], fresh: readonly Item[]): Item[] {
+    const at = new Array<number>(fresh.length);
+    for (let f = 0, from = 0; f < fresh.length; f++) at[f] = from = this.lowerBound(old, fresh[f], from);
+    return this.splicedAt(old, out, fresh, at);
+  }
+
+  /** `old` without the items at `out` (ascending), with `fresh` (sorted) put in before `old[at[f]]` each. */
+  private splicedAt(
+    old: readonly Item[],
+    out: readonly number[],
+    fresh: readonly Item[],
+    at: readonly number[],
+  ): Item[] {
     const next: Item[] = new Array<Item>(old.length - out.length + fresh.length);
     let n = 0;
     let o = 0;
@@ -128,8 +221,7 @@ export class SortedListing {
       from = end;
     };
     for (; f < fresh.length; f++) {
-      const at = this.lowerBound(old, fresh[f], from);
-      copyTo(at);
+      copyTo(at[f]);
       next[n++] = fresh[f];
     }
     copyTo(old.length);

@@ -24,18 +24,17 @@ export class TagIndex {
     private readonly compare: (a: Item, b: Item) => number,
   ) {}
 
-  /** Forgets every list: the next read builds them again (after a reload). */
-  reset(): void {
-    this.byTag.clear();
-    this.built = false;
-  }
-
   /** `id` was written as `next`, replacing `previous` (either may be of another type), or deleted (`next` undefined). */
   mark(id: string, previous: Item | undefined, next: Item | undefined): void {
     if (!this.built) return;
     const tags = new Set<string>();
     for (const i of [previous, next]) if (i?.type === this.type) for (const t of foldedTags(i)) tags.add(t);
     for (const t of tags) this.listing(t).mark(id, previous);
+  }
+
+  /** Does the next reads' merges now, in steps, list by list (`SortedListing.settle`). */
+  async settle(current: (id: string) => Item | undefined, due: () => Promise<void> | undefined): Promise<void> {
+    for (const l of this.byTag.values()) await l.settle(current, due);
   }
 
   /**

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { ManualClock } from '../../helpers/manual-clock';
 import { ContentService } from '../../../service/content/content-service';
-import type { Item } from '../../../service/content/item';
-import { packItem } from '../../../service/content/lazy-item';
+import { compareNewestFirst, type Item } from '../../../service/content/item';
+import { packItem, unwrapItem } from '../../../service/content/lazy-item';
 import { STEP_BUDGET_MS } from '../../../service/lib/yield-to-loop';
 import {
   StoreUnavailableError,
@@ -135,7 +135,8 @@ class ModelStore implements ContentStore {
         () => keys.slice(i, i + 2).map((k) => this.redis.hash.get(k)),
         () => this.redis.scanStep(),
       );
-      for (const v of page) if (v) out.push(packItem(v));
+      // Each read makes new items of the stored records, as Redis's does (a reload compares bytes).
+      for (const v of page) if (v) out.push(packItem(unwrapItem(v)));
     }
     this.cursor = cursorAtStart;
     return out;
@@ -177,7 +178,7 @@ class ModelStore implements ContentStore {
       ids
         .map((id) => this.redis.hash.get(id))
         .filter((i): i is Item => i !== undefined)
-        .map(packItem),
+        .map((i) => packItem(unwrapItem(i))),
     );
   }
 
@@ -315,6 +316,28 @@ async function replicas(redis: SharedModel, clock: ManualClock, stepMs?: number)
   return out;
 }
 
+const TYPE_ORDER = { article: 0, project: 1, experience: 2 };
+
+/**
+ * Where a replica's listings (`all`, by scope) are not a sort from scratch of its in-memory copy,
+ * item for item (the very items it holds: a reload keeps the listings and merges its changes in).
+ */
+function listingViolations(content: ContentService, n: number): string[] {
+  const held = IDS.map((id) => content.get(id)).filter((i): i is Item => i !== undefined);
+  const out: string[] = [];
+  for (const scope of ['all', 'article', 'project'] as const) {
+    const expected = held
+      .filter((i) => scope === 'all' || i.type === scope)
+      .sort((a, b) => (scope === 'all' ? TYPE_ORDER[a.type] - TYPE_ORDER[b.type] : 0) || compareNewestFirst(a, b));
+    const listed = content.all(scope);
+    if (listed.length !== expected.length || listed.some((i, k) => i !== expected[k]))
+      out.push(
+        `replica ${n} lists ${scope} as ${listed.map((i) => i.id).join()} but its in-memory copy sorts as ${expected.map((i) => i.id).join()}`,
+      );
+  }
+  return out;
+}
+
 /** When an operation on an id started and ended (ticks of the run), and whether it was acknowledged. */
 interface Op {
   readonly kind: 'ingest' | 'delete';
@@ -393,6 +416,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[], stepMs?: numbe
             },
           ]);
           r.content.list('article', { limit: 10, offset: 0, tag: 'red' });
+          r.content.all();
           r.acked.add(c.id);
           if (!deletedSomewhere.has(c.id) && !r.content.get(c.id))
             violations.push(`replica ${c.replica} acknowledged ${c.id} but does not hold it right after`);
@@ -405,8 +429,10 @@ async function run(s: fc.Scheduler, commands: readonly Command[], stepMs?: numbe
         op.end = ++tick;
       }
     }
-    // Whatever ran, every item a replica acknowledged (and nobody deletes) stays in its in-memory copy.
+    // Whatever ran, every item a replica acknowledged (and nobody deletes) stays in its in-memory
+    // copy, and its listings are its in-memory copy's, also while a reload runs.
     for (const [n, r] of rs.entries()) {
+      violations.push(...listingViolations(r.content, n));
       for (const id of r.acked)
         if (!deletedSomewhere.has(id) && !r.content.get(id))
           violations.push(`replica ${n} forgot ${id} after a ${c.kind}`);
@@ -437,6 +463,7 @@ async function run(s: fc.Scheduler, commands: readonly Command[], stepMs?: numbe
     for (const id of r.acked)
       if (!deletedSomewhere.has(id) && !r.content.get(id)) violations.push(`replica ${n} forgot ${id}`);
   }
+  for (const [n, r] of rs.entries()) violations.push(...listingViolations(r.content, n));
   const ackedAnywhere = new Set(rs.flatMap((r) => [...r.acked]));
   for (const id of ackedAnywhere) {
     if (deletedSomewhere.has(id)) continue;

@@ -11,6 +11,7 @@ import {
   lazyItem,
   listingFields,
   packItem,
+  sameRecord,
   unwrapItem,
   wasParsed,
 } from '../../../service/content/lazy-item';
@@ -139,6 +140,30 @@ describe('packed items', () => {
     expect(() => Object.defineProperty(packed, 'body', { value: 'x' })).toThrow(refused);
     expect(() => Object.freeze(packed)).toThrow(refused);
     expect(packed.title).toBe('Title of c');
+  });
+
+  it('are the same record only with the same bytes: fingerprint, record and own plain text', () => {
+    const a = packItem(plainItem('a'));
+    expect(sameRecord(a, a)).toBe(true);
+    expect(sameRecord(a, packItem(plainItem('a')))).toBe(true);
+    expect(sameRecord(a, packItem(unwrapItem(a)))).toBe(true);
+    // The fingerprint's blind spot (same id, updated_at and field lengths): the bytes differ.
+    const body = plainItem('a').body;
+    const twin = packItem(plainItem('a', { body: body.replace('bold', 'BOLD') }));
+    expect(itemFingerprint(twin)).toBe(itemFingerprint(a));
+    expect(sameRecord(a, twin)).toBe(false);
+    expect(sameRecord(a, packItem(plainItem('a', { updated_at: '2024-03-04T10:00:00.000Z' })))).toBe(false);
+    expect(sameRecord(a, packItem(plainItem('b')))).toBe(false);
+    // Its plain text kept otherwise (one of its own against none computed yet), or the item not packed.
+    const own = plainItem('a');
+    keepPlainText(own, 'Some other plain text');
+    expect(sameRecord(a, packItem(own))).toBe(false);
+    expect(sameRecord(packItem(own), packItem(unwrapItem(packItem(own))))).toBe(true);
+    const computed = plainItem('a');
+    keepPlainText(computed, plainText(computed.body));
+    expect(sameRecord(a, packItem(computed))).toBe(false);
+    expect(sameRecord(a, plainItem('a'))).toBe(false);
+    expect(sameRecord(plainItem('a'), a)).toBe(false);
   });
 
   it('unwrap to a plain copy of their own', () => {
