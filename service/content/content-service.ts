@@ -641,8 +641,9 @@ export class ContentService {
   }
 
   /**
-   * Every item of the in-memory copy, in no order (no listing is built: after a reload the first
-   * listing sorts every item). Read across yields it sees changes applied meanwhile as a `Map`'s
+   * Every item of the in-memory copy, in no order (no listing is built: a listing's first read
+   * sorts every item without a catalogue rank in one turn, as after a start from Redis: 1.4-3.7 s
+   * at 1M items). Read across yields it sees changes applied meanwhile as a `Map`'s
    * iteration does: an item deleted before it is reached is not met, one added is met at the end.
    */
   each(): Iterable<Item> {

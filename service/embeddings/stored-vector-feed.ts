@@ -179,7 +179,7 @@ export class StoredVectorFeed implements VectorFeed {
           byId.set(r.id, r);
           await due();
         }
-        // The items in no order: a listing (`all()`) would sort every item after a reload first.
+        // The items in no order: a listing (`all()`) would sort every item at a start from Redis first.
         for (const item of this.opts.content.each()) {
           seen.add(item.id);
           await due();
