@@ -108,6 +108,8 @@ export class ContentService {
   private readonly listeners: ContentListener[] = [];
   /** The listings by scope, each kept in order by merging writes in (sorted-listing.ts). */
   private readonly listings = new Map<ItemType | 'all', SortedListing>();
+  /** `prepareListing` under way, per scope. */
+  private readonly preparing = new Map<ItemType | 'all', Promise<void>>();
   /**
    * Listings filtered or sorted otherwise than newest first (`list`), by type, filter and sort, with
    * the listing each was made from (weakly: a replaced listing is not kept alive by it): valid
@@ -657,6 +659,41 @@ export class ContentService {
    * the items whose other fields are read.
    */
   all(scope: ItemType | 'all' = 'all'): readonly Item[] {
+    return this.listingOf(scope).items(
+      () => this.itemsOf(scope),
+      (id) => this.items.get(id),
+    );
+  }
+
+  /**
+   * Makes the listing of `scope` ready in steps, so that the next `all(scope)` or `list` of it
+   * only hands it out (`SortedListing.prepare`: the first read after a start from Redis sorted
+   * every item in one turn; then `settle` for what writes marked). The listing routes and the
+   * export await it; concurrent calls share one.
+   */
+  prepareListing(scope: ItemType | 'all' = 'all'): Promise<void> {
+    let p = this.preparing.get(scope);
+    if (!p) {
+      const listing = this.listingOf(scope);
+      const step = stepper(this.stepMs);
+      const every = this.stepMs > 0 ? STEP_CHECK_ITEMS - 1 : 0;
+      let n = 0;
+      const due = () => ((++n & every) === 0 ? step() : undefined);
+      p = (async () => {
+        try {
+          await listing.prepare(() => this.itemsOf(scope), due);
+          await listing.settle((id) => this.items.get(id), due);
+        } finally {
+          this.preparing.delete(scope);
+        }
+      })();
+      this.preparing.set(scope, p);
+    }
+    return p;
+  }
+
+  /** The listing of `scope`, made (empty) at its first use. */
+  private listingOf(scope: ItemType | 'all'): SortedListing {
     let listing = this.listings.get(scope);
     if (!listing) {
       listing =
@@ -669,10 +706,7 @@ export class ContentService {
           : new SortedListing(compareNewestFirst, (i) => i.type === scope, catalogueRank);
       this.listings.set(scope, listing);
     }
-    return listing.items(
-      () => this.itemsOf(scope),
-      (id) => this.items.get(id),
-    );
+    return listing;
   }
 
   /** Every item of `scope` as the in-memory copy holds it (a packed item's type is read without parsing it). */

@@ -23,8 +23,10 @@ function listed(item: Item): Omit<Item, 'body' | 'vector'> {
 export function contentRouter(ctx: FeatureContext, r: Router = Router()): Router {
   for (const collection of Object.keys(CONTENT_COLLECTIONS) as ContentCollection[]) {
     const type = COLLECTION_ITEM_TYPES[collection];
-    r.get(HTTP_ROUTES[CONTENT_COLLECTIONS[collection].list].path, (req, res) => {
+    r.get(HTTP_ROUTES[CONTENT_COLLECTIONS[collection].list].path, async (req, res) => {
       const { limit, offset, tag, date_from, date_to, sort } = validate(listQuery, req.query);
+      // The type's listing made ready in steps (its first read after a start from Redis sorts every item).
+      await ctx.content.prepareListing(type);
       const filter = {
         ...(tag ? { tag } : {}),
         ...(date_from ? { date_from } : {}),

@@ -33,6 +33,7 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
     if (!spec) throw new HttpError(404, 'not_found', `no export named "${name}"; available: ${NAMES}`);
     // The in-memory copy's sorted list as it is now: a write during the export does not change it (the
     // in-memory copy builds a new list), so the export is one consistent snapshot.
+    await ctx.content.prepareListing(spec.scope);
     const items = ctx.content.all(spec.scope);
     res.set('Content-Type', spec.contentType);
     res.set('Content-Disposition', `attachment; filename="${spec.name}"`);

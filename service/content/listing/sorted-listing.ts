@@ -68,6 +68,64 @@ export class SortedListing {
   }
 
   /**
+   * Does the first read's sort now, in steps (`due` after each item or comparison; what it returns
+   * awaited), so that the read only hands the listing out: items without a catalogue rank (a
+   * start from Redis) made the first read sort every item in one turn, 1.4-1.6 s of CPU for
+   * `list('article')` and 3.4-3.7 s for `all()` at 1M items. Built from the items `every` gives as
+   * it meets them; an id written meanwhile is left out of it and marked as new, so the next read
+   * merges its item as it is then. A read meanwhile (which sorts by itself) makes the work moot.
+   */
+  async prepare(every: () => Iterable<Item>, due: () => Promise<void> | undefined): Promise<void> {
+    if (this.sorted) return;
+    const since = new Set<string>();
+    this.watchers.add(since);
+    try {
+      const ranked: Item[] = [];
+      const ranks: number[] = [];
+      const rest: Item[] = [];
+      let of: object | undefined;
+      let top = 0;
+      let s: Promise<void> | undefined;
+      for (const item of every()) {
+        if (this.belongs(item)) {
+          const r = this.rankOf(item);
+          if (r && (of ??= r.of) === r.of) {
+            ranked.push(item);
+            ranks.push(r.rank);
+            if (r.rank >= top) top = r.rank + 1;
+          } else rest.push(item);
+        }
+        if ((s = due())) await s;
+      }
+      if (this.sorted) return;
+      // The ranked ones by rank (linear: as `sortAll`), the others sorted in steps, then merged.
+      const slot = new Int32Array(top).fill(-1);
+      for (let i = 0; i < ranks.length; i++) slot[ranks[i]] = i;
+      const placed: Item[] = new Array<Item>(ranked.length);
+      let n = 0;
+      for (let r = 0; r < top; r++) if (slot[r] >= 0) placed[n++] = ranked[slot[r]];
+      const fresh = await sortInSteps(rest, this.compare, due);
+      let next = fresh;
+      if (placed.length) {
+        const at = new Array<number>(fresh.length);
+        for (let f = 0, from = 0; f < fresh.length; f++) {
+          at[f] = from = this.lowerBound(placed, fresh[f], from);
+          if ((s = due())) await s;
+        }
+        await yieldToLoop();
+        next = this.splicedAt(placed, [], fresh, at);
+      }
+      if (this.sorted) return;
+      if (since.size) next = next.filter((i) => !since.has(i.id));
+      this.sorted = next;
+      this.changed.clear();
+      for (const id of since) this.changed.set(id, undefined);
+    } finally {
+      this.watchers.delete(since);
+    }
+  }
+
+  /**
    * Does the next read's merge now, in steps (`due` after each comparison or look-up; what it
    * returns awaited), so that the read only hands the listing out: after a reload that changed
    * many items (the read's merge compares k log N times, ~0.2 µs each for packed items: 36-39 ms

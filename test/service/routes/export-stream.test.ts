@@ -66,7 +66,10 @@ describe('exportChunks: byte for byte what the whole-string export gave', () => 
  */
 function exportApp(items: () => readonly Item[], logs: string[], queued?: (bytes: number) => void): Promise<Server> {
   const logger = pino({ level: 'info' }, { write: (s: string) => logs.push(s) });
-  const ctx = { deps: { logger }, content: { all: items } } as unknown as FeatureContext;
+  const ctx = {
+    deps: { logger },
+    content: { all: items, prepareListing: async () => undefined },
+  } as unknown as FeatureContext;
   const app = express();
   if (queued) {
     app.use((_req, res, next) => {
