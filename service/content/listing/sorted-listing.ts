@@ -80,31 +80,16 @@ export class SortedListing {
     const since = new Set<string>();
     this.watchers.add(since);
     try {
-      const ranked: Item[] = [];
-      const ranks: number[] = [];
-      const rest: Item[] = [];
-      let of: object | undefined;
-      let top = 0;
+      const first = new FirstRead(this.rankOf);
       let s: Promise<void> | undefined;
       for (const item of every()) {
-        if (this.belongs(item)) {
-          const r = this.rankOf(item);
-          if (r && (of ??= r.of) === r.of) {
-            ranked.push(item);
-            ranks.push(r.rank);
-            if (r.rank >= top) top = r.rank + 1;
-          } else rest.push(item);
-        }
+        if (this.belongs(item)) first.add(item);
         if ((s = due())) await s;
       }
       if (this.sorted) return;
-      // The ranked ones by rank (linear: as `sortAll`), the others sorted in steps, then merged.
-      const slot = new Int32Array(top).fill(-1);
-      for (let i = 0; i < ranks.length; i++) slot[ranks[i]] = i;
-      const placed: Item[] = new Array<Item>(ranked.length);
-      let n = 0;
-      for (let r = 0; r < top; r++) if (slot[r] >= 0) placed[n++] = ranked[slot[r]];
-      const fresh = await sortInSteps(rest, this.compare, due);
+      // The ranked ones by rank (linear), the others sorted in steps, then merged.
+      const placed = first.placed();
+      const fresh = await sortInSteps(first.rest, this.compare, due);
       let next = fresh;
       if (placed.length) {
         const at = new Array<number>(fresh.length);
@@ -209,28 +194,11 @@ export class SortedListing {
 
   /** The items of `every` that belong, in order: those with a rank (of one catalogue) placed by it, the others merged in. */
   private sortAll(every: Iterable<Item>): Item[] {
-    const ranked: Item[] = [];
-    const ranks: number[] = [];
-    const rest: Item[] = [];
-    let of: object | undefined;
-    let top = 0;
-    for (const item of every) {
-      if (!this.belongs(item)) continue;
-      const r = this.rankOf(item);
-      if (r && (of ??= r.of) === r.of) {
-        ranked.push(item);
-        ranks.push(r.rank);
-        if (r.rank >= top) top = r.rank + 1;
-      } else rest.push(item);
-    }
-    // Ranks are distinct: each item goes to its slot, then the slots are read in order.
-    const slot = new Int32Array(top).fill(-1);
-    for (let i = 0; i < ranks.length; i++) slot[ranks[i]] = i;
-    const sorted: Item[] = new Array<Item>(ranked.length);
-    let n = 0;
-    for (let r = 0; r < top; r++) if (slot[r] >= 0) sorted[n++] = ranked[slot[r]];
-    if (!rest.length) return sorted;
-    return this.spliced(sorted, [], rest.sort(this.compare));
+    const first = new FirstRead(this.rankOf);
+    for (const item of every) if (this.belongs(item)) first.add(item);
+    const sorted = first.placed();
+    if (!first.rest.length) return sorted;
+    return this.spliced(sorted, [], first.rest.sort(this.compare));
   }
 
   /**
@@ -311,5 +279,39 @@ export class SortedListing {
       else hi = mid;
     }
     return lo;
+  }
+}
+
+/**
+ * A listing's items as its first read places them: those with a rank of one catalogue by that
+ * rank (`placed`, linear), the others (`rest`) to be sorted and merged in.
+ */
+class FirstRead {
+  /** The items without a rank (or of another catalogue), in the order met. */
+  readonly rest: Item[] = [];
+  private readonly ranked: Item[] = [];
+  private readonly ranks: number[] = [];
+  private of: object | undefined;
+  private top = 0;
+
+  constructor(private readonly rankOf: (item: Item) => { readonly of: object; readonly rank: number } | undefined) {}
+
+  add(item: Item): void {
+    const r = this.rankOf(item);
+    if (r && (this.of ??= r.of) === r.of) {
+      this.ranked.push(item);
+      this.ranks.push(r.rank);
+      if (r.rank >= this.top) this.top = r.rank + 1;
+    } else this.rest.push(item);
+  }
+
+  /** The ranked items in rank order (ranks are distinct: each goes to its slot, then the slots are read in order). */
+  placed(): Item[] {
+    const slot = new Int32Array(this.top).fill(-1);
+    for (let i = 0; i < this.ranks.length; i++) slot[this.ranks[i]] = i;
+    const sorted: Item[] = new Array<Item>(this.ranked.length);
+    let n = 0;
+    for (let r = 0; r < this.top; r++) if (slot[r] >= 0) sorted[n++] = this.ranked[slot[r]];
+    return sorted;
   }
 }
