@@ -157,18 +157,6 @@ interface PrunedPass {
 }
 
 /**
- * The embedded index over title, summary, tags and the plain text of the body, with Porter2
- * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
- * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
- * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula, and
- * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), kept and persisted
- * by `IndexLifecycle`. Every query is scored by dynamic pruning over them (a short query term at a
- * time, `accumulatedTopK`; a longer one with accumulators pruned by bounds, `boundedTopK`, which is
- * MaxScore, `maxScoreTopK`, under a coordination factor: see `runPruned`) with its work bounded by `QUERY_LIMITS` (see
- * `plan`), and only the requested page is given snippets. Holds everything in memory: fine to a
- * few hundred thousand items on one node.
- */
-/**
  * Documents RM3's first pass (not filtered) asks for under a filter keeping `kept` of `docs`
  * documents: enough that about `last` of them pass it, whose expanded scores then start the
  * filtered expanded pass's pruning, when that is at most twice `last` (a filter keeping half the
@@ -181,6 +169,18 @@ function firstPassUnderFilter(last: number, kept: number, docs: number): number 
   return enough <= 2 * last ? enough : last;
 }
 
+/**
+ * The embedded index over title, summary, tags and the plain text of the body, with Porter2
+ * stemming and English stopwords (`Analyzer`), field boosts, prefix and fuzzy matching for short
+ * queries, RM3 query expansion, and highlighted snippets. Postings, term vectors and the
+ * vocabulary live in `CompactIndex` (typed arrays in segments; MiniSearch's BM25 formula, and
+ * its radix tree's prefix and fuzzy answers from typed arrays: `Vocabulary`), kept and persisted
+ * by `IndexLifecycle`. Every query is scored by dynamic pruning over them (a short query term at a
+ * time, `accumulatedTopK`; a longer one with accumulators pruned by bounds, `boundedTopK`, which is
+ * MaxScore, `maxScoreTopK`, under a coordination factor: see `runPruned`) with its work bounded by `QUERY_LIMITS` (see
+ * `plan`), and only the requested page is given snippets. Holds everything in memory: fine to a
+ * few hundred thousand items on one node.
+ */
 export class EmbeddedIndex implements SearchIndex {
   /** For logs only (`content loaded and indexed`); no API answer, metric or health field carries it. */
   readonly engine = 'embedded';
@@ -618,7 +618,7 @@ export class EmbeddedIndex implements SearchIndex {
    * query filtered by it, and the filter's own words do not join the query. With the feedback
    * taken under the filter, a tag filter's words (in every feedback document) became expansion
    * terms matching every item with the tag: at 200k documents a `tag-3` filter's total was all
-   * 17,147 items tagged so for every query, and the pass cost ~1.1x the unfiltered one.
+   * 17,147 items tagged so for every query.
    */
   private rm3(terms: readonly string[], hits: readonly DocHit[], synonyms: QueryPlan['synonyms']): WeightedTerm[] {
     const x = this.ranking.expansion;
