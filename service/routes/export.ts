@@ -31,18 +31,18 @@ export function exportRouter(ctx: FeatureContext, r: Router = Router()): Router 
     const { name } = validate(exportParams, req.params, { code: 'invalid_export_name' });
     const spec = EXPORTS.get(name);
     if (!spec) throw new HttpError(404, 'not_found', `no export named "${name}"; available: ${NAMES}`);
-    // The in-memory copy's sorted list as it is now: a write during the export does not change it (the
-    // in-memory copy builds a new list), so the export is one consistent snapshot.
-    await ctx.content.prepareListing(spec.scope);
-    const items = ctx.content.all(spec.scope);
     res.set('Content-Type', spec.contentType);
     res.set('Content-Disposition', `attachment; filename="${spec.name}"`);
     res.set('X-Content-Type-Options', 'nosniff');
-    // HEAD: the same headers, no body, and no work producing one.
+    // HEAD: the same headers, no body, and no work producing one (not even the listing).
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
+    // The in-memory copy's sorted list as it is now: a write during the export does not change it (the
+    // in-memory copy builds a new list), so the export is one consistent snapshot.
+    await ctx.content.prepareListing(spec.scope);
+    const items = ctx.content.all(spec.scope);
     try {
       const r = await writeChunks(res, exportChunks(spec, items), { stallMs: EXPORT_STALL_MS });
       if (r.outcome === 'client_gone') {
