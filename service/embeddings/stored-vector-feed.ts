@@ -167,22 +167,19 @@ export class StoredVectorFeed implements VectorFeed {
       // (`touched`), the passes for the others.
       const touched = (this.touched = new Set<string>());
       const step = stepper();
-      const due = async () => {
-        const s = step();
-        if (s) await s;
-      };
+      let s: Promise<void> | undefined;
       const byId = new Map<string, VectorRecord>();
       const put: ItemVectors[] = [];
       const seen = new Set<string>();
       try {
         for (const r of stored) {
           byId.set(r.id, r);
-          await due();
+          if ((s = step())) await s;
         }
         // The items in no order: a listing (`all()`) would sort every item at a start from Redis first.
         for (const item of this.opts.content.each()) {
           seen.add(item.id);
-          await due();
+          if ((s = step())) await s;
           if (touched.has(item.id)) continue;
           const fp = itemFingerprint(item);
           if (this.held.get(item.id)?.fingerprint === fp) continue;
@@ -196,11 +193,11 @@ export class StoredVectorFeed implements VectorFeed {
         const gone: string[] = [];
         for (const id of this.held.keys()) {
           if (!seen.has(id) && !touched.has(id)) gone.push(id);
-          await due();
+          if ((s = step())) await s;
         }
         for (const id of this.todo.keys()) {
           if (!seen.has(id) && !touched.has(id)) this.todo.delete(id);
-          await due();
+          if ((s = step())) await s;
         }
         // The decisions land in one turn, with the changes applied meanwhile left as they decided.
         const fresh = put.filter((v) => !touched.has(v.id));
