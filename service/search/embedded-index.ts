@@ -21,9 +21,9 @@ import { DEFAULT_RANKING, type RankingOptions } from './ranking';
 import { accumulatedTopK } from './scoring/accumulated-top-k';
 import { boundedTopK } from './scoring/bounded-top-k';
 import { proximityRerank } from './scoring/proximity';
-import { exactScore } from './scoring/top-k';
+import { exactScore, type KeptSample } from './scoring/top-k';
 import type { DocHit } from './scoring/top-hits';
-import { TopKScratch } from './scoring/top-k-scratch';
+import { TopKScratch, TopPairs } from './scoring/top-k-scratch';
 import {
   FEWEST_WINDOW_POSTINGS,
   MAX_OPEN_WINDOW_POSTINGS,
@@ -152,22 +152,35 @@ interface PrunedPass {
   readonly count?: boolean;
   /** Documents known to match (RM3's feedback documents): their scores start the pruning. */
   readonly known?: readonly number[];
+  /** Kept documents met by the pass, with their partial sums (`TopKOptions.sample`). */
+  readonly sample?: KeptSample;
   /** The query reads these terms again: their values are kept at their first use (`termValues`). @default false */
   readonly reread?: boolean;
 }
 
 /**
- * Documents RM3's first pass (not filtered) asks for under a filter keeping `kept` of `docs`
- * documents: enough that about `last` of them pass it, whose expanded scores then start the
- * filtered expanded pass's pruning, when that is at most twice `last` (a filter keeping half the
- * documents or more); else `last` (at 200k documents asking for the ~120 that a filter keeping
- * 8.6 % needs cost more than the floor they give saved: 1.44x the unfiltered query's CPU, against
- * 1.16x; a type filter keeping 90 % went from 1.17x to 1.01x).
+ * How RM3's first pass (not filtered) gives the filtered expanded pass a floor under a filter
+ * keeping `kept` of `docs` documents: the first pass's best documents that pass the filter are
+ * scored under the expanded query (`known`), so that pass needs `last` of them.
+ *
+ * - A filter keeping half the documents or more: the first pass asks for enough documents that
+ *   about `last` of them pass it (a type filter keeping 90 % went from 1.17x the unfiltered
+ *   query's CPU to 1.01x, 200k documents).
+ * - A narrower one: asking for as many (~120 for a filter keeping 8.6 %) cost more than the
+ *   floor they give saved (1.44x, against 1.16x): the first pass asks for `last`, and keeps
+ *   aside the best `SAMPLE_KEPT × last` documents the filter keeps among those it met, by their
+ *   partial sums (`TopKOptions.sample`), whose expanded scores are the floor (tag and year
+ *   filters 1.11x and 1.09x to 1.04x and 1.03x with the pass's partial sums taken as it goes,
+ *   2026-12-05, BENCHMARKS.md "Narrow filters' floor").
  */
-function firstPassUnderFilter(last: number, kept: number, docs: number): number {
+function firstPassUnderFilter(last: number, kept: number, docs: number): { k: number; sample: number } {
   const enough = kept > 0 ? Math.ceil((last * docs) / kept) : Infinity;
-  return enough <= 2 * last ? enough : last;
+  if (enough <= 2 * last) return { k: enough, sample: 0 };
+  return { k: last, sample: kept > 0 ? SAMPLE_KEPT * last : 0 };
 }
+
+/** `firstPassUnderFilter`'s documents kept aside, per document the expanded pass asks for. */
+const SAMPLE_KEPT = 2;
 
 /**
  * The embedded index over title, summary, tags and the plain text of the body, with Porter2
@@ -539,19 +552,26 @@ export class EmbeddedIndex implements SearchIndex {
       // expanded scores is a floor of the expanded pass's k-th best, which `fbDocs` (5) documents
       // cannot give a pass of `last` (10 or more), and which it then starts its pruning from.
       // With RM3 the first pass is not filtered (`rm3`, below): the expanded pass is.
+      const under = keep ? firstPassUnderFilter(last, cf!.kept, this.compact.idLimit) : { k: last, sample: 0 };
+      const sample = expand && keep && under.sample > 0 ? { keep, top: new TopPairs().reset(under.sample) } : undefined;
       page = await this.runPruned({
         pause,
         terms: plan.scored,
         keep: expand ? undefined : keep,
         visit: expand ? undefined : visit,
-        k: expand ? Math.max(x.fbDocs, keep ? firstPassUnderFilter(last, cf!.kept, this.compact.idLimit) : last) : last,
+        k: expand ? Math.max(x.fbDocs, under.k) : last,
         count: !expand,
         reread: expand,
+        sample,
       });
       if (expand && page.hits.length > 0) {
-        // The first pass's best documents that pass the filter match the expanded query (they
-        // hold its original terms): their scores start its pruning.
+        // The first pass's best documents that pass the filter, and those it kept aside, match
+        // the expanded query (they hold its original terms): their scores start its pruning.
         const known = page.hits.filter((h) => !keep || keep(h.doc)).map((h) => h.doc);
+        if (sample) {
+          const held = new Set(known);
+          for (let i = 0; i < sample.top.size; i++) if (!held.has(sample.top.docs[i])) known.push(sample.top.docs[i]);
+        }
         const terms = this.rm3(plan.terms, page.hits, plan.synonyms);
         counted = terms;
         page = await this.runPruned({ pause, terms, keep, visit, k: last, known: known.length ? known : undefined });
@@ -759,7 +779,7 @@ export class EmbeddedIndex implements SearchIndex {
    * `PrunedPass`).
    */
   private async runPruned(pass: PrunedPass): Promise<{ total: number; hits: DocHit[] } & RankedPass> {
-    const { pause, terms, keep: keepDoc, visit, k, groups, count = true, known, reread = false } = pass;
+    const { pause, terms, keep: keepDoc, visit, k, groups, count = true, known, sample, reread = false } = pass;
     const r = this.ranking;
     const compact = this.compact;
     // A short query's scorer meets every matching document: it counts them (the total) as it
@@ -806,6 +826,7 @@ export class EmbeddedIndex implements SearchIndex {
         whole,
         counted,
         scratch: this.scratch,
+        sample,
       },
       pause,
       {

@@ -1,6 +1,6 @@
 import { byRank, type DocHit } from './top-hits';
 import { BLOCK_SHIFT, blockCount, type ScoreCursor } from '../index/cursor';
-import type { TopKScratch } from './top-k-scratch';
+import type { TopKScratch, TopPairs } from './top-k-scratch';
 
 /*
  * What the three top-k scorers share: their options, the galloping search, the heap of the
@@ -60,6 +60,21 @@ export interface TopKOptions {
    * caller (an index's, across its queries). @default a new one for the call
    */
   readonly scratch?: TopKScratch;
+  /**
+   * Documents `sample.keep` keeps among those met while a new document could still make the
+   * page (`boundedTopK`'s first phase), offered to `sample.top` with their partial sums (reset by
+   * the caller, kept across `windowedTopK`'s windows): RM3's expanded pass under a filter starts
+   * its pruning from the k-th best of their expanded scores (`known`), where the first pass's
+   * best documents that pass a narrow filter are fewer than k. Other scorers leave it.
+   * @default none
+   */
+  readonly sample?: KeptSample;
+}
+
+/** `TopKOptions.sample`: a filter, and the best partial sums of the documents it keeps. */
+export interface KeptSample {
+  readonly keep: NonNullable<TopKOptions['keep']>;
+  readonly top: TopPairs;
 }
 
 /** Last document of block `b` of `docs`. */

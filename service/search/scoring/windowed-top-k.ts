@@ -178,6 +178,7 @@ function windowOptions(opts: TopKOptions, floor: number, known: readonly number[
     counted: opts.counted,
     whole: opts.whole,
     scratch: opts.scratch,
+    sample: opts.sample,
   };
 }
 

@@ -3,8 +3,8 @@ import { CompactIndex } from '../../../../service/search/index/compact-index';
 import { accumulatedTopK } from '../../../../service/search/scoring/accumulated-top-k';
 import { boundedTopK } from '../../../../service/search/scoring/bounded-top-k';
 import { maxScoreTopK } from '../../../../service/search/scoring/max-score';
-import type { TopKOptions } from '../../../../service/search/scoring/top-k';
-import { TopKScratch } from '../../../../service/search/scoring/top-k-scratch';
+import { exactScore, type TopKOptions } from '../../../../service/search/scoring/top-k';
+import { TopKScratch, TopPairs } from '../../../../service/search/scoring/top-k-scratch';
 import { PROPERTY_HANG_GUARD_MS } from '../../../helpers/property';
 
 const WORDS = Array.from({ length: 24 }, (_, i) => `w${i}`);
@@ -72,6 +72,21 @@ describe('boundedTopK', () => {
                 expect(boundedTopK(cursors, withBits)).toEqual(want);
                 expect(boundedTopK(cursors, { ...withBits, known })).toEqual(want);
                 expect(maxScoreTopK(cursors, withBits)).toEqual(want);
+                // Kept aside while scoring without the filter (RM3's first pass under a narrow
+                // one): documents the filter keeps, each with a partial sum at most its score;
+                // as the filtered pass's known documents, the same page.
+                const unfiltered = { ...opts, keep: undefined };
+                const all = accumulatedTopK(cursors, unfiltered);
+                for (const kept of [keep, withBits.keep]) {
+                  const top = new TopPairs().reset(2 * k);
+                  expect(boundedTopK(cursors, { ...unfiltered, sample: { keep: kept, top } })).toEqual(all);
+                  const sampled = Array.from(top.docs.subarray(0, top.size));
+                  sampled.forEach((d, i) => {
+                    expect(keep(d)).toBe(true);
+                    expect(top.vals[i]).toBeLessThanOrEqual(exactScore(cursors, opts, d) * (1 + 1e-9));
+                  });
+                  expect(boundedTopK(cursors, { ...withBits, known: sampled })).toEqual(want);
+                }
               }
             }
           },

@@ -86,7 +86,7 @@ describe('windowedTopK', () => {
       for (const postings of [1 << 12, 1 << 20])
         expect(await windowedTopK(noting, cursors, o, async () => {}, { postings, ms: 0 })).toEqual(whole);
     expect(new Set(optionKeys)).toEqual(
-      new Set(['k,idOf,keep,coordination,maxCoordination,floor,known,counted,whole,scratch']),
+      new Set(['k,idOf,keep,coordination,maxCoordination,floor,known,counted,whole,scratch,sample']),
     );
     expect(new Set(cursorKeys)).toEqual(new Set(cursors.map((c) => Object.keys(c).join())));
     expect(new Set(cursorKeys).size).toBe(1);
