@@ -34,6 +34,8 @@ export function accumulatedTopK(
   scratch.grow(cursors);
   const { score, distinct, seen, docs: touched } = scratch;
   const { keep, coordination } = opts;
+  // A filter's bitmap, tested here rather than through its function: a call per document met.
+  const bits = keep?.bits;
   const m = cursors.length;
   const vals = cursors.map(valueFields);
   const at = scratch.i32('accumulated.at', m);
@@ -67,7 +69,7 @@ export function accumulatedTopK(
         matched = distinct[doc];
         distinct[doc] = 0;
       }
-      if (keep && !keep(doc)) continue;
+      if (bits ? (bits[doc >>> 5] & (1 << (doc & 31))) === 0 : keep !== undefined && !keep(doc)) continue;
       met += 1;
       const s = coordination ? sum * coordination(doc, matched) : sum;
       if (s < best.threshold) continue;

@@ -65,13 +65,15 @@ describe('boundedTopK', () => {
               expect(boundedTopK(cursors, { ...opts, known })).toEqual(want);
               if (keep) {
                 // The filter with its bitmap (as a compiled filter carries it): boundedTopK then
-                // lists and sums only the documents kept; MaxScore passes the others by unscored.
+                // lists and sums only the documents kept; MaxScore passes the others by unscored;
+                // accumulatedTopK tests the bitmap, not the function.
                 const bits = new Int32Array(((docs.length + 31) >>> 5) + 1);
                 for (let d = 0; d < docs.length; d++) if (keep(d)) bits[d >>> 5] |= 1 << (d & 31);
                 const withBits = { ...opts, keep: Object.assign((d: number) => keep(d), { bits }) };
                 expect(boundedTopK(cursors, withBits)).toEqual(want);
                 expect(boundedTopK(cursors, { ...withBits, known })).toEqual(want);
                 expect(maxScoreTopK(cursors, withBits)).toEqual(want);
+                expect(accumulatedTopK(cursors, withBits)).toEqual(want);
                 // Kept aside while scoring without the filter (RM3's first pass under a narrow
                 // one): documents the filter keeps, each with a partial sum at most its score;
                 // as the filtered pass's known documents, the same page.
