@@ -163,9 +163,13 @@ interface PrunedPass {
  * keeping `kept` of `docs` documents: the first pass's best documents that pass the filter are
  * scored under the expanded query (`known`), so that pass needs `last` of them.
  *
- * - A filter keeping half the documents or more: the first pass asks for enough documents that
- *   about `last` of them pass it (a type filter keeping 90 % went from 1.17x the unfiltered
- *   query's CPU to 1.01x, 200k documents).
+ * - A filter keeping ~80 % of the documents or more: the first pass asks for enough documents
+ *   that on average `last + 2√last` of them pass it (`KEPT_MARGIN`), at most `2 × last` (a type
+ *   filter keeping 90 % went from 1.17x the unfiltered query's CPU to 1.01x, 200k documents).
+ *   Asked for `last / share` only (12 at 90 %), fewer than `last` passed for about a third of the
+ *   queries (1 - 0.9^12 - 12 × 0.1 × 0.9^11 = 0.34 by chance), so no floor: such filtered passes
+ *   cost up to 2.1x the query unfiltered (per-query ratio p90 1.34-1.36x; with the margin
+ *   1.13-1.15x; BENCHMARKS.md "Narrow filters' floor").
  * - A narrower one: asking for as many (~120 for a filter keeping 8.6 %) cost more than the
  *   floor they give saved (1.44x, against 1.16x): the first pass asks for `last`, and keeps
  *   aside the best `SAMPLE_KEPT × last` documents the filter keeps among those it met, by their
@@ -174,13 +178,16 @@ interface PrunedPass {
  *   2026-12-05, BENCHMARKS.md "Narrow filters' floor").
  */
 function firstPassUnderFilter(last: number, kept: number, docs: number): { k: number; sample: number } {
-  const enough = kept > 0 ? Math.ceil((last * docs) / kept) : Infinity;
+  const enough = kept > 0 ? Math.ceil(((last + KEPT_MARGIN * Math.sqrt(last)) * docs) / kept) : Infinity;
   if (enough <= 2 * last) return { k: enough, sample: 0 };
   return { k: last, sample: kept > 0 ? SAMPLE_KEPT * last : 0 };
 }
 
 /** `firstPassUnderFilter`'s documents kept aside, per document the expanded pass asks for. */
 const SAMPLE_KEPT = 2;
+
+/** `firstPassUnderFilter`'s margin: the first pass asks for `last + KEPT_MARGIN × √last` kept documents on average. */
+const KEPT_MARGIN = 2;
 
 /**
  * The embedded index over title, summary, tags and the plain text of the body, with Porter2
