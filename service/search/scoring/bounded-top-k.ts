@@ -223,9 +223,9 @@ function offerKept(sample: KeptSample, docs: Int32Array, n: number, score: Float
  * Lists each document of cursor `c` (the `j`-th in the scorer's order) met for the first time
  * (`state` 0) in `cands` from `n` on, marked `CANDIDATE` or, when `keep` leaves it out,
  * `LEFT_OUT` (with `keep.bits`, only the documents kept), and adds the cursor's value at each of
- * its postings to the candidates' `score`, offering `top` each sum so made, in the same pass. A document whose region's bound for
- * the terms from this one on falls short of `theta` is not listed: it could not make the page
- * (every term before this one gave it 0). Returns the new count.
+ * its postings to the candidates' `score`, offering `top` each sum so made, in the same pass. A
+ * document whose region's bound for the terms from this one on falls short of `theta` is not
+ * listed: it could not make the page (every term before this one gave it 0). Returns the new count.
  */
 function gather(
   c: ScoreCursor,
