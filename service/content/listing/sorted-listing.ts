@@ -90,16 +90,7 @@ export class SortedListing {
       // The ranked ones by rank (linear), the others sorted in steps, then merged.
       const placed = first.placed();
       const fresh = await sortInSteps(first.rest, this.compare, due);
-      let next = fresh;
-      if (placed.length) {
-        const at = new Array<number>(fresh.length);
-        for (let f = 0, from = 0; f < fresh.length; f++) {
-          at[f] = from = this.lowerBound(placed, fresh[f], from);
-          if ((s = due())) await s;
-        }
-        await yieldToLoop();
-        next = this.splicedAt(placed, [], fresh, at);
-      }
+      let next = placed.length ? await this.splicedInSteps(placed, [], fresh, due) : fresh;
       if (this.sorted) return;
       if (since.size) next = next.filter((i) => !since.has(i.id));
       this.sorted = next;
@@ -161,21 +152,13 @@ export class SortedListing {
           if ((s = due())) await s;
         }
         while (f < fresh.length) next.push(fresh[f++]);
-      } else {
-        const at = new Array<number>(fresh.length);
-        for (let f = 0, from = 0; f < fresh.length; f++) {
-          at[f] = from = this.lowerBound(base, fresh[f], from);
-          if ((s = due())) await s;
-        }
-        // The splice in a turn of its own (a million copies at most).
-        await yieldToLoop();
-        next = this.splicedAt(
+      } else
+        next = await this.splicedInSteps(
           base,
           out.sort((a, b) => a - b),
           fresh,
-          at,
+          due,
         );
-      }
       if (this.sorted !== base) return;
       // Ids taken and written since: out of the new listing, marked with nothing it holds.
       const stale = [...since].filter((id) => taken.get(id) !== undefined);
@@ -220,6 +203,26 @@ export class SortedListing {
   private spliced(old: readonly Item[], out: readonly number[], fresh: readonly Item[]): Item[] {
     const at = new Array<number>(fresh.length);
     for (let f = 0, from = 0; f < fresh.length; f++) at[f] = from = this.lowerBound(old, fresh[f], from);
+    return this.splicedAt(old, out, fresh, at);
+  }
+
+  /**
+   * `spliced` in steps: `fresh`'s places in `old` found with `due` after each (what it returns
+   * awaited), then the splice in a turn of its own (a million copies at most).
+   */
+  private async splicedInSteps(
+    old: readonly Item[],
+    out: readonly number[],
+    fresh: readonly Item[],
+    due: () => Promise<void> | undefined,
+  ): Promise<Item[]> {
+    const at = new Array<number>(fresh.length);
+    let s: Promise<void> | undefined;
+    for (let f = 0, from = 0; f < fresh.length; f++) {
+      at[f] = from = this.lowerBound(old, fresh[f], from);
+      if ((s = due())) await s;
+    }
+    await yieldToLoop();
     return this.splicedAt(old, out, fresh, at);
   }
 
