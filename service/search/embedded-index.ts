@@ -559,8 +559,9 @@ export class EmbeddedIndex implements SearchIndex {
       // expanded scores is a floor of the expanded pass's k-th best, which `fbDocs` (5) documents
       // cannot give a pass of `last` (10 or more), and which it then starts its pruning from.
       // With RM3 the first pass is not filtered (`rm3`, below): the expanded pass is.
-      const under = keep ? firstPassUnderFilter(last, cf!.kept, this.compact.idLimit) : { k: last, sample: 0 };
-      const sample = expand && keep && under.sample > 0 ? { keep, top: new TopPairs().reset(under.sample) } : undefined;
+      const under =
+        expand && keep ? firstPassUnderFilter(last, cf!.kept, this.compact.idLimit) : { k: last, sample: 0 };
+      const sample = keep && under.sample > 0 ? { keep, top: new TopPairs().reset(under.sample) } : undefined;
       page = await this.runPruned({
         pause,
         terms: plan.scored,
